@@ -1,0 +1,232 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* The table of vt's environment variables and their parser. */
+#include "vt_config.h"
+#include "vt_log.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+struct vt_config vt_cfg;
+
+static const char *const timer_choices[] = { "auto", "tsc", "monotonic", NULL };
+static const char *const bool_words_true[] = { "yes", "true", "on", "1", NULL };
+static const char *const bool_words_false[] = { "no", "false", "off", "0", NULL };
+
+/* Defaults are strings so that one parser handles them and the docs show them as typed. */
+static const struct vt_cfg_entry table[] = {
+	{ "VT_ON", VT_CFG_BOOL, "yes", "no", "Record a trace at all (yes/no).", 0, 0, NULL,
+	  &vt_cfg.on },
+	{ "VT_PFORM_GDIR", VT_CFG_STRING, ".", "/scratch/traces",
+	  "Existing directory the trace archive is written to.", 0, 0, NULL, &vt_cfg.gdir },
+	{ "VT_FILE_PREFIX", VT_CFG_STRING, NULL, "run42",
+	  "Name of the archive (PREFIX.otf2); default: EXE.vt, EXE the executable's name.", 0, 0, NULL,
+	  &vt_cfg.prefix },
+	{ "VT_BUFFER_SIZE", VT_CFG_SIZE, "8M", "64M",
+	  "Event buffer per thread, in bytes (k, M, G suffixes); a full buffer is flushed.",
+	  1024, 1L << 34, NULL, &vt_cfg.buffer_size },
+	{ "VT_MAX_FLUSHES", VT_CFG_INT, "0", "10",
+	  "Flushes per thread before recording stops for that thread; 0 = unlimited.", 0,
+	  1L << 30, NULL, &vt_cfg.max_flushes },
+	{ "VT_FILTER_SPEC", VT_CFG_STRING, NULL, "/home/me/app.filter",
+	  "Filter file: lines 'pattern[;pattern...] -- LIMIT' (0 = never record).", 0, 0, NULL,
+	  &vt_cfg.filter_spec },
+	{ "VT_MAX_STACK_DEPTH", VT_CFG_INT, "0", "20",
+	  "Deepest call level recorded per thread; 0 = unlimited.", 0, 1L << 30, NULL,
+	  &vt_cfg.max_stack_depth },
+	{ "VT_TIMER", VT_CFG_ENUM, "auto", "monotonic",
+	  "Clock: auto (invariant TSC when the CPU has one), tsc, or monotonic.", 0, 0,
+	  timer_choices, &vt_cfg.timer },
+	{ "VT_VERBOSE", VT_CFG_INT, "1", "2",
+	  "Messages: 0 errors only, 1 warnings and where the trace went, 2-5 more detail.", 0, 5,
+	  NULL, &vt_cfg.verbose },
+};
+
+const struct vt_cfg_entry *vt_config_table(size_t *n)
+{
+	*n = sizeof(table) / sizeof(table[0]);
+	return table;
+}
+
+const char *vt_config_raw(const struct vt_cfg_entry *e)
+{
+	return getenv(e->name);
+}
+
+static int word_in(const char *s, const char *const *words)
+{
+	for (int i = 0; words[i]; i++)
+		if (strcasecmp(s, words[i]) == 0)
+			return i;
+	return -1;
+}
+
+int vt_config_parse_size(const char *s, uint64_t *out)
+{
+	char *end;
+
+	if (!isdigit((unsigned char)*s))
+		return -1;
+	errno = 0;
+	unsigned long long v = strtoull(s, &end, 10);
+	if (errno)
+		return -1;
+	unsigned shift = 0;
+	switch (*end) {
+	case 'k': case 'K': shift = 10; end++; break;
+	case 'm': case 'M': shift = 20; end++; break;
+	case 'g': case 'G': shift = 30; end++; break;
+	default: break;
+	}
+	if (*end == 'B' || *end == 'b')
+		end++;
+	if (*end != '\0' || v > (UINT64_MAX >> shift))
+		return -1;
+	*out = (uint64_t)v << shift;
+	return 0;
+}
+
+static int parse_long(const char *s, long *out)
+{
+	char *end;
+
+	errno = 0;
+	long v = strtol(s, &end, 10);
+	if (errno || end == s || *end != '\0')
+		return -1;
+	*out = v;
+	return 0;
+}
+
+/* Parses one value into the entry's field; on failure says what was expected in why. */
+static int parse_entry(const struct vt_cfg_entry *e, const char *s, char *why, size_t len)
+{
+	switch (e->type) {
+	case VT_CFG_BOOL: {
+		if (word_in(s, bool_words_true) >= 0)
+			*(bool *)e->dst = true;
+		else if (word_in(s, bool_words_false) >= 0)
+			*(bool *)e->dst = false;
+		else {
+			snprintf(why, len, "expected yes or no");
+			return -1;
+		}
+		return 0;
+	}
+	case VT_CFG_SIZE: {
+		uint64_t v;
+		if (vt_config_parse_size(s, &v) < 0 || v < (uint64_t)e->min ||
+		    (e->max && v > (uint64_t)e->max)) {
+			snprintf(why, len,
+				 "expected a size in bytes with an optional k, M or G suffix, "
+				 "from %ldk to %ldG (e.g. %s)",
+				 e->min >> 10, e->max >> 30, e->example);
+			return -1;
+		}
+		*(uint64_t *)e->dst = v;
+		return 0;
+	}
+	case VT_CFG_INT: {
+		long v;
+		if (parse_long(s, &v) < 0 || v < e->min || v > e->max) {
+			snprintf(why, len, "expected a whole number from %ld to %ld (e.g. %s)",
+				 e->min, e->max, e->example);
+			return -1;
+		}
+		*(long *)e->dst = v;
+		return 0;
+	}
+	case VT_CFG_STRING:
+		if (*s == '\0') {
+			snprintf(why, len, "expected a non-empty value (e.g. %s)", e->example);
+			return -1;
+		}
+		if (e->dst == &vt_cfg.prefix && strchr(s, '/')) {
+			snprintf(why, len, "expected a file name without '/' (e.g. %s)",
+				 e->example);
+			return -1;
+		}
+		*(const char **)e->dst = s;
+		return 0;
+	case VT_CFG_ENUM: {
+		int i = word_in(s, e->choices);
+		if (i < 0) {
+			size_t n = (size_t)snprintf(why, len, "expected one of");
+			for (int k = 0; e->choices[k] && n < len; k++)
+				n += (size_t)snprintf(why + n, len - n, "%s %s",
+						      k ? "," : "", e->choices[k]);
+			return -1;
+		}
+		*(int *)e->dst = i;
+		return 0;
+	}
+	}
+	return -1;
+}
+
+int vt_config_load(void)
+{
+	char why[256];
+	int rc = 0;
+
+	memset(&vt_cfg, 0, sizeof(vt_cfg));
+	for (size_t i = 0; i < sizeof(table) / sizeof(table[0]); i++)
+		if (table[i].def)
+			parse_entry(&table[i], table[i].def, why, sizeof(why));
+	/* VT_VERBOSE first, so that it governs the messages about the others. */
+	for (int pass = 0; pass < 2; pass++) {
+		for (size_t i = 0; i < sizeof(table) / sizeof(table[0]); i++) {
+			const struct vt_cfg_entry *e = &table[i];
+			if ((e->dst == &vt_cfg.verbose) != (pass == 0))
+				continue;
+			const char *s = getenv(e->name);
+			if (!s)
+				continue;
+			if (parse_entry(e, s, why, sizeof(why)) < 0) {
+				vt_error("%s='%s': %s; tracing is off", e->name, s, why);
+				if (e->def)
+					parse_entry(e, e->def, why, sizeof(why));
+				rc = -1;
+			}
+			if (e->dst == &vt_cfg.verbose)
+				vt_log_level = (int)vt_cfg.verbose;
+		}
+	}
+	return rc;
+}
+
+void vt_config_format(const struct vt_cfg_entry *e, char *buf, size_t len)
+{
+	switch (e->type) {
+	case VT_CFG_BOOL:
+		snprintf(buf, len, "%s", *(bool *)e->dst ? "yes" : "no");
+		break;
+	case VT_CFG_SIZE: {
+		uint64_t v = *(uint64_t *)e->dst;
+		if (v && !(v & ((1u << 30) - 1)))
+			snprintf(buf, len, "%" PRIu64 "G", v >> 30);
+		else if (v && !(v & ((1u << 20) - 1)))
+			snprintf(buf, len, "%" PRIu64 "M", v >> 20);
+		else if (v && !(v & ((1u << 10) - 1)))
+			snprintf(buf, len, "%" PRIu64 "k", v >> 10);
+		else
+			snprintf(buf, len, "%" PRIu64, v);
+		break;
+	}
+	case VT_CFG_INT:
+		snprintf(buf, len, "%ld", *(long *)e->dst);
+		break;
+	case VT_CFG_STRING: {
+		const char *s = *(const char **)e->dst;
+		snprintf(buf, len, "%s", s ? s : "(unset)");
+		break;
+	}
+	case VT_CFG_ENUM:
+		snprintf(buf, len, "%s", e->choices[*(int *)e->dst]);
+		break;
+	}
+}

@@ -1,0 +1,58 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Every environment variable of vt, declared once in a table, parsed and validated in one place. */
+#ifndef VT_CONFIG_H
+#define VT_CONFIG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+enum vt_timer_kind { VT_TIMER_AUTO, VT_TIMER_TSC, VT_TIMER_MONOTONIC };
+
+/* The values in force. Written once by vt_config_load() at init, read-only after. */
+struct vt_config {
+	bool on;
+	const char *gdir;
+	const char *prefix; /* NULL: the executable's basename */
+	uint64_t buffer_size;
+	long max_flushes; /* 0: unlimited */
+	const char *filter_spec; /* NULL: no filter */
+	long max_stack_depth; /* 0: unlimited */
+	int timer; /* enum vt_timer_kind */
+	long verbose;
+};
+extern struct vt_config vt_cfg;
+
+enum vt_cfg_type { VT_CFG_BOOL, VT_CFG_SIZE, VT_CFG_INT, VT_CFG_STRING, VT_CFG_ENUM };
+
+struct vt_cfg_entry {
+	const char *name;
+	enum vt_cfg_type type;
+	const char *def; /* default, as a user would write it; NULL: unset */
+	const char *example;
+	const char *help;
+	long min, max; /* VT_CFG_INT and VT_CFG_SIZE (max 0: none) */
+	const char *const *choices; /* VT_CFG_ENUM, NULL-terminated */
+	void *dst; /* field of vt_cfg */
+};
+
+/* The table, for vt-info and the docs. */
+const struct vt_cfg_entry *vt_config_table(size_t *n);
+
+/* Returns the environment's value of an entry, or NULL when the default is in force. */
+const char *vt_config_raw(const struct vt_cfg_entry *e);
+
+/* Formats the value in force of an entry (after vt_config_load) into buf. */
+void vt_config_format(const struct vt_cfg_entry *e, char *buf, size_t len);
+
+/*
+ * Reads and validates every variable. Each bad value gets one error line naming the
+ * variable, the value and what was expected. Returns 0, or -1 when a value was bad (the
+ * defaults stay in force for those, and the caller switches tracing off).
+ */
+int vt_config_load(void);
+
+/* Parses "64M"-style sizes (k, M, G: powers of 1024). Returns 0 or -1. */
+int vt_config_parse_size(const char *s, uint64_t *out);
+
+#endif

@@ -1,0 +1,24 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* vt's lifecycle: init at load (or first event), finalize at exit, and the global state. */
+#ifndef VT_CORE_H
+#define VT_CORE_H
+
+enum vt_state {
+	VT_STATE_NEW = 0, /* not initialised yet */
+	VT_STATE_INITIALISING,
+	VT_STATE_ON, /* recording */
+	VT_STATE_OFF, /* VT_ON=no, bad input, or init failed: the program runs untraced */
+	VT_STATE_FINALIZING,
+	VT_STATE_DONE, /* trace written */
+};
+
+/* Read on slow paths only. */
+extern int vt_state;
+
+/* Initialises vt once; safe to call from any thread and from early constructors. */
+void vt_init(void);
+
+/* Writes the trace; runs once (atexit, or the MPI layer's MPI_Finalize later). */
+void vt_finalize(void);
+
+#endif

@@ -1,0 +1,23 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* The runtime filter: VampirTrace's filter files (region name patterns and call limits). */
+#ifndef VT_FILTER_H
+#define VT_FILTER_H
+
+#include <stdbool.h>
+
+/*
+ * Reads a filter file. Lines: "pattern[;pattern...] -- LIMIT", '#' starts a comment.
+ * Patterns are shell wildcards (*, ?, [..]) matched against the whole region name; the
+ * first matching line wins. LIMIT: -1 unlimited, 0 never record, N record the first N calls
+ * (per process). Returns 0, or -1 after one error line naming the file and line.
+ */
+int vt_filter_load(const char *path);
+
+bool vt_filter_active(void);
+
+/* The call limit for a region name: -1 when no rule matches. */
+long vt_filter_limit(const char *name);
+
+void vt_filter_free(void);
+
+#endif

@@ -1,0 +1,26 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* The OTF2 writer: archive, per-location event encoding at flush time, definitions. */
+#ifndef VT_OTF2_H
+#define VT_OTF2_H
+
+#include "vt_thread.h"
+
+/* Picks a free archive name in VT_PFORM_GDIR and opens it; -1 after an error line. */
+int vt_otf2_open(void);
+
+/* The archive's anchor file path (DIR/NAME.otf2). */
+const char *vt_otf2_path(void);
+
+/* Per location; all called with loc->lock held (or before the location is shared). */
+int vt_otf2_loc_open(struct vt_loc *loc);
+void vt_otf2_encode(struct vt_loc *loc, const struct vt_rec *from, const struct vt_rec *to);
+void vt_otf2_buffer_flush(struct vt_loc *loc, uint64_t start, uint64_t stop);
+/* Recording stops: open regions are left at ts and a MeasurementOnOff(off) marks it. */
+void vt_otf2_loc_stop(struct vt_loc *loc, uint64_t ts);
+/* The end of a location: open regions are left at ts, the writer is closed. */
+void vt_otf2_loc_close(struct vt_loc *loc, uint64_t ts);
+
+/* Writes the definitions of all locations and regions and closes the archive. */
+int vt_otf2_close(struct vt_loc *locs, uint64_t end_ts);
+
+#endif

@@ -1,0 +1,177 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Region ids: first sight of an address or a user-API name, filter decisions, names. */
+#include "vt_region.h"
+#include "vt_filter.h"
+#include "vt_log.h"
+#include "vt_symbols.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Zero pages until touched: 32 MiB + 56 MiB of address space, a few KiB resident. */
+struct vt_addr_slot vt_addr_slots[VT_ADDR_SLOTS];
+struct vt_region vt_regions[VT_REGION_MAX];
+
+/* Serialises first sight (inserts into the table, module and symbol look-ups). */
+static pthread_mutex_t region_lock = PTHREAD_MUTEX_INITIALIZER;
+static uint32_t n_regions; /* ids are dense from 0, as OTF2 wants them */
+static int table_full_warned;
+
+bool vt_region_overflowed(void)
+{
+	return table_full_warned != 0;
+}
+
+uint32_t vt_region_count(void)
+{
+	return __atomic_load_n(&n_regions, __ATOMIC_ACQUIRE);
+}
+
+static void resolve_locked(uint32_t id)
+{
+	struct vt_region *r = &vt_regions[id];
+	if (r->resolved)
+		return;
+	r->resolved = 1;
+	if (r->kind != VT_REGION_ADDR)
+		return;
+	struct vt_sym_info si;
+	vt_sym_resolve(r->addr, r->module == UINT16_MAX ? -1 : r->module, &si);
+	if (!si.name) {
+		char buf[32];
+		snprintf(buf, sizeof(buf), "0x%lx", (unsigned long)r->addr);
+		si.name = strdup(buf);
+	}
+	r->name = si.name;
+	r->file = si.file;
+	r->line = si.line;
+}
+
+uint32_t vt_region_apply_filter(uint32_t id)
+{
+	struct vt_region *r = &vt_regions[id];
+	r->limit = vt_filter_active() && r->name ? vt_filter_limit(r->name) : -1;
+	return r->limit == 0 ? VT_REGION_FILTERED : 0;
+}
+
+static uint32_t new_id_locked(void)
+{
+	if (n_regions == VT_REGION_UNKNOWN) {
+		if (!table_full_warned++)
+			vt_warn("more than %u regions; further ones are recorded as 'unknown'",
+				VT_REGION_UNKNOWN);
+		return VT_REGION_UNKNOWN;
+	}
+	return n_regions;
+}
+
+/* Fills a new region for a key; returns the filter flags. Caller holds region_lock. */
+typedef uint32_t (*make_fn)(uint32_t id, uintptr_t key);
+
+static uint32_t make_addr(uint32_t id, uintptr_t addr)
+{
+	struct vt_region *r = &vt_regions[id];
+	int mod = vt_sym_module_of(addr);
+	r->addr = addr;
+	r->kind = VT_REGION_ADDR;
+	r->module = mod < 0 ? UINT16_MAX : (uint16_t)mod;
+	r->limit = -1;
+	/* With a filter the name decides now, once; without one it waits for finalize. */
+	if (!vt_filter_active())
+		return 0;
+	resolve_locked(id);
+	return vt_region_apply_filter(id);
+}
+
+static uint32_t make_name(uint32_t id, uintptr_t name_ptr)
+{
+	const char *name = (const char *)name_ptr;
+	/* The same name from another call site (another string) is the same region. */
+	for (uint32_t other = 0; other < n_regions; other++) {
+		struct vt_region *o = &vt_regions[other];
+		if (o->kind == VT_REGION_USER && strcmp(o->name, name) == 0)
+			return UINT32_MAX - other;
+	}
+	struct vt_region *r = &vt_regions[id];
+	r->kind = VT_REGION_USER;
+	r->name = strdup(name);
+	r->resolved = 1;
+	return vt_region_apply_filter(id);
+}
+
+static uint32_t insert(uintptr_t key, make_fn make)
+{
+	int saved = errno;
+	pthread_mutex_lock(&region_lock);
+	uint32_t i = vt_slot_index(key);
+	uint32_t val;
+	for (;;) {
+		uintptr_t k = vt_addr_slots[i].key;
+		if (k == key) {
+			val = vt_addr_slots[i].val;
+			goto out;
+		}
+		if (k == 0)
+			break;
+		i = (i + 1) & (VT_ADDR_SLOTS - 1);
+	}
+	uint32_t id = new_id_locked();
+	val = id;
+	if (id != VT_REGION_UNKNOWN) {
+		uint32_t flags = make(id, key);
+		if (flags > VT_REGION_FILTERED) {
+			/* An existing region under another key. */
+			uint32_t other = UINT32_MAX - flags;
+			val = other | (vt_regions[other].limit == 0 ? VT_REGION_FILTERED : 0);
+		} else {
+			val |= flags;
+			__atomic_store_n(&n_regions, id + 1, __ATOMIC_RELEASE);
+		}
+	}
+	vt_addr_slots[i].val = val;
+	__atomic_store_n(&vt_addr_slots[i].key, key, __ATOMIC_RELEASE);
+out:
+	pthread_mutex_unlock(&region_lock);
+	errno = saved;
+	return val;
+}
+
+uint32_t vt_region_insert_addr(uintptr_t addr)
+{
+	return insert(addr, make_addr);
+}
+
+uint32_t vt_region_insert_name(uintptr_t name_ptr)
+{
+	return insert(name_ptr, make_name);
+}
+
+void vt_region_set_source(uint32_t id, const char *file, int line)
+{
+	struct vt_region *r = &vt_regions[id & VT_REGION_ID_MASK];
+	if (__atomic_load_n(&r->file, __ATOMIC_RELAXED) || !file)
+		return;
+	pthread_mutex_lock(&region_lock);
+	if (!r->file) {
+		r->line = line > 0 ? (uint32_t)line : 0;
+		__atomic_store_n(&r->file, strdup(file), __ATOMIC_RELAXED);
+	}
+	pthread_mutex_unlock(&region_lock);
+}
+
+void vt_region_resolve_all(void)
+{
+	pthread_mutex_lock(&region_lock);
+	struct vt_region *unknown = &vt_regions[VT_REGION_UNKNOWN];
+	if (!unknown->name) {
+		unknown->name = "unknown";
+		unknown->resolved = 1;
+		unknown->limit = -1;
+	}
+	for (uint32_t id = 0; id < n_regions; id++)
+		resolve_locked(id);
+	pthread_mutex_unlock(&region_lock);
+}

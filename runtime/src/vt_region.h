@@ -1,0 +1,94 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Region ids: a lock-free address->id table for -finstrument-functions, and the region table. */
+#ifndef VT_REGION_H
+#define VT_REGION_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#define VT_REGION_MAX (1u << 20) /* ids per process */
+#define VT_ADDR_SLOTS (1u << 21) /* address table slots, at most half used */
+#define VT_REGION_FILTERED 0x80000000u /* flag in a slot's value: never record */
+#define VT_REGION_ID_MASK 0x7fffffffu
+#define VT_REGION_UNKNOWN (VT_REGION_MAX - 1) /* where regions beyond the table go */
+
+enum vt_region_kind { VT_REGION_ADDR, VT_REGION_USER };
+
+struct vt_region {
+	uintptr_t addr; /* code address (ADDR) */
+	const char *name; /* resolved name; NULL until resolved */
+	const char *file;
+	uint32_t line;
+	uint16_t module; /* index into the module table (ADDR) */
+	uint8_t kind;
+	uint8_t resolved;
+	long limit; /* recorded calls per process; -1 unlimited, 0 never */
+	long calls; /* calls counted against limit (by the encoders) */
+};
+
+struct vt_addr_slot {
+	uintptr_t key; /* 0: empty; published last, with release order */
+	uint32_t val; /* id | VT_REGION_FILTERED */
+};
+
+/* Hidden, so the hot path reaches them PC-relative without a GOT load. */
+extern struct vt_addr_slot vt_addr_slots[VT_ADDR_SLOTS] __attribute__((visibility("hidden")));
+extern struct vt_region vt_regions[VT_REGION_MAX] __attribute__((visibility("hidden")));
+
+/* Slow path: first sight of an address. Takes the region lock; never records an event. */
+uint32_t vt_region_insert_addr(uintptr_t addr);
+
+/* Slow path of the user API: first sight of a name string (by its address). */
+uint32_t vt_region_insert_name(uintptr_t name_ptr);
+
+static inline __attribute__((always_inline)) uint32_t vt_slot_index(uintptr_t key)
+{
+	/* Functions are at least 16-byte apart in practice; mix the bits above that. */
+	return (uint32_t)(((key >> 4) * 0x9E3779B97F4A7C15ull) >> 43);
+}
+
+/*
+ * Lock-free look-up of a key (a code address, or the address of a user-API name string:
+ * distinct objects, so the keys never collide). Readers load the key with acquire order;
+ * the inserter stores the value first and the key last.
+ */
+static inline __attribute__((always_inline)) uint32_t vt_region_probe(uintptr_t key,
+								       uint32_t (*miss)(uintptr_t))
+{
+	uint32_t i = vt_slot_index(key);
+	for (;;) {
+		uintptr_t k = __atomic_load_n(&vt_addr_slots[i].key, __ATOMIC_ACQUIRE);
+		if (__builtin_expect(k == key, 1))
+			return vt_addr_slots[i].val;
+		if (k == 0)
+			return miss(key);
+		i = (i + 1) & (VT_ADDR_SLOTS - 1);
+	}
+}
+
+static inline __attribute__((always_inline)) uint32_t vt_region_of_addr(uintptr_t addr)
+{
+	return vt_region_probe(addr, vt_region_insert_addr);
+}
+
+static inline __attribute__((always_inline)) uint32_t vt_region_of_name(const char *name)
+{
+	return vt_region_probe((uintptr_t)name, vt_region_insert_name);
+}
+
+/* Sets the source location of a user-API region, if not known yet. */
+void vt_region_set_source(uint32_t id, const char *file, int line);
+
+/* Number of ids handed out so far (dense from 0). */
+uint32_t vt_region_count(void);
+
+/* Whether regions went to VT_REGION_UNKNOWN because the table was full. */
+bool vt_region_overflowed(void);
+
+/* Resolves the names of all regions not yet resolved (finalize; off the hot path). */
+void vt_region_resolve_all(void);
+
+/* Applies the filter to a region whose name is known; returns the slot flags. */
+uint32_t vt_region_apply_filter(uint32_t id);
+
+#endif

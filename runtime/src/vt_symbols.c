@@ -1,0 +1,201 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Name resolution with elfutils, off the hot path, once per address. */
+#include "vt_symbols.h"
+#include "vt_log.h"
+
+#include <dlfcn.h>
+#include <dwarf.h>
+#include <elfutils/libdw.h>
+#include <elfutils/libdwfl.h>
+#include <limits.h>
+#include <link.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define MAX_MODULES 4096
+
+struct module {
+	char *path;
+	uintptr_t bias; /* link_map l_addr: load address minus link-time address */
+	uintptr_t lo, hi; /* range the module covers, to skip dladdr for later addresses */
+	Dwfl_Module *dwfl_mod;
+	int reported;
+};
+
+static struct module modules[MAX_MODULES];
+static int n_modules;
+static Dwfl *dwfl;
+
+static char *self_exe(void)
+{
+	char buf[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", buf, sizeof(buf) - 1);
+	if (n <= 0)
+		return strdup("/proc/self/exe");
+	buf[n] = '\0';
+	return strdup(buf);
+}
+
+/* The address range of a loaded object, from its program headers. */
+static void module_range(struct link_map *lm, uintptr_t *lo, uintptr_t *hi)
+{
+	*lo = *hi = 0;
+	Dl_info info;
+	if (!dladdr((void *)lm->l_ld, &info) || !info.dli_fbase)
+		return;
+	const ElfW(Ehdr) *eh = info.dli_fbase;
+	const ElfW(Phdr) *ph = (const void *)((const char *)eh + eh->e_phoff);
+	for (int i = 0; i < eh->e_phnum; i++) {
+		if (ph[i].p_type != PT_LOAD)
+			continue;
+		uintptr_t a = lm->l_addr + ph[i].p_vaddr, b = a + ph[i].p_memsz;
+		if (!*lo || a < *lo)
+			*lo = a;
+		if (b > *hi)
+			*hi = b;
+	}
+}
+
+int vt_sym_module_of(uintptr_t addr)
+{
+	for (int i = 0; i < n_modules; i++)
+		if (addr >= modules[i].lo && addr < modules[i].hi)
+			return i;
+
+	Dl_info info;
+	struct link_map *lm = NULL;
+	if (!dladdr1((void *)addr, &info, (void **)&lm, RTLD_DL_LINKMAP) || !lm)
+		return -1;
+	for (int i = 0; i < n_modules; i++)
+		if (modules[i].bias == lm->l_addr && modules[i].lo == 0)
+			return i;
+	if (n_modules == MAX_MODULES)
+		return -1;
+	struct module *m = &modules[n_modules];
+	m->path = (lm->l_name && lm->l_name[0]) ? strdup(lm->l_name) : self_exe();
+	m->bias = lm->l_addr;
+	module_range(lm, &m->lo, &m->hi);
+	vt_debug("module %d: %s at bias %#lx", n_modules, m->path, (unsigned long)m->bias);
+	return n_modules++;
+}
+
+static Dwfl_Module *dwfl_module_for(int idx)
+{
+	static const Dwfl_Callbacks callbacks = {
+		.find_elf = dwfl_build_id_find_elf,
+		.find_debuginfo = dwfl_standard_find_debuginfo,
+		.section_address = dwfl_offline_section_address,
+	};
+	struct module *m = &modules[idx];
+
+	if (m->reported)
+		return m->dwfl_mod;
+	m->reported = 1;
+	if (!dwfl && !(dwfl = dwfl_begin(&callbacks)))
+		return NULL;
+	dwfl_report_begin_add(dwfl);
+	m->dwfl_mod = dwfl_report_elf(dwfl, m->path, m->path, -1, m->bias, false);
+	dwfl_report_end(dwfl, NULL, NULL);
+	if (!m->dwfl_mod)
+		vt_info("no symbols for %s: %s", m->path, dwfl_errmsg(-1));
+	return m->dwfl_mod;
+}
+
+/* C++ names through the program's own libstdc++, if it has one: C programs need none. */
+static char *demangle(const char *sym)
+{
+	typedef char *(*demangle_fn)(const char *, char *, size_t *, int *);
+	static demangle_fn fn;
+	static int looked;
+	int status = -1;
+
+	if (!looked) {
+		fn = (demangle_fn)dlsym(RTLD_DEFAULT, "__cxa_demangle");
+		looked = 1;
+	}
+	if (!fn)
+		return NULL;
+	char *s = fn(sym, NULL, NULL, &status);
+	return status == 0 ? s : (free(s), NULL);
+}
+
+/* Fortran: the source name from DWARF, with its module as "module::name". */
+static char *fortran_name(Dwarf_Die *scopes, int n)
+{
+	const char *fn = NULL, *mod = NULL;
+	for (int i = 0; i < n; i++) {
+		int tag = dwarf_tag(&scopes[i]);
+		if (tag == DW_TAG_subprogram && !fn)
+			fn = dwarf_diename(&scopes[i]);
+		else if (tag == DW_TAG_module && fn && !mod)
+			mod = dwarf_diename(&scopes[i]);
+	}
+	if (!fn)
+		return NULL;
+	char *s;
+	if (mod) {
+		if (asprintf(&s, "%s::%s", mod, fn) < 0)
+			return NULL;
+		return s;
+	}
+	return strdup(fn);
+}
+
+void vt_sym_resolve(uintptr_t addr, int module, struct vt_sym_info *out)
+{
+	memset(out, 0, sizeof(*out));
+	Dwfl_Module *mod = module >= 0 ? dwfl_module_for(module) : NULL;
+	if (!mod)
+		return;
+
+	const char *sym = dwfl_module_addrname(mod, addr);
+	Dwarf_Addr bias;
+	Dwarf_Die *cu = dwfl_module_addrdie(mod, addr, &bias);
+	int lang = cu ? dwarf_srclang(cu) : -1;
+	Dwarf_Die *scopes = NULL;
+	int n = cu ? dwarf_getscopes(cu, addr - bias, &scopes) : 0;
+
+	if (lang == DW_LANG_Fortran77 || lang == DW_LANG_Fortran90 || lang == DW_LANG_Fortran95 ||
+	    lang == DW_LANG_Fortran03 || lang == DW_LANG_Fortran08)
+		out->name = fortran_name(scopes, n);
+	if (!out->name && sym && sym[0] == '_' && sym[1] == 'Z')
+		out->name = demangle(sym);
+	if (!out->name && sym)
+		out->name = strdup(sym);
+
+	for (int i = 0; i < n; i++) {
+		if (dwarf_tag(&scopes[i]) != DW_TAG_subprogram)
+			continue;
+		int line = 0;
+		const char *file = dwarf_decl_file(&scopes[i]);
+		dwarf_decl_line(&scopes[i], &line);
+		if (file) {
+			out->file = strdup(file);
+			out->line = (uint32_t)line;
+		}
+		break;
+	}
+	free(scopes);
+	if (!out->file) {
+		Dwfl_Line *l = dwfl_module_getsrc(mod, addr);
+		int line = 0;
+		const char *file = l ? dwfl_lineinfo(l, NULL, &line, NULL, NULL, NULL) : NULL;
+		if (file) {
+			out->file = strdup(file);
+			out->line = (uint32_t)line;
+		}
+	}
+}
+
+void vt_sym_finish(void)
+{
+	if (dwfl)
+		dwfl_end(dwfl);
+	dwfl = NULL;
+	for (int i = 0; i < n_modules; i++) {
+		modules[i].reported = 0;
+		modules[i].dwfl_mod = NULL;
+	}
+}

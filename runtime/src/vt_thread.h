@@ -1,0 +1,130 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Per-thread state: the raw event buffer, the hot-path record functions, locations. */
+#ifndef VT_THREAD_H
+#define VT_THREAD_H
+
+#include "vt_clock.h"
+#include "vt_region.h"
+
+#include <limits.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#define vt_likely(x) __builtin_expect(!!(x), 1)
+#define vt_unlikely(x) __builtin_expect(!!(x), 0)
+
+enum vt_rec_kind { VT_REC_ENTER = 1, VT_REC_LEAVE = 2 };
+
+/* The raw record: encoded to OTF2 at flush time, off the hot path. */
+struct vt_rec {
+	uint64_t ts;
+	uint32_t region;
+	uint32_t kind;
+};
+
+struct vt_open_region {
+	uint32_t region;
+	bool recorded; /* false: dropped by a call limit, so its Leave is dropped too */
+};
+
+/*
+ * A location: the lasting state of one thread. It outlives the thread (its TLS does not)
+ * and is only touched under its lock, except buf, which the owning thread fills.
+ */
+struct vt_loc {
+	pthread_mutex_t lock;
+	uint32_t index; /* 0: the thread that initialised vt */
+	uint64_t ref; /* OTF2 location id */
+	struct vt_rec *buf, *buf_end;
+	struct vt_tls *tls; /* owner's TLS while it lives; NULL after its exit */
+	long flushes;
+	bool done; /* closed: nothing more is encoded */
+	bool stopped; /* VT_MAX_FLUSHES reached */
+	uint64_t dropped; /* events lost by re-entry during a flush */
+	/* encoder state */
+	void *writer; /* OTF2_EvtWriter */
+	uint64_t last_ts, first_ts, n_events;
+	bool began;
+	struct vt_open_region *stack;
+	size_t depth, cap;
+	uint64_t repaired; /* Leaves added or dropped to keep the stack balanced */
+	struct vt_loc *next;
+};
+
+/* The hot part, in initial-exec TLS: reached without a function call. */
+struct vt_tls {
+	struct vt_rec *pos; /* next free record; NULL: not recording (new, off, done) */
+	struct vt_rec *end;
+	long depth;
+	struct vt_loc *loc;
+	int state; /* enum vt_tls_state */
+	int busy; /* inside a slow path: no re-entry */
+};
+
+enum vt_tls_state { VT_TLS_NEW = 0, VT_TLS_ON, VT_TLS_OFF };
+
+extern __thread struct vt_tls vt_tls
+	__attribute__((tls_model("initial-exec"), visibility("hidden")));
+
+/* LONG_MAX when VT_MAX_STACK_DEPTH is unlimited. Written at init. */
+extern long vt_max_depth __attribute__((visibility("hidden")));
+
+/* Slow path of a thread's first event (and of events while off): true when recording. */
+bool vt_thread_begin(struct vt_tls *t);
+
+/* Slow path of a full buffer: encodes it, returns the next free record or NULL. */
+struct vt_rec *vt_thread_flush(struct vt_tls *t);
+
+/* Writes one record; the caller has made sure the thread is recording (t->pos != NULL). */
+static inline __attribute__((always_inline)) void vt_thread_put(struct vt_tls *t, uint32_t region,
+								 uint32_t kind)
+{
+	struct vt_rec *p = t->pos;
+	if (vt_unlikely(p == t->end)) {
+		p = vt_thread_flush(t);
+		if (!p)
+			return;
+	}
+	/* After the flush check: a flush must not carry a later time than what follows it. */
+	p->ts = vt_clock_now();
+	p->region = region;
+	p->kind = kind;
+	/* Release: a finalising thread that reads pos sees complete records below it. */
+	__atomic_store_n(&t->pos, p + 1, __ATOMIC_RELEASE);
+}
+
+static inline __attribute__((always_inline)) void vt_thread_enter(struct vt_tls *t, uint32_t val)
+{
+	if (vt_unlikely(val & VT_REGION_FILTERED))
+		return;
+	if (vt_unlikely(++t->depth > vt_max_depth))
+		return;
+	vt_thread_put(t, val, VT_REC_ENTER);
+}
+
+static inline __attribute__((always_inline)) void vt_thread_leave(struct vt_tls *t, uint32_t val)
+{
+	if (vt_unlikely(val & VT_REGION_FILTERED))
+		return;
+	if (vt_unlikely(t->depth-- > vt_max_depth))
+		return;
+	vt_thread_put(t, val, VT_REC_LEAVE);
+}
+
+/* The calling thread's state, recording or not (NULL: not recording). */
+static inline __attribute__((always_inline)) struct vt_tls *vt_thread_self(void)
+{
+	struct vt_tls *t = &vt_tls;
+	if (vt_unlikely(!t->pos) && !vt_thread_begin(t))
+		return NULL;
+	return t;
+}
+
+/* Init/finalize hooks of the module (see vt_core.c). */
+void vt_thread_init(void);
+/* Encodes what every location still holds and closes it; returns the list. */
+struct vt_loc *vt_thread_finalize(uint64_t end_ts);
+uint32_t vt_thread_count(void);
+
+#endif
