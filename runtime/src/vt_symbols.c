@@ -9,6 +9,7 @@
 #include <elfutils/libdwfl.h>
 #include <limits.h>
 #include <link.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,8 +17,17 @@
 
 #define MAX_MODULES 4096
 
+/* A compilation unit's address range, for modules without .debug_aranges (clang's). */
+struct cu_range {
+	Dwarf_Addr lo, hi;
+	Dwarf_Off die;
+};
+
 struct module {
 	char *path;
+	struct cu_range *cus; /* sorted by lo; built on the first miss */
+	size_t n_cus;
+	int cus_built;
 	uintptr_t bias; /* link_map l_addr: load address minus link-time address */
 	uintptr_t lo, hi; /* range the module covers, to skip dladdr for later addresses */
 	Dwfl_Module *dwfl_mod;
@@ -103,6 +113,87 @@ static Dwfl_Module *dwfl_module_for(int idx)
 	return m->dwfl_mod;
 }
 
+static int cu_cmp(const void *a, const void *b)
+{
+	const struct cu_range *x = a, *y = b;
+	return x->lo < y->lo ? -1 : x->lo > y->lo;
+}
+
+static void build_cu_index(struct module *m, Dwarf *dw)
+{
+	size_t cap = 0;
+	Dwarf_Off off = 0, next;
+	size_t hsize;
+
+	m->cus_built = 1;
+	while (dwarf_nextcu(dw, off, &next, &hsize, NULL, NULL, NULL) == 0) {
+		Dwarf_Die die;
+		if (dwarf_offdie(dw, off + hsize, &die)) {
+			Dwarf_Addr base, lo, hi;
+			ptrdiff_t it = 0;
+			while ((it = dwarf_ranges(&die, it, &base, &lo, &hi)) > 0) {
+				if (m->n_cus == cap) {
+					cap = cap ? 2 * cap : 64;
+					struct cu_range *c = realloc(m->cus, cap * sizeof(*c));
+					if (!c)
+						return;
+					m->cus = c;
+				}
+				m->cus[m->n_cus++] = (struct cu_range){ lo, hi, off + hsize };
+			}
+		}
+		off = next;
+	}
+	qsort(m->cus, m->n_cus, sizeof(*m->cus), cu_cmp);
+}
+
+/* The CU holding addr: elfutils' own look-up, else a search of the module's CU ranges. */
+static Dwarf_Die *find_cu(struct module *m, Dwfl_Module *mod, Dwarf_Addr addr, Dwarf_Die *mem,
+			  Dwarf_Addr *bias)
+{
+	Dwarf_Die *cu = dwfl_module_addrdie(mod, addr, bias);
+	if (cu)
+		return cu;
+	Dwarf *dw = dwfl_module_getdwarf(mod, bias);
+	if (!dw)
+		return NULL;
+	if (!m->cus_built)
+		build_cu_index(m, dw);
+	Dwarf_Addr a = addr - *bias;
+	size_t lo = 0, hi = m->n_cus;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (m->cus[mid].lo <= a)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	/* Ranges may nest or overlap a little; look back from the last start <= a. */
+	for (size_t i = lo; i-- > 0;)
+		if (a >= m->cus[i].lo && a < m->cus[i].hi)
+			return dwarf_offdie(dw, m->cus[i].die, mem);
+	return NULL;
+}
+
+/*
+ * The declaring file of a DIE. DWARF 5 numbers the primary file 0, which elfutils 0.188's
+ * dwarf_decl_file refuses (0 meant "none" before DWARF 5): clang 14's default output.
+ */
+static const char *decl_file(Dwarf_Die *die, Dwarf_Die *cu)
+{
+	const char *f = dwarf_decl_file(die);
+	if (f)
+		return f;
+	Dwarf_Attribute mem;
+	Dwarf_Word idx;
+	Dwarf_Files *files;
+	size_t n;
+	if (!dwarf_formudata(dwarf_attr_integrate(die, DW_AT_decl_file, &mem), &idx) &&
+	    !dwarf_getsrcfiles(cu, &files, &n) && idx < n)
+		return dwarf_filesrc(files, idx, NULL, NULL);
+	return NULL;
+}
+
 /* C++ names through the program's own libstdc++, if it has one: C programs need none. */
 static char *demangle(const char *sym)
 {
@@ -113,6 +204,11 @@ static char *demangle(const char *sym)
 
 	if (!looked) {
 		fn = (demangle_fn)dlsym(RTLD_DEFAULT, "__cxa_demangle");
+		/* A C++ program that needs nothing of libstdc++ does not load it (clang++ with
+		 * --as-needed): load it for the demangler only. */
+		void *lib;
+		if (!fn && (lib = dlopen("libstdc++.so.6", RTLD_LAZY | RTLD_LOCAL)))
+			fn = (demangle_fn)dlsym(lib, "__cxa_demangle");
 		looked = 1;
 	}
 	if (!fn)
@@ -151,14 +247,24 @@ void vt_sym_resolve(uintptr_t addr, int module, struct vt_sym_info *out)
 		return;
 
 	const char *sym = dwfl_module_addrname(mod, addr);
-	Dwarf_Addr bias;
-	Dwarf_Die *cu = dwfl_module_addrdie(mod, addr, &bias);
+	Dwarf_Addr bias = 0;
+	Dwarf_Die cu_mem;
+	Dwarf_Die *cu = find_cu(&modules[module], mod, addr, &cu_mem, &bias);
 	int lang = cu ? dwarf_srclang(cu) : -1;
 	Dwarf_Die *scopes = NULL;
 	int n = cu ? dwarf_getscopes(cu, addr - bias, &scopes) : 0;
 
-	if (lang == DW_LANG_Fortran77 || lang == DW_LANG_Fortran90 || lang == DW_LANG_Fortran95 ||
-	    lang == DW_LANG_Fortran03 || lang == DW_LANG_Fortran08)
+	/* gfortran's module procedures: __MODULE_MOD_NAME, whatever the debug info says. */
+	const char *mod_sep = sym && sym[0] == '_' && sym[1] == '_' ? strstr(sym + 2, "_MOD_")
+								 : NULL;
+	char *name = NULL;
+	if (mod_sep && mod_sep[5] &&
+	    asprintf(&name, "%.*s::%s", (int)(mod_sep - sym - 2), sym + 2, mod_sep + 5) >= 0)
+		out->name = name;
+	bool fortran = lang == DW_LANG_Fortran77 || lang == DW_LANG_Fortran90 ||
+		       lang == DW_LANG_Fortran95 || lang == DW_LANG_Fortran03 ||
+		       lang == DW_LANG_Fortran08;
+	if (!out->name && fortran)
 		out->name = fortran_name(scopes, n);
 	if (!out->name && sym && sym[0] == '_' && sym[1] == 'Z')
 		out->name = demangle(sym);
@@ -169,7 +275,7 @@ void vt_sym_resolve(uintptr_t addr, int module, struct vt_sym_info *out)
 		if (dwarf_tag(&scopes[i]) != DW_TAG_subprogram)
 			continue;
 		int line = 0;
-		const char *file = dwarf_decl_file(&scopes[i]);
+		const char *file = decl_file(&scopes[i], cu);
 		dwarf_decl_line(&scopes[i], &line);
 		if (file) {
 			out->file = strdup(file);
@@ -179,10 +285,11 @@ void vt_sym_resolve(uintptr_t addr, int module, struct vt_sym_info *out)
 	}
 	free(scopes);
 	if (!out->file) {
-		Dwfl_Line *l = dwfl_module_getsrc(mod, addr);
+		/* No subprogram DIE: the line table, through the CU found above. */
+		Dwarf_Line *l = cu ? dwarf_getsrc_die(cu, addr - bias) : NULL;
 		int line = 0;
-		const char *file = l ? dwfl_lineinfo(l, NULL, &line, NULL, NULL, NULL) : NULL;
-		if (file) {
+		const char *file = l ? dwarf_linesrc(l, NULL, NULL) : NULL;
+		if (file && dwarf_lineno(l, &line) == 0) {
 			out->file = strdup(file);
 			out->line = (uint32_t)line;
 		}
@@ -197,5 +304,9 @@ void vt_sym_finish(void)
 	for (int i = 0; i < n_modules; i++) {
 		modules[i].reported = 0;
 		modules[i].dwfl_mod = NULL;
+		free(modules[i].cus);
+		modules[i].cus = NULL;
+		modules[i].n_cus = 0;
+		modules[i].cus_built = 0;
 	}
 }
