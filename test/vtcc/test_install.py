@@ -1,0 +1,80 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""The installed vtcc: configure vt for a fresh prefix, install, delete the build directory, then
+build and run programs with PREFIX/bin/vtcc from elsewhere. Slow (a full build): suite 'install'."""
+
+import json
+import os
+import shutil
+
+from vtcctest import (HERE, SOURCE_ROOT, check_trace, clean_env, compile_flags, eq, link_flags,
+                      main, run, show, test, tmpdir)
+
+PROGS = os.path.join(HERE, "progs")
+MESON = shutil.which("meson") or "/usr/bin/meson"
+
+state = {}
+
+
+@test
+def install_into_prefix():
+    top = tmpdir("install")
+    prefix, build = os.path.join(top, "p"), os.path.join(top, "b")
+    run([MESON, "setup", build, SOURCE_ROOT, "--prefix=" + prefix], timeout=600)
+    opts = json.loads(run([MESON, "introspect", "--buildoptions", build]).stdout)
+    values = {o["name"]: o["value"] for o in opts}
+    run([MESON, "install", "-C", build, "--quiet"], timeout=1200)
+    # Nothing of the build tree may be needed any more.
+    shutil.rmtree(build)
+    state.update(top=top, prefix=prefix, bindir=os.path.join(prefix, values["bindir"]),
+                 libdir=os.path.join(prefix, values["libdir"]),
+                 incdir=os.path.join(prefix, values["includedir"]))
+    b = state["bindir"]
+    assert os.path.isfile(os.path.join(b, "vtcc")), os.listdir(b)
+    for alias in ("vtcxx", "vtfort"):
+        eq(os.readlink(os.path.join(b, alias)), "vtcc", alias)
+    assert os.path.exists(os.path.join(state["libdir"], "libvt.so"))
+    assert os.path.exists(os.path.join(state["incdir"], "vt", "vt_user.h"))
+
+
+def installed(name):
+    assert state, "install failed"
+    return os.path.join(state["bindir"], name)
+
+
+@test
+def installed_flags():
+    inc, lib = state.get("incdir"), state.get("libdir")
+    vtcc = installed("vtcc")
+    eq(show(["-c", "a.c"], prog=vtcc), ["cc"] + compile_flags(incdir=inc) + ["-c", "a.c"])
+    eq(show(["a.o"], prog=vtcc), ["cc"] + compile_flags(incdir=inc) + ["a.o"]
+       + link_flags(libdir=lib))
+    assert "(installed)" in run([vtcc, "-vt:version"]).stdout
+
+
+@test
+def installed_builds_from_anywhere():
+    work = os.path.join(state["top"] if state else "/nonexistent", "work")
+    os.makedirs(work, exist_ok=True)
+    # Found through PATH, so argv[0] has no directory in it.
+    env = clean_env(PATH=state.get("bindir", "") + os.pathsep + os.environ["PATH"])
+    run(["vtcc", "-O2", os.path.join(PROGS, "main.c"), os.path.join(PROGS, "greet.c"), "-o",
+         "hello"], cwd=work, env=env)
+    run(["vtcxx", os.path.join(PROGS, "hello.cc"), "-o", "hellocc"], cwd=work, env=env)
+    run(["vtfort", os.path.join(PROGS, "hello.f90"), "-o", "hellof"], cwd=work, env=env)
+    for exe in ("hello", "hellocc", "hellof"):
+        ldd = run(["ldd", os.path.join(work, exe)]).stdout
+        assert "=> %s/libvt.so" % state["libdir"] in ldd, ldd
+    check_trace(os.path.join(work, "hello"), "hello 43\n", ["main"])
+    eq(run([os.path.join(work, "hellocc")], env=clean_env(VT_ON="no")).stdout, "c++ 10 abab\n")
+    eq(run([os.path.join(work, "hellof")], env=clean_env(VT_ON="no")).stdout, "fortran 144\n")
+
+
+@test
+def cleanup():
+    if state:
+        shutil.rmtree(state["top"])
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,519 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* vtcc, vtcxx, vtfort: run the real compiler with vt's instrumentation and runtime added. */
+#include "vtcc_paths.h"
+#include "vtcc_util.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+/* Status for wrong use of vtcc itself; the compiler's own statuses pass through unchanged. */
+#define VTCC_EXIT_USAGE 2
+/* Status when the compiler cannot be started, as a shell reports a missing command. */
+#define VTCC_EXIT_NOEXEC 127
+
+enum vtcc_lang_id { VTCC_LANG_C, VTCC_LANG_CXX, VTCC_LANG_FORTRAN };
+
+struct vtcc_lang {
+	const char *name;     /* for messages */
+	const char *driver;   /* the program name that selects this language */
+	const char *compiler; /* default underlying compiler */
+	const char *env;      /* environment variable naming the compiler */
+	const char *option;   /* -vt: option naming the compiler */
+};
+
+static const struct vtcc_lang vtcc_langs[] = {
+	[VTCC_LANG_C] = { "C", "vtcc", "cc", "VT_CC", "-vt:cc" },
+	[VTCC_LANG_CXX] = { "C++", "vtcxx", "c++", "VT_CXX", "-vt:cxx" },
+	[VTCC_LANG_FORTRAN] = { "Fortran", "vtfort", "gfortran", "VT_FC", "-vt:fc" },
+};
+#define VTCC_NLANGS (sizeof(vtcc_langs) / sizeof(vtcc_langs[0]))
+
+/* What the command line asks the compiler to do, which decides what vtcc adds. */
+enum vtcc_step {
+	VTCC_STEP_INFO,       /* no input (--version, -print-*, nothing at all): add nothing */
+	VTCC_STEP_PREPROCESS, /* -E, or -M/-MM without -MD/-MMD: the include path and VTRACE */
+	VTCC_STEP_COMPILE,    /* -c, -S, -fsyntax-only, -r: compile flags only */
+	VTCC_STEP_LINK,       /* anything that links (maybe compiling too): compile + link flags */
+};
+
+enum vtcc_family { VTCC_FAMILY_UNKNOWN, VTCC_FAMILY_GNU, VTCC_FAMILY_LLVM };
+
+struct vtcc;
+
+/* An instrumentation method of -vt:inst. */
+struct vtcc_inst {
+	const char *name;
+	bool vtrace; /* define VTRACE, which switches the user API macros on */
+	/* Adds the method's compile flags; NULL when it has none. */
+	void (*compile_flags)(struct vtcc *d, struct vtcc_argv *out);
+	const char *help;
+};
+
+struct vtcc {
+	const struct vtcc_lang *lang;
+	const char *compiler;
+	const struct vtcc_inst *inst;
+	bool mt, show, verbose, version, help;
+	struct vtcc_argv user; /* every argument that is not vtcc's, in order */
+	char *self;            /* canonical path of this program */
+	char *compiler_path;   /* canonical path of the compiler, NULL if not found */
+	bool in_build_tree;
+	const char *incdir, *libdir;
+	enum vtcc_family family;
+};
+
+/* An option of vtcc. Adding one is adding an entry here (and its apply function if new). */
+struct vtcc_option {
+	const char *name;
+	const char *arg; /* the value's name in the help, NULL for a flag */
+	void (*apply)(struct vtcc *d, const struct vtcc_option *o, const char *value);
+	size_t field;    /* for vtcc_opt_flag: offset of the member it sets */
+	int lang;        /* for vtcc_opt_compiler: the language whose compiler it names */
+	const char *help;
+};
+
+static void vtcc_compinst_flags(struct vtcc *d, struct vtcc_argv *out);
+
+static const struct vtcc_inst vtcc_insts[] = {
+	{ "compinst", true, vtcc_compinst_flags,
+	  "the compiler's -finstrument-functions (default)" },
+	{ "manual", true, NULL, "only the user API (VT_USER_START/END), compiled with -DVTRACE" },
+	{ "none", false, NULL, "no instrumentation; link the runtime only" },
+};
+#define VTCC_NINSTS (sizeof(vtcc_insts) / sizeof(vtcc_insts[0]))
+
+static void vtcc_opt_compiler(struct vtcc *d, const struct vtcc_option *o, const char *value);
+static void vtcc_opt_inst(struct vtcc *d, const struct vtcc_option *o, const char *value);
+static void vtcc_opt_flag(struct vtcc *d, const struct vtcc_option *o, const char *value);
+
+static const struct vtcc_option vtcc_options[] = {
+	{ .name = "-vt:cc", .arg = "CMD", .apply = vtcc_opt_compiler, .lang = VTCC_LANG_C,
+	  .help = "underlying C compiler (default: $VT_CC, else cc)" },
+	{ .name = "-vt:cxx", .arg = "CMD", .apply = vtcc_opt_compiler, .lang = VTCC_LANG_CXX,
+	  .help = "underlying C++ compiler (default: $VT_CXX, else c++)" },
+	{ .name = "-vt:fc", .arg = "CMD", .apply = vtcc_opt_compiler, .lang = VTCC_LANG_FORTRAN,
+	  .help = "underlying Fortran compiler (default: $VT_FC, else gfortran)" },
+	{ .name = "-vt:inst", .arg = "METHOD", .apply = vtcc_opt_inst,
+	  .help = "instrumentation method, one of:" },
+	{ .name = "-vt:mt", .apply = vtcc_opt_flag, .field = offsetof(struct vtcc, mt),
+	  .help = "multi-threaded program: add -pthread when compiling and linking" },
+	{ .name = "-vt:show", .apply = vtcc_opt_flag, .field = offsetof(struct vtcc, show),
+	  .help = "print the compiler command that would run, run nothing" },
+	{ .name = "-vt:verbose", .apply = vtcc_opt_flag, .field = offsetof(struct vtcc, verbose),
+	  .help = "print the compiler command on stderr, then run it" },
+	{ .name = "-vt:version", .apply = vtcc_opt_flag, .field = offsetof(struct vtcc, version),
+	  .help = "print vt's version and the underlying compiler" },
+	{ .name = "-vt:help", .apply = vtcc_opt_flag, .field = offsetof(struct vtcc, help),
+	  .help = "print this help" },
+};
+#define VTCC_NOPTIONS (sizeof(vtcc_options) / sizeof(vtcc_options[0]))
+
+/* Options of the other drivers' languages are not this driver's. */
+static bool vtcc_option_applies(const struct vtcc *d, const struct vtcc_option *o)
+{
+	return o->apply != vtcc_opt_compiler || &vtcc_langs[o->lang] == d->lang;
+}
+
+static void vtcc_opt_compiler(struct vtcc *d, const struct vtcc_option *o, const char *value)
+{
+	const struct vtcc_lang *want = &vtcc_langs[o->lang];
+
+	if (want != d->lang)
+		vtcc_die(VTCC_EXIT_USAGE, "%s names the %s compiler of %s; %s takes %s CMD", o->name,
+			 want->name, want->driver, vtcc_prog, d->lang->option);
+	if (!*value)
+		vtcc_die(VTCC_EXIT_USAGE, "%s: the compiler command is empty", o->name);
+	d->compiler = value;
+}
+
+static void vtcc_opt_inst(struct vtcc *d, const struct vtcc_option *o, const char *value)
+{
+	char list[256] = "";
+
+	for (size_t i = 0; i < VTCC_NINSTS; i++) {
+		if (!strcmp(value, vtcc_insts[i].name)) {
+			d->inst = &vtcc_insts[i];
+			return;
+		}
+		if (strlen(list) + strlen(vtcc_insts[i].name) + 2 < sizeof(list)) {
+			strcat(list, i ? "|" : "");
+			strcat(list, vtcc_insts[i].name);
+		}
+	}
+	vtcc_die(VTCC_EXIT_USAGE, "%s: unknown method '%s'; valid methods: %s", o->name, value,
+		 list);
+}
+
+static void vtcc_opt_flag(struct vtcc *d, const struct vtcc_option *o, const char *value)
+{
+	(void)value;
+	*(bool *)((char *)d + o->field) = true;
+}
+
+static void vtcc_usage(const struct vtcc *d)
+{
+	printf("usage: %s [-vt:OPTION ...] [COMPILER ARGUMENTS ...]\n"
+	       "Runs the %s compiler (%s) with vt's instrumentation and runtime added.\n"
+	       "Arguments that do not start with -vt: go to the compiler unchanged, in order.\n\n"
+	       "options:\n",
+	       vtcc_prog, d->lang->name, d->compiler);
+	for (size_t i = 0; i < VTCC_NOPTIONS; i++) {
+		const struct vtcc_option *o = &vtcc_options[i];
+		char head[64];
+
+		if (!vtcc_option_applies(d, o))
+			continue;
+		snprintf(head, sizeof(head), "%s%s%s", o->name, o->arg ? " " : "",
+			 o->arg ? o->arg : "");
+		printf("  %-18s %s\n", head, o->help);
+		if (o->apply == vtcc_opt_inst) {
+			for (size_t j = 0; j < VTCC_NINSTS; j++)
+				printf("  %-18s   %-9s %s\n", "", vtcc_insts[j].name,
+				       vtcc_insts[j].help);
+		}
+	}
+	printf("\nenvironment: %s names the compiler (overridden by %s).\n", d->lang->env,
+	       d->lang->option);
+	printf("exit status: the compiler's; %d for a wrong -vt: option; %d if the compiler "
+	       "cannot run.\n",
+	       VTCC_EXIT_USAGE, VTCC_EXIT_NOEXEC);
+}
+
+static void vtcc_unknown_option(const struct vtcc *d, const char *arg)
+{
+	char list[512] = "";
+
+	for (size_t i = 0; i < VTCC_NOPTIONS; i++) {
+		if (!vtcc_option_applies(d, &vtcc_options[i]))
+			continue;
+		if (strlen(list) + strlen(vtcc_options[i].name) + 2 < sizeof(list)) {
+			strcat(list, *list ? " " : "");
+			strcat(list, vtcc_options[i].name);
+		}
+	}
+	vtcc_die(VTCC_EXIT_USAGE, "unknown option '%s'; valid options: %s", arg, list);
+}
+
+static void vtcc_parse(struct vtcc *d, int argc, char **argv)
+{
+	for (int i = 1; i < argc; i++) {
+		const char *arg = argv[i];
+		const struct vtcc_option *o = NULL;
+
+		if (strncmp(arg, "-vt:", 4) != 0) {
+			vtcc_argv_push(&d->user, arg);
+			continue;
+		}
+		for (size_t j = 0; j < VTCC_NOPTIONS && !o; j++)
+			if (!strcmp(arg, vtcc_options[j].name))
+				o = &vtcc_options[j];
+		if (!o)
+			vtcc_unknown_option(d, arg);
+		if (o->arg && i + 1 >= argc)
+			vtcc_die(VTCC_EXIT_USAGE, "%s needs an argument %s; see -vt:help", o->name,
+				 o->arg);
+		o->apply(d, o, o->arg ? argv[++i] : NULL);
+	}
+}
+
+static const struct vtcc_lang *vtcc_lang_of(const char *prog)
+{
+	size_t plen = strlen(prog);
+
+	/* Match the end of the name, so that prefixed names (x86_64-vtcc) work too. */
+	for (size_t i = 0; i < VTCC_NLANGS; i++) {
+		size_t dlen = strlen(vtcc_langs[i].driver);
+
+		if (plen >= dlen && !strcmp(prog + plen - dlen, vtcc_langs[i].driver))
+			return &vtcc_langs[i];
+	}
+	return &vtcc_langs[VTCC_LANG_C];
+}
+
+/* Options whose value is the next argument; the value must not be read as a mode flag
+ * (think of "-o -c" or "-Xlinker -r"). */
+static bool vtcc_takes_value(const char *a)
+{
+	static const char *const with_value[] = {
+		"-o", "-x", "-I", "-L", "-D", "-U", "-J", "-MF", "-MT", "-MQ", "-T", "-u", "-z",
+		"-Xlinker", "-Xassembler", "-Xpreprocessor", "-Xclang", "-include", "-imacros",
+		"-isystem", "-idirafter", "-iquote", "-iprefix", "-isysroot", "-aux-info", "--param",
+	};
+
+	for (size_t i = 0; i < sizeof(with_value) / sizeof(with_value[0]); i++)
+		if (!strcmp(a, with_value[i]))
+			return true;
+	return false;
+}
+
+/* Options after which the compiler only reports something and compiles nothing. */
+static bool vtcc_is_info(const char *a)
+{
+	return !strcmp(a, "--version") || !strcmp(a, "-dumpversion") ||
+	       !strcmp(a, "-dumpfullversion") || !strcmp(a, "-dumpmachine") ||
+	       !strcmp(a, "-dumpspecs") || !strcmp(a, "--help") || !strncmp(a, "--help=", 7) ||
+	       !strcmp(a, "--target-help") || !strncmp(a, "-print-", 7) ||
+	       !strncmp(a, "--print-", 8);
+}
+
+/* Decides the step from the user's arguments, reading @files but passing them on as given. */
+static enum vtcc_step vtcc_classify(const struct vtcc_argv *user, bool *is_static)
+{
+	struct vtcc_argv scan = { 0 };
+	bool pre = false, dep = false, dep_compile = false, compile = false, info = false;
+
+	for (size_t i = 0; i < user->n; i++) {
+		const char *a = user->v[i];
+
+		if (a[0] == '@' && vtcc_rsp_expand(a + 1, &scan, 1))
+			continue;
+		vtcc_argv_push(&scan, a);
+	}
+	*is_static = false;
+	for (size_t i = 0; i < scan.n; i++) {
+		const char *a = scan.v[i];
+
+		if (a[0] != '-')
+			continue;
+		if (vtcc_takes_value(a)) {
+			i++;
+			continue;
+		}
+		if (!strcmp(a, "-E"))
+			pre = true;
+		else if (!strcmp(a, "-M") || !strcmp(a, "-MM"))
+			dep = true;
+		else if (!strcmp(a, "-MD") || !strcmp(a, "-MMD"))
+			dep_compile = true;
+		else if (!strcmp(a, "-c") || !strcmp(a, "-S") || !strcmp(a, "-fsyntax-only") ||
+			 !strcmp(a, "-r"))
+			compile = true;
+		else if (!strcmp(a, "-static") || !strcmp(a, "-static-pie"))
+			*is_static = true;
+		else if (vtcc_is_info(a))
+			info = true;
+	}
+	/* "cc -v" alone prints the version; with inputs it is a verbose compile. */
+	if (info || scan.n == 0 || (scan.n == 1 && !strcmp(scan.v[0], "-v")))
+		return VTCC_STEP_INFO;
+	if (pre || (dep && !dep_compile))
+		return VTCC_STEP_PREPROCESS;
+	return compile ? VTCC_STEP_COMPILE : VTCC_STEP_LINK;
+}
+
+static bool vtcc_llvm_name(const char *name)
+{
+	return strstr(name, "clang") || strstr(name, "flang");
+}
+
+/* Asks an MPI wrapper which compiler it runs: "--version" is passed through to it. */
+static bool vtcc_version_says_llvm(const char *cmd)
+{
+	int fds[2];
+	pid_t pid;
+	char buf[65536];
+	size_t len = 0;
+	int status;
+
+	if (pipe(fds) != 0)
+		return false;
+	pid = fork();
+	if (pid < 0) {
+		close(fds[0]);
+		close(fds[1]);
+		return false;
+	}
+	if (pid == 0) {
+		int null = open("/dev/null", O_RDWR);
+
+		dup2(fds[1], STDOUT_FILENO);
+		if (null >= 0) {
+			dup2(null, STDIN_FILENO);
+			dup2(null, STDERR_FILENO);
+		}
+		close(fds[0]);
+		close(fds[1]);
+		execlp(cmd, cmd, "--version", (char *)NULL);
+		_exit(VTCC_EXIT_NOEXEC);
+	}
+	close(fds[1]);
+	/* Read to the end (keeping the first part) so the child never blocks on a full pipe. */
+	for (;;) {
+		char chunk[4096];
+		ssize_t got = read(fds[0], chunk, sizeof(chunk));
+
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got <= 0)
+			break;
+		size_t take = (size_t)got < sizeof(buf) - 1 - len ? (size_t)got : sizeof(buf) - 1 - len;
+		memcpy(buf + len, chunk, take);
+		len += take;
+	}
+	close(fds[0]);
+	buf[len] = '\0';
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	return strstr(buf, "clang") != NULL;
+}
+
+/* GCC and LLVM differ in the options vtcc adds. Decided from the names first (the command
+ * and what it resolves to, e.g. cc -> clang), and only for MPI wrappers by running them. */
+static enum vtcc_family vtcc_family(struct vtcc *d)
+{
+	const char *base = vtcc_basename(d->compiler);
+
+	if (d->family != VTCC_FAMILY_UNKNOWN)
+		return d->family;
+	if (vtcc_llvm_name(base) ||
+	    (d->compiler_path && vtcc_llvm_name(vtcc_basename(d->compiler_path))) ||
+	    (!strncmp(base, "mpi", 3) && vtcc_version_says_llvm(d->compiler)))
+		d->family = VTCC_FAMILY_LLVM;
+	else
+		d->family = VTCC_FAMILY_GNU;
+	return d->family;
+}
+
+static void vtcc_compinst_flags(struct vtcc *d, struct vtcc_argv *out)
+{
+	vtcc_argv_push(out, "-finstrument-functions");
+	/* clang rejects the exclude list; gcc and gfortran use it to skip inline functions of
+	 * system headers. */
+	if (vtcc_family(d) == VTCC_FAMILY_GNU)
+		vtcc_argv_push(out, "-finstrument-functions-exclude-file-list=/usr/include");
+}
+
+/* A vtcc in its own build directory uses the build tree's runtime, any other the installed
+ * one; so an installed vtcc works from any directory and a build-tree one needs no install. */
+static void vtcc_locate_runtime(struct vtcc *d)
+{
+	char *build = realpath(VTCC_BUILD_DIR, NULL);
+
+	d->in_build_tree = false;
+	if (d->self && build) {
+		char *dir = vtcc_xstrdup(d->self);
+		char *slash = strrchr(dir, '/');
+
+		if (slash)
+			*slash = '\0';
+		d->in_build_tree = !strcmp(dir, build);
+		free(dir);
+	}
+	free(build);
+	d->incdir = d->in_build_tree ? VTCC_BUILD_INCDIR : VTCC_INSTALL_INCDIR;
+	d->libdir = d->in_build_tree ? VTCC_BUILD_LIBDIR : VTCC_INSTALL_LIBDIR;
+}
+
+/* What the preprocessor needs to see the same source as the compile step: tools that
+ * preprocess first (ccache, distcc, dependency scanners) then agree with it. */
+static void vtcc_preprocess_flags(struct vtcc *d, struct vtcc_argv *out)
+{
+	vtcc_argv_push(out, vtcc_xasprintf("-I%s", d->incdir));
+	if (d->inst->vtrace)
+		vtcc_argv_push(out, "-DVTRACE");
+}
+
+static void vtcc_compile_flags(struct vtcc *d, struct vtcc_argv *out)
+{
+	vtcc_preprocess_flags(d, out);
+	if (d->inst->compile_flags)
+		d->inst->compile_flags(d, out);
+	if (d->mt)
+		vtcc_argv_push(out, "-pthread");
+}
+
+static void vtcc_link_flags(struct vtcc *d, struct vtcc_argv *out)
+{
+	vtcc_argv_push(out, vtcc_xasprintf("-L%s", d->libdir));
+	vtcc_argv_push(out, vtcc_xasprintf("-Wl,-rpath,%s", d->libdir));
+	/* Programs instrumented only by the compiler reference libvt through hooks the linker
+	 * may not count as a need; keep libvt regardless, and leave the user's --as-needed
+	 * setting as it was for what follows. */
+	vtcc_argv_push(out, "-Wl,--push-state,--no-as-needed");
+	vtcc_argv_push(out, "-lvt");
+	vtcc_argv_push(out, "-Wl,--pop-state");
+	if (d->mt)
+		vtcc_argv_push(out, "-pthread");
+}
+
+static void vtcc_print_version(struct vtcc *d)
+{
+	printf("%s (vt) %s\n", vtcc_prog, VTCC_VERSION);
+	printf("%s compiler: %s", d->lang->name, d->compiler);
+	if (d->compiler_path && strcmp(d->compiler_path, d->compiler))
+		printf(" (%s)", d->compiler_path);
+	else if (!d->compiler_path)
+		printf(" (not found)");
+	printf("\nruntime: %s (%s)\n", d->libdir, d->in_build_tree ? "build tree" : "installed");
+}
+
+int main(int argc, char **argv)
+{
+	struct vtcc d = { 0 };
+	struct vtcc_argv cmd = { 0 };
+	enum vtcc_step step;
+	const char *env;
+	bool is_static;
+
+	if (argc > 0 && argv[0] && *argv[0])
+		vtcc_prog = vtcc_basename(argv[0]);
+	d.lang = vtcc_lang_of(vtcc_prog);
+	d.inst = &vtcc_insts[0];
+	env = getenv(d.lang->env);
+	d.compiler = env && *env ? env : d.lang->compiler;
+
+	vtcc_parse(&d, argc, argv);
+	if (d.help) {
+		vtcc_usage(&d);
+		return 0;
+	}
+
+	d.self = realpath("/proc/self/exe", NULL);
+	d.compiler_path = vtcc_which(d.compiler);
+	vtcc_locate_runtime(&d);
+	if (d.version) {
+		vtcc_print_version(&d);
+		return 0;
+	}
+	if (d.self && d.compiler_path && !strcmp(d.self, d.compiler_path))
+		vtcc_die(VTCC_EXIT_USAGE,
+			 "the %s compiler '%s' is %s itself; name a real compiler with %s or %s",
+			 d.lang->name, d.compiler, vtcc_prog, d.lang->env, d.lang->option);
+
+	step = vtcc_classify(&d.user, &is_static);
+	if (step == VTCC_STEP_LINK && is_static) {
+		char *archive = vtcc_xasprintf("%s/libvt.a", d.libdir);
+
+		if (access(archive, R_OK) != 0)
+			vtcc_die(VTCC_EXIT_USAGE,
+				 "-static needs a static vt runtime, but %s does not exist; "
+				 "link without -static",
+				 archive);
+		free(archive);
+	}
+
+	vtcc_argv_push(&cmd, d.compiler);
+	if (step >= VTCC_STEP_COMPILE)
+		vtcc_compile_flags(&d, &cmd);
+	else if (step == VTCC_STEP_PREPROCESS)
+		vtcc_preprocess_flags(&d, &cmd);
+	vtcc_argv_append(&cmd, &d.user);
+	if (step == VTCC_STEP_LINK)
+		vtcc_link_flags(&d, &cmd);
+
+	if (d.show) {
+		vtcc_print_command(stdout, &cmd);
+		return ferror(stdout) ? 1 : 0;
+	}
+	if (d.verbose)
+		vtcc_print_command(stderr, &cmd);
+	fflush(stdout);
+	execvp(d.compiler, (char *const *)cmd.v);
+	vtcc_die(VTCC_EXIT_NOEXEC, "cannot run the %s compiler '%s': %s", d.lang->name,
+		 d.compiler, strerror(errno));
+}
