@@ -8,23 +8,58 @@
 VT_EXPORT void __cyg_profile_func_enter(void *fn, void *site);
 VT_EXPORT void __cyg_profile_func_exit(void *fn, void *site);
 
-/*
- * Order, cheapest rejection first: thread recording? (one TLS load) -> region id from the
- * lock-free address table -> filtered? -> depth limit -> buffer room -> timestamp -> store.
- * errno is only touched on slow paths, which save it.
- */
-VT_EXPORT void __cyg_profile_func_enter(void *fn, void *site)
+/* Everything that is not the common case: a new or stopped thread, a full buffer, an
+ * address not in its first slot, the monotonic clock. Out of line, so that the fast path
+ * below needs no stack frame and ends in a tail call when it gives up. */
+__attribute__((noinline, cold)) static void slow(uintptr_t fn, uint32_t kind)
 {
 	struct vt_tls *t = vt_thread_self();
 	if (vt_unlikely(!t))
 		return;
-	vt_thread_enter(t, vt_region_of_addr((uintptr_t)fn));
+	uint32_t val = vt_region_of_addr(fn);
+	if (kind == VT_REC_ENTER)
+		vt_thread_enter(t, val);
+	else
+		vt_thread_leave(t, val);
+}
+
+/*
+ * Order, cheapest rejection first: thread recording with room in its buffer (TLS loads)
+ * -> region id from the first slot of the lock-free address table -> filtered? -> depth
+ * limit -> timestamp -> three stores -> publish. errno is only touched on slow paths,
+ * which save it.
+ */
+static inline __attribute__((always_inline)) void fast(uintptr_t fn, uint32_t kind)
+{
+	struct vt_tls *t = &vt_tls;
+	struct vt_rec *p = t->pos;
+	const struct vt_addr_slot *s = &vt_addr_slots[vt_slot_index(fn)];
+	if (vt_unlikely(!p || p == t->end || !vt_clock_tsc ||
+			__atomic_load_n(&s->key, __ATOMIC_ACQUIRE) != fn))
+		return slow(fn, kind);
+	uint32_t val = s->val;
+	if (vt_unlikely(val & VT_REGION_FILTERED))
+		return;
+	if (kind == VT_REC_ENTER) {
+		if (vt_unlikely(++t->depth > vt_max_depth))
+			return;
+	} else {
+		if (vt_unlikely(t->depth-- > vt_max_depth))
+			return;
+	}
+	p->ts = __rdtsc();
+	p->region = val;
+	p->kind = kind;
+	/* Release: a finalising thread that reads pos sees complete records below it. */
+	__atomic_store_n(&t->pos, p + 1, __ATOMIC_RELEASE);
+}
+
+VT_EXPORT void __cyg_profile_func_enter(void *fn, void *site)
+{
+	fast((uintptr_t)fn, VT_REC_ENTER);
 }
 
 VT_EXPORT void __cyg_profile_func_exit(void *fn, void *site)
 {
-	struct vt_tls *t = vt_thread_self();
-	if (vt_unlikely(!t))
-		return;
-	vt_thread_leave(t, vt_region_of_addr((uintptr_t)fn));
+	fast((uintptr_t)fn, VT_REC_LEAVE);
 }

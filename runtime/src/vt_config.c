@@ -32,6 +32,10 @@ static const struct vt_cfg_entry table[] = {
 	{ "VT_MAX_FLUSHES", VT_CFG_INT, "0", "10",
 	  "Flushes per thread before recording stops for that thread; 0 = unlimited.", 0,
 	  1L << 30, NULL, &vt_cfg.max_flushes },
+	{ "VT_FLUSH_THREAD", VT_CFG_BOOL, "yes", "no",
+	  "Write full buffers from a background thread while the program fills the other half "
+	  "of VT_BUFFER_SIZE (yes), or in the thread whose buffer is full (no).",
+	  0, 0, NULL, &vt_cfg.flush_thread },
 	{ "VT_FILTER_SPEC", VT_CFG_STRING, NULL, "/home/me/app.filter",
 	  "Filter file: lines 'pattern[;pattern...] -- LIMIT' (0 = never record).", 0, 0, NULL,
 	  &vt_cfg.filter_spec },

@@ -7,6 +7,7 @@
 #include "vt_otf2.h"
 
 #include <errno.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -24,11 +25,99 @@ uint32_t vt_thread_count(void)
 	return __atomic_load_n(&n_locs, __ATOMIC_ACQUIRE);
 }
 
-/* Encodes [buf, upto) and rewinds; caller holds loc->lock. */
+/* Writes the half handed over, if the writer has not yet; caller holds loc->lock. */
+static void write_pending_locked(struct vt_loc *loc)
+{
+	if (!loc->pending.to)
+		return;
+	if (loc->pending.to > loc->pending.from)
+		vt_otf2_encode(loc, loc->pending.from, loc->pending.to);
+	/* Written inline, the flush lasted until now; handed over, until the thread went on. */
+	uint64_t t1 = loc->pending.t1 ? loc->pending.t1 : vt_clock_now();
+	vt_otf2_buffer_flush(loc, loc->pending.t0, t1);
+	if (loc->pending.stop)
+		vt_otf2_loc_stop(loc, t1);
+	loc->pending.to = NULL;
+	pthread_cond_broadcast(&loc->written);
+}
+
+/* Encodes what the location holds, up to upto in the current half; caller holds the lock. */
 static void drain_locked(struct vt_loc *loc, struct vt_rec *upto)
 {
+	write_pending_locked(loc);
 	if (upto && upto > loc->buf)
 		vt_otf2_encode(loc, loc->buf, upto);
+}
+
+/* The background writer: encodes halves handed over by full buffers, in hand-over order. */
+static pthread_mutex_t queue_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t queue_cond = PTHREAD_COND_INITIALIZER;
+static struct vt_loc *queue_head, **queue_tail = &queue_head;
+static pthread_t writer;
+static bool writer_started, writer_quit;
+
+static void *writer_main(void *arg)
+{
+	/* vt's own thread: never traced, even if it runs instrumented code. */
+	vt_tls.state = VT_TLS_OFF;
+	vt_tls.busy = 1;
+	pthread_mutex_lock(&queue_lock);
+	for (;;) {
+		while (!queue_head && !writer_quit)
+			pthread_cond_wait(&queue_cond, &queue_lock);
+		struct vt_loc *loc = queue_head;
+		if (!loc)
+			break;
+		queue_head = loc->queue_next;
+		if (!queue_head)
+			queue_tail = &queue_head;
+		pthread_mutex_unlock(&queue_lock);
+		pthread_mutex_lock(&loc->lock);
+		write_pending_locked(loc);
+		pthread_mutex_unlock(&loc->lock);
+		pthread_mutex_lock(&queue_lock);
+	}
+	pthread_mutex_unlock(&queue_lock);
+	return arg;
+}
+
+/* Hands the pending half to the writer; false when there is none and it must be written
+ * inline. Caller holds loc->lock. */
+static bool enqueue_locked(struct vt_loc *loc)
+{
+	if (!vt_cfg.flush_thread)
+		return false;
+	pthread_mutex_lock(&queue_lock);
+	if (!writer_started && !writer_quit) {
+		sigset_t all, old;
+		/* Signals are the program's business: the writer takes none of them. */
+		sigfillset(&all);
+		pthread_sigmask(SIG_SETMASK, &all, &old);
+		writer_started = pthread_create(&writer, NULL, writer_main, NULL) == 0;
+		pthread_sigmask(SIG_SETMASK, &old, NULL);
+		if (!writer_started)
+			writer_quit = true;
+	}
+	bool queued = writer_started && !writer_quit;
+	if (queued) {
+		loc->queue_next = NULL;
+		*queue_tail = loc;
+		queue_tail = &loc->queue_next;
+		pthread_cond_signal(&queue_cond);
+	}
+	pthread_mutex_unlock(&queue_lock);
+	return queued;
+}
+
+static void writer_stop(void)
+{
+	pthread_mutex_lock(&queue_lock);
+	bool started = writer_started;
+	writer_quit = true;
+	pthread_cond_broadcast(&queue_cond);
+	pthread_mutex_unlock(&queue_lock);
+	if (started)
+		pthread_join(writer, NULL);
 }
 
 static void close_locked(struct vt_loc *loc, struct vt_rec *upto, uint64_t end_ts)
@@ -69,7 +158,8 @@ void vt_thread_init(void)
 
 static struct vt_loc *new_location(struct vt_tls *t)
 {
-	size_t n = vt_cfg.buffer_size / sizeof(struct vt_rec);
+	/* Two halves: one filling while the other is written. */
+	size_t n = vt_cfg.buffer_size / sizeof(struct vt_rec) / 2 * 2;
 	/* mmap: pages become resident as the buffer fills, not up front. */
 	void *buf = mmap(NULL, n * sizeof(struct vt_rec), PROT_READ | PROT_WRITE,
 			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -84,8 +174,11 @@ static struct vt_loc *new_location(struct vt_tls *t)
 		return NULL;
 	}
 	pthread_mutex_init(&loc->lock, NULL);
-	loc->buf = buf;
-	loc->buf_end = loc->buf + n;
+	pthread_cond_init(&loc->written, NULL);
+	loc->halves[0] = buf;
+	loc->halves[1] = loc->halves[0] + n / 2;
+	loc->buf = loc->halves[0];
+	loc->buf_end = loc->halves[1];
 	loc->tls = t;
 	pthread_mutex_lock(&locs_lock);
 	loc->index = n_locs;
@@ -144,24 +237,37 @@ struct vt_rec *vt_thread_flush(struct vt_tls *t)
 	t->busy = 1;
 	pthread_mutex_lock(&loc->lock);
 	if (!loc->done) {
-		uint64_t start = vt_clock_now();
-		drain_locked(loc, t->pos);
-		uint64_t stop = vt_clock_now();
-		vt_otf2_buffer_flush(loc, start, stop);
+		uint64_t t0 = vt_clock_now();
+		/* The writer is a whole half behind: wait for it (this is what the trace's
+		 * BufferFlush event then shows as time lost to flushing). */
+		while (loc->pending.to)
+			pthread_cond_wait(&loc->written, &loc->lock);
 		loc->flushes++;
-		if (vt_cfg.max_flushes && loc->flushes >= vt_cfg.max_flushes) {
-			vt_otf2_loc_stop(loc, stop);
+		bool stop = vt_cfg.max_flushes && loc->flushes >= vt_cfg.max_flushes;
+		loc->pending.from = loc->buf;
+		loc->pending.to = t->pos;
+		loc->pending.stop = stop;
+		loc->pending.t0 = t0;
+		loc->pending.t1 = vt_clock_now();
+		if (!enqueue_locked(loc)) {
+			loc->pending.t1 = 0;
+			write_pending_locked(loc);
+		}
+		if (stop) {
 			loc->stopped = true;
 			vt_warn("thread %u: recording stopped after %ld buffer flushes "
 				"(VT_MAX_FLUSHES=%ld); the trace marks where; raise VT_BUFFER_SIZE "
 				"or VT_MAX_FLUSHES to record more",
 				loc->index, loc->flushes, vt_cfg.max_flushes);
 		} else {
+			loc->buf = loc->buf == loc->halves[0] ? loc->halves[1] : loc->halves[0];
+			loc->buf_end = loc->buf + (loc->halves[1] - loc->halves[0]);
 			next = loc->buf;
 		}
 	}
 	pthread_mutex_unlock(&loc->lock);
 	if (next) {
+		t->end = loc->buf_end;
 		__atomic_store_n(&t->pos, next, __ATOMIC_RELEASE);
 	} else {
 		__atomic_store_n(&t->pos, NULL, __ATOMIC_RELEASE);
@@ -187,6 +293,7 @@ struct vt_loc *vt_thread_finalize(uint64_t end_ts)
 		pthread_mutex_unlock(&loc->lock);
 	}
 	pthread_mutex_unlock(&locs_lock);
+	writer_stop();
 	__atomic_store_n(&self->pos, NULL, __ATOMIC_RELEASE);
 	self->end = NULL;
 	self->state = VT_TLS_OFF;

@@ -36,7 +36,16 @@ struct vt_loc {
 	pthread_mutex_t lock;
 	uint32_t index; /* 0: the thread that initialised vt */
 	uint64_t ref; /* OTF2 location id */
-	struct vt_rec *buf, *buf_end;
+	struct vt_rec *buf, *buf_end; /* the half being filled */
+	struct vt_rec *halves[2];
+	/* A full half waiting for the writer (to != NULL); records before the current half's. */
+	struct {
+		struct vt_rec *from, *to;
+		uint64_t t0, t1; /* when it was handed over, when the thread went on */
+		bool stop; /* VT_MAX_FLUSHES reached: recording ends after it */
+	} pending;
+	pthread_cond_t written; /* pending was written */
+	struct vt_loc *queue_next;
 	struct vt_tls *tls; /* owner's TLS while it lives; NULL after its exit */
 	long flushes;
 	bool done; /* closed: nothing more is encoded */
