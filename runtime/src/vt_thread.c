@@ -45,7 +45,7 @@ static void write_pending_locked(struct vt_loc *loc)
 static void drain_locked(struct vt_loc *loc, struct vt_rec *upto)
 {
 	write_pending_locked(loc);
-	if (upto && upto > loc->buf)
+	if (upto > loc->buf && upto <= loc->buf_end)
 		vt_otf2_encode(loc, loc->buf, upto);
 }
 
@@ -236,12 +236,13 @@ struct vt_rec *vt_thread_flush(struct vt_tls *t)
 	int saved = errno;
 	t->busy = 1;
 	pthread_mutex_lock(&loc->lock);
+	uint64_t t0 = vt_clock_now();
+	/* The writer is a whole half behind: wait for it (this is what the trace's BufferFlush
+	 * event then shows as time lost to flushing). The wait drops the lock, and the
+	 * location may be closed meanwhile (finalize on another thread): test done after it. */
+	while (loc->pending.to && !loc->done)
+		pthread_cond_wait(&loc->written, &loc->lock);
 	if (!loc->done) {
-		uint64_t t0 = vt_clock_now();
-		/* The writer is a whole half behind: wait for it (this is what the trace's
-		 * BufferFlush event then shows as time lost to flushing). */
-		while (loc->pending.to)
-			pthread_cond_wait(&loc->written, &loc->lock);
 		loc->flushes++;
 		bool stop = vt_cfg.max_flushes && loc->flushes >= vt_cfg.max_flushes;
 		loc->pending.from = loc->buf;
@@ -265,7 +266,7 @@ struct vt_rec *vt_thread_flush(struct vt_tls *t)
 			next = loc->buf;
 		}
 	}
-	pthread_mutex_unlock(&loc->lock);
+	/* Under the lock: a finalize on another thread reads pos against loc->buf. */
 	if (next) {
 		t->end = loc->buf_end;
 		__atomic_store_n(&t->pos, next, __ATOMIC_RELEASE);
@@ -274,6 +275,7 @@ struct vt_rec *vt_thread_flush(struct vt_tls *t)
 		t->end = NULL;
 		t->state = VT_TLS_OFF;
 	}
+	pthread_mutex_unlock(&loc->lock);
 	t->busy = 0;
 	errno = saved;
 	return next;
