@@ -1,0 +1,111 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* exec* replaces the process without running atexit handlers: write the trace first. */
+#include "vt_core.h"
+#include "vt_log.h"
+
+#include <dlfcn.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#define VT_EXPORT __attribute__((visibility("default"), no_instrument_function))
+
+extern char **environ;
+
+/*
+ * The trace of this process ends here: if the exec fails, the process goes on untraced.
+ * A forked child is already off (see vt_core.c), so its exec leaves the parent's trace alone.
+ */
+static void before_exec(const char *what)
+{
+	if (vt_state != VT_STATE_ON)
+		return;
+	vt_info("%s: writing the trace before the process image is replaced", what);
+	vt_finalize();
+}
+
+typedef int (*execve_fn)(const char *, char *const[], char *const[]);
+typedef int (*execvpe_fn)(const char *, char *const[], char *const[]);
+
+static void *next(const char *name)
+{
+	return dlsym(RTLD_NEXT, name);
+}
+
+VT_EXPORT int execve(const char *path, char *const argv[], char *const envp[])
+{
+	before_exec("execve");
+	return ((execve_fn)next("execve"))(path, argv, envp);
+}
+
+VT_EXPORT int execv(const char *path, char *const argv[])
+{
+	before_exec("execv");
+	return ((execve_fn)next("execve"))(path, argv, environ);
+}
+
+VT_EXPORT int execvpe(const char *file, char *const argv[], char *const envp[])
+{
+	before_exec("execvpe");
+	return ((execvpe_fn)next("execvpe"))(file, argv, envp);
+}
+
+VT_EXPORT int execvp(const char *file, char *const argv[])
+{
+	before_exec("execvp");
+	return ((execvpe_fn)next("execvpe"))(file, argv, environ);
+}
+
+/* The list forms: count the arguments, then collect them and call the vector forms. */
+static size_t count_args(va_list ap)
+{
+	va_list c;
+	size_t n = 0;
+	va_copy(c, ap);
+	while (va_arg(c, char *))
+		n++;
+	va_end(c);
+	return n;
+}
+
+/* argv gets first, the n arguments in *ap and the terminating NULL. */
+static void fill_args(char **argv, const char *first, va_list *ap, size_t n)
+{
+	argv[0] = (char *)first;
+	for (size_t i = 1; i <= n + 1; i++)
+		argv[i] = va_arg(*ap, char *);
+}
+
+VT_EXPORT int execl(const char *path, const char *arg, ...)
+{
+	va_list ap;
+	va_start(ap, arg);
+	size_t n = count_args(ap);
+	char *argv[n + 2];
+	fill_args(argv, arg, &ap, n);
+	va_end(ap);
+	return execv(path, argv);
+}
+
+VT_EXPORT int execlp(const char *file, const char *arg, ...)
+{
+	va_list ap;
+	va_start(ap, arg);
+	size_t n = count_args(ap);
+	char *argv[n + 2];
+	fill_args(argv, arg, &ap, n);
+	va_end(ap);
+	return execvp(file, argv);
+}
+
+VT_EXPORT int execle(const char *path, const char *arg, ...)
+{
+	va_list ap;
+	va_start(ap, arg);
+	size_t n = count_args(ap);
+	char *argv[n + 2];
+	fill_args(argv, arg, &ap, n);
+	char **envp = va_arg(ap, char **);
+	va_end(ap);
+	return execve(path, argv, envp);
+}
