@@ -1,0 +1,635 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""Measures the per-call cost of vt's hot path against the -finstrument-functions floor."""
+
+# Usage: bench/run-overhead.py BUILD_DIR [--quick] [--runs N] [--calls N] [--only a,b] ...
+# Builds bench/overhead.c once per distinct build command (plain, against libvtfloor, with the
+# build tree's vtcc), runs every variant round-robin, prints a table and writes JSON to
+# bench/results/. Only the standard library is used. See docs/bench.md.
+
+import argparse
+import datetime
+import hashlib
+import json
+import os
+import platform
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from typing import Callable, Optional
+
+SRC_DIR = os.path.dirname(os.path.abspath(__file__))
+ROOT_DIR = os.path.dirname(SRC_DIR)
+
+
+@dataclass
+class Tools:
+    """What a variant's build command may use."""
+    cc: str
+    cflags: list
+    src: str
+    vtcc: str
+    floor_dir: str
+
+
+@dataclass
+class Variant:
+    """One way of building and running bench/overhead.c; one row of the report."""
+    name: str
+    build: Callable[[Tools], list]  # compiler command without "-o OUT"
+    traces: bool = False             # runs get VT_PFORM_GDIR=<fresh dir>; the archive is measured
+    records: bool = True             # with traces: every call is in the trace (not filtered)
+    env: dict = field(default_factory=dict)  # values may use {filter}
+    target: Optional[float] = None   # max (added cost / floor's added cost), checked in the report
+    role: str = ""                   # "base" and "floor" are what the others are compared with
+    note: str = ""
+    extra: bool = False              # run only when named in --only, or with --all
+    floor: str = ""                  # the floor variant to compare with (default: role "floor")
+
+
+def _plain(t):
+    return [t.cc, *t.cflags, t.src]
+
+
+def _floor(t):
+    return [t.cc, *t.cflags, "-finstrument-functions", t.src,
+            "-L" + t.floor_dir, "-Wl,-rpath," + t.floor_dir, "-lvtfloor"]
+
+
+def _vt_compinst(t):
+    return [t.vtcc, *t.cflags, t.src]
+
+
+# Adding a variant is one entry here. Variants with the same build command share one binary.
+VARIANTS = [
+    Variant("uninstrumented", _plain, role="base", note="no instrumentation"),
+    Variant("floor", _floor, role="floor", note="libvtfloor: rdtsc + address into a TLS ring"),
+    Variant("vt", _vt_compinst, traces=True, target=2.0,
+            note="vtcc, trace written, default buffer"),
+    Variant("vt-filtered", _vt_compinst, traces=True, target=1.5,
+            env={"VT_FILTER_SPEC": "{filter}"}, records=False,
+            note="filter: empty_function -- 0"),
+    Variant("vt-buf1M", _vt_compinst, traces=True, env={"VT_BUFFER_SIZE": "1M"},
+            note="VT_BUFFER_SIZE=1M"),
+    Variant("vt-buf64M", _vt_compinst, traces=True, env={"VT_BUFFER_SIZE": "64M"},
+            note="VT_BUFFER_SIZE=64M"),
+    Variant("floor-fresh", _floor, env={"VTFLOOR_BUFFER_SIZE": "1G"}, role="floor",
+            note="floor with a 1G ring: every record on a fresh page", extra=True),
+    Variant("vt-noflush", _vt_compinst, traces=True, env={"VT_BUFFER_SIZE": "1G"},
+            floor="floor-fresh", note="VT_BUFFER_SIZE=1G: no flush in the loop", extra=True),
+    Variant("vt-off", _vt_compinst, env={"VT_ON": "no"},
+            note="VT_ON=no: what tracing switched off costs", extra=True),
+    Variant("vt-monotonic", _vt_compinst, traces=True, env={"VT_TIMER": "monotonic"},
+            note="VT_TIMER=monotonic: the clock's share", extra=True),
+]
+
+FILTER_TEXT = "# The overhead benchmark's filter: never record the measured function.\n" \
+              "empty_function -- 0\n"
+NOTICE_RE = re.compile(r"trace written to (\S+) \((\d+) events?, (\d+) locations?\)")
+
+
+def log(msg):
+    sys.stdout.flush()
+    print("run-overhead: " + msg, file=sys.stderr, flush=True)
+
+
+def parse_args():
+    p = argparse.ArgumentParser(
+        description="vt's overhead benchmark: ns per call of an empty function, per variant.")
+    p.add_argument("build_dir", help="a meson build directory of vt (already built)")
+    p.add_argument("--quick", action="store_true",
+                   help="3 runs of 10^6 calls: checks that everything works")
+    p.add_argument("--runs", type=int, help="timed runs per variant (default 7, quick 3)")
+    p.add_argument("--calls", type=int, help="calls per run (default 10^7, quick 10^6)")
+    p.add_argument("--only", help="comma-separated variant names (default: all but extras)")
+    p.add_argument("--all", action="store_true", help="also run the extra variants")
+    p.add_argument("--cc", default=os.environ.get("CC", "cc"),
+                   help="C compiler for every variant; vtcc gets it as VT_CC (default: $CC or cc)")
+    p.add_argument("--cflags", default="-O2", help="flags for every variant (default: -O2)")
+    p.add_argument("--pin", type=int, metavar="CPU", help="pin the runs to one CPU")
+    p.add_argument("--noise-limit", type=float, default=0.25, metavar="CPUS",
+                   help="a run during which the rest of the machine used more CPUs than this is "
+                   "noisy (default 0.25)")
+    p.add_argument("--retries", type=int, default=3,
+                   help="repeat a noisy run up to this often, keep the quietest (default 3)")
+    p.add_argument("--wait-quiet", type=float, default=120, metavar="SECONDS",
+                   help="before each round, wait up to this long for the machine to be quiet "
+                   "(default 120; 0: never wait)")
+    p.add_argument("--work-dir",
+                   help="binaries and traces (default: BUILD_DIR/bench/overhead-work)")
+    p.add_argument("--keep-traces", action="store_true",
+                   help="keep the last trace of each variant in WORK_DIR/traces-kept/<variant>")
+    p.add_argument("--json", help="result file (default: bench/results/overhead-<time>.json)")
+    p.add_argument("--list", action="store_true", help="list the variants and exit")
+    a = p.parse_args()
+    a.runs = a.runs or (3 if a.quick else 7)
+    a.calls = a.calls or (10**6 if a.quick else 10**7)
+    if a.runs < 1 or a.calls < 1:
+        p.error("--runs and --calls must be positive")
+    return a
+
+
+def clean_env():
+    """The caller's environment without VT_* settings (only the variant's own apply) and without
+    loader overrides (meson sets LD_LIBRARY_PATH for benchmarks; binaries use their rpath)."""
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith(("VT_", "VTFLOOR_")) and k not in ("LD_LIBRARY_PATH", "LD_PRELOAD")}
+    env["LC_ALL"] = "C"
+    return env
+
+
+def first_line(cmd):
+    try:
+        out = subprocess.run(cmd, capture_output=True, text=True, timeout=20)
+        return (out.stdout or out.stderr).strip().splitlines()[0]
+    except (OSError, IndexError, subprocess.SubprocessError):
+        return None
+
+
+def file_digest(path):
+    try:
+        with open(path, "rb") as f:
+            return hashlib.sha256(f.read()).hexdigest()[:16]
+    except OSError:
+        return None
+
+
+def machine_info(args, build_dir, vt_info):
+    info = {"kernel": platform.release(), "arch": platform.machine(), "cpus": os.cpu_count()}
+    flags = set()
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                key, _, val = line.partition(":")
+                key = key.strip()
+                if key == "model name" and "cpu_model" not in info:
+                    info["cpu_model"] = val.strip()
+                elif key == "flags" and not flags:
+                    flags = set(val.split())
+    except OSError:
+        pass
+    info["tsc_flags"] = sorted(flags & {"tsc", "constant_tsc", "nonstop_tsc", "tsc_known_freq",
+                                        "rdtscp"})
+    info["hypervisor"] = "hypervisor" in flags
+    try:
+        with open("/sys/devices/system/clocksource/clocksource0/current_clocksource") as f:
+            info["clocksource"] = f.read().strip()
+    except OSError:
+        info["clocksource"] = None
+    info["compiler"] = first_line([args.cc, "--version"])
+    try:
+        with open(os.path.join(build_dir, "meson-info", "intro-buildoptions.json")) as f:
+            opts = {o["name"]: o["value"] for o in json.load(f)}
+        info["buildtype"] = opts.get("buildtype")
+        info["optimization"] = opts.get("optimization")
+        info["b_ndebug"] = opts.get("b_ndebug")
+    except (OSError, ValueError, KeyError):
+        info["buildtype"] = None
+    info["git"] = first_line(["git", "-C", ROOT_DIR, "describe", "--always", "--dirty"])
+    info["libvt_sha256"] = file_digest(os.path.join(build_dir, "runtime", "libvt.so"))
+    info["vt_info"] = None
+    if os.access(vt_info, os.X_OK):
+        try:
+            out = subprocess.run([vt_info], capture_output=True, text=True, timeout=20,
+                                 env=clean_env())
+            text = (out.stdout + out.stderr).strip()
+            info["vt_info"] = text if out.returncode == 0 else \
+                "vt-info exited %d: %s" % (out.returncode, text[:500])
+        except (OSError, subprocess.SubprocessError) as e:
+            info["vt_info"] = "vt-info failed: %s" % e
+    return info
+
+
+def build(variants, tools, work, env):
+    """Compiles each distinct command once. Returns {variant name: (binary or None, error)}."""
+    out, done = {}, {}
+    for v in variants:
+        cmd = v.build(tools)
+        key = tuple(cmd)
+        if key not in done:
+            exe = os.path.join(work, "overhead-" + v.name)
+            if cmd[0] == tools.vtcc and not os.access(tools.vtcc, os.X_OK):
+                done[key] = (None, "vtcc not built: %s" % tools.vtcc, cmd)
+            else:
+                try:
+                    r = subprocess.run(cmd + ["-o", exe], capture_output=True, text=True,
+                                       env=env, timeout=300)
+                    if r.returncode == 0:
+                        done[key] = (exe, None, cmd)
+                    else:
+                        done[key] = (None, "build failed (%d): %s" % (
+                            r.returncode, (r.stderr or r.stdout).strip()[-600:]), cmd)
+                except (OSError, subprocess.SubprocessError) as e:
+                    done[key] = (None, "build failed: %s" % e, cmd)
+        out[v.name] = done[key]
+    return out
+
+
+def tree_bytes(path):
+    total = 0
+    for d, _, files in os.walk(path):
+        for f in files:
+            try:
+                total += os.lstat(os.path.join(d, f)).st_size
+            except OSError:
+                pass
+    return total
+
+
+def has_archive(path):
+    for d, _, files in os.walk(path):
+        if any(f.endswith(".otf2") for f in files):
+            return True
+    return False
+
+
+HZ = os.sysconf("SC_CLK_TCK")
+
+
+def cpu_busy_s():
+    """Seconds all CPUs spent busy since boot (user, system, irq, steal) from /proc/stat."""
+    try:
+        with open("/proc/stat") as f:
+            v = [int(x) for x in f.readline().split()[1:]]
+    except (OSError, ValueError):
+        return None
+    # user nice system idle iowait irq softirq steal ...
+    return (v[0] + v[1] + v[2] + v[5] + v[6] + (v[7] if len(v) > 7 else 0)) / HZ
+
+
+def others_load(seconds):
+    """CPUs' worth of work done by everything on the machine over the next `seconds`."""
+    b0 = cpu_busy_s()
+    time.sleep(seconds)
+    b1 = cpu_busy_s()
+    return None if b0 is None or b1 is None else (b1 - b0) / seconds
+
+
+def wait_quiet(limit, timeout):
+    """Waits (at most `timeout` s) until the rest of the machine uses under `limit` CPUs."""
+    t_end = time.monotonic() + timeout
+    load = others_load(0.5)
+    while load is not None and load > limit and time.monotonic() < t_end:
+        time.sleep(1.5)
+        load = others_load(0.5)
+    return load
+
+
+def run_once(runner, exe, calls, env, trace_root, keep_dir, work):
+    """One run: loop time from the program; wall time, ru_maxrss and exit from bench-run."""
+    tdir = tempfile.mkdtemp(prefix="run-", dir=trace_root) if trace_root else None
+    if tdir:
+        env = dict(env, VT_PFORM_GDIR=tdir)
+    out_path = os.path.join(work, "last.stdout")
+    err_path = os.path.join(work, "last.stderr")
+    res_path = os.path.join(work, "last.result")
+    res = {}
+    try:
+        with open(out_path, "w") as out, open(err_path, "w") as err:
+            busy0 = cpu_busy_s()
+            r = subprocess.run([runner, res_path, exe, str(calls)], env=env, stdout=out,
+                               stderr=err, cwd=tdir or work)
+            busy1 = cpu_busy_s()
+        with open(out_path, errors="replace") as f:
+            stdout = f.read()
+        with open(err_path, errors="replace") as f:
+            res["stderr"] = f.read()[-2000:]
+        m = None
+        if r.returncode == 0:
+            with open(res_path) as f:
+                m = re.search(r"wall_ns=(\d+) cpu_ns=(\d+) maxrss_kib=(\d+) exit=(\d+)",
+                              f.read())
+        if m is None:
+            res.update(exit=-1, loop_ns=None, wall_s=None, maxrss_kib=None)
+            res["stderr"] += "\nbench-run failed (%d)" % r.returncode
+            return res
+        res["wall_s"] = int(m.group(1)) / 1e9
+        res["cpu_s"] = int(m.group(2)) / 1e9
+        res["maxrss_kib"] = int(m.group(3))
+        res["exit"] = int(m.group(4))
+        # What the rest of the machine did meanwhile, in CPUs (/proc/stat ticks are 10 ms, so
+        # this is rough for short runs): the noise indicator of the run.
+        if busy0 is not None and busy1 is not None and res["wall_s"] > 0:
+            res["others_cpus"] = max(0.0, (busy1 - busy0 - res["cpu_s"]) / res["wall_s"])
+        m = re.search(r"calls=(\d+) loop_ns=(\d+)", stdout)
+        res["loop_ns"] = int(m.group(2)) if m else None
+        if tdir:
+            res["trace_bytes"] = tree_bytes(tdir)
+            res["trace_written"] = has_archive(tdir)
+            n = NOTICE_RE.search(res["stderr"])
+            res["events_reported"] = int(n.group(2)) if n else None
+            if keep_dir:
+                shutil.rmtree(keep_dir, ignore_errors=True)
+                shutil.move(tdir, keep_dir)
+    finally:
+        if tdir:
+            shutil.rmtree(tdir, ignore_errors=True)
+    return res
+
+
+def med(xs):
+    xs = [x for x in xs if x is not None]
+    return statistics.median(xs) if xs else None
+
+
+def summarize(v, runs, calls):
+    ns = [r["loop_ns"] / calls for r in runs if r.get("loop_ns")]
+    s = {
+        "name": v.name, "note": v.note, "env": v.env, "runs": len(runs),
+        "ns_per_call": med(ns), "ns_per_call_min": min(ns) if ns else None,
+        "ns_per_call_max": max(ns) if ns else None, "ns_per_call_all": ns,
+        "loop_s": med([r["loop_ns"] / 1e9 for r in runs if r.get("loop_ns")]),
+        "wall_s": med([r["wall_s"] for r in runs]),
+        # Start-up plus finalize (trace writing): the run outside the timed loop.
+        "outside_loop_s": med([r["wall_s"] - r["loop_ns"] / 1e9 for r in runs if r.get("loop_ns")]),
+        "maxrss_kib": med([r["maxrss_kib"] for r in runs]),
+        "cpu_s": med([r.get("cpu_s") for r in runs]),
+        "others_cpus": med([r.get("others_cpus") for r in runs]),
+        "others_cpus_max": max([r.get("others_cpus", 0) for r in runs], default=None),
+        "attempts": sum(r.get("attempts", 1) for r in runs),
+    }
+    if v.traces:
+        s["buffer_size"] = v.env.get("VT_BUFFER_SIZE", "8M (default)")
+        s["trace_written"] = all(r.get("trace_written") for r in runs)
+        s["trace_bytes"] = med([r.get("trace_bytes") for r in runs])
+        s["events_reported"] = med([r.get("events_reported") for r in runs])
+    return s
+
+
+def derive(summaries, variants, calls):
+    by = {s["name"]: s for s in summaries}
+    base = next((by[v.name] for v in variants if v.role == "base" and v.name in by), None)
+    default_floor = next((by[v.name] for v in variants if v.role == "floor" and v.name in by),
+                         None)
+    # What the instrumented program would write: enter+exit per call, the warm-up call, main.
+    expected_events = 2 * (calls + 1) + 2
+    for v in variants:
+        s = by.get(v.name)
+        if s is None or s["ns_per_call"] is None:
+            continue
+        floor = by.get(v.floor) if v.floor else default_floor
+        s["floor"] = floor["name"] if floor and v.role != "floor" else None
+        if s.get("cpu_s") is not None:
+            # CPU time of the whole run, all threads (a background writer included), per call.
+            s["cpu_ns_per_call"] = s["cpu_s"] * 1e9 / calls
+        if base and base["ns_per_call"] is not None:
+            s["added_ns"] = s["ns_per_call"] - base["ns_per_call"]
+            s["added_ns_min"] = s["ns_per_call_min"] - base["ns_per_call_min"]
+            if floor and floor.get("added_ns") and v.role not in ("base", "floor"):
+                s["added_vs_floor"] = s["added_ns"] / floor["added_ns"]
+                # The best runs: the least disturbed estimate on a shared machine.
+                s["added_vs_floor_min"] = s["added_ns_min"] / floor["added_ns_min"]
+            if s.get("cpu_ns_per_call") is not None and base.get("cpu_ns_per_call") is not None:
+                s["added_cpu_ns"] = s["cpu_ns_per_call"] - base["cpu_ns_per_call"]
+                if floor and floor.get("added_cpu_ns") and v.role not in ("base", "floor"):
+                    s["added_cpu_vs_floor"] = s["added_cpu_ns"] / floor["added_cpu_ns"]
+        if v.traces and s.get("trace_written"):
+            rep = s.get("events_reported")
+            s["events"] = rep
+            # A runtime that drops or filters wrongly would make every figure here a lie.
+            if v.records and rep is not None and rep < expected_events:
+                s["warning"] = "trace has %d events, expected %d" % (rep, expected_events)
+            if not v.records and rep is not None and rep >= 2 * calls:
+                s["warning"] = "filter not applied: %d events" % rep
+            if v.records:
+                ev = rep or expected_events
+                s["events"] = ev
+                s["events_per_s_loop"] = 2 * calls / s["loop_s"] if s["loop_s"] else None
+                s["events_per_s_wall"] = ev / s["wall_s"] if s["wall_s"] else None
+                s["bytes_per_event"] = s["trace_bytes"] / ev if ev else None
+        if v.target is not None:
+            r = s.get("added_vs_floor")
+            s["target"] = v.target
+            # Without a trace the runtime did not do its work: no verdict.
+            valid = r is not None and (not v.traces or s.get("trace_written")) and \
+                not s.get("warning")
+            s["target_met"] = r <= v.target if valid else None
+    return expected_events
+
+
+def fmt(x, spec, none="-"):
+    return none if x is None else format(x, spec)
+
+
+def print_report(res, out=sys.stdout):
+    m = res["machine"]
+    p = lambda *a: print(*a, file=out)  # noqa: E731
+    p()
+    p("vt overhead benchmark, %s" % res["date"])
+    p("  machine : %s, %s cpus, kernel %s%s" % (m.get("cpu_model"), m.get("cpus"), m.get("kernel"),
+                                                 ", VM" if m.get("hypervisor") else ""))
+    p("  clock   : clocksource %s; cpu flags %s" % (m.get("clocksource"),
+                                                     " ".join(m.get("tsc_flags") or [])))
+    p("  build   : meson buildtype %s (libvt, libvtfloor); variants: %s %s" % (
+        m.get("buildtype"), m.get("compiler"), res["cflags"]))
+    p("  runs    : median of %d runs of %d calls (+1 untimed warm-up run per variant)" % (
+        res["runs"], res["calls"]))
+    if m.get("vt_info"):
+        p("  vt-info :")
+        for line in m["vt_info"].splitlines()[:40]:
+            p("    " + line)
+    else:
+        p("  vt-info : not available")
+    p()
+    cols = ("%-15s %8s %7s %7s %8s %7s %7s %9s %7s %7s %7s %6s")
+    hdr = cols % ("variant", "ns/call", "min", "max", "added", "x floor", "(min)", "cpu/call",
+                  "(cpu) x", "wall s", "outside", "noise")
+    p(hdr)
+    p("-" * len(hdr))
+    for s in res["variants"]:
+        if s.get("error"):
+            p("%-15s %s" % (s["name"], "n/a: " + s["error"].splitlines()[0][:90]))
+            continue
+        p(cols % (
+            s["name"], fmt(s["ns_per_call"], ".2f"), fmt(s["ns_per_call_min"], ".2f"),
+            fmt(s["ns_per_call_max"], ".2f"), fmt(s.get("added_ns"), "+.2f"),
+            fmt(s.get("added_vs_floor"), ".2f"), fmt(s.get("added_vs_floor_min"), ".2f"),
+            fmt(s.get("cpu_ns_per_call"), ".2f"), fmt(s.get("added_cpu_vs_floor"), ".2f"),
+            fmt(s["wall_s"], ".3f"), fmt(s.get("outside_loop_s"), ".3f"),
+            fmt(s.get("others_cpus"), ".2f")))
+    p()
+    hdr = "%-15s %13s %10s %11s %10s %8s %11s %11s" % (
+        "variant", "buffer", "maxrss MiB", "trace MB", "events", "B/event", "Mev/s loop",
+        "Mev/s wall")
+    p(hdr)
+    p("-" * len(hdr))
+    for s in res["variants"]:
+        if s.get("error") or s["ns_per_call"] is None:
+            continue
+        tw = s.get("trace_written")
+        p("%-15s %13s %10s %11s %10s %8s %11s %11s" % (
+            s["name"], s.get("buffer_size", "-"),
+            fmt(s["maxrss_kib"] and s["maxrss_kib"] / 1024, ".1f"),
+            fmt(s.get("trace_bytes") and s["trace_bytes"] / 1e6, ".2f") if tw is not False
+            else "no trace",
+            fmt(s.get("events"), "d"), fmt(s.get("bytes_per_event"), ".2f"),
+            fmt(s.get("events_per_s_loop") and s["events_per_s_loop"] / 1e6, ".1f"),
+            fmt(s.get("events_per_s_wall") and s["events_per_s_wall"] / 1e6, ".1f")))
+    p()
+    for s in res["variants"]:
+        if "target" in s:
+            r = s.get("added_vs_floor")
+            verdict = {True: "ok", False: "OVER TARGET", None: "n/a"}[s.get("target_met")]
+            if s.get("trace_written") is False:
+                verdict += " (no trace was written)"
+            elif s.get("warning"):
+                verdict += " (%s)" % s["warning"]
+            p("target: %-12s added / floor's added = %s (best runs %s, CPU time %s); "
+              "target <= %.1f: %s" % (
+                  s["name"], fmt(r, ".2f"), fmt(s.get("added_vs_floor_min"), ".2f"),
+                  fmt(s.get("added_cpu_vs_floor"), ".2f"), s["target"], verdict))
+    for s in res["variants"]:
+        if s.get("warning"):
+            p("WARNING: %s: %s" % (s["name"], s["warning"]))
+    p()
+    p("variants:")
+    for s in res["variants"]:
+        p("  %-15s %s%s" % (s["name"], s["note"],
+                            "; compared with " + s["floor"] if s.get("floor") not in (None, "floor")
+                            else ""))
+    p("(ns/call: the timed loop on the program's thread, median, min and max over the runs; added:"
+      " minus uninstrumented; x floor: added / floor's added, (min): the same from the fastest"
+      " runs; cpu/call: CPU time of the whole run, all threads, per call, and (cpu) x its added"
+      " part / the floor's; wall s: the whole run, outside: wall minus the loop, i.e."
+      " start-up and finalize with trace writing; noise: CPUs the rest of the machine used"
+      " during the runs, median; events and Mev/s count the trace's events, 2 per call;"
+      " B/event = archive bytes / events; Mev/s wall divides by the whole run including"
+      " start-up and trace writing)")
+
+
+def main():
+    args = parse_args()
+    variants = [v for v in VARIANTS if args.all or not v.extra]
+    if args.list:
+        for v in VARIANTS:
+            print("%-15s %s%s" % (v.name, v.note, " (extra)" if v.extra else ""))
+        return 0
+    if args.only:
+        names = args.only.split(",")
+        unknown = [n for n in names if n not in {v.name for v in VARIANTS}]
+        if unknown:
+            log("unknown variant(s): %s (see --list)" % ", ".join(unknown))
+            return 2
+        variants = [v for v in VARIANTS if v.name in names]
+
+    build_dir = os.path.abspath(args.build_dir)
+    floor_lib = os.path.join(build_dir, "bench", "libvtfloor.so")
+    runner = os.path.join(build_dir, "bench", "bench-run")
+    for f in (floor_lib, runner):
+        if not os.path.exists(f):
+            log("%s is missing; build first: ninja -C %s" % (f, args.build_dir))
+            return 2
+    work = os.path.abspath(args.work_dir or os.path.join(build_dir, "bench", "overhead-work"))
+    os.makedirs(work, exist_ok=True)
+    trace_root = os.path.join(work, "traces")
+    os.makedirs(trace_root, exist_ok=True)
+    filter_path = os.path.join(work, "filter.txt")
+    with open(filter_path, "w") as f:
+        f.write(FILTER_TEXT)
+    if args.pin is not None:
+        os.sched_setaffinity(0, {args.pin})
+
+    tools = Tools(cc=args.cc, cflags=args.cflags.split(), src=os.path.join(SRC_DIR, "overhead.c"),
+                  vtcc=os.path.join(build_dir, "vtcc", "vtcc"),
+                  floor_dir=os.path.dirname(floor_lib))
+    base_env = clean_env()
+    build_env = dict(base_env, VT_CC=args.cc)
+    built = build(variants, tools, work, build_env)
+
+    # Warm-up run (untimed) per variant; it also sorts out the variants that do not work.
+    ready, errors = [], {}
+    for v in variants:
+        exe, err, _ = built[v.name]
+        if exe is None:
+            errors[v.name] = err
+            log("%s: %s" % (v.name, err.splitlines()[0]))
+            continue
+        env = dict(base_env, **{k: x.format(filter=filter_path) for k, x in v.env.items()})
+        r = run_once(runner, exe, args.calls, env, trace_root if v.traces else None, None, work)
+        if r["exit"] != 0 or r["loop_ns"] is None:
+            errors[v.name] = "run failed (exit %s): %s" % (r["exit"], r["stderr"].strip()[-600:])
+            log("%s: %s" % (v.name, errors[v.name]))
+            continue
+        if v.traces and not r["trace_written"]:
+            log("%s: no trace was written (runtime not ready?); timing it anyway" % v.name)
+        ready.append((v, exe, env))
+
+    # The machine may be shared: wait for quiet before each round, and repeat a run during
+    # which the rest of the machine was busy (keeping the quietest attempt).
+    runs = {v.name: [] for v, _, _ in ready}
+    for i in range(args.runs):
+        load = wait_quiet(args.noise_limit, args.wait_quiet) if args.wait_quiet > 0 else None
+        log("round %d/%d%s" % (i + 1, args.runs,
+                               "" if load is None else " (machine load before: %.2f CPUs)" % load))
+        for v, exe, env in ready:
+            keep = os.path.join(work, "traces-kept", v.name) \
+                if args.keep_traces and v.traces and i == args.runs - 1 else None
+            best = None
+            for attempt in range(1 + args.retries):
+                r = run_once(runner, exe, args.calls, env, trace_root if v.traces else None,
+                             keep, work)
+                r["attempts"] = attempt + 1
+                if r["exit"] != 0 or r["loop_ns"] is None:
+                    best = r
+                    break
+                if best is None or r.get("others_cpus", 0) < best.get("others_cpus", 0):
+                    best = r
+                if r.get("others_cpus", 0) <= args.noise_limit:
+                    break
+            r = best
+            if r["exit"] != 0 or r["loop_ns"] is None:
+                log("%s: run %d failed (exit %s): %s" % (v.name, i + 1, r["exit"],
+                                                          r["stderr"].strip()[-300:]))
+                continue
+            if r.get("others_cpus", 0) > args.noise_limit:
+                log("%s: run %d: the machine stayed busy (others used %.2f CPUs)" % (
+                    v.name, i + 1, r["others_cpus"]))
+            runs[v.name].append(r)
+
+    summaries = []
+    for v in variants:
+        if v.name in errors:
+            summaries.append({"name": v.name, "note": v.note, "error": errors[v.name],
+                              "command": built[v.name][2], "ns_per_call": None})
+            continue
+        s = summarize(v, runs[v.name], args.calls)
+        s["command"] = built[v.name][2]
+        last = runs[v.name][-1] if runs[v.name] else {}
+        s["stderr_last_run"] = last.get("stderr", "")[-1000:]
+        summaries.append(s)
+    expected = derive(summaries, variants, args.calls)
+
+    res = {
+        "benchmark": "overhead",
+        "date": datetime.datetime.now().astimezone().isoformat(timespec="seconds"),
+        "quick": args.quick, "runs": args.runs, "calls": args.calls,
+        "expected_events": expected, "cc": args.cc, "cflags": args.cflags,
+        "pinned_cpu": args.pin, "build_dir": build_dir,
+        "machine": machine_info(args, build_dir,
+                                os.path.join(build_dir, "tools", "vt-info", "vt-info")),
+        "variants": summaries,
+    }
+    print_report(res)
+
+    path = args.json
+    if path is None:
+        rdir = os.path.join(SRC_DIR, "results")
+        os.makedirs(rdir, exist_ok=True)
+        stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
+        path = os.path.join(rdir, "overhead-%s%s.json" % (stamp, "-quick" if args.quick else ""))
+    with open(path, "w") as f:
+        json.dump(res, f, indent=2)
+        f.write("\n")
+    print("\nresults written to %s" % path)
+    ok = not errors and all(runs.values()) and \
+        all(s.get("trace_written") is not False and not s.get("warning") for s in summaries)
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
