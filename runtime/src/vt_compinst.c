@@ -34,7 +34,13 @@ static inline __attribute__((always_inline)) void fast(uintptr_t fn, uint32_t ki
 	struct vt_tls *t = &vt_tls;
 	struct vt_rec *p = t->pos;
 	const struct vt_addr_slot *s = &vt_addr_slots[vt_slot_index(fn)];
-	if (vt_unlikely(!p || p == t->end || !vt_clock_tsc ||
+	if (vt_unlikely(!p)) {
+		/* Not recording: off (VT_ON=no, stopped) costs this test only. */
+		if (t->state == VT_TLS_OFF)
+			return;
+		return slow(fn, kind);
+	}
+	if (vt_unlikely(p == t->end || !vt_clock_tsc ||
 			__atomic_load_n(&s->key, __ATOMIC_ACQUIRE) != fn))
 		return slow(fn, kind);
 	uint32_t val = s->val;

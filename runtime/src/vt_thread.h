@@ -125,7 +125,10 @@ static inline __attribute__((always_inline)) void vt_thread_leave(struct vt_tls 
 static inline __attribute__((always_inline)) struct vt_tls *vt_thread_self(void)
 {
 	struct vt_tls *t = &vt_tls;
-	if (vt_unlikely(!t->pos) && !vt_thread_begin(t))
+	if (vt_likely(t->pos))
+		return t;
+	/* Off (VT_ON=no, stopped, vt's own thread): answered here, without a call. */
+	if (t->state == VT_TLS_OFF || !vt_thread_begin(t))
 		return NULL;
 	return t;
 }
