@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Region ids: first sight of an address or a user-API name, filter decisions, names. */
 #include "vt_region.h"
+#include "vt/vt_inst.h"
 #include "vt_filter.h"
 #include "vt_log.h"
 #include "vt_symbols.h"
@@ -147,6 +148,43 @@ uint32_t vt_region_insert_addr(uintptr_t addr)
 uint32_t vt_region_insert_name(uintptr_t name_ptr)
 {
 	return insert(name_ptr, make_name);
+}
+
+uint32_t vt_region_register_desc(struct vt_inst_desc *d)
+{
+	static int abi_warned;
+	int saved = errno;
+	pthread_mutex_lock(&region_lock);
+	uint32_t h = d->handle;
+	if (h)
+		goto out;
+	if (d->abi != VT_INST_ABI) {
+		/* Another layout: nothing else in it can be trusted. */
+		if (!abi_warned++)
+			vt_warn("code instrumented by a compiler plugin of another vt version "
+				"(descriptor ABI %u, this runtime %u) is not recorded; rebuild it",
+				d->abi, VT_INST_ABI);
+		h = (VT_REGION_UNKNOWN | VT_REGION_FILTERED) + 1;
+	} else {
+		uint32_t id = new_id_locked();
+		h = id + 1;
+		if (id != VT_REGION_UNKNOWN) {
+			struct vt_region *r = &vt_regions[id];
+			/* Copies: the descriptor may live in a library that is dlclosed later. */
+			r->kind = VT_REGION_DESC;
+			r->name = strdup(d->name ? d->name : "unknown");
+			r->file = d->file ? strdup(d->file) : NULL;
+			r->line = d->line;
+			r->resolved = 1;
+			h |= vt_region_apply_filter(id);
+			__atomic_store_n(&n_regions, id + 1, __ATOMIC_RELEASE);
+		}
+	}
+	__atomic_store_n(&d->handle, h, __ATOMIC_RELEASE);
+out:
+	pthread_mutex_unlock(&region_lock);
+	errno = saved;
+	return h;
 }
 
 void vt_region_set_source(uint32_t id, const char *file, int line)

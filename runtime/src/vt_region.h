@@ -12,7 +12,11 @@
 #define VT_REGION_ID_MASK 0x7fffffffu
 #define VT_REGION_UNKNOWN (VT_REGION_MAX - 1) /* where regions beyond the table go */
 
-enum vt_region_kind { VT_REGION_ADDR, VT_REGION_USER };
+enum vt_region_kind {
+	VT_REGION_ADDR, /* -finstrument-functions: a code address, named at finalize */
+	VT_REGION_USER, /* the user API: a name */
+	VT_REGION_DESC, /* a compiler plugin's descriptor: name, file, line given */
+};
 
 struct vt_region {
 	uintptr_t addr; /* code address (ADDR) */
@@ -75,6 +79,11 @@ static inline __attribute__((always_inline)) uint32_t vt_region_of_name(const ch
 {
 	return vt_region_probe((uintptr_t)name, vt_region_insert_name);
 }
+
+struct vt_inst_desc;
+/* Slow path of a descriptor's first call: returns its handle, (id | flags) + 1, which it
+ * also stores in the descriptor. */
+uint32_t vt_region_register_desc(struct vt_inst_desc *d);
 
 /* Sets the source location of a user-API region, if not known yet. */
 void vt_region_set_source(uint32_t id, const char *file, int line);

@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The entry points compiler plugins call: one static descriptor per instrumented function.
+ *
+ * vt's GCC plugin and LLVM pass emit, for each selected function, a descriptor in a
+ * writable data section and calls to vt_inst_enter(&desc) at entry and vt_inst_exit(&desc)
+ * at every exit. The runtime registers the descriptor on its first call (name, file, line
+ * are then copied into the region table) and caches the region in desc->handle, so no
+ * address is ever looked up for such code. This header is the one layout both plugins and
+ * the runtime use; changing it changes VT_INST_ABI.
+ */
+#ifndef VT_VT_INST_H
+#define VT_VT_INST_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define VT_INST_ABI 1
+
+struct vt_inst_desc {
+	uint32_t handle; /* 0 until the runtime registers it; owned by the runtime after */
+	uint32_t abi; /* VT_INST_ABI of the plugin that wrote the descriptor */
+	const char *name; /* the name users expect (C++: demangled) */
+	const char *file; /* source file, or NULL */
+	uint32_t line; /* first line of the function, or 0 */
+	uint32_t reserved; /* 0 */
+};
+
+/* Enter and leave the function described by desc. Never fail, never change errno. */
+void vt_inst_enter(struct vt_inst_desc *desc);
+void vt_inst_exit(struct vt_inst_desc *desc);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
