@@ -5,15 +5,18 @@
 #include "vt_config.h"
 #include "vt_filter.h"
 #include "vt_log.h"
+#include "vt_mpi_iface.h"
 #include "vt_otf2.h"
 #include "vt_region.h"
 #include "vt_symbols.h"
 #include "vt_thread.h"
 
+#include <dlfcn.h>
 #include <pthread.h>
 #include <stdlib.h>
 
 int vt_state = VT_STATE_NEW;
+int vt_mpi_mode;
 static pthread_mutex_t state_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* A forked child must not write into its parent's archive; it runs untraced. */
@@ -37,7 +40,9 @@ static int start(void)
 		return -1;
 	vt_clock_init(vt_cfg.timer);
 	vt_thread_init();
-	if (vt_otf2_open() < 0)
+	/* With the MPI adapter loaded, rank 0 names the archive once MPI_Init has run. */
+	vt_mpi_mode = dlsym(RTLD_DEFAULT, VT_MPI_ADAPTER_SYMBOL) != NULL;
+	if (!vt_mpi_mode && vt_otf2_open() < 0)
 		return -1;
 	vt_info("tracing with timer %s (%s), %lu-byte buffers", vt_clock_name(), vt_clock_reason(),
 		(unsigned long)vt_cfg.buffer_size);
@@ -70,14 +75,38 @@ void vt_finalize(void)
 	vt_state = VT_STATE_FINALIZING;
 	pthread_mutex_unlock(&state_lock);
 
+	const struct vt_mpi_ops *mpi = vt_mpi_ops();
+	if (vt_mpi_attached() && !mpi) {
+		/* MPI_Init ran but MPI_Finalize did not (a rank returned from main, or exit):
+		 * the archive can only be closed together with the other ranks. */
+		vt_notice("MPI_Finalize was not called: the events of this process are not "
+			  "written");
+		vt_state = VT_STATE_DONE;
+		return;
+	}
+	/* An MPI program that never called MPI_Init writes a trace of its own. */
+	if (!vt_otf2_ready() && vt_otf2_open() < 0) {
+		vt_state = VT_STATE_DONE;
+		return;
+	}
+
 	uint64_t end = vt_clock_now();
 	vt_clock_finish();
 	struct vt_loc *locs = vt_thread_finalize(end);
 	vt_region_resolve_all();
-	vt_otf2_close(locs, end);
+	if (mpi)
+		vt_otf2_close_mpi(locs, end, mpi);
+	else
+		vt_otf2_close(locs, end);
 	vt_sym_finish();
 	vt_filter_free();
 	vt_state = VT_STATE_DONE;
+}
+
+void vt_core_switch_off(void)
+{
+	vt_state = VT_STATE_OFF;
+	vt_thread_switch_off();
 }
 
 /* At load, on the main thread: the main thread becomes location 0 and bad input is

@@ -18,7 +18,19 @@ extern int vt_state;
 /* Initialises vt once; safe to call from any thread and from early constructors. */
 void vt_init(void);
 
-/* Writes the trace; runs once (atexit, or the MPI layer's MPI_Finalize later). */
+/* Writes the trace; runs once (atexit, exec, or MPI_Finalize in MPI mode). */
 void vt_finalize(void);
+
+/* Init failed later (MPI mode: the archive could not be opened): stop recording. */
+void vt_core_switch_off(void);
+
+/* Whether libvt-mpi is loaded: the archive then waits for MPI_Init. */
+extern int vt_mpi_mode;
+
+struct vt_mpi_ops;
+/* The MPI adapter's operations inside MPI_Finalize, else NULL. */
+const struct vt_mpi_ops *vt_mpi_ops(void);
+/* Whether MPI_Init has opened the archive. */
+int vt_mpi_attached(void);
 
 #endif

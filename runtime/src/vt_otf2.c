@@ -1,11 +1,15 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Writes vt's records as an OTF2 archive through libotf2. */
 #include "vt_otf2.h"
+#include "vt_otf2_priv.h"
 #include "vt_clock.h"
 #include "vt_config.h"
 #include "vt_log.h"
+#include "vt_mpi_iface.h"
+#include "vt_strtab.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <otf2/OTF2_Pthread_Locks.h>
 #include <otf2/otf2.h>
 #include <stdio.h>
@@ -22,8 +26,92 @@
 
 static OTF2_Archive *archive;
 static char *archive_dir, *archive_name, *anchor_path;
-static const OTF2_CommRef thread_comm = 0;
+/* MPI mode: set by vt_otf2_open_mpi; ids in events are then local and mapped at the end. */
+static const struct vt_mpi_ops *mpi;
 static const OTF2_GroupRef thread_locations = 0, thread_group = 1;
+/* The thread team's comm: global 0 in one process; in MPI mode a local id mapped to the
+ * rank's own team, far from the MPI comms' local ids. */
+#define THREAD_COMM_LOCAL VT_OTF2_THREAD_COMM_LOCAL
+static OTF2_CommRef thread_comm = 0;
+
+/* MPI mode: this process's communicators (index = local id) and clock offsets. */
+static struct vt_otf2_comm *comms;
+static uint32_t n_comms, cap_comms;
+static pthread_mutex_t comms_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static struct vt_otf2_clock_offset offsets[4];
+static int n_offsets;
+
+uint32_t vt_otf2_comm_define(uint64_t key, uint32_t my_rank, uint32_t size)
+{
+	pthread_mutex_lock(&comms_lock);
+	uint32_t id = n_comms;
+	/* World and self are defined once, however often asked. */
+	for (uint32_t i = 0; i < n_comms && key <= VT_MPI_KEY_SELF; i++)
+		if (comms[i].key == key)
+			id = i;
+	if (id == n_comms) {
+		if (n_comms == cap_comms) {
+			uint32_t cap = cap_comms ? 2 * cap_comms : 16;
+			struct vt_otf2_comm *c = realloc(comms, cap * sizeof(*c));
+			if (!c) {
+				pthread_mutex_unlock(&comms_lock);
+				return 0; /* recorded as MPI_COMM_WORLD: better than nothing */
+			}
+			comms = c;
+			cap_comms = cap;
+		}
+		comms[n_comms++] = (struct vt_otf2_comm){ key, my_rank, size };
+	}
+	pthread_mutex_unlock(&comms_lock);
+	return id;
+}
+
+void vt_otf2_clock_offset(uint64_t t, int64_t offset, double stddev)
+{
+	if (n_offsets < (int)(sizeof(offsets) / sizeof(offsets[0])))
+		offsets[n_offsets++] = (struct vt_otf2_clock_offset){ t, offset, stddev };
+}
+
+OTF2_Archive *vt_otf2_archive(void)
+{
+	return archive;
+}
+
+const char *vt_otf2_anchor(void)
+{
+	return anchor_path;
+}
+
+void vt_otf2_location_name(const struct vt_loc *l, char *buf, size_t len)
+{
+	if (l->index == 0)
+		snprintf(buf, len, "Master thread");
+	else
+		snprintf(buf, len, "Thread %u", l->index);
+}
+
+const struct vt_otf2_comm *vt_otf2_comms(uint32_t *n)
+{
+	*n = n_comms;
+	return comms;
+}
+
+const struct vt_otf2_clock_offset *vt_otf2_clock_offsets(int *n)
+{
+	*n = n_offsets;
+	return offsets;
+}
+
+void vt_otf2_closed(void)
+{
+	archive = NULL;
+}
+
+bool vt_otf2_ready(void)
+{
+	return archive != NULL;
+}
 
 const char *vt_otf2_path(void)
 {
@@ -118,7 +206,8 @@ static bool exists(const char *dir, const char *name, const char *suffix)
 	return lstat(path, &st) == 0;
 }
 
-int vt_otf2_open(void)
+/* Checks dir and picks the first free NAME, NAME.1, ... into name; -1 after an error line. */
+static int pick_name(char *name, size_t len)
 {
 	const char *dir = vt_cfg.gdir;
 	struct stat st;
@@ -138,8 +227,7 @@ int vt_otf2_open(void)
 		return -1;
 	}
 	/* Never overwrite a trace: take the first free NAME, NAME.1, NAME.2, ... */
-	char name[512];
-	snprintf(name, sizeof(name), "%s", base);
+	snprintf(name, len, "%s", base);
 	for (int i = 1; exists(dir, name, ".otf2") || exists(dir, name, "") ||
 			exists(dir, name, ".def");
 	     i++) {
@@ -149,11 +237,18 @@ int vt_otf2_open(void)
 				 dir, base, base);
 			return -1;
 		}
-		snprintf(name, sizeof(name), "%s.%d", base, i);
+		snprintf(name, len, "%s.%d", base, i);
 	}
 	if (strcmp(name, base) != 0)
 		vt_notice("trace %s/%s.otf2 exists; this run writes %s/%s.otf2", dir, base, dir,
 			  name);
+	return 0;
+}
+
+/* Opens the archive NAME in VT_PFORM_GDIR; collectives: libotf2's collective callbacks. */
+static int open_archive(const char *name, const struct vt_mpi_ops *ops)
+{
+	const char *dir = vt_cfg.gdir;
 	archive_dir = strdup(dir);
 	archive_name = strdup(name);
 	if (asprintf(&anchor_path, "%s/%s.otf2", dir, name) < 0)
@@ -168,7 +263,10 @@ int vt_otf2_open(void)
 	}
 	OTF2_Archive_SetFlushCallbacks(archive, &flush_callbacks, NULL);
 	OTF2_Archive_SetMemoryCallbacks(archive, &memory_callbacks, NULL);
-	OTF2_Archive_SetSerialCollectiveCallbacks(archive);
+	if (ops)
+		ops->set_collectives(archive);
+	else
+		OTF2_Archive_SetSerialCollectiveCallbacks(archive);
 	OTF2_Pthread_Archive_SetLockingCallbacks(archive, NULL);
 	OTF2_Archive_SetCreator(archive, "vt " VT_VERSION);
 	OTF2_Archive_SetDescription(archive, exe_name());
@@ -186,17 +284,48 @@ int vt_otf2_open(void)
 	return 0;
 }
 
+int vt_otf2_open(void)
+{
+	char name[512];
+	if (pick_name(name, sizeof(name)) < 0)
+		return -1;
+	return open_archive(name, NULL);
+}
+
+int vt_otf2_open_mpi(const struct vt_mpi_ops *ops)
+{
+	/* Rank 0 decides; an empty name tells the others that tracing is off. */
+	char name[512] = "";
+	if (ops->rank == 0 && pick_name(name, sizeof(name)) < 0)
+		name[0] = '\0';
+	ops->bcast(name, sizeof(name), 0);
+	if (!name[0])
+		return -1;
+	mpi = ops;
+	thread_comm = THREAD_COMM_LOCAL;
+	return open_archive(name, ops);
+}
+
+/* The writer of a location, made when it first has something to write: in MPI mode the
+ * archive, and the rank that is part of the location id, exist only after MPI_Init. */
+static OTF2_EvtWriter *writer_of(struct vt_loc *loc)
+{
+	if (loc->writer || !archive)
+		return loc->writer;
+	loc->ref = mpi ? ((uint64_t)loc->index << 32) | (uint32_t)mpi->rank : loc->index;
+	loc->writer = OTF2_Archive_GetEvtWriter(archive, loc->ref);
+	if (!loc->writer)
+		vt_error("cannot open the event writer of thread %u in %s; its events are lost",
+			 loc->index, anchor_path);
+	return loc->writer;
+}
+
 int vt_otf2_loc_open(struct vt_loc *loc)
 {
-	loc->ref = loc->index;
-	loc->writer = OTF2_Archive_GetEvtWriter(archive, loc->ref);
-	if (!loc->writer) {
-		vt_error("cannot open the event writer of thread %u in %s; that thread is not "
-			 "recorded",
-			 loc->index, anchor_path);
-		return -1;
-	}
-	return 0;
+	/* Before MPI_Init there is no archive yet: the writer comes later. */
+	if (!archive)
+		return 0;
+	return writer_of(loc) ? 0 : -1;
 }
 
 static void push(struct vt_loc *loc, uint32_t region, bool recorded)
@@ -236,40 +365,101 @@ static void begin(struct vt_loc *loc, uint64_t ts)
 		OTF2_EvtWriter_ThreadBegin(loc->writer, NULL, ts, thread_comm, loc->index);
 }
 
+static void enter(struct vt_loc *loc, OTF2_EvtWriter *w, uint64_t ts, uint32_t id)
+{
+	struct vt_region *reg = &vt_regions[id];
+	bool recorded = true;
+	if (vt_unlikely(reg->limit > 0))
+		recorded = __atomic_fetch_add(&reg->calls, 1, __ATOMIC_RELAXED) < reg->limit;
+	push(loc, id, recorded);
+	if (recorded)
+		OTF2_EvtWriter_Enter(w, NULL, ts, id);
+}
+
+/* A Leave closes the innermost open region; longjmp or an exception may have skipped
+ * Leaves: those regions are left here too, and counted as repaired. */
+static void leave(struct vt_loc *loc, uint64_t ts, uint32_t id)
+{
+	size_t d = loc->depth;
+	while (d > 0 && loc->stack[d - 1].region != id)
+		d--;
+	if (d == 0) {
+		loc->repaired++;
+		return;
+	}
+	loc->repaired += loc->depth - d;
+	unwind(loc, d - 1, ts);
+}
+
+/* Encodes one event (head record r and its payload p) of an MPI kind. */
+static void mpi_event(OTF2_EvtWriter *w, uint64_t ts, const struct vt_rec *r,
+		      const struct vt_rec *p)
+{
+	switch (r->kind) {
+	case VT_REC_MPI_SEND:
+		OTF2_EvtWriter_MpiSend(w, NULL, ts, r->region, p[0].region, p[0].kind, p[0].ts);
+		break;
+	case VT_REC_MPI_RECV:
+		OTF2_EvtWriter_MpiRecv(w, NULL, ts, r->region, p[0].region, p[0].kind, p[0].ts);
+		break;
+	case VT_REC_MPI_ISEND:
+		OTF2_EvtWriter_MpiIsend(w, NULL, ts, r->region, p[0].region, p[0].kind, p[0].ts,
+					p[1].ts);
+		break;
+	case VT_REC_MPI_IRECV:
+		OTF2_EvtWriter_MpiIrecv(w, NULL, ts, r->region, p[0].region, p[0].kind, p[0].ts,
+					p[1].ts);
+		break;
+	case VT_REC_MPI_ISEND_COMPLETE:
+		OTF2_EvtWriter_MpiIsendComplete(w, NULL, ts, p[0].ts);
+		break;
+	case VT_REC_MPI_IRECV_REQUEST:
+		OTF2_EvtWriter_MpiIrecvRequest(w, NULL, ts, p[0].ts);
+		break;
+	case VT_REC_MPI_REQUEST_TEST:
+		OTF2_EvtWriter_MpiRequestTest(w, NULL, ts, p[0].ts);
+		break;
+	case VT_REC_MPI_REQUEST_CANCELLED:
+		OTF2_EvtWriter_MpiRequestCancelled(w, NULL, ts, p[0].ts);
+		break;
+	case VT_REC_MPI_COLL_BEGIN:
+		OTF2_EvtWriter_MpiCollectiveBegin(w, NULL, ts);
+		break;
+	case VT_REC_MPI_COLL_END:
+		OTF2_EvtWriter_MpiCollectiveEnd(w, NULL, ts, (OTF2_CollectiveOp)r->region,
+						p[0].region, p[0].kind, p[0].ts, p[1].ts);
+		break;
+	}
+}
+
 void vt_otf2_encode(struct vt_loc *loc, const struct vt_rec *from, const struct vt_rec *to)
 {
-	OTF2_EvtWriter *w = loc->writer;
+	OTF2_EvtWriter *w = writer_of(loc);
 	uint64_t last = loc->last_ts;
 
+	if (!w)
+		return;
 	if (!loc->began)
 		begin(loc, from->ts);
 	for (const struct vt_rec *r = from; r < to; r++) {
 		/* Records are in the order they happened; a clock that steps back is clamped. */
 		uint64_t ts = r->ts > last ? r->ts : last;
-		uint32_t id = r->region & VT_REGION_ID_MASK;
 		last = ts;
-		if (r->kind == VT_REC_ENTER) {
-			struct vt_region *reg = &vt_regions[id];
-			bool recorded = true;
-			if (vt_unlikely(reg->limit > 0))
-				recorded = __atomic_fetch_add(&reg->calls, 1, __ATOMIC_RELAXED) <
-					   reg->limit;
-			push(loc, id, recorded);
-			if (recorded)
-				OTF2_EvtWriter_Enter(w, NULL, ts, id);
-			continue;
+		switch (r->kind) {
+		case VT_REC_ENTER:
+			enter(loc, w, ts, r->region & VT_REGION_ID_MASK);
+			break;
+		case VT_REC_LEAVE:
+			leave(loc, ts, r->region & VT_REGION_ID_MASK);
+			break;
+		default: {
+			unsigned n = vt_rec_payloads(r->kind);
+			if (r + n < to)
+				mpi_event(w, ts, r, r + 1);
+			r += n;
+			break;
 		}
-		/* A Leave closes the innermost open region; longjmp or an exception may have
-		 * skipped Leaves: those regions are left here too, and counted as repaired. */
-		size_t d = loc->depth;
-		while (d > 0 && loc->stack[d - 1].region != id)
-			d--;
-		if (d == 0) {
-			loc->repaired++;
-			continue;
 		}
-		loc->repaired += loc->depth - d;
-		unwind(loc, d - 1, ts);
 	}
 	loc->last_ts = last;
 }
@@ -280,7 +470,8 @@ void vt_otf2_buffer_flush(struct vt_loc *loc, uint64_t start, uint64_t stop)
 		start = loc->last_ts;
 	if (stop < start)
 		stop = start;
-	OTF2_EvtWriter_BufferFlush(loc->writer, NULL, start, stop);
+	if (writer_of(loc))
+		OTF2_EvtWriter_BufferFlush(loc->writer, NULL, start, stop);
 	loc->last_ts = stop;
 }
 
@@ -288,6 +479,8 @@ void vt_otf2_loc_stop(struct vt_loc *loc, uint64_t ts)
 {
 	if (ts < loc->last_ts)
 		ts = loc->last_ts;
+	if (!writer_of(loc))
+		return;
 	unwind(loc, 0, ts);
 	OTF2_EvtWriter_MeasurementOnOff(loc->writer, NULL, ts, OTF2_MEASUREMENT_OFF);
 	loc->last_ts = ts;
@@ -295,7 +488,7 @@ void vt_otf2_loc_stop(struct vt_loc *loc, uint64_t ts)
 
 void vt_otf2_loc_close(struct vt_loc *loc, uint64_t ts)
 {
-	if (!loc->writer)
+	if (!writer_of(loc))
 		return;
 	if (ts < loc->last_ts)
 		ts = loc->last_ts;
@@ -316,94 +509,30 @@ void vt_otf2_loc_close(struct vt_loc *loc, uint64_t ts)
 	loc->depth = loc->cap = 0;
 }
 
-/* Interned strings of the global definitions. */
-struct strtab {
-	OTF2_GlobalDefWriter *w;
-	char **keys;
-	uint32_t *ids;
-	size_t cap;
-	uint32_t n;
-	char **owned; /* copies made for the table, freed with it */
-	uint32_t n_owned;
-};
-
-static uint32_t str_hash(const char *s)
+OTF2_Paradigm vt_otf2_region_paradigm(const struct vt_region *r)
 {
-	uint32_t h = 2166136261u;
-	while (*s)
-		h = (h ^ (unsigned char)*s++) * 16777619u;
-	return h;
+	if (r->paradigm)
+		return r->paradigm;
+	return r->kind == VT_REGION_USER ? OTF2_PARADIGM_USER : OTF2_PARADIGM_COMPILER;
 }
 
-static OTF2_StringRef str(struct strtab *t, const char *s)
+OTF2_RegionRole vt_otf2_region_role(const struct vt_region *r)
 {
-	if (!s)
-		return OTF2_UNDEFINED_STRING;
-	if (2 * (t->n + 1) > t->cap) {
-		size_t cap = t->cap ? 2 * t->cap : 1024;
-		char **keys = calloc(cap, sizeof(*keys));
-		uint32_t *ids = calloc(cap, sizeof(*ids));
-		if (!keys || !ids) {
-			free(keys);
-			free(ids);
-			return OTF2_UNDEFINED_STRING;
-		}
-		for (size_t i = 0; i < t->cap; i++) {
-			if (!t->keys[i])
-				continue;
-			size_t j = str_hash(t->keys[i]) & (cap - 1);
-			while (keys[j])
-				j = (j + 1) & (cap - 1);
-			keys[j] = t->keys[i];
-			ids[j] = t->ids[i];
-		}
-		free(t->keys);
-		free(t->ids);
-		t->keys = keys;
-		t->ids = ids;
-		t->cap = cap;
-	}
-	size_t j = str_hash(s) & (t->cap - 1);
-	while (t->keys[j]) {
-		if (strcmp(t->keys[j], s) == 0)
-			return t->ids[j];
-		j = (j + 1) & (t->cap - 1);
-	}
-	t->keys[j] = (char *)s;
-	t->ids[j] = t->n;
-	OTF2_GlobalDefWriter_WriteString(t->w, t->n, s);
-	return t->n++;
+	return r->role ? r->role : OTF2_REGION_ROLE_FUNCTION;
 }
 
-/* Interns a string that does not outlive the caller. */
-static OTF2_StringRef str_copy(struct strtab *t, const char *s)
-{
-	char **o = realloc(t->owned, (t->n_owned + 1) * sizeof(*o));
-	char *c = strdup(s);
-	if (!o || !c) {
-		free(c);
-		if (o)
-			t->owned = o;
-		return OTF2_UNDEFINED_STRING;
-	}
-	t->owned = o;
-	t->owned[t->n_owned++] = c;
-	return str(t, c);
-}
-
-static void write_region(OTF2_GlobalDefWriter *gw, struct strtab *st, uint32_t id)
+static void write_region(OTF2_GlobalDefWriter *gw, struct vt_strtab *st, uint32_t id)
 {
 	const struct vt_region *r = &vt_regions[id];
-	OTF2_StringRef name = str(st, r->name ? r->name : "unknown");
-	OTF2_GlobalDefWriter_WriteRegion(
-		gw, id, name, name, OTF2_UNDEFINED_STRING, OTF2_REGION_ROLE_FUNCTION,
-		r->kind == VT_REGION_USER ? OTF2_PARADIGM_USER : OTF2_PARADIGM_COMPILER,
-		OTF2_REGION_FLAG_NONE, str(st, r->file), r->line, r->line);
+	OTF2_StringRef name = vt_strtab_ref(st, r->name ? r->name : "unknown");
+	OTF2_GlobalDefWriter_WriteRegion(gw, id, name, name, OTF2_UNDEFINED_STRING,
+					 vt_otf2_region_role(r), vt_otf2_region_paradigm(r), OTF2_REGION_FLAG_NONE,
+					 vt_strtab_ref(st, r->file), r->line, r->line);
 }
 
 static void write_definitions(OTF2_GlobalDefWriter *gw, struct vt_loc *locs, uint64_t end_ts)
 {
-	struct strtab st = { .w = gw };
+	struct vt_strtab st = { .w = gw };
 	uint64_t start = vt_clock_start_ticks();
 	uint32_t n_locs = 0;
 
@@ -419,11 +548,11 @@ static void write_definitions(OTF2_GlobalDefWriter *gw, struct vt_loc *locs, uin
 
 	char host[256] = "localhost";
 	gethostname(host, sizeof(host) - 1);
-	OTF2_GlobalDefWriter_WriteSystemTreeNode(gw, 0, str_copy(&st, host), str(&st, "node"),
+	OTF2_GlobalDefWriter_WriteSystemTreeNode(gw, 0, vt_strtab_ref(&st, host), vt_strtab_ref(&st, "node"),
 						 OTF2_UNDEFINED_SYSTEM_TREE_NODE);
 	char process[64];
 	snprintf(process, sizeof(process), "Process %ld", (long)getpid());
-	OTF2_GlobalDefWriter_WriteLocationGroup(gw, 0, str_copy(&st, process),
+	OTF2_GlobalDefWriter_WriteLocationGroup(gw, 0, vt_strtab_ref(&st, process),
 						OTF2_LOCATION_GROUP_TYPE_PROCESS, 0,
 						OTF2_UNDEFINED_LOCATION_GROUP);
 
@@ -434,11 +563,8 @@ static void write_definitions(OTF2_GlobalDefWriter *gw, struct vt_loc *locs, uin
 	uint32_t i = 0;
 	for (struct vt_loc *l = locs; l; l = l->next) {
 		char name[64];
-		if (l->index == 0)
-			snprintf(name, sizeof(name), "Master thread");
-		else
-			snprintf(name, sizeof(name), "Thread %u", l->index);
-		OTF2_GlobalDefWriter_WriteLocation(gw, l->ref, str_copy(&st, name),
+		vt_otf2_location_name(l, name, sizeof(name));
+		OTF2_GlobalDefWriter_WriteLocation(gw, l->ref, vt_strtab_ref(&st, name),
 						   OTF2_LOCATION_TYPE_CPU_THREAD, l->n_events, 0);
 		if (members && ranks) {
 			members[i] = l->ref;
@@ -447,13 +573,13 @@ static void write_definitions(OTF2_GlobalDefWriter *gw, struct vt_loc *locs, uin
 		}
 	}
 	if (members && ranks && n_locs > 1) {
-		OTF2_GlobalDefWriter_WriteGroup(gw, thread_locations, str(&st, ""),
+		OTF2_GlobalDefWriter_WriteGroup(gw, thread_locations, vt_strtab_ref(&st, ""),
 						OTF2_GROUP_TYPE_COMM_LOCATIONS, OTF2_PARADIGM_PTHREAD,
 						OTF2_GROUP_FLAG_NONE, n_locs, members);
-		OTF2_GlobalDefWriter_WriteGroup(gw, thread_group, str(&st, "Threads"),
+		OTF2_GlobalDefWriter_WriteGroup(gw, thread_group, vt_strtab_ref(&st, "Threads"),
 						OTF2_GROUP_TYPE_COMM_GROUP, OTF2_PARADIGM_PTHREAD,
 						OTF2_GROUP_FLAG_NONE, n_locs, ranks);
-		OTF2_GlobalDefWriter_WriteComm(gw, thread_comm, str(&st, "Threads"), thread_group,
+		OTF2_GlobalDefWriter_WriteComm(gw, thread_comm, vt_strtab_ref(&st, "Threads"), thread_group,
 					       OTF2_UNDEFINED_COMM, OTF2_COMM_FLAG_NONE);
 	}
 	free(members);
@@ -464,11 +590,7 @@ static void write_definitions(OTF2_GlobalDefWriter *gw, struct vt_loc *locs, uin
 		write_region(gw, &st, id);
 	if (vt_region_overflowed())
 		write_region(gw, &st, VT_REGION_UNKNOWN);
-	for (uint32_t k = 0; k < st.n_owned; k++)
-		free(st.owned[k]);
-	free(st.owned);
-	free(st.keys);
-	free(st.ids);
+	vt_strtab_free(&st);
 }
 
 int vt_otf2_close(struct vt_loc *locs, uint64_t end_ts)

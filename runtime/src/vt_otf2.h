@@ -8,6 +8,20 @@
 /* Picks a free archive name in VT_PFORM_GDIR and opens it; -1 after an error line. */
 int vt_otf2_open(void);
 
+/* Whether the archive is open (in MPI mode, only from MPI_Init on). */
+bool vt_otf2_ready(void);
+
+struct vt_mpi_ops;
+/* MPI mode: rank 0 picks the name, every rank opens the archive collectively. */
+int vt_otf2_open_mpi(const struct vt_mpi_ops *ops);
+
+/* MPI mode: unifies the definitions of all ranks at rank 0 and closes collectively. */
+int vt_otf2_close_mpi(struct vt_loc *locs, uint64_t end_ts, const struct vt_mpi_ops *ops);
+
+/* MPI mode: communicators and clock offsets of this process (see vt_mpi_iface.h). */
+uint32_t vt_otf2_comm_define(uint64_t key, uint32_t my_rank, uint32_t size);
+void vt_otf2_clock_offset(uint64_t t, int64_t offset, double stddev);
+
 /* The archive's anchor file path (DIR/NAME.otf2). */
 const char *vt_otf2_path(void);
 

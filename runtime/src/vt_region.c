@@ -175,6 +175,9 @@ uint32_t vt_region_register_desc(struct vt_inst_desc *d)
 			r->name = strdup(d->name ? d->name : "unknown");
 			r->file = d->file ? strdup(d->file) : NULL;
 			r->line = d->line;
+			/* vt's own adapters (MPI) give paradigm and role; plugins give 0. */
+			r->paradigm = (uint8_t)(d->reserved >> 8);
+			r->role = (uint8_t)d->reserved;
 			r->resolved = 1;
 			h |= vt_region_apply_filter(id);
 			__atomic_store_n(&n_regions, id + 1, __ATOMIC_RELEASE);

@@ -26,6 +26,7 @@ struct vt_region {
 	uint16_t module; /* index into the module table (ADDR) */
 	uint8_t kind;
 	uint8_t resolved;
+	uint8_t paradigm, role; /* OTF2's; 0: by kind (compiler or user, function) */
 	long limit; /* recorded calls per process; -1 unlimited, 0 never */
 	long calls; /* calls counted against limit (by the encoders) */
 };

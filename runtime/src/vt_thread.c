@@ -28,7 +28,8 @@ uint32_t vt_thread_count(void)
 /* Writes the half handed over, if the writer has not yet; caller holds loc->lock. */
 static void write_pending_locked(struct vt_loc *loc)
 {
-	if (!loc->pending.to)
+	/* In MPI mode nothing can be written before MPI_Init has opened the archive. */
+	if (!loc->pending.to || !vt_otf2_ready())
 		return;
 	if (loc->pending.to > loc->pending.from)
 		vt_otf2_encode(loc, loc->pending.from, loc->pending.to);
@@ -45,6 +46,14 @@ static void write_pending_locked(struct vt_loc *loc)
 static void drain_locked(struct vt_loc *loc, struct vt_rec *upto)
 {
 	write_pending_locked(loc);
+	if (loc->held) {
+		/* Stopped before MPI_Init: the rest, then the marker of the stop. */
+		if (loc->held > loc->buf)
+			vt_otf2_encode(loc, loc->buf, loc->held);
+		vt_otf2_loc_stop(loc, loc->last_ts);
+		loc->held = NULL;
+		return;
+	}
 	if (upto > loc->buf && upto <= loc->buf_end)
 		vt_otf2_encode(loc, loc->buf, upto);
 }
@@ -240,9 +249,16 @@ struct vt_rec *vt_thread_flush(struct vt_tls *t)
 	/* The writer is a whole half behind: wait for it (this is what the trace's BufferFlush
 	 * event then shows as time lost to flushing). The wait drops the lock, and the
 	 * location may be closed meanwhile (finalize on another thread): test done after it. */
-	while (loc->pending.to && !loc->done)
+	while (loc->pending.to && !loc->done && vt_otf2_ready())
 		pthread_cond_wait(&loc->written, &loc->lock);
-	if (!loc->done) {
+	if (!loc->done && loc->pending.to) {
+		/* Both halves full before MPI_Init opened the archive: nowhere to write. */
+		loc->held = t->pos;
+		loc->stopped = true;
+		vt_warn("thread %u: the event buffer filled up before MPI_Init; recording stopped "
+			"there (the trace marks it); raise VT_BUFFER_SIZE to record more",
+			loc->index);
+	} else if (!loc->done) {
 		loc->flushes++;
 		bool stop = vt_cfg.max_flushes && loc->flushes >= vt_cfg.max_flushes;
 		loc->pending.from = loc->buf;
@@ -279,6 +295,53 @@ struct vt_rec *vt_thread_flush(struct vt_tls *t)
 	t->busy = 0;
 	errno = saved;
 	return next;
+}
+
+void vt_thread_put_event(struct vt_tls *t, uint32_t head, uint32_t kind,
+			 const struct vt_rec *payload, unsigned n)
+{
+	struct vt_rec *p = t->pos;
+	/* Room for all records in this half; a half is far larger than any event. */
+	if ((size_t)(t->end - p) < 1 + n) {
+		/* Close the half here: the tail stays unused, the flush takes [buf, pos). */
+		p = vt_thread_flush(t);
+		if (!p)
+			return;
+	}
+	p[0].ts = vt_clock_now();
+	p[0].region = head;
+	p[0].kind = kind;
+	for (unsigned i = 0; i < n; i++)
+		p[1 + i] = payload[i];
+	__atomic_store_n(&t->pos, p + 1 + n, __ATOMIC_RELEASE);
+}
+
+void vt_thread_archive_ready(void)
+{
+	pthread_mutex_lock(&locs_lock);
+	for (struct vt_loc *loc = locs; loc; loc = loc->next) {
+		pthread_mutex_lock(&loc->lock);
+		if (!loc->done)
+			drain_locked(loc, NULL);
+		pthread_mutex_unlock(&loc->lock);
+	}
+	pthread_mutex_unlock(&locs_lock);
+}
+
+void vt_thread_switch_off(void)
+{
+	pthread_mutex_lock(&locs_lock);
+	for (struct vt_loc *loc = locs; loc; loc = loc->next) {
+		pthread_mutex_lock(&loc->lock);
+		loc->done = true;
+		loc->pending.to = NULL;
+		pthread_cond_broadcast(&loc->written);
+		pthread_mutex_unlock(&loc->lock);
+	}
+	pthread_mutex_unlock(&locs_lock);
+	__atomic_store_n(&vt_tls.pos, NULL, __ATOMIC_RELEASE);
+	vt_tls.end = NULL;
+	vt_tls.state = VT_TLS_OFF;
 }
 
 struct vt_loc *vt_thread_finalize(uint64_t end_ts)

@@ -14,7 +14,26 @@
 #define vt_likely(x) __builtin_expect(!!(x), 1)
 #define vt_unlikely(x) __builtin_expect(!!(x), 0)
 
-enum vt_rec_kind { VT_REC_ENTER = 1, VT_REC_LEAVE = 2 };
+/*
+ * Record kinds. Enter and Leave are one record; the MPI kinds carry 1 or 2 payload records
+ * after the head record (vt_rec_payloads), whose fields are reused as payload.
+ */
+enum vt_rec_kind {
+	VT_REC_ENTER = 1, /* region */
+	VT_REC_LEAVE, /* region */
+	VT_REC_MPI_SEND, /* region: peer; +1: ts bytes, region comm, kind tag */
+	VT_REC_MPI_RECV, /* as MPI_SEND */
+	VT_REC_MPI_ISEND, /* as MPI_SEND; +2: ts request id */
+	VT_REC_MPI_IRECV, /* as MPI_ISEND */
+	VT_REC_MPI_ISEND_COMPLETE, /* +1: ts request id */
+	VT_REC_MPI_IRECV_REQUEST, /* +1: ts request id */
+	VT_REC_MPI_REQUEST_TEST, /* +1: ts request id */
+	VT_REC_MPI_REQUEST_CANCELLED, /* +1: ts request id */
+	VT_REC_MPI_COLL_BEGIN, /* no payload */
+	VT_REC_MPI_COLL_END, /* region: op; +1: ts bytes sent, region comm, kind root; +2: ts
+				bytes received */
+	VT_REC_KIND_MAX,
+};
 
 /* The raw record: encoded to OTF2 at flush time, off the hot path. */
 struct vt_rec {
@@ -22,6 +41,26 @@ struct vt_rec {
 	uint32_t region;
 	uint32_t kind;
 };
+
+/* Payload records that follow a head record of each kind. */
+static inline unsigned vt_rec_payloads(uint32_t kind)
+{
+	switch (kind) {
+	case VT_REC_MPI_SEND:
+	case VT_REC_MPI_RECV:
+	case VT_REC_MPI_ISEND_COMPLETE:
+	case VT_REC_MPI_IRECV_REQUEST:
+	case VT_REC_MPI_REQUEST_TEST:
+	case VT_REC_MPI_REQUEST_CANCELLED:
+		return 1;
+	case VT_REC_MPI_ISEND:
+	case VT_REC_MPI_IRECV:
+	case VT_REC_MPI_COLL_END:
+		return 2;
+	default:
+		return 0;
+	}
+}
 
 struct vt_open_region {
 	uint32_t region;
@@ -49,7 +88,8 @@ struct vt_loc {
 	struct vt_tls *tls; /* owner's TLS while it lives; NULL after its exit */
 	long flushes;
 	bool done; /* closed: nothing more is encoded */
-	bool stopped; /* VT_MAX_FLUSHES reached */
+	bool stopped; /* VT_MAX_FLUSHES reached, or the buffer filled before MPI_Init */
+	struct vt_rec *held; /* stopped before MPI_Init: the current half's end, kept for later */
 	uint64_t dropped; /* events lost by re-entry during a flush */
 	/* encoder state */
 	void *writer; /* OTF2_EvtWriter */
@@ -84,6 +124,13 @@ bool vt_thread_begin(struct vt_tls *t);
 
 /* Slow path of a full buffer: encodes it, returns the next free record or NULL. */
 struct vt_rec *vt_thread_flush(struct vt_tls *t);
+
+/*
+ * Writes an event of 1 + n records (head: now, region, kind; then the payload), all in one
+ * half of the buffer, and publishes them together. Not the hot path of enter/exit.
+ */
+void vt_thread_put_event(struct vt_tls *t, uint32_t head, uint32_t kind,
+			 const struct vt_rec *payload, unsigned n);
 
 /* Writes one record; the caller has made sure the thread is recording (t->pos != NULL). */
 static inline __attribute__((always_inline)) void vt_thread_put(struct vt_tls *t, uint32_t region,
@@ -138,5 +185,11 @@ void vt_thread_init(void);
 /* Encodes what every location still holds and closes it; returns the list. */
 struct vt_loc *vt_thread_finalize(uint64_t end_ts);
 uint32_t vt_thread_count(void);
+
+/* MPI mode: the archive exists now; writes what waited for it. */
+void vt_thread_archive_ready(void);
+
+/* vt could not start after all (MPI mode): every location stops at its next flush. */
+void vt_thread_switch_off(void);
 
 #endif

@@ -26,7 +26,7 @@ struct vt_inst_desc {
 	const char *name; /* the name users expect (C++: demangled) */
 	const char *file; /* source file, or NULL */
 	uint32_t line; /* first line of the function, or 0 */
-	uint32_t reserved; /* 0 */
+	uint32_t reserved; /* 0; vt's own adapters put OTF2's paradigm << 8 | role here */
 };
 
 /* Enter and leave the function described by desc. Never fail, never change errno. */

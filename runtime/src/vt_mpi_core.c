@@ -1,0 +1,73 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* libvt's side of MPI mode: what the MPI adapter calls (see vt_mpi_iface.h). */
+#include "vt_core.h"
+#include "vt_log.h"
+#include "vt_mpi_iface.h"
+#include "vt_otf2.h"
+#include "vt_thread.h"
+
+static const struct vt_mpi_ops *ops;
+static int detaching; /* inside MPI_Finalize: the only place the archive closes collectively */
+
+VT_MPI_EXPORT void vt_mpi_attach(const struct vt_mpi_ops *o)
+{
+	if (vt_state != VT_STATE_ON || ops)
+		return;
+	if (vt_otf2_open_mpi(o) < 0) {
+		/* Rank 0 said why; every rank goes on untraced. */
+		vt_core_switch_off();
+		return;
+	}
+	ops = o;
+	vt_mpi_comm_define(VT_MPI_KEY_WORLD, (uint32_t)o->rank, (uint32_t)o->size);
+	vt_mpi_comm_define(VT_MPI_KEY_SELF, 0, 1);
+	/* Halves that filled up before MPI_Init waited for the archive. */
+	vt_thread_archive_ready();
+	vt_info("MPI rank %d of %d: tracing into %s", o->rank, o->size, vt_otf2_path());
+}
+
+VT_MPI_EXPORT void vt_mpi_clock_offset(uint64_t t, int64_t offset, double stddev)
+{
+	vt_otf2_clock_offset(t, offset, stddev);
+}
+
+VT_MPI_EXPORT void vt_mpi_detach(void)
+{
+	if (!ops)
+		return;
+	detaching = 1;
+	vt_finalize();
+}
+
+const struct vt_mpi_ops *vt_mpi_ops(void)
+{
+	return detaching ? ops : NULL;
+}
+
+int vt_mpi_attached(void)
+{
+	return ops != NULL;
+}
+
+VT_MPI_EXPORT uint64_t vt_mpi_now(void)
+{
+	return vt_clock_now();
+}
+
+VT_MPI_EXPORT int vt_mpi_recording(void)
+{
+	return vt_thread_self() != NULL;
+}
+
+VT_MPI_EXPORT void vt_mpi_event(uint32_t kind, uint32_t head, const struct vt_rec *payload,
+				unsigned n)
+{
+	struct vt_tls *t = vt_thread_self();
+	if (t)
+		vt_thread_put_event(t, head, kind, payload, n);
+}
+
+VT_MPI_EXPORT uint32_t vt_mpi_comm_define(uint64_t key, uint32_t my_rank, uint32_t size)
+{
+	return vt_otf2_comm_define(key, my_rank, size);
+}

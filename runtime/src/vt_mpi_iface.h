@@ -1,0 +1,59 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* What libvt offers the MPI adapter (libvt-mpi), and what the adapter gives back. */
+#ifndef VT_MPI_IFACE_H
+#define VT_MPI_IFACE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define VT_MPI_EXPORT __attribute__((visibility("default")))
+
+/*
+ * Collective operations over MPI_COMM_WORLD, made by the adapter with PMPI only, so that
+ * vt's own communication never shows in the trace. Written once by vt_mpi_attach.
+ */
+struct vt_mpi_ops {
+	int rank, size;
+	void (*bcast)(void *buf, size_t n, int root);
+	/* Gathers n bytes of each rank at rank 0: returns the concatenation (malloc'd) and
+	 * each rank's size in *sizes (malloc'd), at rank 0 only; NULL elsewhere. */
+	void *(*gather)(const void *buf, size_t n, size_t **sizes);
+	/* Rank 0 gives each rank its buffer; returns this rank's (malloc'd), its size in *n. */
+	void *(*scatter)(void *const *bufs, const size_t *sizes, size_t *n);
+	/* Sets libotf2's collective callbacks of the archive (OTF2_Archive *). */
+	void (*set_collectives)(void *archive);
+};
+
+/* libvt-mpi defines this symbol; libvt looks for it at load to know it runs in MPI mode,
+ * where the archive is opened at MPI_Init and written collectively at MPI_Finalize. */
+#define VT_MPI_ADAPTER_SYMBOL "vt_mpi_adapter"
+
+/* After PMPI_Init: opens the archive collectively (rank 0 picks the name). */
+VT_MPI_EXPORT void vt_mpi_attach(const struct vt_mpi_ops *ops);
+
+/* Clock offset of this rank at local time t: global = local + offset (ticks). */
+VT_MPI_EXPORT void vt_mpi_clock_offset(uint64_t t, int64_t offset, double stddev);
+
+/* Before PMPI_Finalize: drains every location, unifies definitions, closes the archive. */
+VT_MPI_EXPORT void vt_mpi_detach(void);
+
+/* The calling thread's timestamp (the trace's clock). */
+VT_MPI_EXPORT uint64_t vt_mpi_now(void);
+
+/* Whether this thread records now (events are dropped cheaply otherwise). */
+VT_MPI_EXPORT int vt_mpi_recording(void);
+
+/* Records an MPI event of kind (VT_REC_MPI_*) with its head value and payload records. */
+struct vt_rec;
+VT_MPI_EXPORT void vt_mpi_event(uint32_t kind, uint32_t head, const struct vt_rec *payload,
+				unsigned n);
+
+/*
+ * Communicators. A local id per communicator this process knows; key identifies it across
+ * ranks (the same key on every member), my_rank/size are this rank's place in it. Keys:
+ * 1 is MPI_COMM_WORLD, 2 MPI_COMM_SELF, others (creator's world rank << 32 | counter).
+ */
+enum { VT_MPI_KEY_WORLD = 1, VT_MPI_KEY_SELF = 2 };
+VT_MPI_EXPORT uint32_t vt_mpi_comm_define(uint64_t key, uint32_t my_rank, uint32_t size);
+
+#endif

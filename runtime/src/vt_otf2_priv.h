@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* What the OTF2 writer shares with the MPI unification (vt_unify.c), and no one else. */
+#ifndef VT_OTF2_PRIV_H
+#define VT_OTF2_PRIV_H
+
+#include "vt_region.h"
+#include "vt_thread.h"
+
+#include <otf2/otf2.h>
+
+struct vt_otf2_comm {
+	uint64_t key;
+	uint32_t my_rank, size;
+};
+
+struct vt_otf2_clock_offset {
+	uint64_t t;
+	int64_t offset;
+	double stddev;
+};
+
+OTF2_Archive *vt_otf2_archive(void);
+const char *vt_otf2_anchor(void);
+/* The archive is closed: forget it. */
+void vt_otf2_closed(void);
+void vt_otf2_location_name(const struct vt_loc *l, char *buf, size_t len);
+OTF2_Paradigm vt_otf2_region_paradigm(const struct vt_region *r);
+OTF2_RegionRole vt_otf2_region_role(const struct vt_region *r);
+const struct vt_otf2_comm *vt_otf2_comms(uint32_t *n);
+const struct vt_otf2_clock_offset *vt_otf2_clock_offsets(int *n);
+
+/* The local id of the thread team's communicator in MPI mode. */
+#define VT_OTF2_THREAD_COMM_LOCAL 0xFFFFFF00u
+
+#endif
