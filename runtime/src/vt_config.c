@@ -36,6 +36,10 @@ static const struct vt_cfg_entry table[] = {
 	  "Write full buffers from a background thread while the program fills the other half "
 	  "of VT_BUFFER_SIZE (yes), or in the thread whose buffer is full (no).",
 	  0, 0, NULL, &vt_cfg.flush_thread },
+	{ "VT_MPITRACE", VT_CFG_BOOL, "yes", "no",
+	  "MPI programs: record MPI calls and messages (yes), or only the program's own "
+	  "functions (no).",
+	  0, 0, NULL, &vt_cfg.mpitrace },
 	{ "VT_FILTER_SPEC", VT_CFG_STRING, NULL, "/home/me/app.filter",
 	  "Filter file: lines 'pattern[;pattern...] -- LIMIT' (0 = never record).", 0, 0, NULL,
 	  &vt_cfg.filter_spec },

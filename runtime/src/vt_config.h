@@ -17,6 +17,7 @@ struct vt_config {
 	uint64_t buffer_size;
 	long max_flushes; /* 0: unlimited */
 	bool flush_thread; /* encode full buffers on a background thread */
+	bool mpitrace; /* MPI events and regions (MPI programs) */
 	const char *filter_spec; /* NULL: no filter */
 	long max_stack_depth; /* 0: unlimited */
 	int timer; /* enum vt_timer_kind */

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* libvt's side of MPI mode: what the MPI adapter calls (see vt_mpi_iface.h). */
+#include "vt_config.h"
 #include "vt_core.h"
 #include "vt_log.h"
 #include "vt_mpi_iface.h"
@@ -47,6 +48,11 @@ const struct vt_mpi_ops *vt_mpi_ops(void)
 int vt_mpi_attached(void)
 {
 	return ops != NULL;
+}
+
+VT_MPI_EXPORT int vt_mpi_trace_enabled(void)
+{
+	return vt_state == VT_STATE_ON && vt_cfg.mpitrace;
 }
 
 VT_MPI_EXPORT uint64_t vt_mpi_now(void)

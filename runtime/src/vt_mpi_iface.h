@@ -37,6 +37,9 @@ VT_MPI_EXPORT void vt_mpi_clock_offset(uint64_t t, int64_t offset, double stddev
 /* Before PMPI_Finalize: drains every location, unifies definitions, closes the archive. */
 VT_MPI_EXPORT void vt_mpi_detach(void);
 
+/* VT_MPITRACE: whether MPI calls and messages are recorded. */
+VT_MPI_EXPORT int vt_mpi_trace_enabled(void);
+
 /* The calling thread's timestamp (the trace's clock). */
 VT_MPI_EXPORT uint64_t vt_mpi_now(void);
 

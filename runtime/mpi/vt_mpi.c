@@ -1,0 +1,692 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* The MPI adapter: init and finalize, communicators, requests, and the wrappers that need
+ * more than a hook (receives and request completion). */
+#define OTF2_MPI_USE_PMPI /* vt's own communication never shows in the trace */
+#include "vt_mpi_hooks.h"
+
+#include "vt_log.h"
+
+#include <otf2/OTF2_MPI_Collectives.h>
+#include <otf2/otf2.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* libvt looks for this symbol to know that it runs in MPI mode. */
+VTW_EXPORT const int vt_mpi_adapter = 1;
+
+int vtw_mpitrace = 1;
+static int world_rank, world_size;
+
+/* -- communicators ------------------------------------------------------------------- */
+
+/*
+ * MPI_Comm handle -> local id. Handles are pointers (Open MPI) or ints (MPICH): keyed by
+ * their bits. Written under the lock, by the thread that creates or frees a communicator.
+ */
+struct comm_entry {
+	uint64_t handle;
+	uint32_t id;
+	int rank, size;
+};
+static struct comm_entry *comm_map;
+static size_t n_comm_map, cap_comm_map;
+static uint32_t comm_counter = 16; /* creator's part of new keys; low values are reserved */
+static pthread_mutex_t comm_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static uint64_t handle_bits(MPI_Comm c)
+{
+	uint64_t h = 0;
+	memcpy(&h, &c, sizeof(c) < sizeof(h) ? sizeof(c) : sizeof(h));
+	return h;
+}
+
+static struct comm_entry *comm_find(uint64_t h)
+{
+	for (size_t i = 0; i < n_comm_map; i++)
+		if (comm_map[i].handle == h)
+			return &comm_map[i];
+	return NULL;
+}
+
+static void comm_add(MPI_Comm c, uint64_t key)
+{
+	int rank = 0, size = 1;
+	PMPI_Comm_rank(c, &rank);
+	PMPI_Comm_size(c, &size);
+	uint32_t id = vt_mpi_comm_define(key, (uint32_t)rank, (uint32_t)size);
+	pthread_mutex_lock(&comm_lock);
+	struct comm_entry *e = comm_find(handle_bits(c));
+	if (!e && n_comm_map == cap_comm_map) {
+		size_t cap = cap_comm_map ? 2 * cap_comm_map : 16;
+		struct comm_entry *m = realloc(comm_map, cap * sizeof(*m));
+		if (m) {
+			comm_map = m;
+			cap_comm_map = cap;
+		}
+	}
+	if (!e && n_comm_map < cap_comm_map)
+		e = &comm_map[n_comm_map++];
+	if (e)
+		*e = (struct comm_entry){ handle_bits(c), id, rank, size };
+	pthread_mutex_unlock(&comm_lock);
+}
+
+uint32_t vtw_comm(MPI_Comm c)
+{
+	pthread_mutex_lock(&comm_lock);
+	struct comm_entry *e = comm_find(handle_bits(c));
+	uint32_t id = e ? e->id : UINT32_MAX;
+	pthread_mutex_unlock(&comm_lock);
+	if (id != UINT32_MAX)
+		return id;
+	/* Made by a function vt does not wrap: known to this rank only (not unified). */
+	uint64_t key = ((uint64_t)world_rank << 32) | 0x80000000u |
+		       __atomic_fetch_add(&comm_counter, 1, __ATOMIC_RELAXED);
+	comm_add(c, key);
+	pthread_mutex_lock(&comm_lock);
+	e = comm_find(handle_bits(c));
+	id = e ? e->id : 0;
+	pthread_mutex_unlock(&comm_lock);
+	return id;
+}
+
+int vtw_comm_rank(MPI_Comm c)
+{
+	int r = 0;
+	PMPI_Comm_rank(c, &r);
+	return r;
+}
+
+int vtw_comm_size(MPI_Comm c)
+{
+	int n = 1;
+	PMPI_Comm_size(c, &n);
+	return n;
+}
+
+/* Collective over the new communicator: its rank 0 makes the key, the others learn it, so
+ * every member names the same communicator the same way. */
+void vtw_comm_created(MPI_Comm c)
+{
+	if (c == MPI_COMM_NULL)
+		return;
+	int inter = 0;
+	PMPI_Comm_test_inter(c, &inter);
+	uint64_t key = ((uint64_t)world_rank << 32) |
+		       __atomic_fetch_add(&comm_counter, 1, __ATOMIC_RELAXED);
+	if (inter)
+		key |= 0x80000000u; /* an intercommunicator: defined per rank, not unified */
+	else
+		PMPI_Bcast(&key, 1, MPI_UINT64_T, 0, c);
+	comm_add(c, key);
+}
+
+void vtw_comm_freed(MPI_Comm c)
+{
+	pthread_mutex_lock(&comm_lock);
+	struct comm_entry *e = comm_find(handle_bits(c));
+	if (e)
+		*e = comm_map[--n_comm_map];
+	pthread_mutex_unlock(&comm_lock);
+}
+
+uint64_t vtw_bytes(int count, MPI_Datatype type)
+{
+	int size = 0;
+	if (count <= 0 || type == MPI_DATATYPE_NULL || PMPI_Type_size(type, &size) != MPI_SUCCESS)
+		return 0;
+	return (uint64_t)count * (uint64_t)size;
+}
+
+uint64_t vtw_sum_bytes(int n, const int counts[], MPI_Datatype type)
+{
+	uint64_t total = 0;
+	for (int i = 0; counts && i < n; i++)
+		total += (uint64_t)(counts[i] > 0 ? counts[i] : 0);
+	return total ? vtw_bytes(1, type) * total : 0;
+}
+
+/* -- requests ------------------------------------------------------------------------ */
+
+struct request {
+	uint64_t handle;
+	uint64_t id;
+	int kind, peer, tag, persistent, active;
+	uint32_t comm;
+	uint64_t bytes;
+};
+static struct request *requests;
+static size_t n_requests, cap_requests;
+static uint64_t request_ids;
+static pthread_mutex_t request_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static uint64_t req_bits(MPI_Request r)
+{
+	uint64_t h = 0;
+	memcpy(&h, &r, sizeof(r) < sizeof(h) ? sizeof(r) : sizeof(h));
+	return h;
+}
+
+static struct request *req_find(uint64_t h)
+{
+	for (size_t i = n_requests; i-- > 0;)
+		if (requests[i].handle == h)
+			return &requests[i];
+	return NULL;
+}
+
+uint64_t vtw_request_new(MPI_Request req, int kind, uint32_t comm, int peer, int tag,
+			 uint64_t bytes, int persistent)
+{
+	pthread_mutex_lock(&request_lock);
+	uint64_t id = ++request_ids;
+	struct request *r = req_find(req_bits(req));
+	if (!r && n_requests == cap_requests) {
+		size_t cap = cap_requests ? 2 * cap_requests : 64;
+		struct request *m = realloc(requests, cap * sizeof(*m));
+		if (m) {
+			requests = m;
+			cap_requests = cap;
+		}
+	}
+	if (!r && n_requests < cap_requests)
+		r = &requests[n_requests++];
+	if (r)
+		*r = (struct request){ req_bits(req), id, kind, peer, tag, persistent,
+				       !persistent, comm, bytes };
+	pthread_mutex_unlock(&request_lock);
+	return id;
+}
+
+static void req_remove(struct request *r)
+{
+	*r = requests[--n_requests];
+}
+
+void vtw_request_started(MPI_Request req)
+{
+	pthread_mutex_lock(&request_lock);
+	struct request *r = req_find(req_bits(req));
+	struct request copy = { 0 };
+	if (r) {
+		r->id = ++request_ids;
+		r->active = 1;
+		copy = *r;
+	}
+	pthread_mutex_unlock(&request_lock);
+	if (!copy.handle)
+		return;
+	if (copy.kind == VTW_REQ_SEND) {
+		struct vt_rec p[2] = { { copy.bytes, copy.comm, (uint32_t)copy.tag },
+				       { copy.id, 0, 0 } };
+		vt_mpi_event(VT_REC_MPI_ISEND, (uint32_t)copy.peer, p, 2);
+	} else {
+		struct vt_rec p = { copy.id, 0, 0 };
+		vt_mpi_event(VT_REC_MPI_IRECV_REQUEST, 0, &p, 1);
+	}
+}
+
+void vtw_request_freed(MPI_Request req)
+{
+	pthread_mutex_lock(&request_lock);
+	struct request *r = req_find(req_bits(req));
+	/* An active non-persistent request completes unseen after a free: forget it. */
+	if (r)
+		req_remove(r);
+	pthread_mutex_unlock(&request_lock);
+}
+
+void vtw_request_cancelled(MPI_Request req)
+{
+	pthread_mutex_lock(&request_lock);
+	struct request *r = req_find(req_bits(req));
+	uint64_t id = r && r->active ? r->id : 0;
+	pthread_mutex_unlock(&request_lock);
+	if (id) {
+		struct vt_rec p = { id, 0, 0 };
+		vt_mpi_event(VT_REC_MPI_REQUEST_CANCELLED, 0, &p, 1);
+	}
+}
+
+/*
+ * A request that completed with status: its completion event. Called with the handle the
+ * request had before the completing call (MPI sets it to MPI_REQUEST_NULL).
+ */
+static void request_completed(uint64_t handle, const MPI_Status *status)
+{
+	pthread_mutex_lock(&request_lock);
+	struct request *found = req_find(handle);
+	struct request r = found ? *found : (struct request){ 0 };
+	if (found) {
+		if (found->persistent)
+			found->active = 0;
+		else
+			req_remove(found);
+	}
+	pthread_mutex_unlock(&request_lock);
+	if (!found || !r.active)
+		return;
+	int cancelled = 0;
+	if (status)
+		PMPI_Test_cancelled(status, &cancelled);
+	if (cancelled)
+		return;
+	if (r.kind == VTW_REQ_SEND) {
+		struct vt_rec p = { r.id, 0, 0 };
+		vt_mpi_event(VT_REC_MPI_ISEND_COMPLETE, 0, &p, 1);
+		return;
+	}
+	int count = 0;
+	if (status)
+		PMPI_Get_count(status, MPI_BYTE, &count);
+	struct vt_rec p[2] = { { (uint64_t)(count > 0 ? count : 0), r.comm,
+				 (uint32_t)(status ? status->MPI_TAG : r.tag) },
+			       { r.id, 0, 0 } };
+	vt_mpi_event(VT_REC_MPI_IRECV, (uint32_t)(status ? status->MPI_SOURCE : r.peer), p, 2);
+}
+
+/* -- receives ------------------------------------------------------------------------ */
+
+/* The message of a completed receive, sender and tag from the status (ANY_SOURCE/TAG). */
+static void received(const MPI_Status *st, MPI_Comm comm)
+{
+	if (st->MPI_SOURCE == MPI_PROC_NULL || st->MPI_SOURCE == MPI_ANY_SOURCE)
+		return;
+	int count = 0;
+	PMPI_Get_count(st, MPI_BYTE, &count);
+	vtw_p2p(VT_REC_MPI_RECV, st->MPI_SOURCE, vtw_comm(comm), st->MPI_TAG,
+		(uint64_t)(count > 0 ? count : 0));
+}
+
+VTW_HIDDEN extern struct vt_inst_desc vtw_desc_MPI_Recv, vtw_desc_MPI_Sendrecv,
+	vtw_desc_MPI_Sendrecv_replace, vtw_desc_MPI_Mrecv, vtw_desc_MPI_Wait,
+	vtw_desc_MPI_Waitall, vtw_desc_MPI_Waitany, vtw_desc_MPI_Waitsome, vtw_desc_MPI_Test,
+	vtw_desc_MPI_Testall, vtw_desc_MPI_Testany, vtw_desc_MPI_Testsome, vtw_desc_MPI_Init,
+	vtw_desc_MPI_Init_thread, vtw_desc_MPI_Finalize;
+
+VTW_EXPORT int MPI_Recv(void *buf, int count, MPI_Datatype type, int source, int tag,
+			MPI_Comm comm, MPI_Status *status)
+{
+	if (!vtw_tracing())
+		return PMPI_Recv(buf, count, type, source, tag, comm, status);
+	MPI_Status own;
+	MPI_Status *st = status == MPI_STATUS_IGNORE ? &own : status;
+	vt_inst_enter(&vtw_desc_MPI_Recv);
+	int ret = PMPI_Recv(buf, count, type, source, tag, comm, st);
+	if (ret == MPI_SUCCESS)
+		received(st, comm);
+	vt_inst_exit(&vtw_desc_MPI_Recv);
+	return ret;
+}
+
+VTW_EXPORT int MPI_Sendrecv(const void *sbuf, int scount, MPI_Datatype stype, int dest,
+			    int stag, void *rbuf, int rcount, MPI_Datatype rtype, int source,
+			    int rtag, MPI_Comm comm, MPI_Status *status)
+{
+	if (!vtw_tracing())
+		return PMPI_Sendrecv(sbuf, scount, stype, dest, stag, rbuf, rcount, rtype, source,
+				     rtag, comm, status);
+	MPI_Status own;
+	MPI_Status *st = status == MPI_STATUS_IGNORE ? &own : status;
+	vt_inst_enter(&vtw_desc_MPI_Sendrecv);
+	if (dest != MPI_PROC_NULL)
+		vtw_p2p(VT_REC_MPI_SEND, dest, vtw_comm(comm), stag, vtw_bytes(scount, stype));
+	int ret = PMPI_Sendrecv(sbuf, scount, stype, dest, stag, rbuf, rcount, rtype, source,
+				rtag, comm, st);
+	if (ret == MPI_SUCCESS)
+		received(st, comm);
+	vt_inst_exit(&vtw_desc_MPI_Sendrecv);
+	return ret;
+}
+
+VTW_EXPORT int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype type, int dest, int stag,
+				    int source, int rtag, MPI_Comm comm, MPI_Status *status)
+{
+	if (!vtw_tracing())
+		return PMPI_Sendrecv_replace(buf, count, type, dest, stag, source, rtag, comm,
+					     status);
+	MPI_Status own;
+	MPI_Status *st = status == MPI_STATUS_IGNORE ? &own : status;
+	vt_inst_enter(&vtw_desc_MPI_Sendrecv_replace);
+	if (dest != MPI_PROC_NULL)
+		vtw_p2p(VT_REC_MPI_SEND, dest, vtw_comm(comm), stag, vtw_bytes(count, type));
+	int ret = PMPI_Sendrecv_replace(buf, count, type, dest, stag, source, rtag, comm, st);
+	if (ret == MPI_SUCCESS)
+		received(st, comm);
+	vt_inst_exit(&vtw_desc_MPI_Sendrecv_replace);
+	return ret;
+}
+
+/* A matched probe's message has no communicator handle at hand: the record uses the one
+ * the message came from, which MPI does not tell; vt records it on MPI_COMM_WORLD. */
+VTW_EXPORT int MPI_Mrecv(void *buf, int count, MPI_Datatype type, MPI_Message *message,
+			 MPI_Status *status)
+{
+	if (!vtw_tracing())
+		return PMPI_Mrecv(buf, count, type, message, status);
+	MPI_Status own;
+	MPI_Status *st = status == MPI_STATUS_IGNORE ? &own : status;
+	vt_inst_enter(&vtw_desc_MPI_Mrecv);
+	int ret = PMPI_Mrecv(buf, count, type, message, st);
+	if (ret == MPI_SUCCESS)
+		received(st, MPI_COMM_WORLD);
+	vt_inst_exit(&vtw_desc_MPI_Mrecv);
+	return ret;
+}
+
+/* -- completion ---------------------------------------------------------------------- */
+
+/* Copies of the handles before the call (MPI nulls completed ones), and statuses to read
+ * even where the caller ignores them. Small counts live on the stack. */
+struct completion {
+	uint64_t small_h[16];
+	MPI_Status small_st[16];
+	uint64_t *h;
+	MPI_Status *st;
+};
+
+static int completion_begin(struct completion *c, int n, const MPI_Request reqs[])
+{
+	c->h = n <= 16 ? c->small_h : malloc((size_t)n * sizeof(*c->h));
+	c->st = n <= 16 ? c->small_st : malloc((size_t)n * sizeof(*c->st));
+	if (!c->h || !c->st)
+		return -1;
+	for (int i = 0; i < n; i++)
+		c->h[i] = req_bits(reqs[i]);
+	return 0;
+}
+
+static void completion_end(struct completion *c)
+{
+	if (c->h != c->small_h)
+		free(c->h);
+	if (c->st != c->small_st)
+		free(c->st);
+}
+
+VTW_EXPORT int MPI_Wait(MPI_Request *req, MPI_Status *status)
+{
+	if (!vtw_tracing())
+		return PMPI_Wait(req, status);
+	MPI_Status own;
+	MPI_Status *st = status == MPI_STATUS_IGNORE ? &own : status;
+	uint64_t h = req_bits(*req);
+	vt_inst_enter(&vtw_desc_MPI_Wait);
+	int ret = PMPI_Wait(req, st);
+	if (ret == MPI_SUCCESS)
+		request_completed(h, st);
+	vt_inst_exit(&vtw_desc_MPI_Wait);
+	return ret;
+}
+
+VTW_EXPORT int MPI_Test(MPI_Request *req, int *flag, MPI_Status *status)
+{
+	if (!vtw_tracing())
+		return PMPI_Test(req, flag, status);
+	MPI_Status own;
+	MPI_Status *st = status == MPI_STATUS_IGNORE ? &own : status;
+	uint64_t h = req_bits(*req);
+	vt_inst_enter(&vtw_desc_MPI_Test);
+	int ret = PMPI_Test(req, flag, st);
+	if (ret == MPI_SUCCESS && *flag)
+		request_completed(h, st);
+	vt_inst_exit(&vtw_desc_MPI_Test);
+	return ret;
+}
+
+VTW_EXPORT int MPI_Waitall(int n, MPI_Request reqs[], MPI_Status statuses[])
+{
+	struct completion c;
+	if (!vtw_tracing() || completion_begin(&c, n, reqs) < 0)
+		return PMPI_Waitall(n, reqs, statuses);
+	MPI_Status *st = statuses == MPI_STATUSES_IGNORE ? c.st : statuses;
+	vt_inst_enter(&vtw_desc_MPI_Waitall);
+	int ret = PMPI_Waitall(n, reqs, st);
+	/* On MPI_ERR_IN_STATUS each status says whether its request completed. */
+	for (int i = 0; i < n && (ret == MPI_SUCCESS || ret == MPI_ERR_IN_STATUS); i++)
+		if (ret == MPI_SUCCESS || st[i].MPI_ERROR == MPI_SUCCESS)
+			request_completed(c.h[i], &st[i]);
+	vt_inst_exit(&vtw_desc_MPI_Waitall);
+	completion_end(&c);
+	return ret;
+}
+
+VTW_EXPORT int MPI_Testall(int n, MPI_Request reqs[], int *flag, MPI_Status statuses[])
+{
+	struct completion c;
+	if (!vtw_tracing() || completion_begin(&c, n, reqs) < 0)
+		return PMPI_Testall(n, reqs, flag, statuses);
+	MPI_Status *st = statuses == MPI_STATUSES_IGNORE ? c.st : statuses;
+	vt_inst_enter(&vtw_desc_MPI_Testall);
+	int ret = PMPI_Testall(n, reqs, flag, st);
+	for (int i = 0; ret == MPI_SUCCESS && *flag && i < n; i++)
+		request_completed(c.h[i], &st[i]);
+	vt_inst_exit(&vtw_desc_MPI_Testall);
+	completion_end(&c);
+	return ret;
+}
+
+VTW_EXPORT int MPI_Waitany(int n, MPI_Request reqs[], int *index, MPI_Status *status)
+{
+	struct completion c;
+	if (!vtw_tracing() || completion_begin(&c, n, reqs) < 0)
+		return PMPI_Waitany(n, reqs, index, status);
+	MPI_Status own;
+	MPI_Status *st = status == MPI_STATUS_IGNORE ? &own : status;
+	vt_inst_enter(&vtw_desc_MPI_Waitany);
+	int ret = PMPI_Waitany(n, reqs, index, st);
+	if (ret == MPI_SUCCESS && *index != MPI_UNDEFINED)
+		request_completed(c.h[*index], st);
+	vt_inst_exit(&vtw_desc_MPI_Waitany);
+	completion_end(&c);
+	return ret;
+}
+
+VTW_EXPORT int MPI_Testany(int n, MPI_Request reqs[], int *index, int *flag, MPI_Status *status)
+{
+	struct completion c;
+	if (!vtw_tracing() || completion_begin(&c, n, reqs) < 0)
+		return PMPI_Testany(n, reqs, index, flag, status);
+	MPI_Status own;
+	MPI_Status *st = status == MPI_STATUS_IGNORE ? &own : status;
+	vt_inst_enter(&vtw_desc_MPI_Testany);
+	int ret = PMPI_Testany(n, reqs, index, flag, st);
+	if (ret == MPI_SUCCESS && *flag && *index != MPI_UNDEFINED)
+		request_completed(c.h[*index], st);
+	vt_inst_exit(&vtw_desc_MPI_Testany);
+	completion_end(&c);
+	return ret;
+}
+
+static int some(int (*fn)(int, MPI_Request[], int *, int[], MPI_Status[]),
+		struct vt_inst_desc *desc, int n, MPI_Request reqs[], int *outcount,
+		int indices[], MPI_Status statuses[])
+{
+	struct completion c;
+	if (!vtw_tracing() || completion_begin(&c, n, reqs) < 0)
+		return fn(n, reqs, outcount, indices, statuses);
+	MPI_Status *st = statuses == MPI_STATUSES_IGNORE ? c.st : statuses;
+	vt_inst_enter(desc);
+	int ret = fn(n, reqs, outcount, indices, st);
+	for (int i = 0; ret == MPI_SUCCESS && *outcount != MPI_UNDEFINED && i < *outcount; i++)
+		request_completed(c.h[indices[i]], &st[i]);
+	vt_inst_exit(desc);
+	completion_end(&c);
+	return ret;
+}
+
+VTW_EXPORT int MPI_Waitsome(int n, MPI_Request reqs[], int *outcount, int indices[],
+			    MPI_Status statuses[])
+{
+	return some(PMPI_Waitsome, &vtw_desc_MPI_Waitsome, n, reqs, outcount, indices, statuses);
+}
+
+VTW_EXPORT int MPI_Testsome(int n, MPI_Request reqs[], int *outcount, int indices[],
+			    MPI_Status statuses[])
+{
+	return some(PMPI_Testsome, &vtw_desc_MPI_Testsome, n, reqs, outcount, indices, statuses);
+}
+
+/* -- what libvt needs from MPI ------------------------------------------------------- */
+
+static void op_bcast(void *buf, size_t n, int root)
+{
+	PMPI_Bcast(buf, (int)n, MPI_BYTE, root, MPI_COMM_WORLD);
+}
+
+static void *op_gather(const void *buf, size_t n, size_t **sizes_out)
+{
+	int me = (int)n;
+	int *counts = world_rank == 0 ? calloc((size_t)world_size, sizeof(int)) : NULL;
+	PMPI_Gather(&me, 1, MPI_INT, counts, 1, MPI_INT, 0, MPI_COMM_WORLD);
+	char *all = NULL;
+	int *displs = NULL;
+	if (world_rank == 0 && counts) {
+		displs = calloc((size_t)world_size, sizeof(int));
+		size_t total = 0;
+		for (int i = 0; displs && i < world_size; i++) {
+			displs[i] = (int)total;
+			total += (size_t)counts[i];
+		}
+		all = malloc(total ? total : 1);
+		if (sizes_out && (*sizes_out = malloc((size_t)world_size * sizeof(size_t))))
+			for (int i = 0; i < world_size; i++)
+				(*sizes_out)[i] = (size_t)counts[i];
+	}
+	PMPI_Gatherv(buf, me, MPI_BYTE, all, counts, displs, MPI_BYTE, 0, MPI_COMM_WORLD);
+	free(counts);
+	free(displs);
+	return all;
+}
+
+static void *op_scatter(void *const *bufs, const size_t *sizes, size_t *n)
+{
+	int mine = 0;
+	int *counts = NULL, *displs = NULL;
+	char *send = NULL;
+	if (world_rank == 0) {
+		counts = calloc((size_t)world_size, sizeof(int));
+		displs = calloc((size_t)world_size, sizeof(int));
+		size_t total = 0;
+		for (int i = 0; counts && displs && sizes && i < world_size; i++) {
+			counts[i] = (int)sizes[i];
+			displs[i] = (int)total;
+			total += sizes[i];
+		}
+		send = malloc(total ? total : 1);
+		for (int i = 0; send && counts && displs && bufs && i < world_size; i++)
+			if (counts[i])
+				memcpy(send + displs[i], bufs[i], (size_t)counts[i]);
+	}
+	PMPI_Scatter(counts, 1, MPI_INT, &mine, 1, MPI_INT, 0, MPI_COMM_WORLD);
+	char *recv = malloc(mine > 0 ? (size_t)mine : 1);
+	PMPI_Scatterv(send, counts, displs, MPI_BYTE, recv, mine, MPI_BYTE, 0, MPI_COMM_WORLD);
+	free(send);
+	free(counts);
+	free(displs);
+	*n = (size_t)mine;
+	return recv;
+}
+
+static void op_set_collectives(void *archive)
+{
+	OTF2_MPI_Archive_SetCollectiveCallbacks(archive, MPI_COMM_WORLD, MPI_COMM_NULL);
+}
+
+static struct vt_mpi_ops ops = {
+	.bcast = op_bcast,
+	.gather = op_gather,
+	.scatter = op_scatter,
+	.set_collectives = op_set_collectives,
+};
+
+/*
+ * Offsets of every rank's clock against rank 0's: rank 0 sends, the rank answers with its
+ * time, and the tightest of a few round trips gives offset = t0_mid - t_rank.
+ */
+static void sync_clocks(void)
+{
+	enum { ROUNDS = 8 };
+	for (int r = 1; r < world_size; r++) {
+		if (world_rank == 0) {
+			uint64_t best_rtt = UINT64_MAX;
+			int64_t best = 0;
+			for (int i = 0; i < ROUNDS; i++) {
+				uint64_t t1 = vt_mpi_now(), tr;
+				PMPI_Send(&t1, 1, MPI_UINT64_T, r, 0x7654, MPI_COMM_WORLD);
+				PMPI_Recv(&tr, 1, MPI_UINT64_T, r, 0x7654, MPI_COMM_WORLD,
+					  MPI_STATUS_IGNORE);
+				uint64_t t2 = vt_mpi_now();
+				if (t2 - t1 < best_rtt) {
+					best_rtt = t2 - t1;
+					best = (int64_t)(t1 + (t2 - t1) / 2) - (int64_t)tr;
+				}
+			}
+			PMPI_Send(&best, 1, MPI_INT64_T, r, 0x7655, MPI_COMM_WORLD);
+		} else if (world_rank == r) {
+			for (int i = 0; i < ROUNDS; i++) {
+				uint64_t t;
+				PMPI_Recv(&t, 1, MPI_UINT64_T, 0, 0x7654, MPI_COMM_WORLD,
+					  MPI_STATUS_IGNORE);
+				t = vt_mpi_now();
+				PMPI_Send(&t, 1, MPI_UINT64_T, 0, 0x7654, MPI_COMM_WORLD);
+			}
+			int64_t offset;
+			PMPI_Recv(&offset, 1, MPI_INT64_T, 0, 0x7655, MPI_COMM_WORLD,
+				  MPI_STATUS_IGNORE);
+			vt_mpi_clock_offset(vt_mpi_now(), offset, 0.0);
+		}
+	}
+	if (world_rank == 0)
+		vt_mpi_clock_offset(vt_mpi_now(), 0, 0.0);
+}
+
+static void after_init(void)
+{
+	PMPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
+	PMPI_Comm_size(MPI_COMM_WORLD, &world_size);
+	ops.rank = world_rank;
+	ops.size = world_size;
+	vt_mpi_attach(&ops);
+	comm_add(MPI_COMM_WORLD, VT_MPI_KEY_WORLD);
+	comm_add(MPI_COMM_SELF, VT_MPI_KEY_SELF);
+	sync_clocks();
+}
+
+VTW_EXPORT int MPI_Init(int *argc, char ***argv)
+{
+	vtw_mpitrace = vt_mpi_trace_enabled();
+	if (vtw_tracing())
+		vt_inst_enter(&vtw_desc_MPI_Init);
+	int ret = PMPI_Init(argc, argv);
+	if (ret == MPI_SUCCESS)
+		after_init();
+	if (vtw_tracing())
+		vt_inst_exit(&vtw_desc_MPI_Init);
+	return ret;
+}
+
+VTW_EXPORT int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
+{
+	vtw_mpitrace = vt_mpi_trace_enabled();
+	if (vtw_tracing())
+		vt_inst_enter(&vtw_desc_MPI_Init_thread);
+	int ret = PMPI_Init_thread(argc, argv, required, provided);
+	if (ret == MPI_SUCCESS)
+		after_init();
+	if (vtw_tracing())
+		vt_inst_exit(&vtw_desc_MPI_Init_thread);
+	return ret;
+}
+
+/* The trace is written here, while MPI still works; MPI_Finalize's own Leave is that of
+ * every region still open: the end of the trace. */
+VTW_EXPORT int MPI_Finalize(void)
+{
+	if (vtw_tracing())
+		vt_inst_enter(&vtw_desc_MPI_Finalize);
+	sync_clocks();
+	vt_mpi_detach();
+	return PMPI_Finalize();
+}

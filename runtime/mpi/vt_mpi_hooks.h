@@ -1,0 +1,540 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * What the generated wrappers call around each PMPI call: vtw_HOOK_pre(args) before,
+ * vtw_HOOK_post(&call, ret, args) after. Each records the MPI events of its function the way
+ * OTF2 models them; peers and roots are ranks in the communicator, sizes are bytes.
+ */
+#ifndef VT_MPI_HOOKS_H
+#define VT_MPI_HOOKS_H
+
+#include "vt/vt_inst.h"
+#include "vt_mpi_iface.h"
+#include "vt_thread.h"
+
+#include <mpi.h>
+#include <otf2/OTF2_Definitions.h>
+#include <otf2/OTF2_Events.h>
+#include <otf2/OTF2_GeneralDefinitions.h>
+
+#define VTW_EXPORT __attribute__((visibility("default")))
+#define VTW_HIDDEN __attribute__((visibility("hidden")))
+
+/* One region descriptor per MPI function: paradigm MPI and the function's role. */
+#define VTW_DESC(fn, name, role)                                                            \
+	VTW_HIDDEN struct vt_inst_desc vtw_desc_##fn = {                                    \
+		0, VT_INST_ABI, name, NULL, 0, ((uint32_t)OTF2_PARADIGM_MPI << 8) | (role)  \
+	}
+
+/* What a pre hook hands its post hook. */
+struct vtw_call {
+	uint64_t bytes;
+	uint32_t comm;
+	int root_or_rank;
+};
+
+/* VT_MPITRACE=yes and the thread records: the wrapper is more than the PMPI call. */
+VTW_HIDDEN extern int vtw_mpitrace;
+static inline int vtw_tracing(void)
+{
+	return vtw_mpitrace && vt_mpi_recording();
+}
+
+/* State shared by the hooks and the hand-written wrappers (vt_mpi.c). */
+VTW_HIDDEN uint32_t vtw_comm(MPI_Comm comm);
+VTW_HIDDEN void vtw_comm_created(MPI_Comm newcomm);
+VTW_HIDDEN void vtw_comm_freed(MPI_Comm comm);
+VTW_HIDDEN uint64_t vtw_bytes(int count, MPI_Datatype type);
+VTW_HIDDEN uint64_t vtw_sum_bytes(int n, const int counts[], MPI_Datatype type);
+VTW_HIDDEN int vtw_comm_size(MPI_Comm comm);
+VTW_HIDDEN int vtw_comm_rank(MPI_Comm comm);
+enum vtw_req_kind { VTW_REQ_SEND = 1, VTW_REQ_RECV };
+/* A request to follow until it completes; persistent ones until freed. */
+VTW_HIDDEN uint64_t vtw_request_new(MPI_Request req, int kind, uint32_t comm, int peer, int tag,
+				    uint64_t bytes, int persistent);
+VTW_HIDDEN void vtw_request_started(MPI_Request req);
+VTW_HIDDEN void vtw_request_freed(MPI_Request req);
+VTW_HIDDEN void vtw_request_cancelled(MPI_Request req);
+
+/* Events. */
+static inline void vtw_p2p(uint32_t kind, int peer, uint32_t comm, int tag, uint64_t bytes)
+{
+	struct vt_rec p = { bytes, comm, (uint32_t)tag };
+	vt_mpi_event(kind, (uint32_t)peer, &p, 1);
+}
+
+static inline void vtw_coll_begin(void)
+{
+	vt_mpi_event(VT_REC_MPI_COLL_BEGIN, 0, NULL, 0);
+}
+
+static inline void vtw_coll_end(OTF2_CollectiveOp op, uint32_t comm, int root, uint64_t sent,
+				uint64_t received)
+{
+	struct vt_rec p[2] = { { sent, comm, root < 0 ? OTF2_UNDEFINED_UINT32 : (uint32_t)root },
+			       { received, 0, 0 } };
+	vt_mpi_event(VT_REC_MPI_COLL_END, op, p, 2);
+}
+
+static const struct vtw_call vtw_none;
+
+/* Blocking sends: the message leaves with the call. MPI_PROC_NULL sends nothing. */
+static inline struct vtw_call vtw_send_pre(const void *buf, int count, MPI_Datatype type,
+					   int dest, int tag, MPI_Comm comm)
+{
+	(void)buf;
+	if (dest != MPI_PROC_NULL)
+		vtw_p2p(VT_REC_MPI_SEND, dest, vtw_comm(comm), tag, vtw_bytes(count, type));
+	return vtw_none;
+}
+static inline void vtw_send_post(struct vtw_call *c, int ret, const void *buf, int count,
+				 MPI_Datatype type, int dest, int tag, MPI_Comm comm)
+{
+	(void)c, (void)ret, (void)buf, (void)count, (void)type, (void)dest, (void)tag, (void)comm;
+}
+
+/* Non-blocking sends: MpiIsend with the request's id once the request exists. */
+static inline struct vtw_call vtw_isend_pre(const void *buf, int count, MPI_Datatype type,
+					    int dest, int tag, MPI_Comm comm, MPI_Request *req)
+{
+	(void)buf, (void)count, (void)type, (void)dest, (void)tag, (void)comm, (void)req;
+	return vtw_none;
+}
+static inline void vtw_isend_post(struct vtw_call *c, int ret, const void *buf, int count,
+				  MPI_Datatype type, int dest, int tag, MPI_Comm comm,
+				  MPI_Request *req)
+{
+	(void)c, (void)buf;
+	if (ret != MPI_SUCCESS || dest == MPI_PROC_NULL)
+		return;
+	uint32_t cid = vtw_comm(comm);
+	uint64_t bytes = vtw_bytes(count, type);
+	uint64_t id = vtw_request_new(*req, VTW_REQ_SEND, cid, dest, tag, bytes, 0);
+	struct vt_rec p[2] = { { bytes, cid, (uint32_t)tag }, { id, 0, 0 } };
+	vt_mpi_event(VT_REC_MPI_ISEND, (uint32_t)dest, p, 2);
+}
+
+/* Non-blocking receives: the request now, the message when a Wait/Test completes it. */
+static inline struct vtw_call vtw_irecv_pre(void *buf, int count, MPI_Datatype type, int source,
+					    int tag, MPI_Comm comm, MPI_Request *req)
+{
+	(void)buf, (void)count, (void)type, (void)source, (void)tag, (void)comm, (void)req;
+	return vtw_none;
+}
+static inline void vtw_irecv_post(struct vtw_call *c, int ret, void *buf, int count,
+				  MPI_Datatype type, int source, int tag, MPI_Comm comm,
+				  MPI_Request *req)
+{
+	(void)c, (void)buf, (void)count, (void)type;
+	if (ret != MPI_SUCCESS || source == MPI_PROC_NULL)
+		return;
+	uint64_t id = vtw_request_new(*req, VTW_REQ_RECV, vtw_comm(comm), source, tag, 0, 0);
+	struct vt_rec p = { id, 0, 0 };
+	vt_mpi_event(VT_REC_MPI_IRECV_REQUEST, 0, &p, 1);
+}
+
+/* Persistent requests: followed from init to free; each start is an Isend or Irecv. */
+static inline struct vtw_call vtw_send_init_pre(const void *buf, int count, MPI_Datatype type,
+						int dest, int tag, MPI_Comm comm, MPI_Request *req)
+{
+	(void)buf, (void)count, (void)type, (void)dest, (void)tag, (void)comm, (void)req;
+	return vtw_none;
+}
+static inline void vtw_send_init_post(struct vtw_call *c, int ret, const void *buf, int count,
+				      MPI_Datatype type, int dest, int tag, MPI_Comm comm,
+				      MPI_Request *req)
+{
+	(void)c, (void)buf;
+	if (ret == MPI_SUCCESS && dest != MPI_PROC_NULL)
+		vtw_request_new(*req, VTW_REQ_SEND, vtw_comm(comm), dest, tag,
+				vtw_bytes(count, type), 1);
+}
+static inline struct vtw_call vtw_recv_init_pre(void *buf, int count, MPI_Datatype type,
+						int source, int tag, MPI_Comm comm,
+						MPI_Request *req)
+{
+	(void)buf, (void)count, (void)type, (void)source, (void)tag, (void)comm, (void)req;
+	return vtw_none;
+}
+static inline void vtw_recv_init_post(struct vtw_call *c, int ret, void *buf, int count,
+				      MPI_Datatype type, int source, int tag, MPI_Comm comm,
+				      MPI_Request *req)
+{
+	(void)c, (void)buf, (void)count, (void)type;
+	if (ret == MPI_SUCCESS && source != MPI_PROC_NULL)
+		vtw_request_new(*req, VTW_REQ_RECV, vtw_comm(comm), source, tag, 0, 1);
+}
+static inline struct vtw_call vtw_start_pre(MPI_Request *req)
+{
+	vtw_request_started(*req);
+	return vtw_none;
+}
+static inline void vtw_start_post(struct vtw_call *c, int ret, MPI_Request *req)
+{
+	(void)c, (void)ret, (void)req;
+}
+static inline struct vtw_call vtw_startall_pre(int n, MPI_Request reqs[])
+{
+	for (int i = 0; i < n; i++)
+		vtw_request_started(reqs[i]);
+	return vtw_none;
+}
+static inline void vtw_startall_post(struct vtw_call *c, int ret, int n, MPI_Request reqs[])
+{
+	(void)c, (void)ret, (void)n, (void)reqs;
+}
+static inline struct vtw_call vtw_request_free_pre(MPI_Request *req)
+{
+	vtw_request_freed(*req);
+	return vtw_none;
+}
+static inline void vtw_request_free_post(struct vtw_call *c, int ret, MPI_Request *req)
+{
+	(void)c, (void)ret, (void)req;
+}
+static inline struct vtw_call vtw_cancel_pre(MPI_Request *req)
+{
+	vtw_request_cancelled(*req);
+	return vtw_none;
+}
+static inline void vtw_cancel_post(struct vtw_call *c, int ret, MPI_Request *req)
+{
+	(void)c, (void)ret, (void)req;
+}
+
+/*
+ * Collectives: CollectiveBegin before, CollectiveEnd after, with the bytes this rank's
+ * buffers give and take (MPI_IN_PLACE counted like the buffer it stands for).
+ */
+#define VTW_COLL_PRE                                                                        \
+	vtw_coll_begin();                                                                   \
+	return vtw_none
+
+static inline struct vtw_call vtw_barrier_pre(MPI_Comm comm)
+{
+	(void)comm;
+	VTW_COLL_PRE;
+}
+static inline void vtw_barrier_post(struct vtw_call *c, int ret, MPI_Comm comm)
+{
+	(void)c, (void)ret;
+	vtw_coll_end(OTF2_COLLECTIVE_OP_BARRIER, vtw_comm(comm), -1, 0, 0);
+}
+
+static inline struct vtw_call vtw_bcast_pre(void *buf, int count, MPI_Datatype type, int root,
+					    MPI_Comm comm)
+{
+	(void)buf, (void)count, (void)type, (void)root, (void)comm;
+	VTW_COLL_PRE;
+}
+static inline void vtw_bcast_post(struct vtw_call *c, int ret, void *buf, int count,
+				  MPI_Datatype type, int root, MPI_Comm comm)
+{
+	(void)c, (void)ret, (void)buf;
+	uint64_t n = vtw_bytes(count, type);
+	int me = vtw_comm_rank(comm) == root;
+	vtw_coll_end(OTF2_COLLECTIVE_OP_BCAST, vtw_comm(comm), root, me ? n : 0, me ? 0 : n);
+}
+
+static inline struct vtw_call vtw_gather_pre(const void *sbuf, int scount, MPI_Datatype stype,
+					     void *rbuf, int rcount, MPI_Datatype rtype, int root,
+					     MPI_Comm comm)
+{
+	(void)sbuf, (void)scount, (void)stype, (void)rbuf, (void)rcount, (void)rtype;
+	(void)root, (void)comm;
+	VTW_COLL_PRE;
+}
+static inline void vtw_gather_post(struct vtw_call *c, int ret, const void *sbuf, int scount,
+				   MPI_Datatype stype, void *rbuf, int rcount, MPI_Datatype rtype,
+				   int root, MPI_Comm comm)
+{
+	(void)c, (void)ret, (void)rbuf;
+	int me = vtw_comm_rank(comm) == root;
+	uint64_t sent = sbuf == MPI_IN_PLACE ? vtw_bytes(rcount, rtype) : vtw_bytes(scount, stype);
+	uint64_t recvd = me ? vtw_bytes(rcount, rtype) * (uint64_t)vtw_comm_size(comm) : 0;
+	vtw_coll_end(OTF2_COLLECTIVE_OP_GATHER, vtw_comm(comm), root, sent, recvd);
+}
+
+static inline struct vtw_call vtw_gatherv_pre(const void *sbuf, int scount, MPI_Datatype stype,
+					      void *rbuf, const int rcounts[], const int displs[],
+					      MPI_Datatype rtype, int root, MPI_Comm comm)
+{
+	(void)sbuf, (void)scount, (void)stype, (void)rbuf, (void)rcounts, (void)displs;
+	(void)rtype, (void)root, (void)comm;
+	VTW_COLL_PRE;
+}
+static inline void vtw_gatherv_post(struct vtw_call *c, int ret, const void *sbuf, int scount,
+				    MPI_Datatype stype, void *rbuf, const int rcounts[],
+				    const int displs[], MPI_Datatype rtype, int root,
+				    MPI_Comm comm)
+{
+	(void)c, (void)ret, (void)rbuf, (void)displs;
+	int me = vtw_comm_rank(comm) == root;
+	uint64_t sent = sbuf == MPI_IN_PLACE ? 0 : vtw_bytes(scount, stype);
+	uint64_t recvd = me ? vtw_sum_bytes(vtw_comm_size(comm), rcounts, rtype) : 0;
+	vtw_coll_end(OTF2_COLLECTIVE_OP_GATHERV, vtw_comm(comm), root, sent, recvd);
+}
+
+static inline struct vtw_call vtw_scatter_pre(const void *sbuf, int scount, MPI_Datatype stype,
+					      void *rbuf, int rcount, MPI_Datatype rtype, int root,
+					      MPI_Comm comm)
+{
+	(void)sbuf, (void)scount, (void)stype, (void)rbuf, (void)rcount, (void)rtype;
+	(void)root, (void)comm;
+	VTW_COLL_PRE;
+}
+static inline void vtw_scatter_post(struct vtw_call *c, int ret, const void *sbuf, int scount,
+				    MPI_Datatype stype, void *rbuf, int rcount,
+				    MPI_Datatype rtype, int root, MPI_Comm comm)
+{
+	(void)c, (void)ret, (void)sbuf;
+	int me = vtw_comm_rank(comm) == root;
+	uint64_t sent = me ? vtw_bytes(scount, stype) * (uint64_t)vtw_comm_size(comm) : 0;
+	uint64_t recvd = rbuf == MPI_IN_PLACE ? vtw_bytes(scount, stype) : vtw_bytes(rcount, rtype);
+	vtw_coll_end(OTF2_COLLECTIVE_OP_SCATTER, vtw_comm(comm), root, sent, recvd);
+}
+
+static inline struct vtw_call vtw_scatterv_pre(const void *sbuf, const int scounts[],
+					       const int displs[], MPI_Datatype stype, void *rbuf,
+					       int rcount, MPI_Datatype rtype, int root,
+					       MPI_Comm comm)
+{
+	(void)sbuf, (void)scounts, (void)displs, (void)stype, (void)rbuf, (void)rcount;
+	(void)rtype, (void)root, (void)comm;
+	VTW_COLL_PRE;
+}
+static inline void vtw_scatterv_post(struct vtw_call *c, int ret, const void *sbuf,
+				     const int scounts[], const int displs[], MPI_Datatype stype,
+				     void *rbuf, int rcount, MPI_Datatype rtype, int root,
+				     MPI_Comm comm)
+{
+	(void)c, (void)ret, (void)sbuf, (void)displs;
+	int me = vtw_comm_rank(comm) == root;
+	uint64_t sent = me ? vtw_sum_bytes(vtw_comm_size(comm), scounts, stype) : 0;
+	uint64_t recvd = rbuf == MPI_IN_PLACE ? 0 : vtw_bytes(rcount, rtype);
+	vtw_coll_end(OTF2_COLLECTIVE_OP_SCATTERV, vtw_comm(comm), root, sent, recvd);
+}
+
+static inline struct vtw_call vtw_allgather_pre(const void *sbuf, int scount,
+						MPI_Datatype stype, void *rbuf, int rcount,
+						MPI_Datatype rtype, MPI_Comm comm)
+{
+	(void)sbuf, (void)scount, (void)stype, (void)rbuf, (void)rcount, (void)rtype, (void)comm;
+	VTW_COLL_PRE;
+}
+static inline void vtw_allgather_post(struct vtw_call *c, int ret, const void *sbuf, int scount,
+				      MPI_Datatype stype, void *rbuf, int rcount,
+				      MPI_Datatype rtype, MPI_Comm comm)
+{
+	(void)c, (void)ret, (void)rbuf;
+	uint64_t sent = sbuf == MPI_IN_PLACE ? vtw_bytes(rcount, rtype) : vtw_bytes(scount, stype);
+	uint64_t recvd = vtw_bytes(rcount, rtype) * (uint64_t)vtw_comm_size(comm);
+	vtw_coll_end(OTF2_COLLECTIVE_OP_ALLGATHER, vtw_comm(comm), -1, sent, recvd);
+}
+
+static inline struct vtw_call vtw_allgatherv_pre(const void *sbuf, int scount,
+						 MPI_Datatype stype, void *rbuf,
+						 const int rcounts[], const int displs[],
+						 MPI_Datatype rtype, MPI_Comm comm)
+{
+	(void)sbuf, (void)scount, (void)stype, (void)rbuf, (void)rcounts, (void)displs;
+	(void)rtype, (void)comm;
+	VTW_COLL_PRE;
+}
+static inline void vtw_allgatherv_post(struct vtw_call *c, int ret, const void *sbuf,
+				       int scount, MPI_Datatype stype, void *rbuf,
+				       const int rcounts[], const int displs[],
+				       MPI_Datatype rtype, MPI_Comm comm)
+{
+	(void)c, (void)ret, (void)rbuf, (void)displs;
+	uint64_t sent = sbuf == MPI_IN_PLACE ? 0 : vtw_bytes(scount, stype);
+	uint64_t recvd = vtw_sum_bytes(vtw_comm_size(comm), rcounts, rtype);
+	vtw_coll_end(OTF2_COLLECTIVE_OP_ALLGATHERV, vtw_comm(comm), -1, sent, recvd);
+}
+
+static inline struct vtw_call vtw_alltoall_pre(const void *sbuf, int scount, MPI_Datatype stype,
+					       void *rbuf, int rcount, MPI_Datatype rtype,
+					       MPI_Comm comm)
+{
+	(void)sbuf, (void)scount, (void)stype, (void)rbuf, (void)rcount, (void)rtype, (void)comm;
+	VTW_COLL_PRE;
+}
+static inline void vtw_alltoall_post(struct vtw_call *c, int ret, const void *sbuf, int scount,
+				     MPI_Datatype stype, void *rbuf, int rcount,
+				     MPI_Datatype rtype, MPI_Comm comm)
+{
+	(void)c, (void)ret, (void)rbuf;
+	uint64_t n = (uint64_t)vtw_comm_size(comm);
+	uint64_t recvd = vtw_bytes(rcount, rtype) * n;
+	uint64_t sent = sbuf == MPI_IN_PLACE ? recvd : vtw_bytes(scount, stype) * n;
+	vtw_coll_end(OTF2_COLLECTIVE_OP_ALLTOALL, vtw_comm(comm), -1, sent, recvd);
+}
+
+static inline struct vtw_call vtw_alltoallv_pre(const void *sbuf, const int scounts[],
+						const int sdispls[], MPI_Datatype stype,
+						void *rbuf, const int rcounts[],
+						const int rdispls[], MPI_Datatype rtype,
+						MPI_Comm comm)
+{
+	(void)sbuf, (void)scounts, (void)sdispls, (void)stype, (void)rbuf, (void)rcounts;
+	(void)rdispls, (void)rtype, (void)comm;
+	VTW_COLL_PRE;
+}
+static inline void vtw_alltoallv_post(struct vtw_call *c, int ret, const void *sbuf,
+				      const int scounts[], const int sdispls[],
+				      MPI_Datatype stype, void *rbuf, const int rcounts[],
+				      const int rdispls[], MPI_Datatype rtype, MPI_Comm comm)
+{
+	(void)c, (void)ret, (void)rbuf, (void)sdispls, (void)rdispls;
+	int n = vtw_comm_size(comm);
+	uint64_t recvd = vtw_sum_bytes(n, rcounts, rtype);
+	uint64_t sent = sbuf == MPI_IN_PLACE ? recvd : vtw_sum_bytes(n, scounts, stype);
+	vtw_coll_end(OTF2_COLLECTIVE_OP_ALLTOALLV, vtw_comm(comm), -1, sent, recvd);
+}
+
+static inline struct vtw_call vtw_alltoallw_pre(const void *sbuf, const int scounts[],
+						const int sdispls[], const MPI_Datatype stypes[],
+						void *rbuf, const int rcounts[],
+						const int rdispls[], const MPI_Datatype rtypes[],
+						MPI_Comm comm)
+{
+	(void)sbuf, (void)scounts, (void)sdispls, (void)stypes, (void)rbuf, (void)rcounts;
+	(void)rdispls, (void)rtypes, (void)comm;
+	VTW_COLL_PRE;
+}
+static inline void vtw_alltoallw_post(struct vtw_call *c, int ret, const void *sbuf,
+				      const int scounts[], const int sdispls[],
+				      const MPI_Datatype stypes[], void *rbuf,
+				      const int rcounts[], const int rdispls[],
+				      const MPI_Datatype rtypes[], MPI_Comm comm)
+{
+	(void)c, (void)ret, (void)rbuf, (void)sdispls, (void)rdispls;
+	uint64_t sent = 0, recvd = 0;
+	for (int i = 0, n = vtw_comm_size(comm); i < n; i++) {
+		recvd += vtw_bytes(rcounts[i], rtypes[i]);
+		if (sbuf != MPI_IN_PLACE)
+			sent += vtw_bytes(scounts[i], stypes[i]);
+	}
+	vtw_coll_end(OTF2_COLLECTIVE_OP_ALLTOALLW, vtw_comm(comm), -1,
+		     sbuf == MPI_IN_PLACE ? recvd : sent, recvd);
+}
+
+static inline struct vtw_call vtw_reduce_pre(const void *sbuf, void *rbuf, int count,
+					     MPI_Datatype type, MPI_Op op, int root, MPI_Comm comm)
+{
+	(void)sbuf, (void)rbuf, (void)count, (void)type, (void)op, (void)root, (void)comm;
+	VTW_COLL_PRE;
+}
+static inline void vtw_reduce_post(struct vtw_call *c, int ret, const void *sbuf, void *rbuf,
+				   int count, MPI_Datatype type, MPI_Op op, int root,
+				   MPI_Comm comm)
+{
+	(void)c, (void)ret, (void)sbuf, (void)rbuf, (void)op;
+	uint64_t n = vtw_bytes(count, type);
+	int me = vtw_comm_rank(comm) == root;
+	vtw_coll_end(OTF2_COLLECTIVE_OP_REDUCE, vtw_comm(comm), root, n, me ? n : 0);
+}
+
+/* Allreduce, Scan and Exscan: count elements in, count out. */
+#define VTW_REDUCE_ALL(hook, OP)                                                            \
+	static inline struct vtw_call vtw_##hook##_pre(const void *sbuf, void *rbuf, int count, \
+						       MPI_Datatype type, MPI_Op op,        \
+						       MPI_Comm comm)                       \
+	{                                                                                   \
+		(void)sbuf, (void)rbuf, (void)count, (void)type, (void)op, (void)comm;      \
+		VTW_COLL_PRE;                                                               \
+	}                                                                                   \
+	static inline void vtw_##hook##_post(struct vtw_call *c, int ret, const void *sbuf, \
+					     void *rbuf, int count, MPI_Datatype type,      \
+					     MPI_Op op, MPI_Comm comm)                      \
+	{                                                                                   \
+		(void)c, (void)ret, (void)sbuf, (void)rbuf, (void)op;                       \
+		uint64_t n = vtw_bytes(count, type);                                        \
+		vtw_coll_end(OP, vtw_comm(comm), -1, n, n);                                 \
+	}
+VTW_REDUCE_ALL(allreduce, OTF2_COLLECTIVE_OP_ALLREDUCE)
+VTW_REDUCE_ALL(scan, OTF2_COLLECTIVE_OP_SCAN)
+VTW_REDUCE_ALL(exscan, OTF2_COLLECTIVE_OP_EXSCAN)
+
+static inline struct vtw_call vtw_reduce_scatter_pre(const void *sbuf, void *rbuf,
+						     const int rcounts[], MPI_Datatype type,
+						     MPI_Op op, MPI_Comm comm)
+{
+	(void)sbuf, (void)rbuf, (void)rcounts, (void)type, (void)op, (void)comm;
+	VTW_COLL_PRE;
+}
+static inline void vtw_reduce_scatter_post(struct vtw_call *c, int ret, const void *sbuf,
+					   void *rbuf, const int rcounts[], MPI_Datatype type,
+					   MPI_Op op, MPI_Comm comm)
+{
+	(void)c, (void)ret, (void)sbuf, (void)rbuf, (void)op;
+	uint64_t sent = vtw_sum_bytes(vtw_comm_size(comm), rcounts, type);
+	uint64_t recvd = vtw_bytes(rcounts[vtw_comm_rank(comm)], type);
+	vtw_coll_end(OTF2_COLLECTIVE_OP_REDUCE_SCATTER, vtw_comm(comm), -1, sent, recvd);
+}
+
+static inline struct vtw_call vtw_reduce_scatter_block_pre(const void *sbuf, void *rbuf,
+							   int rcount, MPI_Datatype type,
+							   MPI_Op op, MPI_Comm comm)
+{
+	(void)sbuf, (void)rbuf, (void)rcount, (void)type, (void)op, (void)comm;
+	VTW_COLL_PRE;
+}
+static inline void vtw_reduce_scatter_block_post(struct vtw_call *c, int ret, const void *sbuf,
+						 void *rbuf, int rcount, MPI_Datatype type,
+						 MPI_Op op, MPI_Comm comm)
+{
+	(void)c, (void)ret, (void)sbuf, (void)rbuf, (void)op;
+	uint64_t recvd = vtw_bytes(rcount, type);
+	vtw_coll_end(OTF2_COLLECTIVE_OP_REDUCE_SCATTER_BLOCK, vtw_comm(comm), -1,
+		     recvd * (uint64_t)vtw_comm_size(comm), recvd);
+}
+
+/* Communicator constructors: the new communicator is defined (collectively) after. */
+#define VTW_COMM_NEW(hook, newcomm, ...)                                                    \
+	static inline struct vtw_call vtw_##hook##_pre(__VA_ARGS__)                         \
+	{                                                                                   \
+		return vtw_none;                                                            \
+	}                                                                                   \
+	static inline void vtw_##hook##_post(struct vtw_call *c, int ret, __VA_ARGS__)      \
+	{                                                                                   \
+		(void)c;                                                                    \
+		if (ret == MPI_SUCCESS)                                                     \
+			vtw_comm_created(*(newcomm));                                       \
+	}
+
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wunused-parameter"
+VTW_COMM_NEW(comm_dup, newcomm, MPI_Comm comm, MPI_Comm *newcomm)
+VTW_COMM_NEW(comm_dup_with_info, newcomm, MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm)
+VTW_COMM_NEW(comm_split, newcomm, MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
+VTW_COMM_NEW(comm_split_type, newcomm, MPI_Comm comm, int split_type, int key, MPI_Info info,
+	     MPI_Comm *newcomm)
+VTW_COMM_NEW(comm_create, newcomm, MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
+VTW_COMM_NEW(comm_create_group, newcomm, MPI_Comm comm, MPI_Group group, int tag,
+	     MPI_Comm *newcomm)
+VTW_COMM_NEW(cart_create, comm_cart, MPI_Comm comm_old, int ndims, const int dims[],
+	     const int periods[], int reorder, MPI_Comm *comm_cart)
+VTW_COMM_NEW(cart_sub, newcomm, MPI_Comm comm, const int remain_dims[], MPI_Comm *newcomm)
+VTW_COMM_NEW(graph_create, comm_graph, MPI_Comm comm_old, int nnodes, const int indx[],
+	     const int edges[], int reorder, MPI_Comm *comm_graph)
+VTW_COMM_NEW(dist_graph_create_adjacent, comm_dist_graph, MPI_Comm comm_old, int indegree,
+	     const int sources[], const int sourceweights[], int outdegree,
+	     const int destinations[], const int destweights[], MPI_Info info, int reorder,
+	     MPI_Comm *comm_dist_graph)
+VTW_COMM_NEW(intercomm_create, newintercomm, MPI_Comm local_comm, int local_leader,
+	     MPI_Comm peer_comm, int remote_leader, int tag, MPI_Comm *newintercomm)
+VTW_COMM_NEW(intercomm_merge, newintracomm, MPI_Comm intercomm, int high,
+	     MPI_Comm *newintracomm)
+#pragma GCC diagnostic pop
+
+static inline struct vtw_call vtw_comm_free_pre(MPI_Comm *comm)
+{
+	vtw_comm_freed(*comm);
+	return vtw_none;
+}
+static inline void vtw_comm_free_post(struct vtw_call *c, int ret, MPI_Comm *comm)
+{
+	(void)c, (void)ret, (void)comm;
+}
+
+#endif
