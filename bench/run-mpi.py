@@ -1,0 +1,92 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""MPI benchmark: added time per MPI call (8-byte ping-pong and MPI_Allreduce, traced vs
+not) on 2 ranks, and MPI_Finalize time for 2, 4, 8 and 16 ranks. Open MPI, oversubscribed.
+
+Usage: bench/run-mpi.py BUILD_DIR [--runs N] [--ranks 2,4,8,16]
+Prints a table, writes JSON to bench/results/mpi-<date>.json.
+"""
+import argparse
+import datetime
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+MPIRUN = ['mpirun', '--allow-run-as-root', '--oversubscribe', '--bind-to', 'none',
+          '--mca', 'mpi_yield_when_idle', '1']
+
+
+def sh(cmd, **kw):
+    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                       universal_newlines=True, **kw)
+    if p.returncode != 0:
+        sys.exit('failed (%d): %s\n%s%s' % (p.returncode, ' '.join(cmd), p.stdout, p.stderr))
+    return p.stdout
+
+
+def parse(out):
+    vals = {}
+    for line in out.split('\n'):
+        parts = line.split()
+        for k, v in zip(parts[::2], parts[1::2]):
+            vals[k] = float(v)
+    return vals
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument('build')
+    ap.add_argument('--runs', type=int, default=5)
+    ap.add_argument('--ranks', default='2,4,8,16')
+    ap.add_argument('--iters', type=int, default=20000)
+    args = ap.parse_args()
+    build = os.path.abspath(args.build)
+    work = tempfile.mkdtemp(prefix='vt-bench-mpi.')
+    src = os.path.join(HERE, 'mpi-latency.c')
+    plain, traced = os.path.join(work, 'plain'), os.path.join(work, 'traced')
+    rt = os.path.join(build, 'runtime')
+    sh(['mpicc', '-O2', src, '-o', plain])
+    sh([os.path.join(build, 'vtcc', 'vtcc'), '-vt:cc', 'mpicc', '-O2', src, '-o', traced,
+        '-L' + rt, '-Wl,-rpath,' + rt, '-lvt-mpi'])
+    env = dict(os.environ, VT_PFORM_GDIR=work, VT_VERBOSE='0')
+
+    def run(exe, np, iters):
+        return parse(sh(MPIRUN + ['-x', 'VT_PFORM_GDIR', '-x', 'VT_VERBOSE', '-np', str(np),
+                                  exe, str(iters)], env=env, cwd=work))
+
+    res = {'latency': {}, 'finalize': {}}
+    for name, exe in (('plain', plain), ('traced', traced)):
+        runs = [run(exe, 2, args.iters) for _ in range(args.runs)]
+        res['latency'][name] = {k: statistics.median(r[k] for r in runs)
+                                for k in ('pingpong_us', 'allreduce_us')}
+    for np in [int(n) for n in args.ranks.split(',')]:
+        res['finalize'][np] = {}
+        for name, exe in (('plain', plain), ('traced', traced)):
+            runs = [run(exe, np, 2000) for _ in range(args.runs)]
+            res['finalize'][np][name] = statistics.median(r['finalize_s'] for r in runs)
+
+    lat = res['latency']
+    print('8-byte operations on 2 ranks (median of %d runs, %d iterations):' % (args.runs,
+                                                                          args.iters))
+    print('%-12s %10s %10s %10s' % ('', 'plain us', 'traced us', 'added us'))
+    for k, label in (('pingpong_us', 'ping-pong'), ('allreduce_us', 'allreduce')):
+        p, t = lat['plain'][k], lat['traced'][k]
+        print('%-12s %10.3f %10.3f %10.3f' % (label, p, t, t - p))
+    print('\nMPI_Finalize on rank 0 (median of %d runs; traced includes unification and '
+          'writing):' % args.runs)
+    print('%-6s %10s %10s' % ('ranks', 'plain s', 'traced s'))
+    for np, v in res['finalize'].items():
+        print('%-6d %10.4f %10.4f' % (np, v['plain'], v['traced']))
+    os.makedirs(os.path.join(HERE, 'results'), exist_ok=True)
+    out = os.path.join(HERE, 'results',
+                       'mpi-%s.json' % datetime.datetime.now().strftime('%Y%m%d-%H%M%S'))
+    json.dump(res, open(out, 'w'), indent=1)
+    print('\nresults written to %s' % out)
+
+
+if __name__ == '__main__':
+    main()
