@@ -348,33 +348,43 @@ static void write_global(OTF2_GlobalDefWriter *gw, struct unified *u)
 						 r->line, r->line);
 	}
 
-	/* Groups: every rank (its master location is location rank), then one per comm. */
+	/*
+	 * Groups. OTF2 wants one COMM_LOCATIONS group per paradigm: for MPI every rank (its
+	 * master location is location rank), for threads every location; each communicator
+	 * is then a COMM_GROUP of positions in its paradigm's group.
+	 */
 	uint64_t *ids = calloc(u->size + u->n_locs + 1, sizeof(*ids));
 	if (!ids)
 		goto out;
 	OTF2_GroupRef group = 0;
+	const OTF2_GroupRef mpi_locations = group++;
 	for (uint32_t i = 0; i < u->size; i++)
 		ids[i] = i;
-	OTF2_GlobalDefWriter_WriteGroup(gw, group++, vt_strtab_ref(&st, "MPI ranks"),
+	OTF2_GlobalDefWriter_WriteGroup(gw, mpi_locations, vt_strtab_ref(&st, "MPI ranks"),
 					OTF2_GROUP_TYPE_COMM_LOCATIONS, OTF2_PARADIGM_MPI,
 					OTF2_GROUP_FLAG_NONE, u->size, ids);
+	OTF2_GroupRef thread_locations = OTF2_UNDEFINED_GROUP;
+	for (uint32_t c = 0; c < u->n_comms; c++) {
+		if (u->comms[c].thread_rank == UINT32_MAX || thread_locations != OTF2_UNDEFINED_GROUP)
+			continue;
+		thread_locations = group++;
+		for (size_t i = 0; i < u->n_locs; i++)
+			ids[i] = u->locs[i].ref;
+		OTF2_GlobalDefWriter_WriteGroup(gw, thread_locations, vt_strtab_ref(&st, "Threads"),
+						OTF2_GROUP_TYPE_COMM_LOCATIONS,
+						OTF2_PARADIGM_PTHREAD, OTF2_GROUP_FLAG_NONE,
+						(uint32_t)u->n_locs, ids);
+	}
 	for (uint32_t c = 0; c < u->n_comms; c++) {
 		const struct gcomm *g = &u->comms[c];
 		char name[64];
 		OTF2_GroupRef members = group++;
 		uint32_t n = 0;
 		if (g->thread_rank != UINT32_MAX) {
-			/* A rank's thread team: its locations, then their ranks in the team. */
+			/* A rank's thread team: the positions of its locations among all. */
 			for (size_t i = 0; i < u->n_locs; i++)
 				if (u->locs[i].rank == g->thread_rank)
-					ids[n++] = u->locs[i].ref;
-			OTF2_GlobalDefWriter_WriteGroup(gw, members, vt_strtab_ref(&st, ""),
-							OTF2_GROUP_TYPE_COMM_LOCATIONS,
-							OTF2_PARADIGM_PTHREAD, OTF2_GROUP_FLAG_NONE,
-							n, ids);
-			for (uint32_t i = 0; i < n; i++)
-				ids[i] = i;
-			members = group++;
+					ids[n++] = i;
 			snprintf(name, sizeof(name), "Threads of rank %u", g->thread_rank);
 			OTF2_GlobalDefWriter_WriteGroup(gw, members, vt_strtab_ref(&st, name),
 							OTF2_GROUP_TYPE_COMM_GROUP,
