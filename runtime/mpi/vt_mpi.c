@@ -168,10 +168,24 @@ static uint64_t req_bits(MPI_Request r)
 	return h;
 }
 
+/*
+ * The oldest request with handle h. Handles repeat: MPI hands the same handle to requests
+ * that completed at once (both Open MPI and MPICH do for small eager sends), so a handle
+ * may stand for several requests, completed in the order they were made.
+ */
 static struct request *req_find(uint64_t h)
 {
-	for (size_t i = n_requests; i-- > 0;)
+	for (size_t i = 0; i < n_requests; i++)
 		if (requests[i].handle == h)
+			return &requests[i];
+	return NULL;
+}
+
+/* The persistent request with handle h (those do not repeat while they live). */
+static struct request *req_find_persistent(uint64_t h)
+{
+	for (size_t i = 0; i < n_requests; i++)
+		if (requests[i].handle == h && requests[i].persistent)
 			return &requests[i];
 	return NULL;
 }
@@ -181,8 +195,8 @@ uint64_t vtw_request_new(MPI_Request req, int kind, uint32_t comm, int peer, int
 {
 	pthread_mutex_lock(&request_lock);
 	uint64_t id = ++request_ids;
-	struct request *r = req_find(req_bits(req));
-	if (!r && n_requests == cap_requests) {
+	struct request *r = NULL;
+	if (n_requests == cap_requests) {
 		size_t cap = cap_requests ? 2 * cap_requests : 64;
 		struct request *m = realloc(requests, cap * sizeof(*m));
 		if (m) {
@@ -199,15 +213,18 @@ uint64_t vtw_request_new(MPI_Request req, int kind, uint32_t comm, int peer, int
 	return id;
 }
 
+/* Keeps the order: the oldest of a repeated handle must stay first. */
 static void req_remove(struct request *r)
 {
-	*r = requests[--n_requests];
+	size_t i = (size_t)(r - requests);
+	memmove(&requests[i], &requests[i + 1], (n_requests - i - 1) * sizeof(*r));
+	n_requests--;
 }
 
 void vtw_request_started(MPI_Request req)
 {
 	pthread_mutex_lock(&request_lock);
-	struct request *r = req_find(req_bits(req));
+	struct request *r = req_find_persistent(req_bits(req));
 	struct request copy = { 0 };
 	if (r) {
 		r->id = ++request_ids;
@@ -256,7 +273,10 @@ void vtw_request_cancelled(MPI_Request req)
 static void request_completed(uint64_t handle, const MPI_Status *status)
 {
 	pthread_mutex_lock(&request_lock);
-	struct request *found = req_find(handle);
+	/* An active persistent request first: a repeated handle of a finished one is not. */
+	struct request *found = req_find_persistent(handle);
+	if (!found || !found->active)
+		found = req_find(handle);
 	struct request r = found ? *found : (struct request){ 0 };
 	if (found) {
 		if (found->persistent)
@@ -602,14 +622,25 @@ static struct vt_mpi_ops ops = {
 };
 
 /*
- * Offsets of every rank's clock against rank 0's: rank 0 sends, the rank answers with its
- * time, and the tightest of a few round trips gives offset = t0_mid - t_rank.
+ * Offsets of every rank's clock against rank 0's. Ranks on rank 0's host read the same
+ * clock (an invariant TSC is one counter per machine, CLOCK_MONOTONIC one per kernel): their
+ * offset is 0 by construction, and measuring it would only add the noise of busy cores.
+ * Ranks elsewhere do round trips with rank 0; the tightest gives offset = t0_mid - t_rank.
  */
 static void sync_clocks(void)
 {
-	enum { ROUNDS = 8 };
+	enum { ROUNDS = 16 };
+	char host[MPI_MAX_PROCESSOR_NAME] = "", root[MPI_MAX_PROCESSOR_NAME] = "";
+	int len = 0;
+	PMPI_Get_processor_name(host, &len);
+	memcpy(root, host, sizeof(root));
+	PMPI_Bcast(root, (int)sizeof(root), MPI_CHAR, 0, MPI_COMM_WORLD);
+	int remote = strcmp(host, root) != 0;
+	int *remotes = world_rank == 0 ? calloc((size_t)world_size, sizeof(int)) : NULL;
+	PMPI_Gather(&remote, 1, MPI_INT, remotes, 1, MPI_INT, 0, MPI_COMM_WORLD);
+
 	for (int r = 1; r < world_size; r++) {
-		if (world_rank == 0) {
+		if (world_rank == 0 && remotes && remotes[r]) {
 			uint64_t best_rtt = UINT64_MAX;
 			int64_t best = 0;
 			for (int i = 0; i < ROUNDS; i++) {
@@ -624,7 +655,7 @@ static void sync_clocks(void)
 				}
 			}
 			PMPI_Send(&best, 1, MPI_INT64_T, r, 0x7655, MPI_COMM_WORLD);
-		} else if (world_rank == r) {
+		} else if (world_rank == r && remote) {
 			for (int i = 0; i < ROUNDS; i++) {
 				uint64_t t;
 				PMPI_Recv(&t, 1, MPI_UINT64_T, 0, 0x7654, MPI_COMM_WORLD,
@@ -638,8 +669,9 @@ static void sync_clocks(void)
 			vt_mpi_clock_offset(vt_mpi_now(), offset, 0.0);
 		}
 	}
-	if (world_rank == 0)
+	if (!remote)
 		vt_mpi_clock_offset(vt_mpi_now(), 0, 0.0);
+	free(remotes);
 }
 
 static void after_init(void)

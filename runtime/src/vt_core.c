@@ -79,8 +79,8 @@ void vt_finalize(void)
 	if (vt_mpi_attached() && !mpi) {
 		/* MPI_Init ran but MPI_Finalize did not (a rank returned from main, or exit):
 		 * the archive can only be closed together with the other ranks. */
-		vt_notice("MPI_Finalize was not called: the events of this process are not "
-			  "written");
+		vt_warn("MPI_Finalize was not called: the events of this process are not "
+			"written");
 		vt_state = VT_STATE_DONE;
 		return;
 	}

@@ -121,8 +121,17 @@ static void serialize(struct buf *b, const struct vt_mpi_ops *ops, struct vt_loc
 		if (l->last_ts > last)
 			last = l->last_ts;
 	}
-	put_u64(b, first == UINT64_MAX ? vt_clock_start_ticks() : first);
-	put_u64(b, last);
+	if (first == UINT64_MAX)
+		first = vt_clock_start_ticks();
+	/* On rank 0's clock, as readers will place the events: the first offset applies
+	 * before the first measurement, the last after the last; the drift between them
+	 * widens the range, so every corrected timestamp falls inside it. */
+	int n_off;
+	const struct vt_otf2_clock_offset *off = vt_otf2_clock_offsets(&n_off);
+	int64_t o0 = n_off ? off[0].offset : 0, o1 = n_off ? off[n_off - 1].offset : 0;
+	int64_t drift = o1 > o0 ? o1 - o0 : o0 - o1;
+	put_u64(b, (uint64_t)((int64_t)first + (o0 < o1 ? o0 : o1) - drift));
+	put_u64(b, (uint64_t)((int64_t)last + (o0 > o1 ? o0 : o1) + drift));
 	put_u32(b, n);
 	for (struct vt_loc *l = locs; l; l = l->next) {
 		char name[64];
