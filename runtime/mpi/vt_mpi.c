@@ -722,3 +722,26 @@ VTW_EXPORT int MPI_Finalize(void)
 	vt_mpi_detach();
 	return PMPI_Finalize();
 }
+
+/* -- what the Fortran wrappers (vt-*-fortran.c, from gen-fortran.py) share ---------- */
+
+void vtw_request_done(uint64_t handle, const MPI_Status *status)
+{
+	request_completed(handle, status);
+}
+
+void vtw_received(const MPI_Status *status, MPI_Comm comm)
+{
+	received(status, comm);
+}
+
+void vtw_initialized(void)
+{
+	after_init();
+}
+
+void vtw_finalizing(void)
+{
+	sync_clocks();
+	vt_mpi_detach();
+}

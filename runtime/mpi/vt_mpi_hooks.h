@@ -54,6 +54,12 @@ VTW_HIDDEN uint64_t vtw_request_new(MPI_Request req, int kind, uint32_t comm, in
 VTW_HIDDEN void vtw_request_started(MPI_Request req);
 VTW_HIDDEN void vtw_request_freed(MPI_Request req);
 VTW_HIDDEN void vtw_request_cancelled(MPI_Request req);
+/* For the Fortran wrappers: what the C wrappers of vt_mpi.c do by hand. A completed request
+ * (its handle's bits before the call), a completed receive, MPI initialised, MPI about to end. */
+VTW_HIDDEN void vtw_request_done(uint64_t handle, const MPI_Status *status);
+VTW_HIDDEN void vtw_received(const MPI_Status *status, MPI_Comm comm);
+VTW_HIDDEN void vtw_initialized(void);
+VTW_HIDDEN void vtw_finalizing(void);
 
 /* Events. */
 static inline void vtw_p2p(uint32_t kind, int peer, uint32_t comm, int tag, uint64_t bytes)

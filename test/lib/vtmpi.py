@@ -126,6 +126,23 @@ def compile(t, impl, out, sources, lang='c', opt='-O2', flags=(), instrument=Tru
                      instrument=instrument, outdir=outdir)
 
 
+# The Fortran compiler wrapper of each implementation (gfortran underneath).
+FORTRAN = {'openmpi': 'mpif90', 'mpich': 'mpif90.mpich'}
+
+
+def compile_fortran(t, impl, out, sources, opt='-O2', flags=(), instrument=True, outdir=None):
+    """Builds a Fortran MPI program with vtfort over impl's Fortran wrapper (instrument=False:
+    the wrapper alone), with -g and vt's MPI runtime; returns its path."""
+    extra = ['-g'] + list(flags)
+    if instrument:
+        # --no-as-needed: a Fortran program of MPICH calls nothing of libvt-mpich directly
+        # (its mpif.h entry points call the C MPI_* that libvt-mpich defines), so a linker
+        # with --as-needed (Debian's gfortran under mpif90) would drop the library.
+        extra += ['-Wl,--push-state,--no-as-needed'] + link_flags(impl) + ['-Wl,--pop-state']
+    return t.compile(out, sources, lang='fortran', compiler=FORTRAN[impl.name], opt=opt,
+                     flags=extra, instrument=instrument, outdir=outdir)
+
+
 def build_all(t, prog, sources, impls, lang='c', flags=()):
     """Builds prog with and without vt for each of impls, in parallel (the instrumented
     build only when vt's MPI runtime for it is built): {(impl, instrumented): path}."""
