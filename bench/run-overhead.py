@@ -4,8 +4,9 @@
 
 # Usage: bench/run-overhead.py BUILD_DIR [--quick] [--runs N] [--calls N] [--only a,b] ...
 # Builds bench/overhead.c once per distinct build command (plain, against libvtfloor, with the
-# build tree's vtcc), runs every variant round-robin, prints a table and writes JSON to
-# bench/results/. Only the standard library is used. See docs/bench.md.
+# build tree's vtcc and each instrumentation method), runs every variant round-robin, then
+# times the compilation of a large generated file with each compiler plugin; prints tables
+# and writes JSON to bench/results/. Only the standard library is used. See docs/bench.md.
 
 import argparse
 import datetime
@@ -14,6 +15,7 @@ import json
 import os
 import platform
 import re
+import resource
 import shutil
 import statistics
 import subprocess
@@ -35,6 +37,7 @@ class Tools:
     src: str
     vtcc: str
     floor_dir: str
+    filter: str  # the filter file (for compile-time filtering)
 
 
 @dataclass
@@ -50,6 +53,7 @@ class Variant:
     note: str = ""
     extra: bool = False              # run only when named in --only, or with --all
     floor: str = ""                  # the floor variant to compare with (default: role "floor")
+    base: str = ""                   # the uninstrumented variant to subtract (default: role "base")
 
 
 def _plain(t):
@@ -62,7 +66,40 @@ def _floor(t):
 
 
 def _vt_compinst(t):
-    return [t.vtcc, *t.cflags, t.src]
+    return [t.vtcc, "-vt:inst", "compinst", *t.cflags, t.src]
+
+
+# clang's own reference points, for the LLVM plugin: a different compiler makes a different
+# loop, so its added cost is measured against clang's uninstrumented build and floor.
+def _plain_clang(t):
+    return ["clang", *t.cflags, t.src]
+
+
+def _floor_clang(t):
+    return ["clang", *t.cflags, "-finstrument-functions", t.src,
+            "-L" + t.floor_dir, "-Wl,-rpath," + t.floor_dir, "-lvtfloor"]
+
+
+def _vt_compinst_clang(t):
+    return [t.vtcc, "-vt:cc", "clang", "-vt:inst", "compinst", *t.cflags, t.src]
+
+
+def _vt_gcc(t):
+    return [t.vtcc, "-vt:cc", "gcc", "-vt:inst", "gcc", *t.cflags, t.src]
+
+
+def _vt_gcc_ctfilter(t):
+    return [t.vtcc, "-vt:cc", "gcc", "-vt:inst", "gcc", "-vt:filter", t.filter, *t.cflags,
+            t.src]
+
+
+def _vt_llvm(t):
+    return [t.vtcc, "-vt:cc", "clang", "-vt:inst", "llvm", *t.cflags, t.src]
+
+
+def _vt_llvm_ctfilter(t):
+    return [t.vtcc, "-vt:cc", "clang", "-vt:inst", "llvm", "-vt:filter", t.filter, *t.cflags,
+            t.src]
 
 
 # Adding a variant is one entry here. Variants with the same build command share one binary.
@@ -70,7 +107,7 @@ VARIANTS = [
     Variant("uninstrumented", _plain, role="base", note="no instrumentation"),
     Variant("floor", _floor, role="floor", note="libvtfloor: rdtsc + address into a TLS ring"),
     Variant("vt", _vt_compinst, traces=True, target=2.0,
-            note="vtcc, trace written, default buffer"),
+            note="vtcc -vt:inst compinst, trace written, default buffer"),
     Variant("vt-filtered", _vt_compinst, traces=True, target=1.5,
             env={"VT_FILTER_SPEC": "{filter}"}, records=False,
             note="filter: empty_function -- 0"),
@@ -86,6 +123,30 @@ VARIANTS = [
             note="VT_ON=no: what tracing switched off costs", extra=True),
     Variant("vt-monotonic", _vt_compinst, traces=True, env={"VT_TIMER": "monotonic"},
             note="VT_TIMER=monotonic: the clock's share", extra=True),
+    # The compiler plugins: a static descriptor per function, no address table.
+    Variant("vt-gcc", _vt_gcc, traces=True, target=2.0,
+            note="vtcc -vt:inst gcc (GCC plugin), trace written, default buffer"),
+    Variant("vt-gcc-filtered", _vt_gcc, traces=True, target=1.5, records=False,
+            env={"VT_FILTER_SPEC": "{filter}"}, note="GCC plugin, run-time filter"),
+    Variant("vt-gcc-ctfilter", _vt_gcc_ctfilter, traces=True, target=0.1, records=False,
+            note="GCC plugin, -vt:filter (compile time): the function is not instrumented"),
+    Variant("vt-gcc-noflush", _vt_gcc, traces=True, env={"VT_BUFFER_SIZE": "1G"},
+            floor="floor-fresh", target=1.0, extra=True,
+            note="GCC plugin, VT_BUFFER_SIZE=1G: the hot path alone"),
+    Variant("uninst-clang", _plain_clang, role="base",
+            note="clang, no instrumentation: the base of the clang variants"),
+    Variant("floor-clang", _floor_clang, role="floor", base="uninst-clang",
+            note="clang -finstrument-functions + libvtfloor: the floor of the clang variants"),
+    Variant("vt-clang", _vt_compinst_clang, traces=True, target=2.0, base="uninst-clang",
+            floor="floor-clang", note="vtcc -vt:cc clang -vt:inst compinst"),
+    Variant("vt-llvm", _vt_llvm, traces=True, target=2.0, base="uninst-clang",
+            floor="floor-clang", note="vtcc -vt:inst llvm (LLVM plugin), default buffer"),
+    Variant("vt-llvm-filtered", _vt_llvm, traces=True, target=1.5, records=False,
+            base="uninst-clang", floor="floor-clang", env={"VT_FILTER_SPEC": "{filter}"},
+            note="LLVM plugin, run-time filter"),
+    Variant("vt-llvm-ctfilter", _vt_llvm_ctfilter, traces=True, target=0.1, records=False,
+            base="uninst-clang", floor="floor-clang",
+            note="LLVM plugin, -vt:filter (compile time)"),
 ]
 
 FILTER_TEXT = "# The overhead benchmark's filter: never record the measured function.\n" \
@@ -126,8 +187,18 @@ def parse_args():
                    help="keep the last trace of each variant in WORK_DIR/traces-kept/<variant>")
     p.add_argument("--json", help="result file (default: bench/results/overhead-<time>.json)")
     p.add_argument("--list", action="store_true", help="list the variants and exit")
+    p.add_argument("--no-compile-time", dest="compile_time", action="store_false",
+                   help="skip the compile-time measurement of the plugins")
+    p.add_argument("--compile-time-only", action="store_true",
+                   help="only the compile-time measurement, no variant")
+    p.add_argument("--compile-runs", type=int,
+                   help="compilations per configuration (default 5, quick 1)")
+    p.add_argument("--compile-functions", type=int,
+                   help="functions in the generated file (default 500, quick 200)")
     a = p.parse_args()
     a.runs = a.runs or (3 if a.quick else 7)
+    a.compile_runs = a.compile_runs or (1 if a.quick else 5)
+    a.compile_functions = a.compile_functions or (200 if a.quick else 500)
     a.calls = a.calls or (10**6 if a.quick else 10**7)
     if a.runs < 1 or a.calls < 1:
         p.error("--runs and --calls must be positive")
@@ -368,12 +439,15 @@ def derive(summaries, variants, calls):
                          None)
     # What the instrumented program would write: enter+exit per call, the warm-up call, main.
     expected_events = 2 * (calls + 1) + 2
+    default_base = base
     for v in variants:
         s = by.get(v.name)
         if s is None or s["ns_per_call"] is None:
             continue
+        base = by.get(v.base) if v.base else default_base
         floor = by.get(v.floor) if v.floor else default_floor
         s["floor"] = floor["name"] if floor and v.role != "floor" else None
+        s["base"] = base["name"] if base and v.role != "base" else None
         if s.get("cpu_s") is not None:
             # CPU time of the whole run, all threads (a background writer included), per call.
             s["cpu_ns_per_call"] = s["cpu_s"] * 1e9 / calls
@@ -410,6 +484,120 @@ def derive(summaries, variants, calls):
                 not s.get("warning")
             s["target_met"] = r <= v.target if valid else None
     return expected_events
+
+
+# ---------------------------------------------------------------------------------------
+# Compile time: what each way of instrumenting adds to compiling a large file
+
+def generate_big_file(path, n):
+    """A C file of n functions of typical size (a loop, branches, a call to the previous
+    function, a static helper), about 25 lines each; nothing in it is from a system header."""
+    out = ["/* Generated by bench/run-overhead.py: a large file for compile-time figures. */",
+           "extern volatile long big_sink;", "volatile long big_sink;"]
+    for i in range(n):
+        prev = "f%d(x - 1, y)" % (i - 1) if i else "x"
+        out.append("""
+static long helper%(i)d(long a, long b)
+{
+	return (a * %(k)d + b) ^ (a >> 3);
+}
+
+long f%(i)d(long x, long y)
+{
+	long acc = 0;
+	for (long j = 0; j < (x & 15); j++) {
+		if ((j + y) %% 3 == 0)
+			acc += helper%(i)d(j, y);
+		else if (j & 1)
+			acc -= j * %(k)d;
+		else
+			acc ^= big_sink;
+	}
+	switch (y & 3) {
+	case 0: acc += %(k)d; break;
+	case 1: acc -= x; break;
+	default: acc += x > 0 ? %(prev)s : 0; break;
+	}
+	big_sink += acc;
+	return acc;
+}""" % {"i": i, "k": i * 7 + 3, "prev": prev})
+    with open(path, "w") as f:
+        f.write("\n".join(out) + "\n")
+
+
+def compile_time(args, tools, work, env):
+    """Median wall time of compiling the generated file per compiler, -O level and method,
+    and its ratio to the plain compilation (same compiler and level)."""
+    src = os.path.join(work, "big.c")
+    generate_big_file(src, args.compile_functions)
+    obj = os.path.join(work, "big.o")
+    configs = []
+    for cc, plugin in (("gcc", "gcc"), ("clang", "llvm")):
+        for opt in ("-O0", "-O2"):
+            for method in ("plain", "compinst", plugin):
+                cmd = [cc] if method == "plain" else \
+                    [tools.vtcc, "-vt:cc", cc, "-vt:inst", method]
+                configs.append({"compiler": cc, "opt": opt, "method": method,
+                                "command": cmd + [opt, "-c", src, "-o", obj], "times": []})
+    for c in configs:  # a warm-up each, which also checks the command works
+        r = subprocess.run(c["command"], capture_output=True, text=True, env=env)
+        if r.returncode != 0:
+            c["error"] = (r.stderr or r.stdout).strip()[-400:]
+    log("compile time: %d functions, %d configurations x %d runs" % (
+        args.compile_functions, len(configs), args.compile_runs))
+    # CPU time (user + system of the driver and everything it ran) is the figure: on a
+    # shared VM, wall time varies by 2x between identical compilations, CPU time far less.
+    for _ in range(args.compile_runs):
+        if args.wait_quiet > 0:
+            wait_quiet(args.noise_limit, args.wait_quiet)
+        for c in configs:
+            if c.get("error"):
+                continue
+            r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
+            t0 = time.perf_counter()
+            subprocess.run(c["command"], capture_output=True, env=env)
+            wall = time.perf_counter() - t0
+            r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+            c["times"].append(wall)
+            c.setdefault("cpu_times", []).append(r1.ru_utime - r0.ru_utime +
+                                                 r1.ru_stime - r0.ru_stime)
+    plain = {}
+    for c in configs:
+        c["seconds"] = med(c["times"]) if c["times"] else None
+        cpu = c.get("cpu_times") or []
+        c["cpu_seconds"] = med(cpu) if cpu else None
+        c["cpu_seconds_min"] = min(cpu) if cpu else None
+        if c["method"] == "plain":
+            plain[(c["compiler"], c["opt"])] = c
+    for c in configs:
+        p = plain.get((c["compiler"], c["opt"]))
+        ok = p and c["cpu_seconds"] and p["cpu_seconds"]
+        c["ratio"] = c["cpu_seconds"] / p["cpu_seconds"] if ok else None
+        c["ratio_min"] = c["cpu_seconds_min"] / p["cpu_seconds_min"] if ok else None
+    return {"functions": args.compile_functions, "lines": sum(1 for _ in open(src)),
+            "runs": args.compile_runs, "configs": configs}
+
+
+def print_compile_time(ct, out=sys.stdout):
+    p = lambda *a: print(*a, file=out)  # noqa: E731
+    p()
+    p("compile time of a generated file of %d functions (%d lines), %d runs" % (
+        ct["functions"], ct["lines"], ct["runs"]))
+    hdr = "%-8s %-4s %-10s %9s %9s %9s %9s %9s" % (
+        "compiler", "-O", "method", "cpu s", "min", "x plain", "(min)", "wall s")
+    p(hdr)
+    p("-" * len(hdr))
+    for c in ct["configs"]:
+        if c.get("error"):
+            p("%-8s %-4s %-10s n/a: %s" % (c["compiler"], c["opt"], c["method"],
+                                          c["error"].splitlines()[-1][:80]))
+            continue
+        p("%-8s %-4s %-10s %9s %9s %9s %9s %9s" % (
+            c["compiler"], c["opt"], c["method"], fmt(c["cpu_seconds"], ".3f"),
+            fmt(c["cpu_seconds_min"], ".3f"), fmt(c["ratio"], ".2f"),
+            fmt(c["ratio_min"], ".2f"), fmt(c["seconds"], ".3f")))
+    p("(cpu s: user + system time of the compiler driver and what it ran, median and min over"
+      " the runs; x plain: over the same compiler and -O without vt; wall s: median)")
 
 
 def fmt(x, spec, none="-"):
@@ -517,6 +705,8 @@ def main():
             return 2
         variants = [v for v in VARIANTS if v.name in names]
 
+    if args.compile_time_only:
+        variants, args.compile_time = [], True
     build_dir = os.path.abspath(args.build_dir)
     floor_lib = os.path.join(build_dir, "bench", "libvtfloor.so")
     runner = os.path.join(build_dir, "bench", "bench-run")
@@ -536,7 +726,7 @@ def main():
 
     tools = Tools(cc=args.cc, cflags=args.cflags.split(), src=os.path.join(SRC_DIR, "overhead.c"),
                   vtcc=os.path.join(build_dir, "vtcc", "vtcc"),
-                  floor_dir=os.path.dirname(floor_lib))
+                  floor_dir=os.path.dirname(floor_lib), filter=filter_path)
     base_env = clean_env()
     build_env = dict(base_env, VT_CC=args.cc)
     built = build(variants, tools, work, build_env)
@@ -615,6 +805,9 @@ def main():
         "variants": summaries,
     }
     print_report(res)
+    if args.compile_time:
+        res["compile_time"] = compile_time(args, tools, work, build_env)
+        print_compile_time(res["compile_time"])
 
     path = args.json
     if path is None:

@@ -52,6 +52,11 @@ struct vtcc_inst {
 	/* Adds the method's compile flags; NULL when it has none. */
 	void (*compile_flags)(struct vtcc *d, struct vtcc_argv *out);
 	const char *help;
+	/* For a compiler plugin: the compilers it plugs into, its file in the plugin directory,
+	 * and the compiler version it was built for ("" when vt was built without it). */
+	enum vtcc_family plugin_family;
+	const char *plugin_file;
+	const char *built_for;
 };
 
 struct vtcc {
@@ -63,8 +68,15 @@ struct vtcc {
 	char *self;            /* canonical path of this program */
 	char *compiler_path;   /* canonical path of the compiler, NULL if not found */
 	bool in_build_tree;
-	const char *incdir, *libdir;
+	const char *incdir, *libdir, *plugindir;
 	enum vtcc_family family;
+	/* Options of the compiler plugins (NULL when not given); see docs/passes.md. */
+	const char *filter;        /* -vt:filter, made absolute */
+	const char *min_insns;     /* -vt:min-insns */
+	const char *inline_mode;   /* -vt:inline */
+	const char *plugin_option; /* the first of those given, for messages */
+	/* Why the default method is not a plugin; NULL when it is, or before it is decided. */
+	const char *fallback;
 };
 
 /* An option of vtcc. Adding one is adding an entry here (and its apply function if new). */
@@ -78,18 +90,36 @@ struct vtcc_option {
 };
 
 static void vtcc_compinst_flags(struct vtcc *d, struct vtcc_argv *out);
+static void vtcc_gcc_flags(struct vtcc *d, struct vtcc_argv *out);
+static void vtcc_llvm_flags(struct vtcc *d, struct vtcc_argv *out);
 
+/* The first entry is the default; it is decided per compiler when flags are needed. */
 static const struct vtcc_inst vtcc_insts[] = {
-	{ "compinst", true, vtcc_compinst_flags,
-	  "the compiler's -finstrument-functions (default)" },
-	{ "manual", true, NULL, "only the user API (VT_USER_START/END), compiled with -DVTRACE" },
-	{ "none", false, NULL, "no instrumentation; link the runtime only" },
+	{ .name = "auto", .vtrace = true,
+	  .help = "the plugin for the compiler (gcc or llvm) if vt has one that fits it, else "
+		  "compinst (default)" },
+	{ .name = "gcc", .vtrace = true, .compile_flags = vtcc_gcc_flags,
+	  .help = "vt's GCC plugin (gcc, g++, gfortran): a static descriptor per function",
+	  .plugin_family = VTCC_FAMILY_GNU, .plugin_file = "vt_gcc.so",
+	  .built_for = VTCC_GCC_PLUGIN_VERSION },
+	{ .name = "llvm", .vtrace = true, .compile_flags = vtcc_llvm_flags,
+	  .help = "vt's LLVM pass plugin (clang, clang++): a static descriptor per function",
+	  .plugin_family = VTCC_FAMILY_LLVM, .plugin_file = "vt_llvm.so",
+	  .built_for = VTCC_LLVM_PLUGIN_MAJOR },
+	{ .name = "compinst", .vtrace = true, .compile_flags = vtcc_compinst_flags,
+	  .help = "the compiler's -finstrument-functions" },
+	{ .name = "manual", .vtrace = true,
+	  .help = "only the user API (VT_USER_START/END), compiled with -DVTRACE" },
+	{ .name = "none", .vtrace = false, .help = "no instrumentation; link the runtime only" },
 };
 #define VTCC_NINSTS (sizeof(vtcc_insts) / sizeof(vtcc_insts[0]))
+#define VTCC_INST_AUTO (&vtcc_insts[0])
+#define VTCC_INST_COMPINST (&vtcc_insts[3])
 
 static void vtcc_opt_compiler(struct vtcc *d, const struct vtcc_option *o, const char *value);
 static void vtcc_opt_inst(struct vtcc *d, const struct vtcc_option *o, const char *value);
 static void vtcc_opt_flag(struct vtcc *d, const struct vtcc_option *o, const char *value);
+static void vtcc_opt_plugin(struct vtcc *d, const struct vtcc_option *o, const char *value);
 
 static const struct vtcc_option vtcc_options[] = {
 	{ .name = "-vt:cc", .arg = "CMD", .apply = vtcc_opt_compiler, .lang = VTCC_LANG_C,
@@ -100,6 +130,17 @@ static const struct vtcc_option vtcc_options[] = {
 	  .help = "underlying Fortran compiler (default: $VT_FC, else gfortran)" },
 	{ .name = "-vt:inst", .arg = "METHOD", .apply = vtcc_opt_inst,
 	  .help = "instrumentation method, one of:" },
+	{ .name = "-vt:filter", .arg = "FILE", .apply = vtcc_opt_plugin,
+	  .field = offsetof(struct vtcc, filter),
+	  .help = "compile-time filter file (plugins only): functions it gives LIMIT 0 are not "
+		  "instrumented" },
+	{ .name = "-vt:min-insns", .arg = "N", .apply = vtcc_opt_plugin,
+	  .field = offsetof(struct vtcc, min_insns),
+	  .help = "plugins only: skip functions of fewer than N instructions (default 0)" },
+	{ .name = "-vt:inline", .arg = "WHICH", .apply = vtcc_opt_plugin,
+	  .field = offsetof(struct vtcc, inline_mode),
+	  .help = "plugins only: instrument inline functions: skip (none), declared (those "
+		  "declared inline, not always_inline ones; default) or all" },
 	{ .name = "-vt:mt", .apply = vtcc_opt_flag, .field = offsetof(struct vtcc, mt),
 	  .help = "multi-threaded program: add -pthread when compiling and linking" },
 	{ .name = "-vt:show", .apply = vtcc_opt_flag, .field = offsetof(struct vtcc, show),
@@ -155,6 +196,38 @@ static void vtcc_opt_flag(struct vtcc *d, const struct vtcc_option *o, const cha
 	*(bool *)((char *)d + o->field) = true;
 }
 
+/* The options only a compiler plugin can follow, checked here so that the compiler never
+ * sees a bad value; whether a plugin is used is decided later (vtcc_resolve_inst). */
+static void vtcc_opt_plugin(struct vtcc *d, const struct vtcc_option *o, const char *value)
+{
+	const char **field = (const char **)((char *)d + o->field);
+
+	if (field == &d->filter) {
+		char *abs = realpath(value, NULL);
+		FILE *f = abs ? fopen(abs, "r") : NULL;
+
+		if (!f)
+			vtcc_die(VTCC_EXIT_USAGE, "%s %s: cannot read the filter file: %s", o->name,
+				 value, strerror(errno));
+		fclose(f);
+		value = abs;
+	} else if (field == &d->min_insns) {
+		char *end;
+		long n = strtol(value, &end, 10);
+
+		if (!*value || *end || n < 0 || n > 1000000000L)
+			vtcc_die(VTCC_EXIT_USAGE,
+				 "%s '%s': expected a number of instructions (0 or more)", o->name,
+				 value);
+	} else if (strcmp(value, "skip") && strcmp(value, "declared") && strcmp(value, "all")) {
+		vtcc_die(VTCC_EXIT_USAGE, "%s '%s': expected skip, declared or all", o->name,
+			 value);
+	}
+	*field = value;
+	if (!d->plugin_option)
+		d->plugin_option = o->name;
+}
+
 static void vtcc_usage(const struct vtcc *d)
 {
 	printf("usage: %s [-vt:OPTION ...] [COMPILER ARGUMENTS ...]\n"
@@ -173,8 +246,11 @@ static void vtcc_usage(const struct vtcc *d)
 		printf("  %-18s %s\n", head, o->help);
 		if (o->apply == vtcc_opt_inst) {
 			for (size_t j = 0; j < VTCC_NINSTS; j++)
-				printf("  %-18s   %-9s %s\n", "", vtcc_insts[j].name,
-				       vtcc_insts[j].help);
+				printf("  %-18s   %-9s %s%s\n", "", vtcc_insts[j].name,
+				       vtcc_insts[j].help,
+				       vtcc_insts[j].built_for && !*vtcc_insts[j].built_for
+					       ? " [not built]"
+					       : "");
 		}
 	}
 	printf("\nenvironment: %s names the compiler (overridden by %s).\n", d->lang->env,
@@ -311,22 +387,23 @@ static bool vtcc_llvm_name(const char *name)
 	return strstr(name, "clang") || strstr(name, "flang");
 }
 
-/* Asks an MPI wrapper which compiler it runs: "--version" is passed through to it. */
-static bool vtcc_version_says_llvm(const char *cmd)
+/* Runs "CMD ARG" with stdin and stderr on /dev/null and returns the first size - 1 bytes of
+ * its stdout in buf (empty if it could not run). */
+static void vtcc_capture(const char *cmd, const char *arg, char *buf, size_t size)
 {
 	int fds[2];
 	pid_t pid;
-	char buf[65536];
 	size_t len = 0;
 	int status;
 
+	buf[0] = '\0';
 	if (pipe(fds) != 0)
-		return false;
+		return;
 	pid = fork();
 	if (pid < 0) {
 		close(fds[0]);
 		close(fds[1]);
-		return false;
+		return;
 	}
 	if (pid == 0) {
 		int null = open("/dev/null", O_RDWR);
@@ -338,7 +415,7 @@ static bool vtcc_version_says_llvm(const char *cmd)
 		}
 		close(fds[0]);
 		close(fds[1]);
-		execlp(cmd, cmd, "--version", (char *)NULL);
+		execlp(cmd, cmd, arg, (char *)NULL);
 		_exit(VTCC_EXIT_NOEXEC);
 	}
 	close(fds[1]);
@@ -351,7 +428,7 @@ static bool vtcc_version_says_llvm(const char *cmd)
 			continue;
 		if (got <= 0)
 			break;
-		size_t take = (size_t)got < sizeof(buf) - 1 - len ? (size_t)got : sizeof(buf) - 1 - len;
+		size_t take = (size_t)got < size - 1 - len ? (size_t)got : size - 1 - len;
 		memcpy(buf + len, chunk, take);
 		len += take;
 	}
@@ -359,6 +436,14 @@ static bool vtcc_version_says_llvm(const char *cmd)
 	buf[len] = '\0';
 	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
 		;
+}
+
+/* Asks an MPI wrapper which compiler it runs: "--version" is passed through to it. */
+static bool vtcc_version_says_llvm(const char *cmd)
+{
+	char buf[65536];
+
+	vtcc_capture(cmd, "--version", buf, sizeof(buf));
 	return strstr(buf, "clang") != NULL;
 }
 
@@ -388,6 +473,194 @@ static void vtcc_compinst_flags(struct vtcc *d, struct vtcc_argv *out)
 		vtcc_argv_push(out, "-finstrument-functions-exclude-file-list=/usr/include");
 }
 
+/* The compiler's version, as the plugins need it: gcc's full version (a GCC plugin loads only
+ * into the GCC it was built for), clang's major version (an LLVM plugin links the libLLVM of
+ * its major version). An MPI wrapper passes the option to the compiler it runs. */
+static char *vtcc_compiler_version(struct vtcc *d, enum vtcc_family family)
+{
+	char buf[256];
+	size_t n;
+
+	/* Debian's (and apt.llvm.org's) clang is /usr/lib/llvm-N/bin/clang: its path says the
+	 * major version, which saves running it (about 35 ms per compilation). */
+	if (family == VTCC_FAMILY_LLVM && d->compiler_path) {
+		const char *p = strstr(d->compiler_path, "/llvm-");
+
+		if (p) {
+			n = strspn(p + 6, "0123456789");
+			if (n && n < sizeof(buf) && p[6 + n] == '/') {
+				memcpy(buf, p + 6, n);
+				buf[n] = '\0';
+				return vtcc_xstrdup(buf);
+			}
+		}
+	}
+	vtcc_capture(d->compiler, family == VTCC_FAMILY_GNU ? "-dumpfullversion" : "-dumpversion",
+		     buf, sizeof(buf));
+	n = strcspn(buf, "\r\n");
+	buf[n] = '\0';
+	if (family == VTCC_FAMILY_LLVM)
+		buf[strcspn(buf, ".")] = '\0';
+	return vtcc_xstrdup(buf);
+}
+
+static char *vtcc_plugin_path(const struct vtcc *d, const struct vtcc_inst *p)
+{
+	return vtcc_xasprintf("%s/%s", d->plugindir, p->plugin_file);
+}
+
+/* Why plugin p cannot instrument for this compiler, or NULL when it can. */
+static const char *vtcc_plugin_problem(struct vtcc *d, const struct vtcc_inst *p)
+{
+	const char *kind = p->plugin_family == VTCC_FAMILY_GNU ? "GCC" : "LLVM";
+	const char *cc = p->plugin_family == VTCC_FAMILY_GNU ? "gcc" : "clang";
+	char *path, *version;
+
+	if (!*p->built_for)
+		return vtcc_xasprintf("vt was built without its %s plugin", kind);
+	path = vtcc_plugin_path(d, p);
+	if (access(path, R_OK) != 0)
+		return vtcc_xasprintf("vt's %s plugin %s is missing", kind, path);
+	if (vtcc_family(d) != p->plugin_family)
+		return vtcc_xasprintf("vt's %s plugin needs %s, and '%s' is not %s", kind, cc,
+				      d->compiler, cc);
+	version = vtcc_compiler_version(d, p->plugin_family);
+	if (!*version)
+		return vtcc_xasprintf("vt's %s plugin is for %s %s, and '%s' does not tell its "
+				      "version (%s)", kind, cc, p->built_for, d->compiler,
+				      p->plugin_family == VTCC_FAMILY_GNU ? "-dumpfullversion"
+									  : "-dumpversion");
+	if (strcmp(version, p->built_for) != 0)
+		return vtcc_xasprintf("vt's %s plugin is for %s %s, and '%s' is version %s", kind,
+				      cc, p->built_for, d->compiler, version);
+	return NULL;
+}
+
+/* Decides the default method for this compiler, checks an explicit plugin, and that the
+ * plugin options have a plugin to go to. Runs the compiler once (its version) when a plugin
+ * is in question; nothing for manual, none or compinst. */
+static void vtcc_resolve_inst(struct vtcc *d)
+{
+	const char *why = NULL;
+
+	if (d->inst == VTCC_INST_AUTO) {
+		const struct vtcc_inst *plugin = NULL;
+
+		for (size_t i = 0; i < VTCC_NINSTS && !plugin; i++)
+			if (vtcc_insts[i].plugin_file &&
+			    vtcc_insts[i].plugin_family == vtcc_family(d))
+				plugin = &vtcc_insts[i];
+		why = plugin ? vtcc_plugin_problem(d, plugin) : "no plugin for this compiler";
+		d->inst = why ? VTCC_INST_COMPINST : plugin;
+		d->fallback = why;
+	} else if (d->inst->plugin_file) {
+		why = vtcc_plugin_problem(d, d->inst);
+		if (why)
+			vtcc_die(VTCC_EXIT_USAGE, "-vt:inst %s: %s; use -vt:inst compinst",
+				 d->inst->name, why);
+	}
+	if (d->plugin_option && !d->inst->plugin_file)
+		vtcc_die(VTCC_EXIT_USAGE,
+			 "%s needs a compiler plugin (-vt:inst gcc or llvm), and the method is "
+			 "%s%s%s%s",
+			 d->plugin_option, d->inst->name, why ? " (" : "", why ? why : "",
+			 why ? ")" : "");
+}
+
+static void vtcc_gcc_flags(struct vtcc *d, struct vtcc_argv *out)
+{
+	/* GCC takes the plugin's name up to the first '-' of -fplugin-arg-NAME-KEY, hence
+	 * vt_gcc; and it refuses a second '=' in the value. */
+	vtcc_argv_push(out, vtcc_xasprintf("-fplugin=%s", vtcc_plugin_path(d, d->inst)));
+	if (d->filter && strchr(d->filter, '='))
+		vtcc_die(VTCC_EXIT_USAGE, "-vt:filter %s: GCC cannot pass a path with '=' to a "
+			 "plugin; rename or link the file", d->filter);
+	if (d->filter)
+		vtcc_argv_push(out, vtcc_xasprintf("-fplugin-arg-vt_gcc-filter=%s", d->filter));
+	if (d->min_insns)
+		vtcc_argv_push(out,
+			       vtcc_xasprintf("-fplugin-arg-vt_gcc-min-insns=%s", d->min_insns));
+	if (d->inline_mode)
+		vtcc_argv_push(out,
+			       vtcc_xasprintf("-fplugin-arg-vt_gcc-inline=%s", d->inline_mode));
+}
+
+/* The -isystem directories of the command line (absolute), which the LLVM plugin cannot
+ * see in LLVM IR: GCC's plugin knows a declaration's system-header status by itself. */
+static void vtcc_system_dirs(const struct vtcc *d, struct vtcc_argv *dirs)
+{
+	struct vtcc_argv scan = { 0 };
+
+	for (size_t i = 0; i < d->user.n; i++) {
+		const char *a = d->user.v[i];
+
+		if (a[0] == '@' && vtcc_rsp_expand(a + 1, &scan, 1))
+			continue;
+		vtcc_argv_push(&scan, a);
+	}
+	for (size_t i = 0; i < scan.n; i++) {
+		const char *dir = NULL;
+		char *abs;
+
+		if (!strcmp(scan.v[i], "-isystem") && i + 1 < scan.n)
+			dir = scan.v[++i];
+		else if (!strncmp(scan.v[i], "-isystem", 8) && scan.v[i][8])
+			dir = scan.v[i] + 8;
+		if (dir && (abs = realpath(dir, NULL)))
+			vtcc_argv_push(dirs, abs);
+	}
+}
+
+/*
+ * What clang needs besides the plugin itself:
+ * - -finstrument-functions only marks the functions clang would instrument, leaving out
+ *   no_instrument_function ones and those it makes itself, which LLVM IR has no other
+ *   trace of; the plugin runs first, takes the marks over and removes them, so clang's own
+ *   instrumentation finds nothing to do;
+ * - -Rpass with a pattern no pass has turns on clang's location tracking (debug metadata
+ *   that is never emitted): without -g the plugin then still knows each function's file
+ *   and line, whether it comes from a system header, and whether it is artificial;
+ * - options: clang parses -mllvm options before it loads -fpass-plugin plugins, so a plugin
+ *   with options is loaded early too (-load), and its options exist by then.
+ * What goes to clang's cc1 goes through -Xclang, which the driver does not call unused in a
+ * step that only links.
+ */
+static void vtcc_llvm_flags(struct vtcc *d, struct vtcc_argv *out)
+{
+	char *path = vtcc_plugin_path(d, d->inst);
+	const char *opts[3] = { NULL, NULL, NULL };
+	struct vtcc_argv sysdirs = { 0 };
+
+	vtcc_argv_push(out, "-finstrument-functions");
+	vtcc_argv_push(out, vtcc_xasprintf("-fpass-plugin=%s", path));
+	vtcc_argv_push(out, "-Xclang");
+	vtcc_argv_push(out, "-Rpass=^vt-locations$");
+	if (d->filter)
+		opts[0] = vtcc_xasprintf("-vt-filter=%s", d->filter);
+	if (d->min_insns)
+		opts[1] = vtcc_xasprintf("-vt-min-insns=%s", d->min_insns);
+	if (d->inline_mode)
+		opts[2] = vtcc_xasprintf("-vt-inline=%s", d->inline_mode);
+	vtcc_system_dirs(d, &sysdirs);
+	if (!opts[0] && !opts[1] && !opts[2] && !sysdirs.n)
+		return;
+	vtcc_argv_push(out, "-Xclang");
+	vtcc_argv_push(out, "-load");
+	vtcc_argv_push(out, "-Xclang");
+	vtcc_argv_push(out, path);
+	for (size_t i = 0; i < 3 + sysdirs.n; i++) {
+		const char *opt =
+			i < 3 ? opts[i] : vtcc_xasprintf("-vt-system-dir=%s", sysdirs.v[i - 3]);
+
+		if (!opt)
+			continue;
+		vtcc_argv_push(out, "-Xclang");
+		vtcc_argv_push(out, "-mllvm");
+		vtcc_argv_push(out, "-Xclang");
+		vtcc_argv_push(out, opt);
+	}
+}
+
 /* A vtcc in its own build directory uses the build tree's runtime, any other the installed
  * one; so an installed vtcc works from any directory and a build-tree one needs no install. */
 static void vtcc_locate_runtime(struct vtcc *d)
@@ -407,6 +680,7 @@ static void vtcc_locate_runtime(struct vtcc *d)
 	free(build);
 	d->incdir = d->in_build_tree ? VTCC_BUILD_INCDIR : VTCC_INSTALL_INCDIR;
 	d->libdir = d->in_build_tree ? VTCC_BUILD_LIBDIR : VTCC_INSTALL_LIBDIR;
+	d->plugindir = d->in_build_tree ? VTCC_BUILD_PLUGINDIR : VTCC_INSTALL_PLUGINDIR;
 }
 
 /* What the preprocessor needs to see the same source as the compile step: tools that
@@ -420,6 +694,7 @@ static void vtcc_preprocess_flags(struct vtcc *d, struct vtcc_argv *out)
 
 static void vtcc_compile_flags(struct vtcc *d, struct vtcc_argv *out)
 {
+	vtcc_resolve_inst(d);
 	vtcc_preprocess_flags(d, out);
 	if (d->inst->compile_flags)
 		d->inst->compile_flags(d, out);
@@ -450,6 +725,16 @@ static void vtcc_print_version(struct vtcc *d)
 	else if (!d->compiler_path)
 		printf(" (not found)");
 	printf("\nruntime: %s (%s)\n", d->libdir, d->in_build_tree ? "build tree" : "installed");
+	vtcc_resolve_inst(d);
+	printf("instrumentation: %s", d->inst->name);
+	if (d->inst->plugin_file) {
+		char *path = vtcc_plugin_path(d, d->inst);
+		printf(" (plugin %s)", path);
+		free(path);
+	}
+	if (d->fallback)
+		printf(" (no plugin: %s)", d->fallback);
+	printf("\n");
 }
 
 int main(int argc, char **argv)

@@ -698,6 +698,44 @@ def line_of(path, pattern):
     raise Failure('%s: no line matches %r' % (path, pattern))
 
 
+def enter_leave_sequence(path):
+    """{location name: [('Enter' or 'Leave', region name), ...]} in trace order, read with
+    python3-otf2 (for tests of the nesting, not only the counts)."""
+    if otf2 is None:
+        raise Failure('python3-otf2 is missing: run the tests with /usr/bin/python3')
+    out = {}
+    with otf2.reader.open(path, batch_events=10000) as reader:
+        for l, ev in reader.events:
+            kind = type(ev).__name__
+            if kind in ('Enter', 'Leave'):
+                out.setdefault(l.name, []).append((kind, ev.region.name))
+    return out
+
+
+OBJDUMP_FUNC = re.compile(r'^[0-9a-f]+ <([^>]+)>:$')
+OBJDUMP_CALL = re.compile(r'\s(?:call|jmp)q?\s+(?:\*?0x)?[0-9a-f]*\s*<([^>+]+)(?:\+0x[0-9a-f]+)?>')
+
+
+def calls_by_function(path):
+    """{function symbol: set of symbols it calls or tail-calls} from objdump -d of path (an
+    object, library or executable); calls through the PLT are named without '@plt'."""
+    p = subprocess.run(['objdump', '-d', '--no-show-raw-insn', path], stdout=subprocess.PIPE,
+                       stderr=subprocess.PIPE, universal_newlines=True, errors='replace')
+    if p.returncode != 0:
+        raise Failure('objdump -d %s failed: %s' % (path, p.stderr.strip()[:300]))
+    out = {}
+    current = None
+    for line in p.stdout.splitlines():
+        m = OBJDUMP_FUNC.match(line)
+        if m:
+            current = out.setdefault(m.group(1), set())
+            continue
+        m = OBJDUMP_CALL.search(line)
+        if m and current is not None:
+            current.add(m.group(1).split('@')[0])
+    return out
+
+
 def main(name, body):
     """Runs body(Test) and exits with the summary; exceptions count as failures."""
     t = Test(name, sys.modules['__main__'].__file__)

@@ -6,8 +6,9 @@ and are linked against the build tree's libvt."""
 import os
 import shutil
 
-from vtcctest import (HERE, LIBDIR, VTCC, VTCXX, VTFORT, check_trace, clean_env, eq, main, run,
-                      test, tmpdir)
+from vtcctest import (COMPINST_HOOKS, DEFAULT_CLANG_HOOKS, DEFAULT_GCC_HOOKS, HAVE_GCC_PLUGIN,
+                      HERE, LIBDIR, PLUGIN_HOOKS, VTCC, VTCXX, VTFORT, check_trace, clean_env,
+                      eq, main, run, test, tmpdir)
 
 PROGS = os.path.join(HERE, "progs")
 
@@ -31,10 +32,18 @@ def undefined_symbols(path):
     return {line.split()[-1].split("@")[0] for line in out.splitlines() if line.strip()}
 
 
-def assert_instrumented(obj, yes=True):
+def assert_instrumented(obj, hooks=DEFAULT_GCC_HOOKS):
+    """obj calls exactly the given instrumentation hooks (PLUGIN_HOOKS or COMPINST_HOOKS),
+    and none of the other method's; hooks=None: no instrumentation at all."""
     syms = undefined_symbols(obj)
-    for hook in ("__cyg_profile_func_enter", "__cyg_profile_func_exit"):
-        assert (hook in syms) == yes, "%s: %s %s" % (obj, hook, "missing" if yes else "present")
+    for hook in PLUGIN_HOOKS + COMPINST_HOOKS:
+        want = hooks is not None and hook in hooks
+        assert (hook in syms) == want, "%s: %s %s" % (obj, hook, "missing" if want else "present")
+
+
+def hooks_of(compiler):
+    """The hooks vtcc's default instrumentation makes code built by compiler call."""
+    return DEFAULT_CLANG_HOOKS if "clang" in compiler else DEFAULT_GCC_HOOKS
 
 
 def assert_links_libvt(exe):
@@ -55,7 +64,7 @@ def c_build(compiler):
     for name in ("main.c", "greet.c"):
         obj = os.path.join(d, name[:-2] + ".o")
         run([VTCC] + opts + ["-O2", "-g", "-c", src(name), "-o", obj])
-        assert_instrumented(obj)
+        assert_instrumented(obj, hooks_of(compiler))
         objs.append(obj)
     exe = os.path.join(d, "hello")
     run([VTCC] + opts + objs + ["-o", exe])
@@ -64,7 +73,7 @@ def c_build(compiler):
     # One step, compile and link together.
     exe1 = os.path.join(d, "hello1")
     run([VTCC] + opts + [src("main.c"), src("greet.c"), "-o", exe1], cwd=d)
-    assert_instrumented(exe1)
+    assert_instrumented(exe1, hooks_of(compiler))
     assert_links_libvt(exe1)
     run_prog(exe1, "hello 43\n")
     shutil.rmtree(d)
@@ -96,7 +105,7 @@ def cxx():
         d = tmpdir("cxx-" + compiler)
         obj, exe = os.path.join(d, "hello.o"), os.path.join(d, "hello")
         run([VTCXX, "-vt:cxx", compiler, "-O1", "-c", src("hello.cc"), "-o", obj])
-        assert_instrumented(obj)
+        assert_instrumented(obj, hooks_of(compiler))
         run([VTCXX, "-vt:cxx", compiler, obj, "-o", exe])
         assert_links_libvt(exe)
         run_prog(exe, "c++ 10 abab\n")
@@ -133,9 +142,9 @@ def manual_and_none_link_but_do_not_instrument():
         d = tmpdir(inst)
         obj, exe = os.path.join(d, "main.o"), os.path.join(d, "hello")
         run([VTCC, "-vt:inst", inst, "-c", src("main.c"), "-o", obj])
-        assert_instrumented(obj, yes=False)
+        assert_instrumented(obj, None)
         run([VTCC, "-vt:inst", inst, obj, src("greet.c"), "-o", exe])
-        assert_instrumented(exe, yes=False)
+        assert_instrumented(exe, None)
         assert_links_libvt(exe)
         run_prog(exe, "hello 43\n")
         shutil.rmtree(d)
@@ -143,15 +152,17 @@ def manual_and_none_link_but_do_not_instrument():
 
 @test
 def user_api_per_method():
-    # manual: the user API only; none: not even that; compinst: both.
-    for inst, api, hooks in (("manual", True, False), ("none", False, False),
-                             ("compinst", True, True)):
+    # manual: the user API only; none: not even that; compinst and the plugins: both.
+    methods = [("manual", True, None), ("none", False, None), ("compinst", True, COMPINST_HOOKS)]
+    if HAVE_GCC_PLUGIN:
+        methods.append(("gcc", True, PLUGIN_HOOKS))
+    for inst, api, hooks in methods:
         d = tmpdir("user-" + inst)
         exe = os.path.join(d, "user")
         run([VTCC, "-vt:inst", inst, src("user.c"), "-o", exe])
         syms = undefined_symbols(exe)
         eq("vt_user_start" in syms, api, inst)
-        assert_instrumented(exe, yes=hooks)
+        assert_instrumented(exe, hooks)
         assert_links_libvt(exe)
         regions = (["vtcc_test_phase"] if api else []) + (["main"] if hooks else [])
         if regions:

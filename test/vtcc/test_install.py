@@ -7,8 +7,9 @@ import json
 import os
 import shutil
 
-from vtcctest import (HERE, SOURCE_ROOT, check_trace, clean_env, compile_flags, eq, link_flags,
-                      main, run, show, test, tmpdir)
+from vtcctest import (COMPINST_GCC, DEFAULT_GCC_HOOKS, HAVE_GCC_PLUGIN, HAVE_LLVM_PLUGIN, HERE,
+                      SOURCE_ROOT, check_trace, clean_env, compile_flags, eq, link_flags, main,
+                      plugin_gcc, run, show, test, tmpdir)
 
 PROGS = os.path.join(HERE, "progs")
 MESON = shutil.which("meson") or "/usr/bin/meson"
@@ -35,6 +36,9 @@ def install_into_prefix():
         eq(os.readlink(os.path.join(b, alias)), "vtcc", alias)
     assert os.path.exists(os.path.join(state["libdir"], "libvt.so"))
     assert os.path.exists(os.path.join(state["incdir"], "vt", "vt_user.h"))
+    # The compiler plugins this build tree has are installed too, beside libvt.
+    for have, name in ((HAVE_GCC_PLUGIN, "vt_gcc.so"), (HAVE_LLVM_PLUGIN, "vt_llvm.so")):
+        eq(os.path.exists(os.path.join(state["libdir"], "vt", name)), have, name)
 
 
 def installed(name):
@@ -46,8 +50,11 @@ def installed(name):
 def installed_flags():
     inc, lib = state.get("incdir"), state.get("libdir")
     vtcc = installed("vtcc")
-    eq(show(["-c", "a.c"], prog=vtcc), ["cc"] + compile_flags(incdir=inc) + ["-c", "a.c"])
-    eq(show(["a.o"], prog=vtcc), ["cc"] + compile_flags(incdir=inc) + ["a.o"]
+    # The default instrumentation uses the installed plugin.
+    inst = plugin_gcc(os.path.join(lib, "vt")) if HAVE_GCC_PLUGIN else COMPINST_GCC
+    eq(show(["-c", "a.c"], prog=vtcc), ["cc"] + compile_flags(incdir=inc, inst=inst)
+       + ["-c", "a.c"])
+    eq(show(["a.o"], prog=vtcc), ["cc"] + compile_flags(incdir=inc, inst=inst) + ["a.o"]
        + link_flags(libdir=lib))
     assert "(installed)" in run([vtcc, "-vt:version"]).stdout
 
@@ -65,6 +72,8 @@ def installed_builds_from_anywhere():
     for exe in ("hello", "hellocc", "hellof"):
         ldd = run(["ldd", os.path.join(work, exe)]).stdout
         assert "=> %s/libvt.so" % state["libdir"] in ldd, ldd
+    hooks = run(["nm", "-u", os.path.join(work, "hello")]).stdout
+    assert DEFAULT_GCC_HOOKS[0] in hooks, hooks
     check_trace(os.path.join(work, "hello"), "hello 43\n", ["main"])
     eq(run([os.path.join(work, "hellocc")], env=clean_env(VT_ON="no")).stdout, "c++ 10 abab\n")
     eq(run([os.path.join(work, "hellof")], env=clean_env(VT_ON="no")).stdout, "fortran 144\n")

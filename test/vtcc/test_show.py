@@ -4,10 +4,13 @@
 
 import json
 import os
+import shlex
 import subprocess
 
-from vtcctest import (VTCC, VTCXX, VTFORT, COMPINST_GCC, clean_env, compile_flags, eq,
-                      link_flags, main, preprocess_flags, run, show, test, tmpdir, write)
+from vtcctest import (VTCC, VTCXX, VTFORT, COMPINST_CLANG, COMPINST_GCC, DEFAULT_CLANG,
+                      DEFAULT_GCC, HAVE_GCC_PLUGIN, HAVE_LLVM_PLUGIN, PLUGINDIR, clean_env,
+                      compile_flags, eq, link_flags, main, plugin_gcc, plugin_llvm,
+                      preprocess_flags, run, show, test, tmpdir, write)
 
 C = compile_flags()
 L = link_flags()
@@ -113,7 +116,7 @@ def cxx_and_fortran_drivers():
     eq(show(["-c", "a.f90"], prog=VTFORT), ["gfortran"] + C + ["-c", "a.f90"])
     eq(show(["a.f90"], prog=VTFORT), ["gfortran"] + C + ["a.f90"] + L)
     eq(show(["-vt:cxx", "clang++", "-c", "a.cc"], prog=VTCXX),
-       ["clang++"] + compile_flags(inst=["-finstrument-functions"]) + ["-c", "a.cc"])
+       ["clang++"] + compile_flags(inst=DEFAULT_CLANG) + ["-c", "a.cc"])
     eq(show(["-vt:fc", "gfortran-12", "-c", "a.f90"], prog=VTFORT),
        ["gfortran-12"] + C + ["-c", "a.f90"])
     eq(show(["-c", "a.cc"], prog=VTCXX, env=clean_env(VT_CXX="g++-12")),
@@ -124,11 +127,123 @@ def cxx_and_fortran_drivers():
 
 @test
 def clang_gets_no_exclude_list():
-    clang_c = compile_flags(inst=["-finstrument-functions"])
+    # compinst with clang: -finstrument-functions only (clang rejects the exclude list).
+    clang_c = compile_flags(inst=COMPINST_CLANG)
+    ci = ["-vt:inst", "compinst"]
+    eq(show(ci + ["-vt:cc", "clang", "-c", "a.c"]), ["clang"] + clang_c + ["-c", "a.c"])
+    eq(show(ci + ["-vt:cc", "/usr/bin/clang-14", "a.c"]),
+       ["/usr/bin/clang-14"] + clang_c + ["a.c"] + L)
+    eq(show(ci + ["-c", "a.c"], env=clean_env(VT_CC="clang")),
+       ["clang"] + clang_c + ["-c", "a.c"])
+
+
+@test
+def default_is_the_compilers_plugin():
+    # -vt:inst auto (the default): GCC's plugin for gcc, g++ and gfortran, the LLVM plugin
+    # for clang, whatever name reaches them (cc is gcc here, clang-14 is clang).
+    clang_c = compile_flags(inst=DEFAULT_CLANG)
     eq(show(["-vt:cc", "clang", "-c", "a.c"]), ["clang"] + clang_c + ["-c", "a.c"])
     eq(show(["-vt:cc", "/usr/bin/clang-14", "a.c"]),
        ["/usr/bin/clang-14"] + clang_c + ["a.c"] + L)
     eq(show(["-c", "a.c"], env=clean_env(VT_CC="clang")), ["clang"] + clang_c + ["-c", "a.c"])
+    eq(show(["-vt:cc", "gcc", "-c", "a.c"]), ["gcc"] + compile_flags(inst=DEFAULT_GCC)
+       + ["-c", "a.c"])
+    eq(show(["-vt:inst", "compinst", "-vt:inst", "auto", "-c", "a.c"]), ["cc"] + C
+       + ["-c", "a.c"], "auto names the default explicitly")
+    if HAVE_GCC_PLUGIN:
+        assert "-fplugin=" + os.path.join(PLUGINDIR, "vt_gcc.so") in C, C
+    if HAVE_LLVM_PLUGIN:
+        assert "-fpass-plugin=" + os.path.join(PLUGINDIR, "vt_llvm.so") in clang_c, clang_c
+
+
+def fake_compiler(d, name, version):
+    """A compiler that prints VERSION for -dumpfullversion/-dumpversion and records its
+    other runs' arguments in NAME.argv."""
+    log = os.path.join(d, name + ".argv")
+    return write(os.path.join(d, name),
+                 "#!/usr/bin/python3\nimport json, sys\n"
+                 "if sys.argv[1:] in (['-dumpfullversion'], ['-dumpversion']):\n"
+                 "    print(%r) if %r else None\n    sys.exit(0)\n"
+                 "json.dump(sys.argv[1:], open(%r, 'w'))\n" % (version, version, log),
+                 0o755), log
+
+
+@test
+def default_falls_back_to_compinst():
+    # A plugin loads only into the compiler version it was built for: any other version
+    # (or a compiler that does not tell) gets -finstrument-functions by default, and an
+    # explicit plugin is a usage error naming both versions.
+    d = tmpdir("fallback")
+    gcc_version = run(["gcc", "-dumpfullversion"]).stdout.strip()
+    old, _ = fake_compiler(d, "gcc-old", "9.1.0")
+    silent, _ = fake_compiler(d, "mycc", "")
+    same, _ = fake_compiler(d, "gcc-same", gcc_version)
+    for cc in (old, silent):
+        eq(show(["-vt:cc", cc, "-c", "a.c"]), [cc] + compile_flags(inst=COMPINST_GCC)
+           + ["-c", "a.c"], cc)
+    eq(show(["-vt:cc", same, "-c", "a.c"]), [same] + C + ["-c", "a.c"],
+       "a compiler of the plugin's version gets the plugin")
+    if HAVE_GCC_PLUGIN:
+        p = run([VTCC, "-vt:show", "-vt:cc", old, "-vt:inst", "gcc", "-c", "a.c"], check=False)
+        eq(p.returncode, 2, p.stderr)
+        assert p.stderr.startswith("vtcc: error: -vt:inst gcc: ") and gcc_version in p.stderr \
+            and "9.1.0" in p.stderr and p.stderr.count("\n") == 1, p.stderr
+    old_clang, _ = fake_compiler(d, "clang-old", "13.0.1")
+    eq(show(["-vt:cc", old_clang, "-c", "a.c"]), [old_clang] + compile_flags(inst=COMPINST_CLANG)
+       + ["-c", "a.c"])
+    # The wrong family for the plugin asked for.
+    for args, prog in ((["-vt:inst", "llvm", "-c", "a.c"], VTCC),
+                       (["-vt:cxx", "clang++", "-vt:inst", "gcc", "-c", "a.cc"], VTCXX)):
+        p = run([prog, "-vt:show"] + args, check=False)
+        eq(p.returncode, 2, p.stderr)
+        assert "-vt:inst" in p.stderr and p.stderr.count("\n") == 1, p.stderr
+
+
+@test
+def plugin_options():
+    d = tmpdir("popts")
+    filt = write(os.path.join(d, "my.filter"), "hot -- 0\n")
+    opts = ["-vt:filter", filt, "-vt:min-insns", "12", "-vt:inline", "skip"]
+    if HAVE_GCC_PLUGIN:
+        eq(show(opts + ["-vt:cc", "gcc", "-c", "a.c"]),
+           ["gcc"] + compile_flags(inst=plugin_gcc() + [
+               "-fplugin-arg-vt_gcc-filter=" + filt, "-fplugin-arg-vt_gcc-min-insns=12",
+               "-fplugin-arg-vt_gcc-inline=skip"]) + ["-c", "a.c"])
+    if HAVE_LLVM_PLUGIN:
+        so = os.path.join(PLUGINDIR, "vt_llvm.so")
+        eq(show(opts + ["-vt:cc", "clang", "-c", "a.c"]),
+           ["clang"] + compile_flags(inst=plugin_llvm() + [
+               "-Xclang", "-load", "-Xclang", so,
+               "-Xclang", "-mllvm", "-Xclang", "-vt-filter=" + filt,
+               "-Xclang", "-mllvm", "-Xclang", "-vt-min-insns=12",
+               "-Xclang", "-mllvm", "-Xclang", "-vt-inline=skip"]) + ["-c", "a.c"])
+    if HAVE_LLVM_PLUGIN:
+        # LLVM IR does not say what comes from a system header: the -isystem directories
+        # go to the LLVM plugin (GCC's plugin knows them itself).
+        so = os.path.join(PLUGINDIR, "vt_llvm.so")
+        eq(show(["-vt:cc", "clang", "-isystem", d, "-isystem/nonexistent", "-c", "a.c"]),
+           ["clang"] + compile_flags(inst=plugin_llvm() + [
+               "-Xclang", "-load", "-Xclang", so,
+               "-Xclang", "-mllvm", "-Xclang", "-vt-system-dir=" + os.path.realpath(d)])
+           + ["-isystem", d, "-isystem/nonexistent", "-c", "a.c"])
+    if HAVE_GCC_PLUGIN:
+        eq(show(["-vt:cc", "gcc", "-isystem", d, "-c", "a.c"]),
+           ["gcc"] + compile_flags(inst=plugin_gcc()) + ["-isystem", d, "-c", "a.c"])
+    if HAVE_GCC_PLUGIN:
+        # A relative filter path is made absolute: the compiler's own working directory
+        # may differ (a build system that changes directory per step).
+        p = run([VTCC, "-vt:show", "-vt:filter", "my.filter", "-c", "a.c"], cwd=d)
+        eq(shlex.split(p.stdout), ["cc"] + compile_flags(inst=plugin_gcc() + [
+            "-fplugin-arg-vt_gcc-filter=" + os.path.realpath(filt)]) + ["-c", "a.c"])
+    # Plugin options without a plugin, bad values, an unreadable filter: usage errors.
+    for args in (["-vt:inst", "compinst", "-vt:filter", filt],
+                 ["-vt:inst", "manual", "-vt:inline", "all"],
+                 ["-vt:min-insns", "-3"], ["-vt:min-insns", "x"], ["-vt:inline", "some"],
+                 ["-vt:filter", os.path.join(d, "missing.filter")]):
+        p = run([VTCC, "-vt:show"] + args + ["-c", "a.c"], check=False)
+        eq(p.returncode, 2, (args, p.stderr))
+        assert p.stderr.startswith("vtcc: error: ") and p.stderr.count("\n") == 1, p.stderr
+        assert args[-2] in p.stderr, (args, p.stderr)
 
 
 @test
@@ -137,7 +252,12 @@ def mpi_wrapper_family():
     for extra in ({}, {"OMPI_CC": "clang", "MPICH_CC": "clang"}):
         env = clean_env(**extra)
         version = run(["mpicc", "--version"], env=env).stdout
-        inst = ["-finstrument-functions"] if "clang" in version else COMPINST_GCC
+        inst = COMPINST_CLANG if "clang" in version else COMPINST_GCC
+        eq(show(["-vt:inst", "compinst", "-vt:cc", "mpicc", "-c", "a.c"], env=env),
+           ["mpicc"] + compile_flags(inst=inst) + ["-c", "a.c"], extra)
+        # The default plugin follows the same family (and the wrapper passes the version
+        # question on to its compiler).
+        inst = DEFAULT_CLANG if "clang" in version else DEFAULT_GCC
         eq(show(["-vt:cc", "mpicc", "-c", "a.c"], env=env),
            ["mpicc"] + compile_flags(inst=inst) + ["-c", "a.c"], extra)
 
@@ -147,7 +267,15 @@ def instrumentation_methods():
     user = ["a.c", "-o", "a"]
     eq(show(["-vt:inst", "none"] + user), ["cc"] + compile_flags(vtrace=False, inst=[]) + user + L)
     eq(show(["-vt:inst", "manual"] + user), ["cc"] + compile_flags(inst=[]) + user + L)
-    eq(show(["-vt:inst", "compinst"] + user), ["cc"] + C + user + L)
+    eq(show(["-vt:inst", "compinst"] + user), ["cc"] + compile_flags(inst=COMPINST_GCC) + user
+       + L)
+    eq(show(["-vt:inst", "auto"] + user), ["cc"] + C + user + L)
+    if HAVE_GCC_PLUGIN:
+        eq(show(["-vt:inst", "gcc"] + user), ["cc"] + compile_flags(inst=plugin_gcc()) + user
+           + L)
+    if HAVE_LLVM_PLUGIN:
+        eq(show(["-vt:inst", "llvm", "-vt:cc", "clang"] + user),
+           ["clang"] + compile_flags(inst=plugin_llvm()) + user + L)
     eq(show(["-vt:inst", "none", "-vt:inst", "manual", "-c", "a.c"]),
        ["cc"] + compile_flags(inst=[]) + ["-c", "a.c"], "last -vt:inst wins")
 
@@ -188,7 +316,9 @@ def show_matches_what_runs():
     run([VTCC, "-vt:cc", fake] + user)
     with open(log) as f:
         eq([fake] + json.load(f), shown)
-    eq(shown, [fake] + C + user)
+    # The fake compiler does not tell its version, so the default is compinst (GCC's flags:
+    # its name says nothing of clang).
+    eq(shown, [fake] + compile_flags(inst=COMPINST_GCC) + user)
 
 
 @test
@@ -214,6 +344,16 @@ def version_and_help():
                 "-vt:verbose", "-vt:version", "-vt:help", "VT_CC"):
         assert opt in h, opt
     assert "-vt:cxx" in run([VTCXX, "-vt:help"]).stdout
+    for opt in ("auto", "gcc", "llvm", "-vt:filter", "-vt:min-insns", "-vt:inline"):
+        assert opt in h, opt
+    # Which instrumentation the default gives, and where the plugin is.
+    want = "instrumentation: gcc (plugin %s)" % os.path.join(PLUGINDIR, "vt_gcc.so") \
+        if HAVE_GCC_PLUGIN else "instrumentation: compinst (no plugin: "
+    assert want in lines[-1], lines
+    lines = run([VTCC, "-vt:cc", "clang", "-vt:version"]).stdout.splitlines()
+    want = "instrumentation: llvm (plugin %s)" % os.path.join(PLUGINDIR, "vt_llvm.so") \
+        if HAVE_LLVM_PLUGIN else "instrumentation: compinst (no plugin: "
+    assert want in lines[-1], lines
 
 
 @test

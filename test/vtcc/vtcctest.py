@@ -23,9 +23,36 @@ INCDIR = os.path.join(SOURCE_ROOT, "runtime", "include")
 LIBDIR = os.path.join(BUILD_ROOT, "runtime")
 COMPINST_GCC = ["-finstrument-functions",
                 "-finstrument-functions-exclude-file-list=/usr/include"]
+COMPINST_CLANG = ["-finstrument-functions"]
+# The compiler plugins (passes/), built when their compilers' development files are there.
+PLUGINDIR = os.path.join(BUILD_ROOT, "passes")
 
 
-def compile_flags(incdir=INCDIR, vtrace=True, inst=COMPINST_GCC, mt=False):
+def plugin_gcc(plugindir=PLUGINDIR):
+    return ["-fplugin=" + os.path.join(plugindir, "vt_gcc.so")]
+
+
+def plugin_llvm(plugindir=PLUGINDIR):
+    # -finstrument-functions marks what clang would instrument (the plugin takes the marks
+    # over), -Rpass turns on location tracking without debug info (see vtcc.c).
+    return ["-finstrument-functions", "-fpass-plugin=" + os.path.join(plugindir, "vt_llvm.so"),
+            "-Xclang", "-Rpass=^vt-locations$"]
+
+
+HAVE_GCC_PLUGIN = os.path.exists(os.path.join(PLUGINDIR, "vt_gcc.so"))
+HAVE_LLVM_PLUGIN = os.path.exists(os.path.join(PLUGINDIR, "vt_llvm.so"))
+# vtcc's default instrumentation (-vt:inst auto): the plugin of the compiler when vt has it
+# and it fits the compiler (Debian's gcc 12 and clang 14 here), else -finstrument-functions.
+DEFAULT_GCC = plugin_gcc() if HAVE_GCC_PLUGIN else COMPINST_GCC
+DEFAULT_CLANG = plugin_llvm() if HAVE_LLVM_PLUGIN else COMPINST_CLANG
+# What instrumented code calls into libvt: the plugins' entry points or compinst's hooks.
+PLUGIN_HOOKS = ("vt_inst_enter", "vt_inst_exit")
+COMPINST_HOOKS = ("__cyg_profile_func_enter", "__cyg_profile_func_exit")
+DEFAULT_GCC_HOOKS = PLUGIN_HOOKS if HAVE_GCC_PLUGIN else COMPINST_HOOKS
+DEFAULT_CLANG_HOOKS = PLUGIN_HOOKS if HAVE_LLVM_PLUGIN else COMPINST_HOOKS
+
+
+def compile_flags(incdir=INCDIR, vtrace=True, inst=DEFAULT_GCC, mt=False):
     return (["-I" + incdir] + (["-DVTRACE"] if vtrace else []) + list(inst)
             + (["-pthread"] if mt else []))
 

@@ -1,0 +1,453 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// vt's GCC plugin: each selected function calls vt_inst_enter/exit with its own static descriptor.
+//
+// The pass runs once per function, among GCC's lowering passes, just before "lower" (control
+// flow lowering): the body is then still the single GIMPLE_BIND the gimplifier made, before
+// any inlining, exactly where GCC's own -finstrument-functions puts its calls. The body is
+// wrapped as
+//
+//     vt_inst_enter(&desc);
+//     try { BODY } finally { vt_inst_exit(&desc); }
+//
+// and GCC's EH lowering then places the exit call on every path out of the function: each
+// return and, with exceptions, a cleanup landing pad that calls it and resumes unwinding.
+// Inlined copies carry the calls with them, so counts stay those of the source.
+//
+// Options (-fplugin-arg-vt_gcc-KEY[=VALUE]; GCC splits the plugin name at its first '-',
+// hence the underscore in the name): filter=FILE, min-insns=N, inline=skip|declared|all,
+// verbose. See docs/passes.md.
+
+#include "gcc-plugin.h"
+#include "plugin-version.h"
+
+#include "tree.h"
+#include "tree-pass.h"
+#include "context.h"
+#include "function.h"
+#include "basic-block.h"
+#include "gimple.h"
+#include "gimple-iterator.h"
+#include "stringpool.h"
+#include "attribs.h"
+#include "cgraph.h"
+#include "stor-layout.h"
+#include "langhooks.h"
+#include "diagnostic-core.h"
+#include "file-prefix-map.h"
+#include "tree-inline.h"
+#include "ggc.h"
+
+#include <cxxabi.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string>
+
+#include "vt/vt_inst.h"
+#include "vt_pass_filter.h"
+
+#define VT_EXPORT __attribute__((visibility("default")))
+
+// GCC loads only plugins that declare this; vt's BSD-3-Clause licence is GPL-compatible.
+VT_EXPORT int plugin_is_GPL_compatible;
+
+namespace
+{
+
+enum inline_mode {
+	INLINE_SKIP,     // neither functions declared inline nor always_inline ones
+	INLINE_DECLARED, // functions declared inline, but not always_inline ones (default)
+	INLINE_ALL,      // every function, always_inline ones too
+};
+
+struct options {
+	const char *filter_path = nullptr;
+	struct vt_pass_filter *filter = nullptr;
+	long min_insns = 0;
+	enum inline_mode inl = INLINE_DECLARED;
+	bool verbose = false;
+};
+
+options opts;
+
+// Reports an error through GCC's diagnostics (so the compilation fails) as one
+// "vt_gcc: ..." line; formatted here since GCC's own format checks want its quoting style.
+__attribute__((format(printf, 1, 2))) void fail(const char *fmt, ...)
+{
+	char buf[1200];
+	va_list ap;
+	int n = snprintf(buf, sizeof(buf), "vt_gcc: ");
+	va_start(ap, fmt);
+	vsnprintf(buf + n, sizeof(buf) - n, fmt, ap);
+	va_end(ap);
+	error("%s", buf);
+}
+
+unsigned n_private; // numbers the private descriptors of this translation unit
+
+// Trees made once per compilation, kept alive across garbage collections by the roots below.
+tree desc_type;
+tree desc_fields[6]; // handle, abi, name, file, line, reserved: vt_inst.h's order
+tree enter_fn, exit_fn;
+
+const struct ggc_root_tab vt_roots[] = {
+	{ &desc_type, 1, sizeof(desc_type), &gt_ggc_mx_tree_node, &gt_pch_nx_tree_node },
+	{ &desc_fields[0], 6, sizeof(desc_fields[0]), &gt_ggc_mx_tree_node, &gt_pch_nx_tree_node },
+	{ &enter_fn, 1, sizeof(enter_fn), &gt_ggc_mx_tree_node, &gt_pch_nx_tree_node },
+	{ &exit_fn, 1, sizeof(exit_fn), &gt_ggc_mx_tree_node, &gt_pch_nx_tree_node },
+	LAST_GGC_ROOT_TAB,
+};
+
+// The record type of struct vt_inst_desc, checked field by field against the header the
+// runtime is compiled with: the plugin runs on the machine it targets (no cross plugin).
+bool build_desc_type()
+{
+	static const struct {
+		const char *name;
+		size_t offset;
+		bool pointer;
+	} layout[6] = {
+		{ "handle", offsetof(struct vt_inst_desc, handle), false },
+		{ "abi", offsetof(struct vt_inst_desc, abi), false },
+		{ "name", offsetof(struct vt_inst_desc, name), true },
+		{ "file", offsetof(struct vt_inst_desc, file), true },
+		{ "line", offsetof(struct vt_inst_desc, line), false },
+		{ "reserved", offsetof(struct vt_inst_desc, reserved), false },
+	};
+	tree cstr = build_pointer_type(build_qualified_type(char_type_node, TYPE_QUAL_CONST));
+	tree chain = NULL_TREE;
+
+	desc_type = make_node(RECORD_TYPE);
+	for (int i = 0; i < 6; i++) {
+		tree f = build_decl(BUILTINS_LOCATION, FIELD_DECL, get_identifier(layout[i].name),
+				    layout[i].pointer ? cstr : uint32_type_node);
+		desc_fields[i] = f;
+		// finish_builtin_struct takes the fields in reverse order.
+		DECL_CHAIN(f) = chain;
+		chain = f;
+	}
+	finish_builtin_struct(desc_type, "vt_inst_desc", chain, NULL_TREE);
+	bool same = tree_to_uhwi(TYPE_SIZE_UNIT(desc_type)) == sizeof(struct vt_inst_desc);
+	for (int i = 0; i < 6; i++)
+		same = same && int_byte_position(desc_fields[i]) == (HOST_WIDE_INT)layout[i].offset;
+	if (!same)
+		return false;
+
+	// void vt_inst_enter(struct vt_inst_desc *), nothrow: the calls need no EH edges.
+	tree fntype = build_function_type_list(void_type_node, build_pointer_type(desc_type),
+					       NULL_TREE);
+	enter_fn = build_fn_decl("vt_inst_enter", fntype);
+	exit_fn = build_fn_decl("vt_inst_exit", fntype);
+	return true;
+}
+
+// ---------------------------------------------------------------------------------------
+// What the runtime calls the function, and where it is
+
+bool is_fortran()
+{
+	return lang_hooks.name && strstr(lang_hooks.name, "Fortran") != NULL;
+}
+
+// The names compinst gives (runtime/src/vt_symbols.c, docs/dev/contracts.md): C++ demangled
+// by the C++ library's demangler (the runtime's), gfortran module procedures as
+// module::name, other Fortran procedures by their source name, anything else by its symbol.
+std::string region_name(tree fndecl)
+{
+	const char *sym = IDENTIFIER_POINTER(DECL_ASSEMBLER_NAME(fndecl));
+	if (sym[0] == '*') // a user's asm label: the symbol is the rest, verbatim
+		sym++;
+	if (sym[0] == '_' && sym[1] == '_') {
+		const char *sep = strstr(sym + 2, "_MOD_");
+		if (sep && sep[5])
+			return std::string(sym + 2, sep - sym - 2) + "::" + (sep + 5);
+	}
+	if (is_fortran() && DECL_NAME(fndecl))
+		return IDENTIFIER_POINTER(DECL_NAME(fndecl));
+	if (sym[0] == '_' && sym[1] == 'Z') {
+		int status = -1;
+		char *d = abi::__cxa_demangle(sym, NULL, NULL, &status);
+		if (status == 0 && d) {
+			std::string s(d);
+			free(d);
+			return s;
+		}
+		free(d);
+	}
+	return sym;
+}
+
+// The absolute path of the function's file, mapped by -fdebug-prefix-map and
+// -ffile-prefix-map as GCC maps it in the debug info the runtime reads for compinst.
+std::string source_file(tree fndecl)
+{
+	const char *f = DECL_SOURCE_FILE(fndecl);
+	if (!f || !*f)
+		return "";
+	std::string path = f;
+	if (path[0] != '/' && path[0] != '<') {
+		const char *cwd = getpwd();
+		if (cwd)
+			path = std::string(cwd) + "/" + path;
+	}
+	return remap_debug_filename(path.c_str());
+}
+
+// ---------------------------------------------------------------------------------------
+// Selection
+
+// Returns why fndecl is not instrumented, or NULL when it is.
+const char *skip_reason(tree fndecl, const std::string &name, const std::string &file,
+			gimple_seq body, std::string &buf)
+{
+	tree attrs = DECL_ATTRIBUTES(fndecl);
+	bool is_main = DECL_NAME(fndecl) && MAIN_NAME_P(DECL_NAME(fndecl));
+
+	// The attribute, not DECL_NO_INSTRUMENT_FUNCTION_ENTRY_EXIT: the gimplifier sets that on
+	// every function it has seen when -finstrument-functions is off.
+	if (lookup_attribute("no_instrument_function", attrs))
+		return "no_instrument_function";
+	if (lookup_attribute("naked", attrs))
+		return "naked (no code may be added)";
+	// Artificial: made by the compiler (static initialisers, implicit members, thunks, ...),
+	// except gfortran's C main(), which the contract names as a region.
+	if (DECL_ARTIFICIAL(fndecl) && !is_main)
+		return "compiler-generated";
+	if (DECL_IN_SYSTEM_HEADER(fndecl))
+		return "declared in a system header";
+	if (opts.inl != INLINE_ALL && lookup_attribute("always_inline", attrs))
+		return "always_inline";
+	if (opts.inl == INLINE_SKIP && DECL_DECLARED_INLINE_P(fndecl))
+		return "declared inline";
+	if (opts.min_insns > 0) {
+		int n = estimate_num_insns_seq(body, &eni_size_weights);
+		if (n < opts.min_insns) {
+			buf = "small (" + std::to_string(n) + " < " +
+			      std::to_string(opts.min_insns) + " instructions)";
+			return buf.c_str();
+		}
+	}
+	if (opts.filter) {
+		int line = 0;
+		if (vt_pass_filter_limit(opts.filter, name.c_str(), file.c_str(), &line) == 0) {
+			buf = std::string("filtered (") + opts.filter_path + ":" +
+			      std::to_string(line) + ")";
+			return buf.c_str();
+		}
+	}
+	return NULL;
+}
+
+// ---------------------------------------------------------------------------------------
+// The descriptor and the calls
+
+tree string_cst(const std::string &s)
+{
+	tree lit = build_string_literal(s.size() + 1, s.c_str());
+	// build_string_literal gives a char *; the field is const char *.
+	return fold_convert(TREE_TYPE(desc_fields[2]), lit);
+}
+
+// One writable struct vt_inst_desc for fndecl. A public function may have copies in other
+// objects (C++ inline functions and templates, extern inline bodies, an out-of-line
+// definition elsewhere): its descriptor is a hidden weak symbol named after the function's
+// symbol, so the linker resolves every reference to one per module, and the program has one
+// region for the function however many copies it has. Other functions get a private one.
+tree make_descriptor(tree fndecl, const std::string &name, const std::string &file, int line)
+{
+	const char *sym = IDENTIFIER_POINTER(DECL_ASSEMBLER_NAME(fndecl));
+	if (sym[0] == '*')
+		sym++;
+	bool shared = TREE_PUBLIC(fndecl);
+	std::string id = shared ? std::string("__vt_desc.") + sym
+				: "__vt_desc." + std::to_string(++n_private);
+
+	tree var = build_decl(DECL_SOURCE_LOCATION(fndecl), VAR_DECL, get_identifier(id.c_str()),
+			      desc_type);
+	SET_DECL_ASSEMBLER_NAME(var, get_identifier(id.c_str()));
+	TREE_STATIC(var) = 1;
+	TREE_PUBLIC(var) = 0;
+	DECL_EXTERNAL(var) = 0;
+	DECL_ARTIFICIAL(var) = 1;
+	DECL_IGNORED_P(var) = 1;
+	TREE_USED(var) = 1;
+	TREE_ADDRESSABLE(var) = 1;
+	TREE_READONLY(var) = 0; // the runtime stores the region id in it
+
+	vec<constructor_elt, va_gc> *v = NULL;
+	tree u32 = uint32_type_node;
+	CONSTRUCTOR_APPEND_ELT(v, desc_fields[0], build_int_cst(u32, 0));
+	CONSTRUCTOR_APPEND_ELT(v, desc_fields[1], build_int_cst(u32, VT_INST_ABI));
+	CONSTRUCTOR_APPEND_ELT(v, desc_fields[2], string_cst(name));
+	CONSTRUCTOR_APPEND_ELT(v, desc_fields[3],
+			       file.empty() ? null_pointer_node : string_cst(file));
+	CONSTRUCTOR_APPEND_ELT(v, desc_fields[4], build_int_cst(u32, line > 0 ? line : 0));
+	CONSTRUCTOR_APPEND_ELT(v, desc_fields[5], build_int_cst(u32, 0));
+	tree init = build_constructor(desc_type, v);
+	TREE_CONSTANT(init) = 1;
+	TREE_STATIC(init) = 1;
+	DECL_INITIAL(var) = init;
+
+	if (shared) {
+		// Weak, not comdat: GCC gives a writable comdat object STB_GNU_UNIQUE binding,
+		// which would keep a dlclose()d library in memory. A weak hidden definition
+		// merges just as well; the copies the linker does not pick stay as dead bytes.
+		TREE_PUBLIC(var) = 1;
+		DECL_WEAK(var) = 1;
+		DECL_VISIBILITY(var) = VISIBILITY_HIDDEN;
+		DECL_VISIBILITY_SPECIFIED(var) = 1;
+	}
+	varpool_node::finalize_decl(var);
+	return var;
+}
+
+gimple *call(tree fn, tree desc, location_t loc)
+{
+	gcall *c = gimple_build_call(fn, 1, build_fold_addr_expr(desc));
+	gimple_set_location(c, loc);
+	return c;
+}
+
+void report(const char *what, const std::string &name, const std::string &file, int line)
+{
+	if (opts.verbose)
+		fprintf(stderr, "vt_gcc: %s:%d: %s: %s\n", file.c_str(), line, name.c_str(), what);
+}
+
+const pass_data vt_pass_data = {
+	GIMPLE_PASS,
+	"vt_inst",	  // name (-fdump-tree-vt_inst)
+	OPTGROUP_NONE,
+	TV_NONE,
+	PROP_gimple_any, // properties_required
+	0, 0, 0, 0,
+};
+
+class vt_pass : public gimple_opt_pass
+{
+public:
+	vt_pass(gcc::context *ctx) : gimple_opt_pass(vt_pass_data, ctx)
+	{
+	}
+
+	unsigned int execute(function *fun) final override
+	{
+		tree fndecl = fun->decl;
+		gimple_seq body = gimple_body(fndecl);
+
+		// Built on first use: GCC's type nodes do not exist yet when plugin_init runs.
+		if (!desc_type && !build_desc_type()) {
+			fail("the descriptor layout GCC computes differs from vt_inst.h");
+			return 0;
+		}
+		if (!enter_fn)
+			return 0;
+
+		// The gimplifier leaves exactly one GIMPLE_BIND; anything else is not ours.
+		if (!body || gimple_seq_first(body) != gimple_seq_last(body) ||
+		    gimple_code(gimple_seq_first_stmt(body)) != GIMPLE_BIND)
+			return 0;
+
+		std::string name = region_name(fndecl);
+		std::string file = source_file(fndecl);
+		int line = DECL_SOURCE_LINE(fndecl);
+		std::string buf;
+		const char *why = skip_reason(fndecl, name, file, body, buf);
+		if (why) {
+			report((std::string("skipped: ") + why).c_str(), name, file, line);
+			return 0;
+		}
+		report("instrumented", name, file, line);
+
+		tree desc = make_descriptor(fndecl, name, file, line);
+		gimple_seq cleanup = NULL;
+		gimple_seq_add_stmt(&cleanup, call(exit_fn, desc, fun->function_end_locus));
+		gimple *tf = gimple_build_try(body, cleanup, GIMPLE_TRY_FINALLY);
+		gimple_seq seq = NULL;
+		gimple_seq_add_stmt(&seq, call(enter_fn, desc, DECL_SOURCE_LOCATION(fndecl)));
+		gimple_seq_add_stmt(&seq, tf);
+		gimple_seq top = NULL;
+		gimple_seq_add_stmt(&top, gimple_build_bind(NULL_TREE, seq, NULL_TREE));
+		gimple_set_body(fndecl, top);
+		return 0;
+	}
+};
+
+bool parse_args(const struct plugin_name_args *info)
+{
+	bool ok = true;
+	for (int i = 0; i < info->argc; i++) {
+		const char *key = info->argv[i].key, *val = info->argv[i].value;
+		char *end;
+		if (!strcmp(key, "filter") && val && *val) {
+			opts.filter_path = val;
+		} else if (!strcmp(key, "min-insns") && val) {
+			opts.min_insns = strtol(val, &end, 10);
+			if (!*val || *end || opts.min_insns < 0) {
+				fail("min-insns='%s': expected a number of instructions (0 or "
+				      "more)",
+				      val);
+				ok = false;
+			}
+		} else if (!strcmp(key, "inline") && val) {
+			if (!strcmp(val, "skip"))
+				opts.inl = INLINE_SKIP;
+			else if (!strcmp(val, "declared"))
+				opts.inl = INLINE_DECLARED;
+			else if (!strcmp(val, "all"))
+				opts.inl = INLINE_ALL;
+			else {
+				fail("inline='%s': expected skip, declared or all", val);
+				ok = false;
+			}
+		} else if (!strcmp(key, "verbose") && !val) {
+			opts.verbose = true;
+		} else {
+			fail("unknown or incomplete option '-fplugin-arg-%s-%s%s%s'; "
+			      "valid: filter=FILE, min-insns=N, inline=skip|declared|all, verbose",
+			      info->base_name, key, val ? "=" : "", val ? val : "");
+			ok = false;
+		}
+	}
+	return ok;
+}
+
+} // namespace
+
+VT_EXPORT int plugin_init(struct plugin_name_args *info, struct plugin_gcc_version *version)
+{
+	static struct plugin_info about = {
+		VT_VERSION,
+		"vt: calls vt_inst_enter/vt_inst_exit with a static descriptor in every selected "
+		"function. Options: filter=FILE, min-insns=N, inline=skip|declared|all, verbose",
+	};
+
+	if (!plugin_default_version_check(version, &gcc_version)) {
+		fail("this plugin was built for GCC %s, not %s; rebuild vt or use "
+		      "-vt:inst compinst",
+		      gcc_version.basever, version->basever);
+		return 1;
+	}
+	register_callback(info->base_name, PLUGIN_INFO, NULL, &about);
+	if (!parse_args(info))
+		return 0; // the error fails the compilation; nothing is registered
+	if (opts.filter_path) {
+		char err[1024];
+		opts.filter = vt_pass_filter_load(opts.filter_path, err, sizeof(err));
+		if (!opts.filter) {
+			fail("%s", err);
+			return 0;
+		}
+	}
+	register_callback(info->base_name, PLUGIN_REGISTER_GGC_ROOTS, NULL,
+			  const_cast<ggc_root_tab *>(vt_roots));
+
+	struct register_pass_info pass;
+	pass.pass = new vt_pass(g);
+	pass.reference_pass_name = "lower";
+	pass.ref_pass_instance_number = 1;
+	pass.pos_op = PASS_POS_INSERT_BEFORE;
+	register_callback(info->base_name, PLUGIN_PASS_MANAGER_SETUP, NULL, &pass);
+	return 0;
+}
