@@ -49,6 +49,22 @@ static const struct vt_cfg_entry table[] = {
 	{ "VT_TIMER", VT_CFG_ENUM, "auto", "monotonic",
 	  "Clock: auto (invariant TSC when the CPU has one), tsc, or monotonic.", 0, 0,
 	  timer_choices, &vt_cfg.timer },
+	{ "VT_PLUGIN_CNTR_METRICS", VT_CFG_STRING, NULL, "Random_counter:Sample_*",
+	  "Counters of VampirTrace-style counter plugins, ':'-separated: LIB_COUNTER loads "
+	  "libLIB.so and asks it for COUNTER (wildcards as the plugin allows).",
+	  0, 0, NULL, &vt_cfg.plugin_metrics },
+	{ "VT_PLUGIN_CNTR_PATH", VT_CFG_STRING, NULL, "/opt/vt-plugins/lib",
+	  "':'-separated directories searched for counter plugins before the library path.",
+	  0, 0, NULL, &vt_cfg.plugin_path },
+	{ "VT_PLUGIN_CNTR_CALLBACK_BUFFER", VT_CFG_SIZE, "1M", "16M",
+	  "Bytes buffered per counter of a callback plugin (16 per value); when full, the "
+	  "buffer is written out by the plugin's thread, or, before the trace is open, the "
+	  "plugin is told BUFFER_FULL.",
+	  64, 1L << 32, NULL, &vt_cfg.plugin_callback_buffer },
+	{ "SCOREP_METRIC_PLUGINS", VT_CFG_STRING, NULL, "my_plugin",
+	  "Score-P metric plugins, ','-separated: NAME loads libNAME.so; its metrics are read "
+	  "from SCOREP_METRIC_<NAME>_PLUGIN (','-separated), as Score-P does.",
+	  0, 0, NULL, &vt_cfg.scorep_plugins },
 	{ "VT_VERBOSE", VT_CFG_INT, "1", "2",
 	  "Messages: 0 errors only, 1 warnings and where the trace went, 2-5 more detail.", 0, 5,
 	  NULL, &vt_cfg.verbose },
@@ -129,10 +145,15 @@ static int parse_entry(const struct vt_cfg_entry *e, const char *s, char *why, s
 		uint64_t v;
 		if (vt_config_parse_size(s, &v) < 0 || v < (uint64_t)e->min ||
 		    (e->max && v > (uint64_t)e->max)) {
+			char lo[32];
+			if (e->min >= 1024)
+				snprintf(lo, sizeof(lo), "%ldk", e->min >> 10);
+			else
+				snprintf(lo, sizeof(lo), "%ld", e->min);
 			snprintf(why, len,
 				 "expected a size in bytes with an optional k, M or G suffix, "
-				 "from %ldk to %ldG (e.g. %s)",
-				 e->min >> 10, e->max >> 30, e->example);
+				 "from %s to %ldG (e.g. %s)",
+				 lo, e->max >> 30, e->example);
 			return -1;
 		}
 		*(uint64_t *)e->dst = v;
@@ -205,6 +226,16 @@ int vt_config_load(void)
 		}
 	}
 	return rc;
+}
+
+const char *vt_config_scorep_plugin(const char *name)
+{
+	char var[300];
+	size_t n = (size_t)snprintf(var, sizeof(var), "SCOREP_METRIC_");
+	for (const char *c = name; *c && n < sizeof(var) - 8; c++)
+		var[n++] = (char)toupper((unsigned char)*c);
+	snprintf(var + n, sizeof(var) - n, "_PLUGIN");
+	return getenv(var);
 }
 
 void vt_config_format(const struct vt_cfg_entry *e, char *buf, size_t len)

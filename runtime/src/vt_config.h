@@ -22,6 +22,10 @@ struct vt_config {
 	long max_stack_depth; /* 0: unlimited */
 	int timer; /* enum vt_timer_kind */
 	long verbose;
+	const char *plugin_metrics; /* VT_PLUGIN_CNTR_METRICS */
+	const char *plugin_path;
+	uint64_t plugin_callback_buffer;
+	const char *scorep_plugins; /* SCOREP_METRIC_PLUGINS */
 };
 extern struct vt_config vt_cfg;
 
@@ -53,6 +57,10 @@ void vt_config_format(const struct vt_cfg_entry *e, char *buf, size_t len);
  * defaults stay in force for those, and the caller switches tracing off).
  */
 int vt_config_load(void);
+
+/* The value of SCOREP_METRIC_<NAME>_PLUGIN (NAME upper-cased), as Score-P names it; NULL
+ * when unset. The one variable whose name is made from a value, so not in the table. */
+const char *vt_config_scorep_plugin(const char *name);
 
 /* Parses "64M"-style sizes (k, M, G: powers of 1024). Returns 0 or -1. */
 int vt_config_parse_size(const char *s, uint64_t *out);

@@ -1,0 +1,97 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Loading counter plugins: VampirTrace plugins (vt_plugin_cntr.h) and Score-P metric plugins
+ * (SCOREP_MetricPlugins.h) opened, checked and expanded into one normalised description,
+ * which the runtime (vt_plugin.c) records and vt-info --plugins prints. Nothing here touches
+ * the trace; it is shared by both.
+ */
+#ifndef VT_PLUGIN_LOAD_H
+#define VT_PLUGIN_LOAD_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <scorep/SCOREP_MetricPlugins.h>
+#include <vampirtrace/vt_plugin_cntr.h>
+
+enum vt_plugin_abi { VT_PLUGIN_ABI_VT, VT_PLUGIN_ABI_SCOREP };
+
+/* How values reach vt, over both interfaces. */
+enum vt_plugin_sync {
+	VT_PLUGIN_STRICT, /* every event: get_current_value (VT SYNCH, Score-P STRICTLY_SYNC) */
+	VT_PLUGIN_OPTIONAL, /* events, when there is a value: get_optional_value (Score-P SYNC) */
+	VT_PLUGIN_ON_EVENT, /* timestamped, collected at events (VT ASYNCH_EVENT, ASYNC_EVENT) */
+	VT_PLUGIN_POST_MORTEM, /* timestamped, collected at the end (VT POST_MORTEM, ASYNC) */
+	VT_PLUGIN_CALLBACK, /* timestamped, sent by the plugin (VT ASYNCH_CALLBACK) */
+};
+
+/* Where counters are added: both interfaces use these values. */
+enum vt_plugin_per { VT_PLUGIN_PER_THREAD, VT_PLUGIN_PER_PROCESS, VT_PLUGIN_PER_HOST,
+		     VT_PLUGIN_ONCE };
+
+struct vt_plugin;
+
+/* One counter, as the trace defines it. */
+struct vt_plugin_metric {
+	struct vt_plugin *plugin;
+	char *name; /* what get_event_info returned; also what add_counter gets */
+	char *unit;
+	char *description;
+	uint32_t mode; /* OTF2_MetricMode */
+	uint8_t type; /* OTF2_Type: OTF2_TYPE_INT64, _UINT64 or _DOUBLE */
+	bool is_float; /* VT_PLUGIN_CNTR_FLOAT: a float in the low 32 bits, stored as double */
+	uint8_t base; /* OTF2_Base */
+	int64_t exponent;
+	uint32_t index; /* among all metrics of the process */
+};
+
+struct vt_plugin {
+	char *name; /* libNAME.so */
+	char *path; /* what dlopen found */
+	enum vt_plugin_abi abi;
+	enum vt_plugin_sync sync;
+	enum vt_plugin_per per;
+	uint64_t delta_t; /* Score-P: ticks between reads */
+	uint32_t version;
+	void *dl;
+	vt_plugin_cntr_info vt; /* abi VT */
+	SCOREP_Metric_Plugin_Info sp; /* abi SCOREP */
+	struct vt_plugin_metric *metrics;
+	size_t n_metrics;
+	bool initialised;
+	struct vt_plugin *next;
+};
+
+/*
+ * Opens libNAME.so (first in the ':'-separated directories of path, then where dlopen
+ * looks), checks its get_info against the interface, hands over the clock of asynchronous
+ * plugins (wtime), and calls init. Returns the plugin, or NULL after one error line that
+ * names the plugin, what was wrong and that it is skipped.
+ */
+struct vt_plugin *vt_plugin_open(const char *name, enum vt_plugin_abi abi, const char *path,
+				 uint64_t (*wtime)(void));
+
+/* Asks the plugin for the counters of one requested name and appends them; the number
+ * added (0 after a message: nothing offered, or all were bad). */
+size_t vt_plugin_expand(struct vt_plugin *p, const char *requested);
+
+/* finalize (if init ran), dlclose, free. */
+void vt_plugin_close(struct vt_plugin *p);
+
+/* Names for messages and vt-info. */
+const char *vt_plugin_sync_name(const struct vt_plugin *p);
+const char *vt_plugin_per_name(enum vt_plugin_per per);
+/* "accumulated start", "absolute point", ... of an OTF2 metric mode. */
+const char *vt_plugin_mode_name(uint32_t mode);
+const char *vt_plugin_type_name(const struct vt_plugin_metric *m);
+
+/*
+ * Parses VT_PLUGIN_CNTR_METRICS ("Lib_counter:Lib2_*") and SCOREP_METRIC_PLUGINS
+ * ("name,name2" with SCOREP_METRIC_<NAME>_PLUGIN "tok,tok2") into a list of opened and
+ * expanded plugins, each with at least one counter. Bad entries are reported and skipped.
+ */
+struct vt_plugin *vt_plugin_load_all(const char *vt_spec, const char *scorep_spec,
+				     const char *path, uint64_t (*wtime)(void));
+
+#endif
