@@ -40,7 +40,8 @@ static inline __attribute__((always_inline)) void fast(uintptr_t fn, uint32_t ki
 			return;
 		return slow(fn, kind);
 	}
-	if (vt_unlikely(p == t->end || !vt_clock_tsc ||
+	/* A thread with synchronous plugin counters reads them in the slow path. */
+	if (vt_unlikely(p == t->end || !vt_clock_tsc || t->sync ||
 			__atomic_load_n(&s->key, __ATOMIC_ACQUIRE) != fn))
 		return slow(fn, kind);
 	uint32_t val = s->val;

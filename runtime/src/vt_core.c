@@ -7,6 +7,7 @@
 #include "vt_log.h"
 #include "vt_mpi_iface.h"
 #include "vt_otf2.h"
+#include "vt_plugin.h"
 #include "vt_region.h"
 #include "vt_symbols.h"
 #include "vt_thread.h"
@@ -44,6 +45,8 @@ static int start(void)
 	vt_mpi_mode = dlsym(RTLD_DEFAULT, VT_MPI_ADAPTER_SYMBOL) != NULL;
 	if (!vt_mpi_mode && vt_otf2_open() < 0)
 		return -1;
+	/* Plugins load before the first location, which adds their counters. */
+	vt_plugin_init();
 	vt_info("tracing with timer %s (%s), %lu-byte buffers", vt_clock_name(), vt_clock_reason(),
 		(unsigned long)vt_cfg.buffer_size);
 	return 0;
@@ -92,7 +95,9 @@ void vt_finalize(void)
 
 	uint64_t end = vt_clock_now();
 	vt_clock_finish();
+	vt_plugin_stop_sync();
 	struct vt_loc *locs = vt_thread_finalize(end);
+	vt_plugin_finalize(end);
 	vt_region_resolve_all();
 	if (mpi)
 		vt_otf2_close_mpi(locs, end, mpi);

@@ -33,7 +33,7 @@ static inline __attribute__((always_inline)) void fast(struct vt_inst_desc *d, u
 			return;
 		return slow(d, kind);
 	}
-	if (vt_unlikely(!h || p == t->end || !vt_clock_tsc))
+	if (vt_unlikely(!h || p == t->end || !vt_clock_tsc || t->sync))
 		return slow(d, kind);
 	uint32_t val = h - 1;
 	if (vt_unlikely(val & VT_REGION_FILTERED))

@@ -5,6 +5,7 @@
 #include "vt_log.h"
 #include "vt_mpi_iface.h"
 #include "vt_otf2.h"
+#include "vt_plugin.h"
 #include "vt_thread.h"
 
 static const struct vt_mpi_ops *ops;
@@ -24,6 +25,13 @@ VT_MPI_EXPORT void vt_mpi_attach(const struct vt_mpi_ops *o)
 	vt_mpi_comm_define(VT_MPI_KEY_SELF, 0, 1);
 	/* Halves that filled up before MPI_Init waited for the archive. */
 	vt_thread_archive_ready();
+	/* Per-host and once counters: where they belong is known now. */
+	struct vt_tls *t = vt_thread_self();
+	if (t)
+		t->busy = 1;
+	vt_plugin_mpi_attach(o, t);
+	if (t)
+		t->busy = 0;
 	vt_info("MPI rank %d of %d: tracing into %s", o->rank, o->size, vt_otf2_path());
 }
 

@@ -6,6 +6,7 @@
 #include "vt_config.h"
 #include "vt_log.h"
 #include "vt_mpi_iface.h"
+#include "vt_plugin.h"
 #include "vt_strtab.h"
 
 #include <errno.h>
@@ -320,6 +321,35 @@ static OTF2_EvtWriter *writer_of(struct vt_loc *loc)
 	return loc->writer;
 }
 
+/* METRIC locations of plugin counters: ids far above any thread's, with the rank in MPI
+ * mode as for threads. */
+#define METRIC_LOC_BASE 0x40000000u
+
+uint64_t vt_otf2_metric_ref(uint32_t k)
+{
+	uint64_t hi = (uint64_t)(METRIC_LOC_BASE + k) << 32;
+	return mpi ? hi | (uint32_t)mpi->rank : hi;
+}
+
+OTF2_EvtWriter *vt_otf2_metric_writer(uint32_t k, uint64_t *ref)
+{
+	if (!archive)
+		return NULL;
+	*ref = vt_otf2_metric_ref(k);
+	OTF2_EvtWriter *w = OTF2_Archive_GetEvtWriter(archive, *ref);
+	if (!w)
+		vt_error("cannot open the event writer of plugin counter location %u in %s; its "
+			 "values are lost",
+			 k, anchor_path);
+	return w;
+}
+
+void vt_otf2_metric_writer_close(OTF2_EvtWriter *w, uint64_t *events)
+{
+	OTF2_EvtWriter_GetNumberOfEvents(w, events);
+	OTF2_Archive_CloseEvtWriter(archive, w);
+}
+
 int vt_otf2_loc_open(struct vt_loc *loc)
 {
 	/* Before MPI_Init there is no archive yet: the writer comes later. */
@@ -365,7 +395,7 @@ static void begin(struct vt_loc *loc, uint64_t ts)
 		OTF2_EvtWriter_ThreadBegin(loc->writer, NULL, ts, thread_comm, loc->index);
 }
 
-static void enter(struct vt_loc *loc, OTF2_EvtWriter *w, uint64_t ts, uint32_t id)
+static bool enter(struct vt_loc *loc, OTF2_EvtWriter *w, uint64_t ts, uint32_t id)
 {
 	struct vt_region *reg = &vt_regions[id];
 	bool recorded = true;
@@ -374,21 +404,24 @@ static void enter(struct vt_loc *loc, OTF2_EvtWriter *w, uint64_t ts, uint32_t i
 	push(loc, id, recorded);
 	if (recorded)
 		OTF2_EvtWriter_Enter(w, NULL, ts, id);
+	return recorded;
 }
 
 /* A Leave closes the innermost open region; longjmp or an exception may have skipped
  * Leaves: those regions are left here too, and counted as repaired. */
-static void leave(struct vt_loc *loc, uint64_t ts, uint32_t id)
+static bool leave(struct vt_loc *loc, uint64_t ts, uint32_t id)
 {
 	size_t d = loc->depth;
 	while (d > 0 && loc->stack[d - 1].region != id)
 		d--;
 	if (d == 0) {
 		loc->repaired++;
-		return;
+		return false;
 	}
+	bool recorded = loc->stack[d - 1].recorded;
 	loc->repaired += loc->depth - d;
 	unwind(loc, d - 1, ts);
+	return recorded;
 }
 
 /* Encodes one event (head record r and its payload p) of an MPI kind. */
@@ -442,15 +475,22 @@ void vt_otf2_encode(struct vt_loc *loc, const struct vt_rec *from, const struct 
 	if (!loc->began)
 		begin(loc, from->ts);
 	for (const struct vt_rec *r = from; r < to; r++) {
+		if (r->kind == VT_REC_METRIC) {
+			/* A value of the Enter or Leave before it, at its time: none if that
+			 * event was not written (a call limit). */
+			if (loc->last_recorded)
+				vt_plugin_write_value(w, last, r->region, r->ts);
+			continue;
+		}
 		/* Records are in the order they happened; a clock that steps back is clamped. */
 		uint64_t ts = r->ts > last ? r->ts : last;
 		last = ts;
 		switch (r->kind) {
 		case VT_REC_ENTER:
-			enter(loc, w, ts, r->region & VT_REGION_ID_MASK);
+			loc->last_recorded = enter(loc, w, ts, r->region & VT_REGION_ID_MASK);
 			break;
 		case VT_REC_LEAVE:
-			leave(loc, ts, r->region & VT_REGION_ID_MASK);
+			loc->last_recorded = leave(loc, ts, r->region & VT_REGION_ID_MASK);
 			break;
 		default: {
 			unsigned n = vt_rec_payloads(r->kind);
@@ -543,6 +583,8 @@ static void write_definitions(OTF2_GlobalDefWriter *gw, struct vt_loc *locs, uin
 		if (l->last_ts > end_ts)
 			end_ts = l->last_ts;
 	}
+	if (vt_plugin_last_ts() > end_ts)
+		end_ts = vt_plugin_last_ts();
 	OTF2_GlobalDefWriter_WriteClockProperties(gw, vt_clock_resolution(), start, end_ts - start,
 						  vt_clock_start_realtime_ns());
 
@@ -590,7 +632,49 @@ static void write_definitions(OTF2_GlobalDefWriter *gw, struct vt_loc *locs, uin
 		write_region(gw, &st, id);
 	if (vt_region_overflowed())
 		write_region(gw, &st, VT_REGION_UNKNOWN);
+
+	/* Plugin counters: one member and one class per metric; asynchronous ones add an
+	 * instance per place they were added, recorded by a METRIC location of its own. */
+	uint32_t n_metrics, n_inst;
+	const struct vt_plugin_def_metric *m = vt_plugin_def_metrics(&n_metrics);
+	const struct vt_plugin_def_instance *in = vt_plugin_def_instances(&n_inst);
+	for (uint32_t id = 0; id < n_metrics; id++)
+		vt_otf2_write_metric(gw, &st, id, &m[id]);
+	for (uint32_t k = 0; k < n_inst; k++) {
+		OTF2_GlobalDefWriter_WriteLocation(gw, in[k].recorder,
+						   vt_strtab_ref(&st, in[k].recorder_name),
+						   OTF2_LOCATION_TYPE_METRIC, in[k].events, 0);
+		/* One process: its location group and the host node are both 0. */
+		uint64_t scope = in[k].scope == VT_SCOPE_LOCATION ? in[k].owner : 0;
+		OTF2_GlobalDefWriter_WriteMetricInstance(gw, in[k].id, in[k].metric,
+							 in[k].recorder,
+							 vt_otf2_metric_scope(in[k].scope), scope);
+	}
 	vt_strtab_free(&st);
+}
+
+OTF2_MetricScope vt_otf2_metric_scope(int scope)
+{
+	switch (scope) {
+	case VT_SCOPE_LOCATION:
+		return OTF2_SCOPE_LOCATION;
+	case VT_SCOPE_PROCESS:
+		return OTF2_SCOPE_LOCATION_GROUP;
+	default:
+		return OTF2_SCOPE_SYSTEM_TREE_NODE;
+	}
+}
+
+void vt_otf2_write_metric(OTF2_GlobalDefWriter *gw, struct vt_strtab *st, uint32_t id,
+			  const struct vt_plugin_def_metric *m)
+{
+	OTF2_MetricMemberRef member = id;
+	OTF2_GlobalDefWriter_WriteMetricMember(gw, member, vt_strtab_ref(st, m->name),
+					       vt_strtab_ref(st, m->description),
+					       OTF2_METRIC_TYPE_OTHER, m->mode, m->type, m->base,
+					       m->exponent, vt_strtab_ref(st, m->unit));
+	OTF2_GlobalDefWriter_WriteMetricClass(gw, id, 1, &member, m->occurrence,
+					      m->recorder_kind);
 }
 
 int vt_otf2_close(struct vt_loc *locs, uint64_t end_ts)
@@ -609,6 +693,14 @@ int vt_otf2_close(struct vt_loc *locs, uint64_t end_ts)
 			OTF2_Archive_CloseDefWriter(archive, dw);
 		events += l->n_events;
 		n++;
+	}
+	uint32_t n_inst;
+	const struct vt_plugin_def_instance *in = vt_plugin_def_instances(&n_inst);
+	for (uint32_t k = 0; k < n_inst; k++) {
+		OTF2_DefWriter *dw = OTF2_Archive_GetDefWriter(archive, in[k].recorder);
+		if (dw)
+			OTF2_Archive_CloseDefWriter(archive, dw);
+		events += in[k].events;
 	}
 	OTF2_Archive_CloseDefFiles(archive);
 	OTF2_GlobalDefWriter *gw = OTF2_Archive_GetGlobalDefWriter(archive);

@@ -5,6 +5,8 @@
 
 #include "vt_thread.h"
 
+#include <otf2/otf2.h>
+
 /* Picks a free archive name in VT_PFORM_GDIR and opens it; -1 after an error line. */
 int vt_otf2_open(void);
 
@@ -33,6 +35,12 @@ void vt_otf2_buffer_flush(struct vt_loc *loc, uint64_t start, uint64_t stop);
 void vt_otf2_loc_stop(struct vt_loc *loc, uint64_t ts);
 /* The end of a location: open regions are left at ts, the writer is closed. */
 void vt_otf2_loc_close(struct vt_loc *loc, uint64_t ts);
+
+/* METRIC locations of plugin counters (k: the counter instance): the OTF2 location id, and
+ * its event writer (NULL while there is no archive). */
+uint64_t vt_otf2_metric_ref(uint32_t k);
+OTF2_EvtWriter *vt_otf2_metric_writer(uint32_t k, uint64_t *ref);
+void vt_otf2_metric_writer_close(OTF2_EvtWriter *w, uint64_t *events);
 
 /* Writes the definitions of all locations and regions and closes the archive. */
 int vt_otf2_close(struct vt_loc *locs, uint64_t end_ts);

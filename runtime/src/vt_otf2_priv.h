@@ -29,6 +29,14 @@ OTF2_RegionRole vt_otf2_region_role(const struct vt_region *r);
 const struct vt_otf2_comm *vt_otf2_comms(uint32_t *n);
 const struct vt_otf2_clock_offset *vt_otf2_clock_offsets(int *n);
 
+struct vt_strtab;
+struct vt_plugin_def_metric;
+/* A plugin metric: its MetricMember and MetricClass, both with id. */
+void vt_otf2_write_metric(OTF2_GlobalDefWriter *gw, struct vt_strtab *st, uint32_t id,
+			  const struct vt_plugin_def_metric *m);
+/* OTF2's scope of an instance of enum vt_plugin_scope. */
+OTF2_MetricScope vt_otf2_metric_scope(int scope);
+
 /* The local id of the thread team's communicator in MPI mode. */
 #define VT_OTF2_THREAD_COMM_LOCAL 0xFFFFFF00u
 

@@ -537,3 +537,38 @@ struct vt_plugin *vt_plugin_load_all(const char *vt_spec, const char *scorep_spe
 	}
 	return list;
 }
+
+/* sym if the library of handle dl defines it itself (not one of its dependencies). */
+static void *own_symbol(void *dl, const char *sym)
+{
+	void *fn = dlsym(dl, sym);
+	Dl_info where;
+	struct link_map *lm = NULL;
+	if (!fn)
+		return NULL;
+	if (dladdr(fn, &where) && where.dli_fname && dlinfo(dl, RTLD_DI_LINKMAP, &lm) == 0 &&
+	    lm && lm->l_name && strcmp(lm->l_name, where.dli_fname) != 0)
+		return NULL;
+	return fn;
+}
+
+int vt_plugin_detect_abi(const char *name, const char *path, enum vt_plugin_abi *abi)
+{
+	char why[1024], sym[512];
+	char *found = NULL;
+	/* Not closed: vt_plugin_open's dlopen gets the same handle, constructors run once. */
+	void *dl = open_lib(name, path, &found, why, sizeof(why));
+	int rc = -1;
+	if (!dl)
+		return -1;
+	snprintf(sym, sizeof(sym), "SCOREP_MetricPlugin_%s_get_info", name);
+	if (own_symbol(dl, "get_info")) {
+		*abi = VT_PLUGIN_ABI_VT;
+		rc = 0;
+	} else if (own_symbol(dl, sym)) {
+		*abi = VT_PLUGIN_ABI_SCOREP;
+		rc = 0;
+	}
+	free(found);
+	return rc;
+}

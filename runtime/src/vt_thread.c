@@ -5,6 +5,7 @@
 #include "vt_core.h"
 #include "vt_log.h"
 #include "vt_otf2.h"
+#include "vt_plugin.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -149,6 +150,8 @@ static void thread_exit(void *arg)
 	int saved = errno;
 
 	t->busy = 1;
+	/* The thread's counters end with it, on it (disable_counter, last values). */
+	vt_plugin_loc_end(t, loc);
 	pthread_mutex_lock(&loc->lock);
 	close_locked(loc, t->pos, vt_clock_now());
 	loc->tls = NULL;
@@ -213,7 +216,11 @@ bool vt_thread_begin(struct vt_tls *t)
 	t->busy = 1;
 	if (vt_state == VT_STATE_NEW)
 		vt_init();
-	if (vt_state == VT_STATE_ON && t->state == VT_TLS_NEW) {
+	if (vt_state == VT_STATE_ON && t->state == VT_TLS_NEW && vt_plugin_active() &&
+	    vt_plugin_thread_is_plugins()) {
+		/* A plugin's own thread (is_thread_registered): never recorded. */
+		t->state = VT_TLS_OFF;
+	} else if (vt_state == VT_STATE_ON && t->state == VT_TLS_NEW) {
 		struct vt_loc *loc = new_location(t);
 		if (loc) {
 			t->loc = loc;
@@ -222,6 +229,8 @@ bool vt_thread_begin(struct vt_tls *t)
 			t->state = VT_TLS_ON;
 			__atomic_store_n(&t->pos, loc->buf, __ATOMIC_RELEASE);
 			on = true;
+			/* Counters in scope are added before the thread's first event. */
+			vt_plugin_loc_begin(t, loc);
 		}
 	}
 	/* A thread that starts while vt initialises (on this thread) stays NEW and is retried. */
@@ -292,6 +301,9 @@ struct vt_rec *vt_thread_flush(struct vt_tls *t)
 		t->state = VT_TLS_OFF;
 	}
 	pthread_mutex_unlock(&loc->lock);
+	/* A flush is an event of the owner: on-event plugin values are collected. */
+	if (loc->plugins)
+		vt_plugin_loc_flush(loc);
 	t->busy = 0;
 	errno = saved;
 	return next;

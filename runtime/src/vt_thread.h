@@ -32,6 +32,7 @@ enum vt_rec_kind {
 	VT_REC_MPI_COLL_BEGIN, /* no payload */
 	VT_REC_MPI_COLL_END, /* region: op; +1: ts bytes sent, region comm, kind root; +2: ts
 				bytes received */
+	VT_REC_METRIC, /* ts: the value, region: the metric; at the preceding event's time */
 	VT_REC_KIND_MAX,
 };
 
@@ -98,6 +99,8 @@ struct vt_loc {
 	struct vt_open_region *stack;
 	size_t depth, cap;
 	uint64_t repaired; /* Leaves added or dropped to keep the stack balanced */
+	bool last_recorded; /* the last Enter/Leave was written: its metric values follow */
+	struct vt_plugin_loc *plugins; /* counters added here (vt_plugin.c), or NULL */
 	struct vt_loc *next;
 };
 
@@ -105,6 +108,8 @@ struct vt_loc {
 struct vt_tls {
 	struct vt_rec *pos; /* next free record; NULL: not recording (new, off, done) */
 	struct vt_rec *end;
+	/* Synchronous plugin counters of this thread, read at each event; NULL: none. */
+	struct vt_plugin_sync_set *sync;
 	long depth;
 	struct vt_loc *loc;
 	int state; /* enum vt_tls_state */
@@ -150,12 +155,17 @@ static inline __attribute__((always_inline)) void vt_thread_put(struct vt_tls *t
 	__atomic_store_n(&t->pos, p + 1, __ATOMIC_RELEASE);
 }
 
+/* An Enter or Leave followed by the thread's synchronous counter values (vt_plugin.c). */
+void vt_plugin_put(struct vt_tls *t, uint32_t val, uint32_t kind);
+
 static inline __attribute__((always_inline)) void vt_thread_enter(struct vt_tls *t, uint32_t val)
 {
 	if (vt_unlikely(val & VT_REGION_FILTERED))
 		return;
 	if (vt_unlikely(++t->depth > vt_max_depth))
 		return;
+	if (vt_unlikely(t->sync))
+		return vt_plugin_put(t, val, VT_REC_ENTER);
 	vt_thread_put(t, val, VT_REC_ENTER);
 }
 
@@ -165,6 +175,8 @@ static inline __attribute__((always_inline)) void vt_thread_leave(struct vt_tls 
 		return;
 	if (vt_unlikely(t->depth-- > vt_max_depth))
 		return;
+	if (vt_unlikely(t->sync))
+		return vt_plugin_put(t, val, VT_REC_LEAVE);
 	vt_thread_put(t, val, VT_REC_LEAVE);
 }
 

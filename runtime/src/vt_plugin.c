@@ -1,0 +1,763 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* The counter plugin host (see vt_plugin.h and docs/dev/plugin-host.md). */
+#include "vt_plugin.h"
+#include "vt_clock.h"
+#include "vt_config.h"
+#include "vt_core.h"
+#include "vt_log.h"
+#include "vt_mpi_iface.h"
+#include "vt_otf2.h"
+#include "vt_otf2_priv.h"
+#include "vt_plugin_load.h"
+#include "vt_thread.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* Synchronous counters per thread beyond this are skipped (their values are read into a
+ * stack array first; see vt_plugin_put). */
+#define MAX_SYNC 64
+
+static struct vt_plugin *plugins;
+static uint32_t n_metrics;
+/* Per metric (by index): what the encoder and the definitions need. */
+static struct vt_plugin_metric **metric_of;
+static struct vt_plugin_def_metric *defs;
+static bool active;
+static bool sync_stopped;
+
+/* One asynchronous counter where it was added: its own METRIC location. */
+struct vt_async {
+	pthread_mutex_t lock;
+	struct vt_plugin_metric *m;
+	int32_t id;
+	uint32_t k; /* instance number: METRIC location k, metric id n_metrics + k */
+	enum vt_plugin_scope scope;
+	struct vt_loc *owner;
+	char *name; /* COUNTER@OWNER */
+	OTF2_EvtWriter *w;
+	uint64_t ref;
+	uint64_t last_ts, events, fetched_at;
+	/* Values not yet written: the callback buffer, or batches that came before the archive
+	 * existed (MPI, before MPI_Init). */
+	vt_plugin_cntr_timevalue *buf;
+	size_t n, cap, limit; /* limit: callback buffer capacity in values */
+	uint64_t sorted, early, late, old, refused;
+	bool refusing; /* the last callback value was refused: the gap is marked */
+	uint64_t refused_since;
+	bool enabled, done;
+	struct vt_async *next; /* all instances */
+	struct vt_async *loc_next; /* of the same owner */
+};
+
+/* What a location holds: its synchronous set (also in its TLS) and asynchronous counters,
+ * and every counter added there, for disable_counter at its end. */
+struct vt_plugin_loc {
+	struct vt_plugin_sync_set *sync;
+	struct vt_tls *tls;
+	struct vt_async *async;
+	struct added {
+		struct vt_plugin *p;
+		int32_t id;
+	} *added;
+	size_t n_added;
+	bool ended;
+	struct vt_plugin_loc *next;
+};
+
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static struct vt_async *asyncs, **asyncs_tail = &asyncs;
+static uint32_t n_async;
+static struct vt_plugin_loc *plocs;
+static struct vt_plugin_def_instance *instances;
+
+static uint64_t wtime(void)
+{
+	return vt_clock_now();
+}
+
+bool vt_plugin_active(void)
+{
+	return active;
+}
+
+void vt_plugin_init(void)
+{
+	if (!vt_cfg.plugin_metrics && !vt_cfg.scorep_plugins)
+		return;
+	plugins = vt_plugin_load_all(vt_cfg.plugin_metrics, vt_cfg.scorep_plugins,
+				     vt_cfg.plugin_path, wtime);
+	for (struct vt_plugin *p = plugins; p; p = p->next)
+		n_metrics += (uint32_t)p->n_metrics;
+	if (!n_metrics)
+		return;
+	metric_of = calloc(n_metrics, sizeof(*metric_of));
+	defs = calloc(n_metrics, sizeof(*defs));
+	if (!metric_of || !defs) {
+		vt_error("counter plugins: out of memory; no counters are recorded");
+		return;
+	}
+	for (struct vt_plugin *p = plugins; p; p = p->next) {
+		for (size_t i = 0; i < p->n_metrics; i++) {
+			struct vt_plugin_metric *m = &p->metrics[i];
+			struct vt_plugin_def_metric *d = &defs[m->index];
+			metric_of[m->index] = m;
+			d->name = m->name;
+			d->unit = m->unit;
+			d->description = m->description;
+			d->mode = m->mode;
+			d->type = m->type;
+			d->base = m->base;
+			d->exponent = m->exponent;
+			switch (p->sync) {
+			case VT_PLUGIN_STRICT:
+				d->occurrence = OTF2_METRIC_SYNCHRONOUS_STRICT;
+				d->recorder_kind = OTF2_RECORDER_KIND_CPU;
+				break;
+			case VT_PLUGIN_OPTIONAL:
+				d->occurrence = OTF2_METRIC_SYNCHRONOUS;
+				d->recorder_kind = OTF2_RECORDER_KIND_CPU;
+				break;
+			default:
+				d->occurrence = OTF2_METRIC_ASYNCHRONOUS;
+				d->recorder_kind = OTF2_RECORDER_KIND_ABSTRACT;
+				break;
+			}
+		}
+	}
+	active = true;
+}
+
+bool vt_plugin_thread_is_plugins(void)
+{
+	for (struct vt_plugin *p = plugins; p; p = p->next)
+		if (p->abi == VT_PLUGIN_ABI_VT && p->vt.is_thread_registered &&
+		    p->vt.is_thread_registered())
+			return true;
+	return false;
+}
+
+/* ---- values of asynchronous counters ---- */
+
+static int by_time(const void *a, const void *b)
+{
+	const vt_plugin_cntr_timevalue *x = a, *y = b;
+	return x->timestamp < y->timestamp ? -1 : x->timestamp > y->timestamp;
+}
+
+static OTF2_EvtWriter *async_writer(struct vt_async *a)
+{
+	if (!a->w && vt_otf2_ready())
+		a->w = vt_otf2_metric_writer(a->k, &a->ref);
+	return a->w;
+}
+
+/* Writes one value; caller holds a->lock and has a writer. */
+static void write_one(struct vt_async *a, uint64_t ts, uint64_t value)
+{
+	if (a->refusing) {
+		/* Values were refused (callback buffer full before the archive existed): the
+		 * gap is marked, from the first refused value to this one. */
+		uint64_t from = a->refused_since > a->last_ts ? a->refused_since : a->last_ts;
+		if (from > ts)
+			from = ts;
+		OTF2_EvtWriter_MeasurementOnOff(a->w, NULL, from, OTF2_MEASUREMENT_OFF);
+		OTF2_EvtWriter_MeasurementOnOff(a->w, NULL, ts, OTF2_MEASUREMENT_ON);
+		a->refusing = false;
+	}
+	vt_plugin_write_value_instance(a->w, ts, n_metrics + a->k, a->m->index, value);
+	a->last_ts = ts;
+}
+
+/*
+ * Writes a batch: sorted, and clipped to [start of the run, end] and to what the location
+ * already holds. Caller holds a->lock. Without a writer yet (MPI, before MPI_Init) the
+ * batch is kept for later. The batch is the caller's.
+ */
+static void write_batch(struct vt_async *a, vt_plugin_cntr_timevalue *v, size_t n, uint64_t end)
+{
+	if (!n)
+		return;
+	for (size_t i = 1; i < n; i++) {
+		if (v[i].timestamp < v[i - 1].timestamp) {
+			a->sorted += n;
+			qsort(v, n, sizeof(*v), by_time);
+			break;
+		}
+	}
+	if (!async_writer(a)) {
+		/* Kept in the pending buffer; beyond the callback limit the buffer grows. */
+		if (a->n + n > a->cap) {
+			size_t cap = a->cap ? a->cap : 256;
+			while (cap < a->n + n)
+				cap *= 2;
+			vt_plugin_cntr_timevalue *b = realloc(a->buf, cap * sizeof(*b));
+			if (!b) {
+				a->refused += n;
+				return;
+			}
+			a->buf = b;
+			a->cap = cap;
+		}
+		memcpy(a->buf + a->n, v, n * sizeof(*v));
+		a->n += n;
+		return;
+	}
+	uint64_t start = vt_clock_start_ticks();
+	for (size_t i = 0; i < n; i++) {
+		uint64_t ts = v[i].timestamp;
+		if (ts < start)
+			a->early++;
+		else if (ts > end)
+			a->late++;
+		else if (ts < a->last_ts)
+			a->old++;
+		else {
+			write_one(a, ts, v[i].value);
+			a->events++;
+		}
+	}
+}
+
+/* Writes what waited in the buffer; caller holds a->lock. */
+static void drain(struct vt_async *a, uint64_t end)
+{
+	if (!a->n || !async_writer(a))
+		return;
+	size_t n = a->n;
+	a->n = 0;
+	write_batch(a, a->buf, n, end);
+}
+
+/* get_all_values of one on-event or post-mortem counter; caller holds a->lock. */
+static void fetch(struct vt_async *a, uint64_t end)
+{
+	struct vt_plugin *p = a->m->plugin;
+	void *list = NULL;
+	uint64_t n;
+	if (p->abi == VT_PLUGIN_ABI_VT)
+		n = p->vt.get_all_values(a->id, (vt_plugin_cntr_timevalue **)&list);
+	else
+		n = p->sp.get_all_values(a->id, (SCOREP_MetricTimeValuePair **)&list);
+	/* Whatever the plugin stamped before it returned lies within the run. */
+	a->fetched_at = vt_clock_now();
+	if (end < a->fetched_at)
+		end = a->fetched_at;
+	if (n && !list) {
+		vt_warn("counter %s: get_all_values said %lu values but gave none",
+			a->name, (unsigned long)n);
+		return;
+	}
+	/* Both interfaces' pairs are two uint64_t: one layout. */
+	drain(a, end);
+	write_batch(a, list, (size_t)n, end);
+	free(list);
+}
+
+/* The callback of ASYNCH_CALLBACK plugins, from the plugin's thread. */
+static int32_t callback(void *obj, vt_plugin_cntr_timevalue tv)
+{
+	struct vt_async *a = obj;
+	/* This thread is the plugin's: it is never recorded. */
+	if (vt_tls.state == VT_TLS_NEW)
+		vt_tls.state = VT_TLS_OFF;
+	pthread_mutex_lock(&a->lock);
+	int32_t rc = VT_PLUGIN_CNTR_CALLBACK_OK;
+	if (a->done) {
+		rc = VT_PLUGIN_CNTR_CALLBACK_TRACE_OFF_PERMANENT;
+	} else {
+		if (a->n == a->limit && async_writer(a)) {
+			/* Full: written out by this (the plugin's) thread. */
+			size_t n = a->n;
+			a->n = 0;
+			write_batch(a, a->buf, n, vt_clock_now());
+		}
+		if (a->n < a->limit) {
+			a->buf[a->n++] = tv;
+		} else {
+			if (!a->refusing) {
+				a->refusing = true;
+				a->refused_since = tv.timestamp;
+			}
+			a->refused++;
+			rc = VT_PLUGIN_CNTR_CALLBACK_BUFFER_FULL;
+		}
+	}
+	pthread_mutex_unlock(&a->lock);
+	return rc;
+}
+
+/* ---- adding counters ---- */
+
+static bool in_scope(enum vt_plugin_per per, struct vt_loc *loc, bool at_mpi_init, bool host_first,
+		     bool rank0)
+{
+	switch (per) {
+	case VT_PLUGIN_PER_THREAD:
+		return !at_mpi_init;
+	case VT_PLUGIN_PER_PROCESS:
+		return !at_mpi_init && loc->index == 0;
+	case VT_PLUGIN_PER_HOST:
+		return vt_mpi_mode ? at_mpi_init && host_first : loc->index == 0;
+	default:
+		return vt_mpi_mode ? at_mpi_init && rank0 : loc->index == 0;
+	}
+}
+
+static const enum vt_plugin_scope scope_of[] = { VT_SCOPE_LOCATION, VT_SCOPE_PROCESS,
+						  VT_SCOPE_HOST, VT_SCOPE_RUN };
+
+static struct vt_async *new_async(struct vt_plugin_metric *m, int32_t id, struct vt_loc *loc)
+{
+	struct vt_async *a = calloc(1, sizeof(*a));
+	char owner[64];
+	if (!a)
+		return NULL;
+	vt_otf2_location_name(loc, owner, sizeof(owner));
+	if (asprintf(&a->name, "%s@%s", m->name, owner) < 0) {
+		free(a);
+		return NULL;
+	}
+	pthread_mutex_init(&a->lock, NULL);
+	a->m = m;
+	a->id = id;
+	a->owner = loc;
+	a->scope = scope_of[m->plugin->per];
+	if (m->plugin->sync == VT_PLUGIN_CALLBACK) {
+		a->limit = vt_cfg.plugin_callback_buffer / sizeof(vt_plugin_cntr_timevalue);
+		if (!a->limit)
+			a->limit = 1;
+		a->buf = malloc(a->limit * sizeof(*a->buf));
+		a->cap = a->buf ? a->limit : 0;
+		if (!a->buf) {
+			free(a->name);
+			free(a);
+			return NULL;
+		}
+	}
+	pthread_mutex_lock(&lock);
+	a->k = n_async++;
+	*asyncs_tail = a;
+	asyncs_tail = &a->next;
+	pthread_mutex_unlock(&lock);
+	return a;
+}
+
+/* Adds, on the calling thread, the counters in scope of loc; t->sync is set here. */
+static void add_counters(struct vt_tls *t, struct vt_loc *loc, bool at_mpi_init, bool host_first,
+			 bool rank0)
+{
+	struct vt_plugin_loc *pl = loc->plugins;
+	struct vt_plugin_sync_ctr sync[MAX_SYNC];
+	uint32_t n_sync = 0;
+	struct added *added = NULL;
+	size_t n_added = 0;
+	char owner[64];
+
+	vt_otf2_location_name(loc, owner, sizeof(owner));
+	if (!pl) {
+		pl = calloc(1, sizeof(*pl));
+		if (!pl)
+			return;
+		pl->tls = t;
+		pthread_mutex_lock(&lock);
+		pl->next = plocs;
+		plocs = pl;
+		pthread_mutex_unlock(&lock);
+		loc->plugins = pl;
+	}
+	if (pl->sync) {
+		memcpy(sync, pl->sync->c, pl->sync->n * sizeof(*sync));
+		n_sync = pl->sync->n;
+	}
+	for (struct vt_plugin *p = plugins; p; p = p->next) {
+		if (!in_scope(p->per, loc, at_mpi_init, host_first, rank0))
+			continue;
+		struct vt_async *mine[p->n_metrics ? p->n_metrics : 1];
+		size_t n_mine = 0;
+		for (size_t i = 0; i < p->n_metrics; i++) {
+			struct vt_plugin_metric *m = &p->metrics[i];
+			int32_t id = p->abi == VT_PLUGIN_ABI_VT ? p->vt.add_counter(m->name)
+								: p->sp.add_counter(m->name);
+			if (id < 0) {
+				vt_error("%s plugin %s: add_counter(\"%s\") returned %d on %s; that "
+					 "counter is skipped there",
+					 p->abi == VT_PLUGIN_ABI_VT ? "counter" : "Score-P metric",
+					 p->name, m->name, id, owner);
+				continue;
+			}
+			struct added *na = realloc(added, (n_added + 1) * sizeof(*na));
+			if (na) {
+				added = na;
+				added[n_added++] = (struct added){ p, id };
+			}
+			if (p->sync == VT_PLUGIN_STRICT || p->sync == VT_PLUGIN_OPTIONAL) {
+				if (n_sync == MAX_SYNC) {
+					vt_error("counter %s on %s: more than %d synchronous counters "
+						 "on one thread; skipped",
+						 m->name, owner, MAX_SYNC);
+					continue;
+				}
+				struct vt_plugin_sync_ctr *c = &sync[n_sync++];
+				memset(c, 0, sizeof(*c));
+				if (p->sync == VT_PLUGIN_STRICT)
+					c->get = p->abi == VT_PLUGIN_ABI_VT ? p->vt.get_current_value
+									    : p->sp.get_current_value;
+				else
+					c->get_optional = p->sp.get_optional_value;
+				c->id = id;
+				c->metric = m->index;
+				c->delta_t = p->delta_t;
+				continue;
+			}
+			struct vt_async *a = new_async(m, id, loc);
+			if (!a)
+				continue;
+			struct vt_async **tail = &pl->async;
+			while (*tail)
+				tail = &(*tail)->loc_next;
+			*tail = a;
+			mine[n_mine++] = a;
+		}
+		if (p->sync == VT_PLUGIN_CALLBACK)
+			for (size_t i = 0; i < n_mine; i++)
+				p->vt.set_callback_function(mine[i], mine[i]->id, callback);
+		for (size_t i = 0; i < n_added; i++) {
+			if (added[i].p != p)
+				continue;
+			int32_t rc = 0;
+			if (p->abi == VT_PLUGIN_ABI_VT && p->vt.enable_counter)
+				rc = p->vt.enable_counter(added[i].id);
+			if (rc != 0)
+				vt_warn("counter plugin %s: enable_counter(%d) returned %d on %s",
+					p->name, added[i].id, rc, owner);
+		}
+		for (size_t i = 0; i < n_mine; i++)
+			mine[i]->enabled = true;
+	}
+	if (n_added) {
+		struct added *all = realloc(pl->added, (pl->n_added + n_added) * sizeof(*all));
+		if (all) {
+			memcpy(all + pl->n_added, added, n_added * sizeof(*added));
+			pl->added = all;
+			pl->n_added += n_added;
+		}
+	}
+	free(added);
+	if (n_sync != (pl->sync ? pl->sync->n : 0)) {
+		struct vt_plugin_sync_set *s = malloc(sizeof(*s) + n_sync * sizeof(s->c[0]));
+		if (s) {
+			s->n = n_sync;
+			memcpy(s->c, sync, n_sync * sizeof(sync[0]));
+			/* The old set stays allocated: the thread may be reading it. */
+			pl->sync = s;
+			__atomic_store_n(&t->sync, s, __ATOMIC_RELEASE);
+		}
+	}
+}
+
+static void synchronize_all(SCOREP_MetricSynchronizationMode mode, bool at_mpi_init,
+			    bool host_first, bool rank0, struct vt_loc *loc)
+{
+	for (struct vt_plugin *p = plugins; p; p = p->next)
+		if (p->abi == VT_PLUGIN_ABI_SCOREP && p->sp.synchronize)
+			p->sp.synchronize(loc ? in_scope(p->per, loc, at_mpi_init, host_first, rank0)
+					      : true,
+					  mode);
+}
+
+void vt_plugin_loc_begin(struct vt_tls *t, struct vt_loc *loc)
+{
+	if (!active)
+		return;
+	add_counters(t, loc, false, false, false);
+	if (loc->index == 0 && !vt_mpi_mode)
+		synchronize_all(SCOREP_METRIC_SYNCHRONIZATION_MODE_BEGIN, false, false, false, loc);
+}
+
+void vt_plugin_mpi_attach(const struct vt_mpi_ops *ops, struct vt_tls *t)
+{
+	if (!active)
+		return;
+	/* The first rank of each host name, and rank 0: decided at rank 0 from every rank's
+	 * host name, told back with one byte each. */
+	char host[256] = "localhost";
+	gethostname(host, sizeof(host) - 1);
+	size_t *sizes = NULL;
+	char *all = ops->gather(host, strlen(host) + 1, &sizes);
+	void **flags = NULL;
+	size_t *fsizes = NULL;
+	static char yes = 1, no = 0;
+	if (ops->rank == 0) {
+		flags = calloc((size_t)ops->size, sizeof(*flags));
+		fsizes = calloc((size_t)ops->size, sizeof(*fsizes));
+		const char **names = calloc((size_t)ops->size, sizeof(*names));
+		const char *q = all;
+		for (int r = 0; r < ops->size && all && sizes && names; q += sizes[r], r++)
+			names[r] = q;
+		for (int r = 0; r < ops->size && flags && fsizes; r++) {
+			bool first = true;
+			for (int s = 0; s < r && names && names[r]; s++)
+				if (names[s] && strcmp(names[s], names[r]) == 0)
+					first = false;
+			flags[r] = first ? &yes : &no;
+			fsizes[r] = 1;
+		}
+		free(names);
+	}
+	size_t n = 0;
+	char *mine = ops->scatter(flags, fsizes, &n);
+	bool host_first = mine && n == 1 && mine[0];
+	free(mine);
+	free(flags);
+	free(fsizes);
+	free(all);
+	free(sizes);
+	if (t && t->loc)
+		add_counters(t, t->loc, true, host_first, ops->rank == 0);
+	synchronize_all(SCOREP_METRIC_SYNCHRONIZATION_MODE_BEGIN_MPP, true, host_first,
+			ops->rank == 0, t ? t->loc : NULL);
+	/* Values that came before the archive existed. */
+	for (struct vt_async *a = asyncs; a; a = a->next) {
+		pthread_mutex_lock(&a->lock);
+		if (a->m->plugin->sync != VT_PLUGIN_CALLBACK)
+			drain(a, vt_clock_now());
+		pthread_mutex_unlock(&a->lock);
+	}
+}
+
+/* ---- synchronous values ---- */
+
+void vt_plugin_put(struct vt_tls *t, uint32_t val, uint32_t kind)
+{
+	struct vt_plugin_sync_set *s = __atomic_load_n(&t->sync, __ATOMIC_ACQUIRE);
+	if (!s) {
+		vt_thread_put(t, val, kind);
+		return;
+	}
+	uint32_t n = s->n;
+	struct vt_rec *p = t->pos;
+	if ((size_t)(t->end - p) < 1 + n) {
+		p = vt_thread_flush(t);
+		if (!p)
+			return;
+	}
+	uint64_t now = vt_clock_now();
+	uint64_t v[MAX_SYNC];
+	uint32_t which[MAX_SYNC], k = 0;
+	/* The plugin's code may be instrumented: while it runs, the thread's buffer looks
+	 * full and busy, so such events are counted as dropped instead of landing here. */
+	struct vt_rec *end = t->end;
+	t->end = p;
+	t->busy = 1;
+	for (uint32_t i = 0; i < n; i++) {
+		struct vt_plugin_sync_ctr *c = &s->c[i];
+		if (c->get) {
+			v[k] = c->get(c->id);
+		} else {
+			if (c->delta_t && c->last && now - c->last < c->delta_t)
+				continue;
+			if (!c->get_optional(c->id, &v[k]))
+				continue;
+			c->last = now;
+		}
+		which[k++] = c->metric;
+	}
+	t->busy = 0;
+	t->end = end;
+	p[0].ts = now;
+	p[0].region = val;
+	p[0].kind = kind;
+	for (uint32_t i = 0; i < k; i++) {
+		p[1 + i].ts = v[i];
+		p[1 + i].region = which[i];
+		p[1 + i].kind = VT_REC_METRIC;
+	}
+	__atomic_store_n(&t->pos, p + 1 + k, __ATOMIC_RELEASE);
+}
+
+static uint64_t otf2_value(uint32_t metric, uint64_t raw, OTF2_Type *type, OTF2_MetricValue *out)
+{
+	const struct vt_plugin_metric *m = metric_of[metric];
+	*type = m->type;
+	if (m->is_float) {
+		float f;
+		uint32_t low = (uint32_t)raw;
+		memcpy(&f, &low, sizeof(f));
+		out->floating_point = f;
+	} else {
+		out->unsigned_int = raw;
+	}
+	return raw;
+}
+
+void vt_plugin_write_value(OTF2_EvtWriter *w, uint64_t ts, uint32_t metric, uint64_t value)
+{
+	OTF2_Type type;
+	OTF2_MetricValue v;
+	if (metric >= n_metrics)
+		return;
+	otf2_value(metric, value, &type, &v);
+	OTF2_EvtWriter_Metric(w, NULL, ts, metric, 1, &type, &v);
+}
+
+void vt_plugin_write_value_instance(OTF2_EvtWriter *w, uint64_t ts, uint32_t id, uint32_t metric,
+				    uint64_t value)
+{
+	OTF2_Type type;
+	OTF2_MetricValue v;
+	otf2_value(metric, value, &type, &v);
+	OTF2_EvtWriter_Metric(w, NULL, ts, id, 1, &type, &v);
+}
+
+/* ---- collecting, the end ---- */
+
+void vt_plugin_loc_flush(struct vt_loc *loc)
+{
+	struct vt_plugin_loc *pl = loc->plugins;
+	if (!pl)
+		return;
+	uint64_t now = vt_clock_now();
+	for (struct vt_async *a = pl->async; a; a = a->loc_next) {
+		struct vt_plugin *p = a->m->plugin;
+		if (p->sync != VT_PLUGIN_ON_EVENT || !a->enabled)
+			continue;
+		if (p->delta_t && now - a->fetched_at < p->delta_t)
+			continue;
+		pthread_mutex_lock(&a->lock);
+		if (!a->done)
+			fetch(a, now);
+		pthread_mutex_unlock(&a->lock);
+	}
+}
+
+static void report(struct vt_async *a)
+{
+	if (a->sorted)
+		vt_warn("counter %s: %lu values came out of time order; sorted", a->name,
+			(unsigned long)a->sorted);
+	if (a->early || a->late)
+		vt_warn("counter %s: %lu values before the start and %lu after the end of the "
+			"run; dropped",
+			a->name, (unsigned long)a->early, (unsigned long)a->late);
+	if (a->old)
+		vt_warn("counter %s: %lu values older than values already written; dropped",
+			a->name, (unsigned long)a->old);
+	if (a->refused)
+		vt_warn("counter %s: %lu values refused (callback buffer full before the trace "
+			"was open; VT_PLUGIN_CNTR_CALLBACK_BUFFER=%lu); the trace marks the gaps",
+			a->name, (unsigned long)a->refused,
+			(unsigned long)vt_cfg.plugin_callback_buffer);
+}
+
+/* The end of one location's counters: disable, last values, close. */
+static void end_loc(struct vt_plugin_loc *pl, uint64_t end)
+{
+	if (pl->ended)
+		return;
+	pl->ended = true;
+	if (pl->tls)
+		__atomic_store_n(&pl->tls->sync, NULL, __ATOMIC_RELEASE);
+	for (size_t i = 0; i < pl->n_added; i++) {
+		struct vt_plugin *p = pl->added[i].p;
+		if (p->abi == VT_PLUGIN_ABI_VT && p->vt.disable_counter)
+			p->vt.disable_counter(pl->added[i].id);
+	}
+	for (struct vt_async *a = pl->async; a; a = a->loc_next) {
+		pthread_mutex_lock(&a->lock);
+		enum vt_plugin_sync s = a->m->plugin->sync;
+		/* Values taken up to now belong to the run: a plugin may well read once more
+		 * when asked for the last time. */
+		uint64_t now = vt_clock_now();
+		if (end < now)
+			end = now;
+		if (s == VT_PLUGIN_ON_EVENT || s == VT_PLUGIN_POST_MORTEM)
+			fetch(a, end);
+		drain(a, end);
+		a->done = true;
+		/* Every defined location has its event file, even without values. */
+		async_writer(a);
+		if (a->w) {
+			vt_otf2_metric_writer_close(a->w, &a->events);
+			a->w = NULL;
+		}
+		pthread_mutex_unlock(&a->lock);
+		report(a);
+	}
+}
+
+void vt_plugin_loc_end(struct vt_tls *t, struct vt_loc *loc)
+{
+	if (loc->plugins)
+		end_loc(loc->plugins, vt_clock_now());
+}
+
+void vt_plugin_stop_sync(void)
+{
+	if (!active)
+		return;
+	sync_stopped = true;
+	pthread_mutex_lock(&lock);
+	for (struct vt_plugin_loc *pl = plocs; pl; pl = pl->next)
+		if (pl->tls && !pl->ended)
+			__atomic_store_n(&pl->tls->sync, NULL, __ATOMIC_RELEASE);
+	pthread_mutex_unlock(&lock);
+}
+
+void vt_plugin_finalize(uint64_t end)
+{
+	if (!active)
+		return;
+	synchronize_all(SCOREP_METRIC_SYNCHRONIZATION_MODE_END, false, false, false, NULL);
+	pthread_mutex_lock(&lock);
+	struct vt_plugin_loc *list = plocs;
+	pthread_mutex_unlock(&lock);
+	for (struct vt_plugin_loc *pl = list; pl; pl = pl->next)
+		end_loc(pl, end);
+	/* Definitions of the instances, for the writer of the definitions. */
+	instances = calloc(n_async ? n_async : 1, sizeof(*instances));
+	for (struct vt_async *a = asyncs; a && instances; a = a->next) {
+		struct vt_plugin_def_instance *d = &instances[a->k];
+		d->id = n_metrics + a->k;
+		d->metric = a->m->index;
+		d->recorder = a->ref ? a->ref : vt_otf2_metric_ref(a->k);
+		d->recorder_name = a->name;
+		d->events = a->events;
+		d->scope = a->scope;
+		d->owner = a->owner->ref;
+	}
+	for (struct vt_plugin *p = plugins; p;) {
+		struct vt_plugin *next = p->next;
+		if (p->abi == VT_PLUGIN_ABI_VT && p->vt.finalize)
+			p->vt.finalize();
+		else if (p->abi == VT_PLUGIN_ABI_SCOREP && p->sp.finalize)
+			p->sp.finalize();
+		/* The metric descriptions stay: the definitions are written after this. */
+		p->initialised = false;
+		p = next;
+	}
+}
+
+uint64_t vt_plugin_last_ts(void)
+{
+	uint64_t last = 0;
+	for (struct vt_async *a = asyncs; a; a = a->next)
+		if (a->last_ts > last)
+			last = a->last_ts;
+	return last;
+}
+
+const struct vt_plugin_def_metric *vt_plugin_def_metrics(uint32_t *n)
+{
+	*n = active ? n_metrics : 0;
+	return defs;
+}
+
+const struct vt_plugin_def_instance *vt_plugin_def_instances(uint32_t *n)
+{
+	*n = active && instances ? n_async : 0;
+	return instances;
+}
