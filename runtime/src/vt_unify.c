@@ -5,6 +5,7 @@
 #include "vt_mpi_iface.h"
 #include "vt_otf2.h"
 #include "vt_otf2_priv.h"
+#include "vt_plugin.h"
 #include "vt_strtab.h"
 
 #include <otf2/otf2.h>
@@ -123,6 +124,8 @@ static void serialize(struct buf *b, const struct vt_mpi_ops *ops, struct vt_loc
 	}
 	if (first == UINT64_MAX)
 		first = vt_clock_start_ticks();
+	if (vt_plugin_last_ts() > last)
+		last = vt_plugin_last_ts();
 	/* On rank 0's clock, as readers will place the events: the first offset applies
 	 * before the first measurement, the last after the last; the drift between them
 	 * widens the range, so every corrected timestamp falls inside it. */
@@ -163,6 +166,32 @@ static void serialize(struct buf *b, const struct vt_mpi_ops *ops, struct vt_loc
 		put_u32(b, c[i].my_rank);
 		put_u32(b, c[i].size);
 	}
+
+	uint32_t n_metrics, n_inst;
+	const struct vt_plugin_def_metric *m = vt_plugin_def_metrics(&n_metrics);
+	const struct vt_plugin_def_instance *in = vt_plugin_def_instances(&n_inst);
+	put_u32(b, n_metrics);
+	for (uint32_t i = 0; i < n_metrics; i++) {
+		put_str(b, m[i].name);
+		put_str(b, m[i].unit);
+		put_str(b, m[i].description);
+		put_u32(b, m[i].mode);
+		put_u32(b, m[i].type);
+		put_u32(b, m[i].base);
+		put_u64(b, (uint64_t)m[i].exponent);
+		put_u32(b, m[i].occurrence);
+		put_u32(b, m[i].recorder_kind);
+	}
+	put_u32(b, n_inst);
+	for (uint32_t i = 0; i < n_inst; i++) {
+		put_u32(b, in[i].id);
+		put_u32(b, in[i].metric);
+		put_u64(b, in[i].recorder);
+		put_str(b, in[i].recorder_name);
+		put_u64(b, in[i].events);
+		put_u32(b, (uint32_t)in[i].scope);
+		put_u64(b, in[i].owner);
+	}
 }
 
 /* What rank 0 merges. */
@@ -185,6 +214,13 @@ struct gloc {
 	uint32_t rank;
 };
 
+/* A plugin metric instance: its METRIC location and scope. */
+struct ginst {
+	uint64_t recorder, events, owner;
+	const char *name;
+	uint32_t rank, metric, scope;
+};
+
 struct unified {
 	uint32_t size;
 	const char **host; /* per rank */
@@ -195,7 +231,11 @@ struct unified {
 	uint32_t n_regions;
 	struct gcomm *comms;
 	uint32_t n_comms;
-	struct buf *maps; /* per rank: region pairs, then comm pairs */
+	struct vt_plugin_def_metric *metrics; /* global id = index */
+	uint32_t n_metrics;
+	struct ginst *insts; /* global metric id = n_metrics + index */
+	uint32_t n_insts;
+	struct buf *maps; /* per rank: region pairs, comm pairs, then metric pairs */
 };
 
 static uint32_t region_id(struct unified *u, struct vt_strtab *keys, const struct gregion *g)
@@ -245,6 +285,19 @@ static int merge(struct unified *u, const char *all, const size_t *sizes, uint32
 	u->first = UINT64_MAX;
 	if (!u->host || !u->maps)
 		return -1;
+	struct vt_strtab mkeys = { 0 };
+	/* Per rank, its metrics' local -> global ids and where its instances start, for the
+	 * metric mapping written once every class is known. */
+	uint32_t **mmaps = calloc(size, sizeof(*mmaps));
+	uint32_t *first_inst = calloc(size + 1, sizeof(*first_inst));
+	uint32_t *n_metrics_of = calloc(size, sizeof(*n_metrics_of));
+	uint32_t *local_inst = NULL;
+	if (!mmaps || !first_inst || !n_metrics_of) {
+		free(mmaps);
+		free(first_inst);
+		free(n_metrics_of);
+		return -1;
+	}
 	for (uint32_t rank = 0; rank < size; p += sizeof(char) * sizes[rank], rank++) {
 		struct rd r = { p, p + sizes[rank], 0 };
 		struct buf *map = &u->maps[rank];
@@ -305,6 +358,60 @@ static int merge(struct unified *u, const char *all, const size_t *sizes, uint32
 			put_u32(map, VT_OTF2_THREAD_COMM_LOCAL);
 			put_u32(map, comm_id(u, 0, n_threads, from));
 		}
+
+		n = get_u32(&r);
+		mmaps[rank] = calloc(n ? n : 1, sizeof(**mmaps));
+		for (uint32_t i = 0; i < n && !r.bad && mmaps[rank]; i++) {
+			struct vt_plugin_def_metric g;
+			g.name = get_str(&r);
+			g.unit = get_str(&r);
+			g.description = get_str(&r);
+			g.mode = get_u32(&r);
+			g.type = (uint8_t)get_u32(&r);
+			g.base = (uint8_t)get_u32(&r);
+			g.exponent = (int64_t)get_u64(&r);
+			g.occurrence = (uint8_t)get_u32(&r);
+			g.recorder_kind = (uint8_t)get_u32(&r);
+			char key[4096];
+			snprintf(key, sizeof(key), "%s\x1f%s\x1f%s\x1f%u\x1f%u\x1f%u\x1f%lld\x1f%u", g.name,
+				 g.unit, g.description, g.mode, g.type, g.base, (long long)g.exponent,
+				 g.occurrence);
+			uint32_t id = vt_strtab_ref(&mkeys, key);
+			if (id == u->n_metrics) {
+				struct vt_plugin_def_metric *ms =
+					realloc(u->metrics, (id + 1) * sizeof(*ms));
+				if (!ms)
+					return -1;
+				u->metrics = ms;
+				u->metrics[id] = g;
+				u->n_metrics++;
+			}
+			mmaps[rank][i] = id;
+		}
+		uint32_t n_metrics_here = n;
+		n = get_u32(&r);
+		first_inst[rank] = u->n_insts;
+		struct ginst *gi = realloc(u->insts, (u->n_insts + n + 1) * sizeof(*gi));
+		uint32_t *li = realloc(local_inst, (u->n_insts + n + 1) * sizeof(*li));
+		if (!gi || !li)
+			return -1;
+		u->insts = gi;
+		local_inst = li;
+		for (uint32_t i = 0; i < n && !r.bad; i++) {
+			struct ginst *g = &u->insts[u->n_insts];
+			local_inst[u->n_insts] = get_u32(&r);
+			uint32_t metric = get_u32(&r);
+			g->recorder = get_u64(&r);
+			g->name = get_str(&r);
+			g->events = get_u64(&r);
+			g->scope = get_u32(&r);
+			g->owner = get_u64(&r);
+			g->rank = from;
+			g->metric = metric < n_metrics_here && mmaps[rank] ? mmaps[rank][metric] : 0;
+			u->n_insts++;
+		}
+		first_inst[rank + 1] = u->n_insts;
+		n_metrics_of[rank] = n_metrics_here;
 		if (r.bad || map->failed) {
 			vt_error("the definitions of rank %u reached rank 0 damaged; the trace's "
 				 "definitions are incomplete",
@@ -312,6 +419,28 @@ static int merge(struct unified *u, const char *all, const size_t *sizes, uint32
 			return -1;
 		}
 	}
+	/* Metric ids: every rank's classes, then its instances after all global classes. */
+	for (uint32_t rank = 0; rank < size; rank++) {
+		struct buf *map = &u->maps[rank];
+		uint32_t n_here = n_metrics_of[rank];
+		uint32_t n_inst = first_inst[rank + 1] - first_inst[rank];
+		put_u32(map, n_here + n_inst);
+		for (uint32_t i = 0; i < n_here && mmaps[rank]; i++) {
+			put_u32(map, i);
+			put_u32(map, mmaps[rank][i]);
+		}
+		for (uint32_t k = first_inst[rank]; k < first_inst[rank + 1]; k++) {
+			put_u32(map, local_inst[k]);
+			put_u32(map, u->n_metrics + k);
+		}
+		free(mmaps[rank]);
+	}
+	free(mmaps);
+	free(first_inst);
+	free(n_metrics_of);
+	free(local_inst);
+	/* Names, units and descriptions point into the blobs too. */
+	vt_strtab_free(&mkeys);
 	/* Region names and files live in the blobs; the keys table is no longer needed. */
 	vt_strtab_free(&keys);
 	return 0;
@@ -328,9 +457,12 @@ static void write_global(OTF2_GlobalDefWriter *gw, struct unified *u)
 	OTF2_GlobalDefWriter_WriteSystemTreeNode(gw, 0, vt_strtab_ref(&st, "machine"),
 						 vt_strtab_ref(&st, "machine"),
 						 OTF2_UNDEFINED_SYSTEM_TREE_NODE);
+	uint32_t *node_of = calloc(u->size ? u->size : 1, sizeof(*node_of));
 	for (uint32_t rank = 0; rank < u->size; rank++) {
 		uint32_t before = hosts.n;
 		uint32_t node = vt_strtab_ref(&hosts, u->host[rank]) + 1;
+		if (node_of)
+			node_of[rank] = node;
 		if (hosts.n != before)
 			OTF2_GlobalDefWriter_WriteSystemTreeNode(gw, node,
 								 vt_strtab_ref(&st, u->host[rank]),
@@ -346,6 +478,25 @@ static void write_global(OTF2_GlobalDefWriter *gw, struct unified *u)
 						   vt_strtab_ref(&st, u->locs[i].name),
 						   OTF2_LOCATION_TYPE_CPU_THREAD, u->locs[i].events,
 						   u->locs[i].rank);
+	/* Plugin metrics: classes, then per instance its METRIC location (in its rank's
+	 * location group) and the MetricInstance with its scope. */
+	for (uint32_t id = 0; id < u->n_metrics; id++)
+		vt_otf2_write_metric(gw, &st, id, &u->metrics[id]);
+	for (uint32_t k = 0; k < u->n_insts; k++) {
+		const struct ginst *g = &u->insts[k];
+		OTF2_GlobalDefWriter_WriteLocation(gw, g->recorder, vt_strtab_ref(&st, g->name),
+						   OTF2_LOCATION_TYPE_METRIC, g->events, g->rank);
+		uint64_t scope = 0; /* the run: the root of the system tree */
+		if (g->scope == VT_SCOPE_LOCATION)
+			scope = g->owner;
+		else if (g->scope == VT_SCOPE_PROCESS)
+			scope = g->rank;
+		else if (g->scope == VT_SCOPE_HOST)
+			scope = node_of ? node_of[g->rank] : 0;
+		OTF2_GlobalDefWriter_WriteMetricInstance(gw, u->n_metrics + k, g->metric, g->recorder,
+							 vt_otf2_metric_scope((int)g->scope), scope);
+	}
+	free(node_of);
 	for (uint32_t id = 0; id < u->n_regions; id++) {
 		const struct gregion *r = &u->regions[id];
 		OTF2_StringRef name = vt_strtab_ref(&st, r->name);
@@ -432,6 +583,7 @@ static void write_local(OTF2_Archive *archive, struct vt_loc *locs, const char *
 	struct rd r = { map, map + n, 0 };
 	OTF2_IdMap *regions = OTF2_IdMap_Create(OTF2_ID_MAP_SPARSE, 64);
 	OTF2_IdMap *comms = OTF2_IdMap_Create(OTF2_ID_MAP_SPARSE, 16);
+	OTF2_IdMap *metrics = OTF2_IdMap_Create(OTF2_ID_MAP_SPARSE, 16);
 	for (uint32_t i = 0, k = get_u32(&r); i < k && !r.bad; i++) {
 		uint32_t local = get_u32(&r), global = get_u32(&r);
 		OTF2_IdMap_AddIdPair(regions, local, global);
@@ -440,12 +592,25 @@ static void write_local(OTF2_Archive *archive, struct vt_loc *locs, const char *
 		uint32_t local = get_u32(&r), global = get_u32(&r);
 		OTF2_IdMap_AddIdPair(comms, local, global);
 	}
+	for (uint32_t i = 0, k = get_u32(&r); i < k && !r.bad; i++) {
+		uint32_t local = get_u32(&r), global = get_u32(&r);
+		OTF2_IdMap_AddIdPair(metrics, local, global);
+	}
 	int n_offsets;
 	const struct vt_otf2_clock_offset *off = vt_otf2_clock_offsets(&n_offsets);
 
+	uint32_t n_inst;
+	const struct vt_plugin_def_instance *in = vt_plugin_def_instances(&n_inst);
 	OTF2_Archive_OpenDefFiles(archive);
-	for (struct vt_loc *l = locs; l; l = l->next) {
-		OTF2_DefWriter *dw = OTF2_Archive_GetDefWriter(archive, l->ref);
+	/* Every thread location, then every METRIC location of plugin counters. */
+	struct vt_loc *l = locs;
+	for (uint32_t k = 0; l || k < n_inst;) {
+		uint64_t ref = l ? l->ref : in[k].recorder;
+		if (l)
+			l = l->next;
+		else
+			k++;
+		OTF2_DefWriter *dw = OTF2_Archive_GetDefWriter(archive, ref);
 		if (!dw)
 			continue;
 		for (int i = 0; i < n_offsets; i++)
@@ -453,11 +618,13 @@ static void write_local(OTF2_Archive *archive, struct vt_loc *locs, const char *
 							off[i].stddev);
 		OTF2_DefWriter_WriteMappingTable(dw, OTF2_MAPPING_REGION, regions);
 		OTF2_DefWriter_WriteMappingTable(dw, OTF2_MAPPING_COMM, comms);
+		OTF2_DefWriter_WriteMappingTable(dw, OTF2_MAPPING_METRIC, metrics);
 		OTF2_Archive_CloseDefWriter(archive, dw);
 	}
 	OTF2_Archive_CloseDefFiles(archive);
 	OTF2_IdMap_Free(regions);
 	OTF2_IdMap_Free(comms);
+	OTF2_IdMap_Free(metrics);
 }
 
 int vt_otf2_close_mpi(struct vt_loc *locs, uint64_t end_ts, const struct vt_mpi_ops *ops)
@@ -473,6 +640,10 @@ int vt_otf2_close_mpi(struct vt_loc *locs, uint64_t end_ts, const struct vt_mpi_
 	OTF2_Archive_CloseEvtFiles(archive);
 	for (struct vt_loc *l = locs; l; l = l->next)
 		events += l->n_events;
+	uint32_t n_inst;
+	const struct vt_plugin_def_instance *in = vt_plugin_def_instances(&n_inst);
+	for (uint32_t k = 0; k < n_inst; k++)
+		events += in[k].events;
 	serialize(&mine, ops, locs);
 	char *all = ops->gather(mine.p, mine.failed ? 0 : mine.n, &sizes);
 
@@ -525,6 +696,8 @@ int vt_otf2_close_mpi(struct vt_loc *locs, uint64_t end_ts, const struct vt_mpi_
 	for (uint32_t i = 0; i < u.n_comms; i++)
 		free(u.comms[i].members);
 	free(u.comms);
+	free(u.metrics);
+	free(u.insts);
 	free(u.regions);
 	free(u.locs);
 	free(u.host);
