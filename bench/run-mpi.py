@@ -48,10 +48,8 @@ def main():
     work = tempfile.mkdtemp(prefix='vt-bench-mpi.')
     src = os.path.join(HERE, 'mpi-latency.c')
     plain, traced = os.path.join(work, 'plain'), os.path.join(work, 'traced')
-    rt = os.path.join(build, 'runtime')
     sh(['mpicc', '-O2', src, '-o', plain])
-    sh([os.path.join(build, 'vtcc', 'vtcc'), '-vt:cc', 'mpicc', '-O2', src, '-o', traced,
-        '-L' + rt, '-Wl,-rpath,' + rt, '-lvt-mpi'])
+    sh([os.path.join(build, 'vtcc', 'vtcc'), '-vt:cc', 'mpicc', '-O2', src, '-o', traced])
     env = dict(os.environ, VT_PFORM_GDIR=work, VT_VERBOSE='0')
 
     def run(exe, np, iters):

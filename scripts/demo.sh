@@ -1,6 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: BSD-3-Clause
-# The main job: install what vt needs, build it, trace the sample program, show the profile.
+# The main job: install what vt needs, build it, trace the sample programs (threads, then MPI
+# under mpirun), show what was traced.
 set -eu
 here=$(cd "$(dirname "$0")/.." && pwd)
 cd "$here"
@@ -20,3 +21,15 @@ build/tools/vt-profile/vt-profile --top 10 "$out/demo.vt.otf2"
 echo "== per thread: Enter events by location (read with otf2-print, a reader vt did not write)"
 otf2-print "$out/demo.vt.otf2" | awk '$1 == "ENTER" { n[$2]++ } END { for (l in n) print "location " l ": " n[l] " calls" }' | sort
 echo "== the trace: $out/demo.vt.otf2 (open it with Vampir or any OTF2 reader)"
+
+echo "== compiling the MPI sample samples/mpi/heat.c with vtcc over mpicc (MPI mode is automatic)"
+build/vtcc/vtcc -vt:cc mpicc -vt:verbose -g -O2 samples/mpi/heat.c -o "$out/heat" -lm
+echo "== running it on 4 ranks under mpirun"
+(cd "$out" && mpirun --allow-run-as-root --oversubscribe -np 4 ./heat)
+echo "== what was traced"
+build/tools/vt-profile/vt-profile --top 10 "$out/heat.vt.otf2"
+echo "== messages and collectives per rank (otf2-print)"
+otf2-print "$out/heat.vt.otf2" | awk '$1 == "MPI_SEND" { s[$2]++ } $1 == "MPI_RECV" { r[$2]++ }
+  $1 == "MPI_COLLECTIVE_END" { c[$2]++ }
+  END { for (l in s) print "location " l ": " s[l] " sends, " r[l] " receives, " c[l] " collectives" }' | sort
+echo "== the trace: $out/heat.vt.otf2"

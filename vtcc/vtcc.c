@@ -64,6 +64,9 @@ struct vtcc {
 	const char *compiler;
 	const struct vtcc_inst *inst;
 	bool mt, show, verbose, version, help;
+	bool mpi_on, mpi_off;  /* -vt:mpi, -vt:nompi; neither: an MPI wrapper means MPI */
+	const char *mpi_lib;   /* after vtcc_resolve_mpi: "vt-mpi", "vt-mpich", or NULL */
+	const char *mpi_why;   /* how the MPI mode was decided, for -vt:version */
 	struct vtcc_argv user; /* every argument that is not vtcc's, in order */
 	char *self;            /* canonical path of this program */
 	char *compiler_path;   /* canonical path of the compiler, NULL if not found */
@@ -141,6 +144,11 @@ static const struct vtcc_option vtcc_options[] = {
 	  .field = offsetof(struct vtcc, inline_mode),
 	  .help = "plugins only: instrument inline functions: skip (none), declared (those "
 		  "declared inline, not always_inline ones; default) or all" },
+	{ .name = "-vt:mpi", .apply = vtcc_opt_flag, .field = offsetof(struct vtcc, mpi_on),
+	  .help = "MPI program: link vt's MPI wrappers (the default when the compiler is an MPI "
+		  "wrapper such as mpicc, mpicxx, mpifort, mpicc.mpich)" },
+	{ .name = "-vt:nompi", .apply = vtcc_opt_flag, .field = offsetof(struct vtcc, mpi_off),
+	  .help = "do not link vt's MPI wrappers, even with an MPI compiler wrapper" },
 	{ .name = "-vt:mt", .apply = vtcc_opt_flag, .field = offsetof(struct vtcc, mt),
 	  .help = "multi-threaded program: add -pthread when compiling and linking" },
 	{ .name = "-vt:show", .apply = vtcc_opt_flag, .field = offsetof(struct vtcc, show),
@@ -464,6 +472,56 @@ static enum vtcc_family vtcc_family(struct vtcc *d)
 	return d->family;
 }
 
+/* Whether a command name is one of the MPI compiler wrappers (mpicc, mpicxx, mpic++,
+ * mpiCC, mpif77, mpif90, mpifort), with or without a suffix such as .openmpi or .mpich. */
+static bool vtcc_mpi_wrapper_name(const char *base)
+{
+	static const char *const names[] = { "mpicc", "mpicxx", "mpic++", "mpiCC", "mpif77",
+					     "mpif90", "mpifort" };
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		size_t n = strlen(names[i]);
+		if (!strncmp(base, names[i], n) && (!base[n] || base[n] == '.' || base[n] == '-'))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * MPI mode and which of vt's MPI libraries matches the MPI (Open MPI and MPICH differ in
+ * ABI). From the names first (the command, and what it resolves to: Debian's mpicc is a
+ * link to mpicc.openmpi or mpicc.mpich through the alternatives), else by asking the
+ * wrapper: Open MPI's answers -showme:version, MPICH's does not.
+ */
+static void vtcc_resolve_mpi(struct vtcc *d)
+{
+	const char *base = vtcc_basename(d->compiler);
+	const char *real = d->compiler_path ? vtcc_basename(d->compiler_path) : base;
+	bool wrapper = vtcc_mpi_wrapper_name(base) || vtcc_mpi_wrapper_name(real);
+
+	d->mpi_lib = NULL;
+	if (d->mpi_off) {
+		d->mpi_why = "off (-vt:nompi)";
+		return;
+	}
+	if (!d->mpi_on && !wrapper) {
+		d->mpi_why = "off (not an MPI compiler wrapper; -vt:mpi turns it on)";
+		return;
+	}
+	if (strstr(base, "mpich") || strstr(real, "mpich")) {
+		d->mpi_lib = "vt-mpich";
+	} else if (strstr(base, "openmpi") || strstr(real, "openmpi")) {
+		d->mpi_lib = "vt-mpi";
+	} else if (wrapper) {
+		char buf[4096];
+		vtcc_capture(d->compiler, "-showme:version", buf, sizeof(buf));
+		d->mpi_lib = strstr(buf, "Open MPI") ? "vt-mpi" : "vt-mpich";
+	} else {
+		/* -vt:mpi with a plain compiler: Debian's default MPI. */
+		d->mpi_lib = "vt-mpi";
+	}
+	d->mpi_why = d->mpi_on ? "on (-vt:mpi)" : "on (MPI compiler wrapper)";
+}
+
 static void vtcc_compinst_flags(struct vtcc *d, struct vtcc_argv *out)
 {
 	vtcc_argv_push(out, "-finstrument-functions");
@@ -710,6 +768,10 @@ static void vtcc_link_flags(struct vtcc *d, struct vtcc_argv *out)
 	 * may not count as a need; keep libvt regardless, and leave the user's --as-needed
 	 * setting as it was for what follows. */
 	vtcc_argv_push(out, "-Wl,--push-state,--no-as-needed");
+	/* The MPI wrappers come first: they call into libvt. */
+	vtcc_resolve_mpi(d);
+	if (d->mpi_lib)
+		vtcc_argv_push(out, vtcc_xasprintf("-l%s", d->mpi_lib));
 	vtcc_argv_push(out, "-lvt");
 	vtcc_argv_push(out, "-Wl,--pop-state");
 	if (d->mt)
@@ -735,6 +797,11 @@ static void vtcc_print_version(struct vtcc *d)
 	if (d->fallback)
 		printf(" (no plugin: %s)", d->fallback);
 	printf("\n");
+	vtcc_resolve_mpi(d);
+	printf("MPI: %s", d->mpi_why);
+	if (d->mpi_lib)
+		printf(", links lib%s.so", d->mpi_lib);
+	printf("\n");
 }
 
 int main(int argc, char **argv)
@@ -753,6 +820,8 @@ int main(int argc, char **argv)
 	d.compiler = env && *env ? env : d.lang->compiler;
 
 	vtcc_parse(&d, argc, argv);
+	if (d.mpi_on && d.mpi_off)
+		vtcc_die(VTCC_EXIT_USAGE, "-vt:mpi and -vt:nompi contradict each other; give one");
 	if (d.help) {
 		vtcc_usage(&d);
 		return 0;

@@ -592,7 +592,9 @@ static void write_local(OTF2_Archive *archive, struct vt_loc *locs, const char *
 		uint32_t local = get_u32(&r), global = get_u32(&r);
 		OTF2_IdMap_AddIdPair(comms, local, global);
 	}
-	for (uint32_t i = 0, k = get_u32(&r); i < k && !r.bad; i++) {
+	/* An empty id map does not read back: without metrics there is no table. */
+	uint32_t n_metric_pairs = get_u32(&r);
+	for (uint32_t i = 0; i < n_metric_pairs && !r.bad; i++) {
 		uint32_t local = get_u32(&r), global = get_u32(&r);
 		OTF2_IdMap_AddIdPair(metrics, local, global);
 	}
@@ -618,7 +620,8 @@ static void write_local(OTF2_Archive *archive, struct vt_loc *locs, const char *
 							off[i].stddev);
 		OTF2_DefWriter_WriteMappingTable(dw, OTF2_MAPPING_REGION, regions);
 		OTF2_DefWriter_WriteMappingTable(dw, OTF2_MAPPING_COMM, comms);
-		OTF2_DefWriter_WriteMappingTable(dw, OTF2_MAPPING_METRIC, metrics);
+		if (n_metric_pairs && !r.bad)
+			OTF2_DefWriter_WriteMappingTable(dw, OTF2_MAPPING_METRIC, metrics);
 		OTF2_Archive_CloseDefWriter(archive, dw);
 	}
 	OTF2_Archive_CloseDefFiles(archive);

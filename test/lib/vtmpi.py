@@ -107,11 +107,10 @@ def require_runtime(impl):
 
 
 def link_flags(impl):
-    """What an instrumented MPI program is linked with besides what vtcc adds itself.
-
-    The one place to change when vtcc links the MPI runtime by itself (then: [])."""
-    rt = os.path.join(vttest.BUILD_ROOT, 'runtime')
-    return ['-L' + rt, '-Wl,-rpath,' + rt, '-l' + impl.lib]
+    """What an instrumented MPI program is linked with besides what vtcc adds itself:
+    nothing, since vtcc links vt's MPI wrappers of the right MPI by itself when the compiler
+    is an MPI wrapper (every MPI test relies on that)."""
+    return []
 
 
 def compile(t, impl, out, sources, lang='c', opt='-O2', flags=(), instrument=True,
@@ -135,10 +134,7 @@ def compile_fortran(t, impl, out, sources, opt='-O2', flags=(), instrument=True,
     the wrapper alone), with -g and vt's MPI runtime; returns its path."""
     extra = ['-g'] + list(flags)
     if instrument:
-        # --no-as-needed: a Fortran program of MPICH calls nothing of libvt-mpich directly
-        # (its mpif.h entry points call the C MPI_* that libvt-mpich defines), so a linker
-        # with --as-needed (Debian's gfortran under mpif90) would drop the library.
-        extra += ['-Wl,--push-state,--no-as-needed'] + link_flags(impl) + ['-Wl,--pop-state']
+        extra += link_flags(impl)
     return t.compile(out, sources, lang='fortran', compiler=FORTRAN[impl.name], opt=opt,
                      flags=extra, instrument=instrument, outdir=outdir)
 

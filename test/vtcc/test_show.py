@@ -263,6 +263,41 @@ def mpi_wrapper_family():
 
 
 @test
+def mpi_mode():
+    # An MPI wrapper means MPI mode: vt's wrappers of that MPI are linked before libvt; the
+    # Debian alternatives' mpicc resolves to Open MPI's here, and a link to MPICH's wrapper
+    # under the plain name is recognised by what it resolves to.
+    C_ = compile_flags()
+    mpich_link = os.path.join(tmpdir("mpi-mode"), "mpicc")
+    os.symlink("/usr/bin/mpicc.mpich", mpich_link)
+    for cc, lib in (("mpicc", "vt-mpi"), ("mpicc.openmpi", "vt-mpi"), ("mpicc.mpich", "vt-mpich"),
+                    (mpich_link, "vt-mpich")):
+        eq(show(["-vt:inst", "gcc" if HAVE_GCC_PLUGIN else "compinst", "-vt:cc", cc, "a.c", "-o",
+                 "a"]),
+           [cc] + (C_ if HAVE_GCC_PLUGIN else compile_flags(inst=COMPINST_GCC))
+           + ["a.c", "-o", "a"] + link_flags(mpi=lib), cc)
+        # Compiling only links nothing.
+        eq(show(["-vt:inst", "compinst", "-vt:cc", cc, "-c", "a.c"]),
+           [cc] + compile_flags(inst=COMPINST_GCC) + ["-c", "a.c"], cc + " -c")
+    # Links: what follows the user's arguments.
+    def tail(prog, args):
+        words = show(args, prog=prog)
+        return words[words.index("a") + 1:]
+    eq(tail(VTCXX, ["-vt:cxx", "mpicxx.mpich", "a.o", "-o", "a"]), link_flags(mpi="vt-mpich"),
+       "vtcxx over mpicxx.mpich")
+    eq(tail(VTFORT, ["-vt:fc", "mpif90", "a.o", "-o", "a"]), link_flags(mpi="vt-mpi"),
+       "vtfort over mpif90")
+    eq(tail(VTCC, ["-vt:cc", "mpicc", "-vt:nompi", "a.o", "-o", "a"]), link_flags(), "-vt:nompi")
+    eq(tail(VTCC, ["-vt:mpi", "a.o", "-o", "a"]), link_flags(mpi="vt-mpi"), "-vt:mpi with cc")
+    eq(tail(VTCC, ["a.o", "-o", "a"]), link_flags(), "cc: no MPI")
+    p = run([VTCC, "-vt:mpi", "-vt:nompi", "a.o"], check=False)
+    eq(p.returncode, 2, "-vt:mpi with -vt:nompi: usage error")
+    assert "-vt:mpi and -vt:nompi" in p.stderr and p.stderr.count("\n") == 1, p.stderr
+    out = run([VTCC, "-vt:cc", "mpicc.mpich", "-vt:version"]).stdout
+    assert "MPI: on (MPI compiler wrapper), links libvt-mpich.so" in out, out
+
+
+@test
 def instrumentation_methods():
     user = ["a.c", "-o", "a"]
     eq(show(["-vt:inst", "none"] + user), ["cc"] + compile_flags(vtrace=False, inst=[]) + user + L)
@@ -349,11 +384,14 @@ def version_and_help():
     # Which instrumentation the default gives, and where the plugin is.
     want = "instrumentation: gcc (plugin %s)" % os.path.join(PLUGINDIR, "vt_gcc.so") \
         if HAVE_GCC_PLUGIN else "instrumentation: compinst (no plugin: "
-    assert want in lines[-1], lines
+    assert want in lines[-2], lines
+    eq(lines[-1], "MPI: off (not an MPI compiler wrapper; -vt:mpi turns it on)", "MPI mode")
     lines = run([VTCC, "-vt:cc", "clang", "-vt:version"]).stdout.splitlines()
     want = "instrumentation: llvm (plugin %s)" % os.path.join(PLUGINDIR, "vt_llvm.so") \
         if HAVE_LLVM_PLUGIN else "instrumentation: compinst (no plugin: "
-    assert want in lines[-1], lines
+    assert want in lines[-2], lines
+    for opt in ("-vt:mpi", "-vt:nompi"):
+        assert opt in h, opt
 
 
 @test

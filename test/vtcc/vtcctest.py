@@ -57,9 +57,11 @@ def compile_flags(incdir=INCDIR, vtrace=True, inst=DEFAULT_GCC, mt=False):
             + (["-pthread"] if mt else []))
 
 
-def link_flags(libdir=LIBDIR, mt=False):
-    return (["-L" + libdir, "-Wl,-rpath," + libdir, "-Wl,--push-state,--no-as-needed", "-lvt",
-             "-Wl,--pop-state"] + (["-pthread"] if mt else []))
+def link_flags(libdir=LIBDIR, mt=False, mpi=None):
+    """mpi: the MPI wrapper library vtcc links before libvt ("vt-mpi", "vt-mpich")."""
+    return (["-L" + libdir, "-Wl,-rpath," + libdir, "-Wl,--push-state,--no-as-needed"]
+            + (["-l" + mpi] if mpi else []) + ["-lvt", "-Wl,--pop-state"]
+            + (["-pthread"] if mt else []))
 
 
 def preprocess_flags(incdir=INCDIR, vtrace=True):
