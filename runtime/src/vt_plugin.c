@@ -717,6 +717,19 @@ void vt_plugin_finalize(uint64_t end)
 	pthread_mutex_unlock(&lock);
 	for (struct vt_plugin_loc *pl = list; pl; pl = pl->next)
 		end_loc(pl, end);
+	/* A thread that ended before MPI_Init left its values waiting for the archive; they
+	 * were written at MPI_Init, and their writer is closed here. */
+	for (struct vt_async *a = asyncs; a; a = a->next) {
+		pthread_mutex_lock(&a->lock);
+		drain(a, end);
+		if (a->w) {
+			uint64_t more = 0;
+			vt_otf2_metric_writer_close(a->w, &more);
+			a->events = more;
+			a->w = NULL;
+		}
+		pthread_mutex_unlock(&a->lock);
+	}
 	/* Definitions of the instances, for the writer of the definitions. */
 	instances = calloc(n_async ? n_async : 1, sizeof(*instances));
 	for (struct vt_async *a = asyncs; a && instances; a = a->next) {
