@@ -158,18 +158,24 @@ static OTF2_EvtWriter *async_writer(struct vt_async *a)
 /* Writes one value; caller holds a->lock and has a writer. */
 static void write_one(struct vt_async *a, uint64_t ts, uint64_t value)
 {
-	if (a->refusing) {
-		/* Values were refused (callback buffer full before the archive existed): the
-		 * gap is marked, from the first refused value to this one. */
-		uint64_t from = a->refused_since > a->last_ts ? a->refused_since : a->last_ts;
-		if (from > ts)
-			from = ts;
-		OTF2_EvtWriter_MeasurementOnOff(a->w, NULL, from, OTF2_MEASUREMENT_OFF);
-		OTF2_EvtWriter_MeasurementOnOff(a->w, NULL, ts, OTF2_MEASUREMENT_ON);
-		a->refusing = false;
-	}
 	vt_plugin_write_value_instance(a->w, ts, n_metrics + a->k, a->m->index, value);
 	a->last_ts = ts;
+}
+
+/* Values were refused (the callback buffer was full before the archive existed): the gap
+ * is marked from the first refused value to the next accepted one (resume; 0: the end). The
+ * values before the gap are written already. Caller holds a->lock and has a writer. */
+static void mark_gap(struct vt_async *a, uint64_t resume)
+{
+	uint64_t from = a->refused_since > a->last_ts ? a->refused_since : a->last_ts;
+	OTF2_EvtWriter_MeasurementOnOff(a->w, NULL, from, OTF2_MEASUREMENT_OFF);
+	a->last_ts = from;
+	if (resume) {
+		uint64_t on = resume > from ? resume : from;
+		OTF2_EvtWriter_MeasurementOnOff(a->w, NULL, on, OTF2_MEASUREMENT_ON);
+		a->last_ts = on;
+	}
+	a->refusing = false;
 }
 
 /*
@@ -276,6 +282,10 @@ static int32_t callback(void *obj, vt_plugin_cntr_timevalue tv)
 			write_batch(a, a->buf, n, vt_clock_now());
 		}
 		if (a->n < a->limit) {
+			/* After refusals the buffer was just written out (refusing only starts
+			 * with a full buffer and no archive): the gap goes between. */
+			if (a->refusing && a->w)
+				mark_gap(a, tv.timestamp);
 			a->buf[a->n++] = tv;
 		} else {
 			if (!a->refusing) {
@@ -680,6 +690,8 @@ static void end_loc(struct vt_plugin_loc *pl, uint64_t end)
 		a->done = true;
 		/* Every defined location has its event file, even without values. */
 		async_writer(a);
+		if (a->refusing && a->w)
+			mark_gap(a, 0);
 		if (a->w) {
 			vt_otf2_metric_writer_close(a->w, &a->events);
 			a->w = NULL;
