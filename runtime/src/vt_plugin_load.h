@@ -72,6 +72,14 @@ struct vt_plugin {
 struct vt_plugin *vt_plugin_open(const char *name, enum vt_plugin_abi abi, const char *path,
 				 uint64_t (*wtime)(void));
 
+/*
+ * Which interface libNAME.so offers, for callers that are not told (vt-info --plugins):
+ * VT_PLUGIN_ABI_VT when the library defines get_info itself, else VT_PLUGIN_ABI_SCOREP when
+ * it defines SCOREP_MetricPlugin_NAME_get_info. Returns 0, or -1 (silently) when it does not
+ * load or defines neither; vt_plugin_open then says why. The library stays loaded.
+ */
+int vt_plugin_detect_abi(const char *name, const char *path, enum vt_plugin_abi *abi);
+
 /* Asks the plugin for the counters of one requested name and appends them; the number
  * added (0 after a message: nothing offered, or all were bad). */
 size_t vt_plugin_expand(struct vt_plugin *p, const char *requested);

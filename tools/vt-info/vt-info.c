@@ -1,11 +1,16 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* vt-info: prints vt's version, the timer it would use and every variable in force. */
+/* vt-info: prints vt's version, the timer it would use and every variable in force, or what
+ * a counter plugin offers. */
 #include "vt_clock.h"
 #include "vt_config.h"
 #include "vt_log.h"
+#include "vt_plugin_load.h"
 
 #include <getopt.h>
+#include <inttypes.h>
+#include <otf2/OTF2_Definitions.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -45,14 +50,160 @@ static void print_doc(void)
 	}
 }
 
+/* The clock asynchronous plugins timestamp with: vt's own, as in a traced run. */
+static uint64_t plugin_wtime(void)
+{
+	return vt_clock_now();
+}
+
+static int width(int w, const char *s)
+{
+	int n = (int)strlen(s);
+	return n > w ? n : w;
+}
+
+static const char *or_dash(const char *s)
+{
+	return s && *s ? s : "-";
+}
+
+static const char *base_name(const struct vt_plugin_metric *m)
+{
+	return m->base == OTF2_BASE_BINARY ? "binary" : "decimal";
+}
+
+/* One table of the counters metrics[from, to) of p, named as the variables name them; each
+ * column as wide as its widest cell, so that the lines read as a table and split on "  ". */
+static void print_counters(const struct vt_plugin *p, size_t from, size_t to)
+{
+	bool sp = p->abi == VT_PLUGIN_ABI_SCOREP;
+	char (*full)[600] = calloc(to - from + 1, sizeof(*full));
+	char (*exp)[24] = calloc(to - from + 1, sizeof(*exp));
+	int wn = (int)strlen(sp ? "metric" : "counter"), wu = 4, wm = 4, wt = 4, wb = 4, we = 8;
+	if (!full || !exp)
+		goto out;
+	for (size_t i = from; i < to; i++) {
+		const struct vt_plugin_metric *m = &p->metrics[i];
+		/* VT_PLUGIN_CNTR_METRICS wants LIB_name; SCOREP_METRIC_<LIB>_PLUGIN the name. */
+		snprintf(full[i - from], sizeof(full[0]), "%s%s%s", sp ? "" : p->name,
+			 sp ? "" : "_", m->name);
+		snprintf(exp[i - from], sizeof(exp[0]), "%" PRId64, m->exponent);
+		wn = width(wn, full[i - from]);
+		wu = width(wu, or_dash(m->unit));
+		wm = width(wm, vt_plugin_mode_name(m->mode));
+		wt = width(wt, vt_plugin_type_name(m));
+		wb = width(wb, base_name(m));
+		we = width(we, exp[i - from]);
+	}
+	if (sp)
+		printf("  %-*s  %-*s  %-*s  %-*s  %-*s  %-*s  %s\n", wn, "metric", wu, "unit", wm,
+		       "mode", wt, "type", wb, "base", we, "exponent", "description");
+	else
+		printf("  %-*s  %-*s  %-*s  %s\n", wn, "counter", wu, "unit", wm, "mode", "type");
+	for (size_t i = from; i < to; i++) {
+		const struct vt_plugin_metric *m = &p->metrics[i];
+		if (sp)
+			printf("  %-*s  %-*s  %-*s  %-*s  %-*s  %-*s  %s\n", wn, full[i - from], wu,
+			       or_dash(m->unit), wm, vt_plugin_mode_name(m->mode), wt,
+			       vt_plugin_type_name(m), wb, base_name(m), we, exp[i - from],
+			       or_dash(m->description));
+		else
+			printf("  %-*s  %-*s  %-*s  %s\n", wn, full[i - from], wu, or_dash(m->unit),
+			       wm, vt_plugin_mode_name(m->mode), vt_plugin_type_name(m));
+	}
+out:
+	free(full);
+	free(exp);
+}
+
+/*
+ * vt-info --plugins: loads libNAME.so as a traced program would (VT_PLUGIN_CNTR_PATH, the
+ * loader's checks and messages), prints what it is and the counters each pattern stands
+ * for, and finalizes it. 0, or 1 when it does not load or a pattern offers nothing.
+ */
+static int list_plugin(const char *name, bool scorep, char **patterns, int n_patterns)
+{
+	static char *all[] = { "*" };
+	enum vt_plugin_abi abi = VT_PLUGIN_ABI_VT;
+	int rc = 0;
+
+	if (!scorep && vt_plugin_detect_abi(name, vt_cfg.plugin_path, &abi) < 0)
+		abi = VT_PLUGIN_ABI_VT; /* vt_plugin_open says what is wrong */
+	if (scorep)
+		abi = VT_PLUGIN_ABI_SCOREP;
+	vt_clock_init(vt_cfg.timer);
+	struct vt_plugin *p = vt_plugin_open(name, abi, vt_cfg.plugin_path, plugin_wtime);
+	if (!p)
+		return 1;
+	bool sp = abi == VT_PLUGIN_ABI_SCOREP;
+	printf("plugin:     %s\n", p->name);
+	printf("path:       %s\n", p->path);
+	printf("interface:  %s, version %u\n",
+	       sp ? "Score-P metric plugin" : "VampirTrace counter plugin", p->version);
+	printf("%-11s %s\n", sp ? "sync:" : "synch:", vt_plugin_sync_name(p));
+	printf("run_per:    %s\n", vt_plugin_per_name(p->per));
+	if (sp)
+		printf("delta_t:    %" PRIu64 "\n", p->delta_t);
+	if (sp) {
+		char upper[256];
+		size_t k = 0;
+		for (const char *c = name; *c && k < sizeof(upper) - 1; c++)
+			upper[k++] = (char)(*c >= 'a' && *c <= 'z' ? *c - 'a' + 'A' : *c);
+		upper[k] = '\0';
+		printf("select:     SCOREP_METRIC_PLUGINS=%s "
+		       "SCOREP_METRIC_%s_PLUGIN=METRIC[,METRIC...]\n",
+		       name, upper);
+	} else {
+		printf("select:     VT_PLUGIN_CNTR_METRICS=%s_COUNTER[:%s_COUNTER...]\n", name,
+		       name);
+		/* The text before the first '_' names the library. */
+		if (strchr(name, '_'))
+			fprintf(stderr,
+				"vt-info: warning: VT_PLUGIN_CNTR_METRICS cannot name lib%s.so: "
+				"the text before the first '_' of an entry is the library's name\n",
+				name);
+	}
+	if (n_patterns == 0) {
+		patterns = all;
+		n_patterns = 1;
+	}
+	for (int i = 0; i < n_patterns; i++) {
+		size_t from = p->n_metrics;
+		size_t n = vt_plugin_expand(p, patterns[i]);
+		printf("\n\"%s\": %zu %s%s\n", patterns[i], n, sp ? "metric" : "counter",
+		       n == 1 ? "" : "s");
+		if (n == 0)
+			rc = 1; /* the loader has said why */
+		else
+			print_counters(p, from, p->n_metrics);
+	}
+	fflush(stdout);
+	vt_plugin_close(p);
+	return rc;
+}
+
+static const char usage_text[] =
+	"Usage: vt-info [--doc] [--help] [--version]\n"
+	"       vt-info --plugins LIB [--scorep] [PATTERN...]\n"
+	"Prints vt's version, the timer a traced program would use, and every\n"
+	"VT_* variable with the value in force in this environment.\n"
+	"  --doc          print the variables as the Markdown table of docs/environment.md\n"
+	"  --plugins LIB  load the counter plugin libLIB.so as a traced program would\n"
+	"                 (VT_PLUGIN_CNTR_PATH, then the library path), print its interface,\n"
+	"                 synch type and run_per, and the counters each PATTERN (default\n"
+	"                 \"*\") stands for, named as VT_PLUGIN_CNTR_METRICS wants them\n"
+	"                 (LIB_counter); then call its finalize\n"
+	"  --scorep       with --plugins: use the Score-P metric plugin interface\n"
+	"                 (SCOREP_MetricPlugin_LIB_get_info); the default is the\n"
+	"                 VampirTrace interface (get_info), or Score-P's when LIB has only\n"
+	"                 that\n"
+	"  --version      print the version\n"
+	"Exit status: 0; 1 when a variable has a bad value, or the plugin does not load\n"
+	"or a PATTERN stands for no counter (vt's error line says why); 2 on a usage error.\n";
+
 static void usage(FILE *f)
 {
-	fprintf(f, "Usage: vt-info [--doc] [--help] [--version]\n"
-		   "Prints vt's version, the timer a traced program would use, and every\n"
-		   "VT_* variable with the value in force in this environment.\n"
-		   "  --doc      print the variables as the Markdown table of docs/environment.md\n"
-		   "  --version  print the version\n"
-		   "Exit status: 0, or 1 when a variable has a bad value (the error says which).\n");
+	fputs(usage_text, f);
 }
 
 int main(int argc, char **argv)
@@ -60,18 +211,28 @@ int main(int argc, char **argv)
 	static const struct option opts[] = {
 		{ "doc", no_argument, NULL, 'd' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "plugins", required_argument, NULL, 'p' },
+		{ "scorep", no_argument, NULL, 's' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
+	const char *plugin = NULL;
+	bool doc = false, scorep = false;
 	int c;
 	while ((c = getopt_long(argc, argv, "hV", opts, NULL)) != -1) {
 		switch (c) {
 		case 'd':
-			print_doc();
-			return 0;
+			doc = true;
+			break;
 		case 'h':
 			usage(stdout);
 			return 0;
+		case 'p':
+			plugin = optarg;
+			break;
+		case 's':
+			scorep = true;
+			break;
 		case 'V':
 			printf("vt-info (vt) %s\n", VT_VERSION);
 			return 0;
@@ -80,10 +241,37 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
-	if (optind < argc) {
+	if (doc && plugin) {
+		fprintf(stderr, "vt-info: --doc and --plugins do not go together\n");
+		usage(stderr);
+		return 2;
+	}
+	if (scorep && !plugin) {
+		fprintf(stderr, "vt-info: --scorep goes with --plugins LIB\n");
+		usage(stderr);
+		return 2;
+	}
+	if (plugin && (!*plugin || strchr(plugin, '/'))) {
+		fprintf(stderr, "vt-info: --plugins wants a library's name LIB (for libLIB.so), "
+				"not '%s'\n",
+			plugin);
+		usage(stderr);
+		return 2;
+	}
+	if (doc && optind == argc) {
+		print_doc();
+		return 0;
+	}
+	if (!plugin && optind < argc) {
 		fprintf(stderr, "vt-info: unexpected argument '%s'\n", argv[optind]);
 		usage(stderr);
 		return 2;
+	}
+	if (plugin) {
+		/* The path comes from the table; a bad variable elsewhere still counts. */
+		int bad = vt_config_load() < 0;
+		int rc = list_plugin(plugin, scorep, argv + optind, argc - optind);
+		return rc ? rc : bad;
 	}
 
 	int rc = vt_config_load() < 0 ? 1 : 0;
