@@ -17,13 +17,22 @@
  * reserved tail of 100 words; vt loads both. */
 #define SCOREP_METRIC_PLUGIN_VERSION 1
 
+/* Visible also when the plugin is built with -fvisibility=hidden. */
+#if defined(__GNUC__) || defined(__clang__)
+#define SCOREP_METRIC_PLUGIN_EXPORT_ __attribute__((visibility("default")))
+#else
+#define SCOREP_METRIC_PLUGIN_EXPORT_
+#endif
+
 /* The name of the function a plugin NAME exports (libNAME.so). */
 #ifdef __cplusplus
-#define SCOREP_METRIC_PLUGIN_ENTRY(_name) \
-	extern "C" SCOREP_Metric_Plugin_Info SCOREP_MetricPlugin_##_name##_get_info(void)
+#define SCOREP_METRIC_PLUGIN_ENTRY(_name)                                \
+	extern "C" SCOREP_METRIC_PLUGIN_EXPORT_ SCOREP_Metric_Plugin_Info \
+		SCOREP_MetricPlugin_##_name##_get_info(void)
 #else
-#define SCOREP_METRIC_PLUGIN_ENTRY(_name) \
-	SCOREP_Metric_Plugin_Info SCOREP_MetricPlugin_##_name##_get_info(void)
+#define SCOREP_METRIC_PLUGIN_ENTRY(_name)                     \
+	SCOREP_METRIC_PLUGIN_EXPORT_ SCOREP_Metric_Plugin_Info \
+		SCOREP_MetricPlugin_##_name##_get_info(void)
 #endif
 
 /* One metric that get_event_info offers; a list ends at name == NULL. The list and its

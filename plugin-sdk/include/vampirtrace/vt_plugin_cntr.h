@@ -7,6 +7,19 @@
  * A plugin is a shared library libNAME.so that exports get_info(). vt loads it when
  * VT_PLUGIN_CNTR_METRICS names NAME_counter; see docs/plugins.md for the calling order, the
  * scopes, timestamps and thread safety.
+ *
+ * Writing a plugin, in short (share/vt/plugin-template is a complete one to copy):
+ *  - build a shared library libNAME.so (NAME without '_'), with the flags of
+ *    `pkg-config --cflags vt-plugin`, and install it where `pkg-config --variable=plugindir
+ *    vt-plugin` says or anywhere VT_PLUGIN_CNTR_PATH lists;
+ *  - define get_info() to return a zeroed vt_plugin_cntr_info with the version, run_per,
+ *    synch and the functions the chosen synch needs filled in;
+ *  - get_event_info() turns a requested name (the text after "NAME_", maybe with
+ *    wildcards) into the counters it stands for; what it returns names them in the trace;
+ *  - add_counter() may run on several threads at once: keep per-counter state behind the
+ *    returned id, and make the id table safe to grow;
+ *  - values of asynchronous plugins carry timestamps from the function vt hands over with
+ *    set_pform_wtime_function(), never from another clock.
  */
 #ifndef VT_PLUGIN_CNTR_H
 #define VT_PLUGIN_CNTR_H
@@ -134,8 +147,16 @@ typedef struct vt_plugin_cntr_info_struct {
 	uint64_t reserved[100];
 } vt_plugin_cntr_info;
 
+/* Marks the one symbol a plugin exports as visible, also when the plugin is built with
+ * -fvisibility=hidden: the declaration below carries it to the plugin's definition. */
+#if defined(__GNUC__) || defined(__clang__)
+#define VT_PLUGIN_CNTR_EXPORT __attribute__((visibility("default")))
+#else
+#define VT_PLUGIN_CNTR_EXPORT
+#endif
+
 /* The one symbol a plugin exports. */
-vt_plugin_cntr_info get_info(void);
+VT_PLUGIN_CNTR_EXPORT vt_plugin_cntr_info get_info(void);
 
 #ifdef __cplusplus
 }
