@@ -56,6 +56,47 @@ def vt_member(name):
 
 
 # ---------------------------------------------------------------------------------------
+# The traced program, test/e2e/plugins/prog.c (the plugin cases share it)
+
+PROG_THREADS = 3
+# main's Enter counts; thread n's are prog_thread_enters(n, k) (k: prog.c's argv[1])
+PROG_MAIN = {'main': 1, 'log_thread': 1, 'work': 4, 'nap': 1}
+
+
+def prog_thread_enters(n, k):
+    return {'thread_main': 1, 'log_thread': 1, 'work': (n + 1) * k, 'nap': 1}
+
+
+def prog_source(t, name='prog.c'):
+    """A file of test/e2e/plugins/, where prog.c and the VampirTrace test plugin live."""
+    return os.path.join(os.path.dirname(t.src), 'plugins', name)
+
+
+def prog_locations(t, mv, k, what):
+    """Checks that prog.c's threads are the trace's only CPU locations (the plugins' threads
+    are not traced), each with its exact Enter counts; returns {thread number (master: -1):
+    location ref}."""
+    cpu = mv.locs_of_type('CPU_THREAD')
+    t.eq(sorted(l.name for l in cpu),
+         ['Master thread'] + ['Thread %d' % (i + 1) for i in range(PROG_THREADS)],
+         '%s: the program\'s %d threads are the only CPU locations (plugin threads not '
+         'traced)' % (what, PROG_THREADS + 1))
+    out = {}
+    for l in cpu:
+        got = dict(enter_counts(mv, l.ref))
+        if l.name == 'Master thread':
+            t.eq(got, PROG_MAIN, '%s: Master thread: Enter counts' % what)
+            out[-1] = l.ref
+            continue
+        n = [i for i in range(PROG_THREADS) if got == prog_thread_enters(i, k)]
+        t.check(len(n) == 1, '%s: %s: Enter counts of one program thread' % (what, l.name),
+                'got %r' % got)
+        if n:
+            out[n[0]] = l.ref
+    return out
+
+
+# ---------------------------------------------------------------------------------------
 # Building
 
 

@@ -13,17 +13,12 @@ import vtplugins
 import vttest
 from vtplugins import Expect
 
-NTHREADS = 3
+NTHREADS = vtplugins.PROG_THREADS
 K = 5  # thread n calls work() (n + 1) * K times (prog.c's argv[1])
-MAIN = {'main': 1, 'log_thread': 1, 'work': 4, 'nap': 1}
 REQUEST = ['c*', 'd', 'f']  # what VT_PLUGIN_CNTR_METRICS asks each plugin for
 EXPANSION = ['c1', 'c2', 'd', 'f']  # what that stands for (c* = c1, c2)
 SYNCHS = ['sync', 'event', 'pm', 'callback']
 PERS = ['thread', 'process', 'host', 'once']
-
-
-def thread_enters(n, k):
-    return {'thread_main': 1, 'log_thread': 1, 'work': (n + 1) * k, 'nap': 1}
 
 
 def lib(synch, per):
@@ -68,28 +63,6 @@ VARIANTS = [Variant('%s-%s' % (s, p), [Use(s, p)]) for s in SYNCHS for p in PERS
 ]
 
 
-def locations_by_thread(t, mv, k, what):
-    """{program thread number (master: -1): CPU location ref}, by the Enter counts."""
-    cpu = mv.locs_of_type('CPU_THREAD')
-    t.eq(sorted(l.name for l in cpu),
-         ['Master thread'] + ['Thread %d' % (i + 1) for i in range(NTHREADS)],
-         '%s: the program\'s %d threads are the only CPU locations (plugin threads not '
-         'traced)' % (what, NTHREADS + 1))
-    out = {}
-    for l in cpu:
-        got = dict(vtplugins.enter_counts(mv, l.ref))
-        if l.name == 'Master thread':
-            t.eq(got, MAIN, '%s: Master thread: Enter counts' % what)
-            out[-1] = l.ref
-            continue
-        n = [i for i in range(NTHREADS) if got == thread_enters(i, k)]
-        t.check(len(n) == 1, '%s: %s: Enter counts of one program thread' % (what, l.name),
-                'got %r' % got)
-        if n:
-            out[n[0]] = l.ref
-    return out
-
-
 def other_kinds(mv, ref):
     return collections.Counter(e.kind for e in mv.events.get(ref, [])
                                if e.kind not in ('Metric', 'BufferFlush'))
@@ -102,7 +75,7 @@ def check_variant(t, v, run, plain, ref_kinds, log):
     tr = t.trace(run, what)
     mv = vtmetrics.read_metrics(tr.path)
     vtmetrics.cross_check(t, mv, vtmetrics.read_metrics_print(tr.path), what)
-    locs = locations_by_thread(t, mv, v.k, what)
+    locs = vtplugins.prog_locations(t, mv, v.k, what)
     if len(locs) != NTHREADS + 1:
         return
     for n, ref in sorted(locs.items()):
@@ -196,7 +169,7 @@ def body(t):
         t.clean_run(ref, 'without plugins, k=%d' % k)
         mv = vtmetrics.read_metrics(t.trace(ref, 'without plugins, k=%d' % k).path)
         refs[k] = {n: other_kinds(mv, r) for n, r in
-                   locations_by_thread(t, mv, k, 'without plugins, k=%d' % k).items()}
+                   vtplugins.prog_locations(t, mv, k, 'without plugins, k=%d' % k).items()}
     for v in VARIANTS:
         logdir = t.newdir('log-' + v.label)
         log_path = os.path.join(logdir, 'plugins.log')

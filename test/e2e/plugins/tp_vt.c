@@ -14,8 +14,8 @@
  *                                leaves that function pointer NULL
  *   -DTP_DISORDER                get_all_values returns each batch newest first
  *   -DTP_OUTSIDE                 the last get_all_values of a counter adds one value stamped
- *                                1 (before the run) and one far after the run (logged as
- *                                "@outside" lines)
+ *                                1 (before the run) first and one far after the run last
+ *                                (logged as "@outside" lines)
  *
  * Counters (get_event_info): "c1" (no property bits: accumulated, uint64), "c2" (ABS|START|
  * SIGNED), "d" (ABS|NEXT|DOUBLE), "f" (ACC|ABS|LAST|FLOAT); "c*" offers c1 and c2, "*" all
@@ -300,16 +300,20 @@ static uint64_t tp_get_all_values(int32_t id, vt_plugin_cntr_timevalue **result)
 		vt_plugin_cntr_timevalue *p = realloc(out, (n + 2) * sizeof(*p));
 		if (p) {
 			out = p;
-			/* One stamped before anything vt can have recorded, one hours after now
-			 * in any clock vt may use. */
-			out[n].timestamp = 1;
-			out[n].value = tp_value(in->def->kind, id, 100000);
+			/* The batch stays in time order: one value stamped before anything vt
+			 * can have recorded first, one hours after now in any clock vt may use
+			 * last. */
+			memmove(out + 1, out, n * sizeof(*out));
+			out[0].timestamp = 1;
+			out[0].value = tp_value(in->def->kind, id, 100000);
 			out[n + 1].timestamp = now + now / 2 + (1ULL << 40);
 			out[n + 1].value = tp_value(in->def->kind, id, 100001);
-			for (int k = 0; k < 2; k++)
-				tp_log("@outside", "id=%d ts=%llu val=%llu", id,
-				       (unsigned long long)out[n + k].timestamp,
-				       (unsigned long long)out[n + k].value);
+			tp_log("@outside", "id=%d ts=%llu val=%llu", id,
+			       (unsigned long long)out[0].timestamp,
+			       (unsigned long long)out[0].value);
+			tp_log("@outside", "id=%d ts=%llu val=%llu", id,
+			       (unsigned long long)out[n + 1].timestamp,
+			       (unsigned long long)out[n + 1].value);
 			n += 2;
 		}
 	}
