@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: BSD-3-Clause
-"""Measures the per-call cost of vt's hot path against the -finstrument-functions floor."""
+"""Measures the per-call cost of vt's hot path against the -finstrument-functions floor, and
+what counter plugins add to it."""
 
 # Usage: bench/run-overhead.py BUILD_DIR [--quick] [--runs N] [--calls N] [--only a,b] ...
 # Builds bench/overhead.c once per distinct build command (plain, against libvtfloor, with the
@@ -54,6 +55,14 @@ class Variant:
     extra: bool = False              # run only when named in --only, or with --all
     floor: str = ""                  # the floor variant to compare with (default: role "floor")
     base: str = ""                   # the uninstrumented variant to subtract (default: role "base")
+    # Counter plugin variants (--plugins): the vt variant without plugins they are compared
+    # with, per event; the synchronous values each Enter/Leave carries; the (library,
+    # counter) reads that are the plugin's own work per event; a callback plugin's stats.
+    ref: str = ""
+    values: int = 0
+    reads: tuple = ()
+    callback: bool = False
+    event_target: Optional[float] = None  # max ns per event over ref, minus the plugin's work
 
 
 def _plain(t):
@@ -149,6 +158,42 @@ VARIANTS = [
             note="LLVM plugin, -vt:filter (compile time)"),
 ]
 
+
+# The counter plugins of bench/plugin-sync.c and bench/plugin-callback.c, built by meson into
+# BUILD/bench ({plugins} in env values).
+def _plugin_env(metrics, **more):
+    return dict({"VT_PLUGIN_CNTR_PATH": "{plugins}", "VT_PLUGIN_CNTR_METRICS": metrics}, **more)
+
+
+PLUGIN_VARIANTS = [
+    Variant("vt-sync1", _vt_compinst, traces=True, env=_plugin_env("benchsync_const0"),
+            ref="vt", values=1, reads=(("benchsync", "const0"),), event_target=10.0,
+            extra=True, note="one synchronous counter returning a constant"),
+    Variant("vt-sync1-inc", _vt_compinst, traces=True, env=_plugin_env("benchsync_inc0"),
+            ref="vt", values=1, reads=(("benchsync", "inc0"),), event_target=10.0, extra=True,
+            note="one synchronous counter returning a thread-local increment"),
+    Variant("vt-sync10", _vt_compinst, traces=True, env=_plugin_env("benchsync_const*"),
+            ref="vt", values=10, reads=(("benchsync", "const0"),) * 10, extra=True,
+            note="ten synchronous counters returning constants"),
+    Variant("vt-sync1-noflush", _vt_compinst, traces=True,
+            env=_plugin_env("benchsync_const0", VT_BUFFER_SIZE="2G"), ref="vt-noflush",
+            floor="floor-fresh", values=1, reads=(("benchsync", "const0"),), event_target=10.0,
+            extra=True, note="vt-sync1 with VT_BUFFER_SIZE=2G: no flush in the loop"),
+    Variant("vt-sync10-noflush", _vt_compinst, traces=True,
+            env=_plugin_env("benchsync_const*", VT_BUFFER_SIZE="8G"), ref="vt-noflush",
+            floor="floor-fresh", values=10, reads=(("benchsync", "const0"),) * 10, extra=True,
+            note="vt-sync10 with VT_BUFFER_SIZE=8G: no flush in the loop (3.5 GB resident)"),
+    Variant("vt-callback", _vt_compinst, traces=True, env=_plugin_env("benchcb_values"),
+            ref="vt", callback=True, extra=True,
+            note="a callback plugin's thread sending 10^6 values/s"),
+]
+VARIANTS += PLUGIN_VARIANTS
+# --plugins: these and what they are compared with.
+PLUGIN_SET = ["uninstrumented", "floor", "vt", "floor-fresh", "vt-noflush"] + \
+    [v.name for v in PLUGIN_VARIANTS]
+CALLBACK_RE = re.compile(r"benchcb: sent=(\d+) ok=(\d+) buffer_full=(\d+) trace_off=(\d+) "
+                         r"seconds=([0-9.]+)")
+
 FILTER_TEXT = "# The overhead benchmark's filter: never record the measured function.\n" \
               "empty_function -- 0\n"
 NOTICE_RE = re.compile(r"trace written to (\S+) \((\d+) events?, (\d+) locations?\)")
@@ -169,6 +214,9 @@ def parse_args():
     p.add_argument("--calls", type=int, help="calls per run (default 10^7, quick 10^6)")
     p.add_argument("--only", help="comma-separated variant names (default: all but extras)")
     p.add_argument("--all", action="store_true", help="also run the extra variants")
+    p.add_argument("--plugins", action="store_true",
+                   help="only the counter plugin variants and the ones they are compared with "
+                   "(%s)" % ", ".join(PLUGIN_SET))
     p.add_argument("--cc", default=os.environ.get("CC", "cc"),
                    help="C compiler for every variant; vtcc gets it as VT_CC (default: $CC or cc)")
     p.add_argument("--cflags", default="-O2", help="flags for every variant (default: -O2)")
@@ -424,6 +472,15 @@ def summarize(v, runs, calls):
         "others_cpus_max": max([r.get("others_cpus", 0) for r in runs], default=None),
         "attempts": sum(r.get("attempts", 1) for r in runs),
     }
+    if v.callback:
+        stats = [CALLBACK_RE.search(r.get("stderr", "")) for r in runs]
+        stats = [[float(x) for x in m.groups()] for m in stats if m]
+        s["callback_runs"] = len(stats)
+        if stats:
+            for i, key in enumerate(("sent", "accepted", "buffer_full", "trace_off")):
+                s["callback_" + key] = med([x[i] for x in stats])
+            s["callback_refused_max"] = max(x[2] + x[3] for x in stats)
+            s["callback_rate"] = med([x[0] / x[4] for x in stats if x[4] > 0])
     if v.traces:
         s["buffer_size"] = v.env.get("VT_BUFFER_SIZE", "8M (default)")
         s["trace_written"] = all(r.get("trace_written") for r in runs)
@@ -484,6 +541,104 @@ def derive(summaries, variants, calls):
                 not s.get("warning")
             s["target_met"] = r <= v.target if valid else None
     return expected_events
+
+
+def plugin_reads(program, plugin_dir, variants, env):
+    """The plugin's own work: ns per get_current_value of each (library, counter) the
+    variants read, timed without vt by bench/plugin-read (median of 5 runs of 10^7)."""
+    out = {}
+    for v in variants:
+        for lib, counter in v.reads:
+            if (lib, counter) in out:
+                continue
+            times = []
+            for _ in range(5):
+                r = subprocess.run([program, os.path.join(plugin_dir, "lib%s.so" % lib),
+                                    counter], capture_output=True, text=True, env=env)
+                m = re.search(r"read_ns=([0-9.]+)", r.stdout)
+                if r.returncode != 0 or not m:
+                    log("plugin-read %s %s failed: %s" % (lib, counter, r.stderr.strip()))
+                    break
+                times.append(float(m.group(1)))
+            out[(lib, counter)] = med(times)
+    return out
+
+
+def derive_plugins(summaries, variants, calls, expected_events, reads):
+    """Per plugin variant: the cost per event over its vt variant without plugins (2 events
+    per call), the plugin's own work per event, and a check of the values in the trace."""
+    by = {s["name"]: s for s in summaries}
+    for v in variants:
+        s, ref = by.get(v.name), by.get(v.ref)
+        if not v.ref or s is None or s.get("ns_per_call") is None:
+            continue
+        s["ref"] = v.ref
+        s["values_per_event"] = v.values
+        own = [reads.get(r) for r in v.reads]
+        s["plugin_ns_per_event"] = sum(own) if own and None not in own else (0.0 if not own
+                                                                              else None)
+        if ref is None or ref.get("ns_per_call") is None:
+            continue
+        s["added_ns_per_event"] = (s["ns_per_call"] - ref["ns_per_call"]) / 2
+        s["added_ns_per_event_min"] = (s["ns_per_call_min"] - ref["ns_per_call_min"]) / 2
+        if s.get("cpu_ns_per_call") is not None and ref.get("cpu_ns_per_call") is not None:
+            s["added_cpu_ns_per_event"] = (s["cpu_ns_per_call"] - ref["cpu_ns_per_call"]) / 2
+        if s["plugin_ns_per_event"] is not None:
+            s["host_ns_per_event"] = s["added_ns_per_event"] - s["plugin_ns_per_event"]
+            s["host_ns_per_event_min"] = s["added_ns_per_event_min"] - s["plugin_ns_per_event"]
+        # Every event of the program carries the values (BufferFlush records do not); a
+        # callback plugin's accepted values are events of their own location.
+        rep = s.get("events_reported")
+        want = expected_events * (1 + v.values)
+        if v.callback:
+            want += int(s.get("callback_accepted") or 0)
+        s["events_expected_min"] = want
+        if rep is not None and rep < want:
+            s["warning"] = "trace has %d events, expected at least %d" % (rep, want)
+        if v.callback and not s.get("callback_runs"):
+            s["warning"] = "the callback plugin reported nothing (benchcb: line missing)"
+        if v.event_target is not None:
+            h = s.get("host_ns_per_event")
+            s["event_target"] = v.event_target
+            s["event_target_met"] = None if h is None or s.get("warning") else \
+                h <= v.event_target
+
+
+def print_plugins(res, p):
+    rows = [s for s in res["variants"] if s.get("ref")]
+    if not rows:
+        return
+    p()
+    p("counter plugins: cost per event over the vt variant without plugins (2 events per call)")
+    hdr = "%-18s %-11s %7s %8s %9s %8s %8s %9s %10s %8s" % (
+        "variant", "vs", "values", "ns/call", "+ns/event", "(min)", "plugin", "vt's part",
+        "+cpu/event", "B/event")
+    p(hdr)
+    p("-" * len(hdr))
+    for s in rows:
+        p("%-18s %-11s %7s %8s %9s %8s %8s %9s %10s %8s" % (
+            s["name"], s["ref"], s.get("values_per_event", 0), fmt(s["ns_per_call"], ".2f"),
+            fmt(s.get("added_ns_per_event"), "+.2f"), fmt(s.get("added_ns_per_event_min"),
+                                                          "+.2f"),
+            fmt(s.get("plugin_ns_per_event"), ".2f"), fmt(s.get("host_ns_per_event"), "+.2f"),
+            fmt(s.get("added_cpu_ns_per_event"), "+.2f"), fmt(s.get("bytes_per_event"), ".2f")))
+    for s in rows:
+        if "callback_sent" in s:
+            p("%s: values sent %d (%.0f/s), accepted %d, refused: buffer full %d, trace off %d"
+              " (medians over %d runs; most refused in one run: %d)" % (
+                  s["name"], s["callback_sent"], s.get("callback_rate") or 0,
+                  s["callback_accepted"], s["callback_buffer_full"], s["callback_trace_off"],
+                  s["callback_runs"], s["callback_refused_max"]))
+    for s in rows:
+        if "event_target" in s:
+            verdict = {True: "ok", False: "OVER TARGET", None: "n/a"}[s.get("event_target_met")]
+            p("target: %-18s vt's part per event %s ns (fastest runs %s); target <= %.1f: %s"
+              % (s["name"], fmt(s.get("host_ns_per_event"), ".2f"),
+                 fmt(s.get("host_ns_per_event_min"), ".2f"), s["event_target"], verdict))
+    p("(+ns/event: (ns/call - the vs variant's ns/call) / 2, median runs, (min) from the fastest;"
+      " plugin: get_current_value's own time per event, timed without vt (bench/plugin-read);"
+      " vt's part: +ns/event minus plugin; +cpu/event: the same over CPU time of the whole run,"
+      " all threads; B/event: archive bytes over all events, values included)")
 
 
 # ---------------------------------------------------------------------------------------
@@ -624,14 +779,14 @@ def print_report(res, out=sys.stdout):
     else:
         p("  vt-info : not available")
     p()
-    cols = ("%-15s %8s %7s %7s %8s %7s %7s %9s %7s %7s %7s %6s")
+    cols = ("%-17s %8s %7s %7s %8s %7s %7s %9s %7s %7s %7s %6s")
     hdr = cols % ("variant", "ns/call", "min", "max", "added", "x floor", "(min)", "cpu/call",
                   "(cpu) x", "wall s", "outside", "noise")
     p(hdr)
     p("-" * len(hdr))
     for s in res["variants"]:
         if s.get("error"):
-            p("%-15s %s" % (s["name"], "n/a: " + s["error"].splitlines()[0][:90]))
+            p("%-17s %s" % (s["name"], "n/a: " + s["error"].splitlines()[0][:90]))
             continue
         p(cols % (
             s["name"], fmt(s["ns_per_call"], ".2f"), fmt(s["ns_per_call_min"], ".2f"),
@@ -641,7 +796,7 @@ def print_report(res, out=sys.stdout):
             fmt(s["wall_s"], ".3f"), fmt(s.get("outside_loop_s"), ".3f"),
             fmt(s.get("others_cpus"), ".2f")))
     p()
-    hdr = "%-15s %13s %10s %11s %10s %8s %11s %11s" % (
+    hdr = "%-17s %13s %10s %11s %10s %8s %11s %11s" % (
         "variant", "buffer", "maxrss MiB", "trace MB", "events", "B/event", "Mev/s loop",
         "Mev/s wall")
     p(hdr)
@@ -650,7 +805,7 @@ def print_report(res, out=sys.stdout):
         if s.get("error") or s["ns_per_call"] is None:
             continue
         tw = s.get("trace_written")
-        p("%-15s %13s %10s %11s %10s %8s %11s %11s" % (
+        p("%-17s %13s %10s %11s %10s %8s %11s %11s" % (
             s["name"], s.get("buffer_size", "-"),
             fmt(s["maxrss_kib"] and s["maxrss_kib"] / 1024, ".1f"),
             fmt(s.get("trace_bytes") and s["trace_bytes"] / 1e6, ".2f") if tw is not False
@@ -671,13 +826,14 @@ def print_report(res, out=sys.stdout):
               "target <= %.1f: %s" % (
                   s["name"], fmt(r, ".2f"), fmt(s.get("added_vs_floor_min"), ".2f"),
                   fmt(s.get("added_cpu_vs_floor"), ".2f"), s["target"], verdict))
+    print_plugins(res, p)
     for s in res["variants"]:
         if s.get("warning"):
             p("WARNING: %s: %s" % (s["name"], s["warning"]))
     p()
     p("variants:")
     for s in res["variants"]:
-        p("  %-15s %s%s" % (s["name"], s["note"],
+        p("  %-17s %s%s" % (s["name"], s["note"],
                             "; compared with " + s["floor"] if s.get("floor") not in (None, "floor")
                             else ""))
     p("(ns/call: the timed loop on the program's thread, median, min and max over the runs; added:"
@@ -695,8 +851,10 @@ def main():
     variants = [v for v in VARIANTS if args.all or not v.extra]
     if args.list:
         for v in VARIANTS:
-            print("%-15s %s%s" % (v.name, v.note, " (extra)" if v.extra else ""))
+            print("%-17s %s%s" % (v.name, v.note, " (extra)" if v.extra else ""))
         return 0
+    if args.plugins and not args.only:
+        args.only = ",".join(PLUGIN_SET)
     if args.only:
         names = args.only.split(",")
         unknown = [n for n in names if n not in {v.name for v in VARIANTS}]
@@ -710,7 +868,10 @@ def main():
     build_dir = os.path.abspath(args.build_dir)
     floor_lib = os.path.join(build_dir, "bench", "libvtfloor.so")
     runner = os.path.join(build_dir, "bench", "bench-run")
-    for f in (floor_lib, runner):
+    plugin_dir = os.path.join(build_dir, "bench")
+    plugin_read = os.path.join(build_dir, "bench", "plugin-read")
+    needs_plugins = any(v.ref for v in variants)
+    for f in (floor_lib, runner) + ((plugin_read,) if needs_plugins else ()):
         if not os.path.exists(f):
             log("%s is missing; build first: ninja -C %s" % (f, args.build_dir))
             return 2
@@ -739,7 +900,8 @@ def main():
             errors[v.name] = err
             log("%s: %s" % (v.name, err.splitlines()[0]))
             continue
-        env = dict(base_env, **{k: x.format(filter=filter_path) for k, x in v.env.items()})
+        env = dict(base_env, **{k: x.format(filter=filter_path, plugins=plugin_dir)
+                                for k, x in v.env.items()})
         r = run_once(runner, exe, args.calls, env, trace_root if v.traces else None, None, work)
         if r["exit"] != 0 or r["loop_ns"] is None:
             errors[v.name] = "run failed (exit %s): %s" % (r["exit"], r["stderr"].strip()[-600:])
@@ -793,6 +955,9 @@ def main():
         s["stderr_last_run"] = last.get("stderr", "")[-1000:]
         summaries.append(s)
     expected = derive(summaries, variants, args.calls)
+    if needs_plugins:
+        derive_plugins(summaries, variants, args.calls, expected,
+                       plugin_reads(plugin_read, plugin_dir, variants, base_env))
 
     res = {
         "benchmark": "overhead",
