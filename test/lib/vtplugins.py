@@ -48,6 +48,28 @@ VT_COUNTERS = {
 }
 
 
+# And the Score-P test plugin's (tp_scorep.c), one to one: (description, mode, value type,
+# base, exponent, unit).
+SP_METRICS = {
+    'a': ('operations', 'ACCUMULATED_START', 'UINT64', 'DECIMAL', 0, 'ops'),
+    'b': ('energy', 'ABSOLUTE_LAST', 'INT64', 'DECIMAL', -3, 'J'),
+    'x1': ('first ratio', 'RELATIVE_NEXT', 'DOUBLE', 'BINARY', 10, 'B'),
+    'x2': ('second ratio', 'ACCUMULATED_POINT', 'DOUBLE', 'BINARY', -2, 's'),
+}
+
+
+def sp_member(name):
+    descr, mode, vtype, base, exponent, unit = SP_METRICS[name]
+    return dict(name=name, description=descr, metric_type='OTHER', mode=mode,
+                value_type=vtype, base=base, exponent=exponent, unit=unit)
+
+
+# The MetricClass occurrence and recorder kind of each kind of plugin.
+OCCURRENCE = {'sync': ('SYNCHRONOUS_STRICT', 'CPU'), 'strict': ('SYNCHRONOUS_STRICT', 'CPU'),
+              'optional': ('SYNCHRONOUS', 'CPU')}
+ASYNC_OCCURRENCE = ('ASYNCHRONOUS', 'ABSTRACT')
+
+
 def vt_member(name):
     """The MetricMember fields (without ref) a VampirTrace test counter must have."""
     unit, _, mode, vtype, _ = VT_COUNTERS[name]
@@ -126,6 +148,11 @@ def build_plugins(t, outdir, specs, source):
 
 def vt_defines(synch, per, *extra):
     return ['TP_SYNCH=%d' % VT_SYNCH[synch], 'TP_PER=%d' % VT_PER[per]] + list(extra)
+
+
+def sp_defines(name, sync, per, version, delta_t=0):
+    return ['TP_ENTRY=%s' % name, 'TP_SYNC=%d' % SP_SYNC[sync], 'TP_PER=%d' % SP_PER[per],
+            'TP_VERSION=%d' % version, 'TP_DELTA_T=%d' % delta_t]
 
 
 # ---------------------------------------------------------------------------------------
@@ -664,3 +691,246 @@ def vt_lines(run, pattern):
     """vt's lines (error or warning) that match the regex pattern."""
     rx = re.compile(pattern)
     return [m for m in run.messages if rx.search(m)]
+
+
+# ---------------------------------------------------------------------------------------
+# Runs of prog.c with plugins: what test_plugins.py and test_plugins_scorep.py share
+
+
+class Use:
+    """One plugin in a run. iface 'vt' or 'scorep'; lib: the library (libLIB.so); sync and
+    per: the short names of VT_SYNCH/SP_SYNC and VT_PER; request: the names it is asked for,
+    in order; expansion: the counters they stand for; version, delta_t: Score-P's."""
+
+    def __init__(self, iface, lib, sync, per, request, expansion, version=None, delta_t=0):
+        self.iface = iface
+        self.lib = lib
+        self.sync = sync
+        self.per = per
+        self.request = request
+        self.expansion = expansion
+        self.version = version
+        self.delta_t = delta_t
+
+    @property
+    def is_async(self):
+        return self.sync not in OCCURRENCE
+
+    def member(self, name):
+        return vt_member(name) if self.iface == 'vt' else sp_member(name)
+
+    def defines(self):
+        if self.iface == 'vt':
+            return vt_defines(self.sync, self.per)
+        return sp_defines(self.lib, self.sync, self.per, self.version, self.delta_t)
+
+
+class Variant:
+    """One run of prog.c: label, the plugins, prog.c's k, more environment; flushes: the
+    run must flush buffers."""
+
+    def __init__(self, label, uses, k=5, env=None, flushes=False):
+        self.label = label
+        self.uses = uses
+        self.k = k
+        self.env = env or {}
+        self.flushes = flushes
+
+    def plugin_env(self, plugdir):
+        """VT_PLUGIN_CNTR_METRICS and VT_PLUGIN_CNTR_PATH for the VampirTrace plugins;
+        SCOREP_METRIC_PLUGINS, SCOREP_METRIC_<NAME>_PLUGIN and LD_LIBRARY_PATH (as a
+        Score-P user has it) for the Score-P ones."""
+        env = {}
+        vt = [u for u in self.uses if u.iface == 'vt']
+        sp = [u for u in self.uses if u.iface == 'scorep']
+        if vt:
+            env['VT_PLUGIN_CNTR_PATH'] = plugdir
+            env['VT_PLUGIN_CNTR_METRICS'] = ':'.join('%s_%s' % (u.lib, r) for u in vt
+                                                     for r in u.request)
+        if sp:
+            env['SCOREP_METRIC_PLUGINS'] = ','.join(u.lib for u in sp)
+            for u in sp:
+                env['SCOREP_METRIC_%s_PLUGIN' % u.lib.upper()] = ','.join(u.request)
+            old = os.environ.get('LD_LIBRARY_PATH')
+            env['LD_LIBRARY_PATH'] = plugdir + (':' + old if old else '')
+        return env
+
+
+def other_kinds(mv, ref):
+    """Event kinds of a location but Metric and BufferFlush."""
+    return collections.Counter(e.kind for e in mv.events.get(ref, [])
+                               if e.kind not in ('Metric', 'BufferFlush'))
+
+
+class ProgRuns:
+    """prog.c built with vtcc and without, its uninstrumented output and, per k, the trace
+    of a run without plugins (what each thread records besides values)."""
+
+    def __init__(self, t, ks):
+        import vtmetrics
+        self.t = t
+        self.exe, self.plain_exe = t.parallel(
+            lambda inst: t.compile('prog', [prog_source(t)], opt='-O0', flags=['-pthread'],
+                                   instrument=inst), [True, False])
+        self.plains = {}
+        self.ref_kinds = {}
+        for k in sorted(set(ks)):
+            what = 'without plugins, k=%d' % k
+            self.plains[k] = t.run(self.plain_exe, args=[str(k)], label='plain-k%d' % k)
+            t.eq(self.plains[k].status, 0, 'uninstrumented, k=%d: exit status 0' % k)
+            ref = t.run(self.exe, args=[str(k)], label='noplugins-k%d' % k,
+                        env={'TP_LOG': os.path.join(t.work, 'noplugins-k%d.log' % k)})
+            t.clean_run(ref, what)
+            mv = vtmetrics.read_metrics(t.trace(ref, what).path)
+            self.ref_kinds[k] = {n: other_kinds(mv, r)
+                                 for n, r in prog_locations(t, mv, k, what).items()}
+
+    def run(self, v, plugdir):
+        """Runs variant v; returns (run, log)."""
+        t = self.t
+        log_path = os.path.join(t.newdir('log-' + v.label), 'plugins.log')
+        env = v.plugin_env(plugdir)
+        env['TP_LOG'] = log_path
+        env.update(v.env)
+        run = t.run(self.exe, args=[str(v.k)], env=env, label=v.label)
+        return run, read_log(log_path)
+
+    def check(self, v, run, log, samples=4):
+        """Everything a run of prog.c with good plugins must show: the program's output,
+        a clean trace, the calling order of each plugin, exactly the values produced on
+        the right locations, with the right definitions."""
+        import vtmetrics
+        t = self.t
+        what = v.label
+        t.same_as_plain(run, self.plains[v.k], what)
+        t.clean_run(run, what)
+        tr = t.trace(run, what)
+        mv = vtmetrics.read_metrics(tr.path)
+        vtmetrics.cross_check(t, mv, vtmetrics.read_metrics_print(tr.path), what)
+        locs = prog_locations(t, mv, v.k, what)
+        if len(locs) != PROG_THREADS + 1:
+            return
+        for n, ref in sorted(locs.items()):
+            t.eq(other_kinds(mv, ref), self.ref_kinds[v.k].get(n),
+                 '%s: %s: events other than Metric as without plugins'
+                 % (what, mv.locations[ref].name))
+        threads = log.threads(run.pid)
+        t.eq(sorted(threads), [-1] + list(range(PROG_THREADS)),
+             '%s: the program logged its threads' % what)
+        master = threads.get(-1)
+        loc_of_tid = {tid: locs[n] for n, tid in threads.items() if n in locs}
+        flushes = {ref: sum(1 for e in mv.events.get(ref, []) if e.kind == 'BufferFlush')
+                   for ref in locs.values()}
+        if v.flushes:
+            t.check(sum(flushes.values()) > 0, '%s: the run flushed buffers (%r)'
+                    % (what, flushes))
+        sync_counters = collections.defaultdict(list)  # location -> [(Counter, class, Use)]
+        n_async = 0
+        for u in v.uses:
+            w = '%s: %s' % (what, u.lib)
+            t.eq(log.pids(u.lib), [run.pid], '%s: called in the program\'s process only' % w)
+            proc = log.process(u.lib, run.pid)
+            owners_want = list(threads.values()) if u.per == 'thread' else [master]
+            exp = Expect(u.iface, u.sync, u.request, u.expansion, owners_want, master,
+                         version=u.version)
+            owners = check_calls(t, proc, exp, what)
+            if u.iface == 'vt':
+                check_thread_registered(t, proc, set(threads.values()), master, what)
+            occ = OCCURRENCE.get(u.sync, ASYNC_OCCURRENCE)
+            classes = {name: check_member(t, mv, u.member(name), occ[0], occ[1], w)
+                       for name in u.expansion}
+            if u.per == 'host':
+                check_host_node(t, mv, locs[-1], host_name(), w)
+            if not u.is_async:
+                for tid, counters in owners.items():
+                    for c in counters:
+                        sync_counters[loc_of_tid.get(tid)].append((c, classes.get(c.name), u))
+                continue
+            for tid, counters in owners.items():
+                owner = loc_of_tid.get(tid)
+                if owner is None:
+                    continue
+                for c in counters:
+                    n_async += 1
+                    self.check_async(v, u, c, owner, mv, classes, flushes, samples, w)
+        for n, ref in sorted(locs.items()):
+            entries = sorted(sync_counters.get(ref, []), key=lambda e: e[0].add.index)
+            if not entries:
+                check_no_metrics(t, mv, ref, what)
+                continue
+            delta = [e for e in entries if e[2].delta_t]
+            if delta:
+                for c, cls, u in delta:
+                    check_delta(t, mv, ref, c, cls, u.delta_t, what,
+                                others=set(e[1] for e in entries))
+                continue
+            cs = [c for c, _, _ in entries]
+            calls = {c.id: 'get_optional_value' if u.sync == 'optional' else 'get_current_value'
+                     for c, _, u in entries}
+            check_sync_location(t, mv, ref, cs, {c.id: cls for c, cls, _ in entries},
+                                {c.id: sync_answers(c, calls[c.id]) for c in cs}, what)
+        t.eq(len(mv.locs_of_type('METRIC')), n_async,
+             '%s: one METRIC location per asynchronous counter instance' % what)
+
+    def check_async(self, v, u, c, owner, mv, classes, flushes, samples, w):
+        t = self.t
+        cw = '%s: %r' % (w, c)
+        samples = int(v.env.get('TP_SAMPLES', samples))
+        t.eq(len(c.samples()), samples, '%s: the plugin took %d values' % (cw, samples))
+        if u.sync == 'callback':
+            answers = [l.args['ret'] for l in c.internal('@callback')]
+            t.eq(answers, ['0'] * samples, '%s: every callback answered OK' % cw)
+        else:
+            delivered = [x for b in c.batches() for x in b]
+            t.eq(delivered, c.samples(), '%s: get_all_values returned every value once, '
+                 'in order' % cw)
+        if u.sync == 'event':
+            # "at each buffer flush of the owner thread and at its end"
+            gav = c.calls('get_all_values')
+            t.eq(len(gav), flushes[owner] + 1, '%s: get_all_values at each of the owner\'s '
+                 '%d buffer flushes and at its end' % (cw, flushes[owner]))
+        check_async_counter(t, mv, c, owner, scope_of(mv, u.per, owner), classes.get(c.name),
+                            w, callback=u.sync == 'callback')
+
+
+def check_delta(t, mv, loc_ref, c, cls, delta_t, what, others=()):
+    """A Score-P SYNC counter with delta_t: its Metric events each directly follow an
+    Enter/Leave of the location at its time; they hold the values get_optional_value gave
+    (in order; each given value at most once), at least delta_t ticks apart; no more reads
+    than Enter/Leave events; and (the program naps for longer) at least 2 values. others:
+    the classes of the location's other counters."""
+    w = '%s: %s: %s (delta_t %d)' % (what, mv.locations[loc_ref].name, c.name, delta_t)
+    evs = mv.events.get(loc_ref, [])
+    problems = []
+    got = []
+    last_el = None
+    for i, e in enumerate(evs):
+        if e.kind in ('Enter', 'Leave'):
+            last_el = (i, e.time)
+        elif e.kind == 'Metric':
+            if e.metric != cls:
+                if e.metric not in others:
+                    problems.append('event %d: a Metric event of an unknown metric %r'
+                                    % (i, e.metric))
+                continue
+            if last_el is None or e.time != last_el[1] or any(
+                    x.kind != 'Metric' for x in evs[last_el[0] + 1:i]):
+                problems.append('event %d: not right after an Enter/Leave at its time' % i)
+            got.append((e.time, e.values))
+    t.eq(problems[:3], [], '%s: values right after Enter/Leave events, at their time' % w)
+    given = [(decode(c.kind, raw),) for present, raw in sync_answers(c, 'get_optional_value')
+             if present]
+    values = [v for _, v in got]
+    it = iter(given)
+    t.check(all(v in it for v in values), '%s: the values in the trace are values the plugin '
+            'gave, in order, each once' % w, 'trace %r, given %r' % (values, given))
+    if values != given:
+        t.note('%s: %d values given, %d recorded' % (w, len(given), len(values)))
+    gaps = [b[0] - a[0] for a, b in zip(got, got[1:])]
+    t.check(all(g >= delta_t for g in gaps), '%s: values at least delta_t apart' % w,
+            'gaps %r' % gaps)
+    n_el = sum(1 for e in evs if e.kind in ('Enter', 'Leave'))
+    reads = len(c.calls('get_optional_value'))
+    t.check(reads <= n_el, '%s: at most one read per Enter/Leave (%d reads, %d events)'
+            % (w, reads, n_el))
+    t.check(len(values) >= 2, '%s: at least 2 values recorded (%d)' % (w, len(values)))
