@@ -198,8 +198,8 @@ def check_case(t, case, run, plain, log):
     if t.check(len(c1) == 1 and -1 in locs, '%s: the good plugin added c1 on the master' % what):
         cls = vtplugins.check_member(t, mv, vtplugins.vt_member('c1'), 'SYNCHRONOUS_STRICT',
                                      'CPU', '%s: %s' % (what, GOOD))
-        vtplugins.check_sync_location(t, mv, locs[-1], c1, {c1[0].id: cls},
-                                      {c1[0].id: vtplugins.sync_answers(c1[0])}, what)
+        vtplugins.check_sync_location(t, mv, locs[-1], c1, {c1[0]: cls},
+                                      {c1[0]: vtplugins.sync_answers(c1[0])}, what)
     for n, ref in locs.items():
         if n != -1:
             vtplugins.check_no_metrics(t, mv, ref, what)
