@@ -701,6 +701,7 @@ int vt_otf2_close(struct vt_loc *locs, uint64_t end_ts)
 		if (dw)
 			OTF2_Archive_CloseDefWriter(archive, dw);
 		events += in[k].events;
+		n++;
 	}
 	OTF2_Archive_CloseDefFiles(archive);
 	OTF2_GlobalDefWriter *gw = OTF2_Archive_GetGlobalDefWriter(archive);

@@ -399,6 +399,7 @@ static void add_counters(struct vt_tls *t, struct vt_loc *loc, bool at_mpi_init,
 					 p->name, m->name, id, owner);
 				continue;
 			}
+			p->responsible = true;
 			struct added *na = realloc(added, (n_added + 1) * sizeof(*na));
 			if (na) {
 				added = na;
@@ -469,14 +470,13 @@ static void add_counters(struct vt_tls *t, struct vt_loc *loc, bool at_mpi_init,
 	}
 }
 
-static void synchronize_all(SCOREP_MetricSynchronizationMode mode, bool at_mpi_init,
-			    bool host_first, bool rank0, struct vt_loc *loc)
+/* Score-P version 1: the start (BEGIN, BEGIN_MPP) or end of the measurement, once per
+ * process; is_responsible says whether this process added counters of the plugin. */
+static void synchronize_all(SCOREP_MetricSynchronizationMode mode)
 {
 	for (struct vt_plugin *p = plugins; p; p = p->next)
 		if (p->abi == VT_PLUGIN_ABI_SCOREP && p->sp.synchronize)
-			p->sp.synchronize(loc ? in_scope(p->per, loc, at_mpi_init, host_first, rank0)
-					      : true,
-					  mode);
+			p->sp.synchronize(p->responsible, mode);
 }
 
 void vt_plugin_loc_begin(struct vt_tls *t, struct vt_loc *loc)
@@ -485,7 +485,7 @@ void vt_plugin_loc_begin(struct vt_tls *t, struct vt_loc *loc)
 		return;
 	add_counters(t, loc, false, false, false);
 	if (loc->index == 0 && !vt_mpi_mode)
-		synchronize_all(SCOREP_METRIC_SYNCHRONIZATION_MODE_BEGIN, false, false, false, loc);
+		synchronize_all(SCOREP_METRIC_SYNCHRONIZATION_MODE_BEGIN);
 }
 
 void vt_plugin_mpi_attach(const struct vt_mpi_ops *ops, struct vt_tls *t)
@@ -528,8 +528,7 @@ void vt_plugin_mpi_attach(const struct vt_mpi_ops *ops, struct vt_tls *t)
 	free(sizes);
 	if (t && t->loc)
 		add_counters(t, t->loc, true, host_first, ops->rank == 0);
-	synchronize_all(SCOREP_METRIC_SYNCHRONIZATION_MODE_BEGIN_MPP, true, host_first,
-			ops->rank == 0, t ? t->loc : NULL);
+	synchronize_all(SCOREP_METRIC_SYNCHRONIZATION_MODE_BEGIN_MPP);
 	/* Values that came before the archive existed. */
 	for (struct vt_async *a = asyncs; a; a = a->next) {
 		pthread_mutex_lock(&a->lock);
@@ -644,22 +643,32 @@ void vt_plugin_loc_flush(struct vt_loc *loc)
 	}
 }
 
+static const char *values(uint64_t n)
+{
+	return n == 1 ? "value" : "values";
+}
+
+/* What had to be repaired in a counter's values, once, at its end. */
 static void report(struct vt_async *a)
 {
+	const struct vt_plugin *p = a->m->plugin;
+	const char *what = p->abi == VT_PLUGIN_ABI_VT ? "counter plugin" : "Score-P metric plugin";
 	if (a->sorted)
-		vt_warn("counter %s: %lu values came out of time order; sorted", a->name,
-			(unsigned long)a->sorted);
+		vt_warn("%s %s: counter %s: %lu %s came out of time order; sorted", what, p->name,
+			a->name, (unsigned long)a->sorted, values(a->sorted));
 	if (a->early || a->late)
-		vt_warn("counter %s: %lu values before the start and %lu after the end of the "
-			"run; dropped",
-			a->name, (unsigned long)a->early, (unsigned long)a->late);
+		vt_warn("%s %s: counter %s: %lu %s before the start and %lu after the end of "
+			"the run; dropped",
+			what, p->name, a->name, (unsigned long)a->early, values(a->early),
+			(unsigned long)a->late);
 	if (a->old)
-		vt_warn("counter %s: %lu values older than values already written; dropped",
-			a->name, (unsigned long)a->old);
+		vt_warn("%s %s: counter %s: %lu %s older than values already written; dropped",
+			what, p->name, a->name, (unsigned long)a->old, values(a->old));
 	if (a->refused)
-		vt_warn("counter %s: %lu values refused (callback buffer full before the trace "
-			"was open; VT_PLUGIN_CNTR_CALLBACK_BUFFER=%lu); the trace marks the gaps",
-			a->name, (unsigned long)a->refused,
+		vt_warn("%s %s: counter %s: %lu %s refused (callback buffer full before the "
+			"trace was open; VT_PLUGIN_CNTR_CALLBACK_BUFFER=%lu); the trace marks the "
+			"gaps",
+			what, p->name, a->name, (unsigned long)a->refused, values(a->refused),
 			(unsigned long)vt_cfg.plugin_callback_buffer);
 }
 
@@ -723,7 +732,7 @@ void vt_plugin_finalize(uint64_t end)
 {
 	if (!active)
 		return;
-	synchronize_all(SCOREP_METRIC_SYNCHRONIZATION_MODE_END, false, false, false, NULL);
+	synchronize_all(SCOREP_METRIC_SYNCHRONIZATION_MODE_END);
 	pthread_mutex_lock(&lock);
 	struct vt_plugin_loc *list = plocs;
 	pthread_mutex_unlock(&lock);

@@ -60,6 +60,7 @@ struct vt_plugin {
 	struct vt_plugin_metric *metrics;
 	size_t n_metrics;
 	bool initialised;
+	bool responsible; /* this process added counters of the plugin (Score-P synchronize) */
 	struct vt_plugin *next;
 };
 

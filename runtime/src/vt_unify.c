@@ -126,15 +126,27 @@ static void serialize(struct buf *b, const struct vt_mpi_ops *ops, struct vt_loc
 		first = vt_clock_start_ticks();
 	if (vt_plugin_last_ts() > last)
 		last = vt_plugin_last_ts();
-	/* On rank 0's clock, as readers will place the events: the first offset applies
-	 * before the first measurement, the last after the last; the drift between them
-	 * widens the range, so every corrected timestamp falls inside it. */
+	/* On rank 0's clock, as readers will place the events. A reader may hold the first
+	 * offset before the first measurement and the last after the last, or extend the line
+	 * through them: the range takes both, widened by the drift between them, so that every
+	 * corrected timestamp falls inside it. */
 	int n_off;
 	const struct vt_otf2_clock_offset *off = vt_otf2_clock_offsets(&n_off);
 	int64_t o0 = n_off ? off[0].offset : 0, o1 = n_off ? off[n_off - 1].offset : 0;
 	int64_t drift = o1 > o0 ? o1 - o0 : o0 - o1;
-	put_u64(b, (uint64_t)((int64_t)first + (o0 < o1 ? o0 : o1) - drift));
-	put_u64(b, (uint64_t)((int64_t)last + (o0 > o1 ? o0 : o1) + drift));
+	int64_t lo = (int64_t)first + (o0 < o1 ? o0 : o1) - drift;
+	int64_t hi = (int64_t)last + (o0 > o1 ? o0 : o1) + drift;
+	if (n_off > 1 && off[n_off - 1].t > off[0].t) {
+		double slope = (double)(o1 - o0) / (double)(off[n_off - 1].t - off[0].t);
+		int64_t ef = (int64_t)first + o0 + (int64_t)(slope * ((double)first - (double)off[0].t));
+		int64_t el = (int64_t)last + o0 + (int64_t)(slope * ((double)last - (double)off[0].t));
+		if (ef - drift < lo)
+			lo = ef - drift;
+		if (el + drift > hi)
+			hi = el + drift;
+	}
+	put_u64(b, (uint64_t)lo);
+	put_u64(b, (uint64_t)hi);
 	put_u32(b, n);
 	for (struct vt_loc *l = locs; l; l = l->next) {
 		char name[64];
@@ -687,7 +699,8 @@ int vt_otf2_close_mpi(struct vt_loc *locs, uint64_t end_ts, const struct vt_mpi_
 				 vt_otf2_anchor(), OTF2_Error_GetDescription(err));
 		else
 			vt_notice("trace written to %s (%lu events, %zu locations)",
-				  vt_otf2_anchor(), (unsigned long)total, u.n_locs);
+				  vt_otf2_anchor(), (unsigned long)total,
+				  u.n_locs + (size_t)u.n_insts);
 	}
 	free(counts);
 	free(map);
