@@ -36,10 +36,9 @@ static const struct {
 	const char *name, *unit;
 	uint32_t property;
 } kinds[N_KINDS] = {
-	[CPU_TIME] = { "thread_cpu_time", "ns",
-		       VT_PLUGIN_CNTR_ACC | VT_PLUGIN_CNTR_START | VT_PLUGIN_CNTR_UNSIGNED },
-	[READS] = { "reads", "#",
-		    VT_PLUGIN_CNTR_ACC | VT_PLUGIN_CNTR_START | VT_PLUGIN_CNTR_UNSIGNED },
+    [CPU_TIME] = {"thread_cpu_time", "ns",
+		  VT_PLUGIN_CNTR_ACC | VT_PLUGIN_CNTR_START | VT_PLUGIN_CNTR_UNSIGNED},
+    [READS] = {"reads", "#", VT_PLUGIN_CNTR_ACC | VT_PLUGIN_CNTR_START | VT_PLUGIN_CNTR_UNSIGNED},
 };
 
 /*
@@ -101,8 +100,9 @@ static vt_plugin_cntr_metric_info *my_get_event_info(char *requested)
 		n++;
 	}
 	if (n == 0)
-		fprintf(stderr, PLUGIN ": no counter matches \"%s\" (there are thread_cpu_time "
-				"and reads)\n",
+		fprintf(stderr,
+			PLUGIN ": no counter matches \"%s\" (there are thread_cpu_time "
+			       "and reads)\n",
 			requested);
 	return list;
 }

@@ -36,10 +36,10 @@ enum kind { FS_SIZE, FS_USED, FS_AVAILABLE, FS_FREE_INODES, N_KINDS };
 static const struct {
 	const char *name, *unit;
 } kinds[N_KINDS] = {
-	[FS_SIZE] = { "fs_size", "B" },
-	[FS_USED] = { "fs_used", "B" },
-	[FS_AVAILABLE] = { "fs_available", "B" },
-	[FS_FREE_INODES] = { "fs_free_inodes", "#" },
+    [FS_SIZE] = {"fs_size", "B"},
+    [FS_USED] = {"fs_used", "B"},
+    [FS_AVAILABLE] = {"fs_available", "B"},
+    [FS_FREE_INODES] = {"fs_free_inodes", "#"},
 };
 
 struct counter {
@@ -66,7 +66,7 @@ static int32_t fsusage_init(void)
 	const char *d = getenv("VT_PFORM_GDIR");
 	if (!wtime) {
 		fprintf(stderr, PLUGIN ": no clock from the host (set_pform_wtime_function was "
-				"not called); no counters\n");
+				       "not called); no counters\n");
 		return -1;
 	}
 	if (d && *d) {
@@ -74,8 +74,9 @@ static int32_t fsusage_init(void)
 	} else {
 		dir = getcwd(NULL, 0);
 		if (!dir) {
-			fprintf(stderr, PLUGIN ": the working directory has no name (%s); no "
-					"counters\n",
+			fprintf(stderr,
+				PLUGIN ": the working directory has no name (%s); no "
+				       "counters\n",
 				strerror(errno));
 			return -1;
 		}
@@ -104,7 +105,7 @@ static vt_plugin_cntr_metric_info *fsusage_get_event_info(char *requested)
 		list[n].name = strdup(kinds[k].name);
 		list[n].unit = strdup(kinds[k].unit);
 		list[n].cntr_property =
-			VT_PLUGIN_CNTR_ABS | VT_PLUGIN_CNTR_POINT | VT_PLUGIN_CNTR_UNSIGNED;
+		    VT_PLUGIN_CNTR_ABS | VT_PLUGIN_CNTR_POINT | VT_PLUGIN_CNTR_UNSIGNED;
 		if (!list[n].name || !list[n].unit) {
 			free(list[n].name);
 			free(list[n].unit);
@@ -114,8 +115,9 @@ static vt_plugin_cntr_metric_info *fsusage_get_event_info(char *requested)
 		n++;
 	}
 	if (n == 0)
-		fprintf(stderr, PLUGIN ": \"%s\" matches no counter (there are fs_size, fs_used, "
-				"fs_available and fs_free_inodes); skipped\n",
+		fprintf(stderr,
+			PLUGIN ": \"%s\" matches no counter (there are fs_size, fs_used, "
+			       "fs_available and fs_free_inodes); skipped\n",
 			requested);
 	return list;
 }
@@ -140,7 +142,7 @@ static int32_t fsusage_add_counter(char *name)
 		cap_counters = cap;
 	}
 	int32_t id = (int32_t)n_counters;
-	counters[n_counters++] = (struct counter){ .kind = (enum kind)k };
+	counters[n_counters++] = (struct counter){.kind = (enum kind)k};
 	pthread_mutex_unlock(&lock);
 	return id;
 }
@@ -175,7 +177,7 @@ static void take(struct counter *c)
 		c->v = nv;
 		c->cap = cap;
 	}
-	c->v[c->n++] = (vt_plugin_cntr_timevalue){ ts, v };
+	c->v[c->n++] = (vt_plugin_cntr_timevalue){ts, v};
 }
 
 static int32_t fsusage_enable_counter(int32_t id)

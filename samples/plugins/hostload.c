@@ -35,7 +35,7 @@
 #include <vampirtrace/vt_plugin_cntr.h>
 
 #define PLUGIN "hostload plugin"
-#define QUEUE 4096 /* values per counter waiting for vt to take them */
+#define QUEUE  4096 /* values per counter waiting for vt to take them */
 
 enum source { LOAD1, LOAD5, LOAD15, RUNNABLE, NET_RX, NET_TX };
 
@@ -117,8 +117,8 @@ static bool read_load(struct reading *r)
 {
 	char *s = slurp("/proc/loadavg");
 	uint64_t total;
-	r->have_load = s && sscanf(s, "%lf %lf %lf %" SCNu64 "/%" SCNu64, &r->load[0],
-				   &r->load[1], &r->load[2], &r->runnable, &total) == 5;
+	r->have_load = s && sscanf(s, "%lf %lf %lf %" SCNu64 "/%" SCNu64, &r->load[0], &r->load[1],
+				   &r->load[2], &r->runnable, &total) == 5;
 	free(s);
 	return r->have_load;
 }
@@ -142,8 +142,8 @@ static void each_iface(const char *s, void (*f)(const char *, uint64_t, uint64_t
 		snprintf(name, sizeof(name), "%.*s", (int)(colon - b), b);
 		uint64_t rx, tx;
 		/* rx: bytes packets errs drop fifo frame compressed multicast; tx: bytes ... */
-		if (sscanf(colon + 1,
-			   "%" SCNu64 " %*u %*u %*u %*u %*u %*u %*u %" SCNu64, &rx, &tx) == 2)
+		if (sscanf(colon + 1, "%" SCNu64 " %*u %*u %*u %*u %*u %*u %*u %" SCNu64, &rx,
+			   &tx) == 2)
 			f(name, rx, tx, arg);
 		line = eol;
 	}
@@ -181,7 +181,7 @@ static bool value_of(const struct offer *o, const struct reading *r, uint64_t *v
 		*v = r->runnable;
 		return r->have_load;
 	default: {
-		struct net_query q = { o, 0, false };
+		struct net_query q = {o, 0, false};
 		each_iface(r->netdev, net_add, &q);
 		*v = q.sum;
 		/* The sum over no interface but lo is 0, and still a value. */
@@ -228,8 +228,9 @@ static int32_t hostload_init(void)
 		char *end;
 		long v = strtol(s, &end, 10);
 		if (*end || v < 1 || v > 60000)
-			fprintf(stderr, PLUGIN ": HOSTLOAD_INTERVAL_MS=%s is not 1 to 60000; "
-					"using %ld\n",
+			fprintf(stderr,
+				PLUGIN ": HOSTLOAD_INTERVAL_MS=%s is not 1 to 60000; "
+				       "using %ld\n",
 				s, interval_ms);
 		else
 			interval_ms = v;
@@ -238,7 +239,7 @@ static int32_t hostload_init(void)
 	verbose = s && *s && strcmp(s, "0") != 0;
 	if (!wtime) {
 		fprintf(stderr, PLUGIN ": no clock from the host (set_pform_wtime_function was "
-				"not called); no counters\n");
+				       "not called); no counters\n");
 		return -1;
 	}
 	pthread_condattr_t ca;
@@ -286,10 +287,10 @@ static vt_plugin_cntr_metric_info *hostload_get_event_info(char *requested)
 		list[n].name = strdup(o->name);
 		list[n].unit = strdup(net ? "B" : "tasks");
 		list[n].cntr_property =
-			net ? VT_PLUGIN_CNTR_ACC | VT_PLUGIN_CNTR_START | VT_PLUGIN_CNTR_UNSIGNED
-			    : VT_PLUGIN_CNTR_ABS | VT_PLUGIN_CNTR_POINT |
-				      (o->source == RUNNABLE ? VT_PLUGIN_CNTR_UNSIGNED
-							     : VT_PLUGIN_CNTR_DOUBLE);
+		    net ? VT_PLUGIN_CNTR_ACC | VT_PLUGIN_CNTR_START | VT_PLUGIN_CNTR_UNSIGNED
+			: VT_PLUGIN_CNTR_ABS | VT_PLUGIN_CNTR_POINT |
+			      (o->source == RUNNABLE ? VT_PLUGIN_CNTR_UNSIGNED
+						     : VT_PLUGIN_CNTR_DOUBLE);
 		if (!list[n].name || !list[n].unit) {
 			free(list[n].name);
 			free(list[n].unit);
@@ -299,9 +300,10 @@ static vt_plugin_cntr_metric_info *hostload_get_event_info(char *requested)
 		n++;
 	}
 	if (n == 0)
-		fprintf(stderr, PLUGIN ": \"%s\" matches no counter here (there are load1, load5, "
-				"load15, runnable, net_rx_bytes, net_tx_bytes and net_IF_rx_bytes, "
-				"net_IF_tx_bytes for the interfaces of /proc/net/dev); skipped\n",
+		fprintf(stderr,
+			PLUGIN ": \"%s\" matches no counter here (there are load1, load5, "
+			       "load15, runnable, net_rx_bytes, net_tx_bytes and net_IF_rx_bytes, "
+			       "net_IF_tx_bytes for the interfaces of /proc/net/dev); skipped\n",
 			requested);
 	return list;
 }
@@ -320,7 +322,7 @@ static int32_t hostload_add_counter(char *name)
 	c->o = o;
 	pthread_mutex_init(&c->deliver, NULL);
 	if (o->source == NET_RX || o->source == NET_TX) {
-		struct reading r = { .netdev = slurp("/proc/net/dev") };
+		struct reading r = {.netdev = slurp("/proc/net/dev")};
 		value_of(o, &r, &c->base);
 		free(r.netdev);
 	}
@@ -448,7 +450,7 @@ static void *sampler_main(void *arg)
 					c->dropped++;
 				}
 				c->q[(c->head + c->len++) % QUEUE] =
-					(vt_plugin_cntr_timevalue){ ts, v };
+				    (vt_plugin_cntr_timevalue){ts, v};
 				deliver(c);
 			}
 			left |= c->enabled && !c->off;
@@ -492,7 +494,8 @@ static int32_t hostload_enable_counter(int32_t id)
 		if (rc == 0)
 			running = true;
 		else
-			fprintf(stderr, PLUGIN ": cannot start the sampler thread (%s); no values\n",
+			fprintf(stderr,
+				PLUGIN ": cannot start the sampler thread (%s); no values\n",
 				strerror(rc));
 	}
 	pthread_cond_signal(&wake);

@@ -32,7 +32,7 @@
 
 #include <vampirtrace/vt_plugin_cntr.h>
 
-#define PLUGIN "perfsw plugin"
+#define PLUGIN	     "perfsw plugin"
 #define MAX_COUNTERS 4096
 
 enum kind { PAGE_FAULTS, CONTEXT_SWITCHES, TASK_CLOCK, N_KINDS };
@@ -40,9 +40,9 @@ static const struct {
 	const char *name, *unit;
 	uint64_t config;
 } kinds[N_KINDS] = {
-	[PAGE_FAULTS] = { "page-faults", "#", PERF_COUNT_SW_PAGE_FAULTS },
-	[CONTEXT_SWITCHES] = { "context-switches", "#", PERF_COUNT_SW_CONTEXT_SWITCHES },
-	[TASK_CLOCK] = { "task-clock", "ns", PERF_COUNT_SW_TASK_CLOCK },
+    [PAGE_FAULTS] = {"page-faults", "#", PERF_COUNT_SW_PAGE_FAULTS},
+    [CONTEXT_SWITCHES] = {"context-switches", "#", PERF_COUNT_SW_CONTEXT_SWITCHES},
+    [TASK_CLOCK] = {"task-clock", "ns", PERF_COUNT_SW_TASK_CLOCK},
 };
 
 static enum { BACKEND_PERF, BACKEND_RUSAGE } backend;
@@ -51,7 +51,7 @@ static enum { BACKEND_PERF, BACKEND_RUSAGE } backend;
  * only; disable_counter and finalize may run on another, after the last read. */
 static struct slot {
 	enum kind kind;
-	int fd; /* perf: the event; rusage: -1 */
+	int fd;	       /* perf: the event; rusage: -1 */
 	uint64_t base; /* rusage: the reading when added */
 	uint64_t last; /* the last value read, returned when a read fails */
 } slots[MAX_COUNTERS];
@@ -119,8 +119,7 @@ static void say_fallback(int err)
 	if (level == INT32_MIN)
 		snprintf(why, sizeof(why), "the kernel has no perf events");
 	else if (err == EACCES || err == EPERM)
-		snprintf(why, sizeof(why),
-			 "kernel.perf_event_paranoid is %d%s", level,
+		snprintf(why, sizeof(why), "kernel.perf_event_paranoid is %d%s", level,
 			 level >= 2 ? ", which keeps unprivileged users from counting kernel events"
 				    : "; a seccomp filter or security module may forbid it");
 	else
@@ -138,12 +137,13 @@ static int32_t perfsw_init(void)
 	if (choice && strcmp(choice, "rusage") == 0) {
 		backend = BACKEND_RUSAGE;
 		fprintf(stderr, PLUGIN ": PERFSW_BACKEND=rusage: counting with getrusage("
-				"RUSAGE_THREAD) and the thread's CPU clock\n");
+				       "RUSAGE_THREAD) and the thread's CPU clock\n");
 		return 0;
 	}
 	if (choice && *choice && strcmp(choice, "perf") != 0 && strcmp(choice, "auto") != 0)
-		fprintf(stderr, PLUGIN ": PERFSW_BACKEND=%s is not perf, rusage or auto; trying "
-				"perf\n",
+		fprintf(stderr,
+			PLUGIN ": PERFSW_BACKEND=%s is not perf, rusage or auto; trying "
+			       "perf\n",
 			choice);
 	/* Probing with one event tells for all three: they need the same permission. */
 	int fd = open_event(TASK_CLOCK);
@@ -154,8 +154,9 @@ static int32_t perfsw_init(void)
 	}
 	int err = errno;
 	if (choice && strcmp(choice, "perf") == 0) {
-		fprintf(stderr, PLUGIN ": PERFSW_BACKEND=perf, but perf_event_open failed (%s); "
-				"no counters\n",
+		fprintf(stderr,
+			PLUGIN ": PERFSW_BACKEND=perf, but perf_event_open failed (%s); "
+			       "no counters\n",
 			strerror(err));
 		return -1;
 	}
@@ -177,7 +178,7 @@ static vt_plugin_cntr_metric_info *perfsw_get_event_info(char *requested)
 		list[n].unit = strdup(kinds[k].unit);
 		/* Counts since the counter was added on its thread. */
 		list[n].cntr_property =
-			VT_PLUGIN_CNTR_ACC | VT_PLUGIN_CNTR_START | VT_PLUGIN_CNTR_UNSIGNED;
+		    VT_PLUGIN_CNTR_ACC | VT_PLUGIN_CNTR_START | VT_PLUGIN_CNTR_UNSIGNED;
 		if (!list[n].name || !list[n].unit) {
 			free(list[n].name);
 			free(list[n].unit);
@@ -187,8 +188,9 @@ static vt_plugin_cntr_metric_info *perfsw_get_event_info(char *requested)
 		n++;
 	}
 	if (n == 0)
-		fprintf(stderr, PLUGIN ": no counter matches \"%s\" (there are page-faults, "
-				"context-switches and task-clock)\n",
+		fprintf(stderr,
+			PLUGIN ": no counter matches \"%s\" (there are page-faults, "
+			       "context-switches and task-clock)\n",
 			requested);
 	return list;
 }

@@ -41,7 +41,7 @@
 
 #define MAX_METRICS 256
 #define MAX_THREADS 16
-#define MAX_VALUES 100000
+#define MAX_VALUES  100000
 
 static vt_plugin_cntr_info info;
 static int failed, passed;
@@ -53,7 +53,7 @@ static struct {
 	uint64_t max;
 	bool have_max;
 	double period_ms;
-} opt = { .threads = 1, .ms = 200, .refuse = 0, .off_after = -1 };
+} opt = {.threads = 1, .ms = 200, .refuse = 0, .off_after = -1};
 
 static void check(bool cond, const char *fmt, ...)
 {
@@ -107,14 +107,14 @@ static void check_metric(const vt_plugin_cntr_metric_info *m, const char *reques
 	      m->name, m->unit ? m->unit : "NULL");
 	check(!!(p & VT_PLUGIN_CNTR_ACC) != !!(p & VT_PLUGIN_CNTR_ABS),
 	      "%s: %s is either ACC or ABS (0x%x)", requested, m->name, p);
-	check(bit_count_le1(p & (VT_PLUGIN_CNTR_START | VT_PLUGIN_CNTR_POINT |
-				 VT_PLUGIN_CNTR_LAST | VT_PLUGIN_CNTR_NEXT)),
+	check(bit_count_le1(p & (VT_PLUGIN_CNTR_START | VT_PLUGIN_CNTR_POINT | VT_PLUGIN_CNTR_LAST |
+				 VT_PLUGIN_CNTR_NEXT)),
 	      "%s: %s has at most one timing (0x%x)", requested, m->name, p);
 	check(bit_count_le1(p & (VT_PLUGIN_CNTR_SIGNED | VT_PLUGIN_CNTR_UNSIGNED |
 				 VT_PLUGIN_CNTR_FLOAT | VT_PLUGIN_CNTR_DOUBLE)),
 	      "%s: %s has at most one value type (0x%x)", requested, m->name, p);
-	check((p & ~0x3ffu) == 0, "%s: %s sets no unknown property bit (0x%x)", requested,
-	      m->name, p);
+	check((p & ~0x3ffu) == 0, "%s: %s sets no unknown property bit (0x%x)", requested, m->name,
+	      p);
 }
 
 /* ---- counters as added ---- */
@@ -254,7 +254,7 @@ static void *thread_main(void *arg)
 
 static void sleep_ms(int ms)
 {
-	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
+	struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
 	while (nanosleep(&ts, &ts) != 0)
 		;
 }
@@ -293,8 +293,8 @@ static void check_async(struct added *a, uint64_t start, uint64_t end)
 		if (opt.have_max && a->v[i].value > opt.max)
 			a->over_max++;
 	}
-	printf("values %s: %zu, first %" PRIu64 " last %" PRIu64 ", smallest gap %.3f ms\n",
-	       name, a->n, a->n ? a->v[0].value : 0, a->n ? a->v[a->n - 1].value : 0,
+	printf("values %s: %zu, first %" PRIu64 " last %" PRIu64 ", smallest gap %.3f ms\n", name,
+	       a->n, a->n ? a->v[0].value : 0, a->n ? a->v[a->n - 1].value : 0,
 	       a->n > 1 ? min_gap : 0.0);
 	check(inside, "%s: timestamps from the clock handed over, within the run", name);
 	check(sorted, "%s: timestamps in order", name);
@@ -384,7 +384,7 @@ int main(int argc, char **argv)
 		check(info.get_current_value != NULL, "synchronous: has get_current_value");
 	else
 		check(info.set_pform_wtime_function &&
-			      (cb ? info.set_callback_function != NULL : info.get_all_values != NULL),
+			  (cb ? info.set_callback_function != NULL : info.get_all_values != NULL),
 		      "asynchronous: has set_pform_wtime_function and %s",
 		      cb ? "set_callback_function" : "get_all_values");
 	if (failed)
@@ -456,12 +456,14 @@ int main(int argc, char **argv)
 			       " last %" PRIu64 ", changed %" PRIu64 " times\n",
 			       name, a->thread, a->reads, a->first, a->last, a->distinct_guess);
 			if (opt.monotonic && is_acc(a))
-				check(!a->decreased, "%s thread %d: never decreases", name, a->thread);
+				check(!a->decreased, "%s thread %d: never decreases", name,
+				      a->thread);
 			if (opt.have_max)
 				check(!a->over_max, "%s thread %d: values <= %" PRIu64, name,
 				      a->thread, opt.max);
 			if (info.disable_counter)
-				check(info.disable_counter(a->id) == 0, "%s: disable_counter", name);
+				check(info.disable_counter(a->id) == 0, "%s: disable_counter",
+				      name);
 		}
 	} else {
 		int first, count;
@@ -504,19 +506,24 @@ int main(int argc, char **argv)
 			pthread_mutex_unlock(&a->lock);
 			if (!cb)
 				continue;
-			check(!a->late_call, "%s: no callback after disable_counter or "
-					     "TRACE_OFF_PERMANENT",
+			check(!a->late_call,
+			      "%s: no callback after disable_counter or "
+			      "TRACE_OFF_PERMANENT",
 			      name);
-			check(!a->foreign_thread, "%s: callbacks come from a thread the plugin "
-						  "registered as its own",
+			check(!a->foreign_thread,
+			      "%s: callbacks come from a thread the plugin "
+			      "registered as its own",
 			      name);
 			if (opt.refuse > 0)
-				check(a->refused_any && a->n && a->v[0].timestamp == a->first_refused_ts,
-				      "%s: the value refused with BUFFER_FULL is offered again first",
-				      name);
+				check(
+				    a->refused_any && a->n &&
+					a->v[0].timestamp == a->first_refused_ts,
+				    "%s: the value refused with BUFFER_FULL is offered again first",
+				    name);
 			if (opt.off_after >= 0)
 				check(a->turned_off && a->calls == opt.off_after + opt.refuse + 1,
-				      "%s: %d calls: %d accepted, then TRACE_OFF_PERMANENT and no more",
+				      "%s: %d calls: %d accepted, then TRACE_OFF_PERMANENT and no "
+				      "more",
 				      name, atomic_load(&a->calls), opt.off_after);
 		}
 	}

@@ -62,8 +62,9 @@ static vt_plugin_cntr_metric_info *random_get_event_info(char *name)
 	/* Any name makes a counter of that name; a pattern names none: random numbers have no
 	 * list to match it against. */
 	if (!*name || strpbrk(name, "*?[")) {
-		fprintf(stderr, "random plugin: \"%s\": give each counter a plain name, as in "
-				"random_counter; wildcards match nothing here\n",
+		fprintf(stderr,
+			"random plugin: \"%s\": give each counter a plain name, as in "
+			"random_counter; wildcards match nothing here\n",
 			name);
 		return NULL;
 	}

@@ -42,17 +42,24 @@
 
 #ifdef SYSMON_POST_MORTEM
 #define PLUGIN "sysmonpm plugin"
-#define SYNCH VT_PLUGIN_CNTR_ASYNCH_POST_MORTEM
+#define SYNCH  VT_PLUGIN_CNTR_ASYNCH_POST_MORTEM
 #else
 #define PLUGIN "sysmon plugin"
-#define SYNCH VT_PLUGIN_CNTR_ASYNCH_EVENT
+#define SYNCH  VT_PLUGIN_CNTR_ASYNCH_EVENT
 #endif
 
-#define CPUFREQ "/sys/devices/system/cpu/cpu%u/cpufreq/scaling_cur_freq"
+#define CPUFREQ	 "/sys/devices/system/cpu/cpu%u/cpufreq/scaling_cur_freq"
 #define POWERCAP "/sys/class/powercap"
 
-enum source { CPU_BUSY, CONTEXT_SWITCHES, MEM_AVAILABLE, PROCESS_RSS, PROCESS_CPU_TIME,
-	      CPU_FREQ, ENERGY };
+enum source {
+	CPU_BUSY,
+	CONTEXT_SWITCHES,
+	MEM_AVAILABLE,
+	PROCESS_RSS,
+	PROCESS_CPU_TIME,
+	CPU_FREQ,
+	ENERGY
+};
 
 /* What this host offers, found at init. */
 struct offer {
@@ -60,7 +67,7 @@ struct offer {
 	const char *unit;
 	uint32_t property;
 	enum source source;
-	char *path; /* CPU_FREQ, ENERGY: the file */
+	char *path;	/* CPU_FREQ, ENERGY: the file */
 	uint64_t range; /* ENERGY: max_energy_range_uj, where the counter wraps */
 };
 static struct offer *offers;
@@ -70,10 +77,10 @@ static size_t n_offers;
 struct counter {
 	const struct offer *o;
 	bool enabled;
-	uint64_t base; /* ACC: the raw reading when added */
+	uint64_t base;			/* ACC: the raw reading when added */
 	uint64_t prev_busy, prev_total; /* CPU_BUSY: the previous /proc/stat reading */
-	uint64_t prev_raw, acc; /* ENERGY: wrap-around bookkeeping (uJ) */
-	vt_plugin_cntr_timevalue *v; /* not yet fetched */
+	uint64_t prev_raw, acc;		/* ENERGY: wrap-around bookkeeping (uJ) */
+	vt_plugin_cntr_timevalue *v;	/* not yet fetched */
 	size_t n, cap;
 	uint64_t taken, fetches;
 };
@@ -120,9 +127,10 @@ static int proc_stat(uint64_t *busy, uint64_t *total, uint64_t *ctxt)
 	char buf[8192];
 	if (read_file("/proc/stat", buf, sizeof(buf)) != 0)
 		return -1;
-	uint64_t f[8] = { 0 };
-	if (sscanf(buf, "cpu %" SCNu64 " %" SCNu64 " %" SCNu64 " %" SCNu64 " %" SCNu64
-			" %" SCNu64 " %" SCNu64 " %" SCNu64,
+	uint64_t f[8] = {0};
+	if (sscanf(buf,
+		   "cpu %" SCNu64 " %" SCNu64 " %" SCNu64 " %" SCNu64 " %" SCNu64 " %" SCNu64
+		   " %" SCNu64 " %" SCNu64,
 		   &f[0], &f[1], &f[2], &f[3], &f[4], &f[5], &f[6], &f[7]) < 4)
 		return -1;
 	/* user nice system idle iowait irq softirq steal: guest time is inside user. */
@@ -169,8 +177,8 @@ static int process_cpu_ns(uint64_t *ns)
 	/* The command name may hold spaces and parentheses: fields start after the last ')'. */
 	const char *p = strrchr(buf, ')');
 	unsigned long long ut, st;
-	if (!p || sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &ut,
-			 &st) != 2)
+	if (!p ||
+	    sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &ut, &st) != 2)
 		return -1;
 	long hz = sysconf(_SC_CLK_TCK);
 	*ns = (uint64_t)(ut + st) * (1000000000u / (uint64_t)(hz > 0 ? hz : 100));
@@ -215,10 +223,9 @@ static int sample(struct counter *c, uint64_t *value)
 	case CPU_BUSY:
 		if (proc_stat(&busy, &total, &ctxt) != 0)
 			return -1;
-		double pct = total > c->prev_total
-				     ? 100.0 * (double)(busy - c->prev_busy) /
-					       (double)(total - c->prev_total)
-				     : 0.0;
+		double pct = total > c->prev_total ? 100.0 * (double)(busy - c->prev_busy) /
+							 (double)(total - c->prev_total)
+						   : 0.0;
 		c->prev_busy = busy;
 		c->prev_total = total;
 		*value = bits_of(pct);
@@ -273,9 +280,9 @@ static void find_cpufreq(void)
 		if (read_u64_file(path, &v) != 0)
 			continue;
 		snprintf(name, sizeof(name), "cpu%ld_freq", i);
-		offer(name, "Hz", VT_PLUGIN_CNTR_ABS | VT_PLUGIN_CNTR_POINT |
-					  VT_PLUGIN_CNTR_UNSIGNED,
-		      CPU_FREQ, path, 0);
+		offer(name, "Hz",
+		      VT_PLUGIN_CNTR_ABS | VT_PLUGIN_CNTR_POINT | VT_PLUGIN_CNTR_UNSIGNED, CPU_FREQ,
+		      path, 0);
 	}
 }
 
@@ -320,8 +327,9 @@ static int32_t sysmon_init(void)
 		char *end;
 		long v = strtol(s, &end, 10);
 		if (*end || v < 1 || v > 60000)
-			fprintf(stderr, PLUGIN ": SYSMON_INTERVAL_MS=%s is not 1 to 60000; using "
-					"%ld\n",
+			fprintf(stderr,
+				PLUGIN ": SYSMON_INTERVAL_MS=%s is not 1 to 60000; using "
+				       "%ld\n",
 				s, interval_ms);
 		else
 			interval_ms = v;
@@ -330,7 +338,7 @@ static int32_t sysmon_init(void)
 	verbose = s && *s && strcmp(s, "0") != 0;
 	if (!wtime) {
 		fprintf(stderr, PLUGIN ": no clock from the host (set_pform_wtime_function was "
-				"not called); no counters\n");
+				       "not called); no counters\n");
 		return -1;
 	}
 	pthread_condattr_t ca;
@@ -343,9 +351,9 @@ static int32_t sysmon_init(void)
 	const uint32_t abs = VT_PLUGIN_CNTR_ABS | VT_PLUGIN_CNTR_POINT | VT_PLUGIN_CNTR_UNSIGNED;
 	const uint32_t acc = VT_PLUGIN_CNTR_ACC | VT_PLUGIN_CNTR_START | VT_PLUGIN_CNTR_UNSIGNED;
 	if (proc_stat(&a, &b, &c) == 0) {
-		offer("cpu_busy", "%", VT_PLUGIN_CNTR_ABS | VT_PLUGIN_CNTR_LAST |
-					       VT_PLUGIN_CNTR_DOUBLE,
-		      CPU_BUSY, NULL, 0);
+		offer("cpu_busy", "%",
+		      VT_PLUGIN_CNTR_ABS | VT_PLUGIN_CNTR_LAST | VT_PLUGIN_CNTR_DOUBLE, CPU_BUSY,
+		      NULL, 0);
 		offer("context_switches", "#", acc, CONTEXT_SWITCHES, NULL, 0);
 	}
 	if (mem_available(&a) == 0)
@@ -358,7 +366,7 @@ static int32_t sysmon_init(void)
 	find_rapl();
 	if (!n_offers) {
 		fprintf(stderr, PLUGIN ": neither /proc nor /sys can be read here (is /proc "
-				"mounted?); no counters\n");
+				       "mounted?); no counters\n");
 		return -1;
 	}
 	return 0;
@@ -375,20 +383,23 @@ static void explain(const char *requested)
 	unsigned cpu;
 	char tail;
 	if (sscanf(requested, "cpu%u_fre%c", &cpu, &tail) == 2 && tail == 'q')
-		fprintf(stderr, PLUGIN ": %s: " CPUFREQ " is missing or unreadable (no cpufreq "
-				"driver, as in most virtual machines); skipped\n",
+		fprintf(stderr,
+			PLUGIN ": %s: " CPUFREQ " is missing or unreadable (no cpufreq "
+			       "driver, as in most virtual machines); skipped\n",
 			requested, cpu);
 	else if (strncmp(requested, "energy_", 7) == 0)
-		fprintf(stderr, PLUGIN ": %s: no such readable RAPL zone in " POWERCAP
-				" (none on this machine, or energy_uj readable by root only); "
-				"skipped\n",
+		fprintf(stderr,
+			PLUGIN ": %s: no such readable RAPL zone in " POWERCAP
+			       " (none on this machine, or energy_uj readable by root only); "
+			       "skipped\n",
 			requested);
 	else if (strpbrk(requested, "*?["))
 		fprintf(stderr, PLUGIN ": \"%s\" matches no counter here; skipped\n", requested);
 	else
-		fprintf(stderr, PLUGIN ": %s: no such counter (there are cpu_busy, "
-				"context_switches, mem_available, process_rss, process_cpu_time, "
-				"cpuN_freq, energy_ZONE); skipped\n",
+		fprintf(stderr,
+			PLUGIN ": %s: no such counter (there are cpu_busy, "
+			       "context_switches, mem_available, process_rss, process_cpu_time, "
+			       "cpuN_freq, energy_ZONE); skipped\n",
 			requested);
 }
 
@@ -423,7 +434,7 @@ static vt_plugin_cntr_metric_info *sysmon_get_event_info(char *requested)
 			fprintf(stderr, PLUGIN ": no cpuN_freq counters: no cpufreq driver here\n");
 		if (!energy && fnmatch(requested, "energy_package-0", 0) == 0)
 			fprintf(stderr, PLUGIN ": no energy_ZONE counters: no readable RAPL "
-					"zone in " POWERCAP "\n");
+					       "zone in " POWERCAP "\n");
 	}
 	return list;
 }
@@ -436,7 +447,7 @@ static int32_t sysmon_add_counter(char *name)
 			o = &offers[i];
 	if (!o)
 		return -1;
-	struct counter c = { .o = o };
+	struct counter c = {.o = o};
 	uint64_t r, ctxt;
 	if (o->source == CPU_BUSY)
 		proc_stat(&c.prev_busy, &c.prev_total, &ctxt);
@@ -502,7 +513,7 @@ static void *sampler_main(void *arg)
 				c->v = nv;
 				c->cap = cap;
 			}
-			c->v[c->n++] = (vt_plugin_cntr_timevalue){ ts, v };
+			c->v[c->n++] = (vt_plugin_cntr_timevalue){ts, v};
 			c->taken++;
 		}
 		for (;;) {
@@ -532,7 +543,8 @@ static int32_t sysmon_enable_counter(int32_t id)
 		if (rc == 0)
 			running = true;
 		else
-			fprintf(stderr, PLUGIN ": cannot start the sampler thread (%s); no values\n",
+			fprintf(stderr,
+				PLUGIN ": cannot start the sampler thread (%s); no values\n",
 				strerror(rc));
 	}
 	pthread_mutex_unlock(&lock);

@@ -3,7 +3,8 @@
  * The program the sample plugins are recorded with: each function does one thing a sample
  * measures (page faults, context switches, CPU time, loopback traffic), a second thread
  * makes per-thread counters show on two locations, burst() fills small buffers (BURST=N
- * calls), and idle() lasts long enough for the samplers to take their values. What the test expects of each is in test_plugin_samples.py.
+ * calls), and idle() lasts long enough for the samplers to take their values. What the test expects
+ * of each is in test_plugin_samples.py.
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
@@ -17,12 +18,12 @@
 #include <time.h>
 #include <unistd.h>
 
-#define TOUCH_PAGES 1024
-#define NAPS 10
-#define SPIN_MS 30
-#define DATAGRAMS 64
+#define TOUCH_PAGES    1024
+#define NAPS	       10
+#define SPIN_MS	       30
+#define DATAGRAMS      64
 #define DATAGRAM_BYTES 4000
-#define LEAVES 20
+#define LEAVES	       20
 
 static volatile unsigned long sink;
 
