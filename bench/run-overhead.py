@@ -543,9 +543,10 @@ def derive(summaries, variants, calls):
     return expected_events
 
 
-def plugin_reads(program, plugin_dir, variants, env):
+def plugin_reads(program, plugin_dir, variants, env, args):
     """The plugin's own work: ns per get_current_value of each (library, counter) the
-    variants read, timed without vt by bench/plugin-read (median of 5 runs of 10^7)."""
+    variants read, timed without vt by bench/plugin-read (median of 5 runs of 10^7, each
+    on a quiet machine as the variants' runs are)."""
     out = {}
     for v in variants:
         for lib, counter in v.reads:
@@ -553,6 +554,8 @@ def plugin_reads(program, plugin_dir, variants, env):
                 continue
             times = []
             for _ in range(5):
+                if args.wait_quiet > 0:
+                    wait_quiet(args.noise_limit, args.wait_quiet)
                 r = subprocess.run([program, os.path.join(plugin_dir, "lib%s.so" % lib),
                                     counter], capture_output=True, text=True, env=env)
                 m = re.search(r"read_ns=([0-9.]+)", r.stdout)
@@ -911,6 +914,12 @@ def main():
             log("%s: no trace was written (runtime not ready?); timing it anyway" % v.name)
         ready.append((v, exe, env))
 
+    reads = plugin_reads(plugin_read, plugin_dir, [v for v, _, _ in ready], base_env, args) \
+        if needs_plugins else {}
+    if reads:
+        log("plugin reads without vt: %s" % ", ".join(
+            "%s_%s %s ns" % (lib, c, fmt(ns, ".2f")) for (lib, c), ns in sorted(reads.items())))
+
     # The machine may be shared: wait for quiet before each round, and repeat a run during
     # which the rest of the machine was busy (keeping the quietest attempt).
     runs = {v.name: [] for v, _, _ in ready}
@@ -956,8 +965,7 @@ def main():
         summaries.append(s)
     expected = derive(summaries, variants, args.calls)
     if needs_plugins:
-        derive_plugins(summaries, variants, args.calls, expected,
-                       plugin_reads(plugin_read, plugin_dir, variants, base_env))
+        derive_plugins(summaries, variants, args.calls, expected, reads)
 
     res = {
         "benchmark": "overhead",
