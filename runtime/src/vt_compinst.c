@@ -40,8 +40,7 @@ static inline __attribute__((always_inline)) void fast(uintptr_t fn, uint32_t ki
 			return;
 		return slow(fn, kind);
 	}
-	/* A thread with synchronous plugin counters reads them in the slow path. */
-	if (vt_unlikely(p == t->end || !vt_clock_tsc || t->sync ||
+	if (vt_unlikely(p == t->end || !vt_clock_tsc ||
 			__atomic_load_n(&s->key, __ATOMIC_ACQUIRE) != fn))
 		return slow(fn, kind);
 	uint32_t val = s->val;
@@ -54,6 +53,9 @@ static inline __attribute__((always_inline)) void fast(uintptr_t fn, uint32_t ki
 		if (vt_unlikely(t->depth-- > vt_max_depth))
 			return;
 	}
+	/* A thread with synchronous plugin counters: the event and their values together. */
+	if (vt_unlikely(t->sync))
+		return vt_plugin_put(t, val, kind);
 	p->ts = __rdtsc();
 	p->region = val;
 	p->kind = kind;

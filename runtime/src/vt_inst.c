@@ -33,7 +33,7 @@ static inline __attribute__((always_inline)) void fast(struct vt_inst_desc *d, u
 			return;
 		return slow(d, kind);
 	}
-	if (vt_unlikely(!h || p == t->end || !vt_clock_tsc || t->sync))
+	if (vt_unlikely(!h || p == t->end || !vt_clock_tsc))
 		return slow(d, kind);
 	uint32_t val = h - 1;
 	if (vt_unlikely(val & VT_REGION_FILTERED))
@@ -45,6 +45,8 @@ static inline __attribute__((always_inline)) void fast(struct vt_inst_desc *d, u
 		if (vt_unlikely(t->depth-- > vt_max_depth))
 			return;
 	}
+	if (vt_unlikely(t->sync))
+		return vt_plugin_put(t, val, kind);
 	p->ts = __rdtsc();
 	p->region = val;
 	p->kind = kind;
