@@ -545,7 +545,7 @@ def derive(summaries, variants, calls):
 
 def plugin_reads(program, plugin_dir, variants, env, args):
     """The plugin's own work: ns per get_current_value of each (library, counter) the
-    variants read, timed without vt by bench/plugin-read (median of 5 runs of 10^7, each
+    variants read, timed without vt by bench/plugin-read (median of 5 runs of 10^8, each
     on a quiet machine as the variants' runs are)."""
     out = {}
     for v in variants:
@@ -557,7 +557,8 @@ def plugin_reads(program, plugin_dir, variants, env, args):
                 if args.wait_quiet > 0:
                     wait_quiet(args.noise_limit, args.wait_quiet)
                 r = subprocess.run([program, os.path.join(plugin_dir, "lib%s.so" % lib),
-                                    counter], capture_output=True, text=True, env=env)
+                                    counter, "100000000"], capture_output=True, text=True,
+                                   env=env)
                 m = re.search(r"read_ns=([0-9.]+)", r.stdout)
                 if r.returncode != 0 or not m:
                     log("plugin-read %s %s failed: %s" % (lib, counter, r.stderr.strip()))
