@@ -24,12 +24,19 @@ echo "== the trace: $out/demo.vt.otf2 (open it with Vampir or any OTF2 reader)"
 
 echo "== compiling the MPI sample samples/mpi/heat.c with vtcc over mpicc (MPI mode is automatic)"
 build/vtcc/vtcc -vt:cc mpicc -vt:verbose -g -O2 samples/mpi/heat.c -o "$out/heat" -lm
-echo "== running it on 4 ranks under mpirun"
-(cd "$out" && mpirun --allow-run-as-root --oversubscribe -np 4 ./heat)
+echo "== running it on 4 ranks under mpirun, with two sample counter plugins: page faults per"
+echo "   thread (perf_event_open, synchronous) and the host's load average (a callback plugin)"
+(cd "$out" && VT_PLUGIN_CNTR_PATH="$here/build/samples/plugins" \
+  VT_PLUGIN_CNTR_METRICS='perfsw_page-faults:hostload_load1' \
+  mpirun --allow-run-as-root --oversubscribe -x VT_PLUGIN_CNTR_PATH -x VT_PLUGIN_CNTR_METRICS \
+  -np 4 ./heat)
 echo "== what was traced"
 build/tools/vt-profile/vt-profile --top 10 "$out/heat.vt.otf2"
 echo "== messages and collectives per rank (otf2-print)"
 otf2-print "$out/heat.vt.otf2" | awk '$1 == "MPI_SEND" { s[$2]++ } $1 == "MPI_RECV" { r[$2]++ }
   $1 == "MPI_COLLECTIVE_END" { c[$2]++ }
   END { for (l in s) print "location " l ": " s[l] " sends, " r[l] " receives, " c[l] " collectives" }' | sort
+echo "== counter values in the trace, per metric (otf2-print)"
+otf2-print "$out/heat.vt.otf2" | awk '$1 == "METRIC" { if (match($0, /\("[^"]*"/)) n[substr($0, RSTART + 2, RLENGTH - 3)]++ }
+  END { for (m in n) print m ": " n[m] " values" }' | sort
 echo "== the trace: $out/heat.vt.otf2"
