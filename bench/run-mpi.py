@@ -43,6 +43,9 @@ def main():
     ap.add_argument('--runs', type=int, default=5)
     ap.add_argument('--ranks', default='2,4,8,16')
     ap.add_argument('--iters', type=int, default=20000)
+    ap.add_argument('--traced-buffer', default='256M',
+                    help='VT_BUFFER_SIZE of the "traced-nf" variant, large enough that '
+                         'nothing is flushed during the timed loops (default 256M)')
     args = ap.parse_args()
     build = os.path.abspath(args.build)
     work = tempfile.mkdtemp(prefix='vt-bench-mpi.')
@@ -52,13 +55,19 @@ def main():
     sh([os.path.join(build, 'vtcc', 'vtcc'), '-vt:cc', 'mpicc', '-O2', src, '-o', traced])
     env = dict(os.environ, VT_PFORM_GDIR=work, VT_VERBOSE='0')
 
-    def run(exe, np, iters):
-        return parse(sh(MPIRUN + ['-x', 'VT_PFORM_GDIR', '-x', 'VT_VERBOSE', '-np', str(np),
-                                  exe, str(iters)], env=env, cwd=work))
+    def run(exe, np, iters, buffer=None):
+        e = dict(env, VT_BUFFER_SIZE=buffer) if buffer else env
+        fwd = ['-x', 'VT_BUFFER_SIZE'] if buffer else []
+        return parse(sh(MPIRUN + ['-x', 'VT_PFORM_GDIR', '-x', 'VT_VERBOSE'] + fwd
+                        + ['-np', str(np), exe, str(iters)], env=e, cwd=work))
 
+    # traced: the default 8M buffer fills during the loops, and the background writer then
+    # competes with the ranks for the 2 cores; traced-nf: nothing flushed in the loops (the
+    # cost of recording alone).
     res = {'latency': {}, 'finalize': {}}
-    for name, exe in (('plain', plain), ('traced', traced)):
-        runs = [run(exe, 2, args.iters) for _ in range(args.runs)]
+    for name, exe, buf in (('plain', plain, None), ('traced', traced, None),
+                           ('traced-nf', traced, args.traced_buffer)):
+        runs = [run(exe, 2, args.iters, buf) for _ in range(args.runs)]
         res['latency'][name] = {k: statistics.median(r[k] for r in runs)
                                 for k in ('pingpong_us', 'allreduce_us')}
     for np in [int(n) for n in args.ranks.split(',')]:
@@ -72,8 +81,9 @@ def main():
                                                                           args.iters))
     print('%-12s %10s %10s %10s' % ('', 'plain us', 'traced us', 'added us'))
     for k, label in (('pingpong_us', 'ping-pong'), ('allreduce_us', 'allreduce')):
-        p, t = lat['plain'][k], lat['traced'][k]
-        print('%-12s %10.3f %10.3f %10.3f' % (label, p, t, t - p))
+        p, t, nf = lat['plain'][k], lat['traced'][k], lat['traced-nf'][k]
+        print('%-12s %10.3f %10.3f %10.3f   no flush in loop: %.3f (added %.3f)'
+              % (label, p, t, t - p, nf, nf - p))
     print('\nMPI_Finalize on rank 0 (median of %d runs; traced includes unification and '
           'writing):' % args.runs)
     print('%-6s %10s %10s' % ('ranks', 'plain s', 'traced s'))
