@@ -30,6 +30,8 @@
 
 #include <vampirtrace/vt_plugin_cntr.h>
 
+#include "vt_sample_util.h"
+
 #define PLUGIN "fsusage plugin"
 
 enum kind { FS_SIZE, FS_USED, FS_AVAILABLE, FS_FREE_INODES, N_KINDS };
@@ -45,8 +47,7 @@ static const struct {
 struct counter {
 	enum kind kind;
 	bool enabled;
-	vt_plugin_cntr_timevalue *v; /* not yet collected */
-	size_t n, cap;
+	struct vts_values vals; /* not yet collected */
 };
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
@@ -64,11 +65,8 @@ static int32_t fsusage_init(void)
 {
 	struct statvfs st;
 	const char *d = getenv("VT_PFORM_GDIR");
-	if (!wtime) {
-		fprintf(stderr, PLUGIN ": no clock from the host (set_pform_wtime_function was "
-				       "not called); no counters\n");
+	if (vts_need_wtime(PLUGIN, wtime) != 0)
 		return -1;
-	}
 	if (d && *d) {
 		dir = strdup(d);
 	} else {
@@ -102,16 +100,9 @@ static vt_plugin_cntr_metric_info *fsusage_get_event_info(char *requested)
 	for (int k = 0; k < N_KINDS; k++) {
 		if (fnmatch(requested, kinds[k].name, 0) != 0)
 			continue;
-		list[n].name = strdup(kinds[k].name);
-		list[n].unit = strdup(kinds[k].unit);
-		list[n].cntr_property =
-		    VT_PLUGIN_CNTR_ABS | VT_PLUGIN_CNTR_POINT | VT_PLUGIN_CNTR_UNSIGNED;
-		if (!list[n].name || !list[n].unit) {
-			free(list[n].name);
-			free(list[n].unit);
-			list[n].name = NULL;
+		if (!vts_info_set(&list[n], kinds[k].name, kinds[k].unit,
+				  VT_PLUGIN_CNTR_ABS | VT_PLUGIN_CNTR_POINT | VT_PLUGIN_CNTR_UNSIGNED))
 			break;
-		}
 		n++;
 	}
 	if (n == 0)
@@ -131,16 +122,12 @@ static int32_t fsusage_add_counter(char *name)
 	if (k == N_KINDS)
 		return -1;
 	pthread_mutex_lock(&lock);
-	if (n_counters == cap_counters) {
-		size_t cap = cap_counters ? 2 * cap_counters : 8;
-		struct counter *nc = realloc(counters, cap * sizeof(*nc));
-		if (!nc) {
-			pthread_mutex_unlock(&lock);
-			return -1;
-		}
-		counters = nc;
-		cap_counters = cap;
+	struct counter *nc = vts_grow(counters, &cap_counters, n_counters, sizeof(*nc), 8);
+	if (!nc) {
+		pthread_mutex_unlock(&lock);
+		return -1;
 	}
+	counters = nc;
 	int32_t id = (int32_t)n_counters;
 	counters[n_counters++] = (struct counter){.kind = (enum kind)k};
 	pthread_mutex_unlock(&lock);
@@ -169,15 +156,7 @@ static void take(struct counter *c)
 		v = (uint64_t)st.f_favail;
 		break;
 	}
-	if (c->n == c->cap) {
-		size_t cap = c->cap ? 2 * c->cap : 16;
-		vt_plugin_cntr_timevalue *nv = realloc(c->v, cap * sizeof(*nv));
-		if (!nv)
-			return;
-		c->v = nv;
-		c->cap = cap;
-	}
-	c->v[c->n++] = (vt_plugin_cntr_timevalue){ts, v};
+	vts_values_push(&c->vals, ts, v, 16);
 }
 
 static int32_t fsusage_enable_counter(int32_t id)
@@ -216,10 +195,7 @@ static uint64_t fsusage_get_all_values(int32_t id, vt_plugin_cntr_timevalue **re
 		struct counter *c = &counters[id];
 		if (c->enabled)
 			take(c);
-		*result = c->v;
-		n = c->n;
-		c->v = NULL;
-		c->n = c->cap = 0;
+		n = vts_values_take(&c->vals, result);
 	}
 	pthread_mutex_unlock(&lock);
 	return n;
@@ -228,7 +204,7 @@ static uint64_t fsusage_get_all_values(int32_t id, vt_plugin_cntr_timevalue **re
 static void fsusage_finalize(void)
 {
 	for (size_t i = 0; i < n_counters; i++)
-		free(counters[i].v);
+		free(counters[i].vals.v);
 	free(counters);
 	counters = NULL;
 	n_counters = cap_counters = 0;

@@ -34,6 +34,8 @@
 
 #include <vampirtrace/vt_plugin_cntr.h>
 
+#include "vt_sample_util.h"
+
 #define PLUGIN "hostload plugin"
 #define QUEUE  4096 /* values per counter waiting for vt to take them */
 
@@ -67,11 +69,9 @@ struct counter {
 };
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-static pthread_cond_t wake;
 static struct counter **counters; /* guarded by lock; a counter never moves */
 static size_t n_counters, cap_counters;
-static pthread_t sampler;
-static bool running, stopping;
+static struct vts_sampler sampler;
 
 static uint64_t (*wtime)(void);
 static long interval_ms = 100;
@@ -223,30 +223,11 @@ static void set_wtime(uint64_t (*f)(void))
 
 static int32_t hostload_init(void)
 {
-	const char *s = getenv("HOSTLOAD_INTERVAL_MS");
-	if (s && *s) {
-		char *end;
-		long v = strtol(s, &end, 10);
-		if (*end || v < 1 || v > 60000)
-			fprintf(stderr,
-				PLUGIN ": HOSTLOAD_INTERVAL_MS=%s is not 1 to 60000; "
-				       "using %ld\n",
-				s, interval_ms);
-		else
-			interval_ms = v;
-	}
-	s = getenv("HOSTLOAD_VERBOSE");
-	verbose = s && *s && strcmp(s, "0") != 0;
-	if (!wtime) {
-		fprintf(stderr, PLUGIN ": no clock from the host (set_pform_wtime_function was "
-				       "not called); no counters\n");
+	vts_env_long(PLUGIN, "HOSTLOAD_INTERVAL_MS", 1, 60000, &interval_ms);
+	verbose = vts_env_flag("HOSTLOAD_VERBOSE");
+	if (vts_need_wtime(PLUGIN, wtime) != 0)
 		return -1;
-	}
-	pthread_condattr_t ca;
-	pthread_condattr_init(&ca);
-	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-	pthread_cond_init(&wake, &ca);
-	pthread_condattr_destroy(&ca);
+	vts_sampler_init(&sampler);
 
 	struct reading r;
 	if (read_load(&r)) {
@@ -284,19 +265,13 @@ static vt_plugin_cntr_metric_info *hostload_get_event_info(char *requested)
 		if (fnmatch(requested, o->name, 0) != 0)
 			continue;
 		bool net = o->source == NET_RX || o->source == NET_TX;
-		list[n].name = strdup(o->name);
-		list[n].unit = strdup(net ? "B" : "tasks");
-		list[n].cntr_property =
+		uint32_t property =
 		    net ? VT_PLUGIN_CNTR_ACC | VT_PLUGIN_CNTR_START | VT_PLUGIN_CNTR_UNSIGNED
 			: VT_PLUGIN_CNTR_ABS | VT_PLUGIN_CNTR_POINT |
 			      (o->source == RUNNABLE ? VT_PLUGIN_CNTR_UNSIGNED
 						     : VT_PLUGIN_CNTR_DOUBLE);
-		if (!list[n].name || !list[n].unit) {
-			free(list[n].name);
-			free(list[n].unit);
-			list[n].name = NULL;
+		if (!vts_info_set(&list[n], o->name, net ? "B" : "tasks", property))
 			break;
-		}
 		n++;
 	}
 	if (n == 0)
@@ -327,18 +302,14 @@ static int32_t hostload_add_counter(char *name)
 		free(r.netdev);
 	}
 	pthread_mutex_lock(&lock);
-	if (n_counters == cap_counters) {
-		size_t cap = cap_counters ? 2 * cap_counters : 16;
-		struct counter **nc = realloc(counters, cap * sizeof(*nc));
-		if (!nc) {
-			pthread_mutex_unlock(&lock);
-			pthread_mutex_destroy(&c->deliver);
-			free(c);
-			return -1;
-		}
-		counters = nc;
-		cap_counters = cap;
+	struct counter **nc = vts_grow(counters, &cap_counters, n_counters, sizeof(*nc), 16);
+	if (!nc) {
+		pthread_mutex_unlock(&lock);
+		pthread_mutex_destroy(&c->deliver);
+		free(c);
+		return -1;
 	}
+	counters = nc;
 	int32_t id = (int32_t)n_counters;
 	counters[n_counters++] = c;
 	pthread_mutex_unlock(&lock);
@@ -368,21 +339,6 @@ static int32_t hostload_set_callback_function(void *obj, int32_t id, callback_fn
 }
 
 /* ---- the sampler ---- */
-
-static void add_ms(struct timespec *t, long ms)
-{
-	t->tv_sec += ms / 1000;
-	t->tv_nsec += (ms % 1000) * 1000000L;
-	if (t->tv_nsec >= 1000000000L) {
-		t->tv_sec++;
-		t->tv_nsec -= 1000000000L;
-	}
-}
-
-static bool before(const struct timespec *a, const struct timespec *b)
-{
-	return a->tv_sec < b->tv_sec || (a->tv_sec == b->tv_sec && a->tv_nsec < b->tv_nsec);
-}
 
 /* Offers c's waiting values to vt, oldest first, until one is refused. Runs with
  * c->deliver held and lock not held: vt's callback may write to the trace meanwhile. */
@@ -421,13 +377,11 @@ static void *sampler_main(void *arg)
 	(void)arg;
 	is_sampler = true;
 	pthread_mutex_lock(&lock);
-	while (!stopping) {
+	while (!sampler.stopping) {
 		/* The host's time first, then the monotonic clock the next sample is due by:
 		 * consecutive timestamps are at least a period apart. */
 		uint64_t ts = wtime();
-		struct timespec due;
-		clock_gettime(CLOCK_MONOTONIC, &due);
-		add_ms(&due, interval_ms);
+		struct timespec due = vts_sampler_due(interval_ms);
 		size_t n = n_counters;
 		pthread_mutex_unlock(&lock);
 
@@ -462,17 +416,11 @@ static void *sampler_main(void *arg)
 		if (!left && n == n_counters) {
 			/* Every counter is disabled or was turned off for good: nothing is read
 			 * until one is enabled again (or the plugin ends). */
-			while (!stopping && !any_active())
-				pthread_cond_wait(&wake, &lock);
+			while (!sampler.stopping && !any_active())
+				pthread_cond_wait(&sampler.wake, &lock);
 			continue;
 		}
-		for (;;) {
-			pthread_cond_timedwait(&wake, &lock, &due);
-			struct timespec now;
-			clock_gettime(CLOCK_MONOTONIC, &now);
-			if (stopping || !before(&now, &due))
-				break;
-		}
+		vts_sampler_wait(&sampler, &lock, &due);
 	}
 	pthread_mutex_unlock(&lock);
 	return NULL;
@@ -488,31 +436,10 @@ static int32_t hostload_enable_counter(int32_t id)
 	c->enabled = true;
 	pthread_mutex_unlock(&c->deliver);
 	pthread_mutex_lock(&lock);
-	if (!running) {
-		stopping = false;
-		rc = pthread_create(&sampler, NULL, sampler_main, NULL);
-		if (rc == 0)
-			running = true;
-		else
-			fprintf(stderr,
-				PLUGIN ": cannot start the sampler thread (%s); no values\n",
-				strerror(rc));
-	}
-	pthread_cond_signal(&wake);
+	rc = vts_sampler_start(&sampler, sampler_main, PLUGIN);
+	pthread_cond_signal(&sampler.wake);
 	pthread_mutex_unlock(&lock);
 	return rc ? -1 : 0;
-}
-
-static void stop_sampler(void)
-{
-	pthread_mutex_lock(&lock);
-	bool join = running;
-	stopping = true;
-	running = false;
-	pthread_cond_signal(&wake);
-	pthread_mutex_unlock(&lock);
-	if (join)
-		pthread_join(sampler, NULL);
 }
 
 /* After this returns, the counter's callback is not called again. */
@@ -536,7 +463,7 @@ static int32_t hostload_is_thread_registered(void)
 
 static void hostload_finalize(void)
 {
-	stop_sampler();
+	vts_sampler_stop(&sampler, &lock);
 	for (size_t i = 0; i < n_counters; i++) {
 		struct counter *c = counters[i];
 		if (verbose)
@@ -558,7 +485,7 @@ static void hostload_finalize(void)
 	free(offers);
 	offers = NULL;
 	n_offers = 0;
-	pthread_cond_destroy(&wake);
+	pthread_cond_destroy(&sampler.wake);
 }
 
 vt_plugin_cntr_info get_info(void)

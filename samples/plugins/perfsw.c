@@ -32,6 +32,8 @@
 
 #include <vampirtrace/vt_plugin_cntr.h>
 
+#include "vt_sample_util.h"
+
 #define PLUGIN	     "perfsw plugin"
 #define MAX_COUNTERS 4096
 
@@ -174,17 +176,10 @@ static vt_plugin_cntr_metric_info *perfsw_get_event_info(char *requested)
 	for (int k = 0; k < N_KINDS; k++) {
 		if (fnmatch(requested, kinds[k].name, 0) != 0)
 			continue;
-		list[n].name = strdup(kinds[k].name);
-		list[n].unit = strdup(kinds[k].unit);
 		/* Counts since the counter was added on its thread. */
-		list[n].cntr_property =
-		    VT_PLUGIN_CNTR_ACC | VT_PLUGIN_CNTR_START | VT_PLUGIN_CNTR_UNSIGNED;
-		if (!list[n].name || !list[n].unit) {
-			free(list[n].name);
-			free(list[n].unit);
-			list[n].name = NULL;
+		if (!vts_info_set(&list[n], kinds[k].name, kinds[k].unit,
+				  VT_PLUGIN_CNTR_ACC | VT_PLUGIN_CNTR_START | VT_PLUGIN_CNTR_UNSIGNED))
 			break;
-		}
 		n++;
 	}
 	if (n == 0)

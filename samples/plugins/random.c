@@ -27,6 +27,8 @@
 
 #include <vampirtrace/vt_plugin_cntr.h>
 
+#include "vt_sample_util.h"
+
 #define MAX_COUNTERS 4096
 
 /* One counter on one thread: add_counter and get_current_value of an id run on that
@@ -39,17 +41,7 @@ static uint64_t seed;
 
 static int32_t random_init(void)
 {
-	const char *s = getenv("RANDOM_SEED");
-	if (s && *s) {
-		char *end;
-		seed = strtoull(s, &end, 0);
-		if (*end) {
-			fprintf(stderr, "random plugin: RANDOM_SEED=%s is not a number; ignored\n",
-				s);
-			s = NULL;
-		}
-	}
-	if (!s || !*s) {
+	if (!vts_env_u64("random plugin", "RANDOM_SEED", &seed)) {
 		struct timespec ts;
 		clock_gettime(CLOCK_REALTIME, &ts);
 		seed = (uint64_t)ts.tv_nsec ^ ((uint64_t)ts.tv_sec << 20) ^ (uint64_t)getpid();
@@ -61,7 +53,7 @@ static vt_plugin_cntr_metric_info *random_get_event_info(char *name)
 {
 	/* Any name makes a counter of that name; a pattern names none: random numbers have no
 	 * list to match it against. */
-	if (!*name || strpbrk(name, "*?[")) {
+	if (!*name || vts_is_pattern(name)) {
 		fprintf(stderr,
 			"random plugin: \"%s\": give each counter a plain name, as in "
 			"random_counter; wildcards match nothing here\n",
@@ -71,14 +63,8 @@ static vt_plugin_cntr_metric_info *random_get_event_info(char *name)
 	vt_plugin_cntr_metric_info *list = calloc(2, sizeof(*list));
 	if (!list)
 		return NULL;
-	list[0].name = strdup(name);
-	list[0].unit = strdup("#");
-	list[0].cntr_property = VT_PLUGIN_CNTR_ABS | VT_PLUGIN_CNTR_POINT | VT_PLUGIN_CNTR_UNSIGNED;
-	if (!list[0].name || !list[0].unit) {
-		free(list[0].name);
-		free(list[0].unit);
-		list[0].name = NULL;
-	}
+	vts_info_set(&list[0], name, "#",
+		     VT_PLUGIN_CNTR_ABS | VT_PLUGIN_CNTR_POINT | VT_PLUGIN_CNTR_UNSIGNED);
 	return list;
 }
 

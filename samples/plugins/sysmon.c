@@ -40,6 +40,8 @@
 
 #include <vampirtrace/vt_plugin_cntr.h>
 
+#include "vt_sample_util.h"
+
 #ifdef SYSMON_POST_MORTEM
 #define PLUGIN "sysmonpm plugin"
 #define SYNCH  VT_PLUGIN_CNTR_ASYNCH_POST_MORTEM
@@ -80,17 +82,14 @@ struct counter {
 	uint64_t base;			/* ACC: the raw reading when added */
 	uint64_t prev_busy, prev_total; /* CPU_BUSY: the previous /proc/stat reading */
 	uint64_t prev_raw, acc;		/* ENERGY: wrap-around bookkeeping (uJ) */
-	vt_plugin_cntr_timevalue *v;	/* not yet fetched */
-	size_t n, cap;
+	struct vts_values vals;		/* not yet fetched */
 	uint64_t taken, fetches;
 };
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-static pthread_cond_t wake;
 static struct counter *counters; /* guarded by lock, as is everything below */
 static size_t n_counters, cap_counters;
-static pthread_t sampler;
-static bool running, stopping;
+static struct vts_sampler sampler;
 
 static uint64_t (*wtime)(void);
 static long interval_ms = 100;
@@ -322,30 +321,11 @@ static void find_rapl(void)
 
 static int32_t sysmon_init(void)
 {
-	const char *s = getenv("SYSMON_INTERVAL_MS");
-	if (s && *s) {
-		char *end;
-		long v = strtol(s, &end, 10);
-		if (*end || v < 1 || v > 60000)
-			fprintf(stderr,
-				PLUGIN ": SYSMON_INTERVAL_MS=%s is not 1 to 60000; using "
-				       "%ld\n",
-				s, interval_ms);
-		else
-			interval_ms = v;
-	}
-	s = getenv("SYSMON_VERBOSE");
-	verbose = s && *s && strcmp(s, "0") != 0;
-	if (!wtime) {
-		fprintf(stderr, PLUGIN ": no clock from the host (set_pform_wtime_function was "
-				       "not called); no counters\n");
+	vts_env_long(PLUGIN, "SYSMON_INTERVAL_MS", 1, 60000, &interval_ms);
+	verbose = vts_env_flag("SYSMON_VERBOSE");
+	if (vts_need_wtime(PLUGIN, wtime) != 0)
 		return -1;
-	}
-	pthread_condattr_t ca;
-	pthread_condattr_init(&ca);
-	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-	pthread_cond_init(&wake, &ca);
-	pthread_condattr_destroy(&ca);
+	vts_sampler_init(&sampler);
 
 	uint64_t a, b, c;
 	const uint32_t abs = VT_PLUGIN_CNTR_ABS | VT_PLUGIN_CNTR_POINT | VT_PLUGIN_CNTR_UNSIGNED;
@@ -393,7 +373,7 @@ static void explain(const char *requested)
 			       " (none on this machine, or energy_uj readable by root only); "
 			       "skipped\n",
 			requested);
-	else if (strpbrk(requested, "*?["))
+	else if (vts_is_pattern(requested))
 		fprintf(stderr, PLUGIN ": \"%s\" matches no counter here; skipped\n", requested);
 	else
 		fprintf(stderr,
@@ -413,22 +393,15 @@ static vt_plugin_cntr_metric_info *sysmon_get_event_info(char *requested)
 	for (size_t i = 0; i < n_offers; i++) {
 		if (fnmatch(requested, offers[i].name, 0) != 0)
 			continue;
-		list[n].name = strdup(offers[i].name);
-		list[n].unit = strdup(offers[i].unit);
-		list[n].cntr_property = offers[i].property;
-		if (!list[n].name || !list[n].unit) {
-			free(list[n].name);
-			free(list[n].unit);
-			list[n].name = NULL;
+		if (!vts_info_set(&list[n], offers[i].name, offers[i].unit, offers[i].property))
 			break;
-		}
 		freq |= offers[i].source == CPU_FREQ;
 		energy |= offers[i].source == ENERGY;
 		n++;
 	}
 	if (n == 0) {
 		explain(requested);
-	} else if (strpbrk(requested, "*?[")) {
+	} else if (vts_is_pattern(requested)) {
 		/* A pattern that could have matched the /sys counters says why it did not. */
 		if (!freq && fnmatch(requested, "cpu0_freq", 0) == 0)
 			fprintf(stderr, PLUGIN ": no cpuN_freq counters: no cpufreq driver here\n");
@@ -454,16 +427,12 @@ static int32_t sysmon_add_counter(char *name)
 	else if (raw(o, &r) == 0)
 		c.base = c.prev_raw = r;
 	pthread_mutex_lock(&lock);
-	if (n_counters == cap_counters) {
-		size_t cap = cap_counters ? 2 * cap_counters : 16;
-		struct counter *nc = realloc(counters, cap * sizeof(*nc));
-		if (!nc) {
-			pthread_mutex_unlock(&lock);
-			return -1;
-		}
-		counters = nc;
-		cap_counters = cap;
+	struct counter *nc = vts_grow(counters, &cap_counters, n_counters, sizeof(*nc), 16);
+	if (!nc) {
+		pthread_mutex_unlock(&lock);
+		return -1;
 	}
+	counters = nc;
 	int32_t id = (int32_t)n_counters;
 	counters[n_counters++] = c;
 	pthread_mutex_unlock(&lock);
@@ -472,57 +441,26 @@ static int32_t sysmon_add_counter(char *name)
 
 /* ---- the sampler ---- */
 
-static void add_ms(struct timespec *t, long ms)
-{
-	t->tv_sec += ms / 1000;
-	t->tv_nsec += (ms % 1000) * 1000000L;
-	if (t->tv_nsec >= 1000000000L) {
-		t->tv_sec++;
-		t->tv_nsec -= 1000000000L;
-	}
-}
-
-static bool before(const struct timespec *a, const struct timespec *b)
-{
-	return a->tv_sec < b->tv_sec || (a->tv_sec == b->tv_sec && a->tv_nsec < b->tv_nsec);
-}
-
 static void *sampler_main(void *arg)
 {
 	(void)arg;
 	is_sampler = true;
 	pthread_mutex_lock(&lock);
-	while (!stopping) {
+	while (!sampler.stopping) {
 		/* The host's time first, the monotonic clock after it, and the next sample
 		 * a full period after the latter: so consecutive timestamps are at least a
 		 * period apart, however late this thread wakes. */
 		uint64_t ts = wtime();
-		struct timespec due;
-		clock_gettime(CLOCK_MONOTONIC, &due);
-		add_ms(&due, interval_ms);
+		struct timespec due = vts_sampler_due(interval_ms);
 		for (size_t i = 0; i < n_counters; i++) {
 			struct counter *c = &counters[i];
 			uint64_t v;
 			if (!c->enabled || sample(c, &v) != 0)
 				continue;
-			if (c->n == c->cap) {
-				size_t cap = c->cap ? 2 * c->cap : 256;
-				vt_plugin_cntr_timevalue *nv = realloc(c->v, cap * sizeof(*nv));
-				if (!nv)
-					continue;
-				c->v = nv;
-				c->cap = cap;
-			}
-			c->v[c->n++] = (vt_plugin_cntr_timevalue){ts, v};
-			c->taken++;
+			if (vts_values_push(&c->vals, ts, v, 256))
+				c->taken++;
 		}
-		for (;;) {
-			pthread_cond_timedwait(&wake, &lock, &due);
-			struct timespec now;
-			clock_gettime(CLOCK_MONOTONIC, &now);
-			if (stopping || !before(&now, &due))
-				break;
-		}
+		vts_sampler_wait(&sampler, &lock, &due);
 	}
 	pthread_mutex_unlock(&lock);
 	return NULL;
@@ -537,31 +475,9 @@ static int32_t sysmon_enable_counter(int32_t id)
 		return -1;
 	}
 	counters[id].enabled = true;
-	if (!running) {
-		stopping = false;
-		rc = pthread_create(&sampler, NULL, sampler_main, NULL);
-		if (rc == 0)
-			running = true;
-		else
-			fprintf(stderr,
-				PLUGIN ": cannot start the sampler thread (%s); no values\n",
-				strerror(rc));
-	}
+	rc = vts_sampler_start(&sampler, sampler_main, PLUGIN);
 	pthread_mutex_unlock(&lock);
 	return rc ? -1 : 0;
-}
-
-/* Stops the sampler; call without lock. */
-static void stop_sampler(void)
-{
-	pthread_mutex_lock(&lock);
-	bool join = running;
-	stopping = true;
-	running = false;
-	pthread_cond_signal(&wake);
-	pthread_mutex_unlock(&lock);
-	if (join)
-		pthread_join(sampler, NULL);
 }
 
 static int32_t sysmon_disable_counter(int32_t id)
@@ -577,7 +493,7 @@ static int32_t sysmon_disable_counter(int32_t id)
 		any |= counters[i].enabled;
 	pthread_mutex_unlock(&lock);
 	if (!any)
-		stop_sampler();
+		vts_sampler_stop(&sampler, &lock);
 	return 0;
 }
 
@@ -589,10 +505,7 @@ static uint64_t sysmon_get_all_values(int32_t id, vt_plugin_cntr_timevalue **res
 	pthread_mutex_lock(&lock);
 	if (id >= 0 && (size_t)id < n_counters) {
 		struct counter *c = &counters[id];
-		*result = c->v;
-		n = c->n;
-		c->v = NULL;
-		c->n = c->cap = 0;
+		n = vts_values_take(&c->vals, result);
 		c->fetches++;
 	}
 	pthread_mutex_unlock(&lock);
@@ -606,14 +519,14 @@ static int32_t sysmon_is_thread_registered(void)
 
 static void sysmon_finalize(void)
 {
-	stop_sampler();
+	vts_sampler_stop(&sampler, &lock);
 	for (size_t i = 0; i < n_counters; i++) {
 		if (verbose)
 			fprintf(stderr,
 				PLUGIN ": %s: %" PRIu64 " values taken, fetched in %" PRIu64
 				       " calls of get_all_values\n",
 				counters[i].o->name, counters[i].taken, counters[i].fetches);
-		free(counters[i].v);
+		free(counters[i].vals.v);
 	}
 	free(counters);
 	counters = NULL;
@@ -625,7 +538,7 @@ static void sysmon_finalize(void)
 	free(offers);
 	offers = NULL;
 	n_offers = 0;
-	pthread_cond_destroy(&wake);
+	pthread_cond_destroy(&sampler.wake);
 }
 
 vt_plugin_cntr_info get_info(void)
