@@ -17,9 +17,8 @@ compares doubles as '%g' text (see norm_value).
 
 import collections
 import re
-import subprocess
 
-from vttest import Failure, otf2
+from vttest import Failure, otf2, otf2_print, otf2_print_events, print_kind, require_otf2
 
 
 def _name(v):
@@ -128,8 +127,7 @@ class MetricView:
 
 def read_metrics(path):
     """Reads the metric definitions, the locations and every event with python3-otf2."""
-    if otf2 is None:
-        raise Failure('python3-otf2 is missing: run the tests with /usr/bin/python3')
+    require_otf2()
     mv = MetricView(path)
     with otf2.reader.open(path, batch_events=10000) as reader:
         defs = reader.definitions
@@ -185,20 +183,9 @@ P_CLASS = re.compile(r'^METRIC_CLASS\s+(\d+)\s+Occurrence: (\w+), Kind: (\w+), '
                      r'\d+ Members?: (.*)$')
 P_INSTANCE = re.compile(r'^METRIC_INSTANCE\s+(\d+)\s+Class: (\d+), Recorder: "[^"]*" <(\d+)>, '
                         r'Scope: (\w+) .*<(\d+)>$')
-P_EVENT = re.compile(r'^([A-Z][A-Z_]*)\s+(\d+)\s+(\d+)(?:\s+(.*))?$')
 P_REGION = re.compile(r'Region: %s <\d+>' % _STR)
 P_METRIC = re.compile(r'^Metric: (\d+), \d+ Values?: (.*)$')
 P_VALUE = re.compile(r'\(%s <\d+>; (\w+); ([^)]*)\)' % _STR)
-
-
-def _print_kind(kind):
-    return ''.join(w.capitalize() for w in kind.split('_'))
-
-
-def _otf2_print(args):
-    p = subprocess.run(['otf2-print'] + args, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                       universal_newlines=True, errors='replace')
-    return p.returncode, p.stdout, p.stderr
 
 
 def _print_value(vtype, text):
@@ -212,7 +199,7 @@ def read_metrics_print(path):
     otf2-print prints them. Returns (MetricView, problems)."""
     mv = MetricView(path)
     problems = []
-    rc, out, err = _otf2_print(['-G', path])
+    rc, out, err = otf2_print(['-G', path])
     if rc != 0 or err.strip():
         problems.append('otf2-print -G exited %d: %s' % (rc, err.strip()[:500]))
     for line in out.splitlines():
@@ -258,21 +245,8 @@ def read_metrics_print(path):
         if line.startswith(('METRIC_MEMBER', 'METRIC_CLASS', 'METRIC_INSTANCE', 'LOCATION ',
                             'SYSTEM_TREE_NODE ', 'LOCATION_GROUP ')):
             problems.append('otf2-print -G: cannot parse %r' % line)
-    rc, out, err = _otf2_print([path])
-    if rc != 0 or err.strip():
-        problems.append('otf2-print exited %d: %s' % (rc, err.strip()[:500]))
-    in_events = False
-    for line in out.splitlines():
-        if line.startswith('-----'):
-            in_events = True
-            continue
-        if not in_events or not line.strip():
-            continue
-        m = P_EVENT.match(line)
-        if not m:
-            problems.append('otf2-print: cannot parse %r' % line)
-            continue
-        kind, lid, time, rest = (_print_kind(m.group(1)), int(m.group(2)), int(m.group(3)),
+    for m in otf2_print_events(path, problems):
+        kind, lid, time, rest = (print_kind(m.group(1)), int(m.group(2)), int(m.group(3)),
                                  m.group(4) or '')
         region = metric = values = None
         if kind in ('Enter', 'Leave'):

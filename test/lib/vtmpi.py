@@ -509,8 +509,7 @@ RANK_GROUP = re.compile(r'^MPI Rank (\d+)$')
 
 def read_mpi(path):
     """Reads the definitions and the MPI events of a trace into an MpiTrace."""
-    if otf2 is None:
-        raise Failure('python3-otf2 is missing: run the tests with /usr/bin/python3')
+    vttest.require_otf2()
     mt = MpiTrace(path)
     with otf2.reader.open(path, batch_events=10000) as reader:
         defs = reader.definitions

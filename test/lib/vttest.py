@@ -207,10 +207,15 @@ class Trace:
         return sum(loc.events for loc in self.locations)
 
 
-def read_trace(path):
-    """Reads a trace with python3-otf2 into a Trace summary (balance checked per location)."""
+def require_otf2():
+    """Fails the test when python3-otf2 is not importable (the readers below need it)."""
     if otf2 is None:
         raise Failure('python3-otf2 is missing: run the tests with /usr/bin/python3')
+
+
+def read_trace(path):
+    """Reads a trace with python3-otf2 into a Trace summary (balance checked per location)."""
+    require_otf2()
     tr = Trace(path)
     stacks = {}
     with otf2.reader.open(path, batch_events=10000) as reader:
@@ -280,32 +285,23 @@ PRINT_EVENT = re.compile(r'^([A-Z][A-Z_]*)\s+(\d+)\s+(\d+)(?:\s+(.*))?$')
 PRINT_REGION = re.compile(r'Region: "(.*)" <\d+>')
 
 
-def _print_kind(kind):
+def print_kind(kind):
     """otf2-print's BUFFER_FLUSH -> python3-otf2's BufferFlush (MPI_SEND -> MpiSend...)."""
     return ''.join(w.capitalize() for w in kind.split('_'))
 
 
-def _otf2_print(args):
+def otf2_print(args):
+    """Runs otf2-print with args: (exit status, stdout, stderr)."""
     p = subprocess.run(['otf2-print'] + args, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                        universal_newlines=True, errors='replace')
     return p.returncode, p.stdout, p.stderr
 
 
-def read_with_otf2_print(path):
-    """Returns ({location id: summary dict}, problems) from otf2-print's text output."""
-    problems = []
-    locs = {}
-    rc, out, err = _otf2_print(['-G', path])
-    if rc != 0 or err.strip():
-        problems.append('otf2-print -G exited %d: %s' % (rc, err.strip()[:500]))
-    for line in out.splitlines():
-        m = PRINT_LOCATION.match(line)
-        if m:
-            locs[int(m.group(1))] = {
-                'name': m.group(2), 'defined_events': int(m.group(3)), 'events': 0,
-                'enters': collections.Counter(), 'leaves': collections.Counter(),
-                'kinds': collections.Counter()}
-    rc, out, err = _otf2_print([path])
+def otf2_print_events(path, problems):
+    """The event lines of otf2-print's text of trace path, each as PRINT_EVENT's match
+    (kind, location, time, rest); a failed run or a line that does not parse is appended to
+    problems."""
+    rc, out, err = otf2_print([path])
     if rc != 0 or err.strip():
         problems.append('otf2-print exited %d: %s' % (rc, err.strip()[:500]))
     in_events = False
@@ -319,13 +315,31 @@ def read_with_otf2_print(path):
         if not m:
             problems.append('otf2-print: cannot parse %r' % line)
             continue
+        yield m
+
+
+def read_with_otf2_print(path):
+    """Returns ({location id: summary dict}, problems) from otf2-print's text output."""
+    problems = []
+    locs = {}
+    rc, out, err = otf2_print(['-G', path])
+    if rc != 0 or err.strip():
+        problems.append('otf2-print -G exited %d: %s' % (rc, err.strip()[:500]))
+    for line in out.splitlines():
+        m = PRINT_LOCATION.match(line)
+        if m:
+            locs[int(m.group(1))] = {
+                'name': m.group(2), 'defined_events': int(m.group(3)), 'events': 0,
+                'enters': collections.Counter(), 'leaves': collections.Counter(),
+                'kinds': collections.Counter()}
+    for m in otf2_print_events(path, problems):
         kind, lid = m.group(1), int(m.group(2))
         if lid not in locs:
             problems.append('otf2-print: event on undefined location %d' % lid)
             continue
         loc = locs[lid]
         loc['events'] += 1
-        kind = _print_kind(kind)
+        kind = print_kind(kind)
         loc['kinds'][kind] += 1
         if kind in ('Enter', 'Leave'):
             r = PRINT_REGION.search(m.group(4) or '')
@@ -701,8 +715,7 @@ def line_of(path, pattern):
 def enter_leave_sequence(path):
     """{location name: [('Enter' or 'Leave', region name), ...]} in trace order, read with
     python3-otf2 (for tests of the nesting, not only the counts)."""
-    if otf2 is None:
-        raise Failure('python3-otf2 is missing: run the tests with /usr/bin/python3')
+    require_otf2()
     out = {}
     with otf2.reader.open(path, batch_events=10000) as reader:
         for l, ev in reader.events:

@@ -13,6 +13,9 @@
  * CALL is the function vt called; lines of what the plugin does by itself have a CALL
  * that starts with '@'. The test scripts (test/lib/vtplugins.py) read it back.
  *
+ * The pending values of asynchronous instances and their get_all_values log line are
+ * shared as macros (TP_PENDING_*, TP_LOG_ALL_VALUES): each interface has its own pair type.
+ *
  * The values: counter NAME's instance ID gives its N-th value (N = 1, 2, ...) as
  * tp_value(); the test computes the same from the log, so every value is checkable.
  */
@@ -143,5 +146,55 @@ static uint64_t tp_value(enum tp_kind kind, int32_t id, uint64_t n)
 	}
 	return 0;
 }
+
+
+static const char *tp_kind_name(enum tp_kind k)
+{
+	static const char *const names[] = { "uint", "int", "double", "float" };
+	return names[k];
+}
+
+/* The values an asynchronous instance took and not yet returned: both plugins keep them in
+ * fields pending, npending and cap of their instance *in, as their own interface's pair type
+ * (fields timestamp and value), guarded by in->mu. Macros, so that one text serves both. */
+
+/* Appends pair tv to in's pending values (dropped when out of memory); in->mu held. */
+#define TP_PENDING_PUSH(in, tv)                                                               \
+	do {                                                                                  \
+		if ((in)->npending == (in)->cap) {                                            \
+			size_t tp_cap_ = (in)->cap ? 2 * (in)->cap : 16;                      \
+			void *tp_p_ = realloc((in)->pending, tp_cap_ * sizeof(*(in)->pending)); \
+			if (tp_p_) {                                                          \
+				(in)->pending = tp_p_;                                        \
+				(in)->cap = tp_cap_;                                          \
+			}                                                                     \
+		}                                                                             \
+		if ((in)->npending < (in)->cap)                                               \
+			(in)->pending[(in)->npending++] = (tv);                               \
+	} while (0)
+
+/* Moves in's pending values to out (n of them), under in->mu; in starts empty. */
+#define TP_PENDING_TAKE(in, out, n)                                                           \
+	do {                                                                                  \
+		pthread_mutex_lock(&(in)->mu);                                                \
+		(out) = (in)->pending;                                                        \
+		(n) = (in)->npending;                                                         \
+		(in)->pending = NULL;                                                         \
+		(in)->npending = (in)->cap = 0;                                               \
+		pthread_mutex_unlock(&(in)->mu);                                              \
+	} while (0)
+
+/* Logs what get_all_values returns: "get_all_values id=ID ret=N vals=TS:V,...". */
+#define TP_LOG_ALL_VALUES(id, out, n)                                                         \
+	do {                                                                                  \
+		struct tp_line tp_l_;                                                         \
+		tp_begin(&tp_l_, "get_all_values");                                           \
+		tp_add(&tp_l_, " id=%d ret=%zu vals=", (id), (size_t)(n));                    \
+		for (size_t tp_i_ = 0; tp_i_ < (size_t)(n); tp_i_++)                          \
+			tp_add(&tp_l_, "%s%llu:%llu", tp_i_ ? "," : "",                       \
+			       (unsigned long long)(out)[tp_i_].timestamp,                    \
+			       (unsigned long long)(out)[tp_i_].value);                       \
+		tp_end(&tp_l_);                                                               \
+	} while (0)
 
 #endif

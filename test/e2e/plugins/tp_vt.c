@@ -99,12 +99,6 @@ static struct tp_instance *find(int32_t id)
 	return in;
 }
 
-static const char *kind_name(enum tp_kind k)
-{
-	static const char *const names[] = { "uint", "int", "double", "float" };
-	return names[k];
-}
-
 static int32_t tp_init(void)
 {
 	tp_log("init", "ret=%d", TP_INIT_RC);
@@ -168,7 +162,7 @@ static int32_t tp_add_counter(char *event_name)
 		pthread_mutex_unlock(&reg_mu);
 	}
 	tp_log("add_counter", "name=%s ret=%d kind=%s", event_name, id,
-	       def ? kind_name(def->kind) : "?");
+	       def ? tp_kind_name(def->kind) : "?");
 	return id;
 }
 
@@ -210,16 +204,7 @@ static void *sampler_main(void *arg)
 			continue;
 		}
 		pthread_mutex_lock(&in->mu);
-		if (in->npending == in->cap) {
-			size_t cap = in->cap ? 2 * in->cap : 16;
-			vt_plugin_cntr_timevalue *p = realloc(in->pending, cap * sizeof(*p));
-			if (p) {
-				in->pending = p;
-				in->cap = cap;
-			}
-		}
-		if (in->npending < in->cap)
-			in->pending[in->npending++] = tv;
+		TP_PENDING_PUSH(in, tv);
 		pthread_mutex_unlock(&in->mu);
 	}
 	return NULL;
@@ -277,15 +262,9 @@ static uint64_t tp_get_all_values(int32_t id, vt_plugin_cntr_timevalue **result)
 	struct tp_instance *in = find(id);
 	vt_plugin_cntr_timevalue *out = NULL;
 	size_t n = 0;
-	struct tp_line l;
 
 	if (in) {
-		pthread_mutex_lock(&in->mu);
-		out = in->pending;
-		n = in->npending;
-		in->pending = NULL;
-		in->npending = in->cap = 0;
-		pthread_mutex_unlock(&in->mu);
+		TP_PENDING_TAKE(in, out, n);
 	}
 #ifdef TP_DISORDER
 	for (size_t i = 0; i < n / 2; i++) {
@@ -320,12 +299,7 @@ static uint64_t tp_get_all_values(int32_t id, vt_plugin_cntr_timevalue **result)
 #endif
 	if (!out)
 		out = malloc(sizeof(*out));
-	tp_begin(&l, "get_all_values");
-	tp_add(&l, " id=%d ret=%zu vals=", id, n);
-	for (size_t i = 0; i < n; i++)
-		tp_add(&l, "%s%llu:%llu", i ? "," : "", (unsigned long long)out[i].timestamp,
-		       (unsigned long long)out[i].value);
-	tp_end(&l);
+	TP_LOG_ALL_VALUES(id, out, n);
 	*result = out;
 	return n;
 }

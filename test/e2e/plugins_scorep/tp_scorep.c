@@ -88,12 +88,6 @@ static int ninstances;
 static pthread_mutex_t reg_mu = PTHREAD_MUTEX_INITIALIZER;
 static uint64_t (*clock_fn)(void);
 
-static const char *kind_name(enum tp_kind k)
-{
-	static const char *const names[] = { "uint", "int", "double", "float" };
-	return names[k];
-}
-
 static struct tp_instance *find(int32_t id)
 {
 	int k = id - 100;
@@ -158,16 +152,7 @@ static void *sampler_main(void *arg)
 		tv.value = tp_value(in->def->kind, in->id, ++in->n);
 		tp_log("@sample", "id=%d ts=%llu val=%llu", in->id, (unsigned long long)tv.timestamp,
 		       (unsigned long long)tv.value);
-		if (in->npending == in->cap) {
-			size_t cap = in->cap ? 2 * in->cap : 16;
-			SCOREP_MetricTimeValuePair *p = realloc(in->pending, cap * sizeof(*p));
-			if (p) {
-				in->pending = p;
-				in->cap = cap;
-			}
-		}
-		if (in->npending < in->cap)
-			in->pending[in->npending++] = tv;
+		TP_PENDING_PUSH(in, tv);
 		pthread_mutex_unlock(&in->mu);
 	}
 	return NULL;
@@ -194,7 +179,7 @@ static int32_t tp_add_counter(char *metric_name)
 		pthread_mutex_unlock(&reg_mu);
 	}
 	tp_log("add_counter", "name=%s ret=%d kind=%s", metric_name, id,
-	       def ? kind_name(def->kind) : "?");
+	       def ? tp_kind_name(def->kind) : "?");
 	/* Score-P has no enable: an asynchronous metric runs from here on. */
 	if (in && TP_ASYNC && clock_fn &&
 	    pthread_create(&in->sampler, NULL, sampler_main, in) == 0)
@@ -234,7 +219,6 @@ static uint64_t tp_get_all_values(int32_t id, SCOREP_MetricTimeValuePair **time_
 	struct tp_instance *in = find(id);
 	SCOREP_MetricTimeValuePair *out = NULL;
 	size_t n = 0;
-	struct tp_line l;
 
 	if (in) {
 		/* Every value is taken before any is returned: the count is exact. */
@@ -242,21 +226,11 @@ static uint64_t tp_get_all_values(int32_t id, SCOREP_MetricTimeValuePair **time_
 			pthread_join(in->sampler, NULL);
 			in->sampling = 0;
 		}
-		pthread_mutex_lock(&in->mu);
-		out = in->pending;
-		n = in->npending;
-		in->pending = NULL;
-		in->npending = in->cap = 0;
-		pthread_mutex_unlock(&in->mu);
+		TP_PENDING_TAKE(in, out, n);
 	}
 	if (!out)
 		out = malloc(sizeof(*out));
-	tp_begin(&l, "get_all_values");
-	tp_add(&l, " id=%d ret=%zu vals=", id, n);
-	for (size_t i = 0; i < n; i++)
-		tp_add(&l, "%s%llu:%llu", i ? "," : "", (unsigned long long)out[i].timestamp,
-		       (unsigned long long)out[i].value);
-	tp_end(&l);
+	TP_LOG_ALL_VALUES(id, out, n);
 	*time_value_list = out;
 	return n;
 }
