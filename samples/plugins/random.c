@@ -13,6 +13,9 @@
  * the list get_event_info returns has room for its terminating entry and owns copies of
  * its strings, a unit is given, and each counter has its own generator instead of rand()'s
  * shared state, which threads would race on.
+ *
+ * It uses nothing but the interface header, unlike the other samples (vt_sample_util.h): a
+ * plugin written for VampirTrace must build against vt as it is.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -27,8 +30,6 @@
 
 #include <vampirtrace/vt_plugin_cntr.h>
 
-#include "vt_sample_util.h"
-
 #define MAX_COUNTERS 4096
 
 /* One counter on one thread: add_counter and get_current_value of an id run on that
@@ -41,7 +42,17 @@ static uint64_t seed;
 
 static int32_t random_init(void)
 {
-	if (!vts_env_u64("random plugin", "RANDOM_SEED", &seed)) {
+	const char *s = getenv("RANDOM_SEED");
+	if (s && *s) {
+		char *end;
+		seed = strtoull(s, &end, 0);
+		if (*end) {
+			fprintf(stderr, "random plugin: RANDOM_SEED=%s is not a number; ignored\n",
+				s);
+			s = NULL;
+		}
+	}
+	if (!s || !*s) {
 		struct timespec ts;
 		clock_gettime(CLOCK_REALTIME, &ts);
 		seed = (uint64_t)ts.tv_nsec ^ ((uint64_t)ts.tv_sec << 20) ^ (uint64_t)getpid();
@@ -53,7 +64,7 @@ static vt_plugin_cntr_metric_info *random_get_event_info(char *name)
 {
 	/* Any name makes a counter of that name; a pattern names none: random numbers have no
 	 * list to match it against. */
-	if (!*name || vts_is_pattern(name)) {
+	if (!*name || strpbrk(name, "*?[")) {
 		fprintf(stderr,
 			"random plugin: \"%s\": give each counter a plain name, as in "
 			"random_counter; wildcards match nothing here\n",
@@ -63,8 +74,14 @@ static vt_plugin_cntr_metric_info *random_get_event_info(char *name)
 	vt_plugin_cntr_metric_info *list = calloc(2, sizeof(*list));
 	if (!list)
 		return NULL;
-	vts_info_set(&list[0], name, "#",
-		     VT_PLUGIN_CNTR_ABS | VT_PLUGIN_CNTR_POINT | VT_PLUGIN_CNTR_UNSIGNED);
+	list[0].name = strdup(name);
+	list[0].unit = strdup("#");
+	list[0].cntr_property = VT_PLUGIN_CNTR_ABS | VT_PLUGIN_CNTR_POINT | VT_PLUGIN_CNTR_UNSIGNED;
+	if (!list[0].name || !list[0].unit) {
+		free(list[0].name);
+		free(list[0].unit);
+		list[0].name = NULL;
+	}
 	return list;
 }
 
