@@ -33,6 +33,13 @@ static struct comm_entry *comm_map;
 static size_t n_comm_map, cap_comm_map;
 static uint32_t comm_counter = 16; /* creator's part of new keys; low values are reserved */
 static pthread_mutex_t comm_lock = PTHREAD_MUTEX_INITIALIZER;
+/* Each thread remembers its last look-up; any change of the map (a communicator made or
+ * freed, so a handle may come back for another one) makes every thread's memory stale. */
+static uint32_t comm_generation;
+static __thread __attribute__((tls_model("initial-exec"))) struct {
+	uint64_t handle;
+	uint32_t id, generation;
+} comm_last = { 0, 0, UINT32_MAX };
 
 static uint64_t handle_bits(MPI_Comm c)
 {
@@ -69,17 +76,28 @@ static void comm_add(MPI_Comm c, uint64_t key)
 		e = &comm_map[n_comm_map++];
 	if (e)
 		*e = (struct comm_entry){ handle_bits(c), id, rank, size };
+	__atomic_add_fetch(&comm_generation, 1, __ATOMIC_RELEASE);
 	pthread_mutex_unlock(&comm_lock);
 }
 
 uint32_t vtw_comm(MPI_Comm c)
 {
+	uint64_t h = handle_bits(c);
+	/* Most calls use the communicator of the previous one: no lock then. */
+	uint32_t gen = __atomic_load_n(&comm_generation, __ATOMIC_ACQUIRE);
+	if (comm_last.handle == h && comm_last.generation == gen)
+		return comm_last.id;
 	pthread_mutex_lock(&comm_lock);
-	struct comm_entry *e = comm_find(handle_bits(c));
+	struct comm_entry *e = comm_find(h);
 	uint32_t id = e ? e->id : UINT32_MAX;
+	gen = comm_generation;
 	pthread_mutex_unlock(&comm_lock);
-	if (id != UINT32_MAX)
+	if (id != UINT32_MAX) {
+		comm_last.handle = h;
+		comm_last.id = id;
+		comm_last.generation = gen;
 		return id;
+	}
 	/* Made by a function vt does not wrap: known to this rank only (not unified). */
 	uint64_t key = ((uint64_t)world_rank << 32) | 0x80000000u |
 		       __atomic_fetch_add(&comm_counter, 1, __ATOMIC_RELAXED);
@@ -128,6 +146,7 @@ void vtw_comm_freed(MPI_Comm c)
 	struct comm_entry *e = comm_find(handle_bits(c));
 	if (e)
 		*e = comm_map[--n_comm_map];
+	__atomic_add_fetch(&comm_generation, 1, __ATOMIC_RELEASE);
 	pthread_mutex_unlock(&comm_lock);
 }
 
