@@ -490,10 +490,9 @@ void vt_plugin_loc_begin(struct vt_tls *t, struct vt_loc *loc)
 
 void vt_plugin_mpi_attach(const struct vt_mpi_ops *ops, struct vt_tls *t)
 {
-	if (!active)
-		return;
 	/* The first rank of each host name, and rank 0: decided at rank 0 from every rank's
-	 * host name, told back with one byte each. */
+	 * host name, told back with one byte each. Every rank takes part, with plugins or not:
+	 * one whose plugin failed to load must not leave the others waiting. */
 	char host[256] = "localhost";
 	gethostname(host, sizeof(host) - 1);
 	size_t *sizes = NULL;
@@ -526,6 +525,8 @@ void vt_plugin_mpi_attach(const struct vt_mpi_ops *ops, struct vt_tls *t)
 	free(fsizes);
 	free(all);
 	free(sizes);
+	if (!active)
+		return;
 	if (t && t->loc)
 		add_counters(t, t->loc, true, host_first, ops->rank == 0);
 	synchronize_all(SCOREP_METRIC_SYNCHRONIZATION_MODE_BEGIN_MPP);
