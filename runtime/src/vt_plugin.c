@@ -27,7 +27,6 @@ static uint32_t n_metrics;
 static struct vt_plugin_metric **metric_of;
 static struct vt_plugin_def_metric *defs;
 static bool active;
-static bool sync_stopped;
 
 /* One asynchronous counter where it was added: its own METRIC location. */
 struct vt_async {
@@ -589,38 +588,29 @@ void vt_plugin_put(struct vt_tls *t, uint32_t val, uint32_t kind)
 	__atomic_store_n(&t->pos, p + 1 + k, __ATOMIC_RELEASE);
 }
 
-static uint64_t otf2_value(uint32_t metric, uint64_t raw, OTF2_Type *type, OTF2_MetricValue *out)
+void vt_plugin_write_value_instance(OTF2_EvtWriter *w, uint64_t ts, uint32_t id, uint32_t metric,
+				    uint64_t value)
 {
 	const struct vt_plugin_metric *m = metric_of[metric];
-	*type = m->type;
+	OTF2_Type type = m->type;
+	OTF2_MetricValue v;
 	if (m->is_float) {
+		/* VT_PLUGIN_CNTR_FLOAT: a float in the low 32 bits; OTF2 has doubles. */
 		float f;
-		uint32_t low = (uint32_t)raw;
+		uint32_t low = (uint32_t)value;
 		memcpy(&f, &low, sizeof(f));
-		out->floating_point = f;
+		v.floating_point = f;
 	} else {
-		out->unsigned_int = raw;
+		v.unsigned_int = value;
 	}
-	return raw;
+	OTF2_EvtWriter_Metric(w, NULL, ts, id, 1, &type, &v);
 }
 
 void vt_plugin_write_value(OTF2_EvtWriter *w, uint64_t ts, uint32_t metric, uint64_t value)
 {
-	OTF2_Type type;
-	OTF2_MetricValue v;
-	if (metric >= n_metrics)
-		return;
-	otf2_value(metric, value, &type, &v);
-	OTF2_EvtWriter_Metric(w, NULL, ts, metric, 1, &type, &v);
-}
-
-void vt_plugin_write_value_instance(OTF2_EvtWriter *w, uint64_t ts, uint32_t id, uint32_t metric,
-				    uint64_t value)
-{
-	OTF2_Type type;
-	OTF2_MetricValue v;
-	otf2_value(metric, value, &type, &v);
-	OTF2_EvtWriter_Metric(w, NULL, ts, id, 1, &type, &v);
+	/* A synchronous metric's events refer to its class, whose id is its index. */
+	if (metric < n_metrics)
+		vt_plugin_write_value_instance(w, ts, metric, metric, value);
 }
 
 /* ---- collecting, the end ---- */
@@ -721,7 +711,6 @@ void vt_plugin_stop_sync(void)
 {
 	if (!active)
 		return;
-	sync_stopped = true;
 	pthread_mutex_lock(&lock);
 	for (struct vt_plugin_loc *pl = plocs; pl; pl = pl->next)
 		if (pl->tls && !pl->ended)
