@@ -77,7 +77,8 @@ static int32_t my_init(void)
 
 /*
  * Turns a requested name into the counters it stands for: a list ending with a NULL name,
- * everything malloc'd (vt frees it). Wildcards as in the shell: "*" is every counter.
+ * everything malloc'd (VampirTrace and Score-P free it; vt copies it). Wildcards as in the
+ * shell: "*" is every counter.
  * NULL or an empty list: nothing by that name (say why: vt only knows that it got none).
  */
 static vt_plugin_cntr_metric_info *my_get_event_info(char *requested)

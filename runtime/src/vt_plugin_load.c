@@ -373,31 +373,33 @@ size_t vt_plugin_expand(struct vt_plugin *p, const char *requested)
 		char why[256] = "";
 		memset(m, 0, sizeof(*m));
 		m->plugin = p;
+		/* vt keeps copies: a plugin that hands out string literals where the interfaces
+		 * ask for malloc'd strings must not crash the program when vt lets go of them. */
+		const char *name, *unit, *description = "";
 		if (p->abi == VT_PLUGIN_ABI_VT) {
 			vt_plugin_cntr_metric_info *e = &((vt_plugin_cntr_metric_info *)list)[i];
-			m->name = e->name;
-			m->unit = e->unit ? e->unit : strdup("");
-			m->description = strdup("");
+			name = e->name;
+			unit = e->unit;
 			vt_props(m, e->cntr_property);
 		} else {
 			SCOREP_Metric_Plugin_MetricProperties *e =
 				&((SCOREP_Metric_Plugin_MetricProperties *)list)[i];
-			m->name = e->name;
-			m->unit = e->unit ? e->unit : strdup("");
-			m->description = e->description ? e->description : strdup("");
+			name = e->name;
+			unit = e->unit;
+			description = e->description;
 			if (scorep_props(m, e, why, sizeof(why)) < 0) {
 				vt_error("%s %s: %s %s: %s; skipped", abi_name(p->abi), p->name,
-					 what, m->name, why);
-				free(m->name);
-				free(m->unit);
-				free(m->description);
+					 what, name, why);
 				continue;
 			}
 		}
-		if (!m->name[0]) {
-			vt_error("%s %s: get_event_info(\"%s\") offers a %s with an empty name; "
-				 "skipped",
-				 abi_name(p->abi), p->name, requested, what);
+		m->name = strdup(name);
+		m->unit = strdup(unit ? unit : "");
+		m->description = strdup(description ? description : "");
+		if (!m->name || !m->unit || !m->description || !m->name[0]) {
+			vt_error("%s %s: get_event_info(\"%s\") offers a %s with %s; skipped",
+				 abi_name(p->abi), p->name, requested, what,
+				 m->name && !m->name[0] ? "an empty name" : "no memory to keep it");
 			free(m->name);
 			free(m->unit);
 			free(m->description);
@@ -407,7 +409,7 @@ size_t vt_plugin_expand(struct vt_plugin *p, const char *requested)
 		added++;
 	}
 out:
-	free(list);
+	/* The list and its strings stay the plugin's (see above): a few bytes per name. */
 	free(req);
 	return added;
 }

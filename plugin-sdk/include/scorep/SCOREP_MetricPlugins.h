@@ -35,8 +35,8 @@
 		SCOREP_MetricPlugin_##_name##_get_info(void)
 #endif
 
-/* One metric that get_event_info offers; a list ends at name == NULL. The list and its
- * strings are malloc'd: the host frees them. */
+/* One metric that get_event_info offers; a list ends at name == NULL. Score-P frees the
+ * list and its strings; vt copies what it needs and frees none of them. */
 typedef struct SCOREP_Metric_Plugin_MetricProperties {
 	char *name;
 	char *description;

@@ -93,8 +93,9 @@ enum vt_plugin_cntr_callback_return {
 /* ... a double. */
 #define VT_PLUGIN_CNTR_DOUBLE (1 << 9)
 
-/* One counter that get_event_info offers; a list of them ends at name == NULL. vt frees the
- * names, the units and the list with free(). */
+/* One counter that get_event_info offers; a list of them ends at name == NULL. VampirTrace
+ * freed the names, the units and the list with free(); vt copies what it needs and frees
+ * none of them, so malloc'd and static ones both work. */
 typedef struct vt_plugin_cntr_metric_info_struct {
 	char *name;
 	char *unit;

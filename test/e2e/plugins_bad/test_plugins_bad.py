@@ -108,6 +108,18 @@ def check_init_fails(t, log, run, mv, what):
          '%s: nothing asked of the plugin after init failed' % what)
 
 
+def check_static(t, log, run, mv, what):
+    """Every call as for a well-behaved plugin, and its values in the trace, exactly."""
+    proc = log.process('tpstatic', run.pid)
+    locs = vtplugins.prog_locations(t, mv, K, what)
+    master = log.threads(run.pid).get(-1)
+    vtplugins.check_calls(t, proc, Expect('vt', 'pm', ['c2'], ['c2'], [master], master), what)
+    for c in proc.counters:
+        vtplugins.check_async_counter(t, mv, c, locs[-1],
+                                      vtplugins.scope_of(mv, 'process', locs[-1]),
+                                      mv.class_of(c.name).ref, what)
+
+
 def report(counter, *words):
     """A line about counter (on the master thread) with each of words, in any order."""
     return r'^(error|warning): (?=.*\b%s@Master thread\b)%s' % (
@@ -161,6 +173,11 @@ CASES = [
          check=check_async_report('drop', 'tpoutside', ['d', 'f'], 2)),
     Case('malformed-entry', ['nounderscore'], {},
          [r'^error: VT_PLUGIN_CNTR_METRICS.*\bnounderscore\b.*skipped'], calls=[]),
+    # Static strings where the interfaces ask for malloc'd ones: vt keeps copies, frees
+    # none of the plugin's, and records the counter (no message: nothing is wrong for vt).
+    Case('static-strings', ['tpstatic_c2'],
+         {'tpstatic': vt_defines('pm', 'process', 'TP_STATIC_NAMES')}, [],
+         check=check_static),
     Case('init-fails', ['tpinitfail_c1'],
          {'tpinitfail': vt_defines('sync', 'process', 'TP_INIT_RC=-5')},
          [skipped('tpinitfail', r'\binit\b', r'-5')], check=check_init_fails),
