@@ -24,24 +24,22 @@ __attribute__((noinline, cold)) static void slow(uintptr_t fn, uint32_t kind)
 }
 
 /*
- * Order, cheapest rejection first: thread recording with room in its buffer (TLS loads)
- * -> region id from the first slot of the lock-free address table -> filtered? -> depth
- * limit -> timestamp -> three stores -> publish. errno is only touched on slow paths,
- * which save it.
+ * Order, cheapest rejection first: thread recording (a TLS load) -> region id from the first
+ * slot of the lock-free address table -> filtered? -> depth limit -> reserve a record (room
+ * in the buffer, not inside another producer) -> timestamp -> three stores -> commit. errno
+ * is only touched on slow paths, which save it.
  */
 static inline __attribute__((always_inline)) void fast(uintptr_t fn, uint32_t kind)
 {
 	struct vt_tls *t = &vt_tls;
-	struct vt_rec *p = t->pos;
 	const struct vt_addr_slot *s = &vt_addr_slots[vt_slot_index(fn)];
-	if (vt_unlikely(!p)) {
+	if (vt_unlikely(!t->pos)) {
 		/* Not recording: off (VT_ON=no, stopped) costs this test only. */
 		if (t->state == VT_TLS_OFF)
 			return;
 		return slow(fn, kind);
 	}
-	if (vt_unlikely(p == t->end || !vt_clock_tsc ||
-			__atomic_load_n(&s->key, __ATOMIC_ACQUIRE) != fn))
+	if (vt_unlikely(!vt_clock_tsc || __atomic_load_n(&s->key, __ATOMIC_ACQUIRE) != fn))
 		return slow(fn, kind);
 	uint32_t val = s->val;
 	if (vt_unlikely(val & VT_REGION_FILTERED))
@@ -53,14 +51,16 @@ static inline __attribute__((always_inline)) void fast(uintptr_t fn, uint32_t ki
 		if (vt_unlikely(t->depth-- > vt_max_depth))
 			return;
 	}
-	/* A thread with synchronous plugin counters: the event and their values together. */
+	/* A thread with synchronous counters: the event and their values together. */
 	if (vt_unlikely(t->sync))
-		return vt_plugin_put(t, val, kind);
+		return vt_metric_put(t, val, kind);
+	struct vt_rec *p = vt_buf_reserve(t, 1);
+	if (vt_unlikely(!p))
+		return;
 	p->ts = __rdtsc();
 	p->region = val;
 	p->kind = kind;
-	/* Release: a finalising thread that reads pos sees complete records below it. */
-	__atomic_store_n(&t->pos, p + 1, __ATOMIC_RELEASE);
+	vt_buf_commit(t, p, 1);
 }
 
 VT_EXPORT void __cyg_profile_func_enter(void *fn, void *site)

@@ -26,14 +26,13 @@ __attribute__((noinline, cold)) static void slow(struct vt_inst_desc *d, uint32_
 static inline __attribute__((always_inline)) void fast(struct vt_inst_desc *d, uint32_t kind)
 {
 	struct vt_tls *t = &vt_tls;
-	struct vt_rec *p = t->pos;
 	uint32_t h = __atomic_load_n(&d->handle, __ATOMIC_ACQUIRE);
-	if (vt_unlikely(!p)) {
+	if (vt_unlikely(!t->pos)) {
 		if (t->state == VT_TLS_OFF)
 			return;
 		return slow(d, kind);
 	}
-	if (vt_unlikely(!h || p == t->end || !vt_clock_tsc))
+	if (vt_unlikely(!h || !vt_clock_tsc))
 		return slow(d, kind);
 	uint32_t val = h - 1;
 	if (vt_unlikely(val & VT_REGION_FILTERED))
@@ -46,11 +45,14 @@ static inline __attribute__((always_inline)) void fast(struct vt_inst_desc *d, u
 			return;
 	}
 	if (vt_unlikely(t->sync))
-		return vt_plugin_put(t, val, kind);
+		return vt_metric_put(t, val, kind);
+	struct vt_rec *p = vt_buf_reserve(t, 1);
+	if (vt_unlikely(!p))
+		return;
 	p->ts = __rdtsc();
 	p->region = val;
 	p->kind = kind;
-	__atomic_store_n(&t->pos, p + 1, __ATOMIC_RELEASE);
+	vt_buf_commit(t, p, 1);
 }
 
 VT_EXPORT void vt_inst_enter(struct vt_inst_desc *d)

@@ -77,8 +77,9 @@ VT_MPI_EXPORT void vt_mpi_event(uint32_t kind, uint32_t head, const struct vt_re
 				unsigned n)
 {
 	struct vt_tls *t = vt_thread_self();
+	/* The adapter builds payloads as plain records; the layouts are the same (vt_rec.h). */
 	if (t)
-		vt_thread_put_event(t, head, kind, payload, n);
+		vt_thread_put_event(t, head, kind, (const union vt_rec_payload *)payload, n);
 }
 
 VT_MPI_EXPORT uint32_t vt_mpi_comm_define(uint64_t key, uint32_t my_rank, uint32_t size)

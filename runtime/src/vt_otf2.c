@@ -424,46 +424,90 @@ static bool leave(struct vt_loc *loc, uint64_t ts, uint32_t id)
 	return recorded;
 }
 
-/* Encodes one event (head record r and its payload p) of an MPI kind. */
-static void mpi_event(OTF2_EvtWriter *w, uint64_t ts, const struct vt_rec *r,
-		      const struct vt_rec *p)
+/*
+ * The encoders of the event kinds: head record r (its time clamped to ts) and its payload
+ * p. One per kind, indexed by kind; a kind without an encoder is skipped with its payload.
+ */
+typedef void (*encode_fn)(struct vt_loc *loc, OTF2_EvtWriter *w, uint64_t ts,
+			  const struct vt_rec *r, const union vt_rec_payload *p);
+
+static void enc_send(struct vt_loc *loc, OTF2_EvtWriter *w, uint64_t ts, const struct vt_rec *r,
+		     const union vt_rec_payload *p)
 {
-	switch (r->kind) {
-	case VT_REC_MPI_SEND:
-		OTF2_EvtWriter_MpiSend(w, NULL, ts, r->region, p[0].region, p[0].kind, p[0].ts);
-		break;
-	case VT_REC_MPI_RECV:
-		OTF2_EvtWriter_MpiRecv(w, NULL, ts, r->region, p[0].region, p[0].kind, p[0].ts);
-		break;
-	case VT_REC_MPI_ISEND:
-		OTF2_EvtWriter_MpiIsend(w, NULL, ts, r->region, p[0].region, p[0].kind, p[0].ts,
-					p[1].ts);
-		break;
-	case VT_REC_MPI_IRECV:
-		OTF2_EvtWriter_MpiIrecv(w, NULL, ts, r->region, p[0].region, p[0].kind, p[0].ts,
-					p[1].ts);
-		break;
-	case VT_REC_MPI_ISEND_COMPLETE:
-		OTF2_EvtWriter_MpiIsendComplete(w, NULL, ts, p[0].ts);
-		break;
-	case VT_REC_MPI_IRECV_REQUEST:
-		OTF2_EvtWriter_MpiIrecvRequest(w, NULL, ts, p[0].ts);
-		break;
-	case VT_REC_MPI_REQUEST_TEST:
-		OTF2_EvtWriter_MpiRequestTest(w, NULL, ts, p[0].ts);
-		break;
-	case VT_REC_MPI_REQUEST_CANCELLED:
-		OTF2_EvtWriter_MpiRequestCancelled(w, NULL, ts, p[0].ts);
-		break;
-	case VT_REC_MPI_COLL_BEGIN:
-		OTF2_EvtWriter_MpiCollectiveBegin(w, NULL, ts);
-		break;
-	case VT_REC_MPI_COLL_END:
-		OTF2_EvtWriter_MpiCollectiveEnd(w, NULL, ts, (OTF2_CollectiveOp)r->region,
-						p[0].region, p[0].kind, p[0].ts, p[1].ts);
-		break;
-	}
+	OTF2_EvtWriter_MpiSend(w, NULL, ts, r->region, p[0].msg.comm, p[0].msg.tag, p[0].msg.bytes);
 }
+
+static void enc_recv(struct vt_loc *loc, OTF2_EvtWriter *w, uint64_t ts, const struct vt_rec *r,
+		     const union vt_rec_payload *p)
+{
+	OTF2_EvtWriter_MpiRecv(w, NULL, ts, r->region, p[0].msg.comm, p[0].msg.tag, p[0].msg.bytes);
+}
+
+static void enc_isend(struct vt_loc *loc, OTF2_EvtWriter *w, uint64_t ts, const struct vt_rec *r,
+		      const union vt_rec_payload *p)
+{
+	OTF2_EvtWriter_MpiIsend(w, NULL, ts, r->region, p[0].msg.comm, p[0].msg.tag, p[0].msg.bytes,
+				p[1].req.id);
+}
+
+static void enc_irecv(struct vt_loc *loc, OTF2_EvtWriter *w, uint64_t ts, const struct vt_rec *r,
+		      const union vt_rec_payload *p)
+{
+	OTF2_EvtWriter_MpiIrecv(w, NULL, ts, r->region, p[0].msg.comm, p[0].msg.tag, p[0].msg.bytes,
+				p[1].req.id);
+}
+
+static void enc_isend_complete(struct vt_loc *loc, OTF2_EvtWriter *w, uint64_t ts,
+			       const struct vt_rec *r, const union vt_rec_payload *p)
+{
+	OTF2_EvtWriter_MpiIsendComplete(w, NULL, ts, p[0].req.id);
+}
+
+static void enc_irecv_request(struct vt_loc *loc, OTF2_EvtWriter *w, uint64_t ts,
+			      const struct vt_rec *r, const union vt_rec_payload *p)
+{
+	OTF2_EvtWriter_MpiIrecvRequest(w, NULL, ts, p[0].req.id);
+}
+
+static void enc_request_test(struct vt_loc *loc, OTF2_EvtWriter *w, uint64_t ts,
+			     const struct vt_rec *r, const union vt_rec_payload *p)
+{
+	OTF2_EvtWriter_MpiRequestTest(w, NULL, ts, p[0].req.id);
+}
+
+static void enc_request_cancelled(struct vt_loc *loc, OTF2_EvtWriter *w, uint64_t ts,
+				  const struct vt_rec *r, const union vt_rec_payload *p)
+{
+	OTF2_EvtWriter_MpiRequestCancelled(w, NULL, ts, p[0].req.id);
+}
+
+static void enc_coll_begin(struct vt_loc *loc, OTF2_EvtWriter *w, uint64_t ts,
+			   const struct vt_rec *r, const union vt_rec_payload *p)
+{
+	OTF2_EvtWriter_MpiCollectiveBegin(w, NULL, ts);
+}
+
+static void enc_coll_end(struct vt_loc *loc, OTF2_EvtWriter *w, uint64_t ts, const struct vt_rec *r,
+			 const union vt_rec_payload *p)
+{
+	OTF2_EvtWriter_MpiCollectiveEnd(w, NULL, ts, (OTF2_CollectiveOp)r->region, p[0].coll.comm,
+					p[0].coll.root, p[0].coll.sent, p[1].req.id);
+}
+
+static const encode_fn encoders[VT_REC_KIND_MAX] = {
+    /* VT_REC_ENTER, VT_REC_LEAVE: in the loop below, without an indirect call. */
+    [VT_REC_MPI_SEND] = enc_send,
+    [VT_REC_MPI_RECV] = enc_recv,
+    [VT_REC_MPI_ISEND] = enc_isend,
+    [VT_REC_MPI_IRECV] = enc_irecv,
+    [VT_REC_MPI_ISEND_COMPLETE] = enc_isend_complete,
+    [VT_REC_MPI_IRECV_REQUEST] = enc_irecv_request,
+    [VT_REC_MPI_REQUEST_TEST] = enc_request_test,
+    [VT_REC_MPI_REQUEST_CANCELLED] = enc_request_cancelled,
+    [VT_REC_MPI_COLL_BEGIN] = enc_coll_begin,
+    [VT_REC_MPI_COLL_END] = enc_coll_end,
+    /* VT_REC_METRIC: in the loop below, at the time of the event before it. */
+};
 
 void vt_otf2_encode(struct vt_loc *loc, const struct vt_rec *from, const struct vt_rec *to)
 {
@@ -478,28 +522,27 @@ void vt_otf2_encode(struct vt_loc *loc, const struct vt_rec *from, const struct 
 		if (r->kind == VT_REC_METRIC) {
 			/* A value of the Enter or Leave before it, at its time: none if that
 			 * event was not written (a call limit). */
+			const struct vt_rec_metric *m = (const struct vt_rec_metric *)r;
 			if (loc->last_recorded)
-				vt_plugin_write_value(w, last, r->region, r->ts);
+				vt_metric_write_value(w, last, m->metric, m->value);
 			continue;
 		}
 		/* Records are in the order they happened; a clock that steps back is clamped. */
 		uint64_t ts = r->ts > last ? r->ts : last;
 		last = ts;
-		switch (r->kind) {
-		case VT_REC_ENTER:
+		/* Enter and Leave, by far the most. */
+		if (r->kind == VT_REC_ENTER) {
 			loc->last_recorded = enter(loc, w, ts, r->region & VT_REGION_ID_MASK);
-			break;
-		case VT_REC_LEAVE:
+			continue;
+		}
+		if (r->kind == VT_REC_LEAVE) {
 			loc->last_recorded = leave(loc, ts, r->region & VT_REGION_ID_MASK);
-			break;
-		default: {
-			unsigned n = vt_rec_payloads(r->kind);
-			if (r + n < to)
-				mpi_event(w, ts, r, r + 1);
-			r += n;
-			break;
+			continue;
 		}
-		}
+		unsigned n = vt_rec_payloads(r->kind);
+		if (r + n < to && r->kind < VT_REC_KIND_MAX && encoders[r->kind])
+			encoders[r->kind](loc, w, ts, r, (const union vt_rec_payload *)(r + 1));
+		r += n;
 	}
 	loc->last_ts = last;
 }

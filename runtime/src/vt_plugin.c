@@ -11,14 +11,15 @@
 #include "vt_plugin_load.h"
 #include "vt_thread.h"
 
+#include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-/* Synchronous counters per thread beyond this are skipped (their values are read into a
- * stack array first; see vt_plugin_put). */
+/* Synchronous counters per thread beyond this are left out at init (vt_plugin_init), as are
+ * those whose values would not fit half a buffer with their event. */
 #define MAX_SYNC 64
 
 static struct vt_plugin *plugins;
@@ -48,20 +49,20 @@ struct vt_async {
 	bool refusing; /* the last callback value was refused: the gap is marked */
 	uint64_t refused_since;
 	bool enabled, done;
-	struct vt_async *next; /* all instances */
+	struct vt_async *next;	   /* all instances */
 	struct vt_async *loc_next; /* of the same owner */
 };
 
 /* What a location holds: its synchronous set (also in its TLS) and asynchronous counters,
  * and every counter added there, for disable_counter at its end. */
 struct vt_plugin_loc {
-	struct vt_plugin_sync_set *sync;
+	struct vt_metric_sync *sync;
 	struct vt_tls *tls;
 	struct vt_async *async;
 	struct added {
 		struct vt_plugin *p;
 		int32_t id;
-	} *added;
+	} * added;
 	size_t n_added;
 	bool ended;
 	struct vt_plugin_loc *next;
@@ -81,6 +82,37 @@ static uint64_t wtime(void)
 bool vt_plugin_active(void)
 {
 	return active;
+}
+
+/*
+ * The largest event is an Enter or Leave with a value of every synchronous counter of its
+ * thread, and an event must fit in half the buffer. Counters beyond that are left out here,
+ * with one line, rather than failing at an event.
+ */
+static void leave_out_oversized(void)
+{
+	size_t room = vt_buf_half_records(vt_cfg.buffer_size) - 1, n = 0, left = 0;
+	const char *first = NULL;
+	if (room > MAX_SYNC)
+		room = MAX_SYNC;
+	for (struct vt_plugin *p = plugins; p; p = p->next) {
+		if (p->sync != VT_PLUGIN_STRICT && p->sync != VT_PLUGIN_OPTIONAL)
+			continue;
+		for (size_t i = 0; i < p->n_metrics; i++) {
+			if (n < room) {
+				n++;
+				continue;
+			}
+			p->metrics[i].left_out = true;
+			if (!left++)
+				first = p->metrics[i].name;
+		}
+	}
+	if (left)
+		vt_error("VT_BUFFER_SIZE=%lu: an event and the values of its synchronous counters "
+			 "must fit in half the buffer (%zu values, at most %d): %zu of %zu "
+			 "synchronous counters are left out, from %s on; raise VT_BUFFER_SIZE",
+			 (unsigned long)vt_cfg.buffer_size, room, MAX_SYNC, left, n + left, first);
 }
 
 void vt_plugin_init(void)
@@ -127,6 +159,7 @@ void vt_plugin_init(void)
 			}
 		}
 	}
+	leave_out_oversized();
 	active = true;
 }
 
@@ -252,8 +285,8 @@ static void fetch(struct vt_async *a, uint64_t end)
 	if (end < a->fetched_at)
 		end = a->fetched_at;
 	if (n && !list) {
-		vt_warn("counter %s: get_all_values said %lu values but gave none",
-			a->name, (unsigned long)n);
+		vt_warn("counter %s: get_all_values said %lu values but gave none", a->name,
+			(unsigned long)n);
 		return;
 	}
 	/* Both interfaces' pairs are two uint64_t: one layout. */
@@ -316,8 +349,8 @@ static bool in_scope(enum vt_plugin_per per, struct vt_loc *loc, bool at_mpi_ini
 	}
 }
 
-static const enum vt_plugin_scope scope_of[] = { VT_SCOPE_LOCATION, VT_SCOPE_PROCESS,
-						  VT_SCOPE_HOST, VT_SCOPE_RUN };
+static const enum vt_plugin_scope scope_of[] = {VT_SCOPE_LOCATION, VT_SCOPE_PROCESS, VT_SCOPE_HOST,
+						VT_SCOPE_RUN};
 
 static struct vt_async *new_async(struct vt_plugin_metric *m, int32_t id, struct vt_loc *loc)
 {
@@ -360,7 +393,7 @@ static void add_counters(struct vt_tls *t, struct vt_loc *loc, bool at_mpi_init,
 			 bool rank0)
 {
 	struct vt_plugin_loc *pl = loc->plugins;
-	struct vt_plugin_sync_ctr sync[MAX_SYNC];
+	struct vt_metric_sync_ctr sync[MAX_SYNC];
 	uint32_t n_sync = 0;
 	struct added *added = NULL;
 	size_t n_added = 0;
@@ -389,33 +422,31 @@ static void add_counters(struct vt_tls *t, struct vt_loc *loc, bool at_mpi_init,
 		size_t n_mine = 0;
 		for (size_t i = 0; i < p->n_metrics; i++) {
 			struct vt_plugin_metric *m = &p->metrics[i];
+			if (m->left_out)
+				continue;
 			int32_t id = p->abi == VT_PLUGIN_ABI_VT ? p->vt.add_counter(m->name)
 								: p->sp.add_counter(m->name);
 			if (id < 0) {
-				vt_error("%s plugin %s: add_counter(\"%s\") returned %d on %s; that "
-					 "counter is skipped there",
-					 p->abi == VT_PLUGIN_ABI_VT ? "counter" : "Score-P metric",
-					 p->name, m->name, id, owner);
+				vt_error(
+				    "%s plugin %s: add_counter(\"%s\") returned %d on %s; that "
+				    "counter is skipped there",
+				    p->abi == VT_PLUGIN_ABI_VT ? "counter" : "Score-P metric",
+				    p->name, m->name, id, owner);
 				continue;
 			}
 			p->responsible = true;
 			struct added *na = realloc(added, (n_added + 1) * sizeof(*na));
 			if (na) {
 				added = na;
-				added[n_added++] = (struct added){ p, id };
+				added[n_added++] = (struct added){p, id};
 			}
 			if (p->sync == VT_PLUGIN_STRICT || p->sync == VT_PLUGIN_OPTIONAL) {
-				if (n_sync == MAX_SYNC) {
-					vt_error("counter %s on %s: more than %d synchronous counters "
-						 "on one thread; skipped",
-						 m->name, owner, MAX_SYNC);
-					continue;
-				}
-				struct vt_plugin_sync_ctr *c = &sync[n_sync++];
+				struct vt_metric_sync_ctr *c = &sync[n_sync++];
 				memset(c, 0, sizeof(*c));
 				if (p->sync == VT_PLUGIN_STRICT)
-					c->get = p->abi == VT_PLUGIN_ABI_VT ? p->vt.get_current_value
-									    : p->sp.get_current_value;
+					c->get = p->abi == VT_PLUGIN_ABI_VT
+						     ? p->vt.get_current_value
+						     : p->sp.get_current_value;
 				else
 					c->get_optional = p->sp.get_optional_value;
 				c->id = id;
@@ -458,7 +489,7 @@ static void add_counters(struct vt_tls *t, struct vt_loc *loc, bool at_mpi_init,
 	}
 	free(added);
 	if (n_sync != (pl->sync ? pl->sync->n : 0)) {
-		struct vt_plugin_sync_set *s = malloc(sizeof(*s) + n_sync * sizeof(s->c[0]));
+		struct vt_metric_sync *s = malloc(sizeof(*s) + n_sync * sizeof(s->c[0]));
 		if (s) {
 			s->n = n_sync;
 			memcpy(s->c, sync, n_sync * sizeof(sync[0]));
@@ -540,52 +571,47 @@ void vt_plugin_mpi_attach(const struct vt_mpi_ops *ops, struct vt_tls *t)
 
 /* ---- synchronous values ---- */
 
-void vt_plugin_put(struct vt_tls *t, uint32_t val, uint32_t kind)
+void vt_metric_put(struct vt_tls *t, uint32_t val, uint32_t kind)
 {
-	struct vt_plugin_sync_set *s = __atomic_load_n(&t->sync, __ATOMIC_ACQUIRE);
+	struct vt_metric_sync *s = __atomic_load_n(&t->sync, __ATOMIC_ACQUIRE);
 	if (!s) {
 		vt_thread_put(t, val, kind);
 		return;
 	}
 	uint32_t n = s->n;
-	struct vt_rec *p = t->pos;
-	if ((size_t)(t->end - p) < 1 + n) {
-		p = vt_thread_flush(t);
-		if (!p)
-			return;
-	}
+	/* Room for the event and every value: the configuration keeps 1 + n within a half. */
+	struct vt_rec *p = vt_buf_reserve(t, 1 + n);
+	if (!p)
+		return;
 	uint64_t now = vt_clock_now();
-	uint64_t v[MAX_SYNC];
-	uint32_t which[MAX_SYNC], k = 0;
-	/* The plugin's code may be instrumented: while it runs, the thread's buffer looks
-	 * full and busy, so such events are counted as dropped instead of landing here. */
-	struct vt_rec *end = t->end;
-	t->end = p;
+	uint32_t k = 0;
+	/* The plugins' code may be instrumented or set errno: while it runs, the thread is busy
+	 * (its events are dropped and counted, vt_buf.c) and the program's errno is kept. */
+	int saved = errno;
 	t->busy = 1;
 	for (uint32_t i = 0; i < n; i++) {
-		struct vt_plugin_sync_ctr *c = &s->c[i];
+		struct vt_metric_sync_ctr *c = &s->c[i];
+		uint64_t v;
 		if (c->get) {
-			v[k] = c->get(c->id);
+			v = c->get(c->id);
 		} else {
 			if (c->delta_t && c->last && now - c->last < c->delta_t)
 				continue;
-			if (!c->get_optional(c->id, &v[k]))
+			if (!c->get_optional(c->id, &v))
 				continue;
 			c->last = now;
 		}
-		which[k++] = c->metric;
+		struct vt_rec_metric *m = (struct vt_rec_metric *)&p[1 + k++];
+		m->value = v;
+		m->metric = c->metric;
+		m->kind = VT_REC_METRIC;
 	}
 	t->busy = 0;
-	t->end = end;
+	errno = saved;
 	p[0].ts = now;
 	p[0].region = val;
 	p[0].kind = kind;
-	for (uint32_t i = 0; i < k; i++) {
-		p[1 + i].ts = v[i];
-		p[1 + i].region = which[i];
-		p[1 + i].kind = VT_REC_METRIC;
-	}
-	__atomic_store_n(&t->pos, p + 1 + k, __ATOMIC_RELEASE);
+	vt_buf_commit(t, p, 1 + k);
 }
 
 void vt_plugin_write_value_instance(OTF2_EvtWriter *w, uint64_t ts, uint32_t id, uint32_t metric,
@@ -606,7 +632,7 @@ void vt_plugin_write_value_instance(OTF2_EvtWriter *w, uint64_t ts, uint32_t id,
 	OTF2_EvtWriter_Metric(w, NULL, ts, id, 1, &type, &v);
 }
 
-void vt_plugin_write_value(OTF2_EvtWriter *w, uint64_t ts, uint32_t metric, uint64_t value)
+void vt_metric_write_value(OTF2_EvtWriter *w, uint64_t ts, uint32_t metric, uint64_t value)
 {
 	/* A synchronous metric's events refer to its class, whose id is its index. */
 	if (metric < n_metrics)

@@ -18,7 +18,7 @@ struct vt_loc;
 struct vt_mpi_ops;
 
 /* The synchronous counters of one thread, read at each of its events. */
-struct vt_plugin_sync_ctr {
+struct vt_metric_sync_ctr {
 	uint64_t (*get)(int32_t id); /* strictly synchronous */
 	bool (*get_optional)(int32_t id, uint64_t *value); /* Score-P SYNC */
 	int32_t id;
@@ -26,9 +26,9 @@ struct vt_plugin_sync_ctr {
 	uint64_t delta_t, last; /* SYNC: ticks between reads, time of the last */
 };
 
-struct vt_plugin_sync_set {
+struct vt_metric_sync {
 	uint32_t n;
-	struct vt_plugin_sync_ctr c[];
+	struct vt_metric_sync_ctr c[];
 };
 
 /* Loads the plugins the environment names (at init, once). */
@@ -60,12 +60,8 @@ void vt_plugin_stop_sync(void);
  * closes the metric locations, finalizes the plugins. end: the run's last timestamp. */
 void vt_plugin_finalize(uint64_t end);
 
-/* Records an Enter or Leave (kind) of region val followed by the values of the thread's
- * synchronous counters. Out of line: only threads with such counters come here. */
-void vt_plugin_put(struct vt_tls *t, uint32_t val, uint32_t kind);
-
 /* The encoder: writes a synchronous value record (metric index, value) at ts. */
-void vt_plugin_write_value(OTF2_EvtWriter *w, uint64_t ts, uint32_t metric, uint64_t value);
+void vt_metric_write_value(OTF2_EvtWriter *w, uint64_t ts, uint32_t metric, uint64_t value);
 
 /* The same for an asynchronous value of instance id (a metric id after the classes). */
 void vt_plugin_write_value_instance(OTF2_EvtWriter *w, uint64_t ts, uint32_t id, uint32_t metric,

@@ -44,6 +44,7 @@ struct vt_plugin_metric {
 	uint8_t base; /* OTF2_Base */
 	int64_t exponent;
 	uint32_t index; /* among all metrics of the process */
+	bool left_out; /* defined, never added: its event would not fit a buffer half */
 };
 
 struct vt_plugin {

@@ -13,7 +13,6 @@
 #include <string.h>
 #include <sys/mman.h>
 
-__thread struct vt_tls vt_tls __attribute__((tls_model("initial-exec")));
 long vt_max_depth = LONG_MAX;
 
 static pthread_mutex_t locs_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -138,8 +137,11 @@ static void close_locked(struct vt_loc *loc, struct vt_rec *upto, uint64_t end_t
 	vt_otf2_loc_close(loc, end_ts);
 	loc->done = true;
 	if (loc->dropped)
-		vt_warn("thread %u: %lu events made during a buffer flush were not recorded",
-			loc->index, (unsigned long)loc->dropped);
+		vt_warn(
+		    "thread %u: %lu events were not recorded (made while vt or a counter plugin "
+		    "ran on the thread, or more than %d records by signal handlers interrupting "
+		    "vt)",
+		    loc->index, (unsigned long)loc->dropped, VT_BUF_SIDE);
 }
 
 /* Thread exit: its TLS is about to go, so its location is closed now. */
@@ -170,18 +172,19 @@ void vt_thread_init(void)
 
 static struct vt_loc *new_location(struct vt_tls *t)
 {
-	/* Two halves: one filling while the other is written. */
-	size_t n = vt_cfg.buffer_size / sizeof(struct vt_rec) / 2 * 2;
+	/* Two halves: one filling while the other is written; then the side area of producers
+	 * interrupted by signal handlers (vt_buf.h). */
+	size_t n = vt_buf_half_records(vt_cfg.buffer_size) * 2;
+	size_t bytes = (n + VT_BUF_SIDE) * sizeof(struct vt_rec);
 	/* mmap: pages become resident as the buffer fills, not up front. */
-	void *buf = mmap(NULL, n * sizeof(struct vt_rec), PROT_READ | PROT_WRITE,
-			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	void *buf = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	struct vt_loc *loc = calloc(1, sizeof(*loc));
 	if (buf == MAP_FAILED || !loc) {
 		vt_error("cannot allocate a %lu-byte event buffer (VT_BUFFER_SIZE) for a new "
 			 "thread: %s; that thread is not recorded",
 			 (unsigned long)vt_cfg.buffer_size, strerror(errno));
 		if (buf != MAP_FAILED)
-			munmap(buf, n * sizeof(struct vt_rec));
+			munmap(buf, bytes);
 		free(loc);
 		return NULL;
 	}
@@ -224,6 +227,7 @@ bool vt_thread_begin(struct vt_tls *t)
 		struct vt_loc *loc = new_location(t);
 		if (loc) {
 			t->loc = loc;
+			t->side = loc->halves[0] + vt_buf_half_records(vt_cfg.buffer_size) * 2;
 			t->end = loc->buf_end;
 			t->depth = 0;
 			t->state = VT_TLS_ON;
@@ -247,8 +251,8 @@ struct vt_rec *vt_thread_flush(struct vt_tls *t)
 	struct vt_rec *next = NULL;
 
 	if (t->busy) {
-		/* An instrumented function called by the flush itself (a user malloc, say). */
-		loc->dropped++;
+		/* Instrumented code that vt runs on this thread (a plugin's, say). */
+		__atomic_fetch_add(&loc->dropped, 1, __ATOMIC_RELAXED);
 		return NULL;
 	}
 	int saved = errno;
@@ -310,22 +314,16 @@ struct vt_rec *vt_thread_flush(struct vt_tls *t)
 }
 
 void vt_thread_put_event(struct vt_tls *t, uint32_t head, uint32_t kind,
-			 const struct vt_rec *payload, unsigned n)
+			 const union vt_rec_payload *payload, unsigned n)
 {
-	struct vt_rec *p = t->pos;
-	/* Room for all records in this half; a half is far larger than any event. */
-	if ((size_t)(t->end - p) < 1 + n) {
-		/* Close the half here: the tail stays unused, the flush takes [buf, pos). */
-		p = vt_thread_flush(t);
-		if (!p)
-			return;
-	}
+	struct vt_rec *p = vt_buf_reserve(t, 1 + n);
+	if (!p)
+		return;
 	p[0].ts = vt_clock_now();
 	p[0].region = head;
 	p[0].kind = kind;
-	for (unsigned i = 0; i < n; i++)
-		p[1 + i] = payload[i];
-	__atomic_store_n(&t->pos, p + 1 + n, __ATOMIC_RELEASE);
+	memcpy(p + 1, payload, n * sizeof(*p));
+	vt_buf_commit(t, p, 1 + n);
 }
 
 void vt_thread_archive_ready(void)
@@ -363,9 +361,10 @@ struct vt_loc *vt_thread_finalize(uint64_t end_ts)
 	pthread_mutex_lock(&locs_lock);
 	for (struct vt_loc *loc = locs; loc; loc = loc->next) {
 		pthread_mutex_lock(&loc->lock);
-		/* A live thread keeps writing above this snapshot; that is after the trace's end. */
-		struct vt_rec *upto = loc->tls ? __atomic_load_n(&loc->tls->pos, __ATOMIC_ACQUIRE)
-					       : NULL;
+		/* A live thread keeps writing above this snapshot; that is after the trace's end.
+		 */
+		struct vt_rec *upto =
+		    loc->tls ? __atomic_load_n(&loc->tls->pos, __ATOMIC_ACQUIRE) : NULL;
 		close_locked(loc, upto, end_ts);
 		pthread_mutex_unlock(&loc->lock);
 	}

@@ -1,0 +1,107 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* The per-thread event buffer: hot thread state and the one reservation API every producer uses. */
+#ifndef VT_BUF_H
+#define VT_BUF_H
+
+#include "vt_rec.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define vt_likely(x)   __builtin_expect(!!(x), 1)
+#define vt_unlikely(x) __builtin_expect(!!(x), 0)
+
+/*
+ * Records that producers interrupted by a signal handler keep aside (per thread). 8 KiB: a
+ * handler that records more than that while it interrupts a producer loses the rest, counted
+ * and reported with the thread's other dropped events.
+ */
+#define VT_BUF_SIDE 512
+
+struct vt_loc;
+struct vt_metric_sync;
+
+/*
+ * The hot part of a thread's state, in initial-exec TLS: reached without a function call.
+ *
+ * Producers never lock. Signal safety rests on `nest`: a producer sets it before it reads
+ * pos and clears it after it has published, so a signal handler that records on the same
+ * thread in between sees it and writes its events to the side area instead of the buffer
+ * (where the interrupted producer is about to write). The interrupted producer appends the
+ * side area after its own event when it commits. nest changes symmetrically (a handler
+ * restores what it found), so plain loads and stores are enough; the side area's claims are
+ * atomic read-modify-writes because handlers can nest.
+ */
+struct vt_tls {
+	struct vt_rec *pos; /* next free record; NULL: not recording (new, off, done) */
+	struct vt_rec *end; /* end of the half being filled */
+	/* Synchronous counters of this thread, read at each of its events; NULL: none. */
+	struct vt_metric_sync *sync;
+	long depth;
+	struct vt_loc *loc;
+	int state;	 /* enum vt_tls_state */
+	int busy;	 /* inside vt's slow path or foreign code: events are dropped and counted */
+	uint32_t nest;	 /* producers between reserve and commit on this thread */
+	uint32_t side_n; /* records claimed in the side area */
+	struct vt_rec *side; /* VT_BUF_SIDE records */
+};
+
+enum vt_tls_state { VT_TLS_NEW = 0, VT_TLS_ON, VT_TLS_OFF };
+
+extern __thread struct vt_tls vt_tls
+    __attribute__((tls_model("initial-exec"), visibility("hidden")));
+
+/* Orders the thread's own accesses against a signal handler on it; emits no instruction. */
+#define vt_signal_fence() __atomic_signal_fence(__ATOMIC_SEQ_CST)
+
+/* Slow paths of the reservation (vt_buf.c). reserve_slow: the current half has no room for
+ * n records (or the thread does not record); flushes, returns room or NULL (nothing may be
+ * written; nest is cleared). reserve_nested: inside another producer; room in the side area
+ * or NULL (counted). drain: appends the side area to the buffer. */
+struct vt_rec *vt_buf_reserve_slow(struct vt_tls *t, unsigned n);
+struct vt_rec *vt_buf_reserve_nested(struct vt_tls *t, unsigned n);
+void vt_buf_drain(struct vt_tls *t);
+
+/* Records in one half of a buffer of VT_BUFFER_SIZE bytes: the largest event that fits. */
+size_t vt_buf_half_records(uint64_t buffer_size);
+
+/*
+ * Reserves n contiguous records (an event: head and payload) in the thread's buffer, flushing
+ * a full half first; NULL when the thread does not record (nothing to do then). The caller
+ * takes the timestamp after this call, so a flush never carries a later time than the event
+ * after it, writes the records and then calls vt_buf_commit(). n must not exceed the records
+ * of half a buffer (checked against the configuration where an event's size is chosen).
+ */
+static inline __attribute__((always_inline)) struct vt_rec *vt_buf_reserve(struct vt_tls *t,
+									   unsigned n)
+{
+	if (vt_unlikely(t->nest))
+		return vt_buf_reserve_nested(t, n);
+	t->nest = 1;
+	vt_signal_fence();
+	struct vt_rec *p = t->pos;
+	if (vt_unlikely(!p || (size_t)(t->end - p) < n))
+		return vt_buf_reserve_slow(t, n);
+	return p;
+}
+
+/* Publishes the n records written at p (from vt_buf_reserve), and whatever a signal handler
+ * recorded meanwhile after them. */
+static inline __attribute__((always_inline)) void vt_buf_commit(struct vt_tls *t, struct vt_rec *p,
+								unsigned n)
+{
+	if (vt_unlikely(t->nest != 1)) {
+		t->nest--;
+		return;
+	}
+	/* Release: a finalising thread that reads pos sees complete records below it. */
+	__atomic_store_n(&t->pos, p + n, __ATOMIC_RELEASE);
+	vt_signal_fence();
+	t->nest = 0;
+	vt_signal_fence();
+	if (vt_unlikely(__atomic_load_n(&t->side_n, __ATOMIC_RELAXED)))
+		vt_buf_drain(t);
+}
+
+#endif

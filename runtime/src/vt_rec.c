@@ -1,0 +1,19 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* The table of record kinds: names (for messages and tests) and payload sizes. */
+#include "vt_rec.h"
+
+const struct vt_rec_kind_info vt_rec_kinds[VT_REC_KIND_MAX] = {
+    [VT_REC_ENTER] = {"enter", 0},
+    [VT_REC_LEAVE] = {"leave", 0},
+    [VT_REC_MPI_SEND] = {"mpi-send", 1},
+    [VT_REC_MPI_RECV] = {"mpi-recv", 1},
+    [VT_REC_MPI_ISEND] = {"mpi-isend", 2},
+    [VT_REC_MPI_IRECV] = {"mpi-irecv", 2},
+    [VT_REC_MPI_ISEND_COMPLETE] = {"mpi-isend-complete", 1},
+    [VT_REC_MPI_IRECV_REQUEST] = {"mpi-irecv-request", 1},
+    [VT_REC_MPI_REQUEST_TEST] = {"mpi-request-test", 1},
+    [VT_REC_MPI_REQUEST_CANCELLED] = {"mpi-request-cancelled", 1},
+    [VT_REC_MPI_COLL_BEGIN] = {"mpi-collective-begin", 0},
+    [VT_REC_MPI_COLL_END] = {"mpi-collective-end", 2},
+    [VT_REC_METRIC] = {"metric", 0},
+};

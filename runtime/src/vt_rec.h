@@ -1,0 +1,103 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* The raw records of the per-thread buffer: one table of kinds, their payloads and sizes. */
+#ifndef VT_REC_H
+#define VT_REC_H
+
+#include <assert.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/*
+ * An event is a head record and 0..2 payload records that follow it in the same half of the
+ * buffer. Every record is 16 bytes; a kind's payload has a struct of its own below, so no
+ * field carries another meaning by convention. Adding a kind: one enum value, one payload
+ * struct if it needs one, one row in vt_rec_kinds (vt_rec.c) and its encoder in vt_otf2.c.
+ * Payload views may alias the records they overlay (may_alias): producers write them, the
+ * encoder reads heads and payloads through them.
+ */
+enum vt_rec_kind {
+	VT_REC_ENTER = 1,
+	VT_REC_LEAVE,
+	VT_REC_MPI_SEND,	      /* head: peer; + vt_rec_msg */
+	VT_REC_MPI_RECV,	      /* head: peer; + vt_rec_msg */
+	VT_REC_MPI_ISEND,	      /* head: peer; + vt_rec_msg, vt_rec_req */
+	VT_REC_MPI_IRECV,	      /* head: peer; + vt_rec_msg, vt_rec_req */
+	VT_REC_MPI_ISEND_COMPLETE,    /* + vt_rec_req */
+	VT_REC_MPI_IRECV_REQUEST,     /* + vt_rec_req */
+	VT_REC_MPI_REQUEST_TEST,      /* + vt_rec_req */
+	VT_REC_MPI_REQUEST_CANCELLED, /* + vt_rec_req */
+	VT_REC_MPI_COLL_BEGIN,
+	VT_REC_MPI_COLL_END, /* head: the OTF2 collective op; + vt_rec_coll, vt_rec_req (bytes
+				received in its id) */
+	VT_REC_METRIC,	     /* a vt_rec_metric of its own: a value at the preceding event's time */
+	VT_REC_KIND_MAX,
+};
+
+/* The head record of every event: when, what (region or the kind's head value), which kind. */
+struct vt_rec {
+	uint64_t ts;
+	uint32_t region;
+	uint32_t kind;
+};
+
+/* A message's size, communicator and tag. */
+struct __attribute__((may_alias)) vt_rec_msg {
+	uint64_t bytes;
+	uint32_t comm;
+	uint32_t tag;
+};
+
+/* A request id (or, for VT_REC_MPI_COLL_END, the bytes received). */
+struct __attribute__((may_alias)) vt_rec_req {
+	uint64_t id;
+	uint64_t unused;
+};
+
+/* A collective's bytes sent, communicator and root (OTF2_UNDEFINED_UINT32: none). */
+struct __attribute__((may_alias)) vt_rec_coll {
+	uint64_t sent;
+	uint32_t comm;
+	uint32_t root;
+};
+
+/* A synchronous metric value; kind sits where the head's kind does. */
+struct __attribute__((may_alias)) vt_rec_metric {
+	uint64_t value;
+	uint32_t metric;
+	uint32_t kind;
+};
+
+/* What follows a head, as the encoder reads it. */
+union __attribute__((may_alias)) vt_rec_payload {
+	struct vt_rec raw;
+	struct vt_rec_msg msg;
+	struct vt_rec_req req;
+	struct vt_rec_coll coll;
+};
+
+static_assert(sizeof(struct vt_rec) == 16, "a record is 16 bytes");
+static_assert(sizeof(struct vt_rec_msg) == 16, "payloads are one record");
+static_assert(sizeof(struct vt_rec_req) == 16, "payloads are one record");
+static_assert(sizeof(struct vt_rec_coll) == 16, "payloads are one record");
+static_assert(sizeof(struct vt_rec_metric) == 16, "metric values are one record");
+static_assert(sizeof(union vt_rec_payload) == 16, "payloads are one record");
+static_assert(offsetof(struct vt_rec_metric, kind) == offsetof(struct vt_rec, kind),
+	      "a metric record is told apart by its kind like any head");
+
+/* The largest event in records: an Isend or Irecv, a collective's end. */
+#define VT_REC_MAX_FIXED 3
+
+struct vt_rec_kind_info {
+	const char *name;
+	unsigned payloads; /* records after the head */
+};
+
+extern const struct vt_rec_kind_info vt_rec_kinds[VT_REC_KIND_MAX];
+
+/* Records after a head of this kind (0 for an unknown kind). */
+static inline unsigned vt_rec_payloads(uint32_t kind)
+{
+	return kind < VT_REC_KIND_MAX ? vt_rec_kinds[kind].payloads : 0;
+}
+
+#endif
