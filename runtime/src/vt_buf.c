@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* The slow paths of the buffer reservation: flushes, producers interrupted by signal handlers. */
 #include "vt_buf.h"
+#include "vt_clock.h"
 #include "vt_thread.h"
 
 #include <string.h>
@@ -10,6 +11,17 @@ __thread struct vt_tls vt_tls __attribute__((tls_model("initial-exec")));
 size_t vt_buf_half_records(uint64_t buffer_size)
 {
 	return (size_t)(buffer_size / sizeof(struct vt_rec) / 2);
+}
+
+void vt_buf_put_slow(struct vt_tls *t, uint32_t region, uint32_t kind)
+{
+	struct vt_rec *p = vt_buf_reserve(t, 1);
+	if (!p)
+		return;
+	p->ts = vt_clock_now();
+	p->region = region;
+	p->kind = kind;
+	vt_buf_commit(t, p, 1);
 }
 
 static void dropped(struct vt_tls *t, uint64_t events)

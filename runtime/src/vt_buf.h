@@ -5,6 +5,8 @@
 
 #include "vt_rec.h"
 
+#include <x86intrin.h>
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -63,6 +65,9 @@ struct vt_rec *vt_buf_reserve_slow(struct vt_tls *t, unsigned n);
 struct vt_rec *vt_buf_reserve_nested(struct vt_tls *t, unsigned n);
 void vt_buf_drain(struct vt_tls *t);
 
+/* A one-record event stamped with the clock in force, through reserve and commit. */
+void vt_buf_put_slow(struct vt_tls *t, uint32_t region, uint32_t kind);
+
 /* Records in one half of a buffer of VT_BUFFER_SIZE bytes: the largest event that fits. */
 size_t vt_buf_half_records(uint64_t buffer_size);
 
@@ -102,6 +107,36 @@ static inline __attribute__((always_inline)) void vt_buf_commit(struct vt_tls *t
 	vt_signal_fence();
 	if (vt_unlikely(__atomic_load_n(&t->side_n, __ATOMIC_RELAXED)))
 		vt_buf_drain(t);
+}
+
+/*
+ * The fast paths' one-record event, stamped with the TSC (callers have checked that it is
+ * the clock): vt_buf_reserve and vt_buf_commit for the common case, an outermost producer
+ * with room, and every other case handed to vt_buf_put_slow as a tail call, so that the
+ * caller needs no stack frame.
+ */
+static inline __attribute__((always_inline)) void vt_buf_put_tsc(struct vt_tls *t, uint32_t region,
+								 uint32_t kind)
+{
+	if (vt_unlikely(t->nest))
+		return vt_buf_put_slow(t, region, kind);
+	t->nest = 1;
+	vt_signal_fence();
+	struct vt_rec *p = t->pos;
+	if (vt_unlikely(p == t->end)) {
+		vt_signal_fence();
+		t->nest = 0;
+		return vt_buf_put_slow(t, region, kind);
+	}
+	p->ts = __rdtsc();
+	p->region = region;
+	p->kind = kind;
+	__atomic_store_n(&t->pos, p + 1, __ATOMIC_RELEASE);
+	vt_signal_fence();
+	t->nest = 0;
+	vt_signal_fence();
+	if (vt_unlikely(__atomic_load_n(&t->side_n, __ATOMIC_RELAXED)))
+		return vt_buf_drain(t);
 }
 
 #endif

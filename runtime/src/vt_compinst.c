@@ -54,13 +54,7 @@ static inline __attribute__((always_inline)) void fast(uintptr_t fn, uint32_t ki
 	/* A thread with synchronous counters: the event and their values together. */
 	if (vt_unlikely(t->sync))
 		return vt_metric_put(t, val, kind);
-	struct vt_rec *p = vt_buf_reserve(t, 1);
-	if (vt_unlikely(!p))
-		return;
-	p->ts = __rdtsc();
-	p->region = val;
-	p->kind = kind;
-	vt_buf_commit(t, p, 1);
+	vt_buf_put_tsc(t, val, kind);
 }
 
 VT_EXPORT void __cyg_profile_func_enter(void *fn, void *site)

@@ -46,13 +46,7 @@ static inline __attribute__((always_inline)) void fast(struct vt_inst_desc *d, u
 	}
 	if (vt_unlikely(t->sync))
 		return vt_metric_put(t, val, kind);
-	struct vt_rec *p = vt_buf_reserve(t, 1);
-	if (vt_unlikely(!p))
-		return;
-	p->ts = __rdtsc();
-	p->region = val;
-	p->kind = kind;
-	vt_buf_commit(t, p, 1);
+	vt_buf_put_tsc(t, val, kind);
 }
 
 VT_EXPORT void vt_inst_enter(struct vt_inst_desc *d)
