@@ -22,7 +22,7 @@
 #define VT_BUF_SIDE 512
 
 struct vt_loc;
-struct vt_metric_sync;
+struct vt_metric_sync_set;
 
 /*
  * The hot part of a thread's state, in initial-exec TLS: reached without a function call.
@@ -39,7 +39,7 @@ struct vt_tls {
 	struct vt_rec *pos; /* next free record; NULL: not recording (new, off, done) */
 	struct vt_rec *end; /* end of the half being filled */
 	/* Synchronous counters of this thread, read at each of its events; NULL: none. */
-	struct vt_metric_sync *sync;
+	struct vt_metric_sync_set *sync;
 	long depth;
 	struct vt_loc *loc;
 	int state;	 /* enum vt_tls_state */

@@ -4,26 +4,80 @@
 #include "vt_clock.h"
 #include "vt_config.h"
 #include "vt_filter.h"
+#include "vt_lifecycle.h"
 #include "vt_log.h"
 #include "vt_mpi_iface.h"
 #include "vt_otf2.h"
-#include "vt_plugin.h"
 #include "vt_region.h"
 #include "vt_symbols.h"
 #include "vt_thread.h"
 
 #include <dlfcn.h>
+#include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
 
-int vt_state = VT_STATE_NEW;
+int vt_state_word = VT_STATE_NEW;
+
+static void set_state(int state)
+{
+	__atomic_store_n(&vt_state_word, state, __ATOMIC_RELEASE);
+}
+
+/* The subsystems around the data path, in the order they start; they stop in reverse. */
+static const struct vt_subsystem *const subsystems[] = {
+    &vt_filter_subsystem,
+    &vt_metric_subsystem,
+};
+#define N_SUBSYSTEMS (sizeof(subsystems) / sizeof(subsystems[0]))
+
+/* Runs a hook of every subsystem that has it, in table order, keeping the program's errno
+ * (hooks run plugins' code, which may set it). */
+#define EACH(hook, ...)                                                                            \
+	do {                                                                                       \
+		int saved_errno_ = errno;                                                          \
+		for (size_t i_ = 0; i_ < N_SUBSYSTEMS; i_++)                                       \
+			if (subsystems[i_]->hook)                                                  \
+				subsystems[i_]->hook(__VA_ARGS__);                                 \
+		errno = saved_errno_;                                                              \
+	} while (0)
+
+bool vt_core_thread_is_own(void)
+{
+	int saved = errno;
+	bool own = false;
+	for (size_t i = 0; i < N_SUBSYSTEMS && !own; i++)
+		own = subsystems[i]->thread_is_own && subsystems[i]->thread_is_own();
+	errno = saved;
+	return own;
+}
+
+void vt_core_thread_begin(struct vt_tls *t, struct vt_loc *loc)
+{
+	EACH(thread_begin, t, loc);
+}
+
+void vt_core_thread_flush(struct vt_loc *loc)
+{
+	EACH(thread_flush, loc);
+}
+
+void vt_core_thread_end(struct vt_tls *t, struct vt_loc *loc)
+{
+	EACH(thread_end, t, loc);
+}
+
+void vt_core_mpi_attach(const struct vt_topo *topo, struct vt_tls *t)
+{
+	EACH(mpi_attach, topo, t);
+}
 int vt_mpi_mode;
 static pthread_mutex_t state_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* A forked child must not write into its parent's archive; it runs untraced. */
 static void fork_child(void)
 {
-	vt_state = VT_STATE_OFF;
+	set_state(VT_STATE_OFF);
 	vt_tls.pos = vt_tls.end = NULL;
 	vt_tls.state = VT_TLS_OFF;
 	vt_info("forked child: not traced");
@@ -37,16 +91,22 @@ static int start(void)
 		vt_info("VT_ON=no: not tracing");
 		return -1;
 	}
-	if (vt_cfg.filter_spec && vt_filter_load(vt_cfg.filter_spec) < 0)
-		return -1;
 	vt_clock_init(vt_cfg.timer);
 	vt_thread_init();
 	/* With the MPI adapter loaded, rank 0 names the archive once MPI_Init has run. */
 	vt_mpi_mode = dlsym(RTLD_DEFAULT, VT_MPI_ADAPTER_SYMBOL) != NULL;
+	/* Before the archive, so that bad input leaves no trace behind; before the first
+	 * location, whose counters the metric service adds. */
+	int saved = errno;
+	for (size_t i = 0; i < N_SUBSYSTEMS; i++) {
+		if (subsystems[i]->init && subsystems[i]->init() < 0) {
+			errno = saved;
+			return -1;
+		}
+	}
+	errno = saved;
 	if (!vt_mpi_mode && vt_otf2_open() < 0)
 		return -1;
-	/* Plugins load before the first location, which adds their counters. */
-	vt_plugin_init();
 	vt_info("tracing with timer %s (%s), %lu-byte buffers", vt_clock_name(), vt_clock_reason(),
 		(unsigned long)vt_cfg.buffer_size);
 	return 0;
@@ -55,15 +115,14 @@ static int start(void)
 void vt_init(void)
 {
 	pthread_mutex_lock(&state_lock);
-	if (vt_state == VT_STATE_NEW) {
-		vt_state = VT_STATE_INITIALISING;
+	if (vt_core_state() == VT_STATE_NEW) {
+		set_state(VT_STATE_INITIALISING);
 		int rc = start();
 		if (rc == 0) {
 			atexit(vt_finalize);
 			pthread_atfork(NULL, NULL, fork_child);
 		}
-		__atomic_store_n(&vt_state, rc == 0 ? VT_STATE_ON : VT_STATE_OFF,
-				 __ATOMIC_RELEASE);
+		set_state(rc == 0 ? VT_STATE_ON : VT_STATE_OFF);
 	}
 	pthread_mutex_unlock(&state_lock);
 }
@@ -71,11 +130,11 @@ void vt_init(void)
 void vt_finalize(void)
 {
 	pthread_mutex_lock(&state_lock);
-	if (vt_state != VT_STATE_ON) {
+	if (vt_core_state() != VT_STATE_ON) {
 		pthread_mutex_unlock(&state_lock);
 		return;
 	}
-	vt_state = VT_STATE_FINALIZING;
+	set_state(VT_STATE_FINALIZING);
 	pthread_mutex_unlock(&state_lock);
 
 	const struct vt_mpi_ops *mpi = vt_mpi_ops();
@@ -84,33 +143,33 @@ void vt_finalize(void)
 		 * the archive can only be closed together with the other ranks. */
 		vt_warn("MPI_Finalize was not called: the events of this process are not "
 			"written");
-		vt_state = VT_STATE_DONE;
+		set_state(VT_STATE_DONE);
 		return;
 	}
 	/* An MPI program that never called MPI_Init writes a trace of its own. */
 	if (!vt_otf2_ready() && vt_otf2_open() < 0) {
-		vt_state = VT_STATE_DONE;
+		set_state(VT_STATE_DONE);
 		return;
 	}
 
 	uint64_t end = vt_clock_now();
 	vt_clock_finish();
-	vt_plugin_stop_sync();
+	EACH(stop);
 	struct vt_loc *locs = vt_thread_finalize(end);
-	vt_plugin_finalize(end);
+	EACH(finalize, end);
 	vt_region_resolve_all();
 	if (mpi)
 		vt_otf2_close_mpi(locs, end, mpi);
 	else
 		vt_otf2_close(locs, end);
 	vt_sym_finish();
-	vt_filter_free();
-	vt_state = VT_STATE_DONE;
+	EACH(release);
+	set_state(VT_STATE_DONE);
 }
 
 void vt_core_switch_off(void)
 {
-	vt_state = VT_STATE_OFF;
+	set_state(VT_STATE_OFF);
 	vt_thread_switch_off();
 }
 

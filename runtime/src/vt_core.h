@@ -6,14 +6,20 @@
 enum vt_state {
 	VT_STATE_NEW = 0, /* not initialised yet */
 	VT_STATE_INITIALISING,
-	VT_STATE_ON, /* recording */
+	VT_STATE_ON,  /* recording */
 	VT_STATE_OFF, /* VT_ON=no, bad input, or init failed: the program runs untraced */
 	VT_STATE_FINALIZING,
 	VT_STATE_DONE, /* trace written */
 };
 
-/* Read on slow paths only. */
-extern int vt_state;
+/* The state word: written by vt_core.c only, read anywhere (slow paths) with acquire, so a
+ * thread that sees ON also sees what initialisation wrote. */
+extern int vt_state_word __attribute__((visibility("hidden")));
+
+static inline int vt_core_state(void)
+{
+	return __atomic_load_n(&vt_state_word, __ATOMIC_ACQUIRE);
+}
 
 /* Initialises vt once; safe to call from any thread and from early constructors. */
 void vt_init(void);

@@ -18,7 +18,7 @@ extern char **environ;
  */
 static void before_exec(const char *what)
 {
-	if (vt_state != VT_STATE_ON)
+	if (vt_core_state() != VT_STATE_ON)
 		return;
 	vt_info("%s: writing the trace before the process image is replaced", what);
 	vt_finalize();

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Parser and matcher of filter files. */
 #include "vt_filter.h"
+#include "vt_config.h"
+#include "vt_lifecycle.h"
 #include "vt_log.h"
 
 #include <ctype.h>
@@ -126,3 +128,14 @@ void vt_filter_free(void)
 	rules = NULL;
 	n_rules = 0;
 }
+
+static int filter_init(void)
+{
+	return vt_cfg.filter_spec ? vt_filter_load(vt_cfg.filter_spec) : 0;
+}
+
+const struct vt_subsystem vt_filter_subsystem = {
+	.name = "filter",
+	.init = filter_init,
+	.release = vt_filter_free,
+};

@@ -2,18 +2,19 @@
 /* libvt's side of MPI mode: what the MPI adapter calls (see vt_mpi_iface.h). */
 #include "vt_config.h"
 #include "vt_core.h"
+#include "vt_lifecycle.h"
 #include "vt_log.h"
 #include "vt_mpi_iface.h"
 #include "vt_otf2.h"
-#include "vt_plugin.h"
 #include "vt_thread.h"
+#include "vt_topo.h"
 
 static const struct vt_mpi_ops *ops;
 static int detaching; /* inside MPI_Finalize: the only place the archive closes collectively */
 
 VT_MPI_EXPORT void vt_mpi_attach(const struct vt_mpi_ops *o)
 {
-	if (vt_state != VT_STATE_ON || ops)
+	if (vt_core_state() != VT_STATE_ON || ops)
 		return;
 	if (vt_otf2_open_mpi(o) < 0) {
 		/* Rank 0 said why; every rank goes on untraced. */
@@ -25,11 +26,14 @@ VT_MPI_EXPORT void vt_mpi_attach(const struct vt_mpi_ops *o)
 	vt_mpi_comm_define(VT_MPI_KEY_SELF, 0, 1);
 	/* Halves that filled up before MPI_Init waited for the archive. */
 	vt_thread_archive_ready();
+	/* Every rank takes part, with counters or not: one whose plugin failed to load must
+	 * not leave the others waiting. */
+	const struct vt_topo *topo = vt_topo_gather(o);
 	/* Per-host and once counters: where they belong is known now. */
 	struct vt_tls *t = vt_thread_self();
 	if (t)
 		t->busy = 1;
-	vt_plugin_mpi_attach(o, t);
+	vt_core_mpi_attach(topo, t);
 	if (t)
 		t->busy = 0;
 	vt_info("MPI rank %d of %d: tracing into %s", o->rank, o->size, vt_otf2_path());
@@ -60,7 +64,7 @@ int vt_mpi_attached(void)
 
 VT_MPI_EXPORT int vt_mpi_trace_enabled(void)
 {
-	return vt_state == VT_STATE_ON && vt_cfg.mpitrace;
+	return vt_core_state() == VT_STATE_ON && vt_cfg.mpitrace;
 }
 
 VT_MPI_EXPORT uint64_t vt_mpi_now(void)

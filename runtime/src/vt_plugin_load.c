@@ -24,13 +24,13 @@ const char *vt_plugin_sync_name(const struct vt_plugin *p)
 					   "asynchronous post-mortem", "asynchronous callback" };
 	static const char *const sp[] = { "strictly synchronous", "synchronous (optional values)",
 					   "asynchronous on-event", "asynchronous", "?" };
-	return (p->abi == VT_PLUGIN_ABI_VT ? vt : sp)[p->sync];
+	return (p->abi == VT_PLUGIN_ABI_VT ? vt : sp)[p->src.sync];
 }
 
-const char *vt_plugin_per_name(enum vt_plugin_per per)
+const char *vt_plugin_per_name(enum vt_metric_per per)
 {
 	static const char *const names[] = { "per thread", "per process", "per host", "once" };
-	return per <= VT_PLUGIN_ONCE ? names[per] : "?";
+	return per <= VT_METRIC_ONCE ? names[per] : "?";
 }
 
 const char *vt_plugin_mode_name(uint32_t mode)
@@ -45,7 +45,7 @@ const char *vt_plugin_mode_name(uint32_t mode)
 	return b;
 }
 
-const char *vt_plugin_type_name(const struct vt_plugin_metric *m)
+const char *vt_plugin_type_name(const struct vt_metric *m)
 {
 	if (m->is_float)
 		return "float";
@@ -167,11 +167,11 @@ static int check_info(struct vt_plugin *p, char *why, size_t len)
 				 i->synch);
 			return -1;
 		}
-		static const enum vt_plugin_sync map[] = { VT_PLUGIN_STRICT, VT_PLUGIN_ON_EVENT,
-							    VT_PLUGIN_POST_MORTEM,
-							    VT_PLUGIN_CALLBACK };
-		p->sync = map[i->synch];
-		p->per = (enum vt_plugin_per)i->run_per;
+		static const enum vt_metric_sync map[] = { VT_METRIC_STRICT, VT_METRIC_ON_EVENT,
+							    VT_METRIC_POST_MORTEM,
+							    VT_METRIC_CALLBACK };
+		p->src.sync = map[i->synch];
+		p->src.per = (enum vt_metric_per)i->run_per;
 		miss = missing_vt(i);
 	} else {
 		const SCOREP_Metric_Plugin_Info *i = &p->sp;
@@ -194,12 +194,12 @@ static int check_info(struct vt_plugin *p, char *why, size_t len)
 				 (int)i->sync);
 			return -1;
 		}
-		static const enum vt_plugin_sync map[] = { VT_PLUGIN_STRICT, VT_PLUGIN_OPTIONAL,
-							    VT_PLUGIN_ON_EVENT,
-							    VT_PLUGIN_POST_MORTEM };
-		p->sync = map[i->sync];
-		p->per = (enum vt_plugin_per)i->run_per;
-		p->delta_t = i->delta_t;
+		static const enum vt_metric_sync map[] = { VT_METRIC_STRICT, VT_METRIC_OPTIONAL,
+							    VT_METRIC_ON_EVENT,
+							    VT_METRIC_POST_MORTEM };
+		p->src.sync = map[i->sync];
+		p->src.per = (enum vt_metric_per)i->run_per;
+		p->src.delta_t = i->delta_t;
 		/* Version 0 ends before synchronize: what is there is reserved space. */
 		if (p->version == 0)
 			p->sp.synchronize = NULL;
@@ -218,12 +218,13 @@ struct vt_plugin *vt_plugin_open(const char *name, enum vt_plugin_abi abi, const
 	char why[1024] = "";
 	char sym[512];
 	struct vt_plugin *p = calloc(1, sizeof(*p));
-	if (!p || !(p->name = strdup(name))) {
+	if (!p || !(p->src.name = strdup(name))) {
 		free(p);
 		vt_error("%s %s: out of memory; skipped", abi_name(abi), name);
 		return NULL;
 	}
 	p->abi = abi;
+	p->src.what = abi_name(abi);
 	p->dl = open_lib(name, path, &p->path, why, sizeof(why));
 	if (!p->dl)
 		goto bad;
@@ -256,7 +257,7 @@ struct vt_plugin *vt_plugin_open(const char *name, enum vt_plugin_abi abi, const
 	if (check_info(p, why, sizeof(why)) < 0)
 		goto bad;
 	/* The clock comes before init, as both interfaces promise. */
-	if (abi == VT_PLUGIN_ABI_VT && p->vt.set_pform_wtime_function && p->sync >= VT_PLUGIN_ON_EVENT)
+	if (abi == VT_PLUGIN_ABI_VT && p->vt.set_pform_wtime_function && p->src.sync >= VT_METRIC_ON_EVENT)
 		p->vt.set_pform_wtime_function(wtime);
 	if (abi == VT_PLUGIN_ABI_SCOREP && p->sp.set_clock_function)
 		p->sp.set_clock_function(wtime);
@@ -268,7 +269,7 @@ struct vt_plugin *vt_plugin_open(const char *name, enum vt_plugin_abi abi, const
 	}
 	p->initialised = true;
 	vt_info("%s %s: loaded %s (%s, %s, interface version %u)", abi_name(abi), name, p->path,
-		vt_plugin_sync_name(p), vt_plugin_per_name(p->per), p->version);
+		vt_plugin_sync_name(p), vt_plugin_per_name(p->src.per), p->version);
 	return p;
 bad:
 	vt_error("%s %s: %s; skipped", abi_name(abi), name, why);
@@ -277,7 +278,7 @@ bad:
 }
 
 /* Properties of a VampirTrace counter as an OTF2 metric; false (with why) if unusable. */
-static void vt_props(struct vt_plugin_metric *m, uint32_t prop)
+static void vt_props(struct vt_metric *m, uint32_t prop)
 {
 	bool abs = (prop & VT_PLUGIN_CNTR_ABS) && !(prop & VT_PLUGIN_CNTR_ACC);
 	uint32_t timing;
@@ -306,7 +307,7 @@ static void vt_props(struct vt_plugin_metric *m, uint32_t prop)
 	m->exponent = 0;
 }
 
-static int scorep_props(struct vt_plugin_metric *m, const SCOREP_Metric_Plugin_MetricProperties *s,
+static int scorep_props(struct vt_metric *m, const SCOREP_Metric_Plugin_MetricProperties *s,
 			char *why, size_t len)
 {
 	static const uint32_t modes[] = {
@@ -360,19 +361,19 @@ size_t vt_plugin_expand(struct vt_plugin *p, const char *requested)
 	}
 	if (n == 0) {
 		vt_error("%s %s: get_event_info(\"%s\") offers no %s (%s); skipped",
-			 abi_name(p->abi), p->name, requested, what,
+			 abi_name(p->abi), p->src.name, requested, what,
 			 list ? "an empty list" : "NULL");
 		goto out;
 	}
-	struct vt_plugin_metric *ms = realloc(p->metrics, (p->n_metrics + n) * sizeof(*ms));
+	struct vt_metric *ms = realloc(p->src.metrics, (p->src.n_metrics + n) * sizeof(*ms));
 	if (!ms)
 		goto out;
-	p->metrics = ms;
+	p->src.metrics = ms;
 	for (size_t i = 0; i < n; i++) {
-		struct vt_plugin_metric *m = &p->metrics[p->n_metrics];
+		struct vt_metric *m = &p->src.metrics[p->src.n_metrics];
 		char why[256] = "";
 		memset(m, 0, sizeof(*m));
-		m->plugin = p;
+		m->source = &p->src;
 		/* vt keeps copies: a plugin that hands out string literals where the interfaces
 		 * ask for malloc'd strings must not crash the program when vt lets go of them. */
 		const char *name, *unit, *description = "";
@@ -388,7 +389,7 @@ size_t vt_plugin_expand(struct vt_plugin *p, const char *requested)
 			unit = e->unit;
 			description = e->description;
 			if (scorep_props(m, e, why, sizeof(why)) < 0) {
-				vt_error("%s %s: %s %s: %s; skipped", abi_name(p->abi), p->name,
+				vt_error("%s %s: %s %s: %s; skipped", abi_name(p->abi), p->src.name,
 					 what, name, why);
 				continue;
 			}
@@ -398,14 +399,14 @@ size_t vt_plugin_expand(struct vt_plugin *p, const char *requested)
 		m->description = strdup(description ? description : "");
 		if (!m->name || !m->unit || !m->description || !m->name[0]) {
 			vt_error("%s %s: get_event_info(\"%s\") offers a %s with %s; skipped",
-				 abi_name(p->abi), p->name, requested, what,
+				 abi_name(p->abi), p->src.name, requested, what,
 				 m->name && !m->name[0] ? "an empty name" : "no memory to keep it");
 			free(m->name);
 			free(m->unit);
 			free(m->description);
 			continue;
 		}
-		p->n_metrics++;
+		p->src.n_metrics++;
 		added++;
 	}
 out:
@@ -425,14 +426,14 @@ void vt_plugin_close(struct vt_plugin *p)
 			p->sp.finalize();
 	}
 	/* Not dlclose'd: a plugin's threads or atexit handlers may still run its code. */
-	for (size_t i = 0; i < p->n_metrics; i++) {
-		free(p->metrics[i].name);
-		free(p->metrics[i].unit);
-		free(p->metrics[i].description);
+	for (size_t i = 0; i < p->src.n_metrics; i++) {
+		free(p->src.metrics[i].name);
+		free(p->src.metrics[i].unit);
+		free(p->src.metrics[i].description);
 	}
-	free(p->metrics);
+	free(p->src.metrics);
 	free(p->path);
-	free(p->name);
+	free((char *)p->src.name);
 	free(p);
 }
 
@@ -443,18 +444,18 @@ static struct vt_plugin *find_or_open(struct vt_plugin **list, const char *name,
 {
 	struct vt_plugin **pp = list;
 	for (; *pp; pp = &(*pp)->next)
-		if ((*pp)->abi == abi && strcmp((*pp)->name, name) == 0)
+		if ((*pp)->abi == abi && strcmp((*pp)->src.name, name) == 0)
 			return *pp;
 	/* One message per plugin that does not load, however many counters name it. */
 	for (struct vt_plugin *f = *failed; f; f = f->next)
-		if (f->abi == abi && strcmp(f->name, name) == 0)
+		if (f->abi == abi && strcmp(f->src.name, name) == 0)
 			return NULL;
 	struct vt_plugin *p = vt_plugin_open(name, abi, path, wtime);
 	if (p) {
 		*pp = p;
 	} else {
 		struct vt_plugin *f = calloc(1, sizeof(*f));
-		if (f && (f->name = strdup(name))) {
+		if (f && (f->src.name = strdup(name))) {
 			f->abi = abi;
 			f->next = *failed;
 			*failed = f;
@@ -519,7 +520,7 @@ struct vt_plugin *vt_plugin_load_all(const char *vt_spec, const char *scorep_spe
 	free(spec);
 	while (failed) {
 		struct vt_plugin *f = failed->next;
-		free(failed->name);
+		free((char *)failed->src.name);
 		free(failed);
 		failed = f;
 	}
@@ -528,13 +529,13 @@ struct vt_plugin *vt_plugin_load_all(const char *vt_spec, const char *scorep_spe
 	uint32_t index = 0;
 	for (struct vt_plugin **pp = &list; *pp;) {
 		struct vt_plugin *p = *pp;
-		if (p->n_metrics == 0) {
+		if (p->src.n_metrics == 0) {
 			*pp = p->next;
 			vt_plugin_close(p);
 			continue;
 		}
-		for (size_t i = 0; i < p->n_metrics; i++)
-			p->metrics[i].index = index++;
+		for (size_t i = 0; i < p->src.n_metrics; i++)
+			p->src.metrics[i].index = index++;
 		pp = &p->next;
 	}
 	return list;

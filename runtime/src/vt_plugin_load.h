@@ -12,56 +12,24 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "vt_metric.h"
+
 #include <scorep/SCOREP_MetricPlugins.h>
 #include <vampirtrace/vt_plugin_cntr.h>
 
 enum vt_plugin_abi { VT_PLUGIN_ABI_VT, VT_PLUGIN_ABI_SCOREP };
 
-/* How values reach vt, over both interfaces. */
-enum vt_plugin_sync {
-	VT_PLUGIN_STRICT, /* every event: get_current_value (VT SYNCH, Score-P STRICTLY_SYNC) */
-	VT_PLUGIN_OPTIONAL, /* events, when there is a value: get_optional_value (Score-P SYNC) */
-	VT_PLUGIN_ON_EVENT, /* timestamped, collected at events (VT ASYNCH_EVENT, ASYNC_EVENT) */
-	VT_PLUGIN_POST_MORTEM, /* timestamped, collected at the end (VT POST_MORTEM, ASYNC) */
-	VT_PLUGIN_CALLBACK, /* timestamped, sent by the plugin (VT ASYNCH_CALLBACK) */
-};
-
-/* Where counters are added: both interfaces use these values. */
-enum vt_plugin_per { VT_PLUGIN_PER_THREAD, VT_PLUGIN_PER_PROCESS, VT_PLUGIN_PER_HOST,
-		     VT_PLUGIN_ONCE };
-
-struct vt_plugin;
-
-/* One counter, as the trace defines it. */
-struct vt_plugin_metric {
-	struct vt_plugin *plugin;
-	char *name; /* what get_event_info returned; also what add_counter gets */
-	char *unit;
-	char *description;
-	uint32_t mode; /* OTF2_MetricMode */
-	uint8_t type; /* OTF2_Type: OTF2_TYPE_INT64, _UINT64 or _DOUBLE */
-	bool is_float; /* VT_PLUGIN_CNTR_FLOAT: a float in the low 32 bits, stored as double */
-	uint8_t base; /* OTF2_Base */
-	int64_t exponent;
-	uint32_t index; /* among all metrics of the process */
-	bool left_out; /* defined, never added: its event would not fit a buffer half */
-};
-
+/* A loaded plugin: the metric source it is (name, how and where its counters are read, the
+ * counters), and what only the loader and the plugin sources (vt_metric_plugins.c) need. */
 struct vt_plugin {
-	char *name; /* libNAME.so */
+	struct vt_metric_source src;
 	char *path; /* what dlopen found */
 	enum vt_plugin_abi abi;
-	enum vt_plugin_sync sync;
-	enum vt_plugin_per per;
-	uint64_t delta_t; /* Score-P: ticks between reads */
 	uint32_t version;
 	void *dl;
 	vt_plugin_cntr_info vt; /* abi VT */
 	SCOREP_Metric_Plugin_Info sp; /* abi SCOREP */
-	struct vt_plugin_metric *metrics;
-	size_t n_metrics;
 	bool initialised;
-	bool responsible; /* this process added counters of the plugin (Score-P synchronize) */
 	struct vt_plugin *next;
 };
 
@@ -91,10 +59,10 @@ void vt_plugin_close(struct vt_plugin *p);
 
 /* Names for messages and vt-info. */
 const char *vt_plugin_sync_name(const struct vt_plugin *p);
-const char *vt_plugin_per_name(enum vt_plugin_per per);
+const char *vt_plugin_per_name(enum vt_metric_per per);
 /* "accumulated start", "absolute point", ... of an OTF2 metric mode. */
 const char *vt_plugin_mode_name(uint32_t mode);
-const char *vt_plugin_type_name(const struct vt_plugin_metric *m);
+const char *vt_plugin_type_name(const struct vt_metric *m);
 
 /*
  * Parses VT_PLUGIN_CNTR_METRICS ("Lib_counter:Lib2_*") and SCOREP_METRIC_PLUGINS

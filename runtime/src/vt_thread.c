@@ -3,9 +3,9 @@
 #include "vt_thread.h"
 #include "vt_config.h"
 #include "vt_core.h"
+#include "vt_lifecycle.h"
 #include "vt_log.h"
 #include "vt_otf2.h"
-#include "vt_plugin.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -152,8 +152,9 @@ static void thread_exit(void *arg)
 	int saved = errno;
 
 	t->busy = 1;
-	/* The thread's counters end with it, on it (disable_counter, last values). */
-	vt_plugin_loc_end(t, loc);
+	/* What the subsystems keep per thread ends with it, on it (counters: disable_counter,
+	 * last values). */
+	vt_core_thread_end(t, loc);
 	pthread_mutex_lock(&loc->lock);
 	close_locked(loc, t->pos, vt_clock_now());
 	loc->tls = NULL;
@@ -217,13 +218,12 @@ bool vt_thread_begin(struct vt_tls *t)
 	bool on = false;
 
 	t->busy = 1;
-	if (vt_state == VT_STATE_NEW)
+	if (vt_core_state() == VT_STATE_NEW)
 		vt_init();
-	if (vt_state == VT_STATE_ON && t->state == VT_TLS_NEW && vt_plugin_active() &&
-	    vt_plugin_thread_is_plugins()) {
-		/* A plugin's own thread (is_thread_registered): never recorded. */
+	if (vt_core_state() == VT_STATE_ON && t->state == VT_TLS_NEW && vt_core_thread_is_own()) {
+		/* A subsystem's own thread (a plugin's: is_thread_registered): never recorded. */
 		t->state = VT_TLS_OFF;
-	} else if (vt_state == VT_STATE_ON && t->state == VT_TLS_NEW) {
+	} else if (vt_core_state() == VT_STATE_ON && t->state == VT_TLS_NEW) {
 		struct vt_loc *loc = new_location(t);
 		if (loc) {
 			t->loc = loc;
@@ -234,11 +234,11 @@ bool vt_thread_begin(struct vt_tls *t)
 			__atomic_store_n(&t->pos, loc->buf, __ATOMIC_RELEASE);
 			on = true;
 			/* Counters in scope are added before the thread's first event. */
-			vt_plugin_loc_begin(t, loc);
+			vt_core_thread_begin(t, loc);
 		}
 	}
 	/* A thread that starts while vt initialises (on this thread) stays NEW and is retried. */
-	if (!on && vt_state != VT_STATE_INITIALISING)
+	if (!on && vt_core_state() != VT_STATE_INITIALISING)
 		t->state = VT_TLS_OFF;
 	t->busy = 0;
 	errno = saved;
@@ -305,9 +305,8 @@ struct vt_rec *vt_thread_flush(struct vt_tls *t)
 		t->state = VT_TLS_OFF;
 	}
 	pthread_mutex_unlock(&loc->lock);
-	/* A flush is an event of the owner: on-event plugin values are collected. */
-	if (loc->plugins)
-		vt_plugin_loc_flush(loc);
+	/* A flush is an event of the owner: on-event counter values are collected. */
+	vt_core_thread_flush(loc);
 	t->busy = 0;
 	errno = saved;
 	return next;

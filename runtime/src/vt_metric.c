@@ -1,38 +1,38 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* The counter plugin host (see vt_plugin.h and docs/dev/plugin-host.md). */
-#include "vt_plugin.h"
+/* The metric service (see vt_metric.h and docs/dev/plugin-host.md). */
 #include "vt_clock.h"
 #include "vt_config.h"
 #include "vt_core.h"
+#include "vt_lifecycle.h"
 #include "vt_log.h"
-#include "vt_mpi_iface.h"
+#include "vt_metric_plugins.h"
 #include "vt_otf2.h"
 #include "vt_otf2_priv.h"
-#include "vt_plugin_load.h"
+#include "vt_plugin.h"
 #include "vt_thread.h"
+#include "vt_topo.h"
 
 #include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
-/* Synchronous counters per thread beyond this are left out at init (vt_plugin_init), as are
- * those whose values would not fit half a buffer with their event. */
+/* Synchronous counters per thread beyond this are left out at init (leave_out_oversized), as
+ * are those whose values would not fit half a buffer with their event. */
 #define MAX_SYNC 64
 
-static struct vt_plugin *plugins;
+static struct vt_metric_source *sources;
 static uint32_t n_metrics;
 /* Per metric (by index): what the encoder and the definitions need. */
-static struct vt_plugin_metric **metric_of;
+static struct vt_metric **metric_of;
 static struct vt_plugin_def_metric *defs;
 static bool active;
 
 /* One asynchronous counter where it was added: its own METRIC location. */
 struct vt_async {
 	pthread_mutex_t lock;
-	struct vt_plugin_metric *m;
+	struct vt_metric *m;
 	int32_t id;
 	uint32_t k; /* instance number: METRIC location k, metric id n_metrics + k */
 	enum vt_plugin_scope scope;
@@ -43,7 +43,7 @@ struct vt_async {
 	uint64_t last_ts, events, fetched_at;
 	/* Values not yet written: the callback buffer, or batches that came before the archive
 	 * existed (MPI, before MPI_Init). */
-	vt_plugin_cntr_timevalue *buf;
+	struct vt_metric_tv *buf;
 	size_t n, cap, limit; /* limit: callback buffer capacity in values */
 	uint64_t sorted, early, late, old, refused;
 	bool refusing; /* the last callback value was refused: the gap is marked */
@@ -56,11 +56,11 @@ struct vt_async {
 /* What a location holds: its synchronous set (also in its TLS) and asynchronous counters,
  * and every counter added there, for disable_counter at its end. */
 struct vt_plugin_loc {
-	struct vt_metric_sync *sync;
+	struct vt_metric_sync_set *sync;
 	struct vt_tls *tls;
 	struct vt_async *async;
 	struct added {
-		struct vt_plugin *p;
+		struct vt_metric_source *s;
 		int32_t id;
 	} * added;
 	size_t n_added;
@@ -79,10 +79,11 @@ static uint64_t wtime(void)
 	return vt_clock_now();
 }
 
-bool vt_plugin_active(void)
-{
-	return active;
-}
+/* What makes metric sources from the configuration, in the order their metrics are
+ * numbered. The next sources (PAPI, SDE, rusage, perfstubs, user counters) are rows here. */
+static struct vt_metric_source *(*const providers[])(uint64_t (*wtime)(void)) = {
+    vt_metric_plugins_load,
+};
 
 /*
  * The largest event is an Enter or Leave with a value of every synchronous counter of its
@@ -95,17 +96,17 @@ static void leave_out_oversized(void)
 	const char *first = NULL;
 	if (room > MAX_SYNC)
 		room = MAX_SYNC;
-	for (struct vt_plugin *p = plugins; p; p = p->next) {
-		if (p->sync != VT_PLUGIN_STRICT && p->sync != VT_PLUGIN_OPTIONAL)
+	for (struct vt_metric_source *s = sources; s; s = s->next) {
+		if (s->sync != VT_METRIC_STRICT && s->sync != VT_METRIC_OPTIONAL)
 			continue;
-		for (size_t i = 0; i < p->n_metrics; i++) {
+		for (size_t i = 0; i < s->n_metrics; i++) {
 			if (n < room) {
 				n++;
 				continue;
 			}
-			p->metrics[i].left_out = true;
+			s->metrics[i].left_out = true;
 			if (!left++)
-				first = p->metrics[i].name;
+				first = s->metrics[i].name;
 		}
 	}
 	if (left)
@@ -115,25 +116,31 @@ static void leave_out_oversized(void)
 			 (unsigned long)vt_cfg.buffer_size, room, MAX_SYNC, left, n + left, first);
 }
 
-void vt_plugin_init(void)
+static int init(void)
 {
-	if (!vt_cfg.plugin_metrics && !vt_cfg.scorep_plugins)
-		return;
-	plugins = vt_plugin_load_all(vt_cfg.plugin_metrics, vt_cfg.scorep_plugins,
-				     vt_cfg.plugin_path, wtime);
-	for (struct vt_plugin *p = plugins; p; p = p->next)
-		n_metrics += (uint32_t)p->n_metrics;
+	/* Every provider's sources, in this order; a source's metrics are numbered on. */
+	struct vt_metric_source **tail = &sources;
+	for (size_t i = 0; i < sizeof(providers) / sizeof(providers[0]); i++) {
+		*tail = providers[i](wtime);
+		while (*tail) {
+			for (size_t k = 0; k < (*tail)->n_metrics; k++) {
+				(*tail)->metrics[k].source = *tail;
+				(*tail)->metrics[k].index = n_metrics++;
+			}
+			tail = &(*tail)->next;
+		}
+	}
 	if (!n_metrics)
-		return;
+		return 0;
 	metric_of = calloc(n_metrics, sizeof(*metric_of));
 	defs = calloc(n_metrics, sizeof(*defs));
 	if (!metric_of || !defs) {
-		vt_error("counter plugins: out of memory; no counters are recorded");
-		return;
+		vt_error("metrics: out of memory; no counters are recorded");
+		return 0;
 	}
-	for (struct vt_plugin *p = plugins; p; p = p->next) {
+	for (struct vt_metric_source *p = sources; p; p = p->next) {
 		for (size_t i = 0; i < p->n_metrics; i++) {
-			struct vt_plugin_metric *m = &p->metrics[i];
+			struct vt_metric *m = &p->metrics[i];
 			struct vt_plugin_def_metric *d = &defs[m->index];
 			metric_of[m->index] = m;
 			d->name = m->name;
@@ -144,11 +151,11 @@ void vt_plugin_init(void)
 			d->base = m->base;
 			d->exponent = m->exponent;
 			switch (p->sync) {
-			case VT_PLUGIN_STRICT:
+			case VT_METRIC_STRICT:
 				d->occurrence = OTF2_METRIC_SYNCHRONOUS_STRICT;
 				d->recorder_kind = OTF2_RECORDER_KIND_CPU;
 				break;
-			case VT_PLUGIN_OPTIONAL:
+			case VT_METRIC_OPTIONAL:
 				d->occurrence = OTF2_METRIC_SYNCHRONOUS;
 				d->recorder_kind = OTF2_RECORDER_KIND_CPU;
 				break;
@@ -161,13 +168,15 @@ void vt_plugin_init(void)
 	}
 	leave_out_oversized();
 	active = true;
+	return 0;
 }
 
-bool vt_plugin_thread_is_plugins(void)
+static bool thread_is_own(void)
 {
-	for (struct vt_plugin *p = plugins; p; p = p->next)
-		if (p->abi == VT_PLUGIN_ABI_VT && p->vt.is_thread_registered &&
-		    p->vt.is_thread_registered())
+	if (!active)
+		return false;
+	for (struct vt_metric_source *s = sources; s; s = s->next)
+		if (s->ops->thread_is_own && s->ops->thread_is_own(s))
 			return true;
 	return false;
 }
@@ -176,7 +185,7 @@ bool vt_plugin_thread_is_plugins(void)
 
 static int by_time(const void *a, const void *b)
 {
-	const vt_plugin_cntr_timevalue *x = a, *y = b;
+	const struct vt_metric_tv *x = a, *y = b;
 	return x->timestamp < y->timestamp ? -1 : x->timestamp > y->timestamp;
 }
 
@@ -215,7 +224,7 @@ static void mark_gap(struct vt_async *a, uint64_t resume)
  * already holds. Caller holds a->lock. Without a writer yet (MPI, before MPI_Init) the
  * batch is kept for later. The batch is the caller's.
  */
-static void write_batch(struct vt_async *a, vt_plugin_cntr_timevalue *v, size_t n, uint64_t end)
+static void write_batch(struct vt_async *a, struct vt_metric_tv *v, size_t n, uint64_t end)
 {
 	if (!n)
 		return;
@@ -232,7 +241,7 @@ static void write_batch(struct vt_async *a, vt_plugin_cntr_timevalue *v, size_t 
 			size_t cap = a->cap ? a->cap : 256;
 			while (cap < a->n + n)
 				cap *= 2;
-			vt_plugin_cntr_timevalue *b = realloc(a->buf, cap * sizeof(*b));
+			struct vt_metric_tv *b = realloc(a->buf, cap * sizeof(*b));
 			if (!b) {
 				a->refused += n;
 				return;
@@ -273,13 +282,9 @@ static void drain(struct vt_async *a, uint64_t end)
 /* get_all_values of one on-event or post-mortem counter; caller holds a->lock. */
 static void fetch(struct vt_async *a, uint64_t end)
 {
-	struct vt_plugin *p = a->m->plugin;
-	void *list = NULL;
-	uint64_t n;
-	if (p->abi == VT_PLUGIN_ABI_VT)
-		n = p->vt.get_all_values(a->id, (vt_plugin_cntr_timevalue **)&list);
-	else
-		n = p->sp.get_all_values(a->id, (SCOREP_MetricTimeValuePair **)&list);
+	struct vt_metric_source *s = a->m->source;
+	struct vt_metric_tv *list = NULL;
+	uint64_t n = s->ops->get_all(s, a->id, &list);
 	/* Whatever the plugin stamped before it returned lies within the run. */
 	a->fetched_at = vt_clock_now();
 	if (end < a->fetched_at)
@@ -289,23 +294,22 @@ static void fetch(struct vt_async *a, uint64_t end)
 			(unsigned long)n);
 		return;
 	}
-	/* Both interfaces' pairs are two uint64_t: one layout. */
 	drain(a, end);
 	write_batch(a, list, (size_t)n, end);
 	free(list);
 }
 
-/* The callback of ASYNCH_CALLBACK plugins, from the plugin's thread. */
-static int32_t callback(void *obj, vt_plugin_cntr_timevalue tv)
+/* The callback of CALLBACK sources, from the source's own thread. */
+static int32_t callback(void *obj, struct vt_metric_tv tv)
 {
 	struct vt_async *a = obj;
 	/* This thread is the plugin's: it is never recorded. */
 	if (vt_tls.state == VT_TLS_NEW)
 		vt_tls.state = VT_TLS_OFF;
 	pthread_mutex_lock(&a->lock);
-	int32_t rc = VT_PLUGIN_CNTR_CALLBACK_OK;
+	int32_t rc = VT_METRIC_CALLBACK_OK;
 	if (a->done) {
-		rc = VT_PLUGIN_CNTR_CALLBACK_TRACE_OFF_PERMANENT;
+		rc = VT_METRIC_CALLBACK_TRACE_OFF_PERMANENT;
 	} else {
 		if (a->n == a->limit && async_writer(a)) {
 			/* Full: written out by this (the plugin's) thread. */
@@ -325,7 +329,7 @@ static int32_t callback(void *obj, vt_plugin_cntr_timevalue tv)
 				a->refused_since = tv.timestamp;
 			}
 			a->refused++;
-			rc = VT_PLUGIN_CNTR_CALLBACK_BUFFER_FULL;
+			rc = VT_METRIC_CALLBACK_BUFFER_FULL;
 		}
 	}
 	pthread_mutex_unlock(&a->lock);
@@ -334,15 +338,15 @@ static int32_t callback(void *obj, vt_plugin_cntr_timevalue tv)
 
 /* ---- adding counters ---- */
 
-static bool in_scope(enum vt_plugin_per per, struct vt_loc *loc, bool at_mpi_init, bool host_first,
+static bool in_scope(enum vt_metric_per per, struct vt_loc *loc, bool at_mpi_init, bool host_first,
 		     bool rank0)
 {
 	switch (per) {
-	case VT_PLUGIN_PER_THREAD:
+	case VT_METRIC_PER_THREAD:
 		return !at_mpi_init;
-	case VT_PLUGIN_PER_PROCESS:
+	case VT_METRIC_PER_PROCESS:
 		return !at_mpi_init && loc->index == 0;
-	case VT_PLUGIN_PER_HOST:
+	case VT_METRIC_PER_HOST:
 		return vt_mpi_mode ? at_mpi_init && host_first : loc->index == 0;
 	default:
 		return vt_mpi_mode ? at_mpi_init && rank0 : loc->index == 0;
@@ -352,7 +356,7 @@ static bool in_scope(enum vt_plugin_per per, struct vt_loc *loc, bool at_mpi_ini
 static const enum vt_plugin_scope scope_of[] = {VT_SCOPE_LOCATION, VT_SCOPE_PROCESS, VT_SCOPE_HOST,
 						VT_SCOPE_RUN};
 
-static struct vt_async *new_async(struct vt_plugin_metric *m, int32_t id, struct vt_loc *loc)
+static struct vt_async *new_async(struct vt_metric *m, int32_t id, struct vt_loc *loc)
 {
 	struct vt_async *a = calloc(1, sizeof(*a));
 	char owner[64];
@@ -367,9 +371,9 @@ static struct vt_async *new_async(struct vt_plugin_metric *m, int32_t id, struct
 	a->m = m;
 	a->id = id;
 	a->owner = loc;
-	a->scope = scope_of[m->plugin->per];
-	if (m->plugin->sync == VT_PLUGIN_CALLBACK) {
-		a->limit = vt_cfg.plugin_callback_buffer / sizeof(vt_plugin_cntr_timevalue);
+	a->scope = scope_of[m->source->per];
+	if (m->source->sync == VT_METRIC_CALLBACK) {
+		a->limit = vt_cfg.plugin_callback_buffer / sizeof(struct vt_metric_tv);
 		if (!a->limit)
 			a->limit = 1;
 		a->buf = malloc(a->limit * sizeof(*a->buf));
@@ -415,23 +419,21 @@ static void add_counters(struct vt_tls *t, struct vt_loc *loc, bool at_mpi_init,
 		memcpy(sync, pl->sync->c, pl->sync->n * sizeof(*sync));
 		n_sync = pl->sync->n;
 	}
-	for (struct vt_plugin *p = plugins; p; p = p->next) {
+	for (struct vt_metric_source *p = sources; p; p = p->next) {
 		if (!in_scope(p->per, loc, at_mpi_init, host_first, rank0))
 			continue;
 		struct vt_async *mine[p->n_metrics ? p->n_metrics : 1];
 		size_t n_mine = 0;
 		for (size_t i = 0; i < p->n_metrics; i++) {
-			struct vt_plugin_metric *m = &p->metrics[i];
+			struct vt_metric *m = &p->metrics[i];
 			if (m->left_out)
 				continue;
-			int32_t id = p->abi == VT_PLUGIN_ABI_VT ? p->vt.add_counter(m->name)
-								: p->sp.add_counter(m->name);
+			int32_t id = p->ops->add(p, m);
 			if (id < 0) {
 				vt_error(
-				    "%s plugin %s: add_counter(\"%s\") returned %d on %s; that "
-				    "counter is skipped there",
-				    p->abi == VT_PLUGIN_ABI_VT ? "counter" : "Score-P metric",
-				    p->name, m->name, id, owner);
+				    "%s %s: add_counter(\"%s\") returned %d on %s; that counter "
+				    "is skipped there",
+				    p->what, p->name, m->name, id, owner);
 				continue;
 			}
 			p->responsible = true;
@@ -440,15 +442,13 @@ static void add_counters(struct vt_tls *t, struct vt_loc *loc, bool at_mpi_init,
 				added = na;
 				added[n_added++] = (struct added){p, id};
 			}
-			if (p->sync == VT_PLUGIN_STRICT || p->sync == VT_PLUGIN_OPTIONAL) {
+			if (p->sync == VT_METRIC_STRICT || p->sync == VT_METRIC_OPTIONAL) {
 				struct vt_metric_sync_ctr *c = &sync[n_sync++];
 				memset(c, 0, sizeof(*c));
-				if (p->sync == VT_PLUGIN_STRICT)
-					c->get = p->abi == VT_PLUGIN_ABI_VT
-						     ? p->vt.get_current_value
-						     : p->sp.get_current_value;
+				if (p->sync == VT_METRIC_STRICT)
+					c->get = p->get;
 				else
-					c->get_optional = p->sp.get_optional_value;
+					c->get_optional = p->get_optional;
 				c->id = id;
 				c->metric = m->index;
 				c->delta_t = p->delta_t;
@@ -463,17 +463,15 @@ static void add_counters(struct vt_tls *t, struct vt_loc *loc, bool at_mpi_init,
 			*tail = a;
 			mine[n_mine++] = a;
 		}
-		if (p->sync == VT_PLUGIN_CALLBACK)
+		if (p->sync == VT_METRIC_CALLBACK)
 			for (size_t i = 0; i < n_mine; i++)
-				p->vt.set_callback_function(mine[i], mine[i]->id, callback);
-		for (size_t i = 0; i < n_added; i++) {
-			if (added[i].p != p)
+				p->ops->set_callback(p, mine[i], mine[i]->id, callback);
+		for (size_t i = 0; i < n_added && p->ops->enable; i++) {
+			if (added[i].s != p)
 				continue;
-			int32_t rc = 0;
-			if (p->abi == VT_PLUGIN_ABI_VT && p->vt.enable_counter)
-				rc = p->vt.enable_counter(added[i].id);
+			int32_t rc = p->ops->enable(p, added[i].id);
 			if (rc != 0)
-				vt_warn("counter plugin %s: enable_counter(%d) returned %d on %s",
+				vt_warn("%s %s: enable_counter(%d) returned %d on %s", p->what,
 					p->name, added[i].id, rc, owner);
 		}
 		for (size_t i = 0; i < n_mine; i++)
@@ -489,7 +487,7 @@ static void add_counters(struct vt_tls *t, struct vt_loc *loc, bool at_mpi_init,
 	}
 	free(added);
 	if (n_sync != (pl->sync ? pl->sync->n : 0)) {
-		struct vt_metric_sync *s = malloc(sizeof(*s) + n_sync * sizeof(s->c[0]));
+		struct vt_metric_sync_set *s = malloc(sizeof(*s) + n_sync * sizeof(s->c[0]));
 		if (s) {
 			s->n = n_sync;
 			memcpy(s->c, sync, n_sync * sizeof(sync[0]));
@@ -500,70 +498,37 @@ static void add_counters(struct vt_tls *t, struct vt_loc *loc, bool at_mpi_init,
 	}
 }
 
-/* Score-P version 1: the start (BEGIN, BEGIN_MPP) or end of the measurement, once per
- * process; is_responsible says whether this process added counters of the plugin. */
-static void synchronize_all(SCOREP_MetricSynchronizationMode mode)
+/* The start (BEGIN, BEGIN_MPP) or end of the measurement, once per process (Score-P version
+ * 1); responsible says whether this process added counters of the source. */
+static void synchronize_all(enum vt_metric_phase ph)
 {
-	for (struct vt_plugin *p = plugins; p; p = p->next)
-		if (p->abi == VT_PLUGIN_ABI_SCOREP && p->sp.synchronize)
-			p->sp.synchronize(p->responsible, mode);
+	for (struct vt_metric_source *s = sources; s; s = s->next)
+		if (s->ops->synchronize)
+			s->ops->synchronize(s, s->responsible, ph);
 }
 
-void vt_plugin_loc_begin(struct vt_tls *t, struct vt_loc *loc)
+static void loc_begin(struct vt_tls *t, struct vt_loc *loc)
 {
 	if (!active)
 		return;
 	add_counters(t, loc, false, false, false);
 	if (loc->index == 0 && !vt_mpi_mode)
-		synchronize_all(SCOREP_METRIC_SYNCHRONIZATION_MODE_BEGIN);
+		synchronize_all(VT_METRIC_BEGIN);
 }
 
-void vt_plugin_mpi_attach(const struct vt_mpi_ops *ops, struct vt_tls *t)
+static void mpi_attach(const struct vt_topo *topo, struct vt_tls *t)
 {
-	/* The first rank of each host name, and rank 0: decided at rank 0 from every rank's
-	 * host name, told back with one byte each. Every rank takes part, with plugins or not:
-	 * one whose plugin failed to load must not leave the others waiting. */
-	char host[256] = "localhost";
-	gethostname(host, sizeof(host) - 1);
-	size_t *sizes = NULL;
-	char *all = ops->gather(host, strlen(host) + 1, &sizes);
-	void **flags = NULL;
-	size_t *fsizes = NULL;
-	static char yes = 1, no = 0;
-	if (ops->rank == 0) {
-		flags = calloc((size_t)ops->size, sizeof(*flags));
-		fsizes = calloc((size_t)ops->size, sizeof(*fsizes));
-		const char **names = calloc((size_t)ops->size, sizeof(*names));
-		const char *q = all;
-		for (int r = 0; r < ops->size && all && sizes && names; q += sizes[r], r++)
-			names[r] = q;
-		for (int r = 0; r < ops->size && flags && fsizes; r++) {
-			bool first = true;
-			for (int s = 0; s < r && names && names[r]; s++)
-				if (names[s] && strcmp(names[s], names[r]) == 0)
-					first = false;
-			flags[r] = first ? &yes : &no;
-			fsizes[r] = 1;
-		}
-		free(names);
-	}
-	size_t n = 0;
-	char *mine = ops->scatter(flags, fsizes, &n);
-	bool host_first = mine && n == 1 && mine[0];
-	free(mine);
-	free(flags);
-	free(fsizes);
-	free(all);
-	free(sizes);
 	if (!active)
 		return;
+	/* Without the topology (no memory) per-host counters go to every rank's first thread. */
+	bool host_first = topo ? topo->host_first : true, rank0 = topo ? topo->rank == 0 : true;
 	if (t && t->loc)
-		add_counters(t, t->loc, true, host_first, ops->rank == 0);
-	synchronize_all(SCOREP_METRIC_SYNCHRONIZATION_MODE_BEGIN_MPP);
+		add_counters(t, t->loc, true, host_first, rank0);
+	synchronize_all(VT_METRIC_BEGIN_MPP);
 	/* Values that came before the archive existed. */
 	for (struct vt_async *a = asyncs; a; a = a->next) {
 		pthread_mutex_lock(&a->lock);
-		if (a->m->plugin->sync != VT_PLUGIN_CALLBACK)
+		if (a->m->source->sync != VT_METRIC_CALLBACK)
 			drain(a, vt_clock_now());
 		pthread_mutex_unlock(&a->lock);
 	}
@@ -573,7 +538,7 @@ void vt_plugin_mpi_attach(const struct vt_mpi_ops *ops, struct vt_tls *t)
 
 void vt_metric_put(struct vt_tls *t, uint32_t val, uint32_t kind)
 {
-	struct vt_metric_sync *s = __atomic_load_n(&t->sync, __ATOMIC_ACQUIRE);
+	struct vt_metric_sync_set *s = __atomic_load_n(&t->sync, __ATOMIC_ACQUIRE);
 	if (!s) {
 		vt_thread_put(t, val, kind);
 		return;
@@ -617,7 +582,7 @@ void vt_metric_put(struct vt_tls *t, uint32_t val, uint32_t kind)
 void vt_plugin_write_value_instance(OTF2_EvtWriter *w, uint64_t ts, uint32_t id, uint32_t metric,
 				    uint64_t value)
 {
-	const struct vt_plugin_metric *m = metric_of[metric];
+	const struct vt_metric *m = metric_of[metric];
 	OTF2_Type type = m->type;
 	OTF2_MetricValue v;
 	if (m->is_float) {
@@ -641,15 +606,15 @@ void vt_metric_write_value(OTF2_EvtWriter *w, uint64_t ts, uint32_t metric, uint
 
 /* ---- collecting, the end ---- */
 
-void vt_plugin_loc_flush(struct vt_loc *loc)
+static void loc_flush(struct vt_loc *loc)
 {
 	struct vt_plugin_loc *pl = loc->plugins;
 	if (!pl)
 		return;
 	uint64_t now = vt_clock_now();
 	for (struct vt_async *a = pl->async; a; a = a->loc_next) {
-		struct vt_plugin *p = a->m->plugin;
-		if (p->sync != VT_PLUGIN_ON_EVENT || !a->enabled)
+		struct vt_metric_source *p = a->m->source;
+		if (p->sync != VT_METRIC_ON_EVENT || !a->enabled)
 			continue;
 		if (p->delta_t && now - a->fetched_at < p->delta_t)
 			continue;
@@ -668,8 +633,8 @@ static const char *values(uint64_t n)
 /* What had to be repaired in a counter's values, once, at its end. */
 static void report(struct vt_async *a)
 {
-	const struct vt_plugin *p = a->m->plugin;
-	const char *what = p->abi == VT_PLUGIN_ABI_VT ? "counter plugin" : "Score-P metric plugin";
+	const struct vt_metric_source *p = a->m->source;
+	const char *what = p->what;
 	if (a->sorted)
 		vt_warn("%s %s: counter %s: %lu %s came out of time order; sorted", what, p->name,
 			a->name, (unsigned long)a->sorted, values(a->sorted));
@@ -683,7 +648,7 @@ static void report(struct vt_async *a)
 			what, p->name, a->name, (unsigned long)a->old, values(a->old));
 	if (a->refused)
 		vt_warn("%s %s: counter %s: %lu %s refused (callback buffer full before the "
-			"trace was open; VT_PLUGIN_CNTR_CALLBACK_BUFFER=%lu); the trace marks the "
+			"trace was open; VT_METRIC_CALLBACK_BUFFER=%lu); the trace marks the "
 			"gaps",
 			what, p->name, a->name, (unsigned long)a->refused, values(a->refused),
 			(unsigned long)vt_cfg.plugin_callback_buffer);
@@ -698,19 +663,19 @@ static void end_loc(struct vt_plugin_loc *pl, uint64_t end)
 	if (pl->tls)
 		__atomic_store_n(&pl->tls->sync, NULL, __ATOMIC_RELEASE);
 	for (size_t i = 0; i < pl->n_added; i++) {
-		struct vt_plugin *p = pl->added[i].p;
-		if (p->abi == VT_PLUGIN_ABI_VT && p->vt.disable_counter)
-			p->vt.disable_counter(pl->added[i].id);
+		struct vt_metric_source *s = pl->added[i].s;
+		if (s->ops->disable)
+			s->ops->disable(s, pl->added[i].id);
 	}
 	for (struct vt_async *a = pl->async; a; a = a->loc_next) {
 		pthread_mutex_lock(&a->lock);
-		enum vt_plugin_sync s = a->m->plugin->sync;
+		enum vt_metric_sync s = a->m->source->sync;
 		/* Values taken up to now belong to the run: a plugin may well read once more
 		 * when asked for the last time. */
 		uint64_t now = vt_clock_now();
 		if (end < now)
 			end = now;
-		if (s == VT_PLUGIN_ON_EVENT || s == VT_PLUGIN_POST_MORTEM)
+		if (s == VT_METRIC_ON_EVENT || s == VT_METRIC_POST_MORTEM)
 			fetch(a, end);
 		drain(a, end);
 		a->done = true;
@@ -727,13 +692,13 @@ static void end_loc(struct vt_plugin_loc *pl, uint64_t end)
 	}
 }
 
-void vt_plugin_loc_end(struct vt_tls *t, struct vt_loc *loc)
+static void loc_end(struct vt_tls *t, struct vt_loc *loc)
 {
 	if (loc->plugins)
 		end_loc(loc->plugins, vt_clock_now());
 }
 
-void vt_plugin_stop_sync(void)
+static void stop_sync(void)
 {
 	if (!active)
 		return;
@@ -744,11 +709,11 @@ void vt_plugin_stop_sync(void)
 	pthread_mutex_unlock(&lock);
 }
 
-void vt_plugin_finalize(uint64_t end)
+static void finalize(uint64_t end)
 {
 	if (!active)
 		return;
-	synchronize_all(SCOREP_METRIC_SYNCHRONIZATION_MODE_END);
+	synchronize_all(VT_METRIC_END);
 	pthread_mutex_lock(&lock);
 	struct vt_plugin_loc *list = plocs;
 	pthread_mutex_unlock(&lock);
@@ -779,16 +744,10 @@ void vt_plugin_finalize(uint64_t end)
 		d->scope = a->scope;
 		d->owner = a->owner->ref;
 	}
-	for (struct vt_plugin *p = plugins; p;) {
-		struct vt_plugin *next = p->next;
-		if (p->abi == VT_PLUGIN_ABI_VT && p->vt.finalize)
-			p->vt.finalize();
-		else if (p->abi == VT_PLUGIN_ABI_SCOREP && p->sp.finalize)
-			p->sp.finalize();
-		/* The metric descriptions stay: the definitions are written after this. */
-		p->initialised = false;
-		p = next;
-	}
+	/* The metric descriptions stay: the definitions are written after this. */
+	for (struct vt_metric_source *s = sources; s; s = s->next)
+		if (s->ops->finalize)
+			s->ops->finalize(s);
 }
 
 uint64_t vt_plugin_last_ts(void)
@@ -811,3 +770,15 @@ const struct vt_plugin_def_instance *vt_plugin_def_instances(uint32_t *n)
 	*n = active && instances ? n_async : 0;
 	return instances;
 }
+
+const struct vt_subsystem vt_metric_subsystem = {
+    .name = "metrics",
+    .init = init,
+    .thread_is_own = thread_is_own,
+    .thread_begin = loc_begin,
+    .thread_flush = loc_flush,
+    .thread_end = loc_end,
+    .mpi_attach = mpi_attach,
+    .stop = stop_sync,
+    .finalize = finalize,
+};

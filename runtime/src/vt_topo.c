@@ -1,0 +1,71 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* The hosts of an MPI run, gathered once at MPI_Init (see vt_topo.h). */
+#include "vt_topo.h"
+#include "vt_mpi_iface.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static struct vt_topo topo;
+static bool have;
+
+const struct vt_topo *vt_topo(void)
+{
+	return have ? &topo : NULL;
+}
+
+const struct vt_topo *vt_topo_gather(const struct vt_mpi_ops *ops)
+{
+	char host[256] = "localhost";
+	gethostname(host, sizeof(host) - 1);
+	/* Rank 0 gathers the names and sends the concatenation to all: two collectives. */
+	size_t *sizes = NULL;
+	char *all = ops->gather(host, strlen(host) + 1, &sizes);
+	uint64_t n = 0;
+	if (ops->rank == 0 && all && sizes)
+		for (int r = 0; r < ops->size; r++)
+			n += sizes[r];
+	ops->bcast(&n, sizeof(n), 0);
+	if (ops->rank != 0) {
+		free(all);
+		all = n ? malloc(n) : NULL;
+	}
+	/* In pieces, so that a rank without the memory still takes part with the same counts
+	 * (into a scratch piece), and the others are not left waiting. */
+	static char scratch[65536];
+	for (uint64_t at = 0; at < n; at += sizeof(scratch)) {
+		size_t k = n - at < sizeof(scratch) ? (size_t)(n - at) : sizeof(scratch);
+		ops->bcast(all ? all + at : scratch, k, 0);
+	}
+	free(sizes);
+	if (!all || !n)
+		return NULL;
+
+	topo.rank = ops->rank;
+	topo.size = ops->size;
+	topo.hosts = calloc((size_t)ops->size, sizeof(*topo.hosts));
+	topo.host_of = calloc((size_t)ops->size, sizeof(*topo.host_of));
+	if (!topo.hosts || !topo.host_of)
+		return NULL;
+	const char *q = all, *end = all + n;
+	for (int r = 0; r < ops->size; r++) {
+		const char *name = q < end ? q : "";
+		q += q < end ? strlen(q) + 1 : 0;
+		uint32_t h = 0;
+		while (h < topo.n_hosts && strcmp(topo.hosts[h], name) != 0)
+			h++;
+		if (h == topo.n_hosts)
+			topo.hosts[topo.n_hosts++] = name;
+		topo.host_of[r] = h;
+	}
+	/* The lowest rank of each host is the one that introduced its name. */
+	topo.host_first = false;
+	for (int r = 0; r <= ops->rank; r++)
+		if (topo.host_of[r] == topo.host_of[ops->rank]) {
+			topo.host_first = r == ops->rank;
+			break;
+		}
+	have = true;
+	return &topo;
+}
