@@ -67,7 +67,7 @@ static const char *or_dash(const char *s)
 	return s && *s ? s : "-";
 }
 
-static const char *base_name(const struct vt_plugin_metric *m)
+static const char *base_name(const struct vt_metric *m)
 {
 	return m->base == OTF2_BASE_BINARY ? "binary" : "decimal";
 }
@@ -83,9 +83,9 @@ static void print_counters(const struct vt_plugin *p, size_t from, size_t to)
 	if (!full || !exp)
 		goto out;
 	for (size_t i = from; i < to; i++) {
-		const struct vt_plugin_metric *m = &p->metrics[i];
+		const struct vt_metric *m = &p->src.metrics[i];
 		/* VT_PLUGIN_CNTR_METRICS wants LIB_name; SCOREP_METRIC_<LIB>_PLUGIN the name. */
-		snprintf(full[i - from], sizeof(full[0]), "%s%s%s", sp ? "" : p->name,
+		snprintf(full[i - from], sizeof(full[0]), "%s%s%s", sp ? "" : p->src.name,
 			 sp ? "" : "_", m->name);
 		snprintf(exp[i - from], sizeof(exp[0]), "%" PRId64, m->exponent);
 		wn = width(wn, full[i - from]);
@@ -101,7 +101,7 @@ static void print_counters(const struct vt_plugin *p, size_t from, size_t to)
 	else
 		printf("  %-*s  %-*s  %-*s  %s\n", wn, "counter", wu, "unit", wm, "mode", "type");
 	for (size_t i = from; i < to; i++) {
-		const struct vt_plugin_metric *m = &p->metrics[i];
+		const struct vt_metric *m = &p->src.metrics[i];
 		if (sp)
 			printf("  %-*s  %-*s  %-*s  %-*s  %-*s  %-*s  %s\n", wn, full[i - from], wu,
 			       or_dash(m->unit), wm, vt_plugin_mode_name(m->mode), wt,
@@ -136,14 +136,14 @@ static int list_plugin(const char *name, bool scorep, char **patterns, int n_pat
 	if (!p)
 		return 1;
 	bool sp = abi == VT_PLUGIN_ABI_SCOREP;
-	printf("plugin:     %s\n", p->name);
+	printf("plugin:     %s\n", p->src.name);
 	printf("path:       %s\n", p->path);
 	printf("interface:  %s, version %u\n",
 	       sp ? "Score-P metric plugin" : "VampirTrace counter plugin", p->version);
 	printf("%-11s %s\n", sp ? "sync:" : "synch:", vt_plugin_sync_name(p));
-	printf("run_per:    %s\n", vt_plugin_per_name(p->per));
+	printf("run_per:    %s\n", vt_plugin_per_name(p->src.per));
 	if (sp)
-		printf("delta_t:    %" PRIu64 "\n", p->delta_t);
+		printf("delta_t:    %" PRIu64 "\n", p->src.delta_t);
 	if (sp) {
 		char upper[256];
 		size_t k = 0;
@@ -168,14 +168,14 @@ static int list_plugin(const char *name, bool scorep, char **patterns, int n_pat
 		n_patterns = 1;
 	}
 	for (int i = 0; i < n_patterns; i++) {
-		size_t from = p->n_metrics;
+		size_t from = p->src.n_metrics;
 		size_t n = vt_plugin_expand(p, patterns[i]);
 		printf("\n\"%s\": %zu %s%s\n", patterns[i], n, sp ? "metric" : "counter",
 		       n == 1 ? "" : "s");
 		if (n == 0)
 			rc = 1; /* the loader has said why */
 		else
-			print_counters(p, from, p->n_metrics);
+			print_counters(p, from, p->src.n_metrics);
 	}
 	fflush(stdout);
 	vt_plugin_close(p);
