@@ -167,6 +167,15 @@ static int init(void)
 		}
 	}
 	leave_out_oversized();
+	/* The writer encodes values by their type: told once, read-only after. */
+	struct vt_otf2_value_type *types = calloc(n_metrics, sizeof(*types));
+	for (uint32_t i = 0; i < n_metrics && types; i++)
+		types[i] = (struct vt_otf2_value_type){metric_of[i]->type, metric_of[i]->is_float};
+	if (!types) {
+		vt_error("metrics: out of memory; no counters are recorded");
+		return 0;
+	}
+	vt_otf2_set_value_types(types, n_metrics);
 	active = true;
 	return 0;
 }
@@ -199,7 +208,7 @@ static OTF2_EvtWriter *async_writer(struct vt_async *a)
 /* Writes one value; caller holds a->lock and has a writer. */
 static void write_one(struct vt_async *a, uint64_t ts, uint64_t value)
 {
-	vt_plugin_write_value_instance(a->w, ts, n_metrics + a->k, a->m->index, value);
+	vt_otf2_write_value(a->w, ts, n_metrics + a->k, a->m->index, value);
 	a->last_ts = ts;
 }
 
@@ -577,31 +586,6 @@ void vt_metric_put(struct vt_tls *t, uint32_t val, uint32_t kind)
 	p[0].region = val;
 	p[0].kind = kind;
 	vt_buf_commit(t, p, 1 + k);
-}
-
-void vt_plugin_write_value_instance(OTF2_EvtWriter *w, uint64_t ts, uint32_t id, uint32_t metric,
-				    uint64_t value)
-{
-	const struct vt_metric *m = metric_of[metric];
-	OTF2_Type type = m->type;
-	OTF2_MetricValue v;
-	if (m->is_float) {
-		/* VT_PLUGIN_CNTR_FLOAT: a float in the low 32 bits; OTF2 has doubles. */
-		float f;
-		uint32_t low = (uint32_t)value;
-		memcpy(&f, &low, sizeof(f));
-		v.floating_point = f;
-	} else {
-		v.unsigned_int = value;
-	}
-	OTF2_EvtWriter_Metric(w, NULL, ts, id, 1, &type, &v);
-}
-
-void vt_metric_write_value(OTF2_EvtWriter *w, uint64_t ts, uint32_t metric, uint64_t value)
-{
-	/* A synchronous metric's events refer to its class, whose id is its index. */
-	if (metric < n_metrics)
-		vt_plugin_write_value_instance(w, ts, metric, metric, value);
 }
 
 /* ---- collecting, the end ---- */

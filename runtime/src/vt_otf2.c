@@ -424,6 +424,34 @@ static bool leave(struct vt_loc *loc, uint64_t ts, uint32_t id)
 	return recorded;
 }
 
+static const struct vt_otf2_value_type *value_types;
+static uint32_t n_value_types;
+
+void vt_otf2_set_value_types(const struct vt_otf2_value_type *types, uint32_t n)
+{
+	value_types = types;
+	n_value_types = n;
+}
+
+void vt_otf2_write_value(OTF2_EvtWriter *w, uint64_t ts, uint32_t id, uint32_t m, uint64_t value)
+{
+	/* A metric this process does not define has no type: nothing is written. */
+	if (m >= n_value_types)
+		return;
+	OTF2_Type type = value_types[m].type;
+	OTF2_MetricValue v;
+	if (value_types[m].is_float) {
+		/* A float in the low 32 bits; OTF2 has doubles. */
+		float f;
+		uint32_t low = (uint32_t)value;
+		memcpy(&f, &low, sizeof(f));
+		v.floating_point = f;
+	} else {
+		v.unsigned_int = value;
+	}
+	OTF2_EvtWriter_Metric(w, NULL, ts, id, 1, &type, &v);
+}
+
 /*
  * The encoders of the event kinds: head record r (its time clamped to ts) and its payload
  * p. One per kind, indexed by kind; a kind without an encoder is skipped with its payload.
@@ -524,7 +552,7 @@ void vt_otf2_encode(struct vt_loc *loc, const struct vt_rec *from, const struct 
 			 * event was not written (a call limit). */
 			const struct vt_rec_metric *m = (const struct vt_rec_metric *)r;
 			if (loc->last_recorded)
-				vt_metric_write_value(w, last, m->metric, m->value);
+				vt_otf2_write_value(w, last, m->metric, m->metric, m->value);
 			continue;
 		}
 		/* Records are in the order they happened; a clock that steps back is clamped. */

@@ -36,6 +36,19 @@ void vt_otf2_loc_stop(struct vt_loc *loc, uint64_t ts);
 /* The end of a location: open regions are left at ts, the writer is closed. */
 void vt_otf2_loc_close(struct vt_loc *loc, uint64_t ts);
 
+/* How the values of metric m (its index) are written: its OTF2 type, and whether the raw
+ * value is a float in the low 32 bits (VT_PLUGIN_CNTR_FLOAT). Set once by the metric service
+ * at init (the table stays its), read by the encoder after. */
+struct vt_otf2_value_type {
+	uint8_t type;
+	bool is_float;
+};
+void vt_otf2_set_value_types(const struct vt_otf2_value_type *types, uint32_t n);
+
+/* Writes a value of metric m as a Metric event of id (its class, or an instance after the
+ * classes) at ts. */
+void vt_otf2_write_value(OTF2_EvtWriter *w, uint64_t ts, uint32_t id, uint32_t m, uint64_t value);
+
 /* METRIC locations of plugin counters (k: the counter instance): the OTF2 location id, and
  * its event writer (NULL while there is no archive). */
 uint64_t vt_otf2_metric_ref(uint32_t k);

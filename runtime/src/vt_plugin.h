@@ -19,13 +19,6 @@ struct vt_tls;
 struct vt_loc;
 struct vt_mpi_ops;
 
-/* The encoder: writes a synchronous value record (metric index, value) at ts. */
-void vt_metric_write_value(OTF2_EvtWriter *w, uint64_t ts, uint32_t metric, uint64_t value);
-
-/* The same for an asynchronous value of instance id (a metric id after the classes). */
-void vt_plugin_write_value_instance(OTF2_EvtWriter *w, uint64_t ts, uint32_t id, uint32_t metric,
-				    uint64_t value);
-
 /*
  * Definitions. Metrics (MetricMember and MetricClass share the id: the metric's index),
  * instances (ids after the metrics) and their METRIC locations.
