@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: BSD-3-Clause
 """MPI benchmark: added time per MPI call (8-byte ping-pong and MPI_Allreduce, traced vs
-not) on 2 ranks, and MPI_Finalize time for 2, 4, 8 and 16 ranks. Open MPI, oversubscribed.
+not) on 2 ranks, MPI_Waitall over 64k outstanding requests (posting and waiting), and
+MPI_Finalize time for 2, 4, 8 and 16 ranks. Open MPI, oversubscribed.
 
 Usage: bench/run-mpi.py BUILD_DIR [--runs N] [--ranks 2,4,8,16]
 Prints a table, writes JSON to bench/results/mpi-<date>.json.
@@ -55,11 +56,11 @@ def main():
     sh([os.path.join(build, 'vtcc', 'vtcc'), '-vt:cc', 'mpicc', '-O2', src, '-o', traced])
     env = dict(os.environ, VT_PFORM_GDIR=work, VT_VERBOSE='0')
 
-    def run(exe, np, iters, buffer=None):
+    def run(exe, np, iters, buffer=None, nreq=65536):
         e = dict(env, VT_BUFFER_SIZE=buffer) if buffer else env
         fwd = ['-x', 'VT_BUFFER_SIZE'] if buffer else []
         return parse(sh(MPIRUN + ['-x', 'VT_PFORM_GDIR', '-x', 'VT_VERBOSE'] + fwd
-                        + ['-np', str(np), exe, str(iters)], env=e, cwd=work))
+                        + ['-np', str(np), exe, str(iters), str(nreq)], env=e, cwd=work))
 
     # traced: the default 8M buffer fills during the loops, and the background writer then
     # competes with the ranks for the 2 cores; traced-nf: nothing flushed in the loops (the
@@ -69,11 +70,12 @@ def main():
                            ('traced-nf', traced, args.traced_buffer)):
         runs = [run(exe, 2, args.iters, buf) for _ in range(args.runs)]
         res['latency'][name] = {k: statistics.median(r[k] for r in runs)
-                                for k in ('pingpong_us', 'allreduce_us')}
+                                for k in ('pingpong_us', 'allreduce_us', 'post_s',
+                                          'waitall_s')}
     for np in [int(n) for n in args.ranks.split(',')]:
         res['finalize'][np] = {}
         for name, exe in (('plain', plain), ('traced', traced)):
-            runs = [run(exe, np, 2000) for _ in range(args.runs)]
+            runs = [run(exe, np, 2000, nreq=0) for _ in range(args.runs)]
             res['finalize'][np][name] = statistics.median(r['finalize_s'] for r in runs)
 
     lat = res['latency']
@@ -84,6 +86,12 @@ def main():
         p, t, nf = lat['plain'][k], lat['traced'][k], lat['traced-nf'][k]
         print('%-12s %10.3f %10.3f %10.3f   no flush in loop: %.3f (added %.3f)'
               % (label, p, t, t - p, nf, nf - p))
+    print('\n65536 outstanding requests on 2 ranks (rank 0: Irecvs; median of %d runs):'
+          % args.runs)
+    print('%-12s %10s %10s %10s' % ('', 'plain s', 'traced s', 'traced/plain'))
+    for k, label in (('post_s', 'posting'), ('waitall_s', 'MPI_Waitall')):
+        p, t = lat['plain'][k], lat['traced'][k]
+        print('%-12s %10.4f %10.4f %10.2f' % (label, p, t, t / p if p else 0))
     print('\nMPI_Finalize on rank 0 (median of %d runs; traced includes unification and '
           'writing):' % args.runs)
     print('%-6s %10s %10s' % ('ranks', 'plain s', 'traced s'))

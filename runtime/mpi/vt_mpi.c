@@ -5,6 +5,7 @@
 #include "vt_mpi_hooks.h"
 
 #include "vt_log.h"
+#include "vt_mpi_maps.h"
 
 #include <otf2/OTF2_MPI_Collectives.h>
 #include <otf2/otf2.h>
@@ -21,16 +22,11 @@ static int world_rank, world_size;
 /* -- communicators ------------------------------------------------------------------- */
 
 /*
- * MPI_Comm handle -> local id. Handles are pointers (Open MPI) or ints (MPICH): keyed by
- * their bits. Written under the lock, by the thread that creates or frees a communicator.
+ * MPI_Comm handle -> local id + 1 (a map value is never NULL). Handles are pointers (Open
+ * MPI) or ints (MPICH): keyed by their bits. Written under the lock, by the thread that
+ * creates or frees a communicator.
  */
-struct comm_entry {
-	uint64_t handle;
-	uint32_t id;
-	int rank, size;
-};
-static struct comm_entry *comm_map;
-static size_t n_comm_map, cap_comm_map;
+static struct vt_u64map comm_map;
 static uint32_t comm_counter = 16; /* creator's part of new keys; low values are reserved */
 static pthread_mutex_t comm_lock = PTHREAD_MUTEX_INITIALIZER;
 /* Each thread remembers its last look-up; any change of the map (a communicator made or
@@ -48,12 +44,11 @@ static uint64_t handle_bits(MPI_Comm c)
 	return h;
 }
 
-static struct comm_entry *comm_find(uint64_t h)
+/* The local id of handle h, or UINT32_MAX; caller holds comm_lock. */
+static uint32_t comm_find(uint64_t h)
 {
-	for (size_t i = 0; i < n_comm_map; i++)
-		if (comm_map[i].handle == h)
-			return &comm_map[i];
-	return NULL;
+	uintptr_t v = (uintptr_t)vt_u64map_get(&comm_map, h);
+	return v ? (uint32_t)(v - 1) : UINT32_MAX;
 }
 
 static void comm_add(MPI_Comm c, uint64_t key)
@@ -63,19 +58,8 @@ static void comm_add(MPI_Comm c, uint64_t key)
 	PMPI_Comm_size(c, &size);
 	uint32_t id = vt_mpi_comm_define(key, (uint32_t)rank, (uint32_t)size);
 	pthread_mutex_lock(&comm_lock);
-	struct comm_entry *e = comm_find(handle_bits(c));
-	if (!e && n_comm_map == cap_comm_map) {
-		size_t cap = cap_comm_map ? 2 * cap_comm_map : 16;
-		struct comm_entry *m = realloc(comm_map, cap * sizeof(*m));
-		if (m) {
-			comm_map = m;
-			cap_comm_map = cap;
-		}
-	}
-	if (!e && n_comm_map < cap_comm_map)
-		e = &comm_map[n_comm_map++];
-	if (e)
-		*e = (struct comm_entry){ handle_bits(c), id, rank, size };
+	/* Out of memory, the handle stays unknown and is recorded as MPI_COMM_WORLD (id 0). */
+	vt_u64map_set(&comm_map, handle_bits(c), (void *)((uintptr_t)id + 1));
 	__atomic_add_fetch(&comm_generation, 1, __ATOMIC_RELEASE);
 	pthread_mutex_unlock(&comm_lock);
 }
@@ -88,8 +72,7 @@ uint32_t vtw_comm(MPI_Comm c)
 	if (comm_last.handle == h && comm_last.generation == gen)
 		return comm_last.id;
 	pthread_mutex_lock(&comm_lock);
-	struct comm_entry *e = comm_find(h);
-	uint32_t id = e ? e->id : UINT32_MAX;
+	uint32_t id = comm_find(h);
 	gen = comm_generation;
 	pthread_mutex_unlock(&comm_lock);
 	if (id != UINT32_MAX) {
@@ -103,10 +86,9 @@ uint32_t vtw_comm(MPI_Comm c)
 		       __atomic_fetch_add(&comm_counter, 1, __ATOMIC_RELAXED);
 	comm_add(c, key);
 	pthread_mutex_lock(&comm_lock);
-	e = comm_find(handle_bits(c));
-	id = e ? e->id : 0;
+	id = comm_find(handle_bits(c));
 	pthread_mutex_unlock(&comm_lock);
-	return id;
+	return id == UINT32_MAX ? 0 : id;
 }
 
 int vtw_comm_rank(MPI_Comm c)
@@ -143,9 +125,7 @@ void vtw_comm_created(MPI_Comm c)
 void vtw_comm_freed(MPI_Comm c)
 {
 	pthread_mutex_lock(&comm_lock);
-	struct comm_entry *e = comm_find(handle_bits(c));
-	if (e)
-		*e = comm_map[--n_comm_map];
+	vt_u64map_del(&comm_map, handle_bits(c));
 	__atomic_add_fetch(&comm_generation, 1, __ATOMIC_RELEASE);
 	pthread_mutex_unlock(&comm_lock);
 }
@@ -168,15 +148,9 @@ uint64_t vtw_sum_bytes(int n, const int counts[], MPI_Datatype type)
 
 /* -- requests ------------------------------------------------------------------------ */
 
-struct request {
-	uint64_t handle;
-	uint64_t id;
-	int kind, peer, tag, persistent, active;
-	uint32_t comm;
-	uint64_t bytes;
-};
-static struct request *requests;
-static size_t n_requests, cap_requests;
+/* The requests in flight (vt_mpi_maps.h): O(1) by handle, under one lock, since a request
+ * may complete on another thread than the one that made it. */
+static struct vt_reqmap requests;
 static uint64_t request_ids;
 static pthread_mutex_t request_lock = PTHREAD_MUTEX_INITIALIZER;
 
@@ -187,64 +161,34 @@ static uint64_t req_bits(MPI_Request r)
 	return h;
 }
 
-/*
- * The oldest request with handle h. Handles repeat: MPI hands the same handle to requests
- * that completed at once (both Open MPI and MPICH do for small eager sends), so a handle
- * may stand for several requests, completed in the order they were made.
- */
-static struct request *req_find(uint64_t h)
-{
-	for (size_t i = 0; i < n_requests; i++)
-		if (requests[i].handle == h)
-			return &requests[i];
-	return NULL;
-}
-
-/* The persistent request with handle h (those do not repeat while they live). */
-static struct request *req_find_persistent(uint64_t h)
-{
-	for (size_t i = 0; i < n_requests; i++)
-		if (requests[i].handle == h && requests[i].persistent)
-			return &requests[i];
-	return NULL;
-}
-
 uint64_t vtw_request_new(MPI_Request req, int kind, uint32_t comm, int peer, int tag,
 			 uint64_t bytes, int persistent)
 {
 	pthread_mutex_lock(&request_lock);
 	uint64_t id = ++request_ids;
-	struct request *r = NULL;
-	if (n_requests == cap_requests) {
-		size_t cap = cap_requests ? 2 * cap_requests : 64;
-		struct request *m = realloc(requests, cap * sizeof(*m));
-		if (m) {
-			requests = m;
-			cap_requests = cap;
-		}
+	/* Handles repeat: MPI hands the same handle to requests that completed at once (both
+	 * Open MPI and MPICH do for small eager sends), so a handle may stand for several
+	 * requests, completed in the order they were made: the map keeps that order. */
+	struct vt_req *r = vt_reqmap_add(&requests, req_bits(req));
+	if (r) {
+		r->id = id;
+		r->kind = kind;
+		r->peer = peer;
+		r->tag = tag;
+		r->persistent = persistent;
+		r->active = !persistent;
+		r->comm = comm;
+		r->bytes = bytes;
 	}
-	if (!r && n_requests < cap_requests)
-		r = &requests[n_requests++];
-	if (r)
-		*r = (struct request){ req_bits(req), id, kind, peer, tag, persistent,
-				       !persistent, comm, bytes };
 	pthread_mutex_unlock(&request_lock);
 	return id;
-}
-
-/* Keeps the order: the oldest of a repeated handle must stay first. */
-static void req_remove(struct request *r)
-{
-	size_t i = (size_t)(r - requests);
-	memmove(&requests[i], &requests[i + 1], (n_requests - i - 1) * sizeof(*r));
-	n_requests--;
 }
 
 void vtw_request_started(MPI_Request req)
 {
 	pthread_mutex_lock(&request_lock);
-	struct request *r = req_find_persistent(req_bits(req));
-	struct request copy = { 0 };
+	struct vt_req *r = vt_reqmap_persistent(&requests, req_bits(req));
+	struct vt_req copy = { 0 };
 	if (r) {
 		r->id = ++request_ids;
 		r->active = 1;
@@ -266,17 +210,17 @@ void vtw_request_started(MPI_Request req)
 void vtw_request_freed(MPI_Request req)
 {
 	pthread_mutex_lock(&request_lock);
-	struct request *r = req_find(req_bits(req));
+	struct vt_req *r = vt_reqmap_oldest(&requests, req_bits(req));
 	/* An active non-persistent request completes unseen after a free: forget it. */
 	if (r)
-		req_remove(r);
+		vt_reqmap_remove(&requests, r);
 	pthread_mutex_unlock(&request_lock);
 }
 
 void vtw_request_cancelled(MPI_Request req)
 {
 	pthread_mutex_lock(&request_lock);
-	struct request *r = req_find(req_bits(req));
+	struct vt_req *r = vt_reqmap_oldest(&requests, req_bits(req));
 	uint64_t id = r && r->active ? r->id : 0;
 	pthread_mutex_unlock(&request_lock);
 	if (id) {
@@ -293,15 +237,15 @@ static void request_completed(uint64_t handle, const MPI_Status *status)
 {
 	pthread_mutex_lock(&request_lock);
 	/* An active persistent request first: a repeated handle of a finished one is not. */
-	struct request *found = req_find_persistent(handle);
+	struct vt_req *found = vt_reqmap_persistent(&requests, handle);
 	if (!found || !found->active)
-		found = req_find(handle);
-	struct request r = found ? *found : (struct request){ 0 };
+		found = vt_reqmap_oldest(&requests, handle);
+	struct vt_req r = found ? *found : (struct vt_req){ 0 };
 	if (found) {
 		if (found->persistent)
 			found->active = 0;
 		else
-			req_remove(found);
+			vt_reqmap_remove(&requests, found);
 	}
 	pthread_mutex_unlock(&request_lock);
 	if (!found || !r.active)

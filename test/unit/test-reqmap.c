@@ -1,0 +1,163 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The MPI adapter's maps (runtime/mpi/vt_mpi_maps.c): 100k requests in flight completed in
+ * a random order, handles that repeat (completed oldest first), persistent requests among
+ * them, and the handle map under random sets and deletes against a plain array.
+ */
+#include "unit.h"
+#include "vt_mpi_maps.h"
+
+#include <stdlib.h>
+
+#define N 100000
+
+/* A fixed-seed generator: the same run every time. */
+static uint64_t rng = 0x243f6a8885a308d3ull;
+static uint64_t next(void)
+{
+	rng ^= rng << 13;
+	rng ^= rng >> 7;
+	rng ^= rng << 17;
+	return rng;
+}
+
+static void requests_out_of_order(void)
+{
+	struct vt_reqmap m = {0};
+	static uint64_t handle[N];
+	static size_t order[N];
+	int bad = 0;
+	/* Handles as Open MPI's pointers would be: 16-byte aligned, distinct. */
+	for (size_t i = 0; i < N; i++) {
+		handle[i] = 0x7f0000000000ull + 16 * (uint64_t)i;
+		struct vt_req *r = vt_reqmap_add(&m, handle[i]);
+		if (!r) {
+			bad++;
+			continue;
+		}
+		r->id = i + 1;
+		r->tag = (int)(i % 1000);
+		order[i] = i;
+	}
+	CHECK(!bad && m.n == N);
+	for (size_t i = N - 1; i > 0; i--) {
+		size_t j = (size_t)(next() % (i + 1)), t = order[i];
+		order[i] = order[j];
+		order[j] = t;
+	}
+	size_t found = 0;
+	for (size_t k = 0; k < N; k++) {
+		size_t i = order[k];
+		struct vt_req *r = vt_reqmap_oldest(&m, handle[i]);
+		if (r && r->id == i + 1 && r->tag == (int)(i % 1000) && r->handle == handle[i]) {
+			found++;
+			vt_reqmap_remove(&m, r);
+		}
+		/* Half way: what is left is still there, what went is gone. */
+		if (k == N / 2) {
+			CHECK(m.n == N - N / 2 - 1);
+			CHECK(vt_reqmap_oldest(&m, handle[order[0]]) == NULL);
+			CHECK(vt_reqmap_oldest(&m, handle[order[N - 1]]) != NULL);
+		}
+	}
+	CHECK(found == N);
+	CHECK(m.n == 0 && m.youngest.n == 0);
+	CHECK(vt_reqmap_oldest(&m, handle[0]) == NULL);
+	vt_reqmap_free(&m);
+}
+
+static void repeated_handles(void)
+{
+	struct vt_reqmap m = {0};
+	/* MPI hands one handle to requests that completed at once: 1000 requests of handle 7,
+	 * one persistent request of handle 9 between them, and one of handle 8. */
+	for (uint64_t i = 1; i <= 1000; i++) {
+		struct vt_req *r = vt_reqmap_add(&m, 7);
+		r->id = i;
+		if (i == 500) {
+			struct vt_req *p = vt_reqmap_add(&m, 9);
+			p->id = 5000;
+			p->persistent = true;
+			struct vt_req *q = vt_reqmap_add(&m, 8);
+			q->id = 6000;
+		}
+	}
+	CHECK(m.n == 1002);
+	CHECK(vt_reqmap_persistent(&m, 7) == NULL);
+	struct vt_req *p = vt_reqmap_persistent(&m, 9);
+	CHECK(p && p->id == 5000);
+	/* Completed oldest first, every time. */
+	int in_order = 1;
+	for (uint64_t i = 1; i <= 1000; i++) {
+		struct vt_req *r = vt_reqmap_oldest(&m, 7);
+		if (!r || r->id != i)
+			in_order = 0;
+		if (r)
+			vt_reqmap_remove(&m, r);
+		/* New ones of the same handle go behind the older ones. */
+		if (i == 10) {
+			struct vt_req *late = vt_reqmap_add(&m, 7);
+			late->id = 1001;
+		}
+	}
+	CHECK(in_order);
+	struct vt_req *late = vt_reqmap_oldest(&m, 7);
+	CHECK(late && late->id == 1001);
+	vt_reqmap_remove(&m, late);
+	/* A persistent request restarts under its handle: found again, not removed. */
+	p->active = true;
+	CHECK(vt_reqmap_persistent(&m, 9) == p && p->active);
+	/* Removing the youngest of a ring of two keeps the other. */
+	struct vt_req *a = vt_reqmap_add(&m, 11), *b = vt_reqmap_add(&m, 11);
+	a->id = 1;
+	b->id = 2;
+	vt_reqmap_remove(&m, b);
+	CHECK(vt_reqmap_oldest(&m, 11) == a);
+	vt_reqmap_remove(&m, a);
+	vt_reqmap_remove(&m, p);
+	vt_reqmap_remove(&m, vt_reqmap_oldest(&m, 8));
+	CHECK(m.n == 0 && m.youngest.n == 0);
+	vt_reqmap_free(&m);
+}
+
+static void handle_map(void)
+{
+	/* Small keys (MPICH's ints) collide in few slots: sets and deletes at random, checked
+	 * against a plain array after every step. */
+	enum { KEYS = 2000, STEPS = 200000 };
+	static uintptr_t want[KEYS];
+	struct vt_u64map m = {0};
+	int wrong = 0;
+	size_t live = 0;
+	for (int s = 0; s < STEPS; s++) {
+		uint64_t k = next() % KEYS;
+		if (next() % 3) {
+			uintptr_t v = (uintptr_t)(next() | 1);
+			if (vt_u64map_set(&m, 0x44000000u + k, (void *)v) < 0)
+				wrong++;
+			live += !want[k];
+			want[k] = v;
+		} else {
+			uintptr_t v = (uintptr_t)vt_u64map_del(&m, 0x44000000u + k);
+			if (v != want[k])
+				wrong++;
+			live -= !!want[k];
+			want[k] = 0;
+		}
+		if (s % 1000 == 0)
+			for (uint64_t j = 0; j < KEYS; j++)
+				if ((uintptr_t)vt_u64map_get(&m, 0x44000000u + j) != want[j])
+					wrong++;
+	}
+	CHECK(wrong == 0);
+	CHECK(m.n == live);
+	vt_u64map_free(&m);
+}
+
+int main(void)
+{
+	requests_out_of_order();
+	repeated_handles();
+	handle_map();
+	return unit_done();
+}
