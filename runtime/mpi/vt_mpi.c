@@ -198,12 +198,10 @@ void vtw_request_started(MPI_Request req)
 	if (!copy.handle)
 		return;
 	if (copy.kind == VTW_REQ_SEND) {
-		struct vt_rec p[2] = { { copy.bytes, copy.comm, (uint32_t)copy.tag },
-				       { copy.id, 0, 0 } };
-		vt_mpi_event(VT_REC_MPI_ISEND, (uint32_t)copy.peer, p, 2);
+		vt_mpi_p2p_request(VT_REC_MPI_ISEND, (uint32_t)copy.peer, copy.comm,
+				   (uint32_t)copy.tag, copy.bytes, copy.id);
 	} else {
-		struct vt_rec p = { copy.id, 0, 0 };
-		vt_mpi_event(VT_REC_MPI_IRECV_REQUEST, 0, &p, 1);
+		vt_mpi_request(VT_REC_MPI_IRECV_REQUEST, copy.id);
 	}
 }
 
@@ -224,8 +222,7 @@ void vtw_request_cancelled(MPI_Request req)
 	uint64_t id = r && r->active ? r->id : 0;
 	pthread_mutex_unlock(&request_lock);
 	if (id) {
-		struct vt_rec p = { id, 0, 0 };
-		vt_mpi_event(VT_REC_MPI_REQUEST_CANCELLED, 0, &p, 1);
+		vt_mpi_request(VT_REC_MPI_REQUEST_CANCELLED, id);
 	}
 }
 
@@ -256,17 +253,15 @@ static void request_completed(uint64_t handle, const MPI_Status *status)
 	if (cancelled)
 		return;
 	if (r.kind == VTW_REQ_SEND) {
-		struct vt_rec p = { r.id, 0, 0 };
-		vt_mpi_event(VT_REC_MPI_ISEND_COMPLETE, 0, &p, 1);
+		vt_mpi_request(VT_REC_MPI_ISEND_COMPLETE, r.id);
 		return;
 	}
 	int count = 0;
 	if (status)
 		PMPI_Get_count(status, MPI_BYTE, &count);
-	struct vt_rec p[2] = { { (uint64_t)(count > 0 ? count : 0), r.comm,
-				 (uint32_t)(status ? status->MPI_TAG : r.tag) },
-			       { r.id, 0, 0 } };
-	vt_mpi_event(VT_REC_MPI_IRECV, (uint32_t)(status ? status->MPI_SOURCE : r.peer), p, 2);
+	vt_mpi_p2p_request(VT_REC_MPI_IRECV, (uint32_t)(status ? status->MPI_SOURCE : r.peer),
+			   r.comm, (uint32_t)(status ? status->MPI_TAG : r.tag),
+			   (uint64_t)(count > 0 ? count : 0), r.id);
 }
 
 /* -- receives ------------------------------------------------------------------------ */

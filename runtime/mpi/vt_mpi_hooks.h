@@ -64,21 +64,19 @@ VTW_HIDDEN void vtw_finalizing(void);
 /* Events. */
 static inline void vtw_p2p(uint32_t kind, int peer, uint32_t comm, int tag, uint64_t bytes)
 {
-	struct vt_rec p = { bytes, comm, (uint32_t)tag };
-	vt_mpi_event(kind, (uint32_t)peer, &p, 1);
+	vt_mpi_p2p(kind, (uint32_t)peer, comm, (uint32_t)tag, bytes);
 }
 
 static inline void vtw_coll_begin(void)
 {
-	vt_mpi_event(VT_REC_MPI_COLL_BEGIN, 0, NULL, 0);
+	vt_mpi_coll_begin();
 }
 
 static inline void vtw_coll_end(OTF2_CollectiveOp op, uint32_t comm, int root, uint64_t sent,
 				uint64_t received)
 {
-	struct vt_rec p[2] = { { sent, comm, root < 0 ? OTF2_UNDEFINED_UINT32 : (uint32_t)root },
-			       { received, 0, 0 } };
-	vt_mpi_event(VT_REC_MPI_COLL_END, op, p, 2);
+	vt_mpi_coll_end(op, comm, root < 0 ? OTF2_UNDEFINED_UINT32 : (uint32_t)root, sent,
+			received);
 }
 
 static const struct vtw_call vtw_none;
@@ -115,8 +113,7 @@ static inline void vtw_isend_post(struct vtw_call *c, int ret, const void *buf, 
 	uint32_t cid = vtw_comm(comm);
 	uint64_t bytes = vtw_bytes(count, type);
 	uint64_t id = vtw_request_new(*req, VTW_REQ_SEND, cid, dest, tag, bytes, 0);
-	struct vt_rec p[2] = { { bytes, cid, (uint32_t)tag }, { id, 0, 0 } };
-	vt_mpi_event(VT_REC_MPI_ISEND, (uint32_t)dest, p, 2);
+	vt_mpi_p2p_request(VT_REC_MPI_ISEND, (uint32_t)dest, cid, (uint32_t)tag, bytes, id);
 }
 
 /* Non-blocking receives: the request now, the message when a Wait/Test completes it. */
@@ -134,8 +131,7 @@ static inline void vtw_irecv_post(struct vtw_call *c, int ret, void *buf, int co
 	if (ret != MPI_SUCCESS || source == MPI_PROC_NULL)
 		return;
 	uint64_t id = vtw_request_new(*req, VTW_REQ_RECV, vtw_comm(comm), source, tag, 0, 0);
-	struct vt_rec p = { id, 0, 0 };
-	vt_mpi_event(VT_REC_MPI_IRECV_REQUEST, 0, &p, 1);
+	vt_mpi_request(VT_REC_MPI_IRECV_REQUEST, id);
 }
 
 /* Persistent requests: followed from init to free; each start is an Isend or Irecv. */

@@ -77,13 +77,43 @@ VT_MPI_EXPORT int vt_mpi_recording(void)
 	return vt_thread_self() != NULL;
 }
 
-VT_MPI_EXPORT void vt_mpi_event(uint32_t kind, uint32_t head, const struct vt_rec *payload,
-				unsigned n)
+static void event(uint32_t kind, uint32_t head, const union vt_rec_payload *p, unsigned n)
 {
 	struct vt_tls *t = vt_thread_self();
-	/* The adapter builds payloads as plain records; the layouts are the same (vt_rec.h). */
 	if (t)
-		vt_thread_put_event(t, head, kind, (const union vt_rec_payload *)payload, n);
+		vt_thread_put_event(t, head, kind, p, n);
+}
+
+VT_MPI_EXPORT void vt_mpi_p2p(uint32_t kind, uint32_t peer, uint32_t comm, uint32_t tag,
+			      uint64_t bytes)
+{
+	union vt_rec_payload p = {.msg = {bytes, comm, tag}};
+	event(kind, peer, &p, 1);
+}
+
+VT_MPI_EXPORT void vt_mpi_p2p_request(uint32_t kind, uint32_t peer, uint32_t comm, uint32_t tag,
+				      uint64_t bytes, uint64_t request)
+{
+	union vt_rec_payload p[2] = {{.msg = {bytes, comm, tag}}, {.req = {request, 0}}};
+	event(kind, peer, p, 2);
+}
+
+VT_MPI_EXPORT void vt_mpi_request(uint32_t kind, uint64_t request)
+{
+	union vt_rec_payload p = {.req = {request, 0}};
+	event(kind, 0, &p, 1);
+}
+
+VT_MPI_EXPORT void vt_mpi_coll_begin(void)
+{
+	event(VT_REC_MPI_COLL_BEGIN, 0, NULL, 0);
+}
+
+VT_MPI_EXPORT void vt_mpi_coll_end(uint32_t op, uint32_t comm, uint32_t root, uint64_t sent,
+				   uint64_t received)
+{
+	union vt_rec_payload p[2] = {{.coll = {sent, comm, root}}, {.req = {received, 0}}};
+	event(VT_REC_MPI_COLL_END, op, p, 2);
 }
 
 VT_MPI_EXPORT uint32_t vt_mpi_comm_define(uint64_t key, uint32_t my_rank, uint32_t size)

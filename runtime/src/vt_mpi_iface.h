@@ -46,10 +46,20 @@ VT_MPI_EXPORT uint64_t vt_mpi_now(void);
 /* Whether this thread records now (events are dropped cheaply otherwise). */
 VT_MPI_EXPORT int vt_mpi_recording(void);
 
-/* Records an MPI event of kind (VT_REC_MPI_*) with its head value and payload records. */
-struct vt_rec;
-VT_MPI_EXPORT void vt_mpi_event(uint32_t kind, uint32_t head, const struct vt_rec *payload,
-				unsigned n);
+/*
+ * MPI events of the calling thread, each with its fields by name (the records they become
+ * are libvt's own, vt_rec.h). kind: VT_REC_MPI_SEND or _RECV (vt_mpi_p2p), _ISEND or _IRECV
+ * (vt_mpi_p2p_request), _ISEND_COMPLETE, _IRECV_REQUEST, _REQUEST_TEST or
+ * _REQUEST_CANCELLED (vt_mpi_request). root: OTF2_UNDEFINED_UINT32 for none.
+ */
+VT_MPI_EXPORT void vt_mpi_p2p(uint32_t kind, uint32_t peer, uint32_t comm, uint32_t tag,
+			      uint64_t bytes);
+VT_MPI_EXPORT void vt_mpi_p2p_request(uint32_t kind, uint32_t peer, uint32_t comm, uint32_t tag,
+				      uint64_t bytes, uint64_t request);
+VT_MPI_EXPORT void vt_mpi_request(uint32_t kind, uint64_t request);
+VT_MPI_EXPORT void vt_mpi_coll_begin(void);
+VT_MPI_EXPORT void vt_mpi_coll_end(uint32_t op, uint32_t comm, uint32_t root, uint64_t sent,
+				   uint64_t received);
 
 /*
  * Communicators. A local id per communicator this process knows; key identifies it across
