@@ -10,16 +10,12 @@ extern "C" {
 #endif
 
 /*
- * The runtime's syntax (runtime/src/vt_filter.c, docs/environment.md): lines
- * "pattern[;pattern...] -- LIMIT", '#' starts a comment, the first matching line wins.
- * A pattern is a shell wildcard matched against the whole region name; a pattern written
- * "file:PATTERN" is matched against the source file of the function instead: against its
- * full path when PATTERN holds a '/' ('*' then matches '/' too), else against the file's
- * base name. The runtime reads "file:..." as a name pattern no function has, so one file
- * serves both.
+ * The runtime's filter files, read by the one parser both share
+ * (runtime/src/filter/vt_filter_spec.h, which has the syntax); here with the source file of
+ * each function known, so that "file:" rules match too.
  *
- * The plugins compile in a C++ compiler; this parser is C (no GCC or LLVM types) so that
- * both plugins and the unit test share it.
+ * The plugins compile in a C++ compiler; this is C (no GCC or LLVM types) so that both
+ * plugins and the unit test share it.
  */
 struct vt_pass_filter;
 

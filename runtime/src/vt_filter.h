@@ -6,10 +6,9 @@
 #include <stdbool.h>
 
 /*
- * Reads a filter file. Lines: "pattern[;pattern...] -- LIMIT", '#' starts a comment.
- * Patterns are shell wildcards (*, ?, [..]) matched against the whole region name; the
- * first matching line wins. LIMIT: -1 unlimited, 0 never record, N record the first N calls
- * (per process). Returns 0, or -1 after one error line naming the file and line.
+ * Reads a filter file (the syntax: filter/vt_filter_spec.h). LIMIT -1: unlimited, 0: never
+ * record, N: record the first N calls (per process). Returns 0, or -1 after one error line
+ * naming the file and line.
  */
 int vt_filter_load(const char *path);
 
