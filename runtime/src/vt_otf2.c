@@ -7,7 +7,6 @@
 #include "vt_log.h"
 #include "vt_mpi_iface.h"
 #include "vt_plugin.h"
-#include "vt_strtab.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -29,11 +28,9 @@ static OTF2_Archive *archive;
 static char *archive_dir, *archive_name, *anchor_path;
 /* MPI mode: set by vt_otf2_open_mpi; ids in events are then local and mapped at the end. */
 static const struct vt_mpi_ops *mpi;
-static const OTF2_GroupRef thread_locations = 0, thread_group = 1;
-/* The thread team's comm: global 0 in one process; in MPI mode a local id mapped to the
- * rank's own team, far from the MPI comms' local ids. */
-#define THREAD_COMM_LOCAL VT_OTF2_THREAD_COMM_LOCAL
-static OTF2_CommRef thread_comm = 0;
+/* The thread team's comm: a local id mapped to the process's own team at unification, far
+ * from the MPI comms' local ids. */
+static const OTF2_CommRef thread_comm = VT_OTF2_THREAD_COMM_LOCAL;
 
 /* MPI mode: this process's communicators (index = local id) and clock offsets. */
 static struct vt_otf2_comm *comms;
@@ -303,7 +300,6 @@ int vt_otf2_open_mpi(const struct vt_mpi_ops *ops)
 	if (!name[0])
 		return -1;
 	mpi = ops;
-	thread_comm = THREAD_COMM_LOCAL;
 	return open_archive(name, ops);
 }
 
@@ -630,164 +626,4 @@ OTF2_Paradigm vt_otf2_region_paradigm(const struct vt_region *r)
 OTF2_RegionRole vt_otf2_region_role(const struct vt_region *r)
 {
 	return r->role ? r->role : OTF2_REGION_ROLE_FUNCTION;
-}
-
-static void write_region(OTF2_GlobalDefWriter *gw, struct vt_strtab *st, uint32_t id)
-{
-	const struct vt_region *r = &vt_regions[id];
-	OTF2_StringRef name = vt_strtab_ref(st, r->name ? r->name : "unknown");
-	OTF2_GlobalDefWriter_WriteRegion(gw, id, name, name, OTF2_UNDEFINED_STRING,
-					 vt_otf2_region_role(r), vt_otf2_region_paradigm(r), OTF2_REGION_FLAG_NONE,
-					 vt_strtab_ref(st, r->file), r->line, r->line);
-}
-
-static void write_definitions(OTF2_GlobalDefWriter *gw, struct vt_loc *locs, uint64_t end_ts)
-{
-	struct vt_strtab st = { .w = gw };
-	uint64_t start = vt_clock_start_ticks();
-	uint32_t n_locs = 0;
-
-	for (struct vt_loc *l = locs; l; l = l->next) {
-		n_locs++;
-		if (l->began && l->first_ts < start)
-			start = l->first_ts;
-		if (l->last_ts > end_ts)
-			end_ts = l->last_ts;
-	}
-	if (vt_plugin_last_ts() > end_ts)
-		end_ts = vt_plugin_last_ts();
-	OTF2_GlobalDefWriter_WriteClockProperties(gw, vt_clock_resolution(), start, end_ts - start,
-						  vt_clock_start_realtime_ns());
-
-	char host[256] = "localhost";
-	gethostname(host, sizeof(host) - 1);
-	OTF2_GlobalDefWriter_WriteSystemTreeNode(gw, 0, vt_strtab_ref(&st, host), vt_strtab_ref(&st, "node"),
-						 OTF2_UNDEFINED_SYSTEM_TREE_NODE);
-	char process[64];
-	snprintf(process, sizeof(process), "Process %ld", (long)getpid());
-	OTF2_GlobalDefWriter_WriteLocationGroup(gw, 0, vt_strtab_ref(&st, process),
-						OTF2_LOCATION_GROUP_TYPE_PROCESS, 0,
-						OTF2_UNDEFINED_LOCATION_GROUP);
-
-	/* The thread team: a COMM_LOCATIONS group of all threads, and a COMM_GROUP of their
-	 * ranks in it, which the comm of ThreadBegin/ThreadEnd refers to. */
-	uint64_t *members = calloc(n_locs ? n_locs : 1, sizeof(*members));
-	uint64_t *ranks = calloc(n_locs ? n_locs : 1, sizeof(*ranks));
-	uint32_t i = 0;
-	for (struct vt_loc *l = locs; l; l = l->next) {
-		char name[64];
-		vt_otf2_location_name(l, name, sizeof(name));
-		OTF2_GlobalDefWriter_WriteLocation(gw, l->ref, vt_strtab_ref(&st, name),
-						   OTF2_LOCATION_TYPE_CPU_THREAD, l->n_events, 0);
-		if (members && ranks) {
-			members[i] = l->ref;
-			ranks[i] = i;
-			i++;
-		}
-	}
-	if (members && ranks && n_locs > 1) {
-		OTF2_GlobalDefWriter_WriteGroup(gw, thread_locations, vt_strtab_ref(&st, ""),
-						OTF2_GROUP_TYPE_COMM_LOCATIONS, OTF2_PARADIGM_PTHREAD,
-						OTF2_GROUP_FLAG_NONE, n_locs, members);
-		OTF2_GlobalDefWriter_WriteGroup(gw, thread_group, vt_strtab_ref(&st, "Threads"),
-						OTF2_GROUP_TYPE_COMM_GROUP, OTF2_PARADIGM_PTHREAD,
-						OTF2_GROUP_FLAG_NONE, n_locs, ranks);
-		OTF2_GlobalDefWriter_WriteComm(gw, thread_comm, vt_strtab_ref(&st, "Threads"), thread_group,
-					       OTF2_UNDEFINED_COMM, OTF2_COMM_FLAG_NONE);
-	}
-	free(members);
-	free(ranks);
-
-	uint32_t n_regions = vt_region_count();
-	for (uint32_t id = 0; id < n_regions; id++)
-		write_region(gw, &st, id);
-	if (vt_region_overflowed())
-		write_region(gw, &st, VT_REGION_UNKNOWN);
-
-	/* Plugin counters: one member and one class per metric; asynchronous ones add an
-	 * instance per place they were added, recorded by a METRIC location of its own. */
-	uint32_t n_metrics, n_inst;
-	const struct vt_plugin_def_metric *m = vt_plugin_def_metrics(&n_metrics);
-	const struct vt_plugin_def_instance *in = vt_plugin_def_instances(&n_inst);
-	for (uint32_t id = 0; id < n_metrics; id++)
-		vt_otf2_write_metric(gw, &st, id, &m[id]);
-	for (uint32_t k = 0; k < n_inst; k++) {
-		OTF2_GlobalDefWriter_WriteLocation(gw, in[k].recorder,
-						   vt_strtab_ref(&st, in[k].recorder_name),
-						   OTF2_LOCATION_TYPE_METRIC, in[k].events, 0);
-		/* One process: its location group and the host node are both 0. */
-		uint64_t scope = in[k].scope == VT_SCOPE_LOCATION ? in[k].owner : 0;
-		OTF2_GlobalDefWriter_WriteMetricInstance(gw, in[k].id, in[k].metric,
-							 in[k].recorder,
-							 vt_otf2_metric_scope(in[k].scope), scope);
-	}
-	vt_strtab_free(&st);
-}
-
-OTF2_MetricScope vt_otf2_metric_scope(int scope)
-{
-	switch (scope) {
-	case VT_SCOPE_LOCATION:
-		return OTF2_SCOPE_LOCATION;
-	case VT_SCOPE_PROCESS:
-		return OTF2_SCOPE_LOCATION_GROUP;
-	default:
-		return OTF2_SCOPE_SYSTEM_TREE_NODE;
-	}
-}
-
-void vt_otf2_write_metric(OTF2_GlobalDefWriter *gw, struct vt_strtab *st, uint32_t id,
-			  const struct vt_plugin_def_metric *m)
-{
-	OTF2_MetricMemberRef member = id;
-	OTF2_GlobalDefWriter_WriteMetricMember(gw, member, vt_strtab_ref(st, m->name),
-					       vt_strtab_ref(st, m->description),
-					       OTF2_METRIC_TYPE_OTHER, m->mode, m->type, m->base,
-					       m->exponent, vt_strtab_ref(st, m->unit));
-	OTF2_GlobalDefWriter_WriteMetricClass(gw, id, 1, &member, m->occurrence,
-					      m->recorder_kind);
-}
-
-int vt_otf2_close(struct vt_loc *locs, uint64_t end_ts)
-{
-	uint64_t events = 0;
-	uint32_t n = 0;
-
-	if (!archive)
-		return -1;
-	OTF2_Archive_CloseEvtFiles(archive);
-	/* Local definition files stay empty: ids are already global in one process. */
-	OTF2_Archive_OpenDefFiles(archive);
-	for (struct vt_loc *l = locs; l; l = l->next) {
-		OTF2_DefWriter *dw = OTF2_Archive_GetDefWriter(archive, l->ref);
-		if (dw)
-			OTF2_Archive_CloseDefWriter(archive, dw);
-		events += l->n_events;
-		n++;
-	}
-	uint32_t n_inst;
-	const struct vt_plugin_def_instance *in = vt_plugin_def_instances(&n_inst);
-	for (uint32_t k = 0; k < n_inst; k++) {
-		OTF2_DefWriter *dw = OTF2_Archive_GetDefWriter(archive, in[k].recorder);
-		if (dw)
-			OTF2_Archive_CloseDefWriter(archive, dw);
-		events += in[k].events;
-		n++;
-	}
-	OTF2_Archive_CloseDefFiles(archive);
-	OTF2_GlobalDefWriter *gw = OTF2_Archive_GetGlobalDefWriter(archive);
-	if (gw) {
-		write_definitions(gw, locs, end_ts);
-		OTF2_Archive_CloseGlobalDefWriter(archive, gw);
-	}
-	OTF2_ErrorCode rc = OTF2_Archive_Close(archive);
-	archive = NULL;
-	if (!gw || rc != OTF2_SUCCESS) {
-		vt_error("writing the trace %s failed (%s); it may be incomplete", anchor_path,
-			 OTF2_Error_GetDescription(rc));
-		return -1;
-	}
-	vt_notice("trace written to %s (%lu events, %u locations)", anchor_path,
-		  (unsigned long)events, n);
-	return 0;
 }

@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* What the OTF2 writer shares with the MPI unification (vt_unify.c), and no one else. */
+/* What the OTF2 writer shares with the closing of the archive (vt_unify.c), and no one else. */
 #ifndef VT_OTF2_PRIV_H
 #define VT_OTF2_PRIV_H
 
 #include "vt_region.h"
 #include "vt_thread.h"
+#include "vt_unify.h"
 
 #include <otf2/otf2.h>
 
@@ -29,15 +30,10 @@ OTF2_RegionRole vt_otf2_region_role(const struct vt_region *r);
 const struct vt_otf2_comm *vt_otf2_comms(uint32_t *n);
 const struct vt_otf2_clock_offset *vt_otf2_clock_offsets(int *n);
 
-struct vt_strtab;
-struct vt_plugin_def_metric;
-/* A plugin metric: its MetricMember and MetricClass, both with id. */
-void vt_otf2_write_metric(OTF2_GlobalDefWriter *gw, struct vt_strtab *st, uint32_t id,
-			  const struct vt_plugin_def_metric *m);
-/* OTF2's scope of an instance of enum vt_plugin_scope. */
-OTF2_MetricScope vt_otf2_metric_scope(int scope);
+/* The collectives of a process on its own: it unifies its definitions as a group of one. */
+extern const struct vt_mpi_ops vt_otf2_serial_ops;
 
 /* The local id of the thread team's communicator in MPI mode. */
-#define VT_OTF2_THREAD_COMM_LOCAL 0xFFFFFF00u
+#define VT_OTF2_THREAD_COMM_LOCAL VT_UNIFY_THREAD_COMM_LOCAL
 
 #endif

@@ -1,0 +1,270 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* The definitions model's encoding: one encode/decode pair per kind (see vt_defs.h). */
+#include "vt_defs.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Little helpers over the stream: fixed-size integers in host order (both ends are the
+ * same build on the same kind of machine), strings with their NUL. */
+static void put(struct vt_defs_buf *b, const void *v, size_t n)
+{
+	if (b->failed)
+		return;
+	if (b->n + n > b->cap) {
+		size_t cap = b->cap ? 2 * b->cap : 4096;
+		while (cap < b->n + n)
+			cap *= 2;
+		char *p = realloc(b->p, cap);
+		if (!p) {
+			b->failed = true;
+			return;
+		}
+		b->p = p;
+		b->cap = cap;
+	}
+	memcpy(b->p + b->n, v, n);
+	b->n += n;
+}
+
+static void put_u8(struct vt_defs_buf *b, uint8_t v)
+{
+	put(b, &v, sizeof(v));
+}
+
+static void put_u32(struct vt_defs_buf *b, uint32_t v)
+{
+	put(b, &v, sizeof(v));
+}
+
+static void put_u64(struct vt_defs_buf *b, uint64_t v)
+{
+	put(b, &v, sizeof(v));
+}
+
+static void put_str(struct vt_defs_buf *b, const char *s)
+{
+	s = s ? s : "";
+	put(b, s, strlen(s) + 1);
+}
+
+static void get(struct vt_defs_reader *r, void *v, size_t n)
+{
+	if (r->bad || (size_t)(r->end - r->p) < n) {
+		r->bad = true;
+		memset(v, 0, n);
+		return;
+	}
+	memcpy(v, r->p, n);
+	r->p += n;
+}
+
+static uint8_t get_u8(struct vt_defs_reader *r)
+{
+	uint8_t v;
+	get(r, &v, sizeof(v));
+	return v;
+}
+
+static uint32_t get_u32(struct vt_defs_reader *r)
+{
+	uint32_t v;
+	get(r, &v, sizeof(v));
+	return v;
+}
+
+static uint64_t get_u64(struct vt_defs_reader *r)
+{
+	uint64_t v;
+	get(r, &v, sizeof(v));
+	return v;
+}
+
+static const char *get_str(struct vt_defs_reader *r)
+{
+	const char *nul = r->bad ? NULL : memchr(r->p, '\0', (size_t)(r->end - r->p));
+	if (!nul) {
+		r->bad = true;
+		return "";
+	}
+	const char *s = r->p;
+	r->p = nul + 1;
+	return s;
+}
+
+/* ---- the kinds ---- */
+
+static void enc_process(struct vt_defs_buf *b, const union vt_def *d)
+{
+	const struct vt_def_process *p = &d->process;
+	put_u32(b, p->rank);
+	put_u32(b, p->pid);
+	put_str(b, p->host);
+	put_u64(b, p->resolution);
+	put_u64(b, p->realtime);
+	put_u64(b, p->first);
+	put_u64(b, p->last);
+}
+
+static void dec_process(struct vt_defs_reader *r, union vt_def *d)
+{
+	struct vt_def_process *p = &d->process;
+	p->rank = get_u32(r);
+	p->pid = get_u32(r);
+	p->host = get_str(r);
+	p->resolution = get_u64(r);
+	p->realtime = get_u64(r);
+	p->first = get_u64(r);
+	p->last = get_u64(r);
+}
+
+static void enc_location(struct vt_defs_buf *b, const union vt_def *d)
+{
+	put_u64(b, d->location.ref);
+	put_str(b, d->location.name);
+	put_u64(b, d->location.events);
+}
+
+static void dec_location(struct vt_defs_reader *r, union vt_def *d)
+{
+	d->location.ref = get_u64(r);
+	d->location.name = get_str(r);
+	d->location.events = get_u64(r);
+}
+
+static void enc_region(struct vt_defs_buf *b, const union vt_def *d)
+{
+	const struct vt_def_region *g = &d->region;
+	put_u32(b, g->id);
+	put_str(b, g->name);
+	put_str(b, g->file);
+	put_u32(b, g->line);
+	put_u32(b, g->paradigm);
+	put_u32(b, g->role);
+}
+
+static void dec_region(struct vt_defs_reader *r, union vt_def *d)
+{
+	struct vt_def_region *g = &d->region;
+	g->id = get_u32(r);
+	g->name = get_str(r);
+	g->file = get_str(r);
+	g->line = get_u32(r);
+	g->paradigm = get_u32(r);
+	g->role = get_u32(r);
+}
+
+static void enc_comm(struct vt_defs_buf *b, const union vt_def *d)
+{
+	put_u32(b, d->comm.id);
+	put_u64(b, d->comm.key);
+	put_u32(b, d->comm.my_rank);
+	put_u32(b, d->comm.size);
+}
+
+static void dec_comm(struct vt_defs_reader *r, union vt_def *d)
+{
+	d->comm.id = get_u32(r);
+	d->comm.key = get_u64(r);
+	d->comm.my_rank = get_u32(r);
+	d->comm.size = get_u32(r);
+}
+
+static void enc_metric(struct vt_defs_buf *b, const union vt_def *d)
+{
+	const struct vt_def_metric *m = &d->metric;
+	put_u32(b, m->id);
+	put_str(b, m->name);
+	put_str(b, m->unit);
+	put_str(b, m->description);
+	put_u32(b, m->mode);
+	put_u8(b, m->type);
+	put_u8(b, m->base);
+	put_u8(b, m->occurrence);
+	put_u8(b, m->recorder_kind);
+	put_u64(b, (uint64_t)m->exponent);
+}
+
+static void dec_metric(struct vt_defs_reader *r, union vt_def *d)
+{
+	struct vt_def_metric *m = &d->metric;
+	m->id = get_u32(r);
+	m->name = get_str(r);
+	m->unit = get_str(r);
+	m->description = get_str(r);
+	m->mode = get_u32(r);
+	m->type = get_u8(r);
+	m->base = get_u8(r);
+	m->occurrence = get_u8(r);
+	m->recorder_kind = get_u8(r);
+	m->exponent = (int64_t)get_u64(r);
+}
+
+static void enc_instance(struct vt_defs_buf *b, const union vt_def *d)
+{
+	const struct vt_def_instance *in = &d->instance;
+	put_u32(b, in->id);
+	put_u32(b, in->metric);
+	put_u64(b, in->recorder);
+	put_str(b, in->recorder_name);
+	put_u64(b, in->events);
+	put_u32(b, in->scope);
+	put_u64(b, in->owner);
+}
+
+static void dec_instance(struct vt_defs_reader *r, union vt_def *d)
+{
+	struct vt_def_instance *in = &d->instance;
+	in->id = get_u32(r);
+	in->metric = get_u32(r);
+	in->recorder = get_u64(r);
+	in->recorder_name = get_str(r);
+	in->events = get_u64(r);
+	in->scope = get_u32(r);
+	in->owner = get_u64(r);
+}
+
+static const struct {
+	const char *name;
+	void (*encode)(struct vt_defs_buf *b, const union vt_def *d);
+	void (*decode)(struct vt_defs_reader *r, union vt_def *d);
+} kinds[VT_DEF_KIND_MAX] = {
+    [VT_DEF_PROCESS] = {"process", enc_process, dec_process},
+    [VT_DEF_LOCATION] = {"location", enc_location, dec_location},
+    [VT_DEF_REGION] = {"region", enc_region, dec_region},
+    [VT_DEF_COMM] = {"communicator", enc_comm, dec_comm},
+    [VT_DEF_METRIC] = {"metric", enc_metric, dec_metric},
+    [VT_DEF_INSTANCE] = {"metric instance", enc_instance, dec_instance},
+};
+
+void vt_defs_put(struct vt_defs_buf *b, enum vt_def_kind kind, const union vt_def *d)
+{
+	if (kind <= 0 || kind >= VT_DEF_KIND_MAX || !kinds[kind].encode) {
+		b->failed = true;
+		return;
+	}
+	put_u8(b, (uint8_t)kind);
+	kinds[kind].encode(b, d);
+}
+
+int vt_defs_next(struct vt_defs_reader *r, enum vt_def_kind *kind, union vt_def *d)
+{
+	if (r->bad)
+		return -1;
+	if (r->p == r->end)
+		return 0;
+	uint8_t k = get_u8(r);
+	if (k == 0 || k >= VT_DEF_KIND_MAX || !kinds[k].decode) {
+		r->bad = true;
+		return -1;
+	}
+	memset(d, 0, sizeof(*d));
+	kinds[k].decode(r, d);
+	*kind = (enum vt_def_kind)k;
+	return r->bad ? -1 : 1;
+}
+
+const char *vt_def_kind_name(enum vt_def_kind kind)
+{
+	return kind > 0 && kind < VT_DEF_KIND_MAX && kinds[kind].name ? kinds[kind].name : "?";
+}

@@ -1,0 +1,109 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The definitions model: what one process defines (itself, its locations, regions,
+ * communicators, metrics and metric instances), as typed records that encode to and decode
+ * from one byte stream. A process encodes its definitions once at the end; the unification
+ * (vt_unify.c) decodes every process's stream, one in a single process, N under MPI, and
+ * writes the global definitions with one writer.
+ *
+ * Adding a kind (calling contexts, I/O handles, RMA windows, parameters): an enum value, a
+ * struct in union vt_def, and one row of vt_def_kinds in vt_defs.c with its encode/decode
+ * pair; then what the unification does with it.
+ */
+#ifndef VT_DEFS_H
+#define VT_DEFS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+enum vt_def_kind {
+	VT_DEF_PROCESS = 1, /* first in every stream, once */
+	VT_DEF_LOCATION,
+	VT_DEF_REGION,
+	VT_DEF_COMM,
+	VT_DEF_METRIC,
+	VT_DEF_INSTANCE,
+	VT_DEF_KIND_MAX,
+};
+
+/* Strings decode as pointers into the stream, which must outlive them. */
+struct vt_def_process {
+	uint32_t rank; /* MPI rank, or 0 */
+	uint32_t pid;
+	const char *host;
+	uint64_t resolution, realtime; /* clock: ticks per second, realtime at its start (ns) */
+	uint64_t first, last;	       /* the events' range, on rank 0's clock */
+};
+
+struct vt_def_location {
+	uint64_t ref; /* OTF2 location id */
+	const char *name;
+	uint64_t events;
+};
+
+struct vt_def_region {
+	uint32_t id; /* local */
+	const char *name;
+	const char *file; /* "" when not known */
+	uint32_t line, paradigm, role;
+};
+
+/* A communicator: key names it across ranks (vt_mpi_iface.h), my_rank is this process's
+ * place in it. Local ids are the order of definition. */
+struct vt_def_comm {
+	uint32_t id;
+	uint64_t key;
+	uint32_t my_rank, size;
+};
+
+struct vt_def_metric {
+	uint32_t id; /* local: its MetricMember and MetricClass */
+	const char *name, *unit, *description;
+	uint32_t mode;
+	uint8_t type, base, occurrence, recorder_kind;
+	int64_t exponent;
+};
+
+/* Where a metric instance applies (enum vt_plugin_scope of vt_plugin.h). */
+struct vt_def_instance {
+	uint32_t id;	   /* local metric id, after the metrics */
+	uint32_t metric;   /* local metric of its class */
+	uint64_t recorder; /* its METRIC location */
+	const char *recorder_name;
+	uint64_t events;
+	uint32_t scope;
+	uint64_t owner; /* the location, for a per-location scope */
+};
+
+union vt_def {
+	struct vt_def_process process;
+	struct vt_def_location location;
+	struct vt_def_region region;
+	struct vt_def_comm comm;
+	struct vt_def_metric metric;
+	struct vt_def_instance instance;
+};
+
+/* A growable stream; failed: memory ran out (the stream is incomplete). */
+struct vt_defs_buf {
+	char *p;
+	size_t n, cap;
+	bool failed;
+};
+
+/* Appends one definition of kind. */
+void vt_defs_put(struct vt_defs_buf *b, enum vt_def_kind kind, const union vt_def *d);
+
+struct vt_defs_reader {
+	const char *p, *end;
+	bool bad; /* a record did not decode: the stream is damaged */
+};
+
+/* The next definition: 1, 0 at the end, -1 when the stream is damaged. */
+int vt_defs_next(struct vt_defs_reader *r, enum vt_def_kind *kind, union vt_def *d);
+
+/* The kind's name, for messages. */
+const char *vt_def_kind_name(enum vt_def_kind kind);
+
+#endif

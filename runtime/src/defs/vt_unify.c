@@ -1,0 +1,483 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* The unification of every process's definitions and the one global writer (vt_unify.h). */
+#include "vt_unify.h"
+#include "vt_log.h"
+#include "vt_strtab.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The scopes of metric instances (enum vt_plugin_scope in vt_plugin.h). */
+enum { SCOPE_LOCATION, SCOPE_PROCESS, SCOPE_HOST, SCOPE_RUN };
+
+/* What merge keeps per process until the maps are written. */
+struct pending {
+	struct vt_defs_buf regions, comms; /* pairs */
+	uint32_t *metric_of;		   /* local metric id -> global */
+	uint32_t n_metrics, cap_metrics;
+	uint32_t first_inst, n_inst; /* its instances in u->insts */
+	uint32_t *inst_local;	     /* their local ids */
+};
+
+static void pair(struct vt_defs_buf *b, uint32_t local, uint32_t global)
+{
+	uint32_t p[2] = {local, global};
+	if (b->failed)
+		return;
+	if (b->n + sizeof(p) > b->cap) {
+		size_t cap = b->cap ? 2 * b->cap : 256;
+		char *q = realloc(b->p, cap);
+		if (!q) {
+			b->failed = true;
+			return;
+		}
+		b->p = q;
+		b->cap = cap;
+	}
+	memcpy(b->p + b->n, p, sizeof(p));
+	b->n += sizeof(p);
+}
+
+static void *grow(void *p, size_t n, size_t size)
+{
+	return realloc(p, (n ? n : 1) * size);
+}
+
+static uint32_t region_id(struct vt_unified *u, struct vt_strtab *keys,
+			  const struct vt_def_region *g)
+{
+	char key[4096];
+	snprintf(key, sizeof(key), "%s\x1f%s\x1f%u\x1f%u\x1f%u", g->name, g->file, g->line,
+		 g->paradigm, g->role);
+	uint32_t id = vt_strtab_ref(keys, key);
+	if (id == u->n_regions) {
+		struct vt_unify_region *r = grow(u->regions, id + 1, sizeof(*r));
+		if (!r)
+			return 0;
+		u->regions = r;
+		u->regions[id] =
+		    (struct vt_unify_region){g->name, g->file, g->line, g->paradigm, g->role};
+		u->n_regions++;
+	}
+	return id;
+}
+
+static uint32_t metric_id(struct vt_unified *u, struct vt_strtab *keys,
+			  const struct vt_def_metric *m)
+{
+	char key[4096];
+	snprintf(key, sizeof(key), "%s\x1f%s\x1f%s\x1f%u\x1f%u\x1f%u\x1f%lld\x1f%u", m->name,
+		 m->unit, m->description, m->mode, m->type, m->base, (long long)m->exponent,
+		 m->occurrence);
+	uint32_t id = vt_strtab_ref(keys, key);
+	if (id == u->n_metrics) {
+		struct vt_def_metric *ms = grow(u->metrics, id + 1, sizeof(*ms));
+		if (!ms)
+			return 0;
+		u->metrics = ms;
+		u->metrics[id] = *m;
+		u->metrics[id].id = id;
+		u->n_metrics++;
+	}
+	return id;
+}
+
+static uint32_t comm_id(struct vt_unified *u, uint64_t key, uint32_t size, uint32_t thread_rank)
+{
+	for (uint32_t i = 0; i < u->n_comms; i++)
+		if (u->comms[i].key == key && u->comms[i].thread_rank == thread_rank)
+			return i;
+	struct vt_unify_comm *c = grow(u->comms, u->n_comms + 1, sizeof(*c));
+	if (!c)
+		return 0;
+	u->comms = c;
+	c = &u->comms[u->n_comms];
+	*c = (struct vt_unify_comm){key, size, calloc(size ? size : 1, sizeof(uint32_t)),
+				    thread_rank};
+	for (uint32_t i = 0; i < size && c->members; i++)
+		c->members[i] = UINT32_MAX;
+	return u->n_comms++;
+}
+
+static uint32_t host_node(struct vt_unified *u, const char *host)
+{
+	for (uint32_t i = 0; i < u->n_hosts; i++)
+		if (strcmp(u->hosts[i], host) == 0)
+			return i + 1;
+	const char **h = grow(u->hosts, u->n_hosts + 1, sizeof(*h));
+	if (!h)
+		return 1;
+	u->hosts = h;
+	u->hosts[u->n_hosts++] = host;
+	return u->n_hosts;
+}
+
+/* One process's stream into u; 0 or -1 (damaged). */
+static int merge_one(struct vt_unified *u, uint32_t rank, struct vt_defs_reader *r,
+		     struct pending *pd, struct vt_strtab *rkeys, struct vt_strtab *mkeys)
+{
+	enum vt_def_kind kind;
+	union vt_def d;
+	int rc;
+	uint32_t n_threads = 0;
+	pd->first_inst = u->n_insts;
+	while ((rc = vt_defs_next(r, &kind, &d)) > 0) {
+		switch (kind) {
+		case VT_DEF_PROCESS: {
+			struct vt_unify_process *p = &u->procs[rank];
+			p->pid = d.process.pid;
+			p->host = d.process.host;
+			p->node = host_node(u, p->host);
+			if (rank == 0) {
+				u->resolution = d.process.resolution;
+				u->realtime = d.process.realtime;
+			}
+			if (d.process.first < u->first)
+				u->first = d.process.first;
+			if (d.process.last > u->last)
+				u->last = d.process.last;
+			break;
+		}
+		case VT_DEF_LOCATION: {
+			struct vt_unify_loc *l = grow(u->locs, u->n_locs + 1, sizeof(*l));
+			if (!l)
+				return -1;
+			u->locs = l;
+			u->locs[u->n_locs++] = (struct vt_unify_loc){
+			    d.location.ref, d.location.name, d.location.events, rank};
+			n_threads++;
+			break;
+		}
+		case VT_DEF_REGION:
+			pair(&pd->regions, d.region.id, region_id(u, rkeys, &d.region));
+			break;
+		case VT_DEF_COMM: {
+			uint32_t g = comm_id(u, d.comm.key, d.comm.size, UINT32_MAX);
+			if (u->comms[g].members && d.comm.my_rank < u->comms[g].size)
+				u->comms[g].members[d.comm.my_rank] = rank;
+			pair(&pd->comms, d.comm.id, g);
+			break;
+		}
+		case VT_DEF_METRIC:
+			if (d.metric.id >= pd->cap_metrics) {
+				uint32_t cap = d.metric.id + 16;
+				uint32_t *m = grow(pd->metric_of, cap, sizeof(*m));
+				if (!m)
+					return -1;
+				pd->metric_of = m;
+				pd->cap_metrics = cap;
+			}
+			pd->metric_of[d.metric.id] = metric_id(u, mkeys, &d.metric);
+			if (d.metric.id >= pd->n_metrics)
+				pd->n_metrics = d.metric.id + 1;
+			break;
+		case VT_DEF_INSTANCE: {
+			struct vt_unify_inst *in = grow(u->insts, u->n_insts + 1, sizeof(*in));
+			uint32_t *loc = grow(pd->inst_local, pd->n_inst + 1, sizeof(*loc));
+			if (!in || !loc)
+				return -1;
+			u->insts = in;
+			pd->inst_local = loc;
+			uint32_t m = d.instance.metric;
+			u->insts[u->n_insts++] = (struct vt_unify_inst){
+			    d.instance.recorder,
+			    d.instance.events,
+			    d.instance.owner,
+			    d.instance.recorder_name,
+			    rank,
+			    m < pd->n_metrics && pd->metric_of ? pd->metric_of[m] : 0,
+			    d.instance.scope};
+			pd->inst_local[pd->n_inst++] = d.instance.id;
+			break;
+		}
+		default:
+			break;
+		}
+	}
+	/* A process with several threads: its team, which their ThreadBegin/End refer to. */
+	if (n_threads > 1)
+		pair(&pd->comms, VT_UNIFY_THREAD_COMM_LOCAL, comm_id(u, 0, n_threads, rank));
+	return rc < 0 ? -1 : 0;
+}
+
+static void put_pairs(struct vt_defs_buf *map, const struct vt_defs_buf *pairs)
+{
+	uint32_t n = (uint32_t)(pairs->n / (2 * sizeof(uint32_t)));
+	struct vt_defs_buf *m = map;
+	char tmp[sizeof(n)];
+	memcpy(tmp, &n, sizeof(n));
+	/* count, then the pairs */
+	for (int i = 0; i < 2; i++) {
+		const char *src = i ? pairs->p : tmp;
+		size_t len = i ? pairs->n : sizeof(n);
+		if (m->failed || !len)
+			continue;
+		if (m->n + len > m->cap) {
+			size_t cap = m->cap ? 2 * m->cap : 256;
+			while (cap < m->n + len)
+				cap *= 2;
+			char *q = realloc(m->p, cap);
+			if (!q) {
+				m->failed = true;
+				continue;
+			}
+			m->p = q;
+			m->cap = cap;
+		}
+		memcpy(m->p + m->n, src, len);
+		m->n += len;
+	}
+	if (pairs->failed)
+		map->failed = true;
+}
+
+int vt_unify_merge(struct vt_unified *u, const char *all, const size_t *sizes, uint32_t n, bool mpi)
+{
+	struct vt_strtab rkeys = {0}, mkeys = {0};
+	struct pending *pd = calloc(n ? n : 1, sizeof(*pd));
+	int rc = 0;
+
+	*u = (struct vt_unified){.mpi = mpi, .size = n, .first = UINT64_MAX};
+	u->procs = calloc(n ? n : 1, sizeof(*u->procs));
+	u->maps = calloc(n ? n : 1, sizeof(*u->maps));
+	if (!pd || !u->procs || !u->maps) {
+		free(pd);
+		return -1;
+	}
+	const char *p = all;
+	for (uint32_t rank = 0; rank < n && rc == 0; p += sizes[rank], rank++) {
+		struct vt_defs_reader r = {p, p + sizes[rank], false};
+		if (merge_one(u, rank, &r, &pd[rank], &rkeys, &mkeys) < 0) {
+			vt_error(
+			    "the definitions of rank %u did not decode (%zu bytes); the trace's "
+			    "definitions are incomplete",
+			    rank, sizes[rank]);
+			rc = -1;
+		}
+	}
+	if (u->first == UINT64_MAX)
+		u->first = 0;
+	/* Metric ids: a process's classes, then its instances after every global class. */
+	for (uint32_t rank = 0; rank < n && rc == 0; rank++) {
+		struct pending *q = &pd[rank];
+		struct vt_defs_buf metrics = {0};
+		for (uint32_t i = 0; i < q->n_metrics; i++)
+			pair(&metrics, i, q->metric_of[i]);
+		for (uint32_t k = 0; k < q->n_inst; k++)
+			pair(&metrics, q->inst_local[k], u->n_metrics + q->first_inst + k);
+		put_pairs(&u->maps[rank], &q->regions);
+		put_pairs(&u->maps[rank], &q->comms);
+		put_pairs(&u->maps[rank], &metrics);
+		free(metrics.p);
+		if (u->maps[rank].failed)
+			rc = -1;
+	}
+	for (uint32_t rank = 0; rank < n; rank++) {
+		free(pd[rank].regions.p);
+		free(pd[rank].comms.p);
+		free(pd[rank].metric_of);
+		free(pd[rank].inst_local);
+	}
+	free(pd);
+	/* The names point into the streams; the keys are no longer needed. */
+	vt_strtab_free(&rkeys);
+	vt_strtab_free(&mkeys);
+	return rc;
+}
+
+int vt_unify_maps_read(const char *map, size_t n, struct vt_unify_maps *out)
+{
+	const char *p = map, *end = map + n;
+	uint32_t *counts[3] = {&out->n_regions, &out->n_comms, &out->n_metrics};
+	const uint32_t **pairs[3] = {&out->regions, &out->comms, &out->metrics};
+	for (int i = 0; i < 3; i++) {
+		uint32_t k = 0;
+		if (end - p < (ptrdiff_t)sizeof(k))
+			return -1;
+		memcpy(&k, p, sizeof(k));
+		p += sizeof(k);
+		if ((size_t)(end - p) / (2 * sizeof(uint32_t)) < k)
+			return -1;
+		*counts[i] = k;
+		*pairs[i] = (const uint32_t *)p; /* 4-byte aligned: the stream is malloc'd */
+		p += k * 2 * sizeof(uint32_t);
+	}
+	return 0;
+}
+
+/* OTF2's scope of an instance, and what it names. */
+static void instance_scope(const struct vt_unified *u, const struct vt_unify_inst *g,
+			   OTF2_MetricScope *type, uint64_t *scope)
+{
+	switch (g->scope) {
+	case SCOPE_LOCATION:
+		*type = OTF2_SCOPE_LOCATION;
+		*scope = g->owner;
+		break;
+	case SCOPE_PROCESS:
+		*type = OTF2_SCOPE_LOCATION_GROUP;
+		*scope = g->rank;
+		break;
+	case SCOPE_HOST:
+		*type = OTF2_SCOPE_SYSTEM_TREE_NODE;
+		*scope = u->procs[g->rank].node;
+		break;
+	default: /* the run: the root of the system tree */
+		*type = OTF2_SCOPE_SYSTEM_TREE_NODE;
+		*scope = 0;
+		break;
+	}
+}
+
+static void write_metric(OTF2_GlobalDefWriter *gw, struct vt_strtab *st, uint32_t id,
+			 const struct vt_def_metric *m)
+{
+	OTF2_MetricMemberRef member = id;
+	OTF2_GlobalDefWriter_WriteMetricMember(gw, member, vt_strtab_ref(st, m->name),
+					       vt_strtab_ref(st, m->description),
+					       OTF2_METRIC_TYPE_OTHER, m->mode, m->type, m->base,
+					       m->exponent, vt_strtab_ref(st, m->unit));
+	OTF2_GlobalDefWriter_WriteMetricClass(gw, id, 1, &member, m->occurrence, m->recorder_kind);
+}
+
+static void write_groups(OTF2_GlobalDefWriter *gw, struct vt_strtab *st, const struct vt_unified *u)
+{
+	/*
+	 * OTF2 wants one COMM_LOCATIONS group per paradigm: for MPI every rank (its master
+	 * location is location rank), for threads every location; each communicator is then
+	 * a COMM_GROUP of positions in its paradigm's group.
+	 */
+	uint64_t *ids = calloc(u->size + u->n_locs + 1, sizeof(*ids));
+	if (!ids)
+		return;
+	OTF2_GroupRef group = 0;
+	if (u->mpi) {
+		const OTF2_GroupRef mpi_locations = group++;
+		for (uint32_t i = 0; i < u->size; i++)
+			ids[i] = i;
+		OTF2_GlobalDefWriter_WriteGroup(gw, mpi_locations, vt_strtab_ref(st, "MPI ranks"),
+						OTF2_GROUP_TYPE_COMM_LOCATIONS, OTF2_PARADIGM_MPI,
+						OTF2_GROUP_FLAG_NONE, u->size, ids);
+	}
+	bool threads = false;
+	for (uint32_t c = 0; c < u->n_comms; c++)
+		threads |= u->comms[c].thread_rank != UINT32_MAX;
+	if (threads) {
+		for (size_t i = 0; i < u->n_locs; i++)
+			ids[i] = u->locs[i].ref;
+		OTF2_GlobalDefWriter_WriteGroup(
+		    gw, group++, vt_strtab_ref(st, "Threads"), OTF2_GROUP_TYPE_COMM_LOCATIONS,
+		    OTF2_PARADIGM_PTHREAD, OTF2_GROUP_FLAG_NONE, (uint32_t)u->n_locs, ids);
+	}
+	for (uint32_t c = 0; c < u->n_comms; c++) {
+		const struct vt_unify_comm *g = &u->comms[c];
+		char name[64];
+		OTF2_GroupRef members = group++;
+		uint32_t n = 0;
+		if (g->thread_rank != UINT32_MAX) {
+			/* A process's thread team: the positions of its locations among all. */
+			for (size_t i = 0; i < u->n_locs; i++)
+				if (u->locs[i].rank == g->thread_rank)
+					ids[n++] = i;
+			if (u->mpi)
+				snprintf(name, sizeof(name), "Threads of rank %u", g->thread_rank);
+			else
+				snprintf(name, sizeof(name), "Threads");
+			OTF2_GlobalDefWriter_WriteGroup(
+			    gw, members, vt_strtab_ref(st, name), OTF2_GROUP_TYPE_COMM_GROUP,
+			    OTF2_PARADIGM_PTHREAD, OTF2_GROUP_FLAG_NONE, n, ids);
+		} else if (g->key == 2 /* VT_MPI_KEY_SELF */) {
+			snprintf(name, sizeof(name), "MPI_COMM_SELF");
+			OTF2_GlobalDefWriter_WriteGroup(
+			    gw, members, vt_strtab_ref(st, ""), OTF2_GROUP_TYPE_COMM_SELF,
+			    OTF2_PARADIGM_MPI, OTF2_GROUP_FLAG_NONE, 0, ids);
+		} else {
+			for (uint32_t i = 0; i < g->size; i++)
+				ids[n++] = g->members ? g->members[i] : 0;
+			if (g->key == 1 /* VT_MPI_KEY_WORLD */)
+				snprintf(name, sizeof(name), "MPI_COMM_WORLD");
+			else
+				snprintf(name, sizeof(name), "MPI comm %u", c);
+			OTF2_GlobalDefWriter_WriteGroup(
+			    gw, members, vt_strtab_ref(st, ""), OTF2_GROUP_TYPE_COMM_GROUP,
+			    OTF2_PARADIGM_MPI, OTF2_GROUP_FLAG_NONE, n, ids);
+		}
+		OTF2_GlobalDefWriter_WriteComm(gw, c, vt_strtab_ref(st, name), members,
+					       OTF2_UNDEFINED_COMM, OTF2_COMM_FLAG_NONE);
+	}
+	free(ids);
+}
+
+void vt_unify_write_global(OTF2_GlobalDefWriter *gw, const struct vt_unified *u)
+{
+	struct vt_strtab st = {.w = gw};
+
+	OTF2_GlobalDefWriter_WriteClockProperties(
+	    gw, u->resolution, u->first, u->last > u->first ? u->last - u->first : 0, u->realtime);
+	/* The system tree: the machine, one node per host, the processes below their host. */
+	OTF2_GlobalDefWriter_WriteSystemTreeNode(gw, 0, vt_strtab_ref(&st, "machine"),
+						 vt_strtab_ref(&st, "machine"),
+						 OTF2_UNDEFINED_SYSTEM_TREE_NODE);
+	for (uint32_t h = 0; h < u->n_hosts; h++)
+		OTF2_GlobalDefWriter_WriteSystemTreeNode(gw, h + 1, vt_strtab_ref(&st, u->hosts[h]),
+							 vt_strtab_ref(&st, "node"), 0);
+	for (uint32_t rank = 0; rank < u->size; rank++) {
+		char name[64];
+		/* An MPI process by its rank; a process on its own by its pid, which is what
+		 * ps, top and the program's own output call it. */
+		if (u->mpi)
+			snprintf(name, sizeof(name), "MPI Rank %u", rank);
+		else
+			snprintf(name, sizeof(name), "Process %u", u->procs[rank].pid);
+		OTF2_GlobalDefWriter_WriteLocationGroup(
+		    gw, rank, vt_strtab_ref(&st, name), OTF2_LOCATION_GROUP_TYPE_PROCESS,
+		    u->procs[rank].node, OTF2_UNDEFINED_LOCATION_GROUP);
+	}
+	for (size_t i = 0; i < u->n_locs; i++)
+		OTF2_GlobalDefWriter_WriteLocation(
+		    gw, u->locs[i].ref, vt_strtab_ref(&st, u->locs[i].name),
+		    OTF2_LOCATION_TYPE_CPU_THREAD, u->locs[i].events, u->locs[i].rank);
+	/* Metrics: classes, then per instance its METRIC location (in its process's group)
+	 * and the MetricInstance with its scope. */
+	for (uint32_t id = 0; id < u->n_metrics; id++)
+		write_metric(gw, &st, id, &u->metrics[id]);
+	for (uint32_t k = 0; k < u->n_insts; k++) {
+		const struct vt_unify_inst *g = &u->insts[k];
+		OTF2_MetricScope type;
+		uint64_t scope;
+		instance_scope(u, g, &type, &scope);
+		OTF2_GlobalDefWriter_WriteLocation(gw, g->recorder, vt_strtab_ref(&st, g->name),
+						   OTF2_LOCATION_TYPE_METRIC, g->events, g->rank);
+		OTF2_GlobalDefWriter_WriteMetricInstance(gw, u->n_metrics + k, g->metric,
+							 g->recorder, type, scope);
+	}
+	for (uint32_t id = 0; id < u->n_regions; id++) {
+		const struct vt_unify_region *r = &u->regions[id];
+		OTF2_StringRef name = vt_strtab_ref(&st, r->name);
+		OTF2_GlobalDefWriter_WriteRegion(
+		    gw, id, name, name, OTF2_UNDEFINED_STRING, (OTF2_RegionRole)r->role,
+		    (OTF2_Paradigm)r->paradigm, OTF2_REGION_FLAG_NONE,
+		    r->file[0] ? vt_strtab_ref(&st, r->file) : OTF2_UNDEFINED_STRING, r->line,
+		    r->line);
+	}
+	write_groups(gw, &st, u);
+	vt_strtab_free(&st);
+}
+
+void vt_unify_free(struct vt_unified *u)
+{
+	for (uint32_t i = 0; u->maps && i < u->size; i++)
+		free(u->maps[i].p);
+	free(u->maps);
+	for (uint32_t i = 0; i < u->n_comms; i++)
+		free(u->comms[i].members);
+	free(u->comms);
+	free(u->metrics);
+	free(u->insts);
+	free(u->regions);
+	free(u->locs);
+	free(u->hosts);
+	free(u->procs);
+	*u = (struct vt_unified){0};
+}

@@ -1,0 +1,88 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The unification: every process's definitions (vt_defs.h) merged into one global set, the
+ * local -> global id maps each process writes as OTF2 mapping tables, and the one writer of
+ * the global definitions. A single process is the unification of one.
+ */
+#ifndef VT_UNIFY_H
+#define VT_UNIFY_H
+
+#include "vt_defs.h"
+
+#include <otf2/otf2.h>
+
+struct vt_unify_region {
+	const char *name, *file; /* file "": not known */
+	uint32_t line, paradigm, role;
+};
+
+struct vt_unify_comm {
+	uint64_t key;
+	uint32_t size;
+	uint32_t *members;    /* process (rank) of each position; UINT32_MAX: not seen */
+	uint32_t thread_rank; /* UINT32_MAX: an MPI comm; else the thread team of that rank */
+};
+
+struct vt_unify_loc {
+	uint64_t ref;
+	const char *name;
+	uint64_t events;
+	uint32_t rank;
+};
+
+struct vt_unify_inst {
+	uint64_t recorder, events, owner;
+	const char *name;
+	uint32_t rank, metric, scope;
+};
+
+struct vt_unify_process {
+	uint32_t pid;
+	const char *host;
+	uint32_t node; /* its system tree node: 1 + the host's index */
+};
+
+/* Names point into the streams, which must outlive the result. */
+struct vt_unified {
+	bool mpi;      /* location groups "MPI Rank N" and the MPI groups; else "Process PID" */
+	uint32_t size; /* processes */
+	struct vt_unify_process *procs;
+	const char **hosts; /* node i + 1 */
+	uint32_t n_hosts;
+	uint64_t resolution, realtime, first, last;
+	struct vt_unify_loc *locs;
+	size_t n_locs;
+	struct vt_unify_region *regions; /* global id = index */
+	uint32_t n_regions;
+	struct vt_unify_comm *comms;
+	uint32_t n_comms;
+	struct vt_def_metric *metrics; /* global id = index */
+	uint32_t n_metrics;
+	struct vt_unify_inst *insts; /* global metric id = n_metrics + index */
+	uint32_t n_insts;
+	struct vt_defs_buf *maps; /* per process: the id maps (vt_unify_maps_read) */
+};
+
+/* The local id of a process's thread team communicator (its threads' ThreadBegin/End). */
+#define VT_UNIFY_THREAD_COMM_LOCAL 0xFFFFFF00u
+
+/* Merges the streams of n processes (all: their concatenation, sizes: each one's length,
+ * in rank order). 0, or -1 after an error line (a stream did not decode). */
+int vt_unify_merge(struct vt_unified *u, const char *all, const size_t *sizes, uint32_t n,
+		   bool mpi);
+
+/* The one writer of global definitions. */
+void vt_unify_write_global(OTF2_GlobalDefWriter *gw, const struct vt_unified *u);
+
+void vt_unify_free(struct vt_unified *u);
+
+/* One process's id maps, as merge made them: local -> global pairs. */
+struct vt_unify_maps {
+	uint32_t n_regions, n_comms, n_metrics;
+	const uint32_t *regions, *comms, *metrics; /* pairs: local, global */
+};
+
+/* Reads the maps of map (n bytes; must stay alive). 0, or -1 when damaged. */
+int vt_unify_maps_read(const char *map, size_t n, struct vt_unify_maps *out);
+
+#endif
