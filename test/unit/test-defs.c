@@ -1,0 +1,334 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The definitions model and the unification: random definitions of every kind encode and
+ * decode to the same values; a damaged stream is refused; one process unifies to itself
+ * (duplicates merged, ids mapped); three processes on two hosts unify to exact global ids,
+ * maps, communicator members, thread teams and metric instances.
+ */
+#include "unit.h"
+#include "vt_defs.h"
+#include "vt_log.h"
+#include "vt_unify.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static uint64_t rng = 0x9e3779b97f4a7c15ull;
+static uint64_t next(void)
+{
+	rng ^= rng << 13;
+	rng ^= rng >> 7;
+	rng ^= rng << 17;
+	return rng;
+}
+
+static char strings[4096][24];
+static size_t n_strings;
+static const char *rand_str(void)
+{
+	char *s = strings[n_strings++ % 4096];
+	size_t n = next() % 20;
+	for (size_t i = 0; i < n; i++)
+		s[i] = (char)(' ' + next() % 94);
+	s[n] = '\0';
+	return s;
+}
+
+static void random_def(enum vt_def_kind k, union vt_def *d)
+{
+	memset(d, 0, sizeof(*d));
+	switch (k) {
+	case VT_DEF_PROCESS:
+		d->process = (struct vt_def_process){
+		    (uint32_t)next(), (uint32_t)next(), rand_str(), next(), next(), next(), next()};
+		break;
+	case VT_DEF_LOCATION:
+		d->location = (struct vt_def_location){next(), rand_str(), next()};
+		break;
+	case VT_DEF_REGION:
+		d->region =
+		    (struct vt_def_region){(uint32_t)next(), rand_str(),       rand_str(),
+					   (uint32_t)next(), (uint32_t)next(), (uint32_t)next()};
+		break;
+	case VT_DEF_COMM:
+		d->comm = (struct vt_def_comm){(uint32_t)next(), next(), (uint32_t)next(),
+					       (uint32_t)next()};
+		break;
+	case VT_DEF_METRIC:
+		d->metric = (struct vt_def_metric){
+		    (uint32_t)next(), rand_str(),      rand_str(),	rand_str(),
+		    (uint32_t)next(), (uint8_t)next(), (uint8_t)next(), (uint8_t)next(),
+		    (uint8_t)next(),  (int64_t)next()};
+		break;
+	case VT_DEF_INSTANCE:
+		d->instance =
+		    (struct vt_def_instance){(uint32_t)next(), (uint32_t)next(), next(), rand_str(),
+					     next(),	       (uint32_t)next(), next()};
+		break;
+	default:
+		break;
+	}
+}
+
+#define S(a, b) (strcmp((a), (b)) == 0)
+
+static bool same(enum vt_def_kind k, const union vt_def *a, const union vt_def *b)
+{
+	switch (k) {
+	case VT_DEF_PROCESS:
+		return a->process.rank == b->process.rank && a->process.pid == b->process.pid &&
+		       S(a->process.host, b->process.host) &&
+		       a->process.resolution == b->process.resolution &&
+		       a->process.realtime == b->process.realtime &&
+		       a->process.first == b->process.first && a->process.last == b->process.last;
+	case VT_DEF_LOCATION:
+		return a->location.ref == b->location.ref &&
+		       S(a->location.name, b->location.name) &&
+		       a->location.events == b->location.events;
+	case VT_DEF_REGION:
+		return a->region.id == b->region.id && S(a->region.name, b->region.name) &&
+		       S(a->region.file, b->region.file) && a->region.line == b->region.line &&
+		       a->region.paradigm == b->region.paradigm && a->region.role == b->region.role;
+	case VT_DEF_COMM:
+		return a->comm.id == b->comm.id && a->comm.key == b->comm.key &&
+		       a->comm.my_rank == b->comm.my_rank && a->comm.size == b->comm.size;
+	case VT_DEF_METRIC:
+		return a->metric.id == b->metric.id && S(a->metric.name, b->metric.name) &&
+		       S(a->metric.unit, b->metric.unit) &&
+		       S(a->metric.description, b->metric.description) &&
+		       a->metric.mode == b->metric.mode && a->metric.type == b->metric.type &&
+		       a->metric.base == b->metric.base &&
+		       a->metric.occurrence == b->metric.occurrence &&
+		       a->metric.recorder_kind == b->metric.recorder_kind &&
+		       a->metric.exponent == b->metric.exponent;
+	case VT_DEF_INSTANCE:
+		return a->instance.id == b->instance.id &&
+		       a->instance.metric == b->instance.metric &&
+		       a->instance.recorder == b->instance.recorder &&
+		       S(a->instance.recorder_name, b->instance.recorder_name) &&
+		       a->instance.events == b->instance.events &&
+		       a->instance.scope == b->instance.scope &&
+		       a->instance.owner == b->instance.owner;
+	default:
+		return false;
+	}
+}
+
+static void round_trip(void)
+{
+	enum { N = 3000 };
+	static union vt_def want[N];
+	static enum vt_def_kind kind[N];
+	struct vt_defs_buf b = {0};
+	for (int i = 0; i < N; i++) {
+		kind[i] = (enum vt_def_kind)(1 + next() % (VT_DEF_KIND_MAX - 1));
+		random_def(kind[i], &want[i]);
+		vt_defs_put(&b, kind[i], &want[i]);
+	}
+	CHECK(!b.failed);
+	struct vt_defs_reader r = {b.p, b.p + b.n, false};
+	int i = 0, equal = 0, rc;
+	enum vt_def_kind k;
+	union vt_def got;
+	while ((rc = vt_defs_next(&r, &k, &got)) > 0 && i < N) {
+		equal += k == kind[i] && same(k, &got, &want[i]);
+		i++;
+	}
+	CHECK(rc == 0 && i == N && equal == N);
+	/* Every kind was there. */
+	int seen[VT_DEF_KIND_MAX] = {0};
+	for (int j = 0; j < N; j++)
+		seen[kind[j]]++;
+	for (int j = 1; j < VT_DEF_KIND_MAX; j++)
+		CHECK(seen[j] > 0);
+
+	/* Damaged: cut in the middle of a record, and an unknown kind. */
+	struct vt_defs_reader cut = {b.p, b.p + 7, false};
+	CHECK(vt_defs_next(&cut, &k, &got) == -1);
+	char bad = 99;
+	struct vt_defs_reader unknown = {&bad, &bad + 1, false};
+	CHECK(vt_defs_next(&unknown, &k, &got) == -1);
+	free(b.p);
+}
+
+/* Builders of a process's stream. */
+static void process(struct vt_defs_buf *b, uint32_t rank, uint32_t pid, const char *host,
+		    uint64_t first, uint64_t last)
+{
+	union vt_def d = {.process = {rank, pid, host, 1000000000, 42, first, last}};
+	vt_defs_put(b, VT_DEF_PROCESS, &d);
+}
+
+static void location(struct vt_defs_buf *b, uint64_t ref, const char *name, uint64_t events)
+{
+	union vt_def d = {.location = {ref, name, events}};
+	vt_defs_put(b, VT_DEF_LOCATION, &d);
+}
+
+static void region(struct vt_defs_buf *b, uint32_t id, const char *name, const char *file,
+		   uint32_t line)
+{
+	union vt_def d = {.region = {id, name, file, line, 3, 1}};
+	vt_defs_put(b, VT_DEF_REGION, &d);
+}
+
+static void comm(struct vt_defs_buf *b, uint32_t id, uint64_t key, uint32_t my_rank, uint32_t size)
+{
+	union vt_def d = {.comm = {id, key, my_rank, size}};
+	vt_defs_put(b, VT_DEF_COMM, &d);
+}
+
+static void metric(struct vt_defs_buf *b, uint32_t id, const char *name)
+{
+	union vt_def d = {.metric = {id, name, "#", "", 0, 4, 0, 0, 1, 0}};
+	vt_defs_put(b, VT_DEF_METRIC, &d);
+}
+
+static void instance(struct vt_defs_buf *b, uint32_t id, uint32_t metric_id, uint64_t recorder,
+		     uint32_t scope)
+{
+	union vt_def d = {.instance = {id, metric_id, recorder, "c@Master thread", 5, scope, 0}};
+	vt_defs_put(b, VT_DEF_INSTANCE, &d);
+}
+
+/* The pairs of a map as "local:global ..." */
+static void fmt(char *out, size_t len, uint32_t n, const uint32_t *pairs)
+{
+	size_t at = 0;
+	out[0] = '\0';
+	for (uint32_t i = 0; i < n && at < len; i++)
+		at += (size_t)snprintf(out + at, len - at, "%s%u:%u", i ? " " : "", pairs[2 * i],
+				       pairs[2 * i + 1]);
+}
+
+static void maps_of(const struct vt_unified *u, uint32_t rank, char *regions, char *comms,
+		    char *metrics)
+{
+	struct vt_unify_maps m;
+	CHECK(vt_unify_maps_read(u->maps[rank].p, u->maps[rank].n, &m) == 0);
+	fmt(regions, 256, m.n_regions, m.regions);
+	fmt(comms, 256, m.n_comms, m.comms);
+	fmt(metrics, 256, m.n_metrics, m.metrics);
+}
+
+static void unify_one(void)
+{
+	struct vt_defs_buf b = {0};
+	process(&b, 0, 4242, "nodeA", 100, 900);
+	location(&b, 0, "Master thread", 10);
+	location(&b, 1, "Thread 1", 6);
+	region(&b, 0, "main", "a.c", 3);
+	region(&b, 1, "work", "a.c", 9);
+	region(&b, 2, "main", "a.c", 3); /* the same function twice: one global region */
+	region(&b, 3, "unknown", "", 0);
+	metric(&b, 0, "cycles");
+	instance(&b, 1, 0, 0x4000000000000000ull, 3);
+	size_t size = b.n;
+	struct vt_unified u;
+	CHECK(vt_unify_merge(&u, b.p, &size, 1, false) == 0);
+	CHECK(u.size == 1 && u.n_hosts == 1 && S(u.hosts[0], "nodeA") && u.procs[0].node == 1);
+	CHECK(u.procs[0].pid == 4242 && u.first == 100 && u.last == 900 &&
+	      u.resolution == 1000000000);
+	CHECK(u.n_locs == 2 && u.locs[1].ref == 1 && S(u.locs[1].name, "Thread 1"));
+	CHECK(u.n_regions == 3 && S(u.regions[2].name, "unknown") && S(u.regions[2].file, ""));
+	/* Two threads: one thread team, mapped from the reserved local id. */
+	CHECK(u.n_comms == 1 && u.comms[0].thread_rank == 0 && u.comms[0].size == 2);
+	CHECK(u.n_metrics == 1 && u.n_insts == 1 && u.insts[0].metric == 0);
+	char r[256], c[256], m[256];
+	maps_of(&u, 0, r, c, m);
+	CHECK(S(r, "0:0 1:1 2:0 3:2"));
+	char want[64];
+	snprintf(want, sizeof(want), "%u:0", VT_UNIFY_THREAD_COMM_LOCAL);
+	CHECK(S(c, want));
+	CHECK(S(m, "0:0 1:1")); /* the class, then the instance after every class */
+	vt_unify_free(&u);
+	free(b.p);
+}
+
+static void unify_three(void)
+{
+	/* Ranks 0 and 1 on host A, rank 2 on host B. Every rank has world (key 1) and self
+	 * (key 2); ranks 0 and 2 share a split communicator (key 7); rank 1 has two threads. */
+	struct vt_defs_buf b[3] = {{0}};
+	process(&b[0], 0, 10, "A", 50, 500);
+	location(&b[0], 0, "Master thread", 4);
+	region(&b[0], 0, "main", "m.c", 1);
+	region(&b[0], 1, "MPI_Send", "", 0);
+	comm(&b[0], 0, 1, 0, 3);
+	comm(&b[0], 1, 2, 0, 1);
+	comm(&b[0], 2, 7, 0, 2);
+	metric(&b[0], 0, "power");
+	instance(&b[0], 1, 0, 0x4000000000000000ull, 2); /* per host */
+
+	process(&b[1], 1, 11, "A", 40, 450);
+	location(&b[1], 1, "Master thread", 4);
+	location(&b[1], (1ull << 32) | 1, "Thread 1", 2);
+	region(&b[1], 0, "MPI_Send", "", 0);
+	region(&b[1], 1, "main", "m.c", 1);
+	region(&b[1], 2, "helper", "h.c", 5);
+	comm(&b[1], 0, 1, 1, 3);
+	comm(&b[1], 1, 2, 0, 1);
+
+	process(&b[2], 2, 12, "B", 60, 700);
+	location(&b[2], 2, "Master thread", 4);
+	region(&b[2], 0, "main", "m.c", 1);
+	comm(&b[2], 0, 1, 2, 3);
+	comm(&b[2], 1, 2, 0, 1);
+	comm(&b[2], 2, 7, 1, 2);
+	metric(&b[2], 0, "energy");
+	metric(&b[2], 1, "power");
+	instance(&b[2], 2, 1, 0x4000000000000002ull, 2);
+
+	size_t sizes[3];
+	char *all = malloc(b[0].n + b[1].n + b[2].n);
+	size_t at = 0;
+	for (int i = 0; i < 3; i++) {
+		memcpy(all + at, b[i].p, b[i].n);
+		at += sizes[i] = b[i].n;
+	}
+	struct vt_unified u;
+	CHECK(vt_unify_merge(&u, all, sizes, 3, true) == 0);
+	CHECK(u.n_hosts == 2 && S(u.hosts[0], "A") && S(u.hosts[1], "B"));
+	CHECK(u.procs[0].node == 1 && u.procs[1].node == 1 && u.procs[2].node == 2);
+	CHECK(u.first == 40 && u.last == 700);
+	CHECK(u.n_locs == 4 && u.locs[2].rank == 1 && u.locs[3].rank == 2);
+	CHECK(u.n_regions == 3 && S(u.regions[0].name, "main") &&
+	      S(u.regions[1].name, "MPI_Send") && S(u.regions[2].name, "helper"));
+	/* world 0, self 1, split 2, then rank 1's thread team 3 */
+	CHECK(u.n_comms == 4);
+	CHECK(u.comms[0].key == 1 && u.comms[0].size == 3 && u.comms[0].members[0] == 0 &&
+	      u.comms[0].members[1] == 1 && u.comms[0].members[2] == 2);
+	CHECK(u.comms[2].key == 7 && u.comms[2].members[0] == 0 && u.comms[2].members[1] == 2);
+	CHECK(u.comms[3].thread_rank == 1 && u.comms[3].size == 2);
+	/* Metrics: power (ranks 0 and 2), energy; instances after both classes. */
+	CHECK(u.n_metrics == 2 && S(u.metrics[0].name, "power") && S(u.metrics[1].name, "energy"));
+	CHECK(u.n_insts == 2 && u.insts[0].metric == 0 && u.insts[1].metric == 0 &&
+	      u.insts[1].rank == 2);
+	char r[256], c[256], m[256], want[64];
+	maps_of(&u, 0, r, c, m);
+	CHECK(S(r, "0:0 1:1") && S(c, "0:0 1:1 2:2") && S(m, "0:0 1:2"));
+	maps_of(&u, 1, r, c, m);
+	snprintf(want, sizeof(want), "0:0 1:1 %u:3", VT_UNIFY_THREAD_COMM_LOCAL);
+	CHECK(S(r, "0:1 1:0 2:2") && S(c, want) && S(m, ""));
+	maps_of(&u, 2, r, c, m);
+	CHECK(S(r, "0:0") && S(c, "0:0 1:1 2:2") && S(m, "0:1 1:0 2:3"));
+	vt_unify_free(&u);
+
+	/* A damaged stream is refused with one line, not half merged. */
+	sizes[1] -= 3;
+	CHECK(vt_unify_merge(&u, all, sizes, 2, true) < 0);
+	vt_unify_free(&u);
+	free(all);
+	for (int i = 0; i < 3; i++)
+		free(b[i].p);
+}
+
+int main(void)
+{
+	vt_log_level = -1; /* the damaged stream's error line */
+	round_trip();
+	unify_one();
+	unify_three();
+	return unit_done();
+}
