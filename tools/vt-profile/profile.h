@@ -7,18 +7,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "event_kinds.h"
+#include "vtr.h"
 
-/* Event kinds in the order of the lists in event_kinds.h; names in vt_prof_event_names. */
-enum vt_prof_event {
-#define VT_PROF_ENUM(name, params) VT_PROF_EV_##name,
-	VT_PROF_PROFILE_EVENT_KINDS(VT_PROF_ENUM)
-	VT_PROF_OTHER_EVENT_KINDS(VT_PROF_ENUM)
-#undef VT_PROF_ENUM
-	VT_PROF_EV_COUNT
-};
-
-extern const char *const vt_prof_event_names[VT_PROF_EV_COUNT];
+/* Event kinds: the trace layer's (tools/lib/vtr.h). */
+#define VT_PROF_EV_COUNT    VTR_EV_COUNT
+#define vt_prof_event_names vtr_event_names
 
 /* Detailed problems kept per location; the rest are only counted (one summary problem). */
 #define VT_PROF_PROBLEMS_PER_LOCATION 16
@@ -35,23 +28,23 @@ enum vt_prof_problem_kind {
 extern const char *const vt_prof_problem_names[];
 
 struct vt_prof_problem {
-	size_t location;      /* index into vt_prof_trace.locations */
+	size_t location; /* index into vt_prof_trace.locations */
 	enum vt_prof_problem_kind kind;
 	bool has_time;
-	uint64_t time;	      /* ticks, when has_time */
-	uint32_t region;      /* region id, or VT_PROF_NO_REGION */
-	char *message;	      /* without the location: the report adds it */
+	uint64_t time;	 /* ticks, when has_time */
+	uint32_t region; /* region id, or VT_PROF_NO_REGION */
+	char *message;	 /* without the location: the report adds it */
 };
 
 #define VT_PROF_NO_REGION UINT32_MAX
 
 struct vt_prof_region {
 	bool defined;
-	uint32_t name_ref, file_ref, line;
-	const char *name, *file;  /* resolved after the global definitions; file may be "" */
-	char *fallback_name;	  /* "<region N>" where the definition gives no name */
-	uint64_t calls;		  /* Enter events */
-	uint64_t incl, excl;	  /* ticks; incl counts outermost activations only */
+	uint32_t line;
+	const char *name, *file; /* resolved after the global definitions; file may be "" */
+	char *fallback_name;	 /* "<region N>" where the definition gives no name */
+	uint64_t calls;		 /* Enter events */
+	uint64_t incl, excl;	 /* ticks; incl counts outermost activations only */
 };
 
 /* One region's results on one location. */
@@ -62,28 +55,24 @@ struct vt_prof_loc_region {
 
 struct vt_prof_location {
 	uint64_t id;
-	uint32_t name_ref, group;
+	uint32_t group;
 	const char *name, *group_name;
 	uint64_t events, enters, leaves;
-	uint64_t flush_ticks;		  /* time spent in BufferFlush (stop - start) */
+	uint64_t flush_ticks; /* time spent in BufferFlush (stop - start) */
 	bool any_event;
-	uint64_t first, last;		  /* smallest and largest timestamp seen */
+	uint64_t first, last;		    /* smallest and largest timestamp seen */
 	struct vt_prof_loc_region *regions; /* sorted by region id, only regions entered here */
 	size_t nregions;
-	uint64_t problems;		  /* all problems, including unlisted ones */
+	uint64_t problems; /* all problems, including unlisted ones */
 };
 
 struct vt_prof_trace {
 	const char *path;
-	uint64_t timer_resolution;	  /* ticks per second */
+	uint64_t timer_resolution; /* ticks per second */
 	bool have_clock;
 
-	char **strings;			  /* indexed by string id; NULL where undefined */
-	size_t nstrings;
-	struct vt_prof_region *regions;	  /* indexed by region id */
+	struct vt_prof_region *regions; /* indexed by region id */
 	size_t nregions;
-	uint32_t *group_names;		  /* location group id -> string id */
-	size_t ngroups;
 	struct vt_prof_location *locations; /* in definition order */
 	size_t nlocations;
 
@@ -95,6 +84,8 @@ struct vt_prof_trace {
 	struct vt_prof_problem *problems;
 	size_t nproblems, problems_cap;
 	uint64_t total_problems;
+
+	struct vtr_trace *layer; /* the trace layer's view, whose names the above point into */
 };
 
 /*

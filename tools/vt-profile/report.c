@@ -429,8 +429,8 @@ static void json_events(FILE *out, const struct vt_prof_trace *tr)
 	bool first = true;
 	for (int k = 0; k < VT_PROF_EV_COUNT; k++) {
 		/* The kinds the runtime writes are always present, the others when seen. */
-		bool always = k == VT_PROF_EV_Enter || k == VT_PROF_EV_Leave ||
-			      k == VT_PROF_EV_BufferFlush || k == VT_PROF_EV_MeasurementOnOff;
+		bool always = k == VTR_EV_Enter || k == VTR_EV_Leave ||
+			      k == VTR_EV_BufferFlush || k == VTR_EV_MeasurementOnOff;
 		if (!always && tr->events[k] == 0)
 			continue;
 		fprintf(out, "%s\"%s\": %" PRIu64, first ? "" : ", ", vt_prof_event_names[k],

@@ -1,0 +1,187 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * libvttrace: the one trace-reading layer of vt's tools, over libotf2's reader API only (any
+ * OTF2 archive: vt's, Score-P's). It gives a tool
+ *   - the definitions, by id in O(1): strings, system tree, location groups, locations,
+ *     regions, groups and communicators (with each member's location), metrics;
+ *   - the events, either location by location (vtr_read_locations: the least memory, for
+ *     per-location results such as a profile) or all locations merged in time order
+ *     (vtr_read_merged: for what crosses locations);
+ *   - the call stack of every location checked: a Leave that does not match is reported and
+ *     repaired, regions still open at a location's end are closed there, so that a tool's
+ *     own stack never goes wrong;
+ *   - in merged order, point-to-point messages matched send to receive (blocking and
+ *     non-blocking, FIFO per communicator, sender, receiver and tag) and collectives matched
+ *     across their communicator's members, each handed over once both ends are known.
+ * Memory is bounded by the definitions, the deepest stacks and the messages and collectives
+ * open at one time, never by the number of events (docs/dev/tools-lib.md).
+ */
+#ifndef VTR_H
+#define VTR_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "vtr_event_kinds.h"
+
+/* Event kinds in the order of the lists in vtr_event_kinds.h; names in vtr_event_names. */
+enum vtr_event {
+#define VTR_ENUM(name, params) VTR_EV_##name,
+	VTR_MAIN_EVENT_KINDS(VTR_ENUM) VTR_OTHER_EVENT_KINDS(VTR_ENUM)
+#undef VTR_ENUM
+	    VTR_EV_COUNT
+};
+
+extern const char *const vtr_event_names[VTR_EV_COUNT];
+
+#define VTR_NONE UINT32_MAX
+
+struct vtr_region {
+	bool defined;
+	const char *name; /* "<region N>" where the definition gives none */
+	const char *file; /* "" when not known */
+	uint32_t line, paradigm, role;
+};
+
+struct vtr_location {
+	uint64_t id;
+	size_t index; /* in vtr_trace.locations */
+	const char *name;
+	uint32_t type;	 /* OTF2_LocationType */
+	uint64_t events; /* as the definition says */
+	uint32_t group;	 /* location group id */
+	const char *group_name;
+	uint32_t rank; /* index of its process in the MPI locations group, or VTR_NONE */
+};
+
+struct vtr_location_group {
+	bool defined;
+	const char *name;
+	uint32_t type, parent; /* parent: system tree node */
+};
+
+struct vtr_node {
+	bool defined;
+	const char *name, *class_name;
+	uint32_t parent; /* VTR_NONE: a root */
+};
+
+struct vtr_comm {
+	bool defined;
+	const char *name;
+	uint32_t group, parent;
+	uint32_t paradigm; /* of its group */
+	uint32_t size;
+	uint32_t *rank_of_member; /* per member: its MPI world rank (MPI comms), or VTR_NONE */
+};
+
+struct vtr_metric {
+	bool defined;
+	const char *name, *unit;
+	uint32_t type, mode;
+};
+
+/* Everything a tool asks about the definitions; arrays indexed by id. */
+struct vtr_trace {
+	const char *path;
+	uint64_t resolution, offset, length; /* clock properties */
+	bool have_clock;
+	char **strings;
+	size_t nstrings;
+	struct vtr_region *regions;
+	size_t nregions;
+	struct vtr_location *locations; /* in definition order */
+	size_t nlocations;
+	struct vtr_location_group *groups;
+	size_t ngroups;
+	struct vtr_node *nodes;
+	size_t nnodes;
+	struct vtr_comm *comms;
+	size_t ncomms;
+	struct vtr_metric *metrics; /* members */
+	size_t nmetrics;
+	/* internal */
+	void *reader, *group_defs, *loc_by_id;
+	size_t nloc_by_id;
+	char err[512];
+};
+
+/* Opens the archive (its .otf2 anchor file) and reads the global definitions. Returns 0, or
+ * -1 with a one-line reason (without the path) in tr->err. */
+int vtr_open(struct vtr_trace *tr, const char *path);
+void vtr_close(struct vtr_trace *tr);
+
+/* The location of an OTF2 location id, or NULL. */
+const struct vtr_location *vtr_location(const struct vtr_trace *tr, uint64_t id);
+
+enum vtr_problem {
+	VTR_LEAVE_MISMATCH,	  /* a Leave of a region that is not the innermost open one */
+	VTR_LEAVE_UNMATCHED,	  /* a Leave while no region is open */
+	VTR_OPEN_AT_END,	  /* regions still open after the location's last event */
+	VTR_TIME_DECREASE,	  /* a timestamp smaller than the previous event's */
+	VTR_UNDEFINED_REGION,	  /* an Enter or Leave of a region without definition */
+	VTR_UNMATCHED_MESSAGE,	  /* merged order: a send or receive without its other end */
+	VTR_UNMATCHED_COLLECTIVE, /* merged order: a collective some members never ended */
+};
+
+/* A matched point-to-point message. */
+struct vtr_message {
+	const struct vtr_location *sender, *receiver;
+	uint32_t comm, tag;
+	uint64_t bytes;
+	uint64_t send_begin, send_end; /* the send event; end: its completion (Isend) */
+	uint64_t recv_begin, recv_end; /* the request's start (Irecv) or the receive; its end */
+	bool send_nonblocking, recv_nonblocking;
+};
+
+/* One member's part of a collective. */
+struct vtr_coll_member {
+	const struct vtr_location *location;
+	uint64_t begin, end;
+	uint64_t sent, received;
+};
+
+struct vtr_collective {
+	uint32_t comm, op, root;
+	uint32_t n; /* members */
+	const struct vtr_coll_member *members;
+};
+
+/* What a tool is told; any may be NULL. loc is the event's location. */
+struct vtr_callbacks {
+	void (*location_begin)(void *user, const struct vtr_location *loc);
+	void (*location_end)(void *user, const struct vtr_location *loc, uint64_t last);
+	/* Every event, counted by kind, before the kind's own callback. */
+	void (*event)(void *user, const struct vtr_location *loc, enum vtr_event kind,
+		      uint64_t time);
+	void (*enter)(void *user, const struct vtr_location *loc, uint64_t time, uint32_t region);
+	/* Every close of an open region, the repairs too (then time is the repairing event's or
+	 * the location's last); enter: when it was entered. */
+	void (*leave)(void *user, const struct vtr_location *loc, uint64_t time, uint32_t region,
+		      uint64_t enter);
+	void (*flush)(void *user, const struct vtr_location *loc, uint64_t time, uint64_t stop);
+	void (*metric)(void *user, const struct vtr_location *loc, uint64_t time, uint32_t metric,
+		       uint32_t n, const uint8_t *types, const void *values);
+	void (*message)(void *user, const struct vtr_message *m);
+	void (*collective)(void *user, const struct vtr_collective *c);
+	/* message: one line, without the location; region: the one concerned, or VTR_NONE. */
+	void (*problem)(void *user, const struct vtr_location *loc, enum vtr_problem kind,
+			bool has_time, uint64_t time, uint32_t region, const char *message);
+};
+
+/* Reads every location's events, one location after the other. 0, or -1 (tr->err). */
+int vtr_read_locations(struct vtr_trace *tr, const struct vtr_callbacks *cb, void *user);
+
+/* Reads every event of every location in time order, matching messages and collectives.
+ * 0, or -1 (tr->err). */
+int vtr_read_merged(struct vtr_trace *tr, const struct vtr_callbacks *cb, void *user);
+
+/* Statistics of the last read, for the bounds of docs/dev/tools-lib.md. */
+struct vtr_stats {
+	uint64_t events, messages, collectives;
+	size_t max_depth, max_open_messages, max_open_collectives;
+};
+const struct vtr_stats *vtr_last_stats(void);
+
+#endif

@@ -1,0 +1,33 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* What the parts of libvttrace share, and no tool sees. */
+#ifndef VTR_PRIV_H
+#define VTR_PRIV_H
+
+#include "vtr.h"
+
+#include <otf2/otf2.h>
+
+/*
+ * Strings, regions, groups, nodes and communicators live in tables indexed by their id,
+ * because OTF2 writers number them densely from 0. An id beyond this bound means a damaged
+ * archive; refusing it keeps one bad record from allocating gigabytes.
+ */
+#define VTR_MAX_DENSE_ID (UINT32_C(1) << 26)
+
+/* Allocation that ends the tool with a message when memory runs out. */
+void *vtr_xrealloc(void *p, size_t n, size_t size);
+void *vtr_xcalloc(size_t n, size_t size);
+char *vtr_xstrdup(const char *s);
+
+/* A copy of s that lives as long as the trace. */
+const char *vtr_intern(struct vtr_trace *tr, const char *s);
+void vtr_free_interned(struct vtr_trace *tr);
+
+/* The id -> location index, built once the locations are known. */
+void vtr_index_locations(struct vtr_trace *tr);
+
+/* libotf2's first error message since the reset, or the code's description. */
+void vtr_reset_reason(void);
+const char *vtr_reason(OTF2_ErrorCode code);
+
+#endif
