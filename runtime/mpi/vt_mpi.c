@@ -35,7 +35,7 @@ static uint32_t comm_generation;
 static __thread __attribute__((tls_model("initial-exec"))) struct {
 	uint64_t handle;
 	uint32_t id, generation;
-} comm_last = { 0, 0, UINT32_MAX };
+} comm_last = {0, 0, UINT32_MAX};
 
 static uint64_t handle_bits(MPI_Comm c)
 {
@@ -113,8 +113,8 @@ void vtw_comm_created(MPI_Comm c)
 		return;
 	int inter = 0;
 	PMPI_Comm_test_inter(c, &inter);
-	uint64_t key = ((uint64_t)world_rank << 32) |
-		       __atomic_fetch_add(&comm_counter, 1, __ATOMIC_RELAXED);
+	uint64_t key =
+	    ((uint64_t)world_rank << 32) | __atomic_fetch_add(&comm_counter, 1, __ATOMIC_RELAXED);
 	if (inter)
 		key |= 0x80000000u; /* an intercommunicator: defined per rank, not unified */
 	else
@@ -188,7 +188,7 @@ void vtw_request_started(MPI_Request req)
 {
 	pthread_mutex_lock(&request_lock);
 	struct vt_req *r = vt_reqmap_persistent(&requests, req_bits(req));
-	struct vt_req copy = { 0 };
+	struct vt_req copy = {0};
 	if (r) {
 		r->id = ++request_ids;
 		r->active = 1;
@@ -237,7 +237,7 @@ static void request_completed(uint64_t handle, const MPI_Status *status)
 	struct vt_req *found = vt_reqmap_persistent(&requests, handle);
 	if (!found || !found->active)
 		found = vt_reqmap_oldest(&requests, handle);
-	struct vt_req r = found ? *found : (struct vt_req){ 0 };
+	struct vt_req r = found ? *found : (struct vt_req){0};
 	if (found) {
 		if (found->persistent)
 			found->active = 0;
@@ -278,13 +278,13 @@ static void received(const MPI_Status *st, MPI_Comm comm)
 }
 
 VTW_HIDDEN extern struct vt_inst_desc vtw_desc_MPI_Recv, vtw_desc_MPI_Sendrecv,
-	vtw_desc_MPI_Sendrecv_replace, vtw_desc_MPI_Mrecv, vtw_desc_MPI_Wait,
-	vtw_desc_MPI_Waitall, vtw_desc_MPI_Waitany, vtw_desc_MPI_Waitsome, vtw_desc_MPI_Test,
-	vtw_desc_MPI_Testall, vtw_desc_MPI_Testany, vtw_desc_MPI_Testsome, vtw_desc_MPI_Init,
-	vtw_desc_MPI_Init_thread, vtw_desc_MPI_Finalize;
+    vtw_desc_MPI_Sendrecv_replace, vtw_desc_MPI_Mrecv, vtw_desc_MPI_Wait, vtw_desc_MPI_Waitall,
+    vtw_desc_MPI_Waitany, vtw_desc_MPI_Waitsome, vtw_desc_MPI_Test, vtw_desc_MPI_Testall,
+    vtw_desc_MPI_Testany, vtw_desc_MPI_Testsome, vtw_desc_MPI_Init, vtw_desc_MPI_Init_thread,
+    vtw_desc_MPI_Finalize;
 
-VTW_EXPORT int MPI_Recv(void *buf, int count, MPI_Datatype type, int source, int tag,
-			MPI_Comm comm, MPI_Status *status)
+VTW_EXPORT int MPI_Recv(void *buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm comm,
+			MPI_Status *status)
 {
 	if (!vtw_tracing())
 		return PMPI_Recv(buf, count, type, source, tag, comm, status);
@@ -298,9 +298,9 @@ VTW_EXPORT int MPI_Recv(void *buf, int count, MPI_Datatype type, int source, int
 	return ret;
 }
 
-VTW_EXPORT int MPI_Sendrecv(const void *sbuf, int scount, MPI_Datatype stype, int dest,
-			    int stag, void *rbuf, int rcount, MPI_Datatype rtype, int source,
-			    int rtag, MPI_Comm comm, MPI_Status *status)
+VTW_EXPORT int MPI_Sendrecv(const void *sbuf, int scount, MPI_Datatype stype, int dest, int stag,
+			    void *rbuf, int rcount, MPI_Datatype rtype, int source, int rtag,
+			    MPI_Comm comm, MPI_Status *status)
 {
 	if (!vtw_tracing())
 		return PMPI_Sendrecv(sbuf, scount, stype, dest, stag, rbuf, rcount, rtype, source,
@@ -310,8 +310,8 @@ VTW_EXPORT int MPI_Sendrecv(const void *sbuf, int scount, MPI_Datatype stype, in
 	vt_inst_enter(&vtw_desc_MPI_Sendrecv);
 	if (dest != MPI_PROC_NULL)
 		vtw_p2p(VT_REC_MPI_SEND, dest, vtw_comm(comm), stag, vtw_bytes(scount, stype));
-	int ret = PMPI_Sendrecv(sbuf, scount, stype, dest, stag, rbuf, rcount, rtype, source,
-				rtag, comm, st);
+	int ret = PMPI_Sendrecv(sbuf, scount, stype, dest, stag, rbuf, rcount, rtype, source, rtag,
+				comm, st);
 	if (ret == MPI_SUCCESS)
 		received(st, comm);
 	vt_inst_exit(&vtw_desc_MPI_Sendrecv);
@@ -478,8 +478,8 @@ VTW_EXPORT int MPI_Testany(int n, MPI_Request reqs[], int *index, int *flag, MPI
 }
 
 static int some(int (*fn)(int, MPI_Request[], int *, int[], MPI_Status[]),
-		struct vt_inst_desc *desc, int n, MPI_Request reqs[], int *outcount,
-		int indices[], MPI_Status statuses[])
+		struct vt_inst_desc *desc, int n, MPI_Request reqs[], int *outcount, int indices[],
+		MPI_Status statuses[])
 {
 	struct completion c;
 	if (!vtw_tracing() || completion_begin(&c, n, reqs) < 0)
@@ -573,10 +573,10 @@ static void op_set_collectives(void *archive)
 }
 
 static struct vt_mpi_ops ops = {
-	.bcast = op_bcast,
-	.gather = op_gather,
-	.scatter = op_scatter,
-	.set_collectives = op_set_collectives,
+    .bcast = op_bcast,
+    .gather = op_gather,
+    .scatter = op_scatter,
+    .set_collectives = op_set_collectives,
 };
 
 /*

@@ -54,7 +54,8 @@ static inline void vtf_status_f2c(int binding, const void *st, size_t i, MPI_Sta
 	const MPI_Fint *f = (const MPI_Fint *)st + i * vtf_status_words(binding);
 #ifdef MPICH_VERSION
 	if (binding == VTF_F08) {
-		/* Field by field: MPI_Status_f082c lives in libmpichfort, which vt does not link. */
+		/* Field by field: MPI_Status_f082c lives in libmpichfort, which vt does not link.
+		 */
 		const MPI_F08_status *s = (const MPI_F08_status *)(const void *)f;
 		c->count_lo = s->count_lo;
 		c->count_hi_and_cancelled = s->count_hi_and_cancelled;
@@ -74,15 +75,14 @@ struct vtf_statuses {
 	void *st;
 };
 
-static inline void *vtf_statuses_begin(struct vtf_statuses *s, int binding, void *caller,
-				       int n)
+static inline void *vtf_statuses_begin(struct vtf_statuses *s, int binding, void *caller, int n)
 {
 	s->st = caller;
 	if (!vtf_status_ignored(binding, caller))
 		return caller;
 	size_t words = (size_t)(n > 0 ? n : 1) * vtf_status_words(binding);
 	s->st = words <= sizeof(s->small) / sizeof(s->small[0]) ? s->small
-								 : malloc(words * sizeof(MPI_Fint));
+								: malloc(words * sizeof(MPI_Fint));
 	return s->st;
 }
 

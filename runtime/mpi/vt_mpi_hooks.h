@@ -20,10 +20,9 @@
 #define VTW_HIDDEN __attribute__((visibility("hidden")))
 
 /* One region descriptor per MPI function: paradigm MPI and the function's role. */
-#define VTW_DESC(fn, name, role)                                                            \
-	VTW_HIDDEN struct vt_inst_desc vtw_desc_##fn = {                                    \
-		0, VT_INST_ABI, name, NULL, 0, ((uint32_t)OTF2_PARADIGM_MPI << 8) | (role)  \
-	}
+#define VTW_DESC(fn, name, role)                                                                   \
+	VTW_HIDDEN struct vt_inst_desc vtw_desc_##fn = {                                           \
+	    0, VT_INST_ABI, name, NULL, 0, ((uint32_t)OTF2_PARADIGM_MPI << 8) | (role)}
 
 /* What a pre hook hands its post hook. */
 struct vtw_call {
@@ -82,8 +81,8 @@ static inline void vtw_coll_end(OTF2_CollectiveOp op, uint32_t comm, int root, u
 static const struct vtw_call vtw_none;
 
 /* Blocking sends: the message leaves with the call. MPI_PROC_NULL sends nothing. */
-static inline struct vtw_call vtw_send_pre(const void *buf, int count, MPI_Datatype type,
-					   int dest, int tag, MPI_Comm comm)
+static inline struct vtw_call vtw_send_pre(const void *buf, int count, MPI_Datatype type, int dest,
+					   int tag, MPI_Comm comm)
 {
 	(void)buf;
 	if (dest != MPI_PROC_NULL)
@@ -97,8 +96,8 @@ static inline void vtw_send_post(struct vtw_call *c, int ret, const void *buf, i
 }
 
 /* Non-blocking sends: MpiIsend with the request's id once the request exists. */
-static inline struct vtw_call vtw_isend_pre(const void *buf, int count, MPI_Datatype type,
-					    int dest, int tag, MPI_Comm comm, MPI_Request *req)
+static inline struct vtw_call vtw_isend_pre(const void *buf, int count, MPI_Datatype type, int dest,
+					    int tag, MPI_Comm comm, MPI_Request *req)
 {
 	(void)buf, (void)count, (void)type, (void)dest, (void)tag, (void)comm, (void)req;
 	return vtw_none;
@@ -150,9 +149,8 @@ static inline void vtw_send_init_post(struct vtw_call *c, int ret, const void *b
 		vtw_request_new(*req, VTW_REQ_SEND, vtw_comm(comm), dest, tag,
 				vtw_bytes(count, type), 1);
 }
-static inline struct vtw_call vtw_recv_init_pre(void *buf, int count, MPI_Datatype type,
-						int source, int tag, MPI_Comm comm,
-						MPI_Request *req)
+static inline struct vtw_call vtw_recv_init_pre(void *buf, int count, MPI_Datatype type, int source,
+						int tag, MPI_Comm comm, MPI_Request *req)
 {
 	(void)buf, (void)count, (void)type, (void)source, (void)tag, (void)comm, (void)req;
 	return vtw_none;
@@ -207,8 +205,8 @@ static inline void vtw_cancel_post(struct vtw_call *c, int ret, MPI_Request *req
  * Collectives: CollectiveBegin before, CollectiveEnd after, with the bytes this rank's
  * buffers give and take (MPI_IN_PLACE counted like the buffer it stands for).
  */
-#define VTW_COLL_PRE                                                                        \
-	vtw_coll_begin();                                                                   \
+#define VTW_COLL_PRE                                                                               \
+	vtw_coll_begin();                                                                          \
 	return vtw_none
 
 static inline struct vtw_call vtw_barrier_pre(MPI_Comm comm)
@@ -266,8 +264,7 @@ static inline struct vtw_call vtw_gatherv_pre(const void *sbuf, int scount, MPI_
 }
 static inline void vtw_gatherv_post(struct vtw_call *c, int ret, const void *sbuf, int scount,
 				    MPI_Datatype stype, void *rbuf, const int rcounts[],
-				    const int displs[], MPI_Datatype rtype, int root,
-				    MPI_Comm comm)
+				    const int displs[], MPI_Datatype rtype, int root, MPI_Comm comm)
 {
 	(void)c, (void)ret, (void)rbuf, (void)displs;
 	int me = vtw_comm_rank(comm) == root;
@@ -285,8 +282,8 @@ static inline struct vtw_call vtw_scatter_pre(const void *sbuf, int scount, MPI_
 	VTW_COLL_PRE;
 }
 static inline void vtw_scatter_post(struct vtw_call *c, int ret, const void *sbuf, int scount,
-				    MPI_Datatype stype, void *rbuf, int rcount,
-				    MPI_Datatype rtype, int root, MPI_Comm comm)
+				    MPI_Datatype stype, void *rbuf, int rcount, MPI_Datatype rtype,
+				    int root, MPI_Comm comm)
 {
 	(void)c, (void)ret, (void)sbuf;
 	int me = vtw_comm_rank(comm) == root;
@@ -316,9 +313,9 @@ static inline void vtw_scatterv_post(struct vtw_call *c, int ret, const void *sb
 	vtw_coll_end(OTF2_COLLECTIVE_OP_SCATTERV, vtw_comm(comm), root, sent, recvd);
 }
 
-static inline struct vtw_call vtw_allgather_pre(const void *sbuf, int scount,
-						MPI_Datatype stype, void *rbuf, int rcount,
-						MPI_Datatype rtype, MPI_Comm comm)
+static inline struct vtw_call vtw_allgather_pre(const void *sbuf, int scount, MPI_Datatype stype,
+						void *rbuf, int rcount, MPI_Datatype rtype,
+						MPI_Comm comm)
 {
 	(void)sbuf, (void)scount, (void)stype, (void)rbuf, (void)rcount, (void)rtype, (void)comm;
 	VTW_COLL_PRE;
@@ -333,19 +330,18 @@ static inline void vtw_allgather_post(struct vtw_call *c, int ret, const void *s
 	vtw_coll_end(OTF2_COLLECTIVE_OP_ALLGATHER, vtw_comm(comm), -1, sent, recvd);
 }
 
-static inline struct vtw_call vtw_allgatherv_pre(const void *sbuf, int scount,
-						 MPI_Datatype stype, void *rbuf,
-						 const int rcounts[], const int displs[],
-						 MPI_Datatype rtype, MPI_Comm comm)
+static inline struct vtw_call vtw_allgatherv_pre(const void *sbuf, int scount, MPI_Datatype stype,
+						 void *rbuf, const int rcounts[],
+						 const int displs[], MPI_Datatype rtype,
+						 MPI_Comm comm)
 {
 	(void)sbuf, (void)scount, (void)stype, (void)rbuf, (void)rcounts, (void)displs;
 	(void)rtype, (void)comm;
 	VTW_COLL_PRE;
 }
-static inline void vtw_allgatherv_post(struct vtw_call *c, int ret, const void *sbuf,
-				       int scount, MPI_Datatype stype, void *rbuf,
-				       const int rcounts[], const int displs[],
-				       MPI_Datatype rtype, MPI_Comm comm)
+static inline void vtw_allgatherv_post(struct vtw_call *c, int ret, const void *sbuf, int scount,
+				       MPI_Datatype stype, void *rbuf, const int rcounts[],
+				       const int displs[], MPI_Datatype rtype, MPI_Comm comm)
 {
 	(void)c, (void)ret, (void)rbuf, (void)displs;
 	uint64_t sent = sbuf == MPI_IN_PLACE ? 0 : vtw_bytes(scount, stype);
@@ -361,8 +357,8 @@ static inline struct vtw_call vtw_alltoall_pre(const void *sbuf, int scount, MPI
 	VTW_COLL_PRE;
 }
 static inline void vtw_alltoall_post(struct vtw_call *c, int ret, const void *sbuf, int scount,
-				     MPI_Datatype stype, void *rbuf, int rcount,
-				     MPI_Datatype rtype, MPI_Comm comm)
+				     MPI_Datatype stype, void *rbuf, int rcount, MPI_Datatype rtype,
+				     MPI_Comm comm)
 {
 	(void)c, (void)ret, (void)rbuf;
 	uint64_t n = (uint64_t)vtw_comm_size(comm);
@@ -372,19 +368,18 @@ static inline void vtw_alltoall_post(struct vtw_call *c, int ret, const void *sb
 }
 
 static inline struct vtw_call vtw_alltoallv_pre(const void *sbuf, const int scounts[],
-						const int sdispls[], MPI_Datatype stype,
-						void *rbuf, const int rcounts[],
-						const int rdispls[], MPI_Datatype rtype,
-						MPI_Comm comm)
+						const int sdispls[], MPI_Datatype stype, void *rbuf,
+						const int rcounts[], const int rdispls[],
+						MPI_Datatype rtype, MPI_Comm comm)
 {
 	(void)sbuf, (void)scounts, (void)sdispls, (void)stype, (void)rbuf, (void)rcounts;
 	(void)rdispls, (void)rtype, (void)comm;
 	VTW_COLL_PRE;
 }
 static inline void vtw_alltoallv_post(struct vtw_call *c, int ret, const void *sbuf,
-				      const int scounts[], const int sdispls[],
-				      MPI_Datatype stype, void *rbuf, const int rcounts[],
-				      const int rdispls[], MPI_Datatype rtype, MPI_Comm comm)
+				      const int scounts[], const int sdispls[], MPI_Datatype stype,
+				      void *rbuf, const int rcounts[], const int rdispls[],
+				      MPI_Datatype rtype, MPI_Comm comm)
 {
 	(void)c, (void)ret, (void)rbuf, (void)sdispls, (void)rdispls;
 	int n = vtw_comm_size(comm);
@@ -405,9 +400,9 @@ static inline struct vtw_call vtw_alltoallw_pre(const void *sbuf, const int scou
 }
 static inline void vtw_alltoallw_post(struct vtw_call *c, int ret, const void *sbuf,
 				      const int scounts[], const int sdispls[],
-				      const MPI_Datatype stypes[], void *rbuf,
-				      const int rcounts[], const int rdispls[],
-				      const MPI_Datatype rtypes[], MPI_Comm comm)
+				      const MPI_Datatype stypes[], void *rbuf, const int rcounts[],
+				      const int rdispls[], const MPI_Datatype rtypes[],
+				      MPI_Comm comm)
 {
 	(void)c, (void)ret, (void)rbuf, (void)sdispls, (void)rdispls;
 	uint64_t sent = 0, recvd = 0;
@@ -427,8 +422,7 @@ static inline struct vtw_call vtw_reduce_pre(const void *sbuf, void *rbuf, int c
 	VTW_COLL_PRE;
 }
 static inline void vtw_reduce_post(struct vtw_call *c, int ret, const void *sbuf, void *rbuf,
-				   int count, MPI_Datatype type, MPI_Op op, int root,
-				   MPI_Comm comm)
+				   int count, MPI_Datatype type, MPI_Op op, int root, MPI_Comm comm)
 {
 	(void)c, (void)ret, (void)sbuf, (void)rbuf, (void)op;
 	uint64_t n = vtw_bytes(count, type);
@@ -437,21 +431,20 @@ static inline void vtw_reduce_post(struct vtw_call *c, int ret, const void *sbuf
 }
 
 /* Allreduce, Scan and Exscan: count elements in, count out. */
-#define VTW_REDUCE_ALL(hook, OP)                                                            \
-	static inline struct vtw_call vtw_##hook##_pre(const void *sbuf, void *rbuf, int count, \
-						       MPI_Datatype type, MPI_Op op,        \
-						       MPI_Comm comm)                       \
-	{                                                                                   \
-		(void)sbuf, (void)rbuf, (void)count, (void)type, (void)op, (void)comm;      \
-		VTW_COLL_PRE;                                                               \
-	}                                                                                   \
-	static inline void vtw_##hook##_post(struct vtw_call *c, int ret, const void *sbuf, \
-					     void *rbuf, int count, MPI_Datatype type,      \
-					     MPI_Op op, MPI_Comm comm)                      \
-	{                                                                                   \
-		(void)c, (void)ret, (void)sbuf, (void)rbuf, (void)op;                       \
-		uint64_t n = vtw_bytes(count, type);                                        \
-		vtw_coll_end(OP, vtw_comm(comm), -1, n, n);                                 \
+#define VTW_REDUCE_ALL(hook, OP)                                                                   \
+	static inline struct vtw_call vtw_##hook##_pre(                                            \
+	    const void *sbuf, void *rbuf, int count, MPI_Datatype type, MPI_Op op, MPI_Comm comm)  \
+	{                                                                                          \
+		(void)sbuf, (void)rbuf, (void)count, (void)type, (void)op, (void)comm;             \
+		VTW_COLL_PRE;                                                                      \
+	}                                                                                          \
+	static inline void vtw_##hook##_post(struct vtw_call *c, int ret, const void *sbuf,        \
+					     void *rbuf, int count, MPI_Datatype type, MPI_Op op,  \
+					     MPI_Comm comm)                                        \
+	{                                                                                          \
+		(void)c, (void)ret, (void)sbuf, (void)rbuf, (void)op;                              \
+		uint64_t n = vtw_bytes(count, type);                                               \
+		vtw_coll_end(OP, vtw_comm(comm), -1, n, n);                                        \
 	}
 VTW_REDUCE_ALL(allreduce, OTF2_COLLECTIVE_OP_ALLREDUCE)
 VTW_REDUCE_ALL(scan, OTF2_COLLECTIVE_OP_SCAN)
@@ -474,9 +467,9 @@ static inline void vtw_reduce_scatter_post(struct vtw_call *c, int ret, const vo
 	vtw_coll_end(OTF2_COLLECTIVE_OP_REDUCE_SCATTER, vtw_comm(comm), -1, sent, recvd);
 }
 
-static inline struct vtw_call vtw_reduce_scatter_block_pre(const void *sbuf, void *rbuf,
-							   int rcount, MPI_Datatype type,
-							   MPI_Op op, MPI_Comm comm)
+static inline struct vtw_call vtw_reduce_scatter_block_pre(const void *sbuf, void *rbuf, int rcount,
+							   MPI_Datatype type, MPI_Op op,
+							   MPI_Comm comm)
 {
 	(void)sbuf, (void)rbuf, (void)rcount, (void)type, (void)op, (void)comm;
 	VTW_COLL_PRE;
@@ -492,16 +485,16 @@ static inline void vtw_reduce_scatter_block_post(struct vtw_call *c, int ret, co
 }
 
 /* Communicator constructors: the new communicator is defined (collectively) after. */
-#define VTW_COMM_NEW(hook, newcomm, ...)                                                    \
-	static inline struct vtw_call vtw_##hook##_pre(__VA_ARGS__)                         \
-	{                                                                                   \
-		return vtw_none;                                                            \
-	}                                                                                   \
-	static inline void vtw_##hook##_post(struct vtw_call *c, int ret, __VA_ARGS__)      \
-	{                                                                                   \
-		(void)c;                                                                    \
-		if (ret == MPI_SUCCESS)                                                     \
-			vtw_comm_created(*(newcomm));                                       \
+#define VTW_COMM_NEW(hook, newcomm, ...)                                                           \
+	static inline struct vtw_call vtw_##hook##_pre(__VA_ARGS__)                                \
+	{                                                                                          \
+		return vtw_none;                                                                   \
+	}                                                                                          \
+	static inline void vtw_##hook##_post(struct vtw_call *c, int ret, __VA_ARGS__)             \
+	{                                                                                          \
+		(void)c;                                                                           \
+		if (ret == MPI_SUCCESS)                                                            \
+			vtw_comm_created(*(newcomm));                                              \
 	}
 
 #pragma GCC diagnostic push
@@ -512,8 +505,7 @@ VTW_COMM_NEW(comm_split, newcomm, MPI_Comm comm, int color, int key, MPI_Comm *n
 VTW_COMM_NEW(comm_split_type, newcomm, MPI_Comm comm, int split_type, int key, MPI_Info info,
 	     MPI_Comm *newcomm)
 VTW_COMM_NEW(comm_create, newcomm, MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
-VTW_COMM_NEW(comm_create_group, newcomm, MPI_Comm comm, MPI_Group group, int tag,
-	     MPI_Comm *newcomm)
+VTW_COMM_NEW(comm_create_group, newcomm, MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *newcomm)
 VTW_COMM_NEW(cart_create, comm_cart, MPI_Comm comm_old, int ndims, const int dims[],
 	     const int periods[], int reorder, MPI_Comm *comm_cart)
 VTW_COMM_NEW(cart_sub, newcomm, MPI_Comm comm, const int remain_dims[], MPI_Comm *newcomm)
@@ -525,8 +517,7 @@ VTW_COMM_NEW(dist_graph_create_adjacent, comm_dist_graph, MPI_Comm comm_old, int
 	     MPI_Comm *comm_dist_graph)
 VTW_COMM_NEW(intercomm_create, newintercomm, MPI_Comm local_comm, int local_leader,
 	     MPI_Comm peer_comm, int remote_leader, int tag, MPI_Comm *newintercomm)
-VTW_COMM_NEW(intercomm_merge, newintracomm, MPI_Comm intercomm, int high,
-	     MPI_Comm *newintracomm)
+VTW_COMM_NEW(intercomm_merge, newintracomm, MPI_Comm intercomm, int high, MPI_Comm *newintracomm)
 #pragma GCC diagnostic pop
 
 static inline struct vtw_call vtw_comm_free_pre(MPI_Comm *comm)

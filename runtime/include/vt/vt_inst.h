@@ -21,11 +21,11 @@ extern "C" {
 #define VT_INST_ABI 1
 
 struct vt_inst_desc {
-	uint32_t handle; /* 0 until the runtime registers it; owned by the runtime after */
-	uint32_t abi; /* VT_INST_ABI of the plugin that wrote the descriptor */
-	const char *name; /* the name users expect (C++: demangled) */
-	const char *file; /* source file, or NULL */
-	uint32_t line; /* first line of the function, or 0 */
+	uint32_t handle;   /* 0 until the runtime registers it; owned by the runtime after */
+	uint32_t abi;	   /* VT_INST_ABI of the plugin that wrote the descriptor */
+	const char *name;  /* the name users expect (C++: demangled) */
+	const char *file;  /* source file, or NULL */
+	uint32_t line;	   /* first line of the function, or 0 */
 	uint32_t reserved; /* 0; vt's own adapters put OTF2's paradigm << 8 | role here */
 };
 

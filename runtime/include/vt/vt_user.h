@@ -27,12 +27,12 @@ void vt_user_start(const char *name, const char *file, int line);
 void vt_user_end(const char *name);
 
 #define VT_USER_START(name) vt_user_start((name), __FILE__, __LINE__)
-#define VT_USER_END(name) vt_user_end(name)
+#define VT_USER_END(name)   vt_user_end(name)
 
 #else
 
 #define VT_USER_START(name) ((void)0)
-#define VT_USER_END(name) ((void)0)
+#define VT_USER_END(name)   ((void)0)
 
 #endif
 

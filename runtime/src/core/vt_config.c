@@ -13,61 +13,60 @@
 
 struct vt_config vt_cfg;
 
-static const char *const timer_choices[] = { "auto", "tsc", "monotonic", NULL };
-static const char *const bool_words_true[] = { "yes", "true", "on", "1", NULL };
-static const char *const bool_words_false[] = { "no", "false", "off", "0", NULL };
+static const char *const timer_choices[] = {"auto", "tsc", "monotonic", NULL};
+static const char *const bool_words_true[] = {"yes", "true", "on", "1", NULL};
+static const char *const bool_words_false[] = {"no", "false", "off", "0", NULL};
 
 /* Defaults are strings so that one parser handles them and the docs show them as typed. */
 static const struct vt_cfg_entry table[] = {
-	{ "VT_ON", VT_CFG_BOOL, "yes", "no", "Record a trace at all (yes/no).", 0, 0, NULL,
-	  &vt_cfg.on },
-	{ "VT_PFORM_GDIR", VT_CFG_STRING, ".", "/scratch/traces",
-	  "Existing directory the trace archive is written to.", 0, 0, NULL, &vt_cfg.gdir },
-	{ "VT_FILE_PREFIX", VT_CFG_STRING, NULL, "run42",
-	  "Name of the archive (PREFIX.otf2); default: EXE.vt, EXE the executable's name.", 0, 0, NULL,
-	  &vt_cfg.prefix },
-	{ "VT_BUFFER_SIZE", VT_CFG_SIZE, "8M", "64M",
-	  "Event buffer per thread, in bytes (k, M, G suffixes); a full buffer is flushed.",
-	  1024, 1L << 34, NULL, &vt_cfg.buffer_size },
-	{ "VT_MAX_FLUSHES", VT_CFG_INT, "0", "10",
-	  "Flushes per thread before recording stops for that thread; 0 = unlimited.", 0,
-	  1L << 30, NULL, &vt_cfg.max_flushes },
-	{ "VT_FLUSH_THREAD", VT_CFG_BOOL, "yes", "no",
-	  "Write full buffers from a background thread while the program fills the other half "
-	  "of VT_BUFFER_SIZE (yes), or in the thread whose buffer is full (no).",
-	  0, 0, NULL, &vt_cfg.flush_thread },
-	{ "VT_MPITRACE", VT_CFG_BOOL, "yes", "no",
-	  "MPI programs: record MPI calls and messages (yes), or only the program's own "
-	  "functions (no).",
-	  0, 0, NULL, &vt_cfg.mpitrace },
-	{ "VT_FILTER_SPEC", VT_CFG_STRING, NULL, "/home/me/app.filter",
-	  "Filter file: lines 'pattern[;pattern...] -- LIMIT' (0 = never record).", 0, 0, NULL,
-	  &vt_cfg.filter_spec },
-	{ "VT_MAX_STACK_DEPTH", VT_CFG_INT, "0", "20",
-	  "Deepest call level recorded per thread; 0 = unlimited.", 0, 1L << 30, NULL,
-	  &vt_cfg.max_stack_depth },
-	{ "VT_TIMER", VT_CFG_ENUM, "auto", "monotonic",
-	  "Clock: auto (invariant TSC when the CPU has one), tsc, or monotonic.", 0, 0,
-	  timer_choices, &vt_cfg.timer },
-	{ "VT_PLUGIN_CNTR_METRICS", VT_CFG_STRING, NULL, "Random_counter:Sample_*",
-	  "Counters of VampirTrace-style counter plugins, ':'-separated: LIB_COUNTER loads "
-	  "libLIB.so and asks it for COUNTER (wildcards as the plugin allows).",
-	  0, 0, NULL, &vt_cfg.plugin_metrics },
-	{ "VT_PLUGIN_CNTR_PATH", VT_CFG_STRING, NULL, "/opt/vt-plugins/lib",
-	  "':'-separated directories searched for counter plugins before the library path.",
-	  0, 0, NULL, &vt_cfg.plugin_path },
-	{ "VT_PLUGIN_CNTR_CALLBACK_BUFFER", VT_CFG_SIZE, "1M", "16M",
-	  "Bytes buffered per counter of a callback plugin (16 per value); when full, the "
-	  "buffer is written out by the plugin's thread, or, before the trace is open, the "
-	  "plugin is told BUFFER_FULL.",
-	  64, 1L << 32, NULL, &vt_cfg.plugin_callback_buffer },
-	{ "SCOREP_METRIC_PLUGINS", VT_CFG_STRING, NULL, "my_plugin",
-	  "Score-P metric plugins, ','-separated: NAME loads libNAME.so; its metrics are read "
-	  "from SCOREP_METRIC_<NAME>_PLUGIN (','-separated), as Score-P does.",
-	  0, 0, NULL, &vt_cfg.scorep_plugins },
-	{ "VT_VERBOSE", VT_CFG_INT, "1", "2",
-	  "Messages: 0 errors only, 1 warnings and where the trace went, 2-5 more detail.", 0, 5,
-	  NULL, &vt_cfg.verbose },
+    {"VT_ON", VT_CFG_BOOL, "yes", "no", "Record a trace at all (yes/no).", 0, 0, NULL, &vt_cfg.on},
+    {"VT_PFORM_GDIR", VT_CFG_STRING, ".", "/scratch/traces",
+     "Existing directory the trace archive is written to.", 0, 0, NULL, &vt_cfg.gdir},
+    {"VT_FILE_PREFIX", VT_CFG_STRING, NULL, "run42",
+     "Name of the archive (PREFIX.otf2); default: EXE.vt, EXE the executable's name.", 0, 0, NULL,
+     &vt_cfg.prefix},
+    {"VT_BUFFER_SIZE", VT_CFG_SIZE, "8M", "64M",
+     "Event buffer per thread, in bytes (k, M, G suffixes); a full buffer is flushed.", 1024,
+     1L << 34, NULL, &vt_cfg.buffer_size},
+    {"VT_MAX_FLUSHES", VT_CFG_INT, "0", "10",
+     "Flushes per thread before recording stops for that thread; 0 = unlimited.", 0, 1L << 30, NULL,
+     &vt_cfg.max_flushes},
+    {"VT_FLUSH_THREAD", VT_CFG_BOOL, "yes", "no",
+     "Write full buffers from a background thread while the program fills the other half "
+     "of VT_BUFFER_SIZE (yes), or in the thread whose buffer is full (no).",
+     0, 0, NULL, &vt_cfg.flush_thread},
+    {"VT_MPITRACE", VT_CFG_BOOL, "yes", "no",
+     "MPI programs: record MPI calls and messages (yes), or only the program's own "
+     "functions (no).",
+     0, 0, NULL, &vt_cfg.mpitrace},
+    {"VT_FILTER_SPEC", VT_CFG_STRING, NULL, "/home/me/app.filter",
+     "Filter file: lines 'pattern[;pattern...] -- LIMIT' (0 = never record).", 0, 0, NULL,
+     &vt_cfg.filter_spec},
+    {"VT_MAX_STACK_DEPTH", VT_CFG_INT, "0", "20",
+     "Deepest call level recorded per thread; 0 = unlimited.", 0, 1L << 30, NULL,
+     &vt_cfg.max_stack_depth},
+    {"VT_TIMER", VT_CFG_ENUM, "auto", "monotonic",
+     "Clock: auto (invariant TSC when the CPU has one), tsc, or monotonic.", 0, 0, timer_choices,
+     &vt_cfg.timer},
+    {"VT_PLUGIN_CNTR_METRICS", VT_CFG_STRING, NULL, "Random_counter:Sample_*",
+     "Counters of VampirTrace-style counter plugins, ':'-separated: LIB_COUNTER loads "
+     "libLIB.so and asks it for COUNTER (wildcards as the plugin allows).",
+     0, 0, NULL, &vt_cfg.plugin_metrics},
+    {"VT_PLUGIN_CNTR_PATH", VT_CFG_STRING, NULL, "/opt/vt-plugins/lib",
+     "':'-separated directories searched for counter plugins before the library path.", 0, 0, NULL,
+     &vt_cfg.plugin_path},
+    {"VT_PLUGIN_CNTR_CALLBACK_BUFFER", VT_CFG_SIZE, "1M", "16M",
+     "Bytes buffered per counter of a callback plugin (16 per value); when full, the "
+     "buffer is written out by the plugin's thread, or, before the trace is open, the "
+     "plugin is told BUFFER_FULL.",
+     64, 1L << 32, NULL, &vt_cfg.plugin_callback_buffer},
+    {"SCOREP_METRIC_PLUGINS", VT_CFG_STRING, NULL, "my_plugin",
+     "Score-P metric plugins, ','-separated: NAME loads libNAME.so; its metrics are read "
+     "from SCOREP_METRIC_<NAME>_PLUGIN (','-separated), as Score-P does.",
+     0, 0, NULL, &vt_cfg.scorep_plugins},
+    {"VT_VERBOSE", VT_CFG_INT, "1", "2",
+     "Messages: 0 errors only, 1 warnings and where the trace went, 2-5 more detail.", 0, 5, NULL,
+     &vt_cfg.verbose},
 };
 
 const struct vt_cfg_entry *vt_config_table(size_t *n)
@@ -101,10 +100,23 @@ int vt_config_parse_size(const char *s, uint64_t *out)
 		return -1;
 	unsigned shift = 0;
 	switch (*end) {
-	case 'k': case 'K': shift = 10; end++; break;
-	case 'm': case 'M': shift = 20; end++; break;
-	case 'g': case 'G': shift = 30; end++; break;
-	default: break;
+	case 'k':
+	case 'K':
+		shift = 10;
+		end++;
+		break;
+	case 'm':
+	case 'M':
+		shift = 20;
+		end++;
+		break;
+	case 'g':
+	case 'G':
+		shift = 30;
+		end++;
+		break;
+	default:
+		break;
 	}
 	if (*end == 'B' || *end == 'b')
 		end++;
@@ -186,8 +198,8 @@ static int parse_entry(const struct vt_cfg_entry *e, const char *s, char *why, s
 		if (i < 0) {
 			size_t n = (size_t)snprintf(why, len, "expected one of");
 			for (int k = 0; e->choices[k] && n < len; k++)
-				n += (size_t)snprintf(why + n, len - n, "%s %s",
-						      k ? "," : "", e->choices[k]);
+				n += (size_t)snprintf(why + n, len - n, "%s %s", k ? "," : "",
+						      e->choices[k]);
 			return -1;
 		}
 		*(int *)e->dst = i;

@@ -24,7 +24,8 @@ static inline __attribute__((always_inline)) uint64_t vt_clock_now(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-/* Chooses the timer (VT_TIMER: 0 auto, 1 tsc, 2 monotonic) and takes the first calibration point. */
+/* Chooses the timer (VT_TIMER: 0 auto, 1 tsc, 2 monotonic) and takes the first calibration point.
+ */
 void vt_clock_init(int request);
 
 /* Takes the last calibration point; after it, vt_clock_resolution() is final. */

@@ -33,8 +33,8 @@ struct vt_plugin_def_metric {
 enum vt_plugin_scope { VT_SCOPE_LOCATION, VT_SCOPE_PROCESS, VT_SCOPE_HOST, VT_SCOPE_RUN };
 
 struct vt_plugin_def_instance {
-	uint32_t id; /* local metric id */
-	uint32_t metric; /* index of its MetricClass */
+	uint32_t id;	   /* local metric id */
+	uint32_t metric;   /* index of its MetricClass */
 	uint64_t recorder; /* ref of its METRIC location */
 	const char *recorder_name;
 	uint64_t events;

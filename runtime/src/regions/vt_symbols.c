@@ -28,7 +28,7 @@ struct module {
 	struct cu_range *cus; /* sorted by lo; built on the first miss */
 	size_t n_cus;
 	int cus_built;
-	uintptr_t bias; /* link_map l_addr: load address minus link-time address */
+	uintptr_t bias;	  /* link_map l_addr: load address minus link-time address */
 	uintptr_t lo, hi; /* range the module covers, to skip dladdr for later addresses */
 	Dwfl_Module *dwfl_mod;
 	int reported;
@@ -108,16 +108,15 @@ static int find_debuginfo(Dwfl_Module *mod, void **user, const char *modname, Dw
 	if (debuginfod)
 		return dwfl_standard_find_debuginfo(mod, user, modname, base, file, debuglink, crc,
 						    found);
-	return dwfl_build_id_find_debuginfo(mod, user, modname, base, file, debuglink, crc,
-					    found);
+	return dwfl_build_id_find_debuginfo(mod, user, modname, base, file, debuglink, crc, found);
 }
 
 static Dwfl_Module *dwfl_module_for(int idx)
 {
 	static const Dwfl_Callbacks callbacks = {
-		.find_elf = dwfl_build_id_find_elf,
-		.find_debuginfo = find_debuginfo,
-		.section_address = dwfl_offline_section_address,
+	    .find_elf = dwfl_build_id_find_elf,
+	    .find_debuginfo = find_debuginfo,
+	    .section_address = dwfl_offline_section_address,
 	};
 	struct module *m = &modules[idx];
 
@@ -160,7 +159,7 @@ static void build_cu_index(struct module *m, Dwarf *dw)
 						return;
 					m->cus = c;
 				}
-				m->cus[m->n_cus++] = (struct cu_range){ lo, hi, off + hsize };
+				m->cus[m->n_cus++] = (struct cu_range){lo, hi, off + hsize};
 			}
 		}
 		off = next;
@@ -276,8 +275,8 @@ void vt_sym_resolve(uintptr_t addr, int module, struct vt_sym_info *out)
 	int n = cu ? dwarf_getscopes(cu, addr - bias, &scopes) : 0;
 
 	/* gfortran's module procedures: __MODULE_MOD_NAME, whatever the debug info says. */
-	const char *mod_sep = sym && sym[0] == '_' && sym[1] == '_' ? strstr(sym + 2, "_MOD_")
-								 : NULL;
+	const char *mod_sep =
+	    sym && sym[0] == '_' && sym[1] == '_' ? strstr(sym + 2, "_MOD_") : NULL;
 	char *name = NULL;
 	if (mod_sep && mod_sep[5] &&
 	    asprintf(&name, "%.*s::%s", (int)(mod_sep - sym - 2), sym + 2, mod_sep + 5) >= 0)

@@ -15,12 +15,12 @@ struct vt_config {
 	const char *gdir;
 	const char *prefix; /* NULL: the executable's basename */
 	uint64_t buffer_size;
-	long max_flushes; /* 0: unlimited */
-	bool flush_thread; /* encode full buffers on a background thread */
-	bool mpitrace; /* MPI events and regions (MPI programs) */
+	long max_flushes;	 /* 0: unlimited */
+	bool flush_thread;	 /* encode full buffers on a background thread */
+	bool mpitrace;		 /* MPI events and regions (MPI programs) */
 	const char *filter_spec; /* NULL: no filter */
-	long max_stack_depth; /* 0: unlimited */
-	int timer; /* enum vt_timer_kind */
+	long max_stack_depth;	 /* 0: unlimited */
+	int timer;		 /* enum vt_timer_kind */
 	long verbose;
 	const char *plugin_metrics; /* VT_PLUGIN_CNTR_METRICS */
 	const char *plugin_path;
@@ -37,9 +37,9 @@ struct vt_cfg_entry {
 	const char *def; /* default, as a user would write it; NULL: unset */
 	const char *example;
 	const char *help;
-	long min, max; /* VT_CFG_INT and VT_CFG_SIZE (max 0: none) */
+	long min, max;		    /* VT_CFG_INT and VT_CFG_SIZE (max 0: none) */
 	const char *const *choices; /* VT_CFG_ENUM, NULL-terminated */
-	void *dst; /* field of vt_cfg */
+	void *dst;		    /* field of vt_cfg */
 };
 
 /* The table, for vt-info and the docs. */

@@ -1,6 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Closing the archive: this process's definitions encoded, unified at rank 0, written. */
-#include "vt_unify.h"
 #include "vt_clock.h"
 #include "vt_defs.h"
 #include "vt_log.h"
@@ -8,6 +7,7 @@
 #include "vt_otf2.h"
 #include "vt_otf2_priv.h"
 #include "vt_plugin.h"
+#include "vt_unify.h"
 
 #include <otf2/otf2.h>
 #include <stdio.h>

@@ -27,7 +27,7 @@ struct vt_plugin {
 	enum vt_plugin_abi abi;
 	uint32_t version;
 	void *dl;
-	vt_plugin_cntr_info vt; /* abi VT */
+	vt_plugin_cntr_info vt;	      /* abi VT */
 	SCOREP_Metric_Plugin_Info sp; /* abi SCOREP */
 	bool initialised;
 	struct vt_plugin *next;
@@ -69,7 +69,7 @@ const char *vt_plugin_type_name(const struct vt_metric *m);
  * ("name,name2" with SCOREP_METRIC_<NAME>_PLUGIN "tok,tok2") into a list of opened and
  * expanded plugins, each with at least one counter. Bad entries are reported and skipped.
  */
-struct vt_plugin *vt_plugin_load_all(const char *vt_spec, const char *scorep_spec,
-				     const char *path, uint64_t (*wtime)(void));
+struct vt_plugin *vt_plugin_load_all(const char *vt_spec, const char *scorep_spec, const char *path,
+				     uint64_t (*wtime)(void));
 
 #endif

@@ -1,17 +1,17 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Writes vt's records as an OTF2 archive through libotf2. */
 #include "vt_otf2.h"
-#include "vt_otf2_priv.h"
 #include "vt_clock.h"
 #include "vt_config.h"
 #include "vt_log.h"
 #include "vt_mpi_iface.h"
+#include "vt_otf2_priv.h"
 #include "vt_plugin.h"
 
 #include <errno.h>
-#include <pthread.h>
 #include <otf2/OTF2_Pthread_Locks.h>
 #include <otf2/otf2.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -59,7 +59,7 @@ uint32_t vt_otf2_comm_define(uint64_t key, uint32_t my_rank, uint32_t size)
 			comms = c;
 			cap_comms = cap;
 		}
-		comms[n_comms++] = (struct vt_otf2_comm){ key, my_rank, size };
+		comms[n_comms++] = (struct vt_otf2_comm){key, my_rank, size};
 	}
 	pthread_mutex_unlock(&comms_lock);
 	return id;
@@ -68,7 +68,7 @@ uint32_t vt_otf2_comm_define(uint64_t key, uint32_t my_rank, uint32_t size)
 void vt_otf2_clock_offset(uint64_t t, int64_t offset, double stddev)
 {
 	if (n_offsets < (int)(sizeof(offsets) / sizeof(offsets[0])))
-		offsets[n_offsets++] = (struct vt_otf2_clock_offset){ t, offset, stddev };
+		offsets[n_offsets++] = (struct vt_otf2_clock_offset){t, offset, stddev};
 }
 
 OTF2_Archive *vt_otf2_archive(void)
@@ -116,8 +116,8 @@ const char *vt_otf2_path(void)
 	return anchor_path;
 }
 
-static OTF2_FlushType pre_flush(void *user, OTF2_FileType type, OTF2_LocationRef loc,
-				void *caller, bool final)
+static OTF2_FlushType pre_flush(void *user, OTF2_FileType type, OTF2_LocationRef loc, void *caller,
+				bool final)
 {
 	return OTF2_FLUSH;
 }
@@ -127,7 +127,7 @@ static OTF2_TimeStamp post_flush(void *user, OTF2_FileType type, OTF2_LocationRe
 	return vt_clock_now();
 }
 
-static const OTF2_FlushCallbacks flush_callbacks = { pre_flush, post_flush };
+static const OTF2_FlushCallbacks flush_callbacks = {pre_flush, post_flush};
 
 struct chunks {
 	size_t n, cap;
@@ -158,8 +158,8 @@ static void *chunk_alloc(void *user, OTF2_FileType type, OTF2_LocationRef loc, v
 	return m;
 }
 
-static void chunk_free_all(void *user, OTF2_FileType type, OTF2_LocationRef loc,
-			   void **per_buffer, bool final)
+static void chunk_free_all(void *user, OTF2_FileType type, OTF2_LocationRef loc, void **per_buffer,
+			   bool final)
 {
 	struct chunks *c = *per_buffer;
 	if (!c)
@@ -174,7 +174,7 @@ static void chunk_free_all(void *user, OTF2_FileType type, OTF2_LocationRef loc,
 	}
 }
 
-static const OTF2_MemoryCallbacks memory_callbacks = { chunk_alloc, chunk_free_all };
+static const OTF2_MemoryCallbacks memory_callbacks = {chunk_alloc, chunk_free_all};
 
 static const char *exe_name(void)
 {
@@ -226,8 +226,8 @@ static int pick_name(char *name, size_t len)
 	}
 	/* Never overwrite a trace: take the first free NAME, NAME.1, NAME.2, ... */
 	snprintf(name, len, "%s", base);
-	for (int i = 1; exists(dir, name, ".otf2") || exists(dir, name, "") ||
-			exists(dir, name, ".def");
+	for (int i = 1;
+	     exists(dir, name, ".otf2") || exists(dir, name, "") || exists(dir, name, ".def");
 	     i++) {
 		if (i > 9999) {
 			vt_error("VT_PFORM_GDIR='%s': holds traces %s.1 to %s.9999 already; "

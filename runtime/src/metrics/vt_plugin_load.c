@@ -20,23 +20,23 @@ static const char *abi_name(enum vt_plugin_abi abi)
 
 const char *vt_plugin_sync_name(const struct vt_plugin *p)
 {
-	static const char *const vt[] = { "synchronous", "?", "asynchronous on-event",
-					   "asynchronous post-mortem", "asynchronous callback" };
-	static const char *const sp[] = { "strictly synchronous", "synchronous (optional values)",
-					   "asynchronous on-event", "asynchronous", "?" };
+	static const char *const vt[] = {"synchronous", "?", "asynchronous on-event",
+					 "asynchronous post-mortem", "asynchronous callback"};
+	static const char *const sp[] = {"strictly synchronous", "synchronous (optional values)",
+					 "asynchronous on-event", "asynchronous", "?"};
 	return (p->abi == VT_PLUGIN_ABI_VT ? vt : sp)[p->src.sync];
 }
 
 const char *vt_plugin_per_name(enum vt_metric_per per)
 {
-	static const char *const names[] = { "per thread", "per process", "per host", "once" };
+	static const char *const names[] = {"per thread", "per process", "per host", "once"};
 	return per <= VT_METRIC_ONCE ? names[per] : "?";
 }
 
 const char *vt_plugin_mode_name(uint32_t mode)
 {
-	static const char *const value[] = { "accumulated", "absolute", "relative" };
-	static const char *const timing[] = { "start", "point", "last", "next" };
+	static const char *const value[] = {"accumulated", "absolute", "relative"};
+	static const char *const timing[] = {"start", "point", "last", "next"};
 	static char buf[4][32];
 	static int k;
 	unsigned v = mode & OTF2_METRIC_VALUE_MASK, t = (mode & OTF2_METRIC_TIMING_MASK) >> 4;
@@ -162,14 +162,15 @@ static int check_info(struct vt_plugin *p, char *why, size_t len)
 			return -1;
 		}
 		if (i->synch < 0 || i->synch >= VT_PLUGIN_CNTR_SYNCH_TYPE_MAX) {
-			snprintf(why, len, "synch %d is not one of VT_PLUGIN_CNTR_SYNCH, "
+			snprintf(why, len,
+				 "synch %d is not one of VT_PLUGIN_CNTR_SYNCH, "
 				 "_ASYNCH_EVENT, _ASYNCH_POST_MORTEM, _ASYNCH_CALLBACK (0-3)",
 				 i->synch);
 			return -1;
 		}
-		static const enum vt_metric_sync map[] = { VT_METRIC_STRICT, VT_METRIC_ON_EVENT,
-							    VT_METRIC_POST_MORTEM,
-							    VT_METRIC_CALLBACK };
+		static const enum vt_metric_sync map[] = {VT_METRIC_STRICT, VT_METRIC_ON_EVENT,
+							  VT_METRIC_POST_MORTEM,
+							  VT_METRIC_CALLBACK};
 		p->src.sync = map[i->synch];
 		p->src.per = (enum vt_metric_per)i->run_per;
 		miss = missing_vt(i);
@@ -189,14 +190,15 @@ static int check_info(struct vt_plugin *p, char *why, size_t len)
 			return -1;
 		}
 		if ((unsigned)i->sync >= SCOREP_METRIC_SYNC_TYPE_MAX) {
-			snprintf(why, len, "sync %d is not one of SCOREP_METRIC_STRICTLY_SYNC, "
+			snprintf(why, len,
+				 "sync %d is not one of SCOREP_METRIC_STRICTLY_SYNC, "
 				 "_SYNC, _ASYNC_EVENT, _ASYNC (0-3)",
 				 (int)i->sync);
 			return -1;
 		}
-		static const enum vt_metric_sync map[] = { VT_METRIC_STRICT, VT_METRIC_OPTIONAL,
-							    VT_METRIC_ON_EVENT,
-							    VT_METRIC_POST_MORTEM };
+		static const enum vt_metric_sync map[] = {VT_METRIC_STRICT, VT_METRIC_OPTIONAL,
+							  VT_METRIC_ON_EVENT,
+							  VT_METRIC_POST_MORTEM};
 		p->src.sync = map[i->sync];
 		p->src.per = (enum vt_metric_per)i->run_per;
 		p->src.delta_t = i->delta_t;
@@ -257,7 +259,8 @@ struct vt_plugin *vt_plugin_open(const char *name, enum vt_plugin_abi abi, const
 	if (check_info(p, why, sizeof(why)) < 0)
 		goto bad;
 	/* The clock comes before init, as both interfaces promise. */
-	if (abi == VT_PLUGIN_ABI_VT && p->vt.set_pform_wtime_function && p->src.sync >= VT_METRIC_ON_EVENT)
+	if (abi == VT_PLUGIN_ABI_VT && p->vt.set_pform_wtime_function &&
+	    p->src.sync >= VT_METRIC_ON_EVENT)
 		p->vt.set_pform_wtime_function(wtime);
 	if (abi == VT_PLUGIN_ABI_SCOREP && p->sp.set_clock_function)
 		p->sp.set_clock_function(wtime);
@@ -311,13 +314,13 @@ static int scorep_props(struct vt_metric *m, const SCOREP_Metric_Plugin_MetricPr
 			char *why, size_t len)
 {
 	static const uint32_t modes[] = {
-		OTF2_METRIC_ACCUMULATED_START, OTF2_METRIC_ACCUMULATED_POINT,
-		OTF2_METRIC_ACCUMULATED_LAST, OTF2_METRIC_ACCUMULATED_NEXT,
-		OTF2_METRIC_ABSOLUTE_POINT, OTF2_METRIC_ABSOLUTE_LAST,
-		OTF2_METRIC_ABSOLUTE_NEXT, OTF2_METRIC_RELATIVE_POINT,
-		OTF2_METRIC_RELATIVE_LAST, OTF2_METRIC_RELATIVE_NEXT,
+	    OTF2_METRIC_ACCUMULATED_START, OTF2_METRIC_ACCUMULATED_POINT,
+	    OTF2_METRIC_ACCUMULATED_LAST,  OTF2_METRIC_ACCUMULATED_NEXT,
+	    OTF2_METRIC_ABSOLUTE_POINT,	   OTF2_METRIC_ABSOLUTE_LAST,
+	    OTF2_METRIC_ABSOLUTE_NEXT,	   OTF2_METRIC_RELATIVE_POINT,
+	    OTF2_METRIC_RELATIVE_LAST,	   OTF2_METRIC_RELATIVE_NEXT,
 	};
-	static const uint8_t types[] = { OTF2_TYPE_INT64, OTF2_TYPE_UINT64, OTF2_TYPE_DOUBLE };
+	static const uint8_t types[] = {OTF2_TYPE_INT64, OTF2_TYPE_UINT64, OTF2_TYPE_DOUBLE};
 	if ((unsigned)s->mode >= SCOREP_INVALID_METRIC_MODE) {
 		snprintf(why, len, "mode %d is not a SCOREP_MetricMode (0-9)", (int)s->mode);
 		return -1;
@@ -384,7 +387,7 @@ size_t vt_plugin_expand(struct vt_plugin *p, const char *requested)
 			vt_props(m, e->cntr_property);
 		} else {
 			SCOREP_Metric_Plugin_MetricProperties *e =
-				&((SCOREP_Metric_Plugin_MetricProperties *)list)[i];
+			    &((SCOREP_Metric_Plugin_MetricProperties *)list)[i];
 			name = e->name;
 			unit = e->unit;
 			description = e->description;
@@ -466,8 +469,8 @@ static struct vt_plugin *find_or_open(struct vt_plugin **list, const char *name,
 	return p;
 }
 
-struct vt_plugin *vt_plugin_load_all(const char *vt_spec, const char *scorep_spec,
-				     const char *path, uint64_t (*wtime)(void))
+struct vt_plugin *vt_plugin_load_all(const char *vt_spec, const char *scorep_spec, const char *path,
+				     uint64_t (*wtime)(void))
 {
 	struct vt_plugin *list = NULL, *failed = NULL;
 	char *spec = vt_spec ? strdup(vt_spec) : NULL;
@@ -484,8 +487,8 @@ struct vt_plugin *vt_plugin_load_all(const char *vt_spec, const char *scorep_spe
 			continue;
 		}
 		*us = '\0';
-		struct vt_plugin *p = find_or_open(&list, e, VT_PLUGIN_ABI_VT, path, wtime,
-						   &failed);
+		struct vt_plugin *p =
+		    find_or_open(&list, e, VT_PLUGIN_ABI_VT, path, wtime, &failed);
 		if (p)
 			vt_plugin_expand(p, us + 1);
 	}
@@ -507,8 +510,8 @@ struct vt_plugin *vt_plugin_load_all(const char *vt_spec, const char *scorep_spe
 				 e, var, tokens ? "empty" : "not set", var);
 			continue;
 		}
-		struct vt_plugin *p = find_or_open(&list, e, VT_PLUGIN_ABI_SCOREP, path, wtime,
-						   &failed);
+		struct vt_plugin *p =
+		    find_or_open(&list, e, VT_PLUGIN_ABI_SCOREP, path, wtime, &failed);
 		if (!p)
 			continue;
 		char *toks = strdup(tokens);
@@ -549,8 +552,8 @@ static void *own_symbol(void *dl, const char *sym)
 	struct link_map *lm = NULL;
 	if (!fn)
 		return NULL;
-	if (dladdr(fn, &where) && where.dli_fname && dlinfo(dl, RTLD_DI_LINKMAP, &lm) == 0 &&
-	    lm && lm->l_name && strcmp(lm->l_name, where.dli_fname) != 0)
+	if (dladdr(fn, &where) && where.dli_fname && dlinfo(dl, RTLD_DI_LINKMAP, &lm) == 0 && lm &&
+	    lm->l_name && strcmp(lm->l_name, where.dli_fname) != 0)
 		return NULL;
 	return fn;
 }

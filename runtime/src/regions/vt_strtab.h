@@ -8,7 +8,7 @@
 
 struct vt_strtab {
 	OTF2_GlobalDefWriter *w; /* NULL: only ids, no definitions written */
-	char **keys; /* copies, owned */
+	char **keys;		 /* copies, owned */
 	uint32_t *ids;
 	size_t cap;
 	uint32_t n;

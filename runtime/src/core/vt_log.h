@@ -4,7 +4,7 @@
 #define VT_LOG_H
 
 enum vt_log_level {
-	VT_LOG_ERROR = 0, /* bad input, vt switches itself or a feature off */
+	VT_LOG_ERROR = 0,  /* bad input, vt switches itself or a feature off */
 	VT_LOG_NOTICE = 1, /* warnings that lost or changed data; where the trace went */
 	VT_LOG_INFO = 2,
 	VT_LOG_DEBUG = 3,
@@ -21,15 +21,15 @@ extern int vt_log_level;
  */
 void vt_log_write(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
-#define vt_log(level, ...)                                                                \
-	do {                                                                              \
-		if ((level) <= vt_log_level)                                              \
-			vt_log_write((level), __VA_ARGS__);                               \
+#define vt_log(level, ...)                                                                         \
+	do {                                                                                       \
+		if ((level) <= vt_log_level)                                                       \
+			vt_log_write((level), __VA_ARGS__);                                        \
 	} while (0)
-#define vt_error(...) vt_log(VT_LOG_ERROR, "error: " __VA_ARGS__)
-#define vt_warn(...) vt_log(VT_LOG_NOTICE, "warning: " __VA_ARGS__)
+#define vt_error(...)  vt_log(VT_LOG_ERROR, "error: " __VA_ARGS__)
+#define vt_warn(...)   vt_log(VT_LOG_NOTICE, "warning: " __VA_ARGS__)
 #define vt_notice(...) vt_log(VT_LOG_NOTICE, __VA_ARGS__)
-#define vt_info(...) vt_log(VT_LOG_INFO, __VA_ARGS__)
-#define vt_debug(...) vt_log(VT_LOG_DEBUG, __VA_ARGS__)
+#define vt_info(...)   vt_log(VT_LOG_INFO, __VA_ARGS__)
+#define vt_debug(...)  vt_log(VT_LOG_DEBUG, __VA_ARGS__)
 
 #endif

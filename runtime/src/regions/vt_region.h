@@ -6,11 +6,11 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#define VT_REGION_MAX (1u << 20) /* ids per process */
-#define VT_ADDR_SLOTS (1u << 21) /* address table slots, at most half used */
+#define VT_REGION_MAX	   (1u << 20)  /* ids per process */
+#define VT_ADDR_SLOTS	   (1u << 21)  /* address table slots, at most half used */
 #define VT_REGION_FILTERED 0x80000000u /* flag in a slot's value: never record */
-#define VT_REGION_ID_MASK 0x7fffffffu
-#define VT_REGION_UNKNOWN (VT_REGION_MAX - 1) /* where regions beyond the table go */
+#define VT_REGION_ID_MASK  0x7fffffffu
+#define VT_REGION_UNKNOWN  (VT_REGION_MAX - 1) /* where regions beyond the table go */
 
 enum vt_region_kind {
 	VT_REGION_ADDR, /* -finstrument-functions: a code address, named at finalize */
@@ -19,7 +19,7 @@ enum vt_region_kind {
 };
 
 struct vt_region {
-	uintptr_t addr; /* code address (ADDR) */
+	uintptr_t addr;	  /* code address (ADDR) */
 	const char *name; /* resolved name; NULL until resolved */
 	const char *file;
 	uint32_t line;
@@ -27,13 +27,13 @@ struct vt_region {
 	uint8_t kind;
 	uint8_t resolved;
 	uint8_t paradigm, role; /* OTF2's; 0: by kind (compiler or user, function) */
-	long limit; /* recorded calls per process; -1 unlimited, 0 never */
-	long calls; /* calls counted against limit (by the encoders) */
+	long limit;		/* recorded calls per process; -1 unlimited, 0 never */
+	long calls;		/* calls counted against limit (by the encoders) */
 };
 
 struct vt_addr_slot {
 	uintptr_t key; /* 0: empty; published last, with release order */
-	uint32_t val; /* id | VT_REGION_FILTERED */
+	uint32_t val;  /* id | VT_REGION_FILTERED */
 };
 
 /* Hidden, so the hot path reaches them PC-relative without a GOT load. */
@@ -58,7 +58,7 @@ static inline __attribute__((always_inline)) uint32_t vt_slot_index(uintptr_t ke
  * the inserter stores the value first and the key last.
  */
 static inline __attribute__((always_inline)) uint32_t vt_region_probe(uintptr_t key,
-								       uint32_t (*miss)(uintptr_t))
+								      uint32_t (*miss)(uintptr_t))
 {
 	uint32_t i = vt_slot_index(key);
 	for (;;) {
