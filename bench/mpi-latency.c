@@ -21,9 +21,11 @@ int main(int argc, char **argv)
 		for (int i = 0; i < iters && size > 1; i++) {
 			if (rank == 0) {
 				MPI_Send(&x, 1, MPI_DOUBLE, 1, 1, MPI_COMM_WORLD);
-				MPI_Recv(&y, 1, MPI_DOUBLE, 1, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+				MPI_Recv(&y, 1, MPI_DOUBLE, 1, 1, MPI_COMM_WORLD,
+					 MPI_STATUS_IGNORE);
 			} else if (rank == 1) {
-				MPI_Recv(&y, 1, MPI_DOUBLE, 0, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+				MPI_Recv(&y, 1, MPI_DOUBLE, 0, 1, MPI_COMM_WORLD,
+					 MPI_STATUS_IGNORE);
 				MPI_Send(&y, 1, MPI_DOUBLE, 0, 1, MPI_COMM_WORLD);
 			}
 		}
@@ -50,7 +52,8 @@ int main(int argc, char **argv)
 				MPI_Irecv(&bufs[i], 1, MPI_DOUBLE, 1, i % 32768, MPI_COMM_WORLD,
 					  &reqs[i]);
 			else
-				MPI_Isend(&x, 1, MPI_DOUBLE, 0, i % 32768, MPI_COMM_WORLD, &reqs[i]);
+				MPI_Isend(&x, 1, MPI_DOUBLE, 0, i % 32768, MPI_COMM_WORLD,
+					  &reqs[i]);
 		}
 		double t1 = MPI_Wtime();
 		MPI_Waitall(nreq, reqs, MPI_STATUSES_IGNORE);

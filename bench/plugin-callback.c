@@ -42,12 +42,12 @@ static void *sender_main(void *arg)
 	const char *r = getenv("BENCHCB_RATE");
 	double rate = r ? atof(r) : 1e6;
 	double t0 = now_s();
-	struct timespec pause = { 0, 50 * 1000 };
+	struct timespec pause = {0, 50 * 1000};
 	is_sender = true;
 	while (!atomic_load_explicit(&stop, memory_order_relaxed)) {
 		uint64_t due = (uint64_t)((now_s() - t0) * rate);
 		for (; sent < due; sent++) {
-			vt_plugin_cntr_timevalue v = { wtime(), sent };
+			vt_plugin_cntr_timevalue v = {wtime(), sent};
 			int32_t rc = send(send_obj, v);
 			if (rc == VT_PLUGIN_CNTR_CALLBACK_OK) {
 				ok++;

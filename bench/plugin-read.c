@@ -28,8 +28,8 @@ int main(int argc, char **argv)
 	}
 	long n = argc > 3 ? atol(argv[3]) : 10000000L;
 	void *dl = dlopen(argv[1], RTLD_NOW | RTLD_LOCAL);
-	vt_plugin_cntr_info (*get)(void) = dl ? (vt_plugin_cntr_info(*)(void))dlsym(dl, "get_info")
-					      : NULL;
+	vt_plugin_cntr_info (*get)(void) =
+	    dl ? (vt_plugin_cntr_info(*)(void))dlsym(dl, "get_info") : NULL;
 	if (!get) {
 		fprintf(stderr, "plugin-read: %s: %s\n", argv[1], dl ? "no get_info" : dlerror());
 		return 1;

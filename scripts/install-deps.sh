@@ -9,7 +9,7 @@ meson ninja-build pkg-config cmake make
 libotf2-trace-dev otf2-tools python3-otf2 python3
 libdw-dev libelf-dev libunwind-dev libpapi-dev
 libopenmpi-dev openmpi-bin mpich libmpich-dev
-binutils file
+binutils file clang-format
 "
 
 missing=""

@@ -27,18 +27,18 @@ struct vtcc_lang {
 };
 
 static const struct vtcc_lang vtcc_langs[] = {
-	[VTCC_LANG_C] = { "C", "vtcc", "cc", "VT_CC", "-vt:cc" },
-	[VTCC_LANG_CXX] = { "C++", "vtcxx", "c++", "VT_CXX", "-vt:cxx" },
-	[VTCC_LANG_FORTRAN] = { "Fortran", "vtfort", "gfortran", "VT_FC", "-vt:fc" },
+    [VTCC_LANG_C] = {"C", "vtcc", "cc", "VT_CC", "-vt:cc"},
+    [VTCC_LANG_CXX] = {"C++", "vtcxx", "c++", "VT_CXX", "-vt:cxx"},
+    [VTCC_LANG_FORTRAN] = {"Fortran", "vtfort", "gfortran", "VT_FC", "-vt:fc"},
 };
 #define VTCC_NLANGS (sizeof(vtcc_langs) / sizeof(vtcc_langs[0]))
 
 /* What the command line asks the compiler to do, which decides what vtcc adds. */
 enum vtcc_step {
-	VTCC_STEP_INFO,       /* no input (--version, -print-*, nothing at all): add nothing */
+	VTCC_STEP_INFO,	      /* no input (--version, -print-*, nothing at all): add nothing */
 	VTCC_STEP_PREPROCESS, /* -E, or -M/-MM without -MD/-MMD: the include path and VTRACE */
 	VTCC_STEP_COMPILE,    /* -c, -S, -fsyntax-only, -r: compile flags only */
-	VTCC_STEP_LINK,       /* anything that links (maybe compiling too): compile + link flags */
+	VTCC_STEP_LINK,	      /* anything that links (maybe compiling too): compile + link flags */
 };
 
 enum vtcc_family { VTCC_FAMILY_UNKNOWN, VTCC_FAMILY_GNU, VTCC_FAMILY_LLVM };
@@ -68,14 +68,14 @@ struct vtcc {
 	const char *mpi_lib;   /* after vtcc_resolve_mpi: "vt-mpi", "vt-mpich", or NULL */
 	const char *mpi_why;   /* how the MPI mode was decided, for -vt:version */
 	struct vtcc_argv user; /* every argument that is not vtcc's, in order */
-	char *self;            /* canonical path of this program */
+	char *self;	       /* canonical path of this program */
 	char *compiler_path;   /* canonical path of the compiler, NULL if not found */
 	bool in_build_tree;
 	const char *incdir, *libdir, *plugindir;
 	enum vtcc_family family;
 	/* Options of the compiler plugins (NULL when not given); see docs/passes.md. */
-	const char *filter;        /* -vt:filter, made absolute */
-	const char *min_insns;     /* -vt:min-insns */
+	const char *filter;	   /* -vt:filter, made absolute */
+	const char *min_insns;	   /* -vt:min-insns */
 	const char *inline_mode;   /* -vt:inline */
 	const char *plugin_option; /* the first of those given, for messages */
 	/* Why the default method is not a plugin; NULL when it is, or before it is decided. */
@@ -87,8 +87,8 @@ struct vtcc_option {
 	const char *name;
 	const char *arg; /* the value's name in the help, NULL for a flag */
 	void (*apply)(struct vtcc *d, const struct vtcc_option *o, const char *value);
-	size_t field;    /* for vtcc_opt_flag: offset of the member it sets */
-	int lang;        /* for vtcc_opt_compiler: the language whose compiler it names */
+	size_t field; /* for vtcc_opt_flag: offset of the member it sets */
+	int lang;     /* for vtcc_opt_compiler: the language whose compiler it names */
 	const char *help;
 };
 
@@ -98,25 +98,35 @@ static void vtcc_llvm_flags(struct vtcc *d, struct vtcc_argv *out);
 
 /* The first entry is the default; it is decided per compiler when flags are needed. */
 static const struct vtcc_inst vtcc_insts[] = {
-	{ .name = "auto", .vtrace = true,
-	  .help = "the plugin for the compiler (gcc or llvm) if vt has one that fits it, else "
-		  "compinst (default)" },
-	{ .name = "gcc", .vtrace = true, .compile_flags = vtcc_gcc_flags,
-	  .help = "vt's GCC plugin (gcc, g++, gfortran): a static descriptor per function",
-	  .plugin_family = VTCC_FAMILY_GNU, .plugin_file = "vt_gcc.so",
-	  .built_for = VTCC_GCC_PLUGIN_VERSION },
-	{ .name = "llvm", .vtrace = true, .compile_flags = vtcc_llvm_flags,
-	  .help = "vt's LLVM pass plugin (clang, clang++): a static descriptor per function",
-	  .plugin_family = VTCC_FAMILY_LLVM, .plugin_file = "vt_llvm.so",
-	  .built_for = VTCC_LLVM_PLUGIN_MAJOR },
-	{ .name = "compinst", .vtrace = true, .compile_flags = vtcc_compinst_flags,
-	  .help = "the compiler's -finstrument-functions" },
-	{ .name = "manual", .vtrace = true,
-	  .help = "only the user API (VT_USER_START/END), compiled with -DVTRACE" },
-	{ .name = "none", .vtrace = false, .help = "no instrumentation; link the runtime only" },
+    {.name = "auto",
+     .vtrace = true,
+     .help = "the plugin for the compiler (gcc or llvm) if vt has one that fits it, else "
+	     "compinst (default)"},
+    {.name = "gcc",
+     .vtrace = true,
+     .compile_flags = vtcc_gcc_flags,
+     .help = "vt's GCC plugin (gcc, g++, gfortran): a static descriptor per function",
+     .plugin_family = VTCC_FAMILY_GNU,
+     .plugin_file = "vt_gcc.so",
+     .built_for = VTCC_GCC_PLUGIN_VERSION},
+    {.name = "llvm",
+     .vtrace = true,
+     .compile_flags = vtcc_llvm_flags,
+     .help = "vt's LLVM pass plugin (clang, clang++): a static descriptor per function",
+     .plugin_family = VTCC_FAMILY_LLVM,
+     .plugin_file = "vt_llvm.so",
+     .built_for = VTCC_LLVM_PLUGIN_MAJOR},
+    {.name = "compinst",
+     .vtrace = true,
+     .compile_flags = vtcc_compinst_flags,
+     .help = "the compiler's -finstrument-functions"},
+    {.name = "manual",
+     .vtrace = true,
+     .help = "only the user API (VT_USER_START/END), compiled with -DVTRACE"},
+    {.name = "none", .vtrace = false, .help = "no instrumentation; link the runtime only"},
 };
-#define VTCC_NINSTS (sizeof(vtcc_insts) / sizeof(vtcc_insts[0]))
-#define VTCC_INST_AUTO (&vtcc_insts[0])
+#define VTCC_NINSTS	   (sizeof(vtcc_insts) / sizeof(vtcc_insts[0]))
+#define VTCC_INST_AUTO	   (&vtcc_insts[0])
 #define VTCC_INST_COMPINST (&vtcc_insts[3])
 
 static void vtcc_opt_compiler(struct vtcc *d, const struct vtcc_option *o, const char *value);
@@ -125,40 +135,71 @@ static void vtcc_opt_flag(struct vtcc *d, const struct vtcc_option *o, const cha
 static void vtcc_opt_plugin(struct vtcc *d, const struct vtcc_option *o, const char *value);
 
 static const struct vtcc_option vtcc_options[] = {
-	{ .name = "-vt:cc", .arg = "CMD", .apply = vtcc_opt_compiler, .lang = VTCC_LANG_C,
-	  .help = "underlying C compiler (default: $VT_CC, else cc)" },
-	{ .name = "-vt:cxx", .arg = "CMD", .apply = vtcc_opt_compiler, .lang = VTCC_LANG_CXX,
-	  .help = "underlying C++ compiler (default: $VT_CXX, else c++)" },
-	{ .name = "-vt:fc", .arg = "CMD", .apply = vtcc_opt_compiler, .lang = VTCC_LANG_FORTRAN,
-	  .help = "underlying Fortran compiler (default: $VT_FC, else gfortran)" },
-	{ .name = "-vt:inst", .arg = "METHOD", .apply = vtcc_opt_inst,
-	  .help = "instrumentation method, one of:" },
-	{ .name = "-vt:filter", .arg = "FILE", .apply = vtcc_opt_plugin,
-	  .field = offsetof(struct vtcc, filter),
-	  .help = "compile-time filter file (plugins only): functions it gives LIMIT 0 are not "
-		  "instrumented" },
-	{ .name = "-vt:min-insns", .arg = "N", .apply = vtcc_opt_plugin,
-	  .field = offsetof(struct vtcc, min_insns),
-	  .help = "plugins only: skip functions of fewer than N instructions (default 0)" },
-	{ .name = "-vt:inline", .arg = "WHICH", .apply = vtcc_opt_plugin,
-	  .field = offsetof(struct vtcc, inline_mode),
-	  .help = "plugins only: instrument inline functions: skip (none), declared (those "
-		  "declared inline, not always_inline ones; default) or all" },
-	{ .name = "-vt:mpi", .apply = vtcc_opt_flag, .field = offsetof(struct vtcc, mpi_on),
-	  .help = "MPI program: link vt's MPI wrappers (the default when the compiler is an MPI "
-		  "wrapper such as mpicc, mpicxx, mpifort, mpicc.mpich)" },
-	{ .name = "-vt:nompi", .apply = vtcc_opt_flag, .field = offsetof(struct vtcc, mpi_off),
-	  .help = "do not link vt's MPI wrappers, even with an MPI compiler wrapper" },
-	{ .name = "-vt:mt", .apply = vtcc_opt_flag, .field = offsetof(struct vtcc, mt),
-	  .help = "multi-threaded program: add -pthread when compiling and linking" },
-	{ .name = "-vt:show", .apply = vtcc_opt_flag, .field = offsetof(struct vtcc, show),
-	  .help = "print the compiler command that would run, run nothing" },
-	{ .name = "-vt:verbose", .apply = vtcc_opt_flag, .field = offsetof(struct vtcc, verbose),
-	  .help = "print the compiler command on stderr, then run it" },
-	{ .name = "-vt:version", .apply = vtcc_opt_flag, .field = offsetof(struct vtcc, version),
-	  .help = "print vt's version and the underlying compiler" },
-	{ .name = "-vt:help", .apply = vtcc_opt_flag, .field = offsetof(struct vtcc, help),
-	  .help = "print this help" },
+    {.name = "-vt:cc",
+     .arg = "CMD",
+     .apply = vtcc_opt_compiler,
+     .lang = VTCC_LANG_C,
+     .help = "underlying C compiler (default: $VT_CC, else cc)"},
+    {.name = "-vt:cxx",
+     .arg = "CMD",
+     .apply = vtcc_opt_compiler,
+     .lang = VTCC_LANG_CXX,
+     .help = "underlying C++ compiler (default: $VT_CXX, else c++)"},
+    {.name = "-vt:fc",
+     .arg = "CMD",
+     .apply = vtcc_opt_compiler,
+     .lang = VTCC_LANG_FORTRAN,
+     .help = "underlying Fortran compiler (default: $VT_FC, else gfortran)"},
+    {.name = "-vt:inst",
+     .arg = "METHOD",
+     .apply = vtcc_opt_inst,
+     .help = "instrumentation method, one of:"},
+    {.name = "-vt:filter",
+     .arg = "FILE",
+     .apply = vtcc_opt_plugin,
+     .field = offsetof(struct vtcc, filter),
+     .help = "compile-time filter file (plugins only): functions it gives LIMIT 0 are not "
+	     "instrumented"},
+    {.name = "-vt:min-insns",
+     .arg = "N",
+     .apply = vtcc_opt_plugin,
+     .field = offsetof(struct vtcc, min_insns),
+     .help = "plugins only: skip functions of fewer than N instructions (default 0)"},
+    {.name = "-vt:inline",
+     .arg = "WHICH",
+     .apply = vtcc_opt_plugin,
+     .field = offsetof(struct vtcc, inline_mode),
+     .help = "plugins only: instrument inline functions: skip (none), declared (those "
+	     "declared inline, not always_inline ones; default) or all"},
+    {.name = "-vt:mpi",
+     .apply = vtcc_opt_flag,
+     .field = offsetof(struct vtcc, mpi_on),
+     .help = "MPI program: link vt's MPI wrappers (the default when the compiler is an MPI "
+	     "wrapper such as mpicc, mpicxx, mpifort, mpicc.mpich)"},
+    {.name = "-vt:nompi",
+     .apply = vtcc_opt_flag,
+     .field = offsetof(struct vtcc, mpi_off),
+     .help = "do not link vt's MPI wrappers, even with an MPI compiler wrapper"},
+    {.name = "-vt:mt",
+     .apply = vtcc_opt_flag,
+     .field = offsetof(struct vtcc, mt),
+     .help = "multi-threaded program: add -pthread when compiling and linking"},
+    {.name = "-vt:show",
+     .apply = vtcc_opt_flag,
+     .field = offsetof(struct vtcc, show),
+     .help = "print the compiler command that would run, run nothing"},
+    {.name = "-vt:verbose",
+     .apply = vtcc_opt_flag,
+     .field = offsetof(struct vtcc, verbose),
+     .help = "print the compiler command on stderr, then run it"},
+    {.name = "-vt:version",
+     .apply = vtcc_opt_flag,
+     .field = offsetof(struct vtcc, version),
+     .help = "print vt's version and the underlying compiler"},
+    {.name = "-vt:help",
+     .apply = vtcc_opt_flag,
+     .field = offsetof(struct vtcc, help),
+     .help = "print this help"},
 };
 #define VTCC_NOPTIONS (sizeof(vtcc_options) / sizeof(vtcc_options[0]))
 
@@ -173,8 +214,8 @@ static void vtcc_opt_compiler(struct vtcc *d, const struct vtcc_option *o, const
 	const struct vtcc_lang *want = &vtcc_langs[o->lang];
 
 	if (want != d->lang)
-		vtcc_die(VTCC_EXIT_USAGE, "%s names the %s compiler of %s; %s takes %s CMD", o->name,
-			 want->name, want->driver, vtcc_prog, d->lang->option);
+		vtcc_die(VTCC_EXIT_USAGE, "%s names the %s compiler of %s; %s takes %s CMD",
+			 o->name, want->name, want->driver, vtcc_prog, d->lang->option);
 	if (!*value)
 		vtcc_die(VTCC_EXIT_USAGE, "%s: the compiler command is empty", o->name);
 	d->compiler = value;
@@ -257,8 +298,8 @@ static void vtcc_usage(const struct vtcc *d)
 				printf("  %-18s   %-9s %s%s\n", "", vtcc_insts[j].name,
 				       vtcc_insts[j].help,
 				       vtcc_insts[j].built_for && !*vtcc_insts[j].built_for
-					       ? " [not built]"
-					       : "");
+					   ? " [not built]"
+					   : "");
 		}
 	}
 	printf("\nenvironment: %s names the compiler (overridden by %s).\n", d->lang->env,
@@ -324,9 +365,13 @@ static const struct vtcc_lang *vtcc_lang_of(const char *prog)
 static bool vtcc_takes_value(const char *a)
 {
 	static const char *const with_value[] = {
-		"-o", "-x", "-I", "-L", "-D", "-U", "-J", "-MF", "-MT", "-MQ", "-T", "-u", "-z",
-		"-Xlinker", "-Xassembler", "-Xpreprocessor", "-Xclang", "-include", "-imacros",
-		"-isystem", "-idirafter", "-iquote", "-iprefix", "-isysroot", "-aux-info", "--param",
+	    "-o",	  "-x",	      "-I",	     "-L",
+	    "-D",	  "-U",	      "-J",	     "-MF",
+	    "-MT",	  "-MQ",      "-T",	     "-u",
+	    "-z",	  "-Xlinker", "-Xassembler", "-Xpreprocessor",
+	    "-Xclang",	  "-include", "-imacros",    "-isystem",
+	    "-idirafter", "-iquote",  "-iprefix",    "-isysroot",
+	    "-aux-info",  "--param",
 	};
 
 	for (size_t i = 0; i < sizeof(with_value) / sizeof(with_value[0]); i++)
@@ -348,7 +393,7 @@ static bool vtcc_is_info(const char *a)
 /* Decides the step from the user's arguments, reading @files but passing them on as given. */
 static enum vtcc_step vtcc_classify(const struct vtcc_argv *user, bool *is_static)
 {
-	struct vtcc_argv scan = { 0 };
+	struct vtcc_argv scan = {0};
 	bool pre = false, dep = false, dep_compile = false, compile = false, info = false;
 
 	for (size_t i = 0; i < user->n; i++) {
@@ -476,8 +521,8 @@ static enum vtcc_family vtcc_family(struct vtcc *d)
  * mpiCC, mpif77, mpif90, mpifort), with or without a suffix such as .openmpi or .mpich. */
 static bool vtcc_mpi_wrapper_name(const char *base)
 {
-	static const char *const names[] = { "mpicc", "mpicxx", "mpic++", "mpiCC", "mpif77",
-					     "mpif90", "mpifort" };
+	static const char *const names[] = {"mpicc",  "mpicxx", "mpic++", "mpiCC",
+					    "mpif77", "mpif90", "mpifort"};
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
 		size_t n = strlen(names[i]);
 		if (!strncmp(base, names[i], n) && (!base[n] || base[n] == '.' || base[n] == '-'))
@@ -585,7 +630,8 @@ static const char *vtcc_plugin_problem(struct vtcc *d, const struct vtcc_inst *p
 	version = vtcc_compiler_version(d, p->plugin_family);
 	if (!*version)
 		return vtcc_xasprintf("vt's %s plugin is for %s %s, and '%s' does not tell its "
-				      "version (%s)", kind, cc, p->built_for, d->compiler,
+				      "version (%s)",
+				      kind, cc, p->built_for, d->compiler,
 				      p->plugin_family == VTCC_FAMILY_GNU ? "-dumpfullversion"
 									  : "-dumpversion");
 	if (strcmp(version, p->built_for) != 0)
@@ -631,8 +677,10 @@ static void vtcc_gcc_flags(struct vtcc *d, struct vtcc_argv *out)
 	 * vt_gcc; and it refuses a second '=' in the value. */
 	vtcc_argv_push(out, vtcc_xasprintf("-fplugin=%s", vtcc_plugin_path(d, d->inst)));
 	if (d->filter && strchr(d->filter, '='))
-		vtcc_die(VTCC_EXIT_USAGE, "-vt:filter %s: GCC cannot pass a path with '=' to a "
-			 "plugin; rename or link the file", d->filter);
+		vtcc_die(VTCC_EXIT_USAGE,
+			 "-vt:filter %s: GCC cannot pass a path with '=' to a "
+			 "plugin; rename or link the file",
+			 d->filter);
 	if (d->filter)
 		vtcc_argv_push(out, vtcc_xasprintf("-fplugin-arg-vt_gcc-filter=%s", d->filter));
 	if (d->min_insns)
@@ -647,7 +695,7 @@ static void vtcc_gcc_flags(struct vtcc *d, struct vtcc_argv *out)
  * see in LLVM IR: GCC's plugin knows a declaration's system-header status by itself. */
 static void vtcc_system_dirs(const struct vtcc *d, struct vtcc_argv *dirs)
 {
-	struct vtcc_argv scan = { 0 };
+	struct vtcc_argv scan = {0};
 
 	for (size_t i = 0; i < d->user.n; i++) {
 		const char *a = d->user.v[i];
@@ -686,8 +734,8 @@ static void vtcc_system_dirs(const struct vtcc *d, struct vtcc_argv *dirs)
 static void vtcc_llvm_flags(struct vtcc *d, struct vtcc_argv *out)
 {
 	char *path = vtcc_plugin_path(d, d->inst);
-	const char *opts[3] = { NULL, NULL, NULL };
-	struct vtcc_argv sysdirs = { 0 };
+	const char *opts[3] = {NULL, NULL, NULL};
+	struct vtcc_argv sysdirs = {0};
 
 	vtcc_argv_push(out, "-finstrument-functions");
 	vtcc_argv_push(out, vtcc_xasprintf("-fpass-plugin=%s", path));
@@ -708,7 +756,7 @@ static void vtcc_llvm_flags(struct vtcc *d, struct vtcc_argv *out)
 	vtcc_argv_push(out, path);
 	for (size_t i = 0; i < 3 + sysdirs.n; i++) {
 		const char *opt =
-			i < 3 ? opts[i] : vtcc_xasprintf("-vt-system-dir=%s", sysdirs.v[i - 3]);
+		    i < 3 ? opts[i] : vtcc_xasprintf("-vt-system-dir=%s", sysdirs.v[i - 3]);
 
 		if (!opt)
 			continue;
@@ -806,8 +854,8 @@ static void vtcc_print_version(struct vtcc *d)
 
 int main(int argc, char **argv)
 {
-	struct vtcc d = { 0 };
-	struct vtcc_argv cmd = { 0 };
+	struct vtcc d = {0};
+	struct vtcc_argv cmd = {0};
 	enum vtcc_step step;
 	const char *env;
 	bool is_static;
@@ -868,6 +916,6 @@ int main(int argc, char **argv)
 		vtcc_print_command(stderr, &cmd);
 	fflush(stdout);
 	execvp(d.compiler, (char *const *)cmd.v);
-	vtcc_die(VTCC_EXIT_NOEXEC, "cannot run the %s compiler '%s': %s", d.lang->name,
-		 d.compiler, strerror(errno));
+	vtcc_die(VTCC_EXIT_NOEXEC, "cannot run the %s compiler '%s': %s", d.lang->name, d.compiler,
+		 strerror(errno));
 }

@@ -176,7 +176,8 @@ static bool vtcc_shell_safe(const char *s)
 		return false;
 	for (; *s; s++) {
 		if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
-			    "_-+=/.,:@%^", *s))
+			    "_-+=/.,:@%^",
+			    *s))
 			return false;
 	}
 	return true;

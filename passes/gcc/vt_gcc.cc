@@ -20,6 +20,8 @@
 #include "gcc-plugin.h"
 #include "plugin-version.h"
 
+// GCC's plugin headers depend on each other's order: kept as GCC's own sources have them.
+// clang-format off
 #include "tree.h"
 #include "tree-pass.h"
 #include "context.h"
@@ -36,11 +38,12 @@
 #include "file-prefix-map.h"
 #include "tree-inline.h"
 #include "ggc.h"
+// clang-format on
 
 #include <cxxabi.h>
 #include <stdarg.h>
-#include <stdio.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string>
 
@@ -56,9 +59,9 @@ namespace
 {
 
 enum inline_mode {
-	INLINE_SKIP,     // neither functions declared inline nor always_inline ones
+	INLINE_SKIP,	 // neither functions declared inline nor always_inline ones
 	INLINE_DECLARED, // functions declared inline, but not always_inline ones (default)
-	INLINE_ALL,      // every function, always_inline ones too
+	INLINE_ALL,	 // every function, always_inline ones too
 };
 
 struct options {
@@ -92,11 +95,11 @@ tree desc_fields[6]; // handle, abi, name, file, line, reserved: vt_inst.h's ord
 tree enter_fn, exit_fn;
 
 const struct ggc_root_tab vt_roots[] = {
-	{ &desc_type, 1, sizeof(desc_type), &gt_ggc_mx_tree_node, &gt_pch_nx_tree_node },
-	{ &desc_fields[0], 6, sizeof(desc_fields[0]), &gt_ggc_mx_tree_node, &gt_pch_nx_tree_node },
-	{ &enter_fn, 1, sizeof(enter_fn), &gt_ggc_mx_tree_node, &gt_pch_nx_tree_node },
-	{ &exit_fn, 1, sizeof(exit_fn), &gt_ggc_mx_tree_node, &gt_pch_nx_tree_node },
-	LAST_GGC_ROOT_TAB,
+    {&desc_type, 1, sizeof(desc_type), &gt_ggc_mx_tree_node, &gt_pch_nx_tree_node},
+    {&desc_fields[0], 6, sizeof(desc_fields[0]), &gt_ggc_mx_tree_node, &gt_pch_nx_tree_node},
+    {&enter_fn, 1, sizeof(enter_fn), &gt_ggc_mx_tree_node, &gt_pch_nx_tree_node},
+    {&exit_fn, 1, sizeof(exit_fn), &gt_ggc_mx_tree_node, &gt_pch_nx_tree_node},
+    LAST_GGC_ROOT_TAB,
 };
 
 // The record type of struct vt_inst_desc, checked field by field against the header the
@@ -108,12 +111,12 @@ bool build_desc_type()
 		size_t offset;
 		bool pointer;
 	} layout[6] = {
-		{ "handle", offsetof(struct vt_inst_desc, handle), false },
-		{ "abi", offsetof(struct vt_inst_desc, abi), false },
-		{ "name", offsetof(struct vt_inst_desc, name), true },
-		{ "file", offsetof(struct vt_inst_desc, file), true },
-		{ "line", offsetof(struct vt_inst_desc, line), false },
-		{ "reserved", offsetof(struct vt_inst_desc, reserved), false },
+	    {"handle", offsetof(struct vt_inst_desc, handle), false},
+	    {"abi", offsetof(struct vt_inst_desc, abi), false},
+	    {"name", offsetof(struct vt_inst_desc, name), true},
+	    {"file", offsetof(struct vt_inst_desc, file), true},
+	    {"line", offsetof(struct vt_inst_desc, line), false},
+	    {"reserved", offsetof(struct vt_inst_desc, reserved), false},
 	};
 	tree cstr = build_pointer_type(build_qualified_type(char_type_node, TYPE_QUAL_CONST));
 	tree chain = NULL_TREE;
@@ -135,8 +138,8 @@ bool build_desc_type()
 		return false;
 
 	// void vt_inst_enter(struct vt_inst_desc *), nothrow: the calls need no EH edges.
-	tree fntype = build_function_type_list(void_type_node, build_pointer_type(desc_type),
-					       NULL_TREE);
+	tree fntype =
+	    build_function_type_list(void_type_node, build_pointer_type(desc_type), NULL_TREE);
 	enter_fn = build_fn_decl("vt_inst_enter", fntype);
 	exit_fn = build_fn_decl("vt_inst_exit", fntype);
 	return true;
@@ -150,7 +153,7 @@ bool is_fortran()
 	return lang_hooks.name && strstr(lang_hooks.name, "Fortran") != NULL;
 }
 
-// The names compinst gives (runtime/src/vt_symbols.c, docs/dev/contracts.md): C++ demangled
+// The names compinst gives (runtime/src/regions/vt_symbols.c, docs/dev/contracts.md): C++ demangled
 // by the C++ library's demangler (the runtime's), gfortran module procedures as
 // module::name, other Fortran procedures by their source name, anything else by its symbol.
 std::string region_name(tree fndecl)
@@ -260,8 +263,8 @@ tree make_descriptor(tree fndecl, const std::string &name, const std::string &fi
 	if (sym[0] == '*')
 		sym++;
 	bool shared = TREE_PUBLIC(fndecl);
-	std::string id = shared ? std::string("__vt_desc.") + sym
-				: "__vt_desc." + std::to_string(++n_private);
+	std::string id =
+	    shared ? std::string("__vt_desc.") + sym : "__vt_desc." + std::to_string(++n_private);
 
 	tree var = build_decl(DECL_SOURCE_LOCATION(fndecl), VAR_DECL, get_identifier(id.c_str()),
 			      desc_type);
@@ -316,17 +319,20 @@ void report(const char *what, const std::string &name, const std::string &file, 
 }
 
 const pass_data vt_pass_data = {
-	GIMPLE_PASS,
-	"vt_inst",	  // name (-fdump-tree-vt_inst)
-	OPTGROUP_NONE,
-	TV_NONE,
-	PROP_gimple_any, // properties_required
-	0, 0, 0, 0,
+    GIMPLE_PASS,
+    "vt_inst", // name (-fdump-tree-vt_inst)
+    OPTGROUP_NONE,
+    TV_NONE,
+    PROP_gimple_any, // properties_required
+    0,
+    0,
+    0,
+    0,
 };
 
 class vt_pass : public gimple_opt_pass
 {
-public:
+      public:
 	vt_pass(gcc::context *ctx) : gimple_opt_pass(vt_pass_data, ctx)
 	{
 	}
@@ -386,8 +392,8 @@ bool parse_args(const struct plugin_name_args *info)
 			opts.min_insns = strtol(val, &end, 10);
 			if (!*val || *end || opts.min_insns < 0) {
 				fail("min-insns='%s': expected a number of instructions (0 or "
-				      "more)",
-				      val);
+				     "more)",
+				     val);
 				ok = false;
 			}
 		} else if (!strcmp(key, "inline") && val) {
@@ -405,8 +411,8 @@ bool parse_args(const struct plugin_name_args *info)
 			opts.verbose = true;
 		} else {
 			fail("unknown or incomplete option '-fplugin-arg-%s-%s%s%s'; "
-			      "valid: filter=FILE, min-insns=N, inline=skip|declared|all, verbose",
-			      info->base_name, key, val ? "=" : "", val ? val : "");
+			     "valid: filter=FILE, min-insns=N, inline=skip|declared|all, verbose",
+			     info->base_name, key, val ? "=" : "", val ? val : "");
 			ok = false;
 		}
 	}
@@ -418,15 +424,15 @@ bool parse_args(const struct plugin_name_args *info)
 VT_EXPORT int plugin_init(struct plugin_name_args *info, struct plugin_gcc_version *version)
 {
 	static struct plugin_info about = {
-		VT_VERSION,
-		"vt: calls vt_inst_enter/vt_inst_exit with a static descriptor in every selected "
-		"function. Options: filter=FILE, min-insns=N, inline=skip|declared|all, verbose",
+	    VT_VERSION,
+	    "vt: calls vt_inst_enter/vt_inst_exit with a static descriptor in every selected "
+	    "function. Options: filter=FILE, min-insns=N, inline=skip|declared|all, verbose",
 	};
 
 	if (!plugin_default_version_check(version, &gcc_version)) {
 		fail("this plugin was built for GCC %s, not %s; rebuild vt or use "
-		      "-vt:inst compinst",
-		      gcc_version.basever, version->basever);
+		     "-vt:inst compinst",
+		     gcc_version.basever, version->basever);
 		return 1;
 	}
 	register_callback(info->base_name, PLUGIN_INFO, NULL, &about);

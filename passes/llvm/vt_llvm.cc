@@ -52,15 +52,15 @@ cl::opt<std::string> OptFilter("vt-filter", cl::desc("vt: compile-time filter fi
 cl::opt<long> OptMinInsns("vt-min-insns",
 			  cl::desc("vt: skip functions of fewer IR instructions than this"),
 			  cl::value_desc("n"), cl::init(0));
-cl::opt<InlineMode> OptInline(
-	"vt-inline", cl::desc("vt: which inline functions to instrument"),
-	cl::values(clEnumValN(InlineSkip, "skip", "none"),
-		   clEnumValN(InlineDeclared, "declared", "declared inline, not always_inline"),
-		   clEnumValN(InlineAll, "all", "also always_inline ones")),
-	cl::init(InlineDeclared));
-cl::list<std::string> OptSystemDirs(
-	"vt-system-dir", cl::desc("vt: a directory of system headers (as -isystem DIR)"),
-	cl::value_desc("dir"), cl::ZeroOrMore);
+cl::opt<InlineMode> OptInline("vt-inline", cl::desc("vt: which inline functions to instrument"),
+			      cl::values(clEnumValN(InlineSkip, "skip", "none"),
+					 clEnumValN(InlineDeclared, "declared",
+						    "declared inline, not always_inline"),
+					 clEnumValN(InlineAll, "all", "also always_inline ones")),
+			      cl::init(InlineDeclared));
+cl::list<std::string> OptSystemDirs("vt-system-dir",
+				    cl::desc("vt: a directory of system headers (as -isystem DIR)"),
+				    cl::value_desc("dir"), cl::ZeroOrMore);
 cl::opt<bool> OptVerbose("vt-verbose", cl::desc("vt: say what is instrumented and why not"),
 			 cl::init(false));
 
@@ -79,15 +79,27 @@ const char *const DoneAttr = "vt-instrumented";
 // clang's terminate helper. Names starting with '.' (OpenMP outlined bodies, ...) are not C
 // identifiers and are compiler-made too.
 const char *const GeneratedPrefixes[] = {
-	"__cxx_global_var_init", "__cxx_global_array_dtor", "_GLOBAL__", "__clang_call_terminate",
-	"__dtor_", "__tls_init", "_ZTW", "_ZTH", "_ZThn", "_ZTv", "_ZTc",
+    "__cxx_global_var_init",
+    "__cxx_global_array_dtor",
+    "_GLOBAL__",
+    "__clang_call_terminate",
+    "__dtor_",
+    "__tls_init",
+    "_ZTW",
+    "_ZTH",
+    "_ZThn",
+    "_ZTv",
+    "_ZTc",
 };
 
 // Where Debian's compilers find their system headers (GCC's DECL_IN_SYSTEM_HEADER has no
 // equivalent in LLVM IR; the debug info's file is all there is). vtcc adds the directories
 // of the command line's -isystem options with -vt-system-dir.
 const char *const SystemDirs[] = {
-	"/usr/include/", "/usr/local/include/", "/usr/lib/gcc/", "/usr/lib/llvm-",
+    "/usr/include/",
+    "/usr/local/include/",
+    "/usr/lib/gcc/",
+    "/usr/lib/llvm-",
 };
 
 std::string demangle(StringRef Sym)
@@ -101,7 +113,7 @@ std::string demangle(StringRef Sym)
 	return S;
 }
 
-// The names compinst gives (runtime/src/vt_symbols.c): C++ demangled by the C++ library's
+// The names compinst gives (runtime/src/regions/vt_symbols.c): C++ demangled by the C++ library's
 // demangler, as the runtime does; Fortran module procedures (flang) as module::name;
 // anything else by its symbol.
 std::string regionName(const Function &F)
@@ -146,14 +158,14 @@ struct Site {
 
 class Instrumenter
 {
-public:
+      public:
 	Instrumenter(Module &M) : M(M), Ctx(M.getContext())
 	{
 	}
 
 	bool run();
 
-private:
+      private:
 	Module &M;
 	LLVMContext &Ctx;
 	StructType *DescTy = nullptr;
@@ -188,9 +200,9 @@ bool Instrumenter::setup()
 	DescTy = StructType::create(Ctx, {I32, I32, Str, Str, I32, I32}, "struct.vt_inst_desc");
 	const StructLayout *L = M.getDataLayout().getStructLayout(DescTy);
 	const size_t Offsets[6] = {
-		offsetof(struct vt_inst_desc, handle), offsetof(struct vt_inst_desc, abi),
-		offsetof(struct vt_inst_desc, name),   offsetof(struct vt_inst_desc, file),
-		offsetof(struct vt_inst_desc, line),   offsetof(struct vt_inst_desc, reserved),
+	    offsetof(struct vt_inst_desc, handle), offsetof(struct vt_inst_desc, abi),
+	    offsetof(struct vt_inst_desc, name),   offsetof(struct vt_inst_desc, file),
+	    offsetof(struct vt_inst_desc, line),   offsetof(struct vt_inst_desc, reserved),
 	};
 	bool Same = L->getSizeInBytes() == sizeof(struct vt_inst_desc);
 	for (unsigned I = 0; I < 6; I++)
@@ -202,9 +214,9 @@ bool Instrumenter::setup()
 	}
 	// nounwind: the calls need no landing pads, and EscapeEnumerator leaves them alone.
 	AttributeList Attrs =
-		AttributeList::get(Ctx, AttributeList::FunctionIndex, {Attribute::NoUnwind});
+	    AttributeList::get(Ctx, AttributeList::FunctionIndex, {Attribute::NoUnwind});
 	FunctionType *FTy =
-		FunctionType::get(Type::getVoidTy(Ctx), {DescTy->getPointerTo()}, false);
+	    FunctionType::get(Type::getVoidTy(Ctx), {DescTy->getPointerTo()}, false);
 	EnterFn = M.getOrInsertFunction("vt_inst_enter", FTy, Attrs);
 	ExitFn = M.getOrInsertFunction("vt_inst_exit", FTy, Attrs);
 
@@ -220,7 +232,8 @@ bool Instrumenter::setup()
 		for (Function &F : M) {
 			if (F.getName().startswith("_Z")) {
 				FunctionType *PTy = FunctionType::get(I32, true);
-				FunctionCallee P = M.getOrInsertFunction("__gxx_personality_v0", PTy);
+				FunctionCallee P =
+				    M.getOrInsertFunction("__gxx_personality_v0", PTy);
 				CxxPersonality = cast<Constant>(P.getCallee());
 				break;
 			}
@@ -300,12 +313,12 @@ GlobalVariable *Instrumenter::descriptor(Function &F, const Site &S)
 {
 	Type *I32 = Type::getInt32Ty(Ctx);
 	Constant *Fields[6] = {
-		ConstantInt::get(I32, 0),
-		ConstantInt::get(I32, VT_INST_ABI),
-		string(S.Name),
-		S.File.empty() ? Constant::getNullValue(Type::getInt8PtrTy(Ctx)) : string(S.File),
-		ConstantInt::get(I32, S.Line),
-		ConstantInt::get(I32, 0),
+	    ConstantInt::get(I32, 0),
+	    ConstantInt::get(I32, VT_INST_ABI),
+	    string(S.Name),
+	    S.File.empty() ? Constant::getNullValue(Type::getInt8PtrTy(Ctx)) : string(S.File),
+	    ConstantInt::get(I32, S.Line),
+	    ConstantInt::get(I32, 0),
 	};
 	Constant *Init = ConstantStruct::get(DescTy, Fields);
 	bool Shared = !F.hasLocalLinkage();
@@ -396,8 +409,7 @@ bool Instrumenter::run()
 struct VtInstrumentPass : PassInfoMixin<VtInstrumentPass> {
 	PreservedAnalyses run(Module &M, ModuleAnalysisManager &)
 	{
-		return Instrumenter(M).run() ? PreservedAnalyses::none()
-					     : PreservedAnalyses::all();
+		return Instrumenter(M).run() ? PreservedAnalyses::none() : PreservedAnalyses::all();
 	}
 
 	// Runs on optnone functions (clang -O0) as on any other.
@@ -412,10 +424,10 @@ struct VtInstrumentPass : PassInfoMixin<VtInstrumentPass> {
 extern "C" LLVM_ATTRIBUTE_WEAK __attribute__((visibility("default"))) PassPluginLibraryInfo
 llvmGetPassPluginInfo()
 {
-	return { LLVM_PLUGIN_API_VERSION, "vt", VT_VERSION, [](PassBuilder &PB) {
+	return {LLVM_PLUGIN_API_VERSION, "vt", VT_VERSION, [](PassBuilder &PB) {
 			PB.registerPipelineStartEPCallback(
-				[](ModulePassManager &MPM, OptimizationLevel) {
-					MPM.addPass(VtInstrumentPass());
-				});
-		} };
+			    [](ModulePassManager &MPM, OptimizationLevel) {
+				    MPM.addPass(VtInstrumentPass());
+			    });
+		}};
 }

@@ -101,7 +101,8 @@ static vt_plugin_cntr_metric_info *fsusage_get_event_info(char *requested)
 		if (fnmatch(requested, kinds[k].name, 0) != 0)
 			continue;
 		if (!vts_info_set(&list[n], kinds[k].name, kinds[k].unit,
-				  VT_PLUGIN_CNTR_ABS | VT_PLUGIN_CNTR_POINT | VT_PLUGIN_CNTR_UNSIGNED))
+				  VT_PLUGIN_CNTR_ABS | VT_PLUGIN_CNTR_POINT |
+				      VT_PLUGIN_CNTR_UNSIGNED))
 			break;
 		n++;
 	}

@@ -178,7 +178,8 @@ static vt_plugin_cntr_metric_info *perfsw_get_event_info(char *requested)
 			continue;
 		/* Counts since the counter was added on its thread. */
 		if (!vts_info_set(&list[n], kinds[k].name, kinds[k].unit,
-				  VT_PLUGIN_CNTR_ACC | VT_PLUGIN_CNTR_START | VT_PLUGIN_CNTR_UNSIGNED))
+				  VT_PLUGIN_CNTR_ACC | VT_PLUGIN_CNTR_START |
+				      VT_PLUGIN_CNTR_UNSIGNED))
 			break;
 		n++;
 	}

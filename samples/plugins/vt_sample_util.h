@@ -38,8 +38,8 @@ static inline bool vts_is_pattern(const char *name)
 
 /* Fills one entry of get_event_info's list with copies of name and unit. false: out of
  * memory; the entry is then left empty (name NULL), which ends the list there. */
-static inline bool vts_info_set(vt_plugin_cntr_metric_info *e, const char *name,
-				const char *unit, uint32_t property)
+static inline bool vts_info_set(vt_plugin_cntr_metric_info *e, const char *name, const char *unit,
+				uint32_t property)
 {
 	e->name = strdup(name);
 	e->unit = strdup(unit);
@@ -56,8 +56,7 @@ static inline bool vts_info_set(vt_plugin_cntr_metric_info *e, const char *name,
 
 /* *v = the integer in environment variable var when it is set and in [lo, hi]; when it
  * is set otherwise, says so and keeps *v. */
-static inline void vts_env_long(const char *plugin, const char *var, long lo, long hi,
-				long *v)
+static inline void vts_env_long(const char *plugin, const char *var, long lo, long hi, long *v)
 {
 	const char *s = getenv(var);
 	if (!s || !*s)
@@ -132,8 +131,7 @@ struct vts_values {
 
 /* Appends (ts, value), growing from room for first values. false: out of memory, the
  * value is lost. */
-static inline bool vts_values_push(struct vts_values *q, uint64_t ts, uint64_t value,
-				   size_t first)
+static inline bool vts_values_push(struct vts_values *q, uint64_t ts, uint64_t value, size_t first)
 {
 	vt_plugin_cntr_timevalue *v = vts_grow(q->v, &q->cap, q->n, sizeof(*v), first);
 	if (!v)
@@ -173,8 +171,7 @@ static inline void vts_sampler_init(struct vts_sampler *s)
 
 /* Starts fn unless it runs; the caller holds the lock. 0, or pthread_create's error,
  * said. */
-static inline int vts_sampler_start(struct vts_sampler *s, void *(*fn)(void *),
-				    const char *plugin)
+static inline int vts_sampler_start(struct vts_sampler *s, void *(*fn)(void *), const char *plugin)
 {
 	if (s->running)
 		return 0;

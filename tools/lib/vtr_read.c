@@ -404,10 +404,12 @@ static void location_end(struct reader *rd, struct loc_state *s)
 	}
 
 /* The kinds with handlers above: registered after the generic ones, which they replace. */
-#define SPECIAL_KINDS(X)                                                                           \
-	X(Enter)                                                                                   \
-	X(Leave) X(BufferFlush) X(Metric) X(MpiSend) X(MpiIsend) X(MpiIsendComplete)               \
-	    X(MpiIrecvRequest) X(MpiRecv) X(MpiIrecv) X(MpiCollectiveBegin) X(MpiCollectiveEnd)
+// clang-format off
+#define SPECIAL_KINDS(X) \
+	X(Enter) X(Leave) X(BufferFlush) X(Metric) \
+	X(MpiSend) X(MpiIsend) X(MpiIsendComplete) X(MpiIrecvRequest) X(MpiRecv) X(MpiIrecv) \
+	X(MpiCollectiveBegin) X(MpiCollectiveEnd)
+// clang-format on
 
 #define local_ARGS                                                                                 \
 	OTF2_LocationRef location, OTF2_TimeStamp time, uint64_t position, void *user,             \

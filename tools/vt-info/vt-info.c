@@ -17,11 +17,16 @@
 static const char *type_name(const struct vt_cfg_entry *e)
 {
 	switch (e->type) {
-	case VT_CFG_BOOL: return "yes/no";
-	case VT_CFG_SIZE: return "size";
-	case VT_CFG_INT: return "integer";
-	case VT_CFG_STRING: return "string";
-	case VT_CFG_ENUM: return "choice";
+	case VT_CFG_BOOL:
+		return "yes/no";
+	case VT_CFG_SIZE:
+		return "size";
+	case VT_CFG_INT:
+		return "integer";
+	case VT_CFG_STRING:
+		return "string";
+	case VT_CFG_ENUM:
+		return "choice";
 	}
 	return "?";
 }
@@ -77,8 +82,8 @@ static const char *base_name(const struct vt_metric *m)
 static void print_counters(const struct vt_plugin *p, size_t from, size_t to)
 {
 	bool sp = p->abi == VT_PLUGIN_ABI_SCOREP;
-	char (*full)[600] = calloc(to - from + 1, sizeof(*full));
-	char (*exp)[24] = calloc(to - from + 1, sizeof(*exp));
+	char(*full)[600] = calloc(to - from + 1, sizeof(*full));
+	char(*exp)[24] = calloc(to - from + 1, sizeof(*exp));
 	int wn = (int)strlen(sp ? "metric" : "counter"), wu = 4, wm = 4, wt = 4, wb = 4, we = 8;
 	if (!full || !exp)
 		goto out;
@@ -123,7 +128,7 @@ out:
  */
 static int list_plugin(const char *name, bool scorep, char **patterns, int n_patterns)
 {
-	static char *all[] = { "*" };
+	static char *all[] = {"*"};
 	enum vt_plugin_abi abi = VT_PLUGIN_ABI_VT;
 	int rc = 0;
 
@@ -183,23 +188,23 @@ static int list_plugin(const char *name, bool scorep, char **patterns, int n_pat
 }
 
 static const char usage_text[] =
-	"Usage: vt-info [--doc] [--help] [--version]\n"
-	"       vt-info --plugins LIB [--scorep] [PATTERN...]\n"
-	"Prints vt's version, the timer a traced program would use, and every\n"
-	"VT_* variable with the value in force in this environment.\n"
-	"  --doc          print the variables as the Markdown table of docs/environment.md\n"
-	"  --plugins LIB  load the counter plugin libLIB.so as a traced program would\n"
-	"                 (VT_PLUGIN_CNTR_PATH, then the library path), print its interface,\n"
-	"                 synch type and run_per, and the counters each PATTERN (default\n"
-	"                 \"*\") stands for, named as VT_PLUGIN_CNTR_METRICS wants them\n"
-	"                 (LIB_counter); then call its finalize\n"
-	"  --scorep       with --plugins: use the Score-P metric plugin interface\n"
-	"                 (SCOREP_MetricPlugin_LIB_get_info); the default is the\n"
-	"                 VampirTrace interface (get_info), or Score-P's when LIB has only\n"
-	"                 that\n"
-	"  --version      print the version\n"
-	"Exit status: 0; 1 when a variable has a bad value, or the plugin does not load\n"
-	"or a PATTERN stands for no counter (vt's error line says why); 2 on a usage error.\n";
+    "Usage: vt-info [--doc] [--help] [--version]\n"
+    "       vt-info --plugins LIB [--scorep] [PATTERN...]\n"
+    "Prints vt's version, the timer a traced program would use, and every\n"
+    "VT_* variable with the value in force in this environment.\n"
+    "  --doc          print the variables as the Markdown table of docs/environment.md\n"
+    "  --plugins LIB  load the counter plugin libLIB.so as a traced program would\n"
+    "                 (VT_PLUGIN_CNTR_PATH, then the library path), print its interface,\n"
+    "                 synch type and run_per, and the counters each PATTERN (default\n"
+    "                 \"*\") stands for, named as VT_PLUGIN_CNTR_METRICS wants them\n"
+    "                 (LIB_counter); then call its finalize\n"
+    "  --scorep       with --plugins: use the Score-P metric plugin interface\n"
+    "                 (SCOREP_MetricPlugin_LIB_get_info); the default is the\n"
+    "                 VampirTrace interface (get_info), or Score-P's when LIB has only\n"
+    "                 that\n"
+    "  --version      print the version\n"
+    "Exit status: 0; 1 when a variable has a bad value, or the plugin does not load\n"
+    "or a PATTERN stands for no counter (vt's error line says why); 2 on a usage error.\n";
 
 static void usage(FILE *f)
 {
@@ -209,12 +214,9 @@ static void usage(FILE *f)
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{ "doc", no_argument, NULL, 'd' },
-		{ "help", no_argument, NULL, 'h' },
-		{ "plugins", required_argument, NULL, 'p' },
-		{ "scorep", no_argument, NULL, 's' },
-		{ "version", no_argument, NULL, 'V' },
-		{ NULL, 0, NULL, 0 },
+	    {"doc", no_argument, NULL, 'd'},	       {"help", no_argument, NULL, 'h'},
+	    {"plugins", required_argument, NULL, 'p'}, {"scorep", no_argument, NULL, 's'},
+	    {"version", no_argument, NULL, 'V'},       {NULL, 0, NULL, 0},
 	};
 	const char *plugin = NULL;
 	bool doc = false, scorep = false;
@@ -252,8 +254,9 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	if (plugin && (!*plugin || strchr(plugin, '/'))) {
-		fprintf(stderr, "vt-info: --plugins wants a library's name LIB (for libLIB.so), "
-				"not '%s'\n",
+		fprintf(stderr,
+			"vt-info: --plugins wants a library's name LIB (for libLIB.so), "
+			"not '%s'\n",
 			plugin);
 		usage(stderr);
 		return 2;
@@ -277,7 +280,7 @@ int main(int argc, char **argv)
 	int rc = vt_config_load() < 0 ? 1 : 0;
 	vt_clock_init(vt_cfg.timer);
 	/* A short calibration interval is enough to show the rate. */
-	struct timespec ts = { 0, 20 * 1000 * 1000 };
+	struct timespec ts = {0, 20 * 1000 * 1000};
 	nanosleep(&ts, NULL);
 	vt_clock_finish();
 

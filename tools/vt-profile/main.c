@@ -18,23 +18,22 @@
 enum { EXIT_CLEAN = 0, EXIT_PROBLEMS = 1, EXIT_USAGE = 2 };
 
 static const char usage_text[] =
-	"Usage: vt-profile [OPTION]... TRACE.otf2\n"
-	"Print the flat profile of an OTF2 trace: per region the calls, inclusive and\n"
-	"exclusive time, mean inclusive time per call and share of all exclusive time.\n"
-	"\n"
-	"  -f, --format=FMT     output format: text (default), csv or json\n"
-	"  -s, --sort=KEY       sort regions by excl (default), incl, calls or name\n"
-	"  -n, --top=N          show only the first N regions of each table (0: all)\n"
-	"  -l, --per-location   also give the profile of each location\n"
-	"  -h, --help           show this help and exit\n"
-	"  -V, --version        show the version and exit\n"
-	"\n"
-	"Exit status: 0 if the trace is consistent, 1 if it has problems (unbalanced\n"
-	"Enter/Leave, decreasing timestamps; listed as warnings), 2 on a usage error or\n"
-	"a trace that cannot be read.\n";
+    "Usage: vt-profile [OPTION]... TRACE.otf2\n"
+    "Print the flat profile of an OTF2 trace: per region the calls, inclusive and\n"
+    "exclusive time, mean inclusive time per call and share of all exclusive time.\n"
+    "\n"
+    "  -f, --format=FMT     output format: text (default), csv or json\n"
+    "  -s, --sort=KEY       sort regions by excl (default), incl, calls or name\n"
+    "  -n, --top=N          show only the first N regions of each table (0: all)\n"
+    "  -l, --per-location   also give the profile of each location\n"
+    "  -h, --help           show this help and exit\n"
+    "  -V, --version        show the version and exit\n"
+    "\n"
+    "Exit status: 0 if the trace is consistent, 1 if it has problems (unbalanced\n"
+    "Enter/Leave, decreasing timestamps; listed as warnings), 2 on a usage error or\n"
+    "a trace that cannot be read.\n";
 
-__attribute__((format(printf, 1, 2), noreturn))
-static void usage_error(const char *fmt, ...)
+__attribute__((format(printf, 1, 2), noreturn)) static void usage_error(const char *fmt, ...)
 {
 	va_list ap;
 	fputs("vt-profile: ", stderr);
@@ -66,20 +65,20 @@ static size_t parse_count(const char *value)
 static void parse_args(int argc, char **argv, struct vt_prof_options *opt, const char **path)
 {
 	static const struct option longopts[] = {
-		{ "format", required_argument, NULL, 'f' },
-		{ "sort", required_argument, NULL, 's' },
-		{ "top", required_argument, NULL, 'n' },
-		{ "per-location", no_argument, NULL, 'l' },
-		{ "help", no_argument, NULL, 'h' },
-		{ "version", no_argument, NULL, 'V' },
-		{ NULL, 0, NULL, 0 },
+	    {"format", required_argument, NULL, 'f'},
+	    {"sort", required_argument, NULL, 's'},
+	    {"top", required_argument, NULL, 'n'},
+	    {"per-location", no_argument, NULL, 'l'},
+	    {"help", no_argument, NULL, 'h'},
+	    {"version", no_argument, NULL, 'V'},
+	    {NULL, 0, NULL, 0},
 	};
 	/* Orders match the enums in report.h. */
-	static const char *const formats[] = { "text", "csv", "json" };
-	static const char *const sorts[] = { "excl", "incl", "calls", "name" };
+	static const char *const formats[] = {"text", "csv", "json"};
+	static const char *const sorts[] = {"excl", "incl", "calls", "name"};
 	int c;
 
-	opterr = 0;	/* our own one-line messages instead of getopt's */
+	opterr = 0; /* our own one-line messages instead of getopt's */
 	while ((c = getopt_long(argc, argv, ":f:s:n:lhV", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'f':
@@ -118,8 +117,8 @@ static void parse_args(int argc, char **argv, struct vt_prof_options *opt, const
 
 int main(int argc, char **argv)
 {
-	struct vt_prof_options opt = { .format = VT_PROF_TEXT, .sort = VT_PROF_SORT_EXCL };
-	struct vt_prof_trace tr = { 0 };
+	struct vt_prof_options opt = {.format = VT_PROF_TEXT, .sort = VT_PROF_SORT_EXCL};
+	struct vt_prof_trace tr = {0};
 	char err[512];
 
 	parse_args(argc, argv, &opt, &tr.path);

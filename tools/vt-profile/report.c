@@ -7,10 +7,10 @@
 #include <string.h>
 
 static const char *const sort_names[] = {
-	[VT_PROF_SORT_EXCL] = "excl",
-	[VT_PROF_SORT_INCL] = "incl",
-	[VT_PROF_SORT_CALLS] = "calls",
-	[VT_PROF_SORT_NAME] = "name",
+    [VT_PROF_SORT_EXCL] = "excl",
+    [VT_PROF_SORT_INCL] = "incl",
+    [VT_PROF_SORT_CALLS] = "calls",
+    [VT_PROF_SORT_NAME] = "name",
 };
 
 /* ---- rows: one region's numbers, for the whole trace or one location ---- */
@@ -44,7 +44,8 @@ static int cmp_rows(const void *pa, const void *pb)
 		break;
 	}
 	if (c == 0)
-		c = strcmp(sort_trace->regions[a->region].name, sort_trace->regions[b->region].name);
+		c = strcmp(sort_trace->regions[a->region].name,
+			   sort_trace->regions[b->region].name);
 	if (c == 0)
 		c = (a->region > b->region) - (a->region < b->region);
 	return c;
@@ -68,8 +69,10 @@ static row_t *total_rows(const struct vt_prof_trace *tr, size_t *n)
 	for (size_t i = 0; i < tr->nregions; i++) {
 		const struct vt_prof_region *r = &tr->regions[i];
 		if (r->calls)
-			rows[(*n)++] = (row_t){ .region = (uint32_t)i, .calls = r->calls,
-						.incl = r->incl, .excl = r->excl };
+			rows[(*n)++] = (row_t){.region = (uint32_t)i,
+					       .calls = r->calls,
+					       .incl = r->incl,
+					       .excl = r->excl};
 	}
 	return rows;
 }
@@ -123,8 +126,7 @@ static uint64_t duration(const struct vt_prof_trace *tr)
 
 enum { COL_PCT, COL_EXCL, COL_INCL, COL_CALLS, COL_MEAN, NUM_COLS };
 
-static const char *const column_titles[NUM_COLS] = { "excl %", "excl", "incl", "calls",
-						      "incl/call" };
+static const char *const column_titles[NUM_COLS] = {"excl %", "excl", "incl", "calls", "incl/call"};
 
 static void format_cells(const struct vt_prof_trace *tr, const row_t *row, uint64_t total,
 			 char cells[NUM_COLS][40])
@@ -139,8 +141,8 @@ static void format_cells(const struct vt_prof_trace *tr, const row_t *row, uint6
 }
 
 /* Prints rows (already sorted) as a table whose columns fit their widest cell. */
-static void text_table(FILE *out, const struct vt_prof_trace *tr, const row_t *rows,
-		       size_t shown, size_t n)
+static void text_table(FILE *out, const struct vt_prof_trace *tr, const row_t *rows, size_t shown,
+		       size_t n)
 {
 	uint64_t total = sum_excl(rows, n);
 	int width[NUM_COLS];
@@ -196,7 +198,8 @@ static void report_text(FILE *out, const struct vt_prof_trace *tr,
 		const struct vt_prof_location *loc = &tr->locations[i];
 		format_time(dur, sizeof(dur), (double)(loc->any_event ? loc->last - loc->first : 0),
 			    tr->timer_resolution);
-		fprintf(out, "\nlocation %" PRIu64 " \"%s\" (group \"%s\"): %" PRIu64
+		fprintf(out,
+			"\nlocation %" PRIu64 " \"%s\" (group \"%s\"): %" PRIu64
 			" events, duration %s",
 			loc->id, loc->name, loc->group_name, loc->events, dur);
 		if (loc->flush_ticks) {
@@ -245,9 +248,10 @@ static void csv_rows(FILE *out, const struct vt_prof_trace *tr, const char *loca
 		csv_field(out, r->name);
 		fputc(',', out);
 		csv_field(out, r->file);
-		fprintf(out, ",%" PRIu32 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%.9g,%.9g,%.9g,%.4f\n",
-			r->line, row->calls, row->incl, row->excl,
-			seconds((double)row->incl, res), seconds((double)row->excl, res),
+		fprintf(out,
+			",%" PRIu32 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%.9g,%.9g,%.9g,%.4f\n",
+			r->line, row->calls, row->incl, row->excl, seconds((double)row->incl, res),
+			seconds((double)row->excl, res),
 			seconds(row->calls ? (double)row->incl / (double)row->calls : 0, res),
 			percent(row->excl, total));
 	}
@@ -257,7 +261,8 @@ static void report_csv(FILE *out, FILE *err, const struct vt_prof_trace *tr,
 		       const struct vt_prof_options *opt)
 {
 	fputs("location,region,file,line,calls,incl_ticks,excl_ticks,incl_s,excl_s,"
-	      "mean_incl_s,excl_pct\n", out);
+	      "mean_incl_s,excl_pct\n",
+	      out);
 	size_t n;
 	row_t *rows = total_rows(tr, &n);
 	csv_rows(out, tr, "all", rows, sort_rows(tr, opt, rows, n), n);
@@ -283,7 +288,7 @@ static size_t utf8_length(const unsigned char *s)
 {
 	unsigned char c = s[0];
 	size_t len;
-	unsigned char lo = 0x80, hi = 0xBF;	/* allowed range of the second byte */
+	unsigned char lo = 0x80, hi = 0xBF; /* allowed range of the second byte */
 
 	if (c >= 0xC2 && c <= 0xDF) {
 		len = 2;
@@ -292,7 +297,7 @@ static size_t utf8_length(const unsigned char *s)
 		if (c == 0xE0)
 			lo = 0xA0;
 		else if (c == 0xED)
-			hi = 0x9F;	/* no UTF-16 surrogates */
+			hi = 0x9F; /* no UTF-16 surrogates */
 	} else if (c >= 0xF0 && c <= 0xF4) {
 		len = 4;
 		if (c == 0xF0)
@@ -346,7 +351,8 @@ static void json_location_regions(FILE *out, const struct vt_prof_trace *tr,
 	for (size_t j = 0; j < shown; j++) {
 		fprintf(out, "%s{\"id\": %" PRIu32 ", \"name\": ", j ? ", " : "", rows[j].region);
 		json_string(out, tr->regions[rows[j].region].name);
-		fprintf(out, ", \"calls\": %" PRIu64 ", \"incl_ticks\": %" PRIu64
+		fprintf(out,
+			", \"calls\": %" PRIu64 ", \"incl_ticks\": %" PRIu64
 			", \"excl_ticks\": %" PRIu64 "}",
 			rows[j].calls, rows[j].incl, rows[j].excl);
 	}
@@ -359,10 +365,10 @@ static void json_location_regions(FILE *out, const struct vt_prof_trace *tr,
  * built in O(total entries) instead of searching every location for every region.
  */
 struct by_region {
-	size_t *first;		/* nregions + 1 offsets into entries */
+	size_t *first; /* nregions + 1 offsets into entries */
 	struct entry {
 		uint64_t location, calls;
-	} *entries;
+	} * entries;
 };
 
 static struct by_region index_by_region(const struct vt_prof_trace *tr)
@@ -386,7 +392,7 @@ static struct by_region index_by_region(const struct vt_prof_trace *tr)
 		const struct vt_prof_location *loc = &tr->locations[i];
 		for (size_t j = 0; j < loc->nregions; j++)
 			ix.entries[next[loc->regions[j].region]++] =
-				(struct entry){ loc->id, loc->regions[j].calls };
+			    (struct entry){loc->id, loc->regions[j].calls};
 	}
 	free(next);
 	return ix;
@@ -408,8 +414,9 @@ static void json_regions(FILE *out, const struct vt_prof_trace *tr,
 		json_string(out, r->name);
 		fputs(", \"file\": ", out);
 		json_string(out, r->file);
-		fprintf(out, ", \"line\": %" PRIu32 ", \"calls\": %" PRIu64 ", \"incl_ticks\": %"
-			PRIu64 ", \"excl_ticks\": %" PRIu64 ", \"calls_per_location\": {",
+		fprintf(out,
+			", \"line\": %" PRIu32 ", \"calls\": %" PRIu64 ", \"incl_ticks\": %" PRIu64
+			", \"excl_ticks\": %" PRIu64 ", \"calls_per_location\": {",
 			r->line, r->calls, r->incl, r->excl);
 		for (size_t e = ix.first[rows[i].region]; e < ix.first[rows[i].region + 1]; e++)
 			fprintf(out, "%s\"%" PRIu64 "\": %" PRIu64,
@@ -429,8 +436,8 @@ static void json_events(FILE *out, const struct vt_prof_trace *tr)
 	bool first = true;
 	for (int k = 0; k < VT_PROF_EV_COUNT; k++) {
 		/* The kinds the runtime writes are always present, the others when seen. */
-		bool always = k == VTR_EV_Enter || k == VTR_EV_Leave ||
-			      k == VTR_EV_BufferFlush || k == VTR_EV_MeasurementOnOff;
+		bool always = k == VTR_EV_Enter || k == VTR_EV_Leave || k == VTR_EV_BufferFlush ||
+			      k == VTR_EV_MeasurementOnOff;
 		if (!always && tr->events[k] == 0)
 			continue;
 		fprintf(out, "%s\"%s\": %" PRIu64, first ? "" : ", ", vt_prof_event_names[k],
@@ -475,7 +482,8 @@ static void report_json(FILE *out, const struct vt_prof_trace *tr,
 	fputs("{\n  \"trace\": ", out);
 	json_string(out, tr->path);
 	fprintf(out, ",\n  \"timer_resolution\": %" PRIu64 ",\n", tr->timer_resolution);
-	fprintf(out, "  \"first_timestamp\": %" PRIu64 ",\n  \"last_timestamp\": %" PRIu64
+	fprintf(out,
+		"  \"first_timestamp\": %" PRIu64 ",\n  \"last_timestamp\": %" PRIu64
 		",\n  \"duration_ticks\": %" PRIu64 ",\n",
 		tr->first, tr->last, duration(tr));
 	fprintf(out, "  \"total_events\": %" PRIu64 ",\n  \"total_excl_ticks\": %" PRIu64 ",\n",
@@ -489,8 +497,9 @@ static void report_json(FILE *out, const struct vt_prof_trace *tr,
 		json_string(out, loc->name);
 		fputs(", \"group\": ", out);
 		json_string(out, loc->group_name);
-		fprintf(out, ", \"group_id\": %" PRIu32 ", \"events\": %" PRIu64 ", \"enters\": %"
-			PRIu64 ", \"leaves\": %" PRIu64 ", \"flush_ticks\": %" PRIu64
+		fprintf(out,
+			", \"group_id\": %" PRIu32 ", \"events\": %" PRIu64 ", \"enters\": %" PRIu64
+			", \"leaves\": %" PRIu64 ", \"flush_ticks\": %" PRIu64
 			", \"problems\": %" PRIu64,
 			loc->group, loc->events, loc->enters, loc->leaves, loc->flush_ticks,
 			loc->problems);

@@ -16,7 +16,7 @@ enum vt_prof_sort { VT_PROF_SORT_EXCL, VT_PROF_SORT_INCL, VT_PROF_SORT_CALLS, VT
 struct vt_prof_options {
 	enum vt_prof_format format;
 	enum vt_prof_sort sort;
-	size_t top;		/* rows per table; 0 for all */
+	size_t top; /* rows per table; 0 for all */
 	bool per_location;
 };
 

@@ -26,13 +26,13 @@
 
 /* The name of the function a plugin NAME exports (libNAME.so). */
 #ifdef __cplusplus
-#define SCOREP_METRIC_PLUGIN_ENTRY(_name)                                \
-	extern "C" SCOREP_METRIC_PLUGIN_EXPORT_ SCOREP_Metric_Plugin_Info \
-		SCOREP_MetricPlugin_##_name##_get_info(void)
+#define SCOREP_METRIC_PLUGIN_ENTRY(_name)                                                          \
+	extern "C" SCOREP_METRIC_PLUGIN_EXPORT_ SCOREP_Metric_Plugin_Info                          \
+	    SCOREP_MetricPlugin_##_name##_get_info(void)
 #else
-#define SCOREP_METRIC_PLUGIN_ENTRY(_name)                     \
-	SCOREP_METRIC_PLUGIN_EXPORT_ SCOREP_Metric_Plugin_Info \
-		SCOREP_MetricPlugin_##_name##_get_info(void)
+#define SCOREP_METRIC_PLUGIN_ENTRY(_name)                                                          \
+	SCOREP_METRIC_PLUGIN_EXPORT_ SCOREP_Metric_Plugin_Info                                     \
+	    SCOREP_MetricPlugin_##_name##_get_info(void)
 #endif
 
 /* One metric that get_event_info offers; a list ends at name == NULL. Score-P frees the
