@@ -589,14 +589,25 @@ static void sync_clocks(void)
 {
 	/* Under load a round trip is often slow on one leg; more rounds find a tight one. */
 	enum { ROUNDS = 32 };
-	char host[MPI_MAX_PROCESSOR_NAME] = "", root[MPI_MAX_PROCESSOR_NAME] = "";
-	int len = 0;
-	PMPI_Get_processor_name(host, &len);
-	memcpy(root, host, sizeof(root));
-	PMPI_Bcast(root, (int)sizeof(root), MPI_CHAR, 0, MPI_COMM_WORLD);
-	int remote = strcmp(host, root) != 0;
-	int *remotes = world_rank == 0 ? calloc((size_t)world_size, sizeof(int)) : NULL;
-	PMPI_Gather(&remote, 1, MPI_INT, remotes, 1, MPI_INT, 0, MPI_COMM_WORLD);
+	/* Which ranks are elsewhere: from the hosts libvt gathered once at MPI_Init, when every
+	 * rank has them (one reduction to agree); else from the processor names. */
+	int known = vt_mpi_host_of(world_rank) >= 0, all_known = 0;
+	PMPI_Allreduce(&known, &all_known, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+	int *remotes = calloc((size_t)world_size, sizeof(int));
+	int remote = 0;
+	if (all_known) {
+		for (int r = 0; remotes && r < world_size; r++)
+			remotes[r] = vt_mpi_host_of(r) != vt_mpi_host_of(0);
+		remote = vt_mpi_host_of(world_rank) != vt_mpi_host_of(0);
+	} else {
+		char host[MPI_MAX_PROCESSOR_NAME] = "", root[MPI_MAX_PROCESSOR_NAME] = "";
+		int len = 0;
+		PMPI_Get_processor_name(host, &len);
+		memcpy(root, host, sizeof(root));
+		PMPI_Bcast(root, (int)sizeof(root), MPI_CHAR, 0, MPI_COMM_WORLD);
+		remote = strcmp(host, root) != 0;
+		PMPI_Gather(&remote, 1, MPI_INT, remotes, 1, MPI_INT, 0, MPI_COMM_WORLD);
+	}
 
 	for (int r = 1; r < world_size; r++) {
 		if (world_rank == 0 && remotes && remotes[r]) {

@@ -39,6 +39,12 @@ VT_MPI_EXPORT void vt_mpi_attach(const struct vt_mpi_ops *o)
 	vt_info("MPI rank %d of %d: tracing into %s", o->rank, o->size, vt_otf2_path());
 }
 
+VT_MPI_EXPORT int vt_mpi_host_of(int rank)
+{
+	const struct vt_topo *topo = vt_topo();
+	return topo && rank >= 0 && rank < topo->size ? (int)topo->host_of[rank] : -1;
+}
+
 VT_MPI_EXPORT void vt_mpi_clock_offset(uint64_t t, int64_t offset, double stddev)
 {
 	vt_otf2_clock_offset(t, offset, stddev);

@@ -31,6 +31,10 @@ struct vt_mpi_ops {
 /* After PMPI_Init: opens the archive collectively (rank 0 picks the name). */
 VT_MPI_EXPORT void vt_mpi_attach(const struct vt_mpi_ops *ops);
 
+/* The host (an index, the same on every rank) of a world rank, from the hosts gathered once
+ * at vt_mpi_attach; -1 when not known (vt is off, or memory ran out at MPI_Init). */
+VT_MPI_EXPORT int vt_mpi_host_of(int rank);
+
 /* Clock offset of this rank at local time t: global = local + offset (ticks). */
 VT_MPI_EXPORT void vt_mpi_clock_offset(uint64_t t, int64_t offset, double stddev);
 
