@@ -65,7 +65,7 @@ struct vt_def_metric {
 	int64_t exponent;
 };
 
-/* Where a metric instance applies (enum vt_plugin_scope of vt_plugin.h). */
+/* Where a metric instance applies (enum vt_otf2_scope of vt_otf2.h). */
 struct vt_def_instance {
 	uint32_t id;	   /* local metric id, after the metrics */
 	uint32_t metric;   /* local metric of its class */

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The scopes of metric instances (enum vt_plugin_scope in vt_plugin.h). */
+/* The scopes of metric instances (enum vt_otf2_scope in vt_otf2.h). */
 enum { SCOPE_LOCATION, SCOPE_PROCESS, SCOPE_HOST, SCOPE_RUN };
 
 /* What merge keeps per process until the maps are written. */

@@ -8,7 +8,6 @@
 #include "vt_metric_plugins.h"
 #include "vt_otf2.h"
 #include "vt_otf2_priv.h"
-#include "vt_plugin.h"
 #include "vt_thread.h"
 #include "vt_topo.h"
 
@@ -26,7 +25,7 @@ static struct vt_metric_source *sources;
 static uint32_t n_metrics;
 /* Per metric (by index): what the encoder and the definitions need. */
 static struct vt_metric **metric_of;
-static struct vt_plugin_def_metric *defs;
+static struct vt_otf2_metric *defs;
 static bool active;
 
 /* One asynchronous counter where it was added: its own METRIC location. */
@@ -35,7 +34,7 @@ struct vt_async {
 	struct vt_metric *m;
 	int32_t id;
 	uint32_t k; /* instance number: METRIC location k, metric id n_metrics + k */
-	enum vt_plugin_scope scope;
+	enum vt_otf2_scope scope;
 	struct vt_loc *owner;
 	char *name; /* COUNTER@OWNER */
 	OTF2_EvtWriter *w;
@@ -72,7 +71,7 @@ static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static struct vt_async *asyncs, **asyncs_tail = &asyncs;
 static uint32_t n_async;
 static struct vt_plugin_loc *plocs;
-static struct vt_plugin_def_instance *instances;
+static struct vt_otf2_instance *instances;
 
 static uint64_t wtime(void)
 {
@@ -141,7 +140,7 @@ static int init(void)
 	for (struct vt_metric_source *p = sources; p; p = p->next) {
 		for (size_t i = 0; i < p->n_metrics; i++) {
 			struct vt_metric *m = &p->metrics[i];
-			struct vt_plugin_def_metric *d = &defs[m->index];
+			struct vt_otf2_metric *d = &defs[m->index];
 			metric_of[m->index] = m;
 			d->name = m->name;
 			d->unit = m->unit;
@@ -150,6 +149,7 @@ static int init(void)
 			d->type = m->type;
 			d->base = m->base;
 			d->exponent = m->exponent;
+			d->is_float = m->is_float;
 			switch (p->sync) {
 			case VT_METRIC_STRICT:
 				d->occurrence = OTF2_METRIC_SYNCHRONOUS_STRICT;
@@ -167,15 +167,8 @@ static int init(void)
 		}
 	}
 	leave_out_oversized();
-	/* The writer encodes values by their type: told once, read-only after. */
-	struct vt_otf2_value_type *types = calloc(n_metrics, sizeof(*types));
-	for (uint32_t i = 0; i < n_metrics && types; i++)
-		types[i] = (struct vt_otf2_value_type){metric_of[i]->type, metric_of[i]->is_float};
-	if (!types) {
-		vt_error("metrics: out of memory; no counters are recorded");
-		return 0;
-	}
-	vt_otf2_set_value_types(types, n_metrics);
+	/* The writer encodes values by their type and writes the definitions: told once. */
+	vt_otf2_set_metrics(defs, n_metrics);
 	active = true;
 	return 0;
 }
@@ -362,8 +355,8 @@ static bool in_scope(enum vt_metric_per per, struct vt_loc *loc, bool at_mpi_ini
 	}
 }
 
-static const enum vt_plugin_scope scope_of[] = {VT_SCOPE_LOCATION, VT_SCOPE_PROCESS, VT_SCOPE_HOST,
-						VT_SCOPE_RUN};
+static const enum vt_otf2_scope scope_of[] = {VT_OTF2_SCOPE_LOCATION, VT_OTF2_SCOPE_PROCESS,
+					      VT_OTF2_SCOPE_HOST, VT_OTF2_SCOPE_RUN};
 
 static struct vt_async *new_async(struct vt_metric *m, int32_t id, struct vt_loc *loc)
 {
@@ -693,6 +686,15 @@ static void stop_sync(void)
 	pthread_mutex_unlock(&lock);
 }
 
+static uint64_t last_ts(void)
+{
+	uint64_t last = 0;
+	for (struct vt_async *a = asyncs; a; a = a->next)
+		if (a->last_ts > last)
+			last = a->last_ts;
+	return last;
+}
+
 static void finalize(uint64_t end)
 {
 	if (!active)
@@ -719,7 +721,7 @@ static void finalize(uint64_t end)
 	/* Definitions of the instances, for the writer of the definitions. */
 	instances = calloc(n_async ? n_async : 1, sizeof(*instances));
 	for (struct vt_async *a = asyncs; a && instances; a = a->next) {
-		struct vt_plugin_def_instance *d = &instances[a->k];
+		struct vt_otf2_instance *d = &instances[a->k];
 		d->id = n_metrics + a->k;
 		d->metric = a->m->index;
 		d->recorder = a->ref ? a->ref : vt_otf2_metric_ref(a->k);
@@ -728,31 +730,11 @@ static void finalize(uint64_t end)
 		d->scope = a->scope;
 		d->owner = a->owner->ref;
 	}
+	vt_otf2_set_instances(instances, instances ? n_async : 0, last_ts());
 	/* The metric descriptions stay: the definitions are written after this. */
 	for (struct vt_metric_source *s = sources; s; s = s->next)
 		if (s->ops->finalize)
 			s->ops->finalize(s);
-}
-
-uint64_t vt_plugin_last_ts(void)
-{
-	uint64_t last = 0;
-	for (struct vt_async *a = asyncs; a; a = a->next)
-		if (a->last_ts > last)
-			last = a->last_ts;
-	return last;
-}
-
-const struct vt_plugin_def_metric *vt_plugin_def_metrics(uint32_t *n)
-{
-	*n = active ? n_metrics : 0;
-	return defs;
-}
-
-const struct vt_plugin_def_instance *vt_plugin_def_instances(uint32_t *n)
-{
-	*n = active && instances ? n_async : 0;
-	return instances;
 }
 
 const struct vt_subsystem vt_metric_subsystem = {

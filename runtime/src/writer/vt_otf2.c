@@ -6,7 +6,6 @@
 #include "vt_log.h"
 #include "vt_mpi_iface.h"
 #include "vt_otf2_priv.h"
-#include "vt_plugin.h"
 
 #include <errno.h>
 #include <otf2/OTF2_Pthread_Locks.h>
@@ -420,23 +419,50 @@ static bool leave(struct vt_loc *loc, uint64_t ts, uint32_t id)
 	return recorded;
 }
 
-static const struct vt_otf2_value_type *value_types;
-static uint32_t n_value_types;
+static const struct vt_otf2_metric *metrics;
+static uint32_t n_metrics;
+static const struct vt_otf2_instance *instances;
+static uint32_t n_instances;
+static uint64_t metric_last_ts;
 
-void vt_otf2_set_value_types(const struct vt_otf2_value_type *types, uint32_t n)
+void vt_otf2_set_metrics(const struct vt_otf2_metric *m, uint32_t n)
 {
-	value_types = types;
-	n_value_types = n;
+	metrics = m;
+	n_metrics = n;
+}
+
+void vt_otf2_set_instances(const struct vt_otf2_instance *in, uint32_t n, uint64_t last_ts)
+{
+	instances = in;
+	n_instances = n;
+	metric_last_ts = last_ts;
+}
+
+const struct vt_otf2_metric *vt_otf2_metrics(uint32_t *n)
+{
+	*n = n_metrics;
+	return metrics;
+}
+
+const struct vt_otf2_instance *vt_otf2_instances(uint32_t *n)
+{
+	*n = instances ? n_instances : 0;
+	return instances;
+}
+
+uint64_t vt_otf2_metric_last_ts(void)
+{
+	return metric_last_ts;
 }
 
 void vt_otf2_write_value(OTF2_EvtWriter *w, uint64_t ts, uint32_t id, uint32_t m, uint64_t value)
 {
 	/* A metric this process does not define has no type: nothing is written. */
-	if (m >= n_value_types)
+	if (m >= n_metrics)
 		return;
-	OTF2_Type type = value_types[m].type;
+	OTF2_Type type = metrics[m].type;
 	OTF2_MetricValue v;
-	if (value_types[m].is_float) {
+	if (metrics[m].is_float) {
 		/* A float in the low 32 bits; OTF2 has doubles. */
 		float f;
 		uint32_t low = (uint32_t)value;

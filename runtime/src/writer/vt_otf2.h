@@ -36,14 +36,44 @@ void vt_otf2_loc_stop(struct vt_loc *loc, uint64_t ts);
 /* The end of a location: open regions are left at ts, the writer is closed. */
 void vt_otf2_loc_close(struct vt_loc *loc, uint64_t ts);
 
-/* How the values of metric m (its index) are written: its OTF2 type, and whether the raw
- * value is a float in the low 32 bits (VT_PLUGIN_CNTR_FLOAT). Set once by the metric service
- * at init (the table stays its), read by the encoder after. */
-struct vt_otf2_value_type {
-	uint8_t type;
+/*
+ * The metrics of this process, as the metric service tells the writer once at init (the
+ * table stays the service's): metric m's index is its MetricMember and MetricClass id, its
+ * type says how values are written (is_float: a float in the low 32 bits,
+ * VT_PLUGIN_CNTR_FLOAT), the rest is its definition.
+ */
+struct vt_otf2_metric {
+	const char *name, *unit, *description;
+	uint32_t mode;
+	uint8_t type, base, occurrence, recorder_kind;
 	bool is_float;
+	int64_t exponent;
 };
-void vt_otf2_set_value_types(const struct vt_otf2_value_type *types, uint32_t n);
+void vt_otf2_set_metrics(const struct vt_otf2_metric *metrics, uint32_t n);
+
+/* Where a metric instance applies. */
+enum vt_otf2_scope {
+	VT_OTF2_SCOPE_LOCATION,
+	VT_OTF2_SCOPE_PROCESS,
+	VT_OTF2_SCOPE_HOST,
+	VT_OTF2_SCOPE_RUN
+};
+
+/* An instance of a metric with a METRIC location of its own (asynchronous values). */
+struct vt_otf2_instance {
+	uint32_t id;	   /* local metric id, after the metrics */
+	uint32_t metric;   /* its metric's index */
+	uint64_t recorder; /* its METRIC location */
+	const char *recorder_name;
+	uint64_t events;
+	enum vt_otf2_scope scope;
+	uint64_t owner; /* the owner location (VT_OTF2_SCOPE_LOCATION) */
+};
+
+/* At finalize, from the metric service: the instances (the table stays the service's) and
+ * the latest timestamp of an asynchronous value (0: none), where the trace ends at the
+ * earliest. */
+void vt_otf2_set_instances(const struct vt_otf2_instance *in, uint32_t n, uint64_t last_ts);
 
 /* Writes a value of metric m as a Metric event of id (its class, or an instance after the
  * classes) at ts. */

@@ -6,7 +6,6 @@
 #include "vt_mpi_iface.h"
 #include "vt_otf2.h"
 #include "vt_otf2_priv.h"
-#include "vt_plugin.h"
 #include "vt_unify.h"
 
 #include <otf2/otf2.h>
@@ -36,8 +35,8 @@ static void clock_range(struct vt_loc *locs, uint64_t end_ts, uint64_t *lo_out, 
 		if (l->last_ts > last)
 			last = l->last_ts;
 	}
-	if (vt_plugin_last_ts() > last)
-		last = vt_plugin_last_ts();
+	if (vt_otf2_metric_last_ts() > last)
+		last = vt_otf2_metric_last_ts();
 	int n_off;
 	const struct vt_otf2_clock_offset *off = vt_otf2_clock_offsets(&n_off);
 	int64_t o0 = n_off ? off[0].offset : 0, o1 = n_off ? off[n_off - 1].offset : 0;
@@ -95,8 +94,8 @@ static void encode(struct vt_defs_buf *b, int rank, struct vt_loc *locs, uint64_
 	}
 
 	uint32_t n_metrics, n_inst;
-	const struct vt_plugin_def_metric *m = vt_plugin_def_metrics(&n_metrics);
-	const struct vt_plugin_def_instance *in = vt_plugin_def_instances(&n_inst);
+	const struct vt_otf2_metric *m = vt_otf2_metrics(&n_metrics);
+	const struct vt_otf2_instance *in = vt_otf2_instances(&n_inst);
 	for (uint32_t i = 0; i < n_metrics; i++) {
 		d = (union vt_def){.metric = {i, m[i].name, m[i].unit, m[i].description, m[i].mode,
 					      m[i].type, m[i].base, m[i].occurrence,
@@ -135,7 +134,7 @@ static void write_local(OTF2_Archive *archive, struct vt_loc *locs, const char *
 	const struct vt_otf2_clock_offset *off = vt_otf2_clock_offsets(&n_offsets);
 
 	uint32_t n_inst;
-	const struct vt_plugin_def_instance *in = vt_plugin_def_instances(&n_inst);
+	const struct vt_otf2_instance *in = vt_otf2_instances(&n_inst);
 	OTF2_Archive_OpenDefFiles(archive);
 	/* Every thread location, then every METRIC location of counters. */
 	struct vt_loc *l = locs;
@@ -182,7 +181,7 @@ int vt_otf2_close_mpi(struct vt_loc *locs, uint64_t end_ts, const struct vt_mpi_
 	for (struct vt_loc *l = locs; l; l = l->next)
 		events += l->n_events;
 	uint32_t n_inst;
-	const struct vt_plugin_def_instance *in = vt_plugin_def_instances(&n_inst);
+	const struct vt_otf2_instance *in = vt_otf2_instances(&n_inst);
 	for (uint32_t k = 0; k < n_inst; k++)
 		events += in[k].events;
 	encode(&mine, ops->rank, locs, end_ts);

@@ -30,6 +30,11 @@ OTF2_RegionRole vt_otf2_region_role(const struct vt_region *r);
 const struct vt_otf2_comm *vt_otf2_comms(uint32_t *n);
 const struct vt_otf2_clock_offset *vt_otf2_clock_offsets(int *n);
 
+/* What the metric service told the writer (vt_otf2.h), for the definitions. */
+const struct vt_otf2_metric *vt_otf2_metrics(uint32_t *n);
+const struct vt_otf2_instance *vt_otf2_instances(uint32_t *n);
+uint64_t vt_otf2_metric_last_ts(void);
+
 /* The collectives of a process on its own: it unifies its definitions as a group of one. */
 extern const struct vt_mpi_ops vt_otf2_serial_ops;
 
