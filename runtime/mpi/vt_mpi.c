@@ -12,6 +12,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 /* libvt looks for this symbol to know that it runs in MPI mode. */
 VTW_EXPORT const int vt_mpi_adapter = 1;
@@ -585,20 +586,50 @@ static struct vt_mpi_ops ops = {
  * offset is 0 by construction, and measuring it would only add the noise of busy cores.
  * Ranks elsewhere do round trips with rank 0; the tightest gives offset = t0_mid - t_rank.
  */
+/*
+ * Waits for a receive without spinning: a rank waiting for its turn would otherwise take the
+ * CPU from the two ranks measuring a round trip (ranks are often more than cores), and a
+ * round trip with a descheduled end is long, which makes the offset less certain.
+ */
+static void wait_politely(void *buf, int count, MPI_Datatype type, int tag)
+{
+	MPI_Request req;
+	int done = 0;
+	PMPI_Irecv(buf, count, type, 0, tag, MPI_COMM_WORLD, &req);
+	while (PMPI_Test(&req, &done, MPI_STATUS_IGNORE) == MPI_SUCCESS && !done) {
+		struct timespec ts = {0, 20000};
+		nanosleep(&ts, NULL);
+	}
+}
+
 static void sync_clocks(void)
 {
 	/* Under load a round trip is often slow on one leg; more rounds find a tight one. */
 	enum { ROUNDS = 32 };
-	/* Which ranks are elsewhere: from the hosts libvt gathered once at MPI_Init, when every
-	 * rank has them (one reduction to agree); else from the processor names. */
+	/* Which ranks are elsewhere, and which rank measures for each: with the hosts libvt
+	 * gathered once at MPI_Init (when every rank has them: one reduction to agree), the
+	 * lowest rank of each host measures and its offset is every rank's there (they read one
+	 * clock, so messages between them never run backwards, whatever the measurement's
+	 * error); else each rank measures for itself, told apart by processor name. */
 	int known = vt_mpi_host_of(world_rank) >= 0, all_known = 0;
 	PMPI_Allreduce(&known, &all_known, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
 	int *remotes = calloc((size_t)world_size, sizeof(int));
+	int *measurer = calloc((size_t)world_size, sizeof(int));
 	int remote = 0;
+	if (!remotes || !measurer)
+		all_known = 0; /* the same on every rank only if every rank ran out: see below */
 	if (all_known) {
-		for (int r = 0; remotes && r < world_size; r++)
+		for (int r = 0; r < world_size; r++) {
 			remotes[r] = vt_mpi_host_of(r) != vt_mpi_host_of(0);
-		remote = vt_mpi_host_of(world_rank) != vt_mpi_host_of(0);
+			measurer[r] = r;
+			for (int q = 0; q < r; q++) {
+				if (vt_mpi_host_of(q) == vt_mpi_host_of(r)) {
+					measurer[r] = q;
+					break;
+				}
+			}
+		}
+		remote = remotes[world_rank];
 	} else {
 		char host[MPI_MAX_PROCESSOR_NAME] = "", root[MPI_MAX_PROCESSOR_NAME] = "";
 		int len = 0;
@@ -606,11 +637,17 @@ static void sync_clocks(void)
 		memcpy(root, host, sizeof(root));
 		PMPI_Bcast(root, (int)sizeof(root), MPI_CHAR, 0, MPI_COMM_WORLD);
 		remote = strcmp(host, root) != 0;
-		PMPI_Gather(&remote, 1, MPI_INT, remotes, 1, MPI_INT, 0, MPI_COMM_WORLD);
+		int ignored;
+		PMPI_Gather(&remote, 1, MPI_INT, remotes ? remotes : &ignored, 1, MPI_INT, 0,
+			    MPI_COMM_WORLD);
+		for (int r = 0; measurer && r < world_size; r++)
+			measurer[r] = r;
 	}
 
-	for (int r = 1; r < world_size; r++) {
-		if (world_rank == 0 && remotes && remotes[r]) {
+	if (world_rank == 0) {
+		for (int r = 1; remotes && measurer && r < world_size; r++) {
+			if (!remotes[r] || measurer[r] != r)
+				continue;
 			uint64_t best_rtt = UINT64_MAX;
 			int64_t best = 0;
 			for (int i = 0; i < ROUNDS; i++) {
@@ -624,24 +661,35 @@ static void sync_clocks(void)
 					best = (int64_t)(t1 + (t2 - t1) / 2) - (int64_t)tr;
 				}
 			}
-			PMPI_Send(&best, 1, MPI_INT64_T, r, 0x7655, MPI_COMM_WORLD);
-		} else if (world_rank == r && remote) {
+			/* The offset and its uncertainty: half the tightest round trip. */
+			int64_t result[2] = {best, (int64_t)(best_rtt / 2)};
+			for (int q = r; q < world_size; q++)
+				if (remotes[q] && measurer[q] == r)
+					PMPI_Send(result, 2, MPI_INT64_T, q, 0x7655,
+						  MPI_COMM_WORLD);
+		}
+	} else if (remote) {
+		if (!all_known || measurer[world_rank] == world_rank) {
 			for (int i = 0; i < ROUNDS; i++) {
 				uint64_t t;
-				PMPI_Recv(&t, 1, MPI_UINT64_T, 0, 0x7654, MPI_COMM_WORLD,
-					  MPI_STATUS_IGNORE);
+				/* Rank 0 may be measuring other hosts first. */
+				if (i == 0)
+					wait_politely(&t, 1, MPI_UINT64_T, 0x7654);
+				else
+					PMPI_Recv(&t, 1, MPI_UINT64_T, 0, 0x7654, MPI_COMM_WORLD,
+						  MPI_STATUS_IGNORE);
 				t = vt_mpi_now();
 				PMPI_Send(&t, 1, MPI_UINT64_T, 0, 0x7654, MPI_COMM_WORLD);
 			}
-			int64_t offset;
-			PMPI_Recv(&offset, 1, MPI_INT64_T, 0, 0x7655, MPI_COMM_WORLD,
-				  MPI_STATUS_IGNORE);
-			vt_mpi_clock_offset(vt_mpi_now(), offset, 0.0);
 		}
+		int64_t result[2];
+		wait_politely(result, 2, MPI_INT64_T, 0x7655);
+		vt_mpi_clock_offset(vt_mpi_now(), result[0], (double)result[1]);
 	}
 	if (!remote)
 		vt_mpi_clock_offset(vt_mpi_now(), 0, 0.0);
 	free(remotes);
+	free(measurer);
 }
 
 static void after_init(void)
