@@ -177,6 +177,11 @@ int vtr_read_locations(struct vtr_trace *tr, const struct vtr_callbacks *cb, voi
  * 0, or -1 (tr->err). */
 int vtr_read_merged(struct vtr_trace *tr, const struct vtr_callbacks *cb, void *user);
 
+/* Allocation for tools: ends the tool with "NAME: out of memory" when memory runs out. */
+void *vtr_xrealloc(void *p, size_t n, size_t size);
+void *vtr_xcalloc(size_t n, size_t size);
+char *vtr_xstrdup(const char *s);
+
 /* Statistics of the last read, for the bounds of docs/dev/tools-lib.md. */
 struct vtr_stats {
 	uint64_t events, messages, collectives;

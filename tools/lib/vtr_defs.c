@@ -19,18 +19,20 @@ const char *const vtr_event_names[VTR_EV_COUNT] = {
 #undef VTR_NAME
 };
 
+static void out_of_memory(void)
+{
+	fprintf(stderr, "%s: out of memory\n", program_invocation_short_name);
+	exit(2);
+}
+
 void *vtr_xrealloc(void *p, size_t n, size_t size)
 {
-	if (size && n > SIZE_MAX / size) {
-		fputs("vt: out of memory\n", stderr);
-		exit(2);
-	}
+	if (size && n > SIZE_MAX / size)
+		out_of_memory();
 	size_t bytes = n * size;
 	void *q = realloc(p, bytes ? bytes : 1);
-	if (!q) {
-		fputs("vt: out of memory\n", stderr);
-		exit(2);
-	}
+	if (!q)
+		out_of_memory();
 	return q;
 }
 

@@ -14,11 +14,6 @@
  */
 #define VTR_MAX_DENSE_ID (UINT32_C(1) << 26)
 
-/* Allocation that ends the tool with a message when memory runs out. */
-void *vtr_xrealloc(void *p, size_t n, size_t size);
-void *vtr_xcalloc(size_t n, size_t size);
-char *vtr_xstrdup(const char *s);
-
 /* A copy of s that lives as long as the trace. */
 const char *vtr_intern(struct vtr_trace *tr, const char *s);
 void vtr_free_interned(struct vtr_trace *tr);

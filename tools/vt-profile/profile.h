@@ -96,7 +96,4 @@ int vt_prof_read(struct vt_prof_trace *tr, char *err, size_t errlen);
 
 void vt_prof_free(struct vt_prof_trace *tr);
 
-/* Allocation that ends the program with a message when memory runs out. */
-void *vt_prof_xrealloc(void *p, size_t n, size_t size);
-
 #endif

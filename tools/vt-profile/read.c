@@ -13,33 +13,6 @@ const char *const vt_prof_problem_names[] = {
     [VT_PROF_UNDEFINED_REGION] = "undefined-region", [VT_PROF_SUPPRESSED] = "suppressed",
 };
 
-void *vt_prof_xrealloc(void *p, size_t n, size_t size)
-{
-	if (size && n > SIZE_MAX / size) {
-		fputs("vt-profile: out of memory\n", stderr);
-		exit(2);
-	}
-	size_t bytes = n * size;
-	void *q = realloc(p, bytes ? bytes : 1);
-	if (!q) {
-		fputs("vt-profile: out of memory\n", stderr);
-		exit(2);
-	}
-	return q;
-}
-
-static void *xcalloc(size_t n, size_t size)
-{
-	void *p = vt_prof_xrealloc(NULL, n, size);
-	return memset(p, 0, n * size);
-}
-
-static char *xstrdup(const char *s)
-{
-	size_t n = strlen(s) + 1;
-	return memcpy(vt_prof_xrealloc(NULL, n, 1), s, n);
-}
-
 /* The activation stack mirrors the layer's: a frame per Enter, popped by every leave (the
  * layer's repairs of unbalanced stacks too). */
 struct frame {
@@ -67,8 +40,7 @@ static void store_problem(struct vt_prof_trace *tr, struct vt_prof_problem p)
 {
 	if (tr->nproblems == tr->problems_cap) {
 		tr->problems_cap = tr->problems_cap ? 2 * tr->problems_cap : 16;
-		tr->problems =
-		    vt_prof_xrealloc(tr->problems, tr->problems_cap, sizeof(*tr->problems));
+		tr->problems = vtr_xrealloc(tr->problems, tr->problems_cap, sizeof(*tr->problems));
 	}
 	tr->problems[tr->nproblems++] = p;
 }
@@ -104,7 +76,7 @@ static void on_enter(void *user, const struct vtr_location *l, uint64_t time, ui
 	struct reader *rd = user;
 	if (rd->depth == rd->stack_cap) {
 		rd->stack_cap = rd->stack_cap ? 2 * rd->stack_cap : 64;
-		rd->stack = vt_prof_xrealloc(rd->stack, rd->stack_cap, sizeof(*rd->stack));
+		rd->stack = vtr_xrealloc(rd->stack, rd->stack_cap, sizeof(*rd->stack));
 	}
 	rd->stack[rd->depth++] = (struct frame){0};
 	if (rd->calls[region]++ == 0)
@@ -157,7 +129,7 @@ static void on_problem(void *user, const struct vtr_location *l, enum vtr_proble
 				  .has_time = has_time,
 				  .time = time,
 				  .region = region == VTR_NONE ? VT_PROF_NO_REGION : region,
-				  .message = xstrdup(message),
+				  .message = vtr_xstrdup(message),
 			      });
 }
 
@@ -184,13 +156,13 @@ static void on_end(void *user, const struct vtr_location *l, uint64_t last)
 				      .location = rd->loc_index,
 				      .kind = VT_PROF_SUPPRESSED,
 				      .region = VT_PROF_NO_REGION,
-				      .message = xstrdup(buf),
+				      .message = vtr_xstrdup(buf),
 				  });
 	}
 
 	qsort(rd->touched, rd->ntouched, sizeof(*rd->touched), cmp_u32);
 	loc->nregions = rd->ntouched;
-	loc->regions = vt_prof_xrealloc(NULL, rd->ntouched, sizeof(*loc->regions));
+	loc->regions = vtr_xrealloc(NULL, rd->ntouched, sizeof(*loc->regions));
 	for (size_t i = 0; i < rd->ntouched; i++) {
 		uint32_t r = rd->touched[i];
 		loc->regions[i] = (struct vt_prof_loc_region){
@@ -222,17 +194,17 @@ static void copy_defs(struct vt_prof_trace *tr, const struct vtr_trace *t)
 	tr->timer_resolution = t->resolution;
 	tr->have_clock = t->have_clock;
 	tr->nregions = t->nregions;
-	tr->regions = xcalloc(t->nregions + 1, sizeof(*tr->regions));
+	tr->regions = vtr_xcalloc(t->nregions + 1, sizeof(*tr->regions));
 	for (size_t i = 0; i < t->nregions; i++) {
 		struct vt_prof_region *r = &tr->regions[i];
 		r->defined = t->regions[i].defined;
-		r->fallback_name = xstrdup(t->regions[i].name);
+		r->fallback_name = vtr_xstrdup(t->regions[i].name);
 		r->name = r->fallback_name;
 		r->file = t->regions[i].file;
 		r->line = t->regions[i].line;
 	}
 	tr->nlocations = t->nlocations;
-	tr->locations = xcalloc(t->nlocations + 1, sizeof(*tr->locations));
+	tr->locations = vtr_xcalloc(t->nlocations + 1, sizeof(*tr->locations));
 	for (size_t i = 0; i < t->nlocations; i++) {
 		struct vt_prof_location *l = &tr->locations[i];
 		l->id = t->locations[i].id;
@@ -244,7 +216,7 @@ static void copy_defs(struct vt_prof_trace *tr, const struct vtr_trace *t)
 
 int vt_prof_read(struct vt_prof_trace *tr, char *err, size_t errlen)
 {
-	struct vtr_trace *t = xcalloc(1, sizeof(*t));
+	struct vtr_trace *t = vtr_xcalloc(1, sizeof(*t));
 	tr->layer = t;
 	if (vtr_open(t, tr->path) < 0) {
 		snprintf(err, errlen, "%s", t->err);
@@ -254,11 +226,11 @@ int vt_prof_read(struct vt_prof_trace *tr, char *err, size_t errlen)
 	size_t nr = tr->nregions;
 	struct reader rd = {
 	    .tr = tr,
-	    .calls = xcalloc(nr + 1, sizeof(uint64_t)),
-	    .incl = xcalloc(nr + 1, sizeof(uint64_t)),
-	    .excl = xcalloc(nr + 1, sizeof(uint64_t)),
-	    .active = xcalloc(nr + 1, sizeof(uint32_t)),
-	    .touched = xcalloc(nr + 1, sizeof(uint32_t)),
+	    .calls = vtr_xcalloc(nr + 1, sizeof(uint64_t)),
+	    .incl = vtr_xcalloc(nr + 1, sizeof(uint64_t)),
+	    .excl = vtr_xcalloc(nr + 1, sizeof(uint64_t)),
+	    .active = vtr_xcalloc(nr + 1, sizeof(uint32_t)),
+	    .touched = vtr_xcalloc(nr + 1, sizeof(uint32_t)),
 	};
 	const struct vtr_callbacks cb = {
 	    .location_begin = on_begin,

@@ -64,7 +64,7 @@ static size_t sort_rows(const struct vt_prof_trace *tr, const struct vt_prof_opt
 /* The whole trace's rows: every region entered at least once. Caller frees. */
 static row_t *total_rows(const struct vt_prof_trace *tr, size_t *n)
 {
-	row_t *rows = vt_prof_xrealloc(NULL, tr->nregions, sizeof(*rows));
+	row_t *rows = vtr_xrealloc(NULL, tr->nregions, sizeof(*rows));
 	*n = 0;
 	for (size_t i = 0; i < tr->nregions; i++) {
 		const struct vt_prof_region *r = &tr->regions[i];
@@ -80,7 +80,7 @@ static row_t *total_rows(const struct vt_prof_trace *tr, size_t *n)
 /* A location's rows, copied so that sorting leaves the trace as it is. Caller frees. */
 static row_t *location_rows(const struct vt_prof_location *loc)
 {
-	row_t *rows = vt_prof_xrealloc(NULL, loc->nregions, sizeof(*rows));
+	row_t *rows = vtr_xrealloc(NULL, loc->nregions, sizeof(*rows));
 	memcpy(rows, loc->regions, loc->nregions * sizeof(*rows));
 	return rows;
 }
@@ -375,7 +375,7 @@ static struct by_region index_by_region(const struct vt_prof_trace *tr)
 {
 	struct by_region ix;
 	size_t total = 0;
-	ix.first = vt_prof_xrealloc(NULL, tr->nregions + 1, sizeof(*ix.first));
+	ix.first = vtr_xrealloc(NULL, tr->nregions + 1, sizeof(*ix.first));
 	memset(ix.first, 0, (tr->nregions + 1) * sizeof(*ix.first));
 	for (size_t i = 0; i < tr->nlocations; i++) {
 		const struct vt_prof_location *loc = &tr->locations[i];
@@ -385,8 +385,8 @@ static struct by_region index_by_region(const struct vt_prof_trace *tr)
 	}
 	for (size_t r = 0; r < tr->nregions; r++)
 		ix.first[r + 1] += ix.first[r];
-	ix.entries = vt_prof_xrealloc(NULL, total, sizeof(*ix.entries));
-	size_t *next = vt_prof_xrealloc(NULL, tr->nregions + 1, sizeof(*next));
+	ix.entries = vtr_xrealloc(NULL, total, sizeof(*ix.entries));
+	size_t *next = vtr_xrealloc(NULL, tr->nregions + 1, sizeof(*next));
 	memcpy(next, ix.first, (tr->nregions + 1) * sizeof(*next));
 	for (size_t i = 0; i < tr->nlocations; i++) {
 		const struct vt_prof_location *loc = &tr->locations[i];

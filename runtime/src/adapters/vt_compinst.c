@@ -42,19 +42,7 @@ static inline __attribute__((always_inline)) void fast(uintptr_t fn, uint32_t ki
 	if (vt_unlikely(!vt_clock_tsc || __atomic_load_n(&s->key, __ATOMIC_ACQUIRE) != fn))
 		return slow(fn, kind);
 	uint32_t val = s->val;
-	if (vt_unlikely(val & VT_REGION_FILTERED))
-		return;
-	if (kind == VT_REC_ENTER) {
-		if (vt_unlikely(++t->depth > vt_max_depth))
-			return;
-	} else {
-		if (vt_unlikely(t->depth-- > vt_max_depth))
-			return;
-	}
-	/* A thread with synchronous counters: the event and their values together. */
-	if (vt_unlikely(t->sync))
-		return vt_metric_put(t, val, kind);
-	vt_buf_put_tsc(t, val, kind);
+	vt_thread_event_tsc(t, val, kind);
 }
 
 VT_EXPORT void __cyg_profile_func_enter(void *fn, void *site)

@@ -35,18 +35,7 @@ static inline __attribute__((always_inline)) void fast(struct vt_inst_desc *d, u
 	if (vt_unlikely(!h || !vt_clock_tsc))
 		return slow(d, kind);
 	uint32_t val = h - 1;
-	if (vt_unlikely(val & VT_REGION_FILTERED))
-		return;
-	if (kind == VT_REC_ENTER) {
-		if (vt_unlikely(++t->depth > vt_max_depth))
-			return;
-	} else {
-		if (vt_unlikely(t->depth-- > vt_max_depth))
-			return;
-	}
-	if (vt_unlikely(t->sync))
-		return vt_metric_put(t, val, kind);
-	vt_buf_put_tsc(t, val, kind);
+	vt_thread_event_tsc(t, val, kind);
 }
 
 VT_EXPORT void vt_inst_enter(struct vt_inst_desc *d)

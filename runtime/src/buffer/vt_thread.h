@@ -108,6 +108,29 @@ static inline __attribute__((always_inline)) void vt_thread_leave(struct vt_tls 
 	vt_thread_put(t, val, VT_REC_LEAVE);
 }
 
+/*
+ * The common tail of the fast paths (compinst, descriptors), once they have the region's
+ * value and know the TSC is the clock: the filter test, the depth limit, then the event
+ * with the thread's synchronous counter values, or alone.
+ */
+static inline __attribute__((always_inline)) void vt_thread_event_tsc(struct vt_tls *t,
+								      uint32_t val, uint32_t kind)
+{
+	if (vt_unlikely(val & VT_REGION_FILTERED))
+		return;
+	if (kind == VT_REC_ENTER) {
+		if (vt_unlikely(++t->depth > vt_max_depth))
+			return;
+	} else {
+		if (vt_unlikely(t->depth-- > vt_max_depth))
+			return;
+	}
+	/* A thread with synchronous counters: the event and their values together. */
+	if (vt_unlikely(t->sync))
+		return vt_metric_put(t, val, kind);
+	vt_buf_put_tsc(t, val, kind);
+}
+
 /* The calling thread's state, recording or not (NULL: not recording). */
 static inline __attribute__((always_inline)) struct vt_tls *vt_thread_self(void)
 {
