@@ -8,7 +8,6 @@
 #include "vt_otf2.h"
 
 #include <errno.h>
-#include <sched.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -71,15 +70,6 @@ static void *writer_main(void *arg)
 	/* vt's own thread: never traced, even if it runs instrumented code. */
 	vt_tls.state = VT_TLS_OFF;
 	vt_tls.busy = 1;
-	/*
-	 * The writer takes only CPU time nobody else wants. Woken by a flush, it used to be
-	 * placed beside the thread that woke it and share that CPU while another stood idle (the
-	 * overhead benchmark's runs were bimodal, 26 or 55 ns per call); when every CPU is busy
-	 * (one MPI rank per core), a thread waiting for its pending half leaves its CPU idle,
-	 * and the writer runs there.
-	 */
-	struct sched_param none = {0};
-	pthread_setschedparam(pthread_self(), SCHED_IDLE, &none);
 	pthread_mutex_lock(&queue_lock);
 	for (;;) {
 		while (!queue_head && !writer_quit)
