@@ -64,6 +64,14 @@ static const struct vt_cfg_entry table[] = {
      "Score-P metric plugins, ','-separated: NAME loads libNAME.so; its metrics are read "
      "from SCOREP_METRIC_<NAME>_PLUGIN (','-separated), as Score-P does.",
      0, 0, NULL, &vt_cfg.scorep_plugins},
+    {"VT_RUSAGE", VT_CFG_STRING, NULL, "utime:minflt",
+     "getrusage fields recorded per thread as counters, ':'-separated, or all: utime, "
+     "stime, maxrss, minflt, majflt, inblock, oublock, nvcsw, nivcsw.",
+     0, 0, NULL, &vt_cfg.rusage},
+    {"VT_RUSAGE_INTV", VT_CFG_INT, "100", "0",
+     "Milliseconds between two reads of the VT_RUSAGE fields on a thread (they are read "
+     "with its events); 0 = at every event.",
+     0, 1L << 30, NULL, &vt_cfg.rusage_intv},
     {"VT_VERBOSE", VT_CFG_INT, "1", "2",
      "Messages: 0 errors only, 1 warnings and where the trace went, 2-5 more detail.", 0, 5, NULL,
      &vt_cfg.verbose},

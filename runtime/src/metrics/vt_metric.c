@@ -6,6 +6,7 @@
 #include "vt_lifecycle.h"
 #include "vt_log.h"
 #include "vt_metric_plugins.h"
+#include "vt_metric_rusage.h"
 #include "vt_otf2.h"
 #include "vt_otf2_priv.h"
 #include "vt_thread.h"
@@ -82,6 +83,7 @@ static uint64_t wtime(void)
  * numbered. The next sources (PAPI, SDE, rusage, perfstubs, user counters) are rows here. */
 static struct vt_metric_source *(*const providers[])(uint64_t (*wtime)(void)) = {
     vt_metric_plugins_load,
+    vt_metric_rusage_load,
 };
 
 /*
