@@ -161,7 +161,7 @@ def user_api_per_method():
         exe = os.path.join(d, "user")
         run([VTCC, "-vt:inst", inst, src("user.c"), "-o", exe])
         syms = undefined_symbols(exe)
-        eq("vt_user_start" in syms, api, inst)
+        eq("vt_user_start_cached" in syms, api, inst)
         assert_instrumented(exe, hooks)
         assert_links_libvt(exe)
         regions = (["vtcc_test_phase"] if api else []) + (["main"] if hooks else [])
