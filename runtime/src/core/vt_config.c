@@ -64,6 +64,10 @@ static const struct vt_cfg_entry table[] = {
      "Score-P metric plugins, ','-separated: NAME loads libNAME.so; its metrics are read "
      "from SCOREP_METRIC_<NAME>_PLUGIN (','-separated), as Score-P does.",
      0, 0, NULL, &vt_cfg.scorep_plugins},
+    {"VT_METRICS", VT_CFG_STRING, NULL, "perf::PAGE-FAULTS:PAPI_TOT_INS",
+     "PAPI events recorded per thread as counters at every event, separated by ':' "
+     "(presets and native names; a native name's own '::' does not separate).",
+     0, 0, NULL, &vt_cfg.metrics},
     {"VT_RUSAGE", VT_CFG_STRING, NULL, "utime:minflt",
      "getrusage fields recorded per thread as counters, ':'-separated, or all: utime, "
      "stime, maxrss, minflt, majflt, inblock, oublock, nvcsw, nivcsw.",

@@ -26,6 +26,7 @@ struct vt_config {
 	const char *plugin_path;
 	uint64_t plugin_callback_buffer;
 	const char *scorep_plugins; /* SCOREP_METRIC_PLUGINS */
+	const char *metrics;	    /* VT_METRICS: PAPI events, NULL none */
 	const char *rusage;	    /* VT_RUSAGE: NULL none */
 	long rusage_intv;	    /* VT_RUSAGE_INTV, milliseconds */
 };

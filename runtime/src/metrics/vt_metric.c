@@ -5,6 +5,7 @@
 #include "vt_core.h"
 #include "vt_lifecycle.h"
 #include "vt_log.h"
+#include "vt_metric_papi.h"
 #include "vt_metric_plugins.h"
 #include "vt_metric_rusage.h"
 #include "vt_otf2.h"
@@ -84,6 +85,7 @@ static uint64_t wtime(void)
 static struct vt_metric_source *(*const providers[])(uint64_t (*wtime)(void)) = {
     vt_metric_plugins_load,
     vt_metric_rusage_load,
+    vt_metric_papi_load,
 };
 
 /*

@@ -1,0 +1,71 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""e2e "papi": PAPI events as counters (VT_METRICS), the metric source of
+runtime/src/metrics/vt_metric_papi.c, with PAPI's perf_event software events (this machine
+has no hardware counters). The program is test/e2e/rusage/rusage.c: two threads that each
+fault in 20 fresh mappings of 1 MiB.
+- perf::PAGE-FAULTS and perf::TASK-CLOCK: both values at every Enter and Leave of each thread,
+  never decreasing, each thread's page faults grown by at least the pages it touched;
+- an event this machine cannot count (PAPI_TOT_CYC) and one PAPI does not know: one line each
+  naming it, the others recorded, the program as without vt."""
+
+import os
+
+import vtmetrics
+import vttest
+
+ROUNDS, PAGES = 20, (1 << 20) // 4096
+THREADS = ['Master thread', 'Thread 1']
+EVENTS = ['perf::PAGE-FAULTS', 'perf::TASK-CLOCK']
+
+
+def body(t):
+    src = os.path.join(os.path.dirname(t.source('test_papi.py')), '..', 'rusage', 'rusage.c')
+    exe, plain_exe = t.parallel(
+        lambda inst: t.compile('rusage', [src], opt='-O1', flags=['-pthread'],
+                               instrument=inst), [True, False])
+    plain = t.run(plain_exe, label='plain')
+
+    what = 'two software events'
+    run = t.run(exe, env={'VT_METRICS': ':'.join(EVENTS)}, label='two')
+    t.same_as_plain(run, plain, what)
+    t.clean_run(run, what)
+    tr = t.trace(run, what)
+    mv = vtmetrics.read_metrics(tr.path)
+    vtmetrics.cross_check(t, mv, vtmetrics.read_metrics_print(tr.path), what)
+    t.eq(sorted(m.name for m in mv.members.values()), EVENTS, '%s: both defined' % what)
+    for name in THREADS:
+        w = '%s: %s' % (what, name)
+        seq = []
+        for ev in mv.events[mv.loc(name).ref]:
+            if ev.kind in ('Enter', 'Leave'):
+                seq.append({})
+            elif ev.kind == 'Metric' and seq:
+                seq[-1][mv.member_of_metric(ev.metric).name] = ev.values[0]
+        want = 2 * (ROUNDS + 1) + (2 if name == 'Master thread' else 0)
+        t.eq(len(seq), want, '%s: every Enter and Leave recorded' % w)
+        t.eq([sorted(v) for v in seq if sorted(v) != EVENTS], [],
+             '%s: each carries both values' % w)
+        for e in EVENTS:
+            got = [v.get(e, 0) for v in seq]
+            t.eq([i for i in range(1, len(got)) if got[i] < got[i - 1]], [],
+                 '%s: %s never decreases' % (w, e))
+        grew = seq[-1].get(EVENTS[0], 0) - seq[0].get(EVENTS[0], 0)
+        t.check(grew >= ROUNDS * PAGES, '%s: page faults grew by at least the %d pages touched'
+                % (w, ROUNDS * PAGES), 'grew by %d' % grew)
+
+    what = 'events that cannot be counted'
+    run = t.run(exe, env={'VT_METRICS': 'PAPI_TOT_CYC:perf::PAGE-FAULTS:no_such_event'},
+                label='bad')
+    t.same_as_plain(run, plain, what)
+    for ev in ('PAPI_TOT_CYC', 'no_such_event'):
+        lines = [m for m in run.errors if "VT_METRICS: event '%s' cannot be counted here" % ev
+                 in m and m.endswith('; it is left out')]
+        t.eq(len(lines), 1, '%s: one line names %s' % (what, ev))
+    t.eq(len(run.errors), 2, '%s: no other error' % what)
+    tr = t.trace(run, what)
+    mv = vtmetrics.read_metrics(tr.path)
+    t.eq(sorted(m.name for m in mv.members.values()), ['perf::PAGE-FAULTS'],
+         '%s: the countable event is recorded' % what)
+
+
+vttest.main('papi', body)
