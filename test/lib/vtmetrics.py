@@ -125,6 +125,19 @@ class MetricView:
         return (inst.scope_type, d.name if d is not None else None)
 
 
+def values_per_event(mv, loc_ref):
+    """[{counter name: value}] per Enter or Leave of a location, in order: the synchronous
+    values recorded with each event."""
+    seq = []
+    for ev in mv.events.get(loc_ref, []):
+        if ev.kind in ('Enter', 'Leave'):
+            seq.append({})
+        elif ev.kind == 'Metric' and seq:
+            member = mv.member_of_metric(ev.metric)
+            seq[-1][member.name if member else None] = ev.values[0]
+    return seq
+
+
 def read_metrics(path):
     """Reads the metric definitions, the locations and every event with python3-otf2."""
     require_otf2()

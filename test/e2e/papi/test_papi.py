@@ -35,12 +35,7 @@ def body(t):
     t.eq(sorted(m.name for m in mv.members.values()), EVENTS, '%s: both defined' % what)
     for name in THREADS:
         w = '%s: %s' % (what, name)
-        seq = []
-        for ev in mv.events[mv.loc(name).ref]:
-            if ev.kind in ('Enter', 'Leave'):
-                seq.append({})
-            elif ev.kind == 'Metric' and seq:
-                seq[-1][mv.member_of_metric(ev.metric).name] = ev.values[0]
+        seq = vtmetrics.values_per_event(mv, mv.loc(name).ref)
         want = 2 * (ROUNDS + 1) + (2 if name == 'Master thread' else 0)
         t.eq(len(seq), want, '%s: every Enter and Leave recorded' % w)
         t.eq([sorted(v) for v in seq if sorted(v) != EVENTS], [],

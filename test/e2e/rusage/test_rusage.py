@@ -22,18 +22,7 @@ def values(t, run, what):
     tr = t.trace(run, what)
     mv = vtmetrics.read_metrics(tr.path)
     vtmetrics.cross_check(t, mv, vtmetrics.read_metrics_print(tr.path), what)
-    out = {}
-    for name in THREADS:
-        loc = mv.loc(name)
-        seq = []
-        for ev in mv.events[loc.ref]:
-            if ev.kind in ('Enter', 'Leave'):
-                seq.append({})
-            elif ev.kind == 'Metric' and seq:
-                member = mv.member_of_metric(ev.metric)
-                seq[-1][member.name if member else None] = ev.values[0]
-        out[name] = seq
-    return out, mv
+    return {name: vtmetrics.values_per_event(mv, mv.loc(name).ref) for name in THREADS}, mv
 
 
 def body(t):
