@@ -4,9 +4,13 @@
 #include "vt_clock.h"
 #include "vt_config.h"
 #include "vt_log.h"
+#include "vt_metric_rusage.h"
 #include "vt_plugin_load.h"
 
 #include <getopt.h>
+#ifdef VT_HAVE_PAPI
+#include <papi.h>
+#endif
 #include <inttypes.h>
 #include <otf2/OTF2_Definitions.h>
 #include <stdio.h>
@@ -187,9 +191,88 @@ static int list_plugin(const char *name, bool scorep, char **patterns, int n_pat
 	return rc;
 }
 
+#ifdef VT_HAVE_PAPI
+/* Whether PAPI can count the event here: added to a set of its own, started and stopped
+ * once, as the runtime checks VT_METRICS. */
+static bool countable(const char *name)
+{
+	int set = PAPI_NULL, rc = PAPI_create_eventset(&set);
+	long long v[1];
+	if (rc == PAPI_OK)
+		rc = PAPI_add_named_event(set, name);
+	if (rc == PAPI_OK && (rc = PAPI_start(set)) == PAPI_OK)
+		rc = PAPI_stop(set, v);
+	if (set != PAPI_NULL) {
+		PAPI_cleanup_eventset(set);
+		PAPI_destroy_eventset(&set);
+	}
+	return rc == PAPI_OK;
+}
+
+/* The PAPI events that can be counted here, presets then each component's native ones. */
+static int list_papi(void)
+{
+	int v = PAPI_library_init(PAPI_VER_CURRENT);
+	if (v != PAPI_VER_CURRENT) {
+		printf("PAPI events (VT_METRICS): none; PAPI did not start (%s)\n",
+		       v < 0 ? PAPI_strerror(v) : "another PAPI version");
+		return 0;
+	}
+	printf("PAPI events that can be counted here (VT_METRICS):\n");
+	int n = 0, code = PAPI_PRESET_MASK;
+	if (PAPI_enum_event(&code, PAPI_ENUM_FIRST) == PAPI_OK) {
+		do {
+			PAPI_event_info_t info;
+			if (PAPI_get_event_info(code, &info) == PAPI_OK && info.count &&
+			    countable(info.symbol)) {
+				printf("  %-40s %s\n", info.symbol, info.long_descr);
+				n++;
+			}
+		} while (PAPI_enum_event(&code, PAPI_PRESET_ENUM_AVAIL) == PAPI_OK);
+	}
+	for (int cid = 0; cid < PAPI_num_components(); cid++) {
+		const PAPI_component_info_t *ci = PAPI_get_component_info(cid);
+		code = PAPI_NATIVE_MASK;
+		if (!ci || ci->disabled ||
+		    PAPI_enum_cmp_event(&code, PAPI_ENUM_FIRST, cid) != PAPI_OK)
+			continue;
+		do {
+			char name[PAPI_MAX_STR_LEN];
+			if (PAPI_event_code_to_name(code, name) == PAPI_OK && countable(name)) {
+				printf("  %s\n", name);
+				n++;
+			}
+		} while (PAPI_enum_cmp_event(&code, PAPI_ENUM_EVENTS, cid) == PAPI_OK);
+	}
+	if (!n)
+		printf("  (none)\n");
+	PAPI_shutdown();
+	return 0;
+}
+#else
+static int list_papi(void)
+{
+	printf("PAPI events (VT_METRICS): none; vt-info was built without PAPI\n");
+	return 0;
+}
+#endif
+
+/* vt-info --metrics: what VT_METRICS and VT_RUSAGE can record here. */
+static int list_metrics(void)
+{
+	int rc = list_papi();
+	size_t n;
+	const struct vt_rusage_field *f = vt_metric_rusage_fields(&n);
+	printf("\ngetrusage fields, per thread (VT_RUSAGE, or all):\n");
+	for (size_t i = 0; i < n; i++)
+		printf("  %-10s %-4s %s\n", f[i].name, f[i].unit, f[i].description);
+	return rc;
+}
+
 static const char usage_text[] =
     "Usage: vt-info [--doc] [--help] [--version]\n"
     "       vt-info --plugins LIB [--scorep] [PATTERN...]\n"
+    "       vt-info --metrics\n"
     "Prints vt's version, the timer a traced program would use, and every\n"
     "VT_* variable with the value in force in this environment.\n"
     "  --doc          print the variables as the Markdown table of docs/environment.md\n"
@@ -202,6 +285,8 @@ static const char usage_text[] =
     "                 (SCOREP_MetricPlugin_LIB_get_info); the default is the\n"
     "                 VampirTrace interface (get_info), or Score-P's when LIB has only\n"
     "                 that\n"
+    "  --metrics      list the PAPI events that can be counted here (for VT_METRICS)\n"
+    "                 and the getrusage fields (for VT_RUSAGE)\n"
     "  --version      print the version\n"
     "Exit status: 0; 1 when a variable has a bad value, or the plugin does not load\n"
     "or a PATTERN stands for no counter (vt's error line says why); 2 on a usage error.\n";
@@ -214,12 +299,16 @@ static void usage(FILE *f)
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
-	    {"doc", no_argument, NULL, 'd'},	       {"help", no_argument, NULL, 'h'},
-	    {"plugins", required_argument, NULL, 'p'}, {"scorep", no_argument, NULL, 's'},
-	    {"version", no_argument, NULL, 'V'},       {NULL, 0, NULL, 0},
+	    {"doc", no_argument, NULL, 'd'},
+	    {"help", no_argument, NULL, 'h'},
+	    {"plugins", required_argument, NULL, 'p'},
+	    {"scorep", no_argument, NULL, 's'},
+	    {"version", no_argument, NULL, 'V'},
+	    {"metrics", no_argument, NULL, 'm'},
+	    {NULL, 0, NULL, 0},
 	};
 	const char *plugin = NULL;
-	bool doc = false, scorep = false;
+	bool doc = false, scorep = false, metrics = false;
 	int c;
 	while ((c = getopt_long(argc, argv, "hV", opts, NULL)) != -1) {
 		switch (c) {
@@ -235,6 +324,9 @@ int main(int argc, char **argv)
 		case 's':
 			scorep = true;
 			break;
+		case 'm':
+			metrics = true;
+			break;
 		case 'V':
 			printf("vt-info (vt) %s\n", VT_VERSION);
 			return 0;
@@ -243,6 +335,13 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
+	if (metrics && (doc || plugin || optind < argc)) {
+		fprintf(stderr, "vt-info: --metrics goes alone\n");
+		usage(stderr);
+		return 2;
+	}
+	if (metrics)
+		return list_metrics();
 	if (doc && plugin) {
 		fprintf(stderr, "vt-info: --doc and --plugins do not go together\n");
 		usage(stderr);

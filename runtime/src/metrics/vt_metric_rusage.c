@@ -15,10 +15,7 @@
  * A value is read at an event at most every VT_RUSAGE_INTV milliseconds (the service's
  * OPTIONAL kind with delta_t): getrusage is a system call, too dear for every event.
  */
-static const struct field {
-	const char *name, *unit, *description;
-	bool accumulated; /* else an absolute value */
-} fields[] = {
+static const struct vt_rusage_field fields[] = {
     {"utime", "us", "user CPU time of the thread", true},
     {"stime", "us", "system CPU time of the thread", true},
     {"maxrss", "KiB", "peak resident set size of the process", false},
@@ -30,6 +27,12 @@ static const struct field {
     {"nivcsw", "#", "involuntary context switches", true},
 };
 #define N_FIELDS (sizeof(fields) / sizeof(fields[0]))
+
+const struct vt_rusage_field *vt_metric_rusage_fields(size_t *n)
+{
+	*n = N_FIELDS;
+	return fields;
+}
 
 static uint64_t value_of(const struct rusage *ru, int32_t id)
 {

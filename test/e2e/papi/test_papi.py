@@ -6,9 +6,12 @@ fault in 20 fresh mappings of 1 MiB.
 - perf::PAGE-FAULTS and perf::TASK-CLOCK: both values at every Enter and Leave of each thread,
   never decreasing, each thread's page faults grown by at least the pages it touched;
 - an event this machine cannot count (PAPI_TOT_CYC) and one PAPI does not know: one line each
-  naming it, the others recorded, the program as without vt."""
+  naming it, the others recorded, the program as without vt;
+- vt-info --metrics lists the PAPI events that can be counted here and the getrusage fields:
+  every event it lists is recorded when VT_METRICS names it, with no error."""
 
 import os
+import subprocess
 
 import vtmetrics
 import vttest
@@ -63,4 +66,46 @@ def body(t):
          '%s: the countable event is recorded' % what)
 
 
-vttest.main('papi', body)
+def listed(t):
+    """(PAPI events, rusage fields) that vt-info --metrics lists."""
+    p = subprocess.run([vttest.VT_INFO, '--metrics'], stdout=subprocess.PIPE,
+                       stderr=subprocess.PIPE, universal_newlines=True, timeout=120)
+    t.eq(p.returncode, 0, 'vt-info --metrics: exit status 0')
+    papi, rusage, part = [], [], None
+    for line in p.stdout.splitlines():
+        if line.startswith('PAPI events'):
+            part = papi
+        elif line.startswith('getrusage fields'):
+            part = rusage
+        elif line.startswith('  ') and part is not None and line.strip() != '(none)':
+            part.append(line.split()[0])
+    return papi, rusage
+
+
+def check_listing(t, exe, plain):
+    papi, rusage = listed(t)
+    t.eq(rusage, ['utime', 'stime', 'maxrss', 'minflt', 'majflt', 'inblock', 'oublock',
+                  'nvcsw', 'nivcsw'], 'vt-info --metrics: the getrusage fields')
+    t.check(set(EVENTS) <= set(papi), 'vt-info --metrics: lists %s' % ', '.join(EVENTS),
+            repr(papi[:20]))
+    t.check('PAPI_TOT_CYC' not in papi, 'vt-info --metrics: not an event it cannot count')
+    some = papi[:8]
+    what = 'the events vt-info lists'
+    run = t.run(exe, env={'VT_METRICS': ':'.join(some)}, label='listed')
+    t.same_as_plain(run, plain, what)
+    t.clean_run(run, what)
+    mv = vtmetrics.read_metrics(t.trace(run, what).path)
+    t.eq(sorted(m.name for m in mv.members.values()), sorted(some),
+         '%s: every one is recorded' % what)
+
+
+def all_parts(t):
+    body(t)
+    src = os.path.join(os.path.dirname(t.source('test_papi.py')), '..', 'rusage', 'rusage.c')
+    exe, plain_exe = t.parallel(
+        lambda inst: t.compile('rusage', [src], opt='-O1', flags=['-pthread'],
+                               instrument=inst), [True, False])
+    check_listing(t, exe, t.run(plain_exe, label='plain-2'))
+
+
+vttest.main('papi', all_parts)
