@@ -7,7 +7,7 @@ PKGS="
 build-essential gcc g++ gfortran clang llvm-14-dev libomp-14-dev gcc-12-plugin-dev
 meson ninja-build pkg-config cmake make
 libotf2-trace-dev otf2-tools python3-otf2 python3
-libdw-dev libelf-dev libunwind-dev libpapi-dev
+libdw-dev libelf-dev libunwind-dev libpapi-dev libsde1
 libopenmpi-dev openmpi-bin mpich libmpich-dev
 binutils file clang-format
 "

@@ -16,6 +16,12 @@
  *
  *     { VT_USER_SCOPE("assemble"); ... }     C++: the region lasts as long as the scope
  *
+ *     VT_USER_MARKER("phase", "converged");  a marker in the trace's marker file
+ *     int c = VT_USER_COUNTER_DEF("residual", "1", VT_USER_COUNTER_DOUBLE);
+ *     VT_USER_COUNTER_SET_DOUBLE(c, r);      a value, now, on this thread
+ *     VT_USER_TRACE_OFF(); ... VT_USER_TRACE_ON();   this thread records nothing between
+ *     VT_USER_FLUSH();                       hand this thread's buffer to the writer now
+ *
  * The macros record only when VT_USER (or VTRACE, which vtcc defines) is defined, and compile
  * to nothing otherwise, so the same source builds with and without vt. The functions they
  * call are weak: a library annotated with this header links and runs in a program without
@@ -25,9 +31,27 @@
  * Regions with the same name are the same region, wherever they are started. An END closes
  * the innermost open region of that name; regions left open are closed when the thread or
  * program ends. Names must be strings that live as long as the program (literals).
+ *
+ * Counters are defined once by name (the same name gives the same counter, on any thread)
+ * and set as often as needed; each value is an OTF2 Metric event at its time on the
+ * setting thread. VT_USER_COUNTER_DEF answers -1 without vt; setting -1 does nothing.
+ * Recording off and on is per thread: the trace marks the gap with MeasurementOnOff events,
+ * and regions entered before it stay open across it. Fortran: vt_user.inc (vtfort).
  */
 #ifndef VT_VT_USER_H
 #define VT_VT_USER_H
+
+#include <stdint.h>
+
+/* A counter's type, for VT_USER_COUNTER_DEF. */
+#define VT_USER_COUNTER_INTEGER 0
+#define VT_USER_COUNTER_DOUBLE	1
+
+/* A marker's severity (OTF2's), for VT_USER_MARKER_SEVERITY. */
+#define VT_USER_MARKER_NONE   0
+#define VT_USER_MARKER_LOW    1
+#define VT_USER_MARKER_MEDIUM 2
+#define VT_USER_MARKER_HIGH   3
 
 #if (defined(VT_USER) || defined(VTRACE)) && !defined(VTRACE_NO_USER)
 
@@ -43,6 +67,18 @@ void vt_user_end(const char *name) __attribute__((weak));
 void vt_user_start_cached(unsigned *site, const char *name, const char *file, int line)
     __attribute__((weak));
 void vt_user_end_cached(unsigned *site, const char *name) __attribute__((weak));
+/* A marker now on this thread: category names its kind (one definition per category). */
+void vt_user_marker(const char *category, int severity, const char *text) __attribute__((weak));
+/* A counter of type VT_USER_COUNTER_*: its id, or -1 (not recorded). */
+int vt_user_counter_def(const char *name, const char *unit, int type) __attribute__((weak));
+void vt_user_counter_set_int(int counter, int64_t value) __attribute__((weak));
+void vt_user_counter_set_double(int counter, double value) __attribute__((weak));
+/* Recording on this thread: off, on again, and whether it records. */
+void vt_user_trace_off(void) __attribute__((weak));
+void vt_user_trace_on(void) __attribute__((weak));
+int vt_user_is_tracing(void) __attribute__((weak));
+/* Hands this thread's recorded events to the writer now. */
+void vt_user_flush(void) __attribute__((weak));
 
 #ifdef __cplusplus
 }
@@ -62,6 +98,20 @@ void vt_user_end_cached(unsigned *site, const char *name) __attribute__((weak));
 	} while (0)
 #define VT_USER_FUNCTION_BEGIN() VT_USER_START(__func__)
 #define VT_USER_FUNCTION_END()	 VT_USER_END(__func__)
+
+#define VT_USER_MARKER_SEVERITY(category, severity, text)                                          \
+	(vt_user_marker ? vt_user_marker((category), (severity), (text)) : (void)0)
+#define VT_USER_MARKER(category, text) VT_USER_MARKER_SEVERITY(category, VT_USER_MARKER_NONE, text)
+#define VT_USER_COUNTER_DEF(name, unit, type)                                                      \
+	(vt_user_counter_def ? vt_user_counter_def((name), (unit), (type)) : -1)
+#define VT_USER_COUNTER_SET_INT(counter, value)                                                    \
+	(vt_user_counter_set_int ? vt_user_counter_set_int((counter), (value)) : (void)0)
+#define VT_USER_COUNTER_SET_DOUBLE(counter, value)                                                 \
+	(vt_user_counter_set_double ? vt_user_counter_set_double((counter), (value)) : (void)0)
+#define VT_USER_TRACE_OFF() (vt_user_trace_off ? vt_user_trace_off() : (void)0)
+#define VT_USER_TRACE_ON()  (vt_user_trace_on ? vt_user_trace_on() : (void)0)
+#define VT_USER_IS_TRACING() (vt_user_is_tracing ? vt_user_is_tracing() : 0)
+#define VT_USER_FLUSH()	    (vt_user_flush ? vt_user_flush() : (void)0)
 
 #ifdef __cplusplus
 /* A region from its construction to the end of its scope. */
@@ -103,6 +153,15 @@ class vt_user_scope
 #define VT_USER_FUNCTION_BEGIN() ((void)0)
 #define VT_USER_FUNCTION_END()	 ((void)0)
 #define VT_USER_SCOPE(name)	 ((void)0)
+#define VT_USER_MARKER_SEVERITY(category, severity, text) ((void)0)
+#define VT_USER_MARKER(category, text)			   ((void)0)
+#define VT_USER_COUNTER_DEF(name, unit, type)		   (-1)
+#define VT_USER_COUNTER_SET_INT(counter, value)		   ((void)0)
+#define VT_USER_COUNTER_SET_DOUBLE(counter, value)	   ((void)0)
+#define VT_USER_TRACE_OFF()				   ((void)0)
+#define VT_USER_TRACE_ON()				   ((void)0)
+#define VT_USER_IS_TRACING()				   0
+#define VT_USER_FLUSH()					   ((void)0)
 
 #endif
 

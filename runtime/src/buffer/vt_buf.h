@@ -47,9 +47,12 @@ struct vt_tls {
 	uint32_t nest;	 /* producers between reserve and commit on this thread */
 	uint32_t side_n; /* records claimed in the side area */
 	struct vt_rec *side; /* VT_BUF_SIDE records */
+	struct vt_rec *paused; /* PAUSED: where pos was (written under the location's lock) */
 };
 
-enum vt_tls_state { VT_TLS_NEW = 0, VT_TLS_ON, VT_TLS_OFF };
+/* PAUSED: the program switched recording off on this thread (user API, perfstubs); pos is
+ * NULL, so events take the slow path, which answers at once. */
+enum vt_tls_state { VT_TLS_NEW = 0, VT_TLS_ON, VT_TLS_OFF, VT_TLS_PAUSED };
 
 extern __thread struct vt_tls vt_tls
     __attribute__((tls_model("initial-exec"), visibility("hidden")));

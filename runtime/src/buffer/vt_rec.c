@@ -16,4 +16,6 @@ const struct vt_rec_kind_info vt_rec_kinds[VT_REC_KIND_MAX] = {
     [VT_REC_MPI_COLL_BEGIN] = {"mpi-collective-begin", 0},
     [VT_REC_MPI_COLL_END] = {"mpi-collective-end", 2},
     [VT_REC_METRIC] = {"metric", 0},
+    [VT_REC_COUNTER] = {"counter", 1},
+    [VT_REC_MEASURE] = {"measurement-on-off", 0},
 };

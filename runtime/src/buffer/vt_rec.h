@@ -30,6 +30,8 @@ enum vt_rec_kind {
 	VT_REC_MPI_COLL_END, /* head: the OTF2 collective op; + vt_rec_coll, vt_rec_req (bytes
 				received in its id) */
 	VT_REC_METRIC,	     /* a vt_rec_metric of its own: a value at the preceding event's time */
+	VT_REC_COUNTER,	     /* head: the metric; + vt_rec_value: a value set by the program */
+	VT_REC_MEASURE,	     /* head: 1 recording resumes, 0 it pauses (MeasurementOnOff) */
 	VT_REC_KIND_MAX,
 };
 
@@ -67,18 +69,26 @@ struct __attribute__((may_alias)) vt_rec_metric {
 	uint32_t kind;
 };
 
+/* A counter's value, set by the program at the head's time (user counters, perfstubs). */
+struct __attribute__((may_alias)) vt_rec_value {
+	uint64_t value;
+	uint64_t unused;
+};
+
 /* What follows a head, as the encoder reads it. */
 union __attribute__((may_alias)) vt_rec_payload {
 	struct vt_rec raw;
 	struct vt_rec_msg msg;
 	struct vt_rec_req req;
 	struct vt_rec_coll coll;
+	struct vt_rec_value value;
 };
 
 static_assert(sizeof(struct vt_rec) == 16, "a record is 16 bytes");
 static_assert(sizeof(struct vt_rec_msg) == 16, "payloads are one record");
 static_assert(sizeof(struct vt_rec_req) == 16, "payloads are one record");
 static_assert(sizeof(struct vt_rec_coll) == 16, "payloads are one record");
+static_assert(sizeof(struct vt_rec_value) == 16, "payloads are one record");
 static_assert(sizeof(struct vt_rec_metric) == 16, "metric values are one record");
 static_assert(sizeof(union vt_rec_payload) == 16, "payloads are one record");
 static_assert(offsetof(struct vt_rec_metric, kind) == offsetof(struct vt_rec, kind),

@@ -176,8 +176,9 @@ static void thread_exit(void *arg)
 	 * last values). */
 	vt_core_thread_end(t, loc);
 	pthread_mutex_lock(&loc->lock);
-	close_locked(loc, t->pos, vt_clock_now());
+	close_locked(loc, t->pos ? t->pos : t->paused, vt_clock_now());
 	loc->tls = NULL;
+	t->paused = NULL;
 	pthread_mutex_unlock(&loc->lock);
 	t->pos = t->end = NULL;
 	t->state = VT_TLS_OFF;
@@ -232,7 +233,7 @@ static struct vt_loc *new_location(struct vt_tls *t)
 
 bool vt_thread_begin(struct vt_tls *t)
 {
-	if (t->busy || t->state == VT_TLS_OFF)
+	if (t->busy || t->state == VT_TLS_OFF || t->state == VT_TLS_PAUSED)
 		return false;
 	int saved = errno;
 	bool on = false;
@@ -345,6 +346,55 @@ void vt_thread_put_event(struct vt_tls *t, uint32_t head, uint32_t kind,
 	vt_buf_commit(t, p, 1 + n);
 }
 
+void vt_thread_pause(struct vt_tls *t)
+{
+	struct vt_loc *loc = t->loc;
+	if (t->nest || t->busy || !loc)
+		return;
+	vt_thread_put(t, 0, VT_REC_MEASURE);
+	pthread_mutex_lock(&loc->lock);
+	if (t->pos && !loc->done) {
+		t->paused = t->pos;
+		__atomic_store_n(&t->pos, NULL, __ATOMIC_RELEASE);
+		t->state = VT_TLS_PAUSED;
+	}
+	pthread_mutex_unlock(&loc->lock);
+}
+
+void vt_thread_resume(struct vt_tls *t)
+{
+	struct vt_loc *loc = t->loc;
+	if (t->state != VT_TLS_PAUSED || t->nest || t->busy || !loc)
+		return;
+	pthread_mutex_lock(&loc->lock);
+	if (loc->done) {
+		t->state = VT_TLS_OFF; /* closed meanwhile (the program is ending) */
+	} else {
+		t->state = VT_TLS_ON;
+		__atomic_store_n(&t->pos, t->paused, __ATOMIC_RELEASE);
+	}
+	t->paused = NULL;
+	pthread_mutex_unlock(&loc->lock);
+	if (t->pos)
+		vt_thread_put(t, 1, VT_REC_MEASURE);
+}
+
+void vt_thread_flush_now(struct vt_tls *t)
+{
+	/* Inside a producer (a signal handler that interrupted one): not now. */
+	if (t->nest || t->busy)
+		return;
+	t->nest = 1;
+	vt_signal_fence();
+	if (t->pos && t->loc && t->pos != t->loc->buf)
+		vt_thread_flush(t);
+	vt_signal_fence();
+	t->nest = 0;
+	vt_signal_fence();
+	if (__atomic_load_n(&t->side_n, __ATOMIC_RELAXED))
+		vt_buf_drain(t);
+}
+
 void vt_thread_archive_ready(void)
 {
 	pthread_mutex_lock(&locs_lock);
@@ -384,6 +434,8 @@ struct vt_loc *vt_thread_finalize(uint64_t end_ts)
 		 */
 		struct vt_rec *upto =
 		    loc->tls ? __atomic_load_n(&loc->tls->pos, __ATOMIC_ACQUIRE) : NULL;
+		if (!upto && loc->tls)
+			upto = loc->tls->paused; /* written under this lock */
 		close_locked(loc, upto, end_ts);
 		pthread_mutex_unlock(&loc->lock);
 	}

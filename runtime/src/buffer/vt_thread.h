@@ -143,6 +143,14 @@ static inline __attribute__((always_inline)) struct vt_tls *vt_thread_self(void)
 	return t;
 }
 
+/* The program switches recording off and on again on its thread (user API, perfstubs): the
+ * trace gets MeasurementOnOff events, and the events between are not recorded. */
+void vt_thread_pause(struct vt_tls *t);
+void vt_thread_resume(struct vt_tls *t);
+
+/* Hands the thread's filled records to the writer now (user API, perfstubs dump). */
+void vt_thread_flush_now(struct vt_tls *t);
+
 /* Init/finalize hooks of the module (see vt_core.c). */
 void vt_thread_init(void);
 /* Encodes what every location still holds and closes it; returns the list. */

@@ -224,6 +224,38 @@ static void dec_instance(struct vt_defs_reader *r, union vt_def *d)
 	in->owner = get_u64(r);
 }
 
+static void enc_marker(struct vt_defs_buf *b, const union vt_def *d)
+{
+	const struct vt_def_marker *m = &d->marker;
+	put_u64(b, m->ts);
+	put_u64(b, m->location);
+	put_str(b, m->category);
+	put_str(b, m->text);
+	put_u32(b, m->severity);
+}
+
+static void dec_marker(struct vt_defs_reader *r, union vt_def *d)
+{
+	struct vt_def_marker *m = &d->marker;
+	m->ts = get_u64(r);
+	m->location = get_u64(r);
+	m->category = get_str(r);
+	m->text = get_str(r);
+	m->severity = get_u32(r);
+}
+
+static void enc_property(struct vt_defs_buf *b, const union vt_def *d)
+{
+	put_str(b, d->property.name);
+	put_str(b, d->property.value);
+}
+
+static void dec_property(struct vt_defs_reader *r, union vt_def *d)
+{
+	d->property.name = get_str(r);
+	d->property.value = get_str(r);
+}
+
 static const struct {
 	const char *name;
 	void (*encode)(struct vt_defs_buf *b, const union vt_def *d);
@@ -235,6 +267,8 @@ static const struct {
     [VT_DEF_COMM] = {"communicator", enc_comm, dec_comm},
     [VT_DEF_METRIC] = {"metric", enc_metric, dec_metric},
     [VT_DEF_INSTANCE] = {"metric instance", enc_instance, dec_instance},
+    [VT_DEF_MARKER] = {"marker", enc_marker, dec_marker},
+    [VT_DEF_PROPERTY] = {"property", enc_property, dec_property},
 };
 
 void vt_defs_put(struct vt_defs_buf *b, enum vt_def_kind kind, const union vt_def *d)

@@ -24,6 +24,8 @@ enum vt_def_kind {
 	VT_DEF_COMM,
 	VT_DEF_METRIC,
 	VT_DEF_INSTANCE,
+	VT_DEF_MARKER,
+	VT_DEF_PROPERTY,
 	VT_DEF_KIND_MAX,
 };
 
@@ -76,6 +78,19 @@ struct vt_def_instance {
 	uint64_t owner; /* the location, for a per-location scope */
 };
 
+/* A marker the program set (user API): when, on which location, its category and text. */
+struct vt_def_marker {
+	uint64_t ts;
+	uint64_t location; /* OTF2 location id */
+	const char *category, *text;
+	uint32_t severity; /* OTF2_MarkerSeverity */
+};
+
+/* A name and value the program gave (perfstubs metadata and parameters): a trace property. */
+struct vt_def_property {
+	const char *name, *value;
+};
+
 union vt_def {
 	struct vt_def_process process;
 	struct vt_def_location location;
@@ -83,6 +98,8 @@ union vt_def {
 	struct vt_def_comm comm;
 	struct vt_def_metric metric;
 	struct vt_def_instance instance;
+	struct vt_def_marker marker;
+	struct vt_def_property property;
 };
 
 /* A growable stream; failed: memory ran out (the stream is incomplete). */

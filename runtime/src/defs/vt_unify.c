@@ -172,6 +172,28 @@ static int merge_one(struct vt_unified *u, uint32_t rank, struct vt_defs_reader 
 			if (d.metric.id >= pd->n_metrics)
 				pd->n_metrics = d.metric.id + 1;
 			break;
+		case VT_DEF_MARKER: {
+			/* Doubling at powers of two: a program may set many. */
+			size_t n = u->n_markers;
+			if (!n || !(n & (n - 1))) {
+				struct vt_def_marker *m =
+				    grow(u->markers, n ? 2 * n : 16, sizeof(*u->markers));
+				if (!m)
+					return -1;
+				u->markers = m;
+			}
+			u->markers[u->n_markers++] = d.marker;
+			break;
+		}
+		case VT_DEF_PROPERTY: {
+			struct vt_unify_property *q = grow(u->props, u->n_props + 1, sizeof(*q));
+			if (!q)
+				return -1;
+			u->props = q;
+			u->props[u->n_props++] =
+			    (struct vt_unify_property){d.property.name, d.property.value, rank};
+			break;
+		}
 		case VT_DEF_INSTANCE: {
 			struct vt_unify_inst *in = grow(u->insts, u->n_insts + 1, sizeof(*in));
 			uint32_t *loc = grow(pd->inst_local, pd->n_inst + 1, sizeof(*loc));
@@ -465,8 +487,51 @@ void vt_unify_write_global(OTF2_GlobalDefWriter *gw, const struct vt_unified *u)
 	vt_strtab_free(&st);
 }
 
+void vt_unify_write_annotations(OTF2_Archive *archive, const struct vt_unified *u)
+{
+	for (size_t i = 0; i < u->n_props; i++) {
+		const struct vt_unify_property *p = &u->props[i];
+		const struct vt_unify_property *first = NULL;
+		for (size_t k = 0; k < i && !first; k++)
+			if (strcmp(u->props[k].name, p->name) == 0)
+				first = &u->props[k];
+		if (first && strcmp(first->value, p->value) == 0)
+			continue;
+		char name[512];
+		if (first)
+			snprintf(name, sizeof(name), "%s::RANK%u", p->name, p->rank);
+		else
+			snprintf(name, sizeof(name), "%s", p->name);
+		OTF2_ErrorCode rc = OTF2_Archive_SetProperty(archive, name, p->value, true);
+		if (rc != OTF2_SUCCESS)
+			vt_warn("trace property %s could not be written (%s)", name,
+				OTF2_Error_GetDescription(rc));
+	}
+	if (!u->n_markers)
+		return;
+	OTF2_MarkerWriter *mw = OTF2_Archive_GetMarkerWriter(archive);
+	if (!mw)
+		return;
+	/* One definition per category, in order of first use. */
+	struct vt_strtab cats = {0};
+	for (size_t i = 0; i < u->n_markers; i++) {
+		const struct vt_def_marker *m = &u->markers[i];
+		uint32_t n = cats.n;
+		uint32_t id = vt_strtab_ref(&cats, m->category);
+		if (cats.n != n)
+			OTF2_MarkerWriter_WriteDefMarker(mw, id, "vt user markers", m->category,
+							 (OTF2_MarkerSeverity)m->severity);
+		OTF2_MarkerWriter_WriteMarker(mw, m->ts, 0, id, OTF2_MARKER_SCOPE_LOCATION,
+					      m->location, m->text);
+	}
+	vt_strtab_free(&cats);
+	OTF2_Archive_CloseMarkerWriter(archive, mw);
+}
+
 void vt_unify_free(struct vt_unified *u)
 {
+	free(u->markers);
+	free(u->props);
 	for (uint32_t i = 0; u->maps && i < u->size; i++)
 		free(u->maps[i].p);
 	free(u->maps);

@@ -60,6 +60,13 @@ struct vt_unified {
 	uint32_t n_metrics;
 	struct vt_unify_inst *insts; /* global metric id = n_metrics + index */
 	uint32_t n_insts;
+	struct vt_def_marker *markers; /* every process's, in rank order */
+	size_t n_markers;
+	struct vt_unify_property {
+		const char *name, *value;
+		uint32_t rank;
+	} * props;
+	size_t n_props;
 	struct vt_defs_buf *maps; /* per process: the id maps (vt_unify_maps_read) */
 };
 
@@ -73,6 +80,10 @@ int vt_unify_merge(struct vt_unified *u, const char *all, const size_t *sizes, u
 
 /* The one writer of global definitions. */
 void vt_unify_write_global(OTF2_GlobalDefWriter *gw, const struct vt_unified *u);
+
+/* The markers (the archive's marker file) and the trace properties: each property by its
+ * name as given, or NAME::RANK<r> for a rank whose value differs from the first rank's. */
+void vt_unify_write_annotations(OTF2_Archive *archive, const struct vt_unified *u);
 
 void vt_unify_free(struct vt_unified *u);
 

@@ -24,18 +24,33 @@
 #define MAX_SYNC 64
 
 static struct vt_metric_source *sources;
-static uint32_t n_metrics;
+static uint32_t n_metrics; /* of the sources, numbered first */
 /* Per metric (by index): what the encoder and the definitions need. */
 static struct vt_metric **metric_of;
 static struct vt_otf2_metric *defs;
 static bool active;
+
+/*
+ * Metrics the program defines while it runs (user counters, perfstubs counters) follow the
+ * sources' in the same table, which has room for VT_METRIC_DYNAMIC_MAX of them from the
+ * start: the writer reads the table while counters are defined, so it never moves.
+ * Instances (asynchronous counters' METRIC locations) are numbered after that room.
+ */
+#define VT_METRIC_DYNAMIC_MAX 256
+static uint32_t n_defined; /* sources' and the program's; under dyn_lock */
+static pthread_mutex_t dyn_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static uint32_t inst_base(void)
+{
+	return n_metrics + VT_METRIC_DYNAMIC_MAX;
+}
 
 /* One asynchronous counter where it was added: its own METRIC location. */
 struct vt_async {
 	pthread_mutex_t lock;
 	struct vt_metric *m;
 	int32_t id;
-	uint32_t k; /* instance number: METRIC location k, metric id n_metrics + k */
+	uint32_t k; /* instance number: METRIC location k, metric id inst_base() + k */
 	enum vt_otf2_scope scope;
 	struct vt_loc *owner;
 	char *name; /* COUNTER@OWNER */
@@ -136,11 +151,14 @@ static int init(void)
 	if (!n_metrics)
 		return 0;
 	metric_of = calloc(n_metrics, sizeof(*metric_of));
-	defs = calloc(n_metrics, sizeof(*defs));
+	defs = calloc(n_metrics + VT_METRIC_DYNAMIC_MAX, sizeof(*defs));
 	if (!metric_of || !defs) {
 		vt_error("metrics: out of memory; no counters are recorded");
+		free(defs);
+		defs = NULL;
 		return 0;
 	}
+	n_defined = n_metrics;
 	for (struct vt_metric_source *p = sources; p; p = p->next) {
 		for (size_t i = 0; i < p->n_metrics; i++) {
 			struct vt_metric *m = &p->metrics[i];
@@ -205,7 +223,7 @@ static OTF2_EvtWriter *async_writer(struct vt_async *a)
 /* Writes one value; caller holds a->lock and has a writer. */
 static void write_one(struct vt_async *a, uint64_t ts, uint64_t value)
 {
-	vt_otf2_write_value(a->w, ts, n_metrics + a->k, a->m->index, value);
+	vt_otf2_write_value(a->w, ts, inst_base() + a->k, a->m->index, value);
 	a->last_ts = ts;
 }
 
@@ -726,7 +744,7 @@ static void finalize(uint64_t end)
 	instances = calloc(n_async ? n_async : 1, sizeof(*instances));
 	for (struct vt_async *a = asyncs; a && instances; a = a->next) {
 		struct vt_otf2_instance *d = &instances[a->k];
-		d->id = n_metrics + a->k;
+		d->id = inst_base() + a->k;
 		d->metric = a->m->index;
 		d->recorder = a->ref ? a->ref : vt_otf2_metric_ref(a->k);
 		d->recorder_name = a->name;
@@ -739,6 +757,69 @@ static void finalize(uint64_t end)
 	for (struct vt_metric_source *s = sources; s; s = s->next)
 		if (s->ops->finalize)
 			s->ops->finalize(s);
+}
+
+/* ---- counters the program defines ---- */
+
+int32_t vt_metric_define(const char *name, const char *unit, bool is_double)
+{
+	int32_t index = -1;
+	static bool full_said;
+	if (!name || !*name)
+		return -1;
+	pthread_mutex_lock(&dyn_lock);
+	if (!defs) {
+		/* No source has metrics: the table is made for the program's alone. */
+		defs = calloc(VT_METRIC_DYNAMIC_MAX, sizeof(*defs));
+		if (!defs)
+			goto out;
+		vt_otf2_set_metrics(defs, 0);
+	}
+	for (uint32_t i = n_metrics; i < n_defined; i++) {
+		if (strcmp(defs[i].name, name) != 0)
+			continue;
+		if ((defs[i].type == OTF2_TYPE_DOUBLE) != is_double) {
+			vt_error("counter \"%s\" is defined again as %s; it was defined as %s, and "
+				 "these values are not recorded",
+				 name, is_double ? "floating point" : "integer",
+				 is_double ? "integer" : "floating point");
+			goto out;
+		}
+		index = (int32_t)i;
+		goto out;
+	}
+	if (n_defined == n_metrics + VT_METRIC_DYNAMIC_MAX) {
+		if (!full_said)
+			vt_error("the program defined more than %d counters; \"%s\" and later ones "
+				 "are not recorded",
+				 VT_METRIC_DYNAMIC_MAX, name);
+		full_said = true;
+		goto out;
+	}
+	struct vt_otf2_metric *d = &defs[n_defined];
+	d->name = strdup(name);
+	d->unit = strdup(unit ? unit : "#");
+	d->description = "set by the program";
+	if (!d->name || !d->unit)
+		goto out;
+	d->mode = OTF2_METRIC_ABSOLUTE_POINT;
+	d->type = is_double ? OTF2_TYPE_DOUBLE : OTF2_TYPE_INT64;
+	d->base = OTF2_BASE_DECIMAL;
+	d->occurrence = OTF2_METRIC_ASYNCHRONOUS;
+	d->recorder_kind = OTF2_RECORDER_KIND_ABSTRACT;
+	index = (int32_t)n_defined++;
+	vt_otf2_metrics_grew(n_defined);
+out:
+	pthread_mutex_unlock(&dyn_lock);
+	return index;
+}
+
+void vt_metric_set(struct vt_tls *t, int32_t metric, uint64_t bits)
+{
+	if (metric < 0)
+		return;
+	union vt_rec_payload v = {.value = {bits, 0}};
+	vt_thread_put_event(t, (uint32_t)metric, VT_REC_COUNTER, &v, 1);
 }
 
 const struct vt_subsystem vt_metric_subsystem = {

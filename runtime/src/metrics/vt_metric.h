@@ -124,4 +124,18 @@ struct vt_metric_sync_set {
 	struct vt_metric_sync_ctr c[];
 };
 
+struct vt_tls;
+
+/*
+ * A counter the program defines while it runs (user API, perfstubs): its metric index, the
+ * same for the same name (and type) wherever it is defined, or -1 after an error line. Its
+ * values are set by the program on its threads (vt_metric_set), as OTF2 Metric events of its
+ * class on the thread's location.
+ */
+int32_t vt_metric_define(const char *name, const char *unit, bool is_double);
+
+/* Records a value of metric (from vt_metric_define; the bits of an int64 or a double) now on
+ * thread t. */
+void vt_metric_set(struct vt_tls *t, int32_t metric, uint64_t bits);
+
 #endif

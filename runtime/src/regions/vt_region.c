@@ -216,3 +216,90 @@ void vt_region_resolve_all(void)
 		resolve_locked(id);
 	pthread_mutex_unlock(&region_lock);
 }
+
+/*
+ * Regions by the contents of their name (perfstubs' start_string, Fortran names, which are
+ * neither NUL-terminated nor guaranteed to stay at one address): a lock-free open-addressing
+ * table from the name's bytes to its region, whose keys are vt's own copies. The copy is
+ * also the key of vt_region_of_name, so each name takes one slot there, however many
+ * buffers the program passes it in.
+ */
+#define NAME_SLOTS (1u << 14)
+
+static struct name_slot {
+	const char *key; /* vt's copy, NUL-terminated; NULL: empty; published last */
+	uint64_t hash;
+	uint32_t len;
+	uint32_t val;
+} name_slots[NAME_SLOTS];
+static uint32_t n_names;
+static pthread_mutex_t names_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static uint64_t name_hash(const char *s, size_t len)
+{
+	uint64_t h = 0xcbf29ce484222325ull; /* FNV-1a */
+	for (size_t i = 0; i < len; i++)
+		h = (h ^ (unsigned char)s[i]) * 0x100000001b3ull;
+	return h;
+}
+
+static bool name_is(const struct name_slot *e, const char *key, uint64_t h, const char *s,
+		    size_t len)
+{
+	return e->hash == h && e->len == len && memcmp(key, s, len) == 0;
+}
+
+uint32_t vt_region_of_string(const char *s, size_t len)
+{
+	uint64_t h = name_hash(s, len);
+	uint32_t i = (uint32_t)(h >> 50) & (NAME_SLOTS - 1);
+	for (;;) {
+		const char *k = __atomic_load_n(&name_slots[i].key, __ATOMIC_ACQUIRE);
+		if (!k)
+			break;
+		if (name_is(&name_slots[i], k, h, s, len))
+			return name_slots[i].val;
+		i = (i + 1) & (NAME_SLOTS - 1);
+	}
+	/* Not there: under the lock, look again from the same place and insert. */
+	int saved = errno;
+	pthread_mutex_lock(&names_lock);
+	uint32_t val = VT_REGION_UNKNOWN;
+	i = (uint32_t)(h >> 50) & (NAME_SLOTS - 1);
+	for (;;) {
+		struct name_slot *e = &name_slots[i];
+		if (e->key && name_is(e, e->key, h, s, len)) {
+			val = e->val;
+			break;
+		}
+		if (e->key) {
+			i = (i + 1) & (NAME_SLOTS - 1);
+			continue;
+		}
+		if (n_names >= NAME_SLOTS / 2) {
+			static bool said;
+			if (!said)
+				vt_warn("more than %u distinct region names given by content "
+					"(perfstubs, Fortran); later ones are recorded as "
+					"\"unknown\"",
+					NAME_SLOTS / 2);
+			said = true;
+			break;
+		}
+		char *copy = malloc(len + 1);
+		if (!copy)
+			break;
+		memcpy(copy, s, len);
+		copy[len] = '\0';
+		val = vt_region_of_name(copy);
+		e->hash = h;
+		e->len = (uint32_t)len;
+		e->val = val;
+		n_names++;
+		__atomic_store_n(&e->key, copy, __ATOMIC_RELEASE);
+		break;
+	}
+	pthread_mutex_unlock(&names_lock);
+	errno = saved;
+	return val;
+}

@@ -4,6 +4,7 @@
 #define VT_REGION_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #define VT_REGION_MAX	   (1u << 20)  /* ids per process */
@@ -80,6 +81,10 @@ static inline __attribute__((always_inline)) uint32_t vt_region_of_name(const ch
 {
 	return vt_region_probe((uintptr_t)name, vt_region_insert_name);
 }
+
+/* The region of a name given by its bytes (not NUL-terminated, at any address): looked up by
+ * content, lock-free once known. */
+uint32_t vt_region_of_string(const char *s, size_t len);
 
 struct vt_inst_desc;
 /* Slow path of a descriptor's first call: returns its handle, (id | flags) + 1, which it

@@ -447,7 +447,12 @@ static uint64_t metric_last_ts;
 void vt_otf2_set_metrics(const struct vt_otf2_metric *m, uint32_t n)
 {
 	metrics = m;
-	n_metrics = n;
+	__atomic_store_n(&n_metrics, n, __ATOMIC_RELEASE);
+}
+
+void vt_otf2_metrics_grew(uint32_t n)
+{
+	__atomic_store_n(&n_metrics, n, __ATOMIC_RELEASE);
 }
 
 void vt_otf2_set_instances(const struct vt_otf2_instance *in, uint32_t n, uint64_t last_ts)
@@ -459,7 +464,7 @@ void vt_otf2_set_instances(const struct vt_otf2_instance *in, uint32_t n, uint64
 
 const struct vt_otf2_metric *vt_otf2_metrics(uint32_t *n)
 {
-	*n = n_metrics;
+	*n = __atomic_load_n(&n_metrics, __ATOMIC_ACQUIRE);
 	return metrics;
 }
 
@@ -477,7 +482,7 @@ uint64_t vt_otf2_metric_last_ts(void)
 void vt_otf2_write_value(OTF2_EvtWriter *w, uint64_t ts, uint32_t id, uint32_t m, uint64_t value)
 {
 	/* A metric this process does not define has no type: nothing is written. */
-	if (m >= n_metrics)
+	if (m >= __atomic_load_n(&n_metrics, __ATOMIC_ACQUIRE))
 		return;
 	OTF2_Type type = metrics[m].type;
 	OTF2_MetricValue v;
@@ -563,6 +568,19 @@ static void enc_coll_end(struct vt_loc *loc, OTF2_EvtWriter *w, uint64_t ts, con
 					p[0].coll.root, p[0].coll.sent, p[1].req.id);
 }
 
+static void enc_counter(struct vt_loc *loc, OTF2_EvtWriter *w, uint64_t ts, const struct vt_rec *r,
+			const union vt_rec_payload *p)
+{
+	vt_otf2_write_value(w, ts, r->region, r->region, p[0].value.value);
+}
+
+static void enc_measure(struct vt_loc *loc, OTF2_EvtWriter *w, uint64_t ts, const struct vt_rec *r,
+			const union vt_rec_payload *p)
+{
+	OTF2_EvtWriter_MeasurementOnOff(w, NULL, ts,
+					r->region ? OTF2_MEASUREMENT_ON : OTF2_MEASUREMENT_OFF);
+}
+
 static const encode_fn encoders[VT_REC_KIND_MAX] = {
     /* VT_REC_ENTER, VT_REC_LEAVE: in the loop below, without an indirect call. */
     [VT_REC_MPI_SEND] = enc_send,
@@ -575,6 +593,8 @@ static const encode_fn encoders[VT_REC_KIND_MAX] = {
     [VT_REC_MPI_REQUEST_CANCELLED] = enc_request_cancelled,
     [VT_REC_MPI_COLL_BEGIN] = enc_coll_begin,
     [VT_REC_MPI_COLL_END] = enc_coll_end,
+    [VT_REC_COUNTER] = enc_counter,
+    [VT_REC_MEASURE] = enc_measure,
     /* VT_REC_METRIC: in the loop below, at the time of the event before it. */
 };
 

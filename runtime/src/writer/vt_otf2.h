@@ -50,6 +50,9 @@ struct vt_otf2_metric {
 	int64_t exponent;
 };
 void vt_otf2_set_metrics(const struct vt_otf2_metric *metrics, uint32_t n);
+/* Metrics defined while the program runs (user counters) were filled in after the first
+ * n - 1 of the same table, which has room for them: the writer now knows n. */
+void vt_otf2_metrics_grew(uint32_t n);
 
 /* Where a metric instance applies. */
 enum vt_otf2_scope {

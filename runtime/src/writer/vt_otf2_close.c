@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Closing the archive: this process's definitions encoded, unified at rank 0, written. */
+#include "vt_annot.h"
 #include "vt_clock.h"
 #include "vt_defs.h"
 #include "vt_log.h"
@@ -108,6 +109,7 @@ static void encode(struct vt_defs_buf *b, int rank, struct vt_loc *locs, uint64_
 						(uint32_t)in[i].scope, in[i].owner}};
 		vt_defs_put(b, VT_DEF_INSTANCE, &d);
 	}
+	vt_annot_put_defs(b);
 }
 
 static OTF2_IdMap *id_map(uint32_t n, const uint32_t *pairs)
@@ -209,6 +211,7 @@ int vt_otf2_close_mpi(struct vt_loc *locs, uint64_t end_ts, const struct vt_mpi_
 		if (gw && rc == 0) {
 			vt_unify_write_global(gw, &u);
 			OTF2_Archive_CloseGlobalDefWriter(archive, gw);
+			vt_unify_write_annotations(archive, &u);
 		} else {
 			rc = -1;
 		}

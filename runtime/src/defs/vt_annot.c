@@ -1,0 +1,93 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Markers and properties of the program, until they go with the definitions (vt_annot.h). */
+#include "vt_annot.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct marker {
+	uint64_t ts, location;
+	char *category, *text;
+	uint32_t severity;
+};
+
+struct property {
+	char *name, *value;
+};
+
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static struct marker *markers;
+static size_t n_markers, cap_markers;
+static struct property *props;
+static size_t n_props, cap_props;
+
+/* Room for one more of n in *v (capacity *cap); false when memory ran out. */
+static bool room(void **v, size_t n, size_t *cap, size_t size)
+{
+	if (n < *cap)
+		return true;
+	size_t c = *cap ? 2 * *cap : 16;
+	void *p = realloc(*v, c * size);
+	if (!p)
+		return false;
+	*v = p;
+	*cap = c;
+	return true;
+}
+
+void vt_annot_marker(uint64_t ts, uint64_t location, const char *category, uint32_t severity,
+		     const char *text)
+{
+	int saved = errno;
+	char *c = strdup(category ? category : "marker"), *t = strdup(text ? text : "");
+	pthread_mutex_lock(&lock);
+	if (c && t && room((void **)&markers, n_markers, &cap_markers, sizeof(*markers))) {
+		markers[n_markers++] = (struct marker){ts, location, c, t, severity};
+		c = t = NULL;
+	}
+	pthread_mutex_unlock(&lock);
+	free(c);
+	free(t);
+	errno = saved;
+}
+
+void vt_annot_property(const char *name, const char *value)
+{
+	int saved = errno;
+	char *v = strdup(value ? value : "");
+	char *n = NULL;
+	pthread_mutex_lock(&lock);
+	size_t i = 0;
+	while (i < n_props && strcmp(props[i].name, name) != 0)
+		i++;
+	if (v && i < n_props) {
+		free(props[i].value);
+		props[i].value = v;
+		v = NULL;
+	} else if (v && (n = strdup(name)) &&
+		   room((void **)&props, n_props, &cap_props, sizeof(*props))) {
+		props[n_props++] = (struct property){n, v};
+		v = n = NULL;
+	}
+	pthread_mutex_unlock(&lock);
+	free(v);
+	free(n);
+	errno = saved;
+}
+
+void vt_annot_put_defs(struct vt_defs_buf *b)
+{
+	pthread_mutex_lock(&lock);
+	for (size_t i = 0; i < n_markers; i++) {
+		const struct marker *m = &markers[i];
+		union vt_def d = {.marker = {m->ts, m->location, m->category, m->text, m->severity}};
+		vt_defs_put(b, VT_DEF_MARKER, &d);
+	}
+	for (size_t i = 0; i < n_props; i++) {
+		union vt_def d = {.property = {props[i].name, props[i].value}};
+		vt_defs_put(b, VT_DEF_PROPERTY, &d);
+	}
+	pthread_mutex_unlock(&lock);
+}
