@@ -108,10 +108,10 @@ void vt_user_flush(void) __attribute__((weak));
 	(vt_user_counter_set_int ? vt_user_counter_set_int((counter), (value)) : (void)0)
 #define VT_USER_COUNTER_SET_DOUBLE(counter, value)                                                 \
 	(vt_user_counter_set_double ? vt_user_counter_set_double((counter), (value)) : (void)0)
-#define VT_USER_TRACE_OFF() (vt_user_trace_off ? vt_user_trace_off() : (void)0)
-#define VT_USER_TRACE_ON()  (vt_user_trace_on ? vt_user_trace_on() : (void)0)
+#define VT_USER_TRACE_OFF()  (vt_user_trace_off ? vt_user_trace_off() : (void)0)
+#define VT_USER_TRACE_ON()   (vt_user_trace_on ? vt_user_trace_on() : (void)0)
 #define VT_USER_IS_TRACING() (vt_user_is_tracing ? vt_user_is_tracing() : 0)
-#define VT_USER_FLUSH()	    (vt_user_flush ? vt_user_flush() : (void)0)
+#define VT_USER_FLUSH()	     (vt_user_flush ? vt_user_flush() : (void)0)
 
 #ifdef __cplusplus
 /* A region from its construction to the end of its scope. */
@@ -148,20 +148,20 @@ class vt_user_scope
 
 #else
 
-#define VT_USER_START(name)	 ((void)0)
-#define VT_USER_END(name)	 ((void)0)
-#define VT_USER_FUNCTION_BEGIN() ((void)0)
-#define VT_USER_FUNCTION_END()	 ((void)0)
-#define VT_USER_SCOPE(name)	 ((void)0)
+#define VT_USER_START(name)				  ((void)0)
+#define VT_USER_END(name)				  ((void)0)
+#define VT_USER_FUNCTION_BEGIN()			  ((void)0)
+#define VT_USER_FUNCTION_END()				  ((void)0)
+#define VT_USER_SCOPE(name)				  ((void)0)
 #define VT_USER_MARKER_SEVERITY(category, severity, text) ((void)0)
-#define VT_USER_MARKER(category, text)			   ((void)0)
-#define VT_USER_COUNTER_DEF(name, unit, type)		   (-1)
-#define VT_USER_COUNTER_SET_INT(counter, value)		   ((void)0)
-#define VT_USER_COUNTER_SET_DOUBLE(counter, value)	   ((void)0)
-#define VT_USER_TRACE_OFF()				   ((void)0)
-#define VT_USER_TRACE_ON()				   ((void)0)
-#define VT_USER_IS_TRACING()				   0
-#define VT_USER_FLUSH()					   ((void)0)
+#define VT_USER_MARKER(category, text)			  ((void)0)
+#define VT_USER_COUNTER_DEF(name, unit, type)		  (-1)
+#define VT_USER_COUNTER_SET_INT(counter, value)		  ((void)0)
+#define VT_USER_COUNTER_SET_DOUBLE(counter, value)	  ((void)0)
+#define VT_USER_TRACE_OFF()				  ((void)0)
+#define VT_USER_TRACE_ON()				  ((void)0)
+#define VT_USER_IS_TRACING()				  0
+#define VT_USER_FLUSH()					  ((void)0)
 
 #endif
 

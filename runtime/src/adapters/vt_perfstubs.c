@@ -18,11 +18,11 @@
  * thread, as VT_USER_TRACE_OFF/ON do. Stopping a timer that is not the innermost one
  * started on the thread stops those started after it first.
  */
+#include "vt_perfstubs.h"
 #include "vt_annot.h"
 #include "vt_clock.h"
 #include "vt_log.h"
 #include "vt_metric.h"
-#include "vt_perfstubs.h"
 #include "vt_region.h"
 #include "vt_thread.h"
 
@@ -354,7 +354,8 @@ PS_EXPORT void *ps_tool_create_counter(const char *name)
 		if (strcmp(counters[i]->name, name) == 0)
 			c = counters[i];
 	if (!c && n_counters < MAX_ITEMS && (c = malloc(sizeof(*c)))) {
-		*c = (struct ps_counter){n_counters, vt_metric_define(name, "", true), strdup(name)};
+		*c =
+		    (struct ps_counter){n_counters, vt_metric_define(name, "", true), strdup(name)};
 		if (c->name)
 			counters[n_counters++] = c;
 		else {

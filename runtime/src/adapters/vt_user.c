@@ -177,8 +177,7 @@ VT_EXPORT void vt_user_end_f_(const char *name, size_t len)
 	vt_thread_leave(t, fortran_region(name, len));
 }
 
-VT_EXPORT void vt_user_marker_f_(const char *category, const char *text, size_t clen,
-				 size_t tlen)
+VT_EXPORT void vt_user_marker_f_(const char *category, const char *text, size_t clen, size_t tlen)
 {
 	char c[256], x[1024];
 	vt_user_marker(fortran_str(c, sizeof(c), category, clen), VT_USER_MARKER_NONE,

@@ -46,7 +46,7 @@ struct vt_tls {
 	int busy;	 /* inside vt's slow path or foreign code: events are dropped and counted */
 	uint32_t nest;	 /* producers between reserve and commit on this thread */
 	uint32_t side_n; /* records claimed in the side area */
-	struct vt_rec *side; /* VT_BUF_SIDE records */
+	struct vt_rec *side;   /* VT_BUF_SIDE records */
 	struct vt_rec *paused; /* PAUSED: where pos was (written under the location's lock) */
 };
 

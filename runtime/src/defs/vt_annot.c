@@ -82,7 +82,8 @@ void vt_annot_put_defs(struct vt_defs_buf *b)
 	pthread_mutex_lock(&lock);
 	for (size_t i = 0; i < n_markers; i++) {
 		const struct marker *m = &markers[i];
-		union vt_def d = {.marker = {m->ts, m->location, m->category, m->text, m->severity}};
+		union vt_def d = {
+		    .marker = {m->ts, m->location, m->category, m->text, m->severity}};
 		vt_defs_put(b, VT_DEF_MARKER, &d);
 	}
 	for (size_t i = 0; i < n_props; i++) {
