@@ -5,6 +5,9 @@
 #include "vt_config.h"
 #include "vt_log.h"
 #include "vt_metric_rusage.h"
+#ifdef VT_HAVE_SDE
+#include "vt_info_sde.h"
+#endif
 #include "vt_plugin_load.h"
 
 #include <getopt.h>
@@ -257,8 +260,9 @@ static int list_papi(void)
 }
 #endif
 
-/* vt-info --metrics: what VT_METRICS and VT_RUSAGE can record here. */
-static int list_metrics(void)
+/* vt-info --metrics [FILE]: what VT_METRICS and VT_RUSAGE can record here, and the SDEs
+ * FILE exports. */
+static int list_metrics(const char *file)
 {
 	int rc = list_papi();
 	size_t n;
@@ -266,13 +270,24 @@ static int list_metrics(void)
 	printf("\ngetrusage fields, per thread (VT_RUSAGE, or all):\n");
 	for (size_t i = 0; i < n; i++)
 		printf("  %-10s %-4s %s\n", f[i].name, f[i].unit, f[i].description);
-	return rc;
+	if (!file)
+		return rc;
+#ifdef VT_HAVE_SDE
+	fflush(stdout);
+	return vt_info_list_sde(file) ? 1 : rc;
+#else
+	fprintf(stderr,
+		"vt-info: --metrics %s: vt-info was built without PAPI's sde_lib.h; it "
+		"cannot list software-defined events\n",
+		file);
+	return 1;
+#endif
 }
 
 static const char usage_text[] =
     "Usage: vt-info [--doc] [--help] [--version]\n"
     "       vt-info --plugins LIB [--scorep] [PATTERN...]\n"
-    "       vt-info --metrics\n"
+    "       vt-info --metrics [PROGRAM-or-LIBRARY]\n"
     "Prints vt's version, the timer a traced program would use, and every\n"
     "VT_* variable with the value in force in this environment.\n"
     "  --doc          print the variables as the Markdown table of docs/environment.md\n"
@@ -286,7 +301,9 @@ static const char usage_text[] =
     "                 VampirTrace interface (get_info), or Score-P's when LIB has only\n"
     "                 that\n"
     "  --metrics      list the PAPI events that can be counted here (for VT_METRICS)\n"
-    "                 and the getrusage fields (for VT_RUSAGE)\n"
+    "                 and the getrusage fields (for VT_RUSAGE); with a program or\n"
+    "                 library, also the PAPI software-defined events it exports, named\n"
+    "                 as VT_METRICS wants them\n"
     "  --version      print the version\n"
     "Exit status: 0; 1 when a variable has a bad value, or the plugin does not load\n"
     "or a PATTERN stands for no counter (vt's error line says why); 2 on a usage error.\n";
@@ -335,13 +352,14 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
-	if (metrics && (doc || plugin || optind < argc)) {
-		fprintf(stderr, "vt-info: --metrics goes alone\n");
+	if (metrics && (doc || plugin || optind + 1 < argc)) {
+		fprintf(stderr, "vt-info: --metrics goes alone, with at most one program or "
+				"library\n");
 		usage(stderr);
 		return 2;
 	}
 	if (metrics)
-		return list_metrics();
+		return list_metrics(optind < argc ? argv[optind] : NULL);
 	if (doc && plugin) {
 		fprintf(stderr, "vt-info: --doc and --plugins do not go together\n");
 		usage(stderr);

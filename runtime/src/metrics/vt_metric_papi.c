@@ -8,10 +8,21 @@
 #include <otf2/otf2.h>
 #include <papi.h>
 #include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 /*
+ * PAPI's software-defined events (sde:::LIB::NAME) are PAPI native events like any other,
+ * with two things PAPI cannot say (it accepts any SDE name, as a placeholder for a library
+ * loaded later, and reads every SDE as 64 bits) and VT_METRICS therefore does, in a tag:
+ * NAME[double] is a counter of doubles, and NAME[recorder] (or [recorder,double]) a
+ * recorder, recorded as its count (NAME:CNT, a counter of this source) and its recorded
+ * values, which another source (recorders, below) writes on a METRIC location of the
+ * process at the times vt collects them: the first thread's buffer flushes and its end.
+ * Recorded values must be 8 bytes: long long, or double.
+ *
  * libpapi is opened only when VT_METRICS names events, so a program traced without them does
  * not load it (papi.h gives the types and constants). Each thread gets an event set of its
  * own (PAPI's thread support); its counters are added in order, so the counter id is the
@@ -36,11 +47,18 @@ static struct {
 #define MAX_EVENTS 64
 
 static __thread struct {
-	int set; /* PAPI_NULL: none yet */
-	int n;	 /* events added */
+	int set;      /* PAPI_NULL: none yet */
+	int n;	      /* counters added */
+	int n_events; /* events in the set: the counters, and each recorder's address */
 	bool started, failed;
-	long long values[MAX_EVENTS];
-} tls = {PAPI_NULL, 0, false, false, {0}};
+	int pos[MAX_EVENTS];	/* counter id -> its place in the set */
+	int metric[MAX_EVENTS]; /* counter id -> its index in metrics[] */
+	bool real[MAX_EVENTS];	/* a value other than PAPI's "not registered" was read */
+	long long values[2 * MAX_EVENTS];
+} tls = {PAPI_NULL, 0, 0, false, false, {0}, {0}, {0}, {0}};
+
+/* What PAPI reads for an SDE that no library registered (all bits set). */
+#define SDE_UNREGISTERED (-1LL)
 
 static unsigned long thread_id(void)
 {
@@ -98,7 +116,34 @@ static uint64_t get(int32_t id)
 {
 	if (id == 0 && tls.started && papi.read(tls.set, tls.values) != PAPI_OK)
 		memset(tls.values, 0, sizeof(tls.values));
-	return id >= 0 && id < tls.n ? (uint64_t)tls.values[id] : 0;
+	if (id < 0 || id >= tls.n)
+		return 0;
+	long long v = tls.values[tls.pos[id]];
+	if (v != SDE_UNREGISTERED)
+		tls.real[id] = true;
+	return (uint64_t)v;
+}
+
+#define MAX_RECORDERS 16
+
+static struct recorder {
+	char *name;	/* the recorder's PAPI name */
+	int count;	/* its count's counter id in the PAPI source (the same on every thread) */
+	long long seen; /* values already taken */
+	struct vt_metric_tv *pending; /* taken, not yet handed to the service */
+	size_t n_pending;
+} recs[MAX_RECORDERS];
+static size_t n_recs;
+
+static struct metric_extra {
+	int recorder; /* the recorder whose count this is, or -1 */
+} extra[MAX_EVENTS];
+static struct vt_metric metrics[MAX_EVENTS];
+
+static struct recorder *recorder_of(const struct vt_metric *m)
+{
+	int r = extra[m - metrics].recorder;
+	return r >= 0 ? &recs[r] : NULL;
 }
 
 static int32_t add(struct vt_metric_source *s, const struct vt_metric *m)
@@ -109,8 +154,17 @@ static int32_t add(struct vt_metric_source *s, const struct vt_metric *m)
 		tls.failed = true;
 		return -1;
 	}
+	/* A recorder's count: its address goes first, into the set but into no counter. */
+	struct recorder *r = recorder_of(m);
+	if (r && papi.add_named_event(tls.set, r->name) != PAPI_OK)
+		return -1;
+	if (r)
+		tls.n_events++;
 	if (papi.add_named_event(tls.set, m->name) != PAPI_OK)
 		return -1;
+	tls.pos[tls.n] = tls.n_events++;
+	tls.metric[tls.n] = (int)(m - metrics);
+	tls.real[tls.n] = false;
 	return tls.n++;
 }
 
@@ -124,10 +178,33 @@ static int32_t enable(struct vt_metric_source *s, int32_t id)
 	return rc == PAPI_OK ? 0 : rc;
 }
 
+static void collect(struct recorder *r);
+
+/* An SDE that read as unregistered at every event of a thread: said once per event. */
+static void tell_unregistered(void)
+{
+	static bool said[MAX_EVENTS];
+	for (int id = 0; id < tls.n; id++) {
+		int m = tls.metric[id];
+		if (tls.real[id] || strncmp(metrics[m].name, "sde:::", 6) != 0 ||
+		    __atomic_exchange_n(&said[m], true, __ATOMIC_RELAXED))
+			continue;
+		vt_warn("VT_METRICS: PAPI read '%s' as not registered at every event of a thread: "
+			"no library registered it, or it is a group its library registered after "
+			"vt started, which PAPI does not count",
+			metrics[m].name);
+	}
+}
+
 static void disable(struct vt_metric_source *s, int32_t id)
 {
 	if (tls.set == PAPI_NULL)
 		return;
+	tell_unregistered();
+	/* The recorders' last values, while their copies exist. */
+	if (tls.started && n_recs && papi.read(tls.set, tls.values) == PAPI_OK)
+		for (size_t i = 0; i < n_recs; i++)
+			collect(&recs[i]);
 	if (tls.started)
 		papi.stop(tls.set, tls.values);
 	papi.cleanup_eventset(tls.set);
@@ -153,7 +230,63 @@ static struct vt_metric_source source = {
     .get = get,
 };
 
-static struct vt_metric metrics[MAX_EVENTS];
+/* ---- SDE recorders: the values they recorded, per process ---- */
+
+static struct vt_metric rec_metrics[MAX_RECORDERS];
+static uint64_t (*now)(void);
+
+static int32_t rec_add(struct vt_metric_source *s, const struct vt_metric *m)
+{
+	return (int32_t)(m - rec_metrics);
+}
+
+/* Takes the values recorded since the last look, stamped now, from the calling thread's last
+ * read of its set: PAPI reads a recorder as the address of a copy of all its values, and its
+ * :CNT as their number. The copy is only good until the set's next read or its end. */
+static void collect(struct recorder *r)
+{
+	if (r->count >= tls.n)
+		return;
+	int at = tls.pos[r->count];
+	long long count = tls.values[at], address = tls.values[at - 1];
+	if (count <= r->seen || !address)
+		return;
+	size_t n = (size_t)(count - r->seen);
+	struct vt_metric_tv *p = realloc(r->pending, (r->n_pending + n) * sizeof(*p));
+	if (!p)
+		return;
+	const long long *values = (const long long *)(intptr_t)address;
+	uint64_t ts = now();
+	for (size_t k = 0; k < n; k++)
+		p[r->n_pending + k] = (struct vt_metric_tv){ts, (uint64_t)values[r->seen + k]};
+	r->pending = p;
+	r->n_pending += n;
+	r->seen = count;
+}
+
+/* The counters are per process, and read through the first thread's set: this runs on that
+ * thread (its flushes), or after its set ended (disable collected the last values). */
+static uint64_t rec_get_all(struct vt_metric_source *s, int32_t id, struct vt_metric_tv **list)
+{
+	struct recorder *r = &recs[id];
+	if (tls.started && papi.read(tls.set, tls.values) == PAPI_OK)
+		collect(r);
+	*list = r->pending;
+	uint64_t n = r->n_pending;
+	r->pending = NULL;
+	r->n_pending = 0;
+	return n;
+}
+
+static const struct vt_metric_ops rec_ops = {.add = rec_add, .get_all = rec_get_all};
+
+static struct vt_metric_source rec_source = {
+    .name = "libpapi",
+    .what = "PAPI recorder",
+    .sync = VT_METRIC_ON_EVENT,
+    .per = VT_METRIC_PER_PROCESS,
+    .ops = &rec_ops,
+};
 
 /* Whether the event can be counted here: added to a set of its own, started and stopped
  * once (a preset may exist and still need hardware counters this machine lacks). */
@@ -172,15 +305,32 @@ static int probe(const char *name)
 	return rc;
 }
 
+/* Whether a single ':' at spec[i] goes on an SDE name: a recorder's :CNT or quantile. */
+static bool sde_suffix(const char *spec, size_t i, const char *name)
+{
+	static const char *const suffixes[] = {"CNT", "MIN", "Q1", "MED", "Q3", "MAX"};
+	if (strncmp(name, "sde:::", 6) != 0)
+		return false;
+	for (size_t k = 0; k < sizeof(suffixes) / sizeof(suffixes[0]); k++) {
+		size_t l = strlen(suffixes[k]);
+		if (strncmp(spec + i + 1, suffixes[k], l) == 0 &&
+		    (spec[i + 1 + l] == '\0' || spec[i + 1 + l] == ':' || spec[i + 1 + l] == '['))
+			return true;
+	}
+	return false;
+}
+
 /* The next event name of spec at *p: names are separated by a ':' that is not part of a '::'
- * or ':::' (PAPI's native names: perf::TASK-CLOCK, sde:::LIB::COUNTER). */
+ * or ':::' (PAPI's native names: perf::TASK-CLOCK, sde:::LIB::COUNTER), nor the ':' of an
+ * SDE recorder's count or quantile (sde:::LIB::REC:CNT). */
 static size_t next_name(const char *spec, size_t *at, char *out, size_t len)
 {
 	size_t i = *at, n = 0;
 	while (spec[i]) {
 		bool single =
 		    spec[i] == ':' && (i == 0 || spec[i - 1] != ':') && spec[i + 1] != ':';
-		if (single)
+		out[n] = '\0';
+		if (single && !sde_suffix(spec, i, out))
 			break;
 		if (n + 1 < len)
 			out[n++] = spec[i];
@@ -197,10 +347,32 @@ struct vt_metric_source *vt_metric_papi_load(uint64_t (*wtime)(void))
 	if (!spec || !*spec || !open_papi())
 		return NULL;
 	size_t n = 0, at = 0;
-	char name[256];
+	char name[300], cnt[320];
+	now = wtime;
 	while (spec[at] && n < MAX_EVENTS) {
-		if (!next_name(spec, &at, name, sizeof(name)))
+		/* 255 characters at most, so NAME:CNT fits */
+		if (!next_name(spec, &at, name, 256))
 			continue;
+		/* NAME[double], NAME[recorder], NAME[recorder,double]: see the top. */
+		bool is_double = false, recorder = false;
+		char *tag = strchr(name, '[');
+		if (tag) {
+			if (strcmp(tag, "[double]") == 0)
+				is_double = true;
+			else if (strcmp(tag, "[recorder]") == 0)
+				recorder = true;
+			else if (strcmp(tag, "[recorder,double]") == 0)
+				recorder = is_double = true;
+			if ((!is_double && !recorder) || strncmp(name, "sde:::", 6) != 0) {
+				vt_error(
+				    "VT_METRICS: event '%s': tags are for SDEs (sde:::LIB::NAME) "
+				    "and are [double], [recorder] or [recorder,double]; it is "
+				    "left out",
+				    name);
+				continue;
+			}
+			*tag = '\0';
+		}
 		int code, rc = papi.event_name_to_code(name, &code);
 		if (rc == PAPI_OK)
 			rc = probe(name);
@@ -210,12 +382,39 @@ struct vt_metric_source *vt_metric_papi_load(uint64_t (*wtime)(void))
 				 name, papi.strerror(rc));
 			continue;
 		}
-		metrics[n++] = (struct vt_metric){.name = strdup(name),
-						  .unit = (char *)"#",
-						  .description = (char *)"PAPI event",
-						  .mode = OTF2_METRIC_ACCUMULATED_START,
-						  .type = OTF2_TYPE_UINT64,
-						  .base = OTF2_BASE_DECIMAL};
+		/* A recorder: its count (PAPI's NAME:CNT) and its values. */
+		snprintf(cnt, sizeof(cnt), "%s:CNT", name);
+		extra[n].recorder = -1;
+		if (recorder && n_recs < MAX_RECORDERS) {
+			struct recorder *r = &recs[n_recs];
+			*r = (struct recorder){.name = strdup(name), .count = (int)n};
+			extra[n].recorder = (int)n_recs;
+			rec_metrics[n_recs] = (struct vt_metric){
+			    .name = r->name,
+			    .unit = (char *)"#",
+			    .description = (char *)"values recorded by a PAPI SDE recorder",
+			    .mode = OTF2_METRIC_ABSOLUTE_POINT,
+			    .type = is_double ? OTF2_TYPE_DOUBLE : OTF2_TYPE_INT64,
+			    .base = OTF2_BASE_DECIMAL};
+			if (r->name)
+				n_recs++;
+			else
+				extra[n].recorder = -1;
+			/* Its count is a counter of this thread's events. */
+			snprintf(name, sizeof(name), "%.290s", cnt);
+			is_double = false;
+		} else if (recorder) {
+			vt_error("VT_METRICS: more than %d SDE recorders; '%s' is left out",
+				 MAX_RECORDERS, name);
+			continue;
+		}
+		metrics[n++] = (struct vt_metric){
+		    .name = strdup(name),
+		    .unit = (char *)"#",
+		    .description = (char *)"PAPI event",
+		    .mode = is_double ? OTF2_METRIC_ABSOLUTE_POINT : OTF2_METRIC_ACCUMULATED_START,
+		    .type = is_double ? OTF2_TYPE_DOUBLE : OTF2_TYPE_UINT64,
+		    .base = OTF2_BASE_DECIMAL};
 		if (!metrics[n - 1].name)
 			n--;
 	}
@@ -223,5 +422,9 @@ struct vt_metric_source *vt_metric_papi_load(uint64_t (*wtime)(void))
 		vt_error("VT_METRICS: more than %d events; the rest are left out", MAX_EVENTS);
 	source.metrics = metrics;
 	source.n_metrics = n;
+	rec_source.metrics = rec_metrics;
+	rec_source.n_metrics = n_recs;
+	if (n_recs)
+		source.next = &rec_source;
 	return n ? &source : NULL;
 }
