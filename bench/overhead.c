@@ -1,9 +1,23 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* The overhead benchmark's program: times N calls of an empty, non-inlined function. */
-#define _POSIX_C_SOURCE 200809L
+/*
+ * The overhead benchmark's program: times N calls of an empty, non-inlined function.
+ * Built with -DBENCH_USER the function is a user-API region (vtcc -vt:inst manual), with
+ * -DBENCH_PERFSTUBS a perfstubs timer started and stopped through the tool's functions as a
+ * perfstubs library in dynamic mode finds them (dlsym).
+ */
+#define _GNU_SOURCE
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
+#ifdef BENCH_USER
+#include <vt/vt_user.h>
+#endif
+#ifdef BENCH_PERFSTUBS
+#include <dlfcn.h>
+static void *(*ps_create)(const char *);
+static void (*ps_start)(void *), (*ps_stop)(void *);
+static void *ps_timer;
+#endif
 
 void empty_function(void);
 
@@ -13,7 +27,17 @@ void empty_function(void);
  */
 __attribute__((noinline)) void empty_function(void)
 {
+#if defined(BENCH_USER)
+	VT_USER_START("empty_function");
 	__asm__ volatile("");
+	VT_USER_END("empty_function");
+#elif defined(BENCH_PERFSTUBS)
+	ps_start(ps_timer);
+	__asm__ volatile("");
+	ps_stop(ps_timer);
+#else
+	__asm__ volatile("");
+#endif
 }
 
 int main(int argc, char **argv)
@@ -30,6 +54,16 @@ int main(int argc, char **argv)
 		}
 	}
 
+#ifdef BENCH_PERFSTUBS
+	*(void **)&ps_create = dlsym(RTLD_DEFAULT, "ps_tool_timer_create");
+	*(void **)&ps_start = dlsym(RTLD_DEFAULT, "ps_tool_timer_start");
+	*(void **)&ps_stop = dlsym(RTLD_DEFAULT, "ps_tool_timer_stop");
+	if (!ps_create || !ps_start || !ps_stop) {
+		fprintf(stderr, "no perfstubs tool in this process\n");
+		return 1;
+	}
+	ps_timer = ps_create("empty_function");
+#endif
 	/* One call before the clock starts: a tracer's lazy per-thread set-up is not timed. */
 	empty_function();
 

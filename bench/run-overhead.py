@@ -93,6 +93,22 @@ def _vt_compinst_clang(t):
     return [t.vtcc, "-vt:cc", "clang", "-vt:inst", "compinst", *t.cflags, t.src]
 
 
+# The user API and perfstubs: the function is a region of its own (vtcc -vt:inst manual, so
+# the compiler does not instrument it too).
+def _vt_user(t):
+    return [t.vtcc, "-vt:inst", "manual", "-DBENCH_USER", *t.cflags, t.src]
+
+
+def _vt_perfstubs(t):
+    return [t.vtcc, "-vt:inst", "manual", "-DBENCH_PERFSTUBS", *t.cflags, t.src]
+
+
+# PAPI: compinst with the benchmark's SDE library linked in (its event is registered at load).
+def _vt_compinst_sde(t):
+    return [t.vtcc, "-vt:inst", "compinst", *t.cflags, t.src, "-L" + t.floor_dir,
+            "-Wl,-rpath," + t.floor_dir, "-Wl,--no-as-needed", "-lbenchsde"]
+
+
 def _vt_gcc(t):
     return [t.vtcc, "-vt:cc", "gcc", "-vt:inst", "gcc", *t.cflags, t.src]
 
@@ -142,6 +158,11 @@ VARIANTS = [
     Variant("vt-gcc-noflush", _vt_gcc, traces=True, env={"VT_BUFFER_SIZE": "1G"},
             floor="floor-fresh", target=1.0, extra=True,
             note="GCC plugin, VT_BUFFER_SIZE=1G: the hot path alone"),
+    # The user API and perfstubs, against the compinst cost of a call (the vt variant).
+    Variant("vt-user", _vt_user, traces=True, target=1.2, floor="vt", extra=True,
+            note="VT_USER_START/END around the body (vtcc -vt:inst manual), vs vt"),
+    Variant("vt-perfstubs", _vt_perfstubs, traces=True, floor="vt", extra=True,
+            note="a perfstubs timer pair through dlsym'd ps_tool_timer_start/stop, vs vt"),
     Variant("uninst-clang", _plain_clang, role="base",
             note="clang, no instrumentation: the base of the clang variants"),
     Variant("floor-clang", _floor_clang, role="floor", base="uninst-clang",
@@ -183,6 +204,10 @@ PLUGIN_VARIANTS = [
             env=_plugin_env("benchsync_const*", VT_BUFFER_SIZE="8G"), ref="vt-noflush",
             floor="floor-fresh", values=10, reads=(("benchsync", "const0"),) * 10, extra=True,
             note="vt-sync10 with VT_BUFFER_SIZE=8G: no flush in the loop (3.5 GB resident)"),
+    Variant("vt-papi-sde1", _vt_compinst_sde, traces=True,
+            env={"VT_METRICS": "sde:::Benchsde::count"}, ref="vt", values=1,
+            reads=(("papi", "sde:::Benchsde::count"),), event_target=10.0, extra=True,
+            note="one PAPI software-defined counter (VT_METRICS), read at every event"),
     Variant("vt-callback", _vt_compinst, traces=True, env=_plugin_env("benchcb_values"),
             ref="vt", callback=True, extra=True,
             note="a callback plugin's thread sending 10^6 values/s"),
@@ -556,9 +581,11 @@ def plugin_reads(program, plugin_dir, variants, env, args):
             for _ in range(5):
                 if args.wait_quiet > 0:
                     wait_quiet(args.noise_limit, args.wait_quiet)
-                r = subprocess.run([program, os.path.join(plugin_dir, "lib%s.so" % lib),
-                                    counter, "100000000"], capture_output=True, text=True,
-                                   env=env)
+                # ("papi", EVENT): PAPI_read of EVENT, timed by bench/papi-read.
+                cmd = [os.path.join(plugin_dir, "papi-read"), counter, "1000000"] \
+                    if lib == "papi" else \
+                    [program, os.path.join(plugin_dir, "lib%s.so" % lib), counter, "100000000"]
+                r = subprocess.run(cmd, capture_output=True, text=True, env=env)
                 m = re.search(r"read_ns=([0-9.]+)", r.stdout)
                 if r.returncode != 0 or not m:
                     log("plugin-read %s %s failed: %s" % (lib, counter, r.stderr.strip()))

@@ -23,11 +23,11 @@ static uint64_t next(void)
 	return rng;
 }
 
-static char strings[4096][24];
+static char strings[16384][24];
 static size_t n_strings;
 static const char *rand_str(void)
 {
-	char *s = strings[n_strings++ % 4096];
+	char *s = strings[n_strings++ % 16384];
 	size_t n = next() % 20;
 	for (size_t i = 0; i < n; i++)
 		s[i] = (char)(' ' + next() % 94);
@@ -65,6 +65,13 @@ static void random_def(enum vt_def_kind k, union vt_def *d)
 		d->instance =
 		    (struct vt_def_instance){(uint32_t)next(), (uint32_t)next(), next(), rand_str(),
 					     next(),	       (uint32_t)next(), next()};
+		break;
+	case VT_DEF_MARKER:
+		d->marker = (struct vt_def_marker){next(), next(), rand_str(), rand_str(),
+						   (uint32_t)next()};
+		break;
+	case VT_DEF_PROPERTY:
+		d->property = (struct vt_def_property){rand_str(), rand_str()};
 		break;
 	default:
 		break;
@@ -110,6 +117,14 @@ static bool same(enum vt_def_kind k, const union vt_def *a, const union vt_def *
 		       a->instance.events == b->instance.events &&
 		       a->instance.scope == b->instance.scope &&
 		       a->instance.owner == b->instance.owner;
+	case VT_DEF_MARKER:
+		return a->marker.ts == b->marker.ts && a->marker.location == b->marker.location &&
+		       S(a->marker.category, b->marker.category) &&
+		       S(a->marker.text, b->marker.text) &&
+		       a->marker.severity == b->marker.severity;
+	case VT_DEF_PROPERTY:
+		return S(a->property.name, b->property.name) &&
+		       S(a->property.value, b->property.value);
 	default:
 		return false;
 	}

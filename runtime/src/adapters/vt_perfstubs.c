@@ -43,6 +43,7 @@
 
 struct ps_timer {
 	uint32_t index;
+	uint32_t region; /* its region's value (id and filter flag): a handle needs no look-up */
 	char *name;
 };
 
@@ -159,7 +160,7 @@ static struct ps_timer *timer_of_region(uint32_t val, const char *name, size_t l
 		}
 		memcpy(copy, name, len);
 		copy[len] = '\0';
-		*t = (struct ps_timer){n_timers, copy};
+		*t = (struct ps_timer){n_timers, val, copy};
 		timers[n_timers] = t;
 		by_region[i].timer = n_timers++;
 		__atomic_store_n(&by_region[i].key, key, __ATOMIC_RELEASE);
@@ -277,24 +278,19 @@ PS_EXPORT void *ps_tool_timer_create(const char *name)
 	return timer_of_region(vt_region_of_string(name, len), name, len);
 }
 
-/* A handle is a struct ps_timer; its region is the one of its name. */
-static uint32_t region_of(const struct ps_timer *h)
-{
-	return vt_region_of_string(h->name, strlen(h->name));
-}
-
+/* A handle is a struct ps_timer, which knows its region. */
 PS_EXPORT void ps_tool_timer_start(void *timer)
 {
 	struct ps_timer *h = timer;
 	if (h)
-		start(region_of(h), h);
+		start(h->region, h);
 }
 
 PS_EXPORT void ps_tool_timer_stop(void *timer)
 {
 	struct ps_timer *h = timer;
 	if (h)
-		stop(region_of(h), h);
+		stop(h->region, h);
 }
 
 PS_EXPORT void ps_tool_start_string(const char *name)

@@ -66,7 +66,9 @@ static const struct vt_cfg_entry table[] = {
      0, 0, NULL, &vt_cfg.scorep_plugins},
     {"VT_METRICS", VT_CFG_STRING, NULL, "perf::PAGE-FAULTS:PAPI_TOT_INS",
      "PAPI events recorded per thread as counters at every event, separated by ':' "
-     "(presets and native names; a native name's own '::' does not separate).",
+     "(presets and native names; a native name's own '::' does not separate). Software-"
+     "defined events: sde:::LIB::NAME, tagged [double] or [recorder] where vt-info "
+     "--metrics LIB says (docs/counters.md).",
      0, 0, NULL, &vt_cfg.metrics},
     {"VT_RUSAGE", VT_CFG_STRING, NULL, "utime:minflt",
      "getrusage fields recorded per thread as counters, ':'-separated, or all: utime, "

@@ -4,7 +4,7 @@
 program fmpi
   use mpi
   implicit none
-  integer :: rank, nprocs, ierr, left, right, i, sub, n, total, s
+  integer :: rank, nprocs, ierr, left, right, i, sub, n, total, s, ring
   integer :: buf(4), got(4), reqs(2), st(MPI_STATUS_SIZE)
   double precision :: a(8), b(8)
 
@@ -23,6 +23,9 @@ program fmpi
     call MPI_Recv(got, 4, MPI_INTEGER, left, 10, MPI_COMM_WORLD, st, ierr)
     call MPI_Send(buf, 4, MPI_INTEGER, right, 10, MPI_COMM_WORLD, ierr)
   end if
+
+  ! what the ring brought, kept before the any-source receives reuse got (their order varies)
+  ring = got(1)
 
   ! non-blocking: 8 doubles from the left, tag 20; both completed by one Waitall
   a = rank
@@ -54,7 +57,7 @@ program fmpi
   call MPI_Allreduce(rank, i, 1, MPI_INTEGER, MPI_SUM, sub, ierr)
   call MPI_Comm_free(sub, ierr)
 
-  print '(7(a,i0))', 'rank ', rank, ' of ', nprocs, ': ring ', got(1) + int(b(1)), ' any ', s, &
+  print '(7(a,i0))', 'rank ', rank, ' of ', nprocs, ': ring ', ring + int(b(1)), ' any ', s, &
         ' bcast ', n, ' total ', total, ' split ', i
   call MPI_Finalize(ierr)
 end program fmpi
