@@ -8,7 +8,8 @@
 #include <string.h>
 
 struct marker {
-	uint64_t ts, location;
+	uint64_t ts;
+	uint32_t index;
 	char *category, *text;
 	uint32_t severity;
 };
@@ -37,14 +38,14 @@ static bool room(void **v, size_t n, size_t *cap, size_t size)
 	return true;
 }
 
-void vt_annot_marker(uint64_t ts, uint64_t location, const char *category, uint32_t severity,
+void vt_annot_marker(uint64_t ts, uint32_t index, const char *category, uint32_t severity,
 		     const char *text)
 {
 	int saved = errno;
 	char *c = strdup(category ? category : "marker"), *t = strdup(text ? text : "");
 	pthread_mutex_lock(&lock);
 	if (c && t && room((void **)&markers, n_markers, &cap_markers, sizeof(*markers))) {
-		markers[n_markers++] = (struct marker){ts, location, c, t, severity};
+		markers[n_markers++] = (struct marker){ts, index, c, t, severity};
 		c = t = NULL;
 	}
 	pthread_mutex_unlock(&lock);
@@ -77,13 +78,13 @@ void vt_annot_property(const char *name, const char *value)
 	errno = saved;
 }
 
-void vt_annot_put_defs(struct vt_defs_buf *b)
+void vt_annot_put_defs(struct vt_defs_buf *b, uint64_t (*ref_of)(uint32_t index))
 {
 	pthread_mutex_lock(&lock);
 	for (size_t i = 0; i < n_markers; i++) {
 		const struct marker *m = &markers[i];
 		union vt_def d = {
-		    .marker = {m->ts, m->location, m->category, m->text, m->severity}};
+		    .marker = {m->ts, ref_of(m->index), m->category, m->text, m->severity}};
 		vt_defs_put(b, VT_DEF_MARKER, &d);
 	}
 	for (size_t i = 0; i < n_props; i++) {

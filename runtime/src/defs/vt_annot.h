@@ -13,15 +13,17 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* A marker at ts on location (its OTF2 id); severity is an OTF2_MarkerSeverity. */
-void vt_annot_marker(uint64_t ts, uint64_t location, const char *category, uint32_t severity,
+/* A marker at ts on thread location index (its OTF2 id is known only when the archive is
+ * open); severity is an OTF2_MarkerSeverity. */
+void vt_annot_marker(uint64_t ts, uint32_t index, const char *category, uint32_t severity,
 		     const char *text);
 
 /* Sets property name (already in OTF2's form, NAMESPACE::NAME) to value; the last value set
  * is the one written. */
 void vt_annot_property(const char *name, const char *value);
 
-/* Appends every marker and property to this process's definitions. */
-void vt_annot_put_defs(struct vt_defs_buf *b);
+/* Appends every marker and property to this process's definitions; ref_of gives a thread
+ * location's OTF2 id. */
+void vt_annot_put_defs(struct vt_defs_buf *b, uint64_t (*ref_of)(uint32_t index));
 
 #endif

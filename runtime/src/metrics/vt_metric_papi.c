@@ -46,7 +46,9 @@ static struct {
 
 #define MAX_EVENTS 64
 
-static __thread struct {
+/* A thread's PAPI state, made at its first add; reached through one initial-exec TLS pointer
+ * (a struct of this size in TLS would go through __tls_get_addr at every access). */
+struct papi_thread {
 	int set;      /* PAPI_NULL: none yet */
 	int n;	      /* counters added */
 	int n_events; /* events in the set: the counters, and each recorder's address */
@@ -55,7 +57,16 @@ static __thread struct {
 	int metric[MAX_EVENTS]; /* counter id -> its index in metrics[] */
 	bool real[MAX_EVENTS];	/* a value other than PAPI's "not registered" was read */
 	long long values[2 * MAX_EVENTS];
-} tls = {PAPI_NULL, 0, 0, false, false, {0}, {0}, {0}, {0}};
+};
+static __thread struct papi_thread *tls_p __attribute__((tls_model("initial-exec")));
+/* For the functions that run only after the thread's first add (tls_p set). */
+#define tls (*tls_p)
+
+/* A thread without a set reads like one with nothing in it. */
+static bool has_set(void)
+{
+	return tls_p && tls_p->set != PAPI_NULL;
+}
 
 /* What PAPI reads for an SDE that no library registered (all bits set). */
 #define SDE_UNREGISTERED (-1LL)
@@ -114,6 +125,8 @@ static bool open_papi(void)
 
 static uint64_t get(int32_t id)
 {
+	if (__builtin_expect(!tls_p, 0))
+		return 0;
 	if (id == 0 && tls.started && papi.read(tls.set, tls.values) != PAPI_OK)
 		memset(tls.values, 0, sizeof(tls.values));
 	if (id < 0 || id >= tls.n)
@@ -148,6 +161,12 @@ static struct recorder *recorder_of(const struct vt_metric *m)
 
 static int32_t add(struct vt_metric_source *s, const struct vt_metric *m)
 {
+	if (!tls_p) {
+		tls_p = calloc(1, sizeof(*tls_p));
+		if (!tls_p)
+			return -1;
+		tls_p->set = PAPI_NULL;
+	}
 	if (tls.failed || tls.n == MAX_EVENTS)
 		return -1;
 	if (tls.set == PAPI_NULL && papi.create_eventset(&tls.set) != PAPI_OK) {
@@ -171,7 +190,7 @@ static int32_t add(struct vt_metric_source *s, const struct vt_metric *m)
 /* After every add of the thread: the set counts from the first enable on. */
 static int32_t enable(struct vt_metric_source *s, int32_t id)
 {
-	if (tls.started || tls.set == PAPI_NULL)
+	if (!has_set() || tls.started)
 		return 0;
 	int rc = papi.start(tls.set);
 	tls.started = rc == PAPI_OK;
@@ -184,6 +203,8 @@ static void collect(struct recorder *r);
 static void tell_unregistered(void)
 {
 	static bool said[MAX_EVENTS];
+	if (!tls_p)
+		return;
 	for (int id = 0; id < tls.n; id++) {
 		int m = tls.metric[id];
 		if (tls.real[id] || strncmp(metrics[m].name, "sde:::", 6) != 0 ||
@@ -198,7 +219,7 @@ static void tell_unregistered(void)
 
 static void disable(struct vt_metric_source *s, int32_t id)
 {
-	if (tls.set == PAPI_NULL)
+	if (!has_set())
 		return;
 	tell_unregistered();
 	/* The recorders' last values, while their copies exist. */
@@ -209,8 +230,8 @@ static void disable(struct vt_metric_source *s, int32_t id)
 		papi.stop(tls.set, tls.values);
 	papi.cleanup_eventset(tls.set);
 	papi.destroy_eventset(&tls.set);
-	tls.set = PAPI_NULL;
-	tls.started = false;
+	free(tls_p);
+	tls_p = NULL;
 }
 
 static void finalize(struct vt_metric_source *s)
@@ -245,7 +266,7 @@ static int32_t rec_add(struct vt_metric_source *s, const struct vt_metric *m)
  * :CNT as their number. The copy is only good until the set's next read or its end. */
 static void collect(struct recorder *r)
 {
-	if (r->count >= tls.n)
+	if (!tls_p || r->count >= tls.n)
 		return;
 	int at = tls.pos[r->count];
 	long long count = tls.values[at], address = tls.values[at - 1];
@@ -269,7 +290,7 @@ static void collect(struct recorder *r)
 static uint64_t rec_get_all(struct vt_metric_source *s, int32_t id, struct vt_metric_tv **list)
 {
 	struct recorder *r = &recs[id];
-	if (tls.started && papi.read(tls.set, tls.values) == PAPI_OK)
+	if (has_set() && tls.started && papi.read(tls.set, tls.values) == PAPI_OK)
 		collect(r);
 	*list = r->pending;
 	uint64_t n = r->n_pending;

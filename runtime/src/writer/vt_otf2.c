@@ -321,13 +321,18 @@ int vt_otf2_open_mpi(const struct vt_mpi_ops *ops)
 	return open_archive(name, ops);
 }
 
+uint64_t vt_otf2_location_ref(uint32_t index)
+{
+	return mpi ? ((uint64_t)index << 32) | (uint32_t)mpi->rank : index;
+}
+
 /* The writer of a location, made when it first has something to write: in MPI mode the
  * archive, and the rank that is part of the location id, exist only after MPI_Init. */
 static OTF2_EvtWriter *writer_of(struct vt_loc *loc)
 {
 	if (loc->writer || !archive)
 		return loc->writer;
-	loc->ref = mpi ? ((uint64_t)loc->index << 32) | (uint32_t)mpi->rank : loc->index;
+	loc->ref = vt_otf2_location_ref(loc->index);
 	loc->writer = OTF2_Archive_GetEvtWriter(archive, loc->ref);
 	if (!loc->writer)
 		vt_error("cannot open the event writer of thread %u in %s; its events are lost",

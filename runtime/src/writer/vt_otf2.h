@@ -33,6 +33,10 @@ void vt_otf2_encode(struct vt_loc *loc, const struct vt_rec *from, const struct 
 void vt_otf2_buffer_flush(struct vt_loc *loc, uint64_t start, uint64_t stop);
 /* Recording stops: open regions are left at ts and a MeasurementOnOff(off) marks it. */
 void vt_otf2_loc_stop(struct vt_loc *loc, uint64_t ts);
+/* The OTF2 id of thread location index, once the archive is open (in MPI mode it holds the
+ * rank). */
+uint64_t vt_otf2_location_ref(uint32_t index);
+
 /* The end of a location: open regions are left at ts, the writer is closed. */
 void vt_otf2_loc_close(struct vt_loc *loc, uint64_t ts);
 

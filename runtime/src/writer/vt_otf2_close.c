@@ -109,7 +109,7 @@ static void encode(struct vt_defs_buf *b, int rank, struct vt_loc *locs, uint64_
 						(uint32_t)in[i].scope, in[i].owner}};
 		vt_defs_put(b, VT_DEF_INSTANCE, &d);
 	}
-	vt_annot_put_defs(b);
+	vt_annot_put_defs(b, vt_otf2_location_ref);
 }
 
 static OTF2_IdMap *id_map(uint32_t n, const uint32_t *pairs)

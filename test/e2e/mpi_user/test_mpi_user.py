@@ -1,0 +1,66 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""e2e "mpi_user": user counters, markers and perfstubs metadata from every rank reach the
+one unified trace (they travel with the definitions): each rank's counter value on its own
+location (python3-otf2 and otf2-print), each rank's marker scoped to its location
+(otf2-marker), and the metadata as properties, the one a rank gives differently with that
+rank's suffix. Open MPI on 3 ranks, MPICH on 2."""
+
+import os
+import subprocess
+
+import vtmetrics
+import vtmpi
+import vttest
+from vtmpi import MPICH, OPENMPI
+
+
+def markers(t, path, what):
+    p = subprocess.run(['otf2-marker', path], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                       universal_newlines=True)
+    t.eq(p.returncode, 0, '%s: otf2-marker reads the markers' % what)
+    out = []
+    for line in p.stdout.splitlines():
+        if line.startswith('MARKER '):
+            scope = line.split('Scope: ')[1].split(',')[0]
+            text = line.split('Text: ')[1].strip('"')
+            out.append((scope, text))
+    return sorted(out)
+
+
+def properties(path):
+    out = subprocess.run(['otf2-print', '-I', path], stdout=subprocess.PIPE,
+                         universal_newlines=True).stdout
+    props, name = {}, None
+    for line in out.splitlines():
+        parts = line.split(None, 2)
+        if line.startswith('Property name'):
+            name = parts[2].strip()
+        elif line.startswith('Property value') and name:
+            props[name] = parts[2].strip() if len(parts) > 2 else ''
+            name = None
+    return props
+
+
+def check(t, run, plain, impl, np, what):
+    vtmpi.same_as_plain(t, run, plain, what)
+    vtmpi.clean_run(t, run, what)
+    tr, mt = vtmpi.trace(t, run, what)
+    mv = vtmetrics.read_metrics(tr.path)
+    vtmetrics.cross_check(t, mv, vtmetrics.read_metrics_print(tr.path), what)
+    for r in range(np):
+        got = [e.values[0] for e in mv.metric_events(r)]
+        t.eq(got, [10 + r], '%s: rank %d: its counter value on its location' % (what, r))
+    t.eq(markers(t, tr.path, what),
+         sorted(('LOCATION:%d' % r, 'rank %d here' % r) for r in range(np)),
+         '%s: every rank\'s marker, on its location' % what)
+    want = {'PERFSTUBS::METADATA::METHOD': 'POSIX', 'PERFSTUBS::METADATA::SAME': 'yes',
+            'PERFSTUBS::METADATA::METHOD::RANK1': 'MPIIO'}
+    t.eq(properties(tr.path), want, '%s: metadata: one property, one per differing rank' % what)
+
+
+def body(t):
+    vtmpi.build_and_run(t, 'mpi_user', ['mpi_user.c'], [(OPENMPI, 3), (MPICH, 2)], check,
+                        flags=['-I' + os.path.join(vttest.SOURCE_ROOT, 'runtime', 'include')])
+
+
+vttest.main('mpi_user', body)
