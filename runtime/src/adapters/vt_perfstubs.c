@@ -89,7 +89,7 @@ struct ps_thread {
 
 static struct ps_thread *threads, **threads_tail = &threads;
 static uint32_t n_threads;
-static __thread struct ps_thread *self;
+static __thread struct ps_thread *self __attribute__((tls_model("initial-exec")));
 
 static struct ps_thread *me(void)
 {
