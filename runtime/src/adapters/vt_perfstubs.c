@@ -21,6 +21,7 @@
 #include "vt_perfstubs.h"
 #include "vt_annot.h"
 #include "vt_clock.h"
+#include "vt_core.h"
 #include "vt_log.h"
 #include "vt_metric.h"
 #include "vt_region.h"
@@ -342,7 +343,10 @@ PS_EXPORT void ps_tool_dynamic_phase_stop(const char *name, int iteration)
 
 PS_EXPORT void *ps_tool_create_counter(const char *name)
 {
-	if (!name || !vt_thread_self())
+	if (!name)
+		return NULL;
+	vt_thread_self(); /* vt starts here if it has not */
+	if (vt_core_state() != VT_STATE_ON)
 		return NULL;
 	struct ps_counter *c = NULL;
 	pthread_mutex_lock(&lock);

@@ -3,6 +3,7 @@
 #define VT_USER 1 /* the prototypes, whatever the build flags */
 #include "vt/vt_user.h"
 #include "vt_annot.h"
+#include "vt_core.h"
 #include "vt_log.h"
 #include "vt_metric.h"
 #include "vt_region.h"
@@ -81,8 +82,10 @@ VT_EXPORT int vt_user_counter_def(const char *name, const char *unit, int type)
 			 name ? name : "(null)", type);
 		return -1;
 	}
-	/* Before vt runs (a constructor) or while it is off: no counter, no error. */
-	if (!vt_thread_self())
+	/* vt starts here if it has not (a constructor); off (VT_ON=no, bad input): no counter.
+	 * A thread that switched recording off still defines. */
+	vt_thread_self();
+	if (vt_core_state() != VT_STATE_ON)
 		return -1;
 	return vt_metric_define(name, unit, type == VT_USER_COUNTER_DOUBLE);
 }

@@ -156,6 +156,7 @@ static int init(void)
 		vt_error("metrics: out of memory; no counters are recorded");
 		free(defs);
 		defs = NULL;
+		n_metrics = 0; /* the program's counters may still get a table of their own */
 		return 0;
 	}
 	n_defined = n_metrics;

@@ -49,7 +49,10 @@ int main(void)
 	for (int i = 0; i < 5; i++)
 		hidden();
 	VT_USER_COUNTER_SET_INT(items, -1); /* not recorded either */
+	/* Defined while off, set once on again. */
+	int late = VT_USER_COUNTER_DEF("late", "#", VT_USER_COUNTER_INTEGER);
 	VT_USER_TRACE_ON();
+	VT_USER_COUNTER_SET_INT(late, 7);
 	int on = VT_USER_IS_TRACING();
 	visible();
 	VT_USER_FLUSH();
@@ -58,6 +61,7 @@ int main(void)
 	pthread_create(&th, NULL, worker, NULL);
 	pthread_join(th, NULL);
 	VT_USER_MARKER_SEVERITY("check", VT_USER_MARKER_HIGH, "residual below 0.2");
-	printf("items %d residual %d tracing off %d on %d\n", items >= 0, residual >= 0, off, on);
+	printf("items %d residual %d late %d tracing off %d on %d\n", items >= 0, residual >= 0,
+	       late >= 0, off, on);
 	return 0;
 }

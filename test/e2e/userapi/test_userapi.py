@@ -141,12 +141,12 @@ def extras(t):
                       instrument=False)
     for label, path in (('weak', weak), ('plain', plain)):
         p = t.run(path, label=label)
-        t.eq((p.status, p.stdout), (0, 'items 0 residual 0 tracing off 0 on 0\n'),
+        t.eq((p.status, p.stdout), (0, 'items 0 residual 0 late 0 tracing off 0 on 0\n'),
              'extras, %s build without vt: runs, counters are -1, nothing traces' % label)
     t.eq(undefined(plain), [], 'extras without VT_USER: no vt symbol')
     run = t.run(exe, label='extras')
-    t.eq((run.status, run.stdout), (0, 'items 1 residual 1 tracing off 0 on 1\n'),
-         'extras: counters defined; recording off, then on again')
+    t.eq((run.status, run.stdout), (0, 'items 1 residual 1 late 1 tracing off 0 on 1\n'),
+         'extras: counters defined, one while off; recording off, then on again')
     t.clean_run(run, 'extras')
     tr = t.trace(run, 'extras')
     master, worker = tr.loc('Master thread'), tr.loc('Thread 1')
@@ -157,7 +157,8 @@ def extras(t):
     vtmetrics.cross_check(t, mv, vtmetrics.read_metrics_print(tr.path), 'extras')
     check_counters_defs(t, mv, 'extras')
     t.eq(counter_values(mv, mv.loc('Master thread').ref),
-         {'items': [i * i for i in range(N)], 'residual': [1.0 / (i + 1) for i in range(N)]},
+         {'items': [i * i for i in range(N)], 'residual': [1.0 / (i + 1) for i in range(N)],
+          'late': [7]},
          'extras: master thread: every value set, exactly, in order; none while off')
     t.eq(counter_values(mv, mv.loc('Thread 1').ref), {'items': [1000 + i for i in range(N)]},
          'extras: the worker\'s values of the counter it defined again')
