@@ -25,11 +25,15 @@ THREADS = ['Master thread', 'Thread 1']
 EVENTS = ['perf::PAGE-FAULTS', 'perf::TASK-CLOCK']
 
 
-def body(t):
+def build(t):
+    """test/e2e/rusage/rusage.c with and without vt: (exe, plain exe)."""
     src = os.path.join(os.path.dirname(t.source('test_papi.py')), '..', 'rusage', 'rusage.c')
-    exe, plain_exe = t.parallel(
-        lambda inst: t.compile('rusage', [src], opt='-O1', flags=['-pthread'],
-                               instrument=inst), [True, False])
+    return t.parallel(lambda inst: t.compile('rusage', [src], opt='-O1', flags=['-pthread'],
+                                             instrument=inst), [True, False])
+
+
+def body(t):
+    exe, plain_exe = build(t)
     plain = t.run(plain_exe, label='plain')
 
     what = 'two software events'
@@ -108,10 +112,7 @@ def no_perf_events(t):
     papi, _ = listed(t)
     t.eq([e for e in papi if e.startswith('perf::')], [],
          'no PMU: vt-info lists no perf:: event either')
-    src = os.path.join(os.path.dirname(t.source('test_papi.py')), '..', 'rusage', 'rusage.c')
-    exe, plain_exe = t.parallel(
-        lambda inst: t.compile('rusage', [src], opt='-O1', flags=['-pthread'],
-                               instrument=inst), [True, False])
+    exe, plain_exe = build(t)
     plain = t.run(plain_exe, label='plain')
     what = 'no PMU: events that cannot be counted'
     names = ['PAPI_TOT_CYC', 'perf::PAGE-FAULTS', 'no_such_event']
@@ -134,10 +135,7 @@ def all_parts(t):
         no_perf_events(t)
         return
     body(t)
-    src = os.path.join(os.path.dirname(t.source('test_papi.py')), '..', 'rusage', 'rusage.c')
-    exe, plain_exe = t.parallel(
-        lambda inst: t.compile('rusage', [src], opt='-O1', flags=['-pthread'],
-                               instrument=inst), [True, False])
+    exe, plain_exe = build(t)
     check_listing(t, exe, t.run(plain_exe, label='plain-2'))
 
 
