@@ -763,7 +763,7 @@ class Variant:
         if sp:
             env['SCOREP_METRIC_PLUGINS'] = ','.join(u.lib for u in sp)
             for u in sp:
-                env['SCOREP_METRIC_%s_PLUGIN' % u.lib.upper()] = ','.join(u.request)
+                env['SCOREP_METRIC_%s' % u.lib.upper()] = ','.join(u.request)
             old = os.environ.get('LD_LIBRARY_PATH')
             env['LD_LIBRARY_PATH'] = plugdir + (':' + old if old else '')
         return env

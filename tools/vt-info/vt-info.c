@@ -96,7 +96,7 @@ static void print_counters(const struct vt_plugin *p, size_t from, size_t to)
 		goto out;
 	for (size_t i = from; i < to; i++) {
 		const struct vt_metric *m = &p->src.metrics[i];
-		/* VT_PLUGIN_CNTR_METRICS wants LIB_name; SCOREP_METRIC_<LIB>_PLUGIN the name. */
+		/* VT_PLUGIN_CNTR_METRICS wants LIB_name; SCOREP_METRIC_<LIB> the name. */
 		snprintf(full[i - from], sizeof(full[0]), "%s%s%s", sp ? "" : p->src.name,
 			 sp ? "" : "_", m->name);
 		snprintf(exp[i - from], sizeof(exp[0]), "%" PRId64, m->exponent);
@@ -163,7 +163,7 @@ static int list_plugin(const char *name, bool scorep, char **patterns, int n_pat
 			upper[k++] = (char)(*c >= 'a' && *c <= 'z' ? *c - 'a' + 'A' : *c);
 		upper[k] = '\0';
 		printf("select:     SCOREP_METRIC_PLUGINS=%s "
-		       "SCOREP_METRIC_%s_PLUGIN=METRIC[,METRIC...]\n",
+		       "SCOREP_METRIC_%s=METRIC[,METRIC...]\n",
 		       name, upper);
 	} else {
 		printf("select:     VT_PLUGIN_CNTR_METRICS=%s_COUNTER[:%s_COUNTER...]\n", name,

@@ -50,7 +50,9 @@ static const struct vt_cfg_entry table[] = {
      &vt_cfg.timer},
     {"VT_PLUGIN_CNTR_METRICS", VT_CFG_STRING, NULL, "Random_counter:Sample_*",
      "Counters of VampirTrace-style counter plugins, ':'-separated: LIB_COUNTER loads "
-     "libLIB.so and asks it for COUNTER (wildcards as the plugin allows).",
+     "libLIB.so and asks it for COUNTER (wildcards as the plugin allows); LIB ends at the "
+     "first '_' after which a library is found (x_plugin_c: libx.so, else libx_plugin.so). "
+     "Empty: none.",
      0, 0, NULL, &vt_cfg.plugin_metrics},
     {"VT_PLUGIN_CNTR_PATH", VT_CFG_STRING, NULL, "/opt/vt-plugins/lib",
      "':'-separated directories searched for counter plugins before the library path.", 0, 0, NULL,
@@ -62,7 +64,8 @@ static const struct vt_cfg_entry table[] = {
      64, 1L << 32, NULL, &vt_cfg.plugin_callback_buffer},
     {"SCOREP_METRIC_PLUGINS", VT_CFG_STRING, NULL, "my_plugin",
      "Score-P metric plugins, ','-separated: NAME loads libNAME.so; its metrics are read "
-     "from SCOREP_METRIC_<NAME>_PLUGIN (','-separated), as Score-P does.",
+     "from SCOREP_METRIC_<NAME> (NAME upper-cased; ','-separated), as Score-P does. Empty: "
+     "none.",
      0, 0, NULL, &vt_cfg.scorep_plugins},
     {"VT_METRICS", VT_CFG_STRING, NULL, "perf::PAGE-FAULTS:PAPI_TOT_INS",
      "PAPI events recorded per thread as counters at every event, separated by ':' "
@@ -196,6 +199,12 @@ static int parse_entry(const struct vt_cfg_entry *e, const char *s, char *why, s
 		return 0;
 	}
 	case VT_CFG_STRING:
+		/* An empty plugin list is no plugin, as Score-P has it. */
+		if (*s == '\0' &&
+		    (e->dst == &vt_cfg.plugin_metrics || e->dst == &vt_cfg.scorep_plugins)) {
+			*(const char **)e->dst = NULL;
+			return 0;
+		}
 		if (*s == '\0') {
 			snprintf(why, len, "expected a non-empty value (e.g. %s)", e->example);
 			return -1;
@@ -254,14 +263,33 @@ int vt_config_load(void)
 	return rc;
 }
 
-const char *vt_config_scorep_plugin(const char *name)
+/* SCOREP_METRIC_<NAME>, NAME upper-cased, plus suffix. */
+static void scorep_var(char *var, size_t size, const char *name, const char *suffix)
 {
-	char var[300];
-	size_t n = (size_t)snprintf(var, sizeof(var), "SCOREP_METRIC_");
-	for (const char *c = name; *c && n < sizeof(var) - 8; c++)
+	size_t n = (size_t)snprintf(var, size, "SCOREP_METRIC_");
+	for (const char *c = name; *c && n + strlen(suffix) + 1 < size; c++)
 		var[n++] = (char)toupper((unsigned char)*c);
-	snprintf(var + n, sizeof(var) - n, "_PLUGIN");
-	return getenv(var);
+	snprintf(var + n, size - n, "%s", suffix);
+}
+
+const char *vt_config_scorep_plugin(const char *name, char *var, size_t size)
+{
+	/* Score-P's rule: the plugin's name as SCOREP_METRIC_PLUGINS gives it, upper-cased
+	 * (perf_plugin: SCOREP_METRIC_PERF_PLUGIN). */
+	scorep_var(var, size, name, "");
+	const char *v = getenv(var);
+	if (v)
+		return v;
+	/* Some plugins' READMEs name the plugin without its _plugin (nec for libnec.so) and
+	 * set SCOREP_METRIC_NEC_PLUGIN: read, and said by the caller. */
+	char alt[300];
+	scorep_var(alt, sizeof(alt), name, "_PLUGIN");
+	v = getenv(alt);
+	if (v)
+		snprintf(var, size, "%s", alt);
+	else
+		scorep_var(var, size, name, "");
+	return v;
 }
 
 void vt_config_format(const struct vt_cfg_entry *e, char *buf, size_t len)

@@ -61,9 +61,10 @@ void vt_config_format(const struct vt_cfg_entry *e, char *buf, size_t len);
  */
 int vt_config_load(void);
 
-/* The value of SCOREP_METRIC_<NAME>_PLUGIN (NAME upper-cased), as Score-P names it; NULL
- * when unset. The one variable whose name is made from a value, so not in the table. */
-const char *vt_config_scorep_plugin(const char *name);
+/* The metrics a Score-P metric plugin is asked for: SCOREP_METRIC_<NAME> (NAME upper-cased),
+ * as Score-P reads it, else SCOREP_METRIC_<NAME>_PLUGIN, which some plugins' READMEs set;
+ * NULL when neither is set. var gets the variable's name (the one read, or Score-P's). */
+const char *vt_config_scorep_plugin(const char *name, char *var, size_t size);
 
 /* Parses "64M"-style sizes (k, M, G: powers of 1024). Returns 0 or -1. */
 int vt_config_parse_size(const char *s, uint64_t *out);

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 static const char *abi_name(enum vt_plugin_abi abi)
 {
@@ -469,6 +470,38 @@ static struct vt_plugin *find_or_open(struct vt_plugin **list, const char *name,
 	return p;
 }
 
+/*
+ * Splits a VT_PLUGIN_CNTR_METRICS entry LIB_COUNTER: LIB ends at the first '_' after which
+ * a plugin library is found (libx.so for x_plugin_counter, else libx_plugin.so), or at the
+ * first '_' when none is (and loading it says why). Returns the counter part, or NULL when
+ * the entry has no '_' with something on both sides.
+ */
+static char *split_entry(char *e, struct vt_plugin *list, const char *path)
+{
+	char *first = strchr(e, '_');
+	if (!first || first == e || !first[1])
+		return NULL;
+	for (char *us = first; us && us[1]; us = strchr(us + 1, '_')) {
+		*us = '\0';
+		bool known = false;
+		for (struct vt_plugin *p = list; p && !known; p = p->next)
+			known = p->abi == VT_PLUGIN_ABI_VT && strcmp(p->src.name, e) == 0;
+		char *found = NULL, why[16];
+		/* Not closed: vt_plugin_open's dlopen gets the same handle. */
+		if (known || open_lib(e, path, &found, why, sizeof(why))) {
+			free(found);
+			if (us != first)
+				vt_notice("VT_PLUGIN_CNTR_METRICS entry '%s_%s': counter '%s' of "
+					  "lib%s.so",
+					  e, us + 1, us + 1, e);
+			return us + 1;
+		}
+		*us = '_';
+	}
+	*first = '\0';
+	return first + 1;
+}
+
 struct vt_plugin *vt_plugin_load_all(const char *vt_spec, const char *scorep_spec, const char *path,
 				     uint64_t (*wtime)(void))
 {
@@ -478,19 +511,18 @@ struct vt_plugin *vt_plugin_load_all(const char *vt_spec, const char *scorep_spe
 	/* VT_PLUGIN_CNTR_METRICS: Lib_counter entries separated by ':'. */
 	for (char *save = NULL, *e = spec ? strtok_r(spec, ":", &save) : NULL; e;
 	     e = strtok_r(NULL, ":", &save)) {
-		char *us = strchr(e, '_');
-		if (!us || us == e || !us[1]) {
+		char *counter = split_entry(e, list, path);
+		if (!counter) {
 			vt_error("VT_PLUGIN_CNTR_METRICS entry '%s': expected LIBRARY_COUNTER "
 				 "(libLIBRARY.so and a counter it offers, e.g. Random_counter); "
 				 "skipped",
 				 e);
 			continue;
 		}
-		*us = '\0';
 		struct vt_plugin *p =
 		    find_or_open(&list, e, VT_PLUGIN_ABI_VT, path, wtime, &failed);
 		if (p)
-			vt_plugin_expand(p, us + 1);
+			vt_plugin_expand(p, counter);
 	}
 	free(spec);
 
@@ -499,17 +531,20 @@ struct vt_plugin *vt_plugin_load_all(const char *vt_spec, const char *scorep_spe
 	spec = scorep_spec ? strdup(scorep_spec) : NULL;
 	for (char *save = NULL, *e = spec ? strtok_r(spec, ", ", &save) : NULL; e;
 	     e = strtok_r(NULL, ", ", &save)) {
-		const char *tokens = vt_config_scorep_plugin(e);
+		char var[300];
+		const char *tokens = vt_config_scorep_plugin(e, var, sizeof(var));
 		if (!tokens || !*tokens) {
-			char var[300];
-			snprintf(var, sizeof(var), "SCOREP_METRIC_%s_PLUGIN", e);
-			for (char *c = var; *c; c++)
-				*c = (char)toupper((unsigned char)*c);
-			vt_error("SCOREP_METRIC_PLUGINS names %s, but %s is %s: expected the "
-				 "metrics to record (e.g. %s=metric1,metric2); skipped",
+			vt_error("SCOREP_METRIC_PLUGINS names %s, but %s is %s: no metric of it is "
+				 "requested (e.g. %s=metric1,metric2); the plugin is not loaded",
 				 e, var, tokens ? "empty" : "not set", var);
 			continue;
 		}
+		if (strncasecmp(var + strlen("SCOREP_METRIC_"), e, strlen(e)) != 0 ||
+		    var[strlen("SCOREP_METRIC_") + strlen(e)] != '\0')
+			vt_notice("SCOREP_METRIC_PLUGINS names %s: its metrics are read from %s, "
+				  "which its documentation may use (Score-P itself reads "
+				  "SCOREP_METRIC_<NAME>)",
+				  e, var);
 		struct vt_plugin *p =
 		    find_or_open(&list, e, VT_PLUGIN_ABI_SCOREP, path, wtime, &failed);
 		if (!p)

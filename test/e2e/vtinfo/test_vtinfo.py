@@ -181,7 +181,7 @@ def head(name, path, interface, synch, per, scorep=False, delta_t=None):
              '%-11s %s' % ('sync:' if scorep else 'synch:', synch), 'run_per:    %s' % per]
     if scorep:
         lines.append('delta_t:    %d' % delta_t)
-        lines.append('select:     SCOREP_METRIC_PLUGINS=%s SCOREP_METRIC_%s_PLUGIN='
+        lines.append('select:     SCOREP_METRIC_PLUGINS=%s SCOREP_METRIC_%s='
                      'METRIC[,METRIC...]' % (name, name.upper()))
     else:
         lines.append('select:     VT_PLUGIN_CNTR_METRICS=%s_COUNTER[:%s_COUNTER...]'
