@@ -48,6 +48,7 @@ VTCXX = os.path.join(os.path.dirname(VTCC), 'vtcxx')
 VTFORT = os.path.join(os.path.dirname(VTCC), 'vtfort')
 VT_PROFILE = os.environ.get('VT_PROFILE', '')
 VT_INFO = os.environ.get('VT_INFO', '')
+VT_SCORE = os.environ.get('VT_SCORE', '')
 
 # The plain compilers, for the uninstrumented reference builds.
 DEFAULT_COMPILER = {'c': 'gcc', 'c++': 'g++', 'fortran': 'gfortran'}
