@@ -5,7 +5,9 @@ vt is configured for a fresh prefix and installed; then, outside any vt tree, wi
 PKG_CONFIG_PATH pointing into the prefix: vt-plugin.pc's flags and variables, the template
 project copied from share/vt/plugin-template and built with its meson.build and with its
 Makefile (and installed where plugindir says), the VampirTrace random example
-(samples/plugins/random.c) built unchanged against the installed headers, and the same
+(samples/plugins/random.c) built unchanged against the installed headers, with cc and with
+a CMake build that finds VampirTrace through the installed vtrun as published plugins do,
+and the same
 template built against this build tree's uninstalled vt-plugin.pc. A program built with the
 installed vtcc is recorded with each plugin, and each plugin's values are read back from
 the trace: a value of each counter after each of the program's 42 Enter and Leave events,
@@ -242,6 +244,22 @@ def body(t):
     theirs = sync_values(t, mv, loc, RANDOM, ['counter'], 'random sample, installed')['counter']
     t.eq(mine, theirs, 'RANDOM_SEED=42: the example built here and the installed sample draw '
          'the same values')
+
+    # The same example with a CMake build as published VampirTrace-back-end plugins write
+    # it: VampirTrace found through vtrun on PATH (cmake-vt/CMakeLists.txt).
+    what = 'random example, CMake finding VampirTrace by its vtrun'
+    cdir = os.path.join(top, 'cmake-vt')
+    shutil.copytree(os.path.join(os.path.dirname(t.source('prog.c')), 'cmake-vt'), cdir)
+    shutil.copy(os.path.join(vttest.SOURCE_ROOT, 'samples', 'plugins', 'random.c'), cdir)
+    cenv = dict(env, PATH=d['bin'] + ':' + os.environ.get('PATH', '/usr/bin:/bin'))
+    out = sh(t, ['cmake', '-S', cdir, '-B', os.path.join(cdir, 'build')],
+             '%s: cmake configures' % what, env=cenv)
+    t.check('VampirTrace found in %s' % d['prefix'] in out,
+            '%s: it finds the installed vt' % what, out[-500:])
+    sh(t, ['cmake', '--build', os.path.join(cdir, 'build')], '%s: builds' % what, env=cenv)
+    mv, loc = record(t, exe, os.path.join(cdir, 'build'), 'random_counter', what, env=seeded)
+    t.eq(sync_values(t, mv, loc, RANDOM, ['counter'], what)['counter'], mine,
+         '%s: the same values' % what)
 
     # Both interfaces' headers from the installed flags, in C and C++.
     src = os.path.join(top, 'both.c')
