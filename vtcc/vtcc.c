@@ -169,8 +169,9 @@ static const struct vtcc_option vtcc_options[] = {
      .arg = "WHICH",
      .apply = vtcc_opt_plugin,
      .field = offsetof(struct vtcc, inline_mode),
-     .help = "plugins only: instrument inline functions: skip (none), declared (those "
-	     "declared inline, not always_inline ones; default) or all"},
+     .help = "plugins only: instrument inline functions: skip (none; default: C++ "
+	     "in-class members and other inline helpers are the tiny, hot functions that make "
+	     "traces huge), declared (those declared inline, not always_inline ones) or all"},
     {.name = "-vt:mpi",
      .apply = vtcc_opt_flag,
      .field = offsetof(struct vtcc, mpi_on),

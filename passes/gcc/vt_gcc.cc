@@ -59,8 +59,8 @@ namespace
 {
 
 enum inline_mode {
-	INLINE_SKIP,	 // neither functions declared inline nor always_inline ones
-	INLINE_DECLARED, // functions declared inline, but not always_inline ones (default)
+	INLINE_SKIP,	 // neither functions declared inline nor always_inline ones (default)
+	INLINE_DECLARED, // functions declared inline, but not always_inline ones
 	INLINE_ALL,	 // every function, always_inline ones too
 };
 
@@ -68,7 +68,9 @@ struct options {
 	const char *filter_path = nullptr;
 	struct vt_pass_filter *filter = nullptr;
 	long min_insns = 0;
-	enum inline_mode inl = INLINE_DECLARED;
+	/* Inline functions (C++ in-class members among them) are the tiny, hot ones that make
+	 * a trace huge: docs/passes.md has the measurement behind this default. */
+	enum inline_mode inl = INLINE_SKIP;
 	bool verbose = false;
 };
 

@@ -57,7 +57,7 @@ cl::opt<InlineMode> OptInline("vt-inline", cl::desc("vt: which inline functions 
 					 clEnumValN(InlineDeclared, "declared",
 						    "declared inline, not always_inline"),
 					 clEnumValN(InlineAll, "all", "also always_inline ones")),
-			      cl::init(InlineDeclared));
+			      cl::init(InlineSkip)); // docs/passes.md: why skip
 cl::list<std::string> OptSystemDirs("vt-system-dir",
 				    cl::desc("vt: a directory of system headers (as -isystem DIR)"),
 				    cl::value_desc("dir"), cl::ZeroOrMore);

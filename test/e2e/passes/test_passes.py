@@ -45,10 +45,14 @@ def method_flags(inst, extra=()):
 
 
 class Build:
-    """One way to build: compiler, -O level, method, extra vtcc options."""
+    """One way to build: compiler, -O level, method, extra vtcc options. A plugin build
+    instruments functions declared inline (-vt:inline declared), as compinst does, unless
+    extra says otherwise or default_inline keeps the plugins' own default (skip)."""
 
-    def __init__(self, cc, opt, inst, extra=()):
+    def __init__(self, cc, opt, inst, extra=(), default_inline=False):
         self.cc, self.opt, self.inst, self.extra = cc, opt, inst, list(extra)
+        if inst in ('gcc', 'llvm') and '-vt:inline' not in self.extra and not default_inline:
+            self.extra += ['-vt:inline', 'declared']
         self.lang = LANG_OF[cc]
 
     def __str__(self):
@@ -273,6 +277,11 @@ def selection(t):
         ]
     cases.append((Build('gcc', '-O0', 'gcc', ['-vt:inline', 'skip']),
                   without(SELECT_DEFAULT, 'inl_helper'), ['inl_helper']))
+    # The plugins' default: inline functions skipped, as with -vt:inline skip.
+    cases.append((Build('gcc', '-O0', 'gcc', default_inline=True),
+                  without(SELECT_DEFAULT, 'inl_helper'), ['inl_helper', 'sys_helper']))
+    cases.append((Build('clang', '-O2', 'llvm', default_inline=True),
+                  without(SELECT_DEFAULT, 'inl_helper'), ['sys_helper']))
     # compinst knows nothing of -isystem (only /usr/include is excluded), instruments
     # always_inline functions (their inlined copies call the hooks) and has no filter.
     cases.append((Build('gcc', '-O2', 'compinst'), SELECT_ALL, []))
