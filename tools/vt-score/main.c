@@ -315,6 +315,12 @@ int main(int argc, char **argv)
 	printf("  vt's run time  %-16.3f %.3f   (s, at %g ns per recorded event)\n",
 	       (double)tr.total_events * o.ns_per_event * 1e-9,
 	       (double)(tr.total_events - cut_events) * o.ns_per_event * 1e-9, o.ns_per_event);
+	/* A short run (VT_MAX_FLUSHES) or a program that switched recording off: the figures
+	 * are those of the recorded part. */
+	if (tr.events[VTR_EV_MeasurementOnOff])
+		printf("recording stopped or paused during the run (VT_MAX_FLUSHES, or the "
+		       "program): these figures are for what was recorded; the shares and the "
+		       "filter apply to the whole run\n");
 	int rc = EXIT_OK;
 	if (o.output) {
 		if (write_filter(o.output, &tr, rows, n, &o) < 0)
