@@ -29,6 +29,7 @@ struct vtw_call {
 	uint64_t bytes;
 	uint32_t comm;
 	int root_or_rank;
+	uint64_t t0; /* when the call began: a send is stamped then, not when MPI returns */
 };
 
 /* VT_MPITRACE=yes and the thread records: the wrapper is more than the PMPI call. */
@@ -100,7 +101,11 @@ static inline struct vtw_call vtw_isend_pre(const void *buf, int count, MPI_Data
 					    int tag, MPI_Comm comm, MPI_Request *req)
 {
 	(void)buf, (void)count, (void)type, (void)dest, (void)tag, (void)comm, (void)req;
-	return vtw_none;
+	/* The message may arrive before PMPI_Isend returns (a first message on a new
+	 * connection): stamped at the call's entry, it is never received before it was sent. */
+	struct vtw_call c = vtw_none;
+	c.t0 = vt_mpi_now();
+	return c;
 }
 static inline void vtw_isend_post(struct vtw_call *c, int ret, const void *buf, int count,
 				  MPI_Datatype type, int dest, int tag, MPI_Comm comm,
@@ -112,7 +117,8 @@ static inline void vtw_isend_post(struct vtw_call *c, int ret, const void *buf, 
 	uint32_t cid = vtw_comm(comm);
 	uint64_t bytes = vtw_bytes(count, type);
 	uint64_t id = vtw_request_new(*req, VTW_REQ_SEND, cid, dest, tag, bytes, 0);
-	vt_mpi_p2p_request(VT_REC_MPI_ISEND, (uint32_t)dest, cid, (uint32_t)tag, bytes, id);
+	vt_mpi_p2p_request_at(c->t0, VT_REC_MPI_ISEND, (uint32_t)dest, cid, (uint32_t)tag, bytes,
+			      id);
 }
 
 /* Non-blocking receives: the request now, the message when a Wait/Test completes it. */

@@ -104,6 +104,15 @@ VT_MPI_EXPORT void vt_mpi_p2p_request(uint32_t kind, uint32_t peer, uint32_t com
 	event(kind, peer, p, 2);
 }
 
+VT_MPI_EXPORT void vt_mpi_p2p_request_at(uint64_t ts, uint32_t kind, uint32_t peer, uint32_t comm,
+					 uint32_t tag, uint64_t bytes, uint64_t request)
+{
+	union vt_rec_payload p[2] = {{.msg = {bytes, comm, tag}}, {.req = {request, 0}}};
+	struct vt_tls *t = vt_thread_self();
+	if (t)
+		vt_thread_put_event_at(t, ts, peer, kind, p, 2);
+}
+
 VT_MPI_EXPORT void vt_mpi_request(uint32_t kind, uint64_t request)
 {
 	union vt_rec_payload p = {.req = {request, 0}};

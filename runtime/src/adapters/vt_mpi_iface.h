@@ -60,6 +60,9 @@ VT_MPI_EXPORT void vt_mpi_p2p(uint32_t kind, uint32_t peer, uint32_t comm, uint3
 			      uint64_t bytes);
 VT_MPI_EXPORT void vt_mpi_p2p_request(uint32_t kind, uint32_t peer, uint32_t comm, uint32_t tag,
 				      uint64_t bytes, uint64_t request);
+/* The same, stamped ts (vt_mpi_now() taken earlier: a send at its call's entry). */
+VT_MPI_EXPORT void vt_mpi_p2p_request_at(uint64_t ts, uint32_t kind, uint32_t peer, uint32_t comm,
+					 uint32_t tag, uint64_t bytes, uint64_t request);
 VT_MPI_EXPORT void vt_mpi_request(uint32_t kind, uint64_t request);
 VT_MPI_EXPORT void vt_mpi_coll_begin(void);
 VT_MPI_EXPORT void vt_mpi_coll_end(uint32_t op, uint32_t comm, uint32_t root, uint64_t sent,

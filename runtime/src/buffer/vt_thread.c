@@ -333,6 +333,22 @@ struct vt_rec *vt_thread_flush(struct vt_tls *t)
 	return next;
 }
 
+void vt_thread_put_event_at(struct vt_tls *t, uint64_t ts, uint32_t head, uint32_t kind,
+			    const union vt_rec_payload *payload, unsigned n)
+{
+	struct vt_rec *p = vt_buf_reserve(t, 1 + n);
+	if (!p)
+		return;
+	/* Taken before the reservation: a flush it made must not come after the event (the
+	 * encoder keeps time non-decreasing by clamping; a BufferFlush's stop is later). */
+	uint64_t now = vt_clock_now();
+	p[0].ts = ts < now ? ts : now;
+	p[0].region = head;
+	p[0].kind = kind;
+	memcpy(p + 1, payload, n * sizeof(*p));
+	vt_buf_commit(t, p, 1 + n);
+}
+
 void vt_thread_put_event(struct vt_tls *t, uint32_t head, uint32_t kind,
 			 const union vt_rec_payload *payload, unsigned n)
 {

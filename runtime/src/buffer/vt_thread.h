@@ -70,6 +70,10 @@ struct vt_rec *vt_thread_flush(struct vt_tls *t);
 void vt_thread_put_event(struct vt_tls *t, uint32_t head, uint32_t kind,
 			 const union vt_rec_payload *payload, unsigned n);
 
+/* The same, stamped ts (taken before by the caller; never later than now). */
+void vt_thread_put_event_at(struct vt_tls *t, uint64_t ts, uint32_t head, uint32_t kind,
+			    const union vt_rec_payload *payload, unsigned n);
+
 /* Writes a one-record event stamped with the clock in force. */
 static inline __attribute__((always_inline)) void vt_thread_put(struct vt_tls *t, uint32_t region,
 								uint32_t kind)
