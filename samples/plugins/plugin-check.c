@@ -201,11 +201,12 @@ static void work(int i)
 		usleep(1000);
 }
 
-static void add_all(int thread, int *first, int *count)
+/* Adds every metric on the calling thread; mine gets the indices (in added[]) of its own
+ * counters, which other threads' adds interleave with. */
+static void add_all(int thread, int *mine, int *count)
 {
 	check(!info.is_thread_registered || !info.is_thread_registered(),
 	      "thread %d: is_thread_registered says no on a thread of the program", thread);
-	*first = -1;
 	*count = 0;
 	pthread_barrier_wait(&barrier);
 	for (int m = 0; m < n_metrics; m++) {
@@ -220,22 +221,20 @@ static void add_all(int thread, int *first, int *count)
 		a->id = id;
 		a->refusals_left = opt.refuse;
 		pthread_mutex_init(&a->lock, NULL);
-		if (*first < 0)
-			*first = k;
-		(*count)++;
+		mine[(*count)++] = k;
 	}
 }
 
 static void *thread_main(void *arg)
 {
-	int thread = (int)(intptr_t)arg, first, count;
-	add_all(thread, &first, &count);
+	int thread = (int)(intptr_t)arg, count, mine[MAX_METRICS];
+	add_all(thread, mine, &count);
 	pthread_barrier_wait(&barrier);
 	/* Synchronous: read each counter at every "event" of this thread. */
-	for (int i = 0; i < 300 && first >= 0; i++) {
+	for (int i = 0; i < 300 && count > 0; i++) {
 		work(i);
-		for (int k = first; k < first + count; k++) {
-			struct added *a = &added[k];
+		for (int j = 0; j < count; j++) {
+			struct added *a = &added[mine[j]];
 			uint64_t v = info.get_current_value(a->id);
 			if (a->reads && v < a->last)
 				a->decreased = true;
@@ -466,10 +465,11 @@ int main(int argc, char **argv)
 				      name);
 		}
 	} else {
-		int first, count;
+		/* One thread: its counters are added[0, count). */
+		int first = 0, count, mine[MAX_METRICS];
 		pthread_barrier_init(&barrier, NULL, 1);
-		add_all(0, &first, &count);
-		for (int k = first; k < first + count && first >= 0; k++) {
+		add_all(0, mine, &count);
+		for (int k = first; k < first + count; k++) {
 			struct added *a = &added[k];
 			if (cb)
 				check(info.set_callback_function(a, a->id, callback) == 0,
@@ -485,7 +485,7 @@ int main(int argc, char **argv)
 				for (int k = first; k < first + count; k++)
 					fetch(&added[k]);
 		}
-		for (int k = first; k < first + count && first >= 0; k++) {
+		for (int k = first; k < first + count; k++) {
 			struct added *a = &added[k];
 			if (info.disable_counter)
 				check(info.disable_counter(a->id) == 0, "%s: disable_counter",
