@@ -50,6 +50,14 @@ struct vt_loc {
 	size_t depth, cap;
 	uint64_t repaired;  /* Leaves added or dropped to keep the stack balanced */
 	bool last_recorded; /* the last Enter/Leave was written: its metric values follow */
+	/* The strictly synchronous values that followed the last Enter/Leave, in their order:
+	 * what the Leaves vt writes itself (unwinding at a stop or at the end) carry, since
+	 * readers expect a value of every such metric at every Enter and Leave. */
+	struct vt_loc_value {
+		uint32_t metric;
+		uint64_t value;
+	} * strict;
+	uint32_t n_strict, cap_strict;
 	struct vt_plugin_loc *plugins; /* counters added here (vt_plugin.c), or NULL */
 	struct vt_loc *next;
 };

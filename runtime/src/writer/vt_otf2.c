@@ -396,14 +396,35 @@ static void push(struct vt_loc *loc, uint32_t region, bool recorded)
 }
 
 /* Leaves every open region down to (not including) depth 'keep' at ts. */
+static void write_value(OTF2_EvtWriter *w, uint64_t ts, uint32_t id, uint32_t m, uint64_t value);
+
 static void unwind(struct vt_loc *loc, size_t keep, uint64_t ts)
 {
 	OTF2_EvtWriter *w = loc->writer;
 	while (loc->depth > keep) {
 		struct vt_open_region *o = &loc->stack[--loc->depth];
-		if (o->recorded)
-			OTF2_EvtWriter_Leave(w, NULL, ts, o->region);
+		if (!o->recorded)
+			continue;
+		OTF2_EvtWriter_Leave(w, NULL, ts, o->region);
+		/* The thread's last values: a Leave vt writes itself has no reading of its own. */
+		for (uint32_t i = 0; i < loc->n_strict; i++)
+			write_value(w, ts, loc->strict[i].metric, loc->strict[i].metric,
+				    loc->strict[i].value);
 	}
+}
+
+/* Keeps a strictly synchronous value that followed the last Enter/Leave (loc->strict). */
+static void keep_strict(struct vt_loc *loc, uint32_t metric, uint64_t value)
+{
+	if (loc->n_strict == loc->cap_strict) {
+		uint32_t cap = loc->cap_strict ? 2 * loc->cap_strict : 8;
+		struct vt_loc_value *v = realloc(loc->strict, cap * sizeof(*v));
+		if (!v)
+			return;
+		loc->strict = v;
+		loc->cap_strict = cap;
+	}
+	loc->strict[loc->n_strict++] = (struct vt_loc_value){metric, value};
 }
 
 static void begin(struct vt_loc *loc, uint64_t ts)
@@ -482,6 +503,11 @@ const struct vt_otf2_instance *vt_otf2_instances(uint32_t *n)
 uint64_t vt_otf2_metric_last_ts(void)
 {
 	return metric_last_ts;
+}
+
+static void write_value(OTF2_EvtWriter *w, uint64_t ts, uint32_t id, uint32_t m, uint64_t value)
+{
+	vt_otf2_write_value(w, ts, id, m, value);
 }
 
 void vt_otf2_write_value(OTF2_EvtWriter *w, uint64_t ts, uint32_t id, uint32_t m, uint64_t value)
@@ -619,12 +645,17 @@ void vt_otf2_encode(struct vt_loc *loc, const struct vt_rec *from, const struct 
 			const struct vt_rec_metric *m = (const struct vt_rec_metric *)r;
 			if (loc->last_recorded)
 				vt_otf2_write_value(w, last, m->metric, m->metric, m->value);
+			if (m->metric < __atomic_load_n(&n_metrics, __ATOMIC_ACQUIRE) &&
+			    metrics[m->metric].occurrence == OTF2_METRIC_SYNCHRONOUS_STRICT)
+				keep_strict(loc, m->metric, m->value);
 			continue;
 		}
 		/* Records are in the order they happened; a clock that steps back is clamped. */
 		uint64_t ts = r->ts > last ? r->ts : last;
 		last = ts;
-		/* Enter and Leave, by far the most. */
+		/* Enter and Leave, by far the most; the values that follow are theirs. */
+		if (r->kind == VT_REC_ENTER || r->kind == VT_REC_LEAVE)
+			loc->n_strict = 0;
 		if (r->kind == VT_REC_ENTER) {
 			loc->last_recorded = enter(loc, w, ts, r->region & VT_REGION_ID_MASK);
 			continue;
@@ -682,6 +713,9 @@ void vt_otf2_loc_close(struct vt_loc *loc, uint64_t ts)
 	OTF2_Archive_CloseEvtWriter(archive, loc->writer);
 	loc->writer = NULL;
 	free(loc->stack);
+	free(loc->strict);
+	loc->strict = NULL;
+	loc->n_strict = loc->cap_strict = 0;
 	loc->stack = NULL;
 	loc->depth = loc->cap = 0;
 }

@@ -9,7 +9,9 @@
   SCOREP_METRIC_FILEPARSER_PLUGIN: read, and said;
 - VampirTrace: x_plugin_counter finds libx_plugin.so (no libx.so), and says so;
 - empty plugin lists (VT_PLUGIN_CNTR_METRICS=, SCOREP_METRIC_PLUGINS=) are no plugins: a
-  clean run and a trace."""
+  clean run and a trace;
+- a program that exits four calls deep: the Leaves vt writes itself carry a value of the
+  strictly synchronous counter too (the thread's last), as OTF2 readers expect."""
 
 import os
 
@@ -101,6 +103,19 @@ def body(t):
     seq = vtmetrics.values_per_event(mv, mv.loc('Master thread').ref)
     t.eq([v.get('counter') for v in seq], list(range(1, 2 * STEPS + 3)),
          '%s: its counter at every event' % what)
+
+    what = 'Leaves vt writes itself'
+    deep = t.compile('exitdeep', ['exitdeep.c'], opt='-O1')
+    r = t.run(deep, env={'VT_PLUGIN_CNTR_PATH': plugdir,
+                         'VT_PLUGIN_CNTR_METRICS': 'x_plugin_counter'}, label='exitdeep')
+    t.eq((r.status, r.stdout), (0, 'bye\n'), '%s: the program exits' % what)
+    mv = vtmetrics.read_metrics(t.trace(r, what).path)
+    vtmetrics.cross_check(t, mv, vtmetrics.read_metrics_print(mv.path), what)
+    seq = vtmetrics.values_per_event(mv, mv.loc('Master thread').ref)
+    # main and inner x4 entered (values 1..5), then five Leaves written at the end with
+    # the last value read.
+    t.eq([v.get('counter') for v in seq], [1, 2, 3, 4, 5, 5, 5, 5, 5, 5],
+         '%s: every Enter and Leave has its value' % what)
 
     for var in ('VT_PLUGIN_CNTR_METRICS', 'SCOREP_METRIC_PLUGINS'):
         what = 'an empty %s' % var
