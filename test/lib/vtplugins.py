@@ -535,8 +535,9 @@ def check_sync_location(t, mv, loc_ref, counters, classes, answers, what, first=
     events refer to), at the Enter's or Leave's time, with the value read; the k-th read of
     each counter belongs to the k-th Enter/Leave; no other Metric events. first: the
     number of Enter/Leave events before a counter is added (an int, or {Counter: int});
-    last: the number of Enter/Leave events at the end that carry no values (the Leaves vt
-    adds when it stops recording)."""
+    last: the number of Enter/Leave events at the end that vt writes itself when it stops
+    recording: they carry no reading of their own, and a strictly synchronous counter's
+    Metric event after each repeats its last value read."""
     firsts = first if isinstance(first, dict) else {c: first for c in counters}
     evs = mv.events.get(loc_ref, [])
     name = mv.locations[loc_ref].name
@@ -556,7 +557,22 @@ def check_sync_location(t, mv, loc_ref, counters, classes, answers, what, first=
             continue
         k += 1
         for c in counters:
-            if k < firsts[c] or k >= n_total - last:
+            if k >= n_total - last and k >= firsts[c]:
+                cls = mv.classes.get(classes[c])
+                j = n_total - last - 1 - firsts[c]
+                if not cls or cls.occurrence != 'SYNCHRONOUS_STRICT' or not 0 <= j < \
+                        len(answers[c]):
+                    continue
+                want = decode(c.kind, answers[c][j][1])
+                m = evs[i] if i < len(evs) and evs[i].kind == 'Metric' else None
+                if m is None or (m.metric, m.time, m.values) != (classes[c], e.time, (want,)):
+                    problems.append('%s %s #%d (written by vt) at %d: expected %s = %r, the '
+                                    'last value read, got %r' % (e.kind, e.region, k, e.time,
+                                                                 c.name, want, m))
+                if m is not None:
+                    i += 1
+                continue
+            if k < firsts[c]:
                 continue
             ans = answers[c]
             j = k - firsts[c]
