@@ -604,8 +604,12 @@ static void wait_politely(void *buf, int count, MPI_Datatype type, int tag)
 
 static void sync_clocks(void)
 {
-	/* Under load a round trip is often slow on one leg; more rounds find a tight one. */
-	enum { ROUNDS = 32 };
+	/* Under load a round trip is often slow on one leg; more rounds find a tight one. When
+	 * none of the first ROUNDS was tight (both ends running: under TIGHT seconds), rank 0
+	 * goes on, up to MAX_ROUNDS, and then tells the other end to stop (STOP). */
+	enum { ROUNDS = 32, MAX_ROUNDS = 2048 };
+	const double TIGHT = 100e-6;
+	const uint64_t STOP = UINT64_MAX;
 	/* Which ranks are elsewhere, and which rank measures for each: with the hosts libvt
 	 * gathered once at MPI_Init (when every rank has them: one reduction to agree), the
 	 * lowest rank of each host measures and its offset is every rank's there (they read one
@@ -650,14 +654,23 @@ static void sync_clocks(void)
 				continue;
 			uint64_t best_rtt = UINT64_MAX;
 			int64_t best = 0;
-			for (int i = 0; i < ROUNDS; i++) {
+			double best_s = 1e9;
+			for (int i = 0;; i++) {
+				if (i >= MAX_ROUNDS || (i >= ROUNDS && best_s <= TIGHT)) {
+					PMPI_Send(&STOP, 1, MPI_UINT64_T, r, 0x7654,
+						  MPI_COMM_WORLD);
+					break;
+				}
+				double w1 = PMPI_Wtime();
 				uint64_t t1 = vt_mpi_now(), tr;
 				PMPI_Send(&t1, 1, MPI_UINT64_T, r, 0x7654, MPI_COMM_WORLD);
 				PMPI_Recv(&tr, 1, MPI_UINT64_T, r, 0x7654, MPI_COMM_WORLD,
 					  MPI_STATUS_IGNORE);
 				uint64_t t2 = vt_mpi_now();
+				double w2 = PMPI_Wtime();
 				if (t2 - t1 < best_rtt) {
 					best_rtt = t2 - t1;
+					best_s = w2 - w1;
 					best = (int64_t)(t1 + (t2 - t1) / 2) - (int64_t)tr;
 				}
 			}
@@ -670,7 +683,7 @@ static void sync_clocks(void)
 		}
 	} else if (remote) {
 		if (!all_known || measurer[world_rank] == world_rank) {
-			for (int i = 0; i < ROUNDS; i++) {
+			for (int i = 0;; i++) {
 				uint64_t t;
 				/* Rank 0 may be measuring other hosts first. */
 				if (i == 0)
@@ -678,6 +691,8 @@ static void sync_clocks(void)
 				else
 					PMPI_Recv(&t, 1, MPI_UINT64_T, 0, 0x7654, MPI_COMM_WORLD,
 						  MPI_STATUS_IGNORE);
+				if (t == STOP)
+					break;
 				t = vt_mpi_now();
 				PMPI_Send(&t, 1, MPI_UINT64_T, 0, 0x7654, MPI_COMM_WORLD);
 			}
