@@ -73,6 +73,15 @@ static void random_def(enum vt_def_kind k, union vt_def *d)
 	case VT_DEF_PROPERTY:
 		d->property = (struct vt_def_property){rand_str(), rand_str()};
 		break;
+	case VT_DEF_CALLCTX:
+		d->callctx = (struct vt_def_callctx){
+		    (uint32_t)next(), (uint32_t)next(), rand_str(), rand_str(),
+		    (uint32_t)next(), (uint32_t)next(), rand_str(), (uint32_t)next()};
+		break;
+	case VT_DEF_IGEN:
+		d->igen =
+		    (struct vt_def_igen){(uint32_t)next(), rand_str(), (uint32_t)next(), next()};
+		break;
 	default:
 		break;
 	}
@@ -125,6 +134,16 @@ static bool same(enum vt_def_kind k, const union vt_def *a, const union vt_def *
 	case VT_DEF_PROPERTY:
 		return S(a->property.name, b->property.name) &&
 		       S(a->property.value, b->property.value);
+	case VT_DEF_CALLCTX:
+		return a->callctx.id == b->callctx.id && a->callctx.parent == b->callctx.parent &&
+		       S(a->callctx.name, b->callctx.name) && S(a->callctx.file, b->callctx.file) &&
+		       a->callctx.line == b->callctx.line &&
+		       a->callctx.paradigm == b->callctx.paradigm &&
+		       S(a->callctx.src_file, b->callctx.src_file) &&
+		       a->callctx.src_line == b->callctx.src_line;
+	case VT_DEF_IGEN:
+		return a->igen.id == b->igen.id && S(a->igen.name, b->igen.name) &&
+		       a->igen.mode == b->igen.mode && a->igen.period == b->igen.period;
 	default:
 		return false;
 	}
@@ -339,11 +358,77 @@ static void unify_three(void)
 		free(b[i].p);
 }
 
+static void callctx(struct vt_defs_buf *b, uint32_t id, uint32_t parent, const char *name,
+		    uint32_t paradigm, const char *src, uint32_t line)
+{
+	union vt_def d = {.callctx = {id, parent, name, "m.c", 1, paradigm, src, line}};
+	vt_defs_put(b, VT_DEF_CALLCTX, &d);
+}
+
+static void unify_samples(void)
+{
+	/* Two processes sample the same paths in other orders; one has an instrumented main
+	 * (paradigm 3, role 1 as region() writes), which its sampled main must be. */
+	struct vt_defs_buf b[2] = {{0}};
+	process(&b[0], 0, 10, "A", 1, 9);
+	region(&b[0], 0, "main", "m.c", 1);
+	callctx(&b[0], 0, UINT32_MAX, "main", 3, "m.c", 4);
+	callctx(&b[0], 1, 0, "work", 21, "m.c", 8);
+	callctx(&b[0], 2, 0, "idle", 21, "", 0);
+	union vt_def g = {.igen = {0, "cpu", 0, 1000000}};
+	vt_defs_put(&b[0], VT_DEF_IGEN, &g);
+
+	process(&b[1], 1, 11, "A", 2, 8);
+	callctx(&b[1], 0, UINT32_MAX, "main", 3, "m.c", 4);
+	callctx(&b[1], 1, 0, "idle", 21, "", 0);
+	callctx(&b[1], 2, 0, "work", 21, "m.c", 9); /* another line: another context */
+	callctx(&b[1], 3, 2, "leaf", 21, "m.c", 2);
+	vt_defs_put(&b[1], VT_DEF_IGEN, &g);
+
+	size_t sizes[2] = {b[0].n, b[1].n};
+	char *all = malloc(b[0].n + b[1].n);
+	memcpy(all, b[0].p, b[0].n);
+	memcpy(all + b[0].n, b[1].p, b[1].n);
+	struct vt_unified u;
+	CHECK(vt_unify_merge(&u, all, sizes, 2, true) == 0);
+	/* Regions: main (shared with the instrumented one), work, idle, leaf. */
+	CHECK(u.n_regions == 4 && S(u.regions[0].name, "main") && u.regions[0].paradigm == 3 &&
+	      S(u.regions[1].name, "work") && u.regions[1].paradigm == 21 &&
+	      S(u.regions[3].name, "leaf"));
+	/* Source lines m.c:4, m.c:8, m.c:9, m.c:2; idle has none. */
+	CHECK(u.n_scls == 4 && u.scls[2].line == 9);
+	/* Contexts: main, main/work@8, main/idle, main/work@9, main/work@9/leaf. */
+	CHECK(u.n_ctxs == 5);
+	CHECK(u.ctxs[0].parent == UINT32_MAX && u.ctxs[0].region == 0 && u.ctxs[0].scl == 0);
+	CHECK(u.ctxs[2].region == 2 && u.ctxs[2].scl == UINT32_MAX && u.ctxs[2].parent == 0);
+	CHECK(u.ctxs[3].region == 1 && u.ctxs[3].scl == 2 && u.ctxs[4].parent == 3);
+	CHECK(u.n_igens == 1 && S(u.igens[0].name, "cpu") && u.igens[0].period == 1000000);
+	struct vt_unify_maps m;
+	char ctxs[256], igens[256];
+	CHECK(vt_unify_maps_read(u.maps[1].p, u.maps[1].n, &m) == 0);
+	fmt(ctxs, sizeof(ctxs), m.n_ctxs, m.ctxs);
+	fmt(igens, sizeof(igens), m.n_igens, m.igens);
+	CHECK(S(ctxs, "0:0 1:2 2:3 3:4") && S(igens, "0:0"));
+	vt_unify_free(&u);
+
+	/* A child before its parent is a damaged stream. */
+	struct vt_defs_buf bad = {0};
+	process(&bad, 0, 10, "A", 1, 9);
+	callctx(&bad, 0, 1, "orphan", 21, "", 0);
+	CHECK(vt_unify_merge(&u, bad.p, &bad.n, 1, false) < 0);
+	vt_unify_free(&u);
+	free(bad.p);
+	free(all);
+	free(b[0].p);
+	free(b[1].p);
+}
+
 int main(void)
 {
 	vt_log_level = -1; /* the damaged stream's error line */
 	round_trip();
 	unify_one();
 	unify_three();
+	unify_samples();
 	return unit_done();
 }

@@ -34,6 +34,8 @@ static const char *type_name(const struct vt_cfg_entry *e)
 		return "string";
 	case VT_CFG_ENUM:
 		return "choice";
+	case VT_CFG_DURATION:
+		return "duration";
 	}
 	return "?";
 }

@@ -84,7 +84,7 @@ static uint32_t copy_events(struct vt_tls *t, uint32_t from, uint32_t to)
 		const struct vt_rec *h = &t->side[from];
 		if (!h->kind)
 			return to;
-		unsigned len = 1 + vt_rec_payloads(h->kind);
+		unsigned len = 1 + vt_rec_payloads(h);
 		if (from + len > to)
 			return to;
 		struct vt_rec *p = room(t, len);

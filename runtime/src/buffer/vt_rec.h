@@ -32,6 +32,8 @@ enum vt_rec_kind {
 	VT_REC_METRIC,	     /* a vt_rec_metric of its own: a value at the preceding event's time */
 	VT_REC_COUNTER,	     /* head: the metric; + vt_rec_value: a value set by the program */
 	VT_REC_MEASURE,	     /* head: 1 recording resumes, 0 it pauses (MeasurementOnOff) */
+	VT_REC_SAMPLE,	     /* head: frames (low 16 bits) and VT_REC_SAMPLE_CUT; + the frames'
+				addresses, innermost first, two per record (vt_sample.h) */
 	VT_REC_KIND_MAX,
 };
 
@@ -94,8 +96,14 @@ static_assert(sizeof(union vt_rec_payload) == 16, "payloads are one record");
 static_assert(offsetof(struct vt_rec_metric, kind) == offsetof(struct vt_rec, kind),
 	      "a metric record is told apart by its kind like any head");
 
-/* The largest event in records: an Isend or Irecv, a collective's end. */
+/* The largest event of a fixed size in records: an Isend or Irecv, a collective's end. */
 #define VT_REC_MAX_FIXED 3
+
+/* A sample's head: its stack was deeper than VT_SAMPLING_DEPTH and is cut there. */
+#define VT_REC_SAMPLE_CUT 0x10000u
+/* The deepest stack a sample keeps (VT_SAMPLING_DEPTH's maximum): 129 records. */
+#define VT_REC_SAMPLE_MAX	     256
+#define VT_REC_SAMPLE_FRAMES(region) ((region)&0xFFFFu)
 
 struct vt_rec_kind_info {
 	const char *name;
@@ -104,10 +112,13 @@ struct vt_rec_kind_info {
 
 extern const struct vt_rec_kind_info vt_rec_kinds[VT_REC_KIND_MAX];
 
-/* Records after a head of this kind (0 for an unknown kind). */
-static inline unsigned vt_rec_payloads(uint32_t kind)
+/* Records after this head (0 for an unknown kind): the kind's payloads, or for a sample its
+ * frames, two per record. */
+static inline unsigned vt_rec_payloads(const struct vt_rec *h)
 {
-	return kind < VT_REC_KIND_MAX ? vt_rec_kinds[kind].payloads : 0;
+	if (h->kind == VT_REC_SAMPLE)
+		return (VT_REC_SAMPLE_FRAMES(h->region) + 1) / 2;
+	return h->kind < VT_REC_KIND_MAX ? vt_rec_kinds[h->kind].payloads : 0;
 }
 
 #endif

@@ -109,6 +109,69 @@ static void keep_writer_away(void)
 	pthread_setaffinity_np(writer, sizeof(allowed), &allowed);
 }
 
+/* Caller holds queue_lock. */
+static void start_writer_locked(void)
+{
+	if (writer_started || writer_quit)
+		return;
+	sigset_t all, old;
+	/* Signals are the program's business: the writer takes none of them. */
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	writer_started = pthread_create(&writer, NULL, writer_main, NULL) == 0;
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (!writer_started)
+		writer_quit = true;
+}
+
+void vt_thread_writer_start(void)
+{
+	if (!vt_cfg.flush_thread)
+		return;
+	pthread_mutex_lock(&queue_lock);
+	start_writer_locked();
+	pthread_mutex_unlock(&queue_lock);
+}
+
+/*
+ * A full half, handed over from a signal handler (samples): only what cannot wait or block.
+ * Both locks are tried, never waited for; the writer must be running and done with the other
+ * half; a flush that would reach VT_MAX_FLUSHES is left to the thread's next ordinary one.
+ * The condition variable's signal takes glibc's internal condvar lock briefly; the
+ * interrupted code is not vt's (the handler checked busy), so it does not hold it.
+ */
+struct vt_rec *vt_thread_flush_signal(struct vt_tls *t)
+{
+	struct vt_loc *loc = t->loc;
+	struct vt_rec *next = NULL;
+	if (!loc || !vt_cfg.flush_thread || pthread_mutex_trylock(&loc->lock) != 0)
+		return NULL;
+	bool last = vt_cfg.max_flushes && loc->flushes + 1 >= vt_cfg.max_flushes;
+	if (!loc->done && !loc->pending.to && !last && vt_otf2_ready() &&
+	    pthread_mutex_trylock(&queue_lock) == 0) {
+		if (writer_started && !writer_quit) {
+			loc->flushes++;
+			uint64_t now = vt_clock_now();
+			loc->pending.from = loc->buf;
+			loc->pending.to = t->pos;
+			loc->pending.stop = false;
+			loc->pending.t0 = loc->pending.t1 = now;
+			loc->queue_next = NULL;
+			*queue_tail = loc;
+			queue_tail = &loc->queue_next;
+			pthread_cond_signal(&queue_cond);
+			loc->buf = loc->buf == loc->halves[0] ? loc->halves[1] : loc->halves[0];
+			loc->buf_end = loc->buf + (loc->halves[1] - loc->halves[0]);
+			next = loc->buf;
+			t->end = loc->buf_end;
+			__atomic_store_n(&t->pos, next, __ATOMIC_RELEASE);
+		}
+		pthread_mutex_unlock(&queue_lock);
+	}
+	pthread_mutex_unlock(&loc->lock);
+	return next;
+}
+
 /* Hands the pending half to the writer; false when there is none and it must be written
  * inline. Caller holds loc->lock. */
 static bool enqueue_locked(struct vt_loc *loc)
@@ -116,16 +179,7 @@ static bool enqueue_locked(struct vt_loc *loc)
 	if (!vt_cfg.flush_thread)
 		return false;
 	pthread_mutex_lock(&queue_lock);
-	if (!writer_started && !writer_quit) {
-		sigset_t all, old;
-		/* Signals are the program's business: the writer takes none of them. */
-		sigfillset(&all);
-		pthread_sigmask(SIG_SETMASK, &all, &old);
-		writer_started = pthread_create(&writer, NULL, writer_main, NULL) == 0;
-		pthread_sigmask(SIG_SETMASK, &old, NULL);
-		if (!writer_started)
-			writer_quit = true;
-	}
+	start_writer_locked();
 	bool queued = writer_started && !writer_quit;
 	if (queued) {
 		loc->queue_next = NULL;

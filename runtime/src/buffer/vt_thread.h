@@ -59,6 +59,9 @@ struct vt_loc {
 	} * strict;
 	uint32_t n_strict, cap_strict;
 	struct vt_plugin_loc *plugins; /* counters added here (vt_plugin.c), or NULL */
+	/* The calling contexts of the last sample, outermost first, for the next one's unwind
+	 * distance (vt_otf2.c); VT_REC_SAMPLE_MAX + 1 when allocated. */
+	uint32_t *sample_path, sample_depth;
 	struct vt_loc *next;
 };
 
@@ -159,6 +162,13 @@ static inline __attribute__((always_inline)) struct vt_tls *vt_thread_self(void)
  * trace gets MeasurementOnOff events, and the events between are not recorded. */
 void vt_thread_pause(struct vt_tls *t);
 void vt_thread_resume(struct vt_tls *t);
+
+/* From a signal handler whose thread has no room: hands the full half to the background
+ * writer if that needs neither waiting nor allocation; the next free record or NULL. */
+struct vt_rec *vt_thread_flush_signal(struct vt_tls *t);
+
+/* Starts the background writer now (sampling: handlers can only hand over to a running one). */
+void vt_thread_writer_start(void);
 
 /* Hands the thread's filled records to the writer now (user API, perfstubs dump). */
 void vt_thread_flush_now(struct vt_tls *t);

@@ -3,6 +3,9 @@
 #include "vt_config.h"
 #include "vt_log.h"
 
+/* VT_REC_SAMPLE_MAX of vt_rec.h, which this table (shared with the tools) does not include. */
+#define VT_REC_SAMPLE_MAX_CFG 256
+
 #include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
@@ -14,6 +17,9 @@
 struct vt_config vt_cfg;
 
 static const char *const timer_choices[] = {"auto", "tsc", "monotonic", NULL};
+static const char *const sampling_sources[] = {"cpu", "wall", "perf::cpu-clock", "perf::task-clock",
+					       NULL};
+static const char *const unwinders[] = {"cfi", "libunwind", "fp", NULL};
 static const char *const bool_words_true[] = {"yes", "true", "on", "1", NULL};
 static const char *const bool_words_false[] = {"no", "false", "off", "0", NULL};
 
@@ -81,6 +87,30 @@ static const struct vt_cfg_entry table[] = {
      "Milliseconds between two reads of the VT_RUSAGE fields on a thread (they are read "
      "with its events); 0 = at every event.",
      0, 1L << 30, NULL, &vt_cfg.rusage_intv},
+    {"VT_SAMPLING", VT_CFG_BOOL, "no", "yes",
+     "Take call-path samples on every thread, every VT_SAMPLING_PERIOD of "
+     "VT_SAMPLING_SOURCE; written as calling-context samples (docs/sampling.md).",
+     0, 0, NULL, &vt_cfg.sampling},
+    {"VT_SAMPLING_PERIOD", VT_CFG_DURATION, "1ms", "250us",
+     "Time between two samples of a thread, with its unit: ns, us, ms or s.", 10000, 10000000000L,
+     NULL, &vt_cfg.sampling_period},
+    {"VT_SAMPLING_SOURCE", VT_CFG_ENUM, "cpu", "wall",
+     "What the period counts: cpu (the thread's CPU time), wall (elapsed time, also while "
+     "the thread waits), perf::cpu-clock or perf::task-clock (perf_event_open).",
+     0, 0, sampling_sources, &vt_cfg.sampling_source},
+    {"VT_SAMPLING_DEPTH", VT_CFG_INT, "64", "128",
+     "Deepest stack a sample keeps, in frames; deeper ones are cut and marked.", 1,
+     VT_REC_SAMPLE_MAX_CFG, NULL, &vt_cfg.sampling_depth},
+    {"VT_SAMPLING_UNWIND", VT_CFG_ENUM, "cfi", "fp",
+     "How stacks are walked: cfi (vt's own reading of the unwind tables, safe in signal "
+     "handlers), libunwind (also code that registers its tables at run time; it takes locks "
+     "in the handler and can deadlock around dlopen), or fp (frame pointers: fastest, for "
+     "code built with -fno-omit-frame-pointer).",
+     0, 0, unwinders, &vt_cfg.sampling_unwind},
+    {"VT_SAMPLING_SIGNAL", VT_CFG_INT, "27", "40",
+     "Signal number that delivers samples (27: SIGPROF); pick another if the program uses "
+     "it.",
+     1, 64, NULL, &vt_cfg.sampling_signal},
     {"VT_VERBOSE", VT_CFG_INT, "1", "2",
      "Messages: 0 errors only, 1 warnings and where the trace went, 2-5 more detail.", 0, 5, NULL,
      &vt_cfg.verbose},
@@ -141,6 +171,32 @@ int vt_config_parse_size(const char *s, uint64_t *out)
 		return -1;
 	*out = (uint64_t)v << shift;
 	return 0;
+}
+
+int vt_config_parse_duration(const char *s, uint64_t *ns)
+{
+	static const struct {
+		const char *unit;
+		double ns;
+	} units[] = {{"ns", 1}, {"us", 1e3}, {"ms", 1e6}, {"s", 1e9}};
+	char *end;
+
+	if (!isdigit((unsigned char)*s))
+		return -1;
+	errno = 0;
+	double v = strtod(s, &end);
+	if (errno || end == s)
+		return -1;
+	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+		if (strcmp(end, units[i].unit) == 0) {
+			double n = v * units[i].ns;
+			if (n < 1 || n > 1e18)
+				return -1;
+			*ns = (uint64_t)(n + 0.5);
+			return 0;
+		}
+	}
+	return -1;
 }
 
 static int parse_long(const char *s, long *out)
@@ -216,6 +272,19 @@ static int parse_entry(const struct vt_cfg_entry *e, const char *s, char *why, s
 		}
 		*(const char **)e->dst = s;
 		return 0;
+	case VT_CFG_DURATION: {
+		uint64_t v;
+		if (vt_config_parse_duration(s, &v) < 0 || v < (uint64_t)e->min ||
+		    v > (uint64_t)e->max) {
+			snprintf(why, len,
+				 "expected a duration with its unit (ns, us, ms or s) from %ldus "
+				 "to %lds (e.g. %s)",
+				 e->min / 1000, e->max / 1000000000L, e->example);
+			return -1;
+		}
+		*(uint64_t *)e->dst = v;
+		return 0;
+	}
 	case VT_CFG_ENUM: {
 		int i = word_in(s, e->choices);
 		if (i < 0) {
@@ -321,5 +390,17 @@ void vt_config_format(const struct vt_cfg_entry *e, char *buf, size_t len)
 	case VT_CFG_ENUM:
 		snprintf(buf, len, "%s", e->choices[*(int *)e->dst]);
 		break;
+	case VT_CFG_DURATION: {
+		uint64_t v = *(uint64_t *)e->dst;
+		if (v && v % 1000000000u == 0)
+			snprintf(buf, len, "%" PRIu64 "s", v / 1000000000u);
+		else if (v && v % 1000000u == 0)
+			snprintf(buf, len, "%" PRIu64 "ms", v / 1000000u);
+		else if (v && v % 1000u == 0)
+			snprintf(buf, len, "%" PRIu64 "us", v / 1000u);
+		else
+			snprintf(buf, len, "%" PRIu64 "ns", v);
+		break;
+	}
 	}
 }

@@ -29,10 +29,33 @@ struct vt_config {
 	const char *metrics;	    /* VT_METRICS: PAPI events, NULL none */
 	const char *rusage;	    /* VT_RUSAGE: NULL none */
 	long rusage_intv;	    /* VT_RUSAGE_INTV, milliseconds */
+	bool sampling;		    /* VT_SAMPLING */
+	uint64_t sampling_period;   /* nanoseconds */
+	int sampling_source;	    /* enum vt_sampling_source */
+	long sampling_depth;
+	int sampling_unwind; /* enum vt_sampling_unwind */
+	long sampling_signal;
 };
+
+enum vt_sampling_source {
+	VT_SAMPLING_CPU,       /* the thread's CPU time (timer_create) */
+	VT_SAMPLING_WALL,      /* wall-clock time (timer_create) */
+	VT_SAMPLING_PERF_CPU,  /* perf::cpu-clock (perf_event_open) */
+	VT_SAMPLING_PERF_TASK, /* perf::task-clock */
+};
+enum vt_sampling_unwind { VT_UNWIND_CFI, VT_UNWIND_LIBUNWIND, VT_UNWIND_FP };
 extern struct vt_config vt_cfg;
 
-enum vt_cfg_type { VT_CFG_BOOL, VT_CFG_SIZE, VT_CFG_INT, VT_CFG_STRING, VT_CFG_ENUM };
+/* VT_CFG_DURATION: a time with its unit (ns, us, ms, s), into a uint64_t of nanoseconds;
+ * min and max in nanoseconds. */
+enum vt_cfg_type {
+	VT_CFG_BOOL,
+	VT_CFG_SIZE,
+	VT_CFG_INT,
+	VT_CFG_STRING,
+	VT_CFG_ENUM,
+	VT_CFG_DURATION
+};
 
 struct vt_cfg_entry {
 	const char *name;
@@ -65,6 +88,10 @@ int vt_config_load(void);
  * as Score-P reads it, else SCOREP_METRIC_<NAME>_PLUGIN, which some plugins' READMEs set;
  * NULL when neither is set. var gets the variable's name (the one read, or Score-P's). */
 const char *vt_config_scorep_plugin(const char *name, char *var, size_t size);
+
+/* Parses "1ms"-style durations (ns, us, ms, s; a decimal fraction allowed) into
+ * nanoseconds. Returns 0 or -1. */
+int vt_config_parse_duration(const char *s, uint64_t *ns);
 
 /* Parses "64M"-style sizes (k, M, G: powers of 1024). Returns 0 or -1. */
 int vt_config_parse_size(const char *s, uint64_t *out);

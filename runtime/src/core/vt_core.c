@@ -9,6 +9,7 @@
 #include "vt_mpi_iface.h"
 #include "vt_otf2.h"
 #include "vt_region.h"
+#include "vt_sample.h"
 #include "vt_symbols.h"
 #include "vt_thread.h"
 
@@ -28,6 +29,7 @@ static void set_state(int state)
 static const struct vt_subsystem *const subsystems[] = {
     &vt_filter_subsystem,
     &vt_metric_subsystem,
+    &vt_sample_subsystem,
 };
 #define N_SUBSYSTEMS (sizeof(subsystems) / sizeof(subsystems[0]))
 

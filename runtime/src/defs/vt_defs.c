@@ -256,6 +256,48 @@ static void dec_property(struct vt_defs_reader *r, union vt_def *d)
 	d->property.value = get_str(r);
 }
 
+static void enc_callctx(struct vt_defs_buf *b, const union vt_def *d)
+{
+	const struct vt_def_callctx *c = &d->callctx;
+	put_u32(b, c->id);
+	put_u32(b, c->parent);
+	put_str(b, c->name);
+	put_str(b, c->file);
+	put_u32(b, c->line);
+	put_u32(b, c->paradigm);
+	put_str(b, c->src_file);
+	put_u32(b, c->src_line);
+}
+
+static void dec_callctx(struct vt_defs_reader *r, union vt_def *d)
+{
+	struct vt_def_callctx *c = &d->callctx;
+	c->id = get_u32(r);
+	c->parent = get_u32(r);
+	c->name = get_str(r);
+	c->file = get_str(r);
+	c->line = get_u32(r);
+	c->paradigm = get_u32(r);
+	c->src_file = get_str(r);
+	c->src_line = get_u32(r);
+}
+
+static void enc_igen(struct vt_defs_buf *b, const union vt_def *d)
+{
+	put_u32(b, d->igen.id);
+	put_str(b, d->igen.name);
+	put_u32(b, d->igen.mode);
+	put_u64(b, d->igen.period);
+}
+
+static void dec_igen(struct vt_defs_reader *r, union vt_def *d)
+{
+	d->igen.id = get_u32(r);
+	d->igen.name = get_str(r);
+	d->igen.mode = get_u32(r);
+	d->igen.period = get_u64(r);
+}
+
 static const struct {
 	const char *name;
 	void (*encode)(struct vt_defs_buf *b, const union vt_def *d);
@@ -269,6 +311,8 @@ static const struct {
     [VT_DEF_INSTANCE] = {"metric instance", enc_instance, dec_instance},
     [VT_DEF_MARKER] = {"marker", enc_marker, dec_marker},
     [VT_DEF_PROPERTY] = {"property", enc_property, dec_property},
+    [VT_DEF_CALLCTX] = {"calling context", enc_callctx, dec_callctx},
+    [VT_DEF_IGEN] = {"interrupt generator", enc_igen, dec_igen},
 };
 
 void vt_defs_put(struct vt_defs_buf *b, enum vt_def_kind kind, const union vt_def *d)

@@ -26,6 +26,8 @@ enum vt_def_kind {
 	VT_DEF_INSTANCE,
 	VT_DEF_MARKER,
 	VT_DEF_PROPERTY,
+	VT_DEF_CALLCTX,
+	VT_DEF_IGEN,
 	VT_DEF_KIND_MAX,
 };
 
@@ -91,6 +93,27 @@ struct vt_def_property {
 	const char *name, *value;
 };
 
+/*
+ * A calling context of samples (vt_callctx.h): a code address, resolved to its function (the
+ * region: name, file, line, paradigm) and the source line of the address. Parents come
+ * before their children; UINT32_MAX: a root.
+ */
+struct vt_def_callctx {
+	uint32_t id, parent;
+	const char *name, *file; /* the function; file "" when not known */
+	uint32_t line, paradigm;
+	const char *src_file; /* the address's line; "" when not known */
+	uint32_t src_line;
+};
+
+/* What interrupts the program to take samples: a time source with its period. */
+struct vt_def_igen {
+	uint32_t id;
+	const char *name;
+	uint32_t mode;	 /* OTF2_InterruptGeneratorMode */
+	uint64_t period; /* nanoseconds (TIME) or events (COUNT) */
+};
+
 union vt_def {
 	struct vt_def_process process;
 	struct vt_def_location location;
@@ -100,6 +123,8 @@ union vt_def {
 	struct vt_def_instance instance;
 	struct vt_def_marker marker;
 	struct vt_def_property property;
+	struct vt_def_callctx callctx;
+	struct vt_def_igen igen;
 };
 
 /* A growable stream; failed: memory ran out (the stream is incomplete). */

@@ -13,8 +13,10 @@ enum { SCOPE_LOCATION, SCOPE_PROCESS, SCOPE_HOST, SCOPE_RUN };
 
 /* What merge keeps per process until the maps are written. */
 struct pending {
-	struct vt_defs_buf regions, comms; /* pairs */
-	uint32_t *metric_of;		   /* local metric id -> global */
+	struct vt_defs_buf regions, comms, ctxs, igens; /* pairs */
+	uint32_t *ctx_of; /* local calling context id -> global (parents come first) */
+	uint32_t cap_ctx;
+	uint32_t *metric_of; /* local metric id -> global */
 	uint32_t n_metrics, cap_metrics;
 	uint32_t first_inst, n_inst; /* its instances in u->insts */
 	uint32_t *inst_local;	     /* their local ids */
@@ -59,6 +61,64 @@ static uint32_t region_id(struct vt_unified *u, struct vt_strtab *keys,
 		u->regions[id] =
 		    (struct vt_unify_region){g->name, g->file, g->line, g->paradigm, g->role};
 		u->n_regions++;
+	}
+	return id;
+}
+
+/* The keys that make global ids of what several processes may define alike. */
+struct keys {
+	struct vt_strtab regions, metrics, scls, ctxs, igens;
+};
+
+static uint32_t scl_id(struct vt_unified *u, struct keys *k, const char *file, uint32_t line)
+{
+	if (!file || !file[0])
+		return UINT32_MAX;
+	char key[4096];
+	snprintf(key, sizeof(key), "%s\x1f%u", file, line);
+	uint32_t id = vt_strtab_ref(&k->scls, key);
+	if (id == u->n_scls) {
+		struct vt_unify_scl *s = grow(u->scls, id + 1, sizeof(*s));
+		if (!s)
+			return UINT32_MAX;
+		u->scls = s;
+		u->scls[u->n_scls++] = (struct vt_unify_scl){file, line};
+	}
+	return id;
+}
+
+static uint32_t ctx_id(struct vt_unified *u, struct keys *k, uint32_t region, uint32_t scl,
+		       uint32_t parent)
+{
+	char key[64];
+	snprintf(key, sizeof(key), "%u,%u,%u", region, scl, parent);
+	uint32_t id = vt_strtab_ref(&k->ctxs, key);
+	if (id == u->n_ctxs) {
+		/* Doubling at powers of two: a sampled run may have many. */
+		if (!id || !(id & (id - 1))) {
+			struct vt_unify_ctx *c = grow(u->ctxs, id ? 2 * id : 64, sizeof(*c));
+			if (!c)
+				return UINT32_MAX;
+			u->ctxs = c;
+		}
+		u->ctxs[u->n_ctxs++] = (struct vt_unify_ctx){region, scl, parent};
+	}
+	return id;
+}
+
+static uint32_t igen_id(struct vt_unified *u, struct keys *k, const struct vt_def_igen *g)
+{
+	char key[512];
+	snprintf(key, sizeof(key), "%s\x1f%u\x1f%llu", g->name, g->mode,
+		 (unsigned long long)g->period);
+	uint32_t id = vt_strtab_ref(&k->igens, key);
+	if (id == u->n_igens) {
+		struct vt_def_igen *n = grow(u->igens, id + 1, sizeof(*n));
+		if (!n)
+			return 0;
+		u->igens = n;
+		u->igens[u->n_igens] = *g;
+		u->igens[u->n_igens++].id = id;
 	}
 	return id;
 }
@@ -115,8 +175,9 @@ static uint32_t host_node(struct vt_unified *u, const char *host)
 
 /* One process's stream into u; 0 or -1 (damaged). */
 static int merge_one(struct vt_unified *u, uint32_t rank, struct vt_defs_reader *r,
-		     struct pending *pd, struct vt_strtab *rkeys, struct vt_strtab *mkeys)
+		     struct pending *pd, struct keys *keys)
 {
+	struct vt_strtab *rkeys = &keys->regions, *mkeys = &keys->metrics;
 	enum vt_def_kind kind;
 	union vt_def d;
 	int rc;
@@ -194,6 +255,34 @@ static int merge_one(struct vt_unified *u, uint32_t rank, struct vt_defs_reader 
 			    (struct vt_unify_property){d.property.name, d.property.value, rank};
 			break;
 		}
+		case VT_DEF_CALLCTX: {
+			const struct vt_def_callctx *c = &d.callctx;
+			if (c->id >= pd->cap_ctx) {
+				uint32_t cap = c->id < 1024 ? 1024 : 2 * c->id;
+				uint32_t *m = grow(pd->ctx_of, cap, sizeof(*m));
+				if (!m)
+					return -1;
+				pd->ctx_of = m;
+				pd->cap_ctx = cap;
+			}
+			struct vt_def_region reg = {
+			    0, c->name, c->file, c->line, c->paradigm, OTF2_REGION_ROLE_FUNCTION};
+			/* Parents come first: a parent not defined before is a damaged stream. */
+			uint32_t parent = UINT32_MAX;
+			if (c->parent != UINT32_MAX) {
+				if (c->parent >= c->id)
+					return -1;
+				parent = pd->ctx_of[c->parent];
+			}
+			uint32_t g = ctx_id(u, keys, region_id(u, rkeys, &reg),
+					    scl_id(u, keys, c->src_file, c->src_line), parent);
+			pd->ctx_of[c->id] = g;
+			pair(&pd->ctxs, c->id, g);
+			break;
+		}
+		case VT_DEF_IGEN:
+			pair(&pd->igens, d.igen.id, igen_id(u, keys, &d.igen));
+			break;
 		case VT_DEF_INSTANCE: {
 			struct vt_unify_inst *in = grow(u->insts, u->n_insts + 1, sizeof(*in));
 			uint32_t *loc = grow(pd->inst_local, pd->n_inst + 1, sizeof(*loc));
@@ -256,7 +345,7 @@ static void put_pairs(struct vt_defs_buf *map, const struct vt_defs_buf *pairs)
 
 int vt_unify_merge(struct vt_unified *u, const char *all, const size_t *sizes, uint32_t n, bool mpi)
 {
-	struct vt_strtab rkeys = {0}, mkeys = {0};
+	struct keys keys = {0};
 	struct pending *pd = calloc(n ? n : 1, sizeof(*pd));
 	int rc = 0;
 
@@ -270,7 +359,7 @@ int vt_unify_merge(struct vt_unified *u, const char *all, const size_t *sizes, u
 	const char *p = all;
 	for (uint32_t rank = 0; rank < n && rc == 0; p += sizes[rank], rank++) {
 		struct vt_defs_reader r = {p, p + sizes[rank], false};
-		if (merge_one(u, rank, &r, &pd[rank], &rkeys, &mkeys) < 0) {
+		if (merge_one(u, rank, &r, &pd[rank], &keys) < 0) {
 			vt_error(
 			    "the definitions of rank %u did not decode (%zu bytes); the trace's "
 			    "definitions are incomplete",
@@ -291,6 +380,8 @@ int vt_unify_merge(struct vt_unified *u, const char *all, const size_t *sizes, u
 		put_pairs(&u->maps[rank], &q->regions);
 		put_pairs(&u->maps[rank], &q->comms);
 		put_pairs(&u->maps[rank], &metrics);
+		put_pairs(&u->maps[rank], &q->ctxs);
+		put_pairs(&u->maps[rank], &q->igens);
 		free(metrics.p);
 		if (u->maps[rank].failed)
 			rc = -1;
@@ -298,22 +389,30 @@ int vt_unify_merge(struct vt_unified *u, const char *all, const size_t *sizes, u
 	for (uint32_t rank = 0; rank < n; rank++) {
 		free(pd[rank].regions.p);
 		free(pd[rank].comms.p);
+		free(pd[rank].ctxs.p);
+		free(pd[rank].igens.p);
+		free(pd[rank].ctx_of);
 		free(pd[rank].metric_of);
 		free(pd[rank].inst_local);
 	}
 	free(pd);
 	/* The names point into the streams; the keys are no longer needed. */
-	vt_strtab_free(&rkeys);
-	vt_strtab_free(&mkeys);
+	vt_strtab_free(&keys.regions);
+	vt_strtab_free(&keys.metrics);
+	vt_strtab_free(&keys.scls);
+	vt_strtab_free(&keys.ctxs);
+	vt_strtab_free(&keys.igens);
 	return rc;
 }
 
 int vt_unify_maps_read(const char *map, size_t n, struct vt_unify_maps *out)
 {
 	const char *p = map, *end = map + n;
-	uint32_t *counts[3] = {&out->n_regions, &out->n_comms, &out->n_metrics};
-	const uint32_t **pairs[3] = {&out->regions, &out->comms, &out->metrics};
-	for (int i = 0; i < 3; i++) {
+	uint32_t *counts[5] = {&out->n_regions, &out->n_comms, &out->n_metrics, &out->n_ctxs,
+			       &out->n_igens};
+	const uint32_t **pairs[5] = {&out->regions, &out->comms, &out->metrics, &out->ctxs,
+				     &out->igens};
+	for (int i = 0; i < 5; i++) {
 		uint32_t k = 0;
 		if (end - p < (ptrdiff_t)sizeof(k))
 			return -1;
@@ -483,6 +582,24 @@ void vt_unify_write_global(OTF2_GlobalDefWriter *gw, const struct vt_unified *u)
 		    r->file[0] ? vt_strtab_ref(&st, r->file) : OTF2_UNDEFINED_STRING, r->line,
 		    r->line);
 	}
+	for (uint32_t id = 0; id < u->n_scls; id++)
+		OTF2_GlobalDefWriter_WriteSourceCodeLocation(
+		    gw, id, vt_strtab_ref(&st, u->scls[id].file), u->scls[id].line);
+	for (uint32_t id = 0; id < u->n_ctxs; id++) {
+		const struct vt_unify_ctx *c = &u->ctxs[id];
+		OTF2_GlobalDefWriter_WriteCallingContext(
+		    gw, id, c->region,
+		    c->scl == UINT32_MAX ? OTF2_UNDEFINED_SOURCE_CODE_LOCATION : c->scl,
+		    c->parent == UINT32_MAX ? OTF2_UNDEFINED_CALLING_CONTEXT : c->parent);
+	}
+	/* A time source's period in nanoseconds: base 10, exponent -9 (OTF2 counts seconds). */
+	for (uint32_t id = 0; id < u->n_igens; id++) {
+		const struct vt_def_igen *g = &u->igens[id];
+		bool time = g->mode == OTF2_INTERRUPT_GENERATOR_MODE_TIME;
+		OTF2_GlobalDefWriter_WriteInterruptGenerator(
+		    gw, id, vt_strtab_ref(&st, g->name), (OTF2_InterruptGeneratorMode)g->mode,
+		    OTF2_BASE_DECIMAL, time ? -9 : 0, g->period);
+	}
 	write_groups(gw, &st, u);
 	vt_strtab_free(&st);
 }
@@ -532,6 +649,9 @@ void vt_unify_free(struct vt_unified *u)
 {
 	free(u->markers);
 	free(u->props);
+	free(u->scls);
+	free(u->ctxs);
+	free(u->igens);
 	for (uint32_t i = 0; u->maps && i < u->size; i++)
 		free(u->maps[i].p);
 	free(u->maps);

@@ -67,6 +67,19 @@ struct vt_unified {
 		uint32_t rank;
 	} * props;
 	size_t n_props;
+	/* Samples: source code locations, calling contexts (parents first), their interrupt
+	 * generators; global id = index. */
+	struct vt_unify_scl {
+		const char *file;
+		uint32_t line;
+	} * scls;
+	uint32_t n_scls;
+	struct vt_unify_ctx {
+		uint32_t region, scl, parent; /* scl, parent: UINT32_MAX for none */
+	} * ctxs;
+	uint32_t n_ctxs;
+	struct vt_def_igen *igens;
+	uint32_t n_igens;
 	struct vt_defs_buf *maps; /* per process: the id maps (vt_unify_maps_read) */
 };
 
@@ -89,8 +102,8 @@ void vt_unify_free(struct vt_unified *u);
 
 /* One process's id maps, as merge made them: local -> global pairs. */
 struct vt_unify_maps {
-	uint32_t n_regions, n_comms, n_metrics;
-	const uint32_t *regions, *comms, *metrics; /* pairs: local, global */
+	uint32_t n_regions, n_comms, n_metrics, n_ctxs, n_igens;
+	const uint32_t *regions, *comms, *metrics, *ctxs, *igens; /* pairs: local, global */
 };
 
 /* Reads the maps of map (n bytes; must stay alive). 0, or -1 when damaged. */

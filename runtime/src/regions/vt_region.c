@@ -203,6 +203,23 @@ void vt_region_set_source(uint32_t id, const char *file, int line)
 	pthread_mutex_unlock(&region_lock);
 }
 
+int vt_region_module_of(uintptr_t addr)
+{
+	pthread_mutex_lock(&region_lock);
+	int m = vt_sym_module_of(addr);
+	pthread_mutex_unlock(&region_lock);
+	return m;
+}
+
+void vt_region_resolve_code(uintptr_t addr, int module, struct vt_sym_info *fn,
+			    struct vt_sym_info *src)
+{
+	pthread_mutex_lock(&region_lock);
+	vt_sym_resolve(addr, module, fn);
+	vt_sym_line(addr, module, src);
+	pthread_mutex_unlock(&region_lock);
+}
+
 void vt_region_resolve_all(void)
 {
 	pthread_mutex_lock(&region_lock);

@@ -106,4 +106,12 @@ void vt_region_resolve_all(void);
 /* Applies the filter to a region whose name is known; returns the slot flags. */
 uint32_t vt_region_apply_filter(uint32_t id);
 
+/* Sampled code addresses (vt_callctx.c): the module holding addr, recorded at first sight
+ * (-1: none); then its function, as a region is named, and its own source line (strings
+ * malloc'd, NULL when not known). */
+struct vt_sym_info;
+int vt_region_module_of(uintptr_t addr);
+void vt_region_resolve_code(uintptr_t addr, int module, struct vt_sym_info *fn,
+			    struct vt_sym_info *src);
+
 #endif

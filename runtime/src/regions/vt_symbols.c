@@ -288,8 +288,9 @@ void vt_sym_resolve(uintptr_t addr, int module, struct vt_sym_info *out)
 		out->name = fortran_name(scopes, n);
 	if (!out->name && sym && sym[0] == '_' && sym[1] == 'Z')
 		out->name = demangle(sym);
+	/* An ELF symbol's version (__libc_start_main@@GLIBC_2.34) is not part of its name. */
 	if (!out->name && sym)
-		out->name = strdup(sym);
+		out->name = strndup(sym, strcspn(sym, "@"));
 
 	for (int i = 0; i < n; i++) {
 		if (dwarf_tag(&scopes[i]) != DW_TAG_subprogram)
@@ -314,6 +315,29 @@ void vt_sym_resolve(uintptr_t addr, int module, struct vt_sym_info *out)
 			out->line = (uint32_t)line;
 		}
 	}
+}
+
+void vt_sym_line(uintptr_t addr, int module, struct vt_sym_info *out)
+{
+	memset(out, 0, sizeof(*out));
+	Dwfl_Module *mod = module >= 0 ? dwfl_module_for(module) : NULL;
+	if (!mod)
+		return;
+	Dwarf_Addr bias = 0;
+	Dwarf_Die cu_mem;
+	Dwarf_Die *cu = find_cu(&modules[module], mod, addr, &cu_mem, &bias);
+	Dwarf_Line *l = cu ? dwarf_getsrc_die(cu, addr - bias) : NULL;
+	int line = 0;
+	const char *file = l ? dwarf_linesrc(l, NULL, NULL) : NULL;
+	if (file && dwarf_lineno(l, &line) == 0) {
+		out->file = strdup(file);
+		out->line = (uint32_t)line;
+	}
+}
+
+const char *vt_sym_module_path(int module)
+{
+	return module >= 0 && module < n_modules ? modules[module].path : NULL;
 }
 
 void vt_sym_finish(void)

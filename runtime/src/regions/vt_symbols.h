@@ -21,6 +21,13 @@ struct vt_sym_info {
 /* Resolves addr in module; caller holds the region lock. */
 void vt_sym_resolve(uintptr_t addr, int module, struct vt_sym_info *out);
 
+/* The source line of addr itself (not its function's), from the line table; out->name stays
+ * NULL. Caller holds the region lock. */
+void vt_sym_line(uintptr_t addr, int module, struct vt_sym_info *out);
+
+/* The file of a module (NULL: none). */
+const char *vt_sym_module_path(int module);
+
 /* Releases elfutils' state (finalize). */
 void vt_sym_finish(void);
 

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Writes vt's records as an OTF2 archive through libotf2. */
 #include "vt_otf2.h"
+#include "vt_callctx.h"
 #include "vt_clock.h"
 #include "vt_config.h"
 #include "vt_log.h"
@@ -612,6 +613,37 @@ static void enc_measure(struct vt_loc *loc, OTF2_EvtWriter *w, uint64_t ts, cons
 					r->region ? OTF2_MEASUREMENT_ON : OTF2_MEASUREMENT_OFF);
 }
 
+/*
+ * A sample: its frames become calling contexts; the unwind distance says how much of the
+ * stack is new since the location's last sample (OTF2's definition): the nodes below the
+ * part both share, plus the deepest shared one, which made progress as far as a sample can
+ * tell.
+ */
+static void enc_sample(struct vt_loc *loc, OTF2_EvtWriter *w, uint64_t ts, const struct vt_rec *r,
+		       const union vt_rec_payload *p)
+{
+	uint32_t path[VT_REC_SAMPLE_MAX + 1], depth;
+	uint32_t n = VT_REC_SAMPLE_FRAMES(r->region);
+	if (n > VT_REC_SAMPLE_MAX)
+		return;
+	uint32_t ctx = vt_callctx_path((const uint64_t *)(const void *)p, n,
+				       r->region & VT_REC_SAMPLE_CUT, path, &depth);
+	if (ctx == VT_CALLCTX_NONE)
+		return;
+	uint32_t same = 0;
+	while (loc->sample_path && same < depth && same < loc->sample_depth &&
+	       path[same] == loc->sample_path[same])
+		same++;
+	uint32_t distance = same ? depth - same + 1 : depth;
+	OTF2_EvtWriter_CallingContextSample(w, NULL, ts, ctx, distance, 0);
+	if (!loc->sample_path)
+		loc->sample_path = malloc((VT_REC_SAMPLE_MAX + 1) * sizeof(*loc->sample_path));
+	if (loc->sample_path) {
+		memcpy(loc->sample_path, path, depth * sizeof(*path));
+		loc->sample_depth = depth;
+	}
+}
+
 static const encode_fn encoders[VT_REC_KIND_MAX] = {
     /* VT_REC_ENTER, VT_REC_LEAVE: in the loop below, without an indirect call. */
     [VT_REC_MPI_SEND] = enc_send,
@@ -626,6 +658,7 @@ static const encode_fn encoders[VT_REC_KIND_MAX] = {
     [VT_REC_MPI_COLL_END] = enc_coll_end,
     [VT_REC_COUNTER] = enc_counter,
     [VT_REC_MEASURE] = enc_measure,
+    [VT_REC_SAMPLE] = enc_sample,
     /* VT_REC_METRIC: in the loop below, at the time of the event before it. */
 };
 
@@ -664,7 +697,7 @@ void vt_otf2_encode(struct vt_loc *loc, const struct vt_rec *from, const struct 
 			loc->last_recorded = leave(loc, ts, r->region & VT_REGION_ID_MASK);
 			continue;
 		}
-		unsigned n = vt_rec_payloads(r->kind);
+		unsigned n = vt_rec_payloads(r);
 		if (r + n < to && r->kind < VT_REC_KIND_MAX && encoders[r->kind])
 			encoders[r->kind](loc, w, ts, r, (const union vt_rec_payload *)(r + 1));
 		r += n;
@@ -713,6 +746,8 @@ void vt_otf2_loc_close(struct vt_loc *loc, uint64_t ts)
 	OTF2_Archive_CloseEvtWriter(archive, loc->writer);
 	loc->writer = NULL;
 	free(loc->stack);
+	free(loc->sample_path);
+	loc->sample_path = NULL;
 	free(loc->strict);
 	loc->strict = NULL;
 	loc->n_strict = loc->cap_strict = 0;

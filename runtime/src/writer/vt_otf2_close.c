@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Closing the archive: this process's definitions encoded, unified at rank 0, written. */
 #include "vt_annot.h"
+#include "vt_callctx.h"
 #include "vt_clock.h"
 #include "vt_defs.h"
 #include "vt_log.h"
@@ -110,6 +111,7 @@ static void encode(struct vt_defs_buf *b, int rank, struct vt_loc *locs, uint64_
 		vt_defs_put(b, VT_DEF_INSTANCE, &d);
 	}
 	vt_annot_put_defs(b, vt_otf2_location_ref);
+	vt_callctx_put_defs(b);
 }
 
 static OTF2_IdMap *id_map(uint32_t n, const uint32_t *pairs)
@@ -132,6 +134,8 @@ static void write_local(OTF2_Archive *archive, struct vt_loc *locs, const char *
 	OTF2_IdMap *regions = id_map(maps.n_regions, maps.regions);
 	OTF2_IdMap *comms = id_map(maps.n_comms, maps.comms);
 	OTF2_IdMap *metrics = id_map(maps.n_metrics, maps.metrics);
+	OTF2_IdMap *ctxs = id_map(maps.n_ctxs, maps.ctxs);
+	OTF2_IdMap *igens = id_map(maps.n_igens, maps.igens);
 	int n_offsets;
 	const struct vt_otf2_clock_offset *off = vt_otf2_clock_offsets(&n_offsets);
 
@@ -157,6 +161,11 @@ static void write_local(OTF2_Archive *archive, struct vt_loc *locs, const char *
 			OTF2_DefWriter_WriteMappingTable(dw, OTF2_MAPPING_COMM, comms);
 		if (metrics)
 			OTF2_DefWriter_WriteMappingTable(dw, OTF2_MAPPING_METRIC, metrics);
+		if (ctxs)
+			OTF2_DefWriter_WriteMappingTable(dw, OTF2_MAPPING_CALLING_CONTEXT, ctxs);
+		if (igens)
+			OTF2_DefWriter_WriteMappingTable(dw, OTF2_MAPPING_INTERRUPT_GENERATOR,
+							 igens);
 		OTF2_Archive_CloseDefWriter(archive, dw);
 	}
 	OTF2_Archive_CloseDefFiles(archive);
@@ -166,6 +175,10 @@ static void write_local(OTF2_Archive *archive, struct vt_loc *locs, const char *
 		OTF2_IdMap_Free(comms);
 	if (metrics)
 		OTF2_IdMap_Free(metrics);
+	if (ctxs)
+		OTF2_IdMap_Free(ctxs);
+	if (igens)
+		OTF2_IdMap_Free(igens);
 }
 
 int vt_otf2_close_mpi(struct vt_loc *locs, uint64_t end_ts, const struct vt_mpi_ops *ops)

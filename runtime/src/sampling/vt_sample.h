@@ -1,0 +1,15 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Call-path sampling (VT_SAMPLING): a timer per thread sends it a signal every period; the
+ * handler unwinds the interrupted stack (libunwind, or frame pointers) and records the frames
+ * as one VT_REC_SAMPLE event through the signal-safe reservation. The encoder turns frames
+ * into calling contexts (vt_callctx.h).
+ */
+#ifndef VT_SAMPLE_H
+#define VT_SAMPLE_H
+
+#include "vt_lifecycle.h"
+
+extern const struct vt_subsystem vt_sample_subsystem;
+
+#endif
