@@ -60,7 +60,7 @@ struct vt_rec *vt_buf_reserve_slow(struct vt_tls *t, unsigned n)
 struct vt_rec *vt_buf_reserve_nested(struct vt_tls *t, unsigned n)
 {
 	/* Instrumented code that vt or a plugin runs on this thread is not the program's. */
-	if (t->busy || !t->side || n > VT_BUF_SIDE) {
+	if ((t->busy && t->busy != VT_BUSY_OWN) || !t->side || n > VT_BUF_SIDE) {
 		dropped(t, 1);
 		return NULL;
 	}

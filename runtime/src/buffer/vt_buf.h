@@ -42,13 +42,21 @@ struct vt_tls {
 	struct vt_metric_sync_set *sync;
 	long depth;
 	struct vt_loc *loc;
-	int state;	 /* enum vt_tls_state */
-	int busy;	 /* inside vt's slow path or foreign code: events are dropped and counted */
-	uint32_t nest;	 /* producers between reserve and commit on this thread */
-	uint32_t side_n; /* records claimed in the side area */
+	int state;	       /* enum vt_tls_state */
+	int busy;	       /* enum vt_busy: inside vt's slow path or foreign code */
+	uint32_t nest;	       /* producers between reserve and commit on this thread */
+	uint32_t side_n;       /* records claimed in the side area */
 	struct vt_rec *side;   /* VT_BUF_SIDE records */
 	struct vt_rec *paused; /* PAUSED: where pos was (written under the location's lock) */
 };
+
+/*
+ * busy: FOREIGN, code that is not the program's may run on the thread (a plugin's, vt's
+ * initialisation): its events are dropped and counted. OWN, only vt's own, uninstrumented
+ * code runs (a flush's hand-over): an event now comes from a signal handler of the program
+ * that interrupted it, and goes to the side area like any nested producer's.
+ */
+enum vt_busy { VT_BUSY_NO = 0, VT_BUSY_FOREIGN = 1, VT_BUSY_OWN = 2 };
 
 /* PAUSED: the program switched recording off on this thread (user API, perfstubs); pos is
  * NULL, so events take the slow path, which answers at once. */

@@ -331,7 +331,9 @@ struct vt_rec *vt_thread_flush(struct vt_tls *t)
 		return NULL;
 	}
 	int saved = errno;
-	t->busy = 1;
+	/* Only vt's code until the counters below: a signal handler's events meanwhile are
+	 * kept aside and follow the event that flushes. */
+	t->busy = VT_BUSY_OWN;
 	pthread_mutex_lock(&loc->lock);
 	uint64_t t0 = vt_clock_now();
 	/* The writer is a whole half behind: wait for it (this is what the trace's BufferFlush
@@ -381,6 +383,7 @@ struct vt_rec *vt_thread_flush(struct vt_tls *t)
 	}
 	pthread_mutex_unlock(&loc->lock);
 	/* A flush is an event of the owner: on-event counter values are collected. */
+	t->busy = VT_BUSY_FOREIGN;
 	vt_core_thread_flush(loc);
 	t->busy = 0;
 	errno = saved;

@@ -8,16 +8,59 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 /* Zero pages until touched: 32 MiB + 56 MiB of address space, a few KiB resident. */
 struct vt_addr_slot vt_addr_slots[VT_ADDR_SLOTS];
 struct vt_region vt_regions[VT_REGION_MAX];
 
-/* Serialises first sight (inserts into the table, module and symbol look-ups). */
+/*
+ * Serialises first sight (inserts into the table, module and symbol look-ups). First sight
+ * can happen in a signal handler (an instrumented handler's first call), so the lock is held
+ * with every signal blocked: a handler never interrupts its own thread's holder and waits for
+ * it. Names are copied into an arena of vt's own (mmap), not with malloc, whose lock the
+ * interrupted code may hold.
+ */
 static pthread_mutex_t region_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void lock_regions(sigset_t *old)
+{
+	sigset_t all;
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, old);
+	pthread_mutex_lock(&region_lock);
+}
+
+static void unlock_regions(const sigset_t *old)
+{
+	pthread_mutex_unlock(&region_lock);
+	pthread_sigmask(SIG_SETMASK, old, NULL);
+}
+
+/* A copy of s that lives as long as the process; caller holds region_lock. NULL when no
+ * memory is left. */
+static char *copy_locked(const char *s)
+{
+	static char *at, *end;
+	size_t n = strlen(s) + 1;
+	if ((size_t)(end - at) < n) {
+		size_t chunk = n > 65536 ? n : 65536;
+		void *p =
+		    mmap(NULL, chunk, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (p == MAP_FAILED)
+			return NULL;
+		at = p;
+		end = at + chunk;
+	}
+	char *c = at;
+	memcpy(c, s, n);
+	at += n;
+	return c;
+}
 static uint32_t n_regions; /* ids are dense from 0, as OTF2 wants them */
 static int table_full_warned;
 
@@ -98,7 +141,9 @@ static uint32_t make_name(uint32_t id, uintptr_t name_ptr)
 	}
 	struct vt_region *r = &vt_regions[id];
 	r->kind = VT_REGION_USER;
-	r->name = strdup(name);
+	r->name = copy_locked(name);
+	if (!r->name)
+		r->name = "unknown";
 	r->resolved = 1;
 	return vt_region_apply_filter(id);
 }
@@ -106,7 +151,8 @@ static uint32_t make_name(uint32_t id, uintptr_t name_ptr)
 static uint32_t insert(uintptr_t key, make_fn make)
 {
 	int saved = errno;
-	pthread_mutex_lock(&region_lock);
+	sigset_t old;
+	lock_regions(&old);
 	uint32_t i = vt_slot_index(key);
 	uint32_t val;
 	for (;;) {
@@ -135,7 +181,7 @@ static uint32_t insert(uintptr_t key, make_fn make)
 	vt_addr_slots[i].val = val;
 	__atomic_store_n(&vt_addr_slots[i].key, key, __ATOMIC_RELEASE);
 out:
-	pthread_mutex_unlock(&region_lock);
+	unlock_regions(&old);
 	errno = saved;
 	return val;
 }
@@ -154,7 +200,8 @@ uint32_t vt_region_register_desc(struct vt_inst_desc *d)
 {
 	static int abi_warned;
 	int saved = errno;
-	pthread_mutex_lock(&region_lock);
+	sigset_t old;
+	lock_regions(&old);
 	uint32_t h = d->handle;
 	if (h)
 		goto out;
@@ -172,8 +219,10 @@ uint32_t vt_region_register_desc(struct vt_inst_desc *d)
 			struct vt_region *r = &vt_regions[id];
 			/* Copies: the descriptor may live in a library that is dlclosed later. */
 			r->kind = VT_REGION_DESC;
-			r->name = strdup(d->name ? d->name : "unknown");
-			r->file = d->file ? strdup(d->file) : NULL;
+			r->name = copy_locked(d->name ? d->name : "unknown");
+			r->file = d->file ? copy_locked(d->file) : NULL;
+			if (!r->name)
+				r->name = "unknown";
 			r->line = d->line;
 			/* vt's own adapters (MPI) give paradigm and role; plugins give 0. */
 			r->paradigm = (uint8_t)(d->reserved >> 8);
@@ -185,7 +234,7 @@ uint32_t vt_region_register_desc(struct vt_inst_desc *d)
 	}
 	__atomic_store_n(&d->handle, h, __ATOMIC_RELEASE);
 out:
-	pthread_mutex_unlock(&region_lock);
+	unlock_regions(&old);
 	errno = saved;
 	return h;
 }
@@ -195,34 +244,38 @@ void vt_region_set_source(uint32_t id, const char *file, int line)
 	struct vt_region *r = &vt_regions[id & VT_REGION_ID_MASK];
 	if (__atomic_load_n(&r->file, __ATOMIC_RELAXED) || !file)
 		return;
-	pthread_mutex_lock(&region_lock);
+	sigset_t old;
+	lock_regions(&old);
 	if (!r->file) {
 		r->line = line > 0 ? (uint32_t)line : 0;
-		__atomic_store_n(&r->file, strdup(file), __ATOMIC_RELAXED);
+		__atomic_store_n(&r->file, copy_locked(file), __ATOMIC_RELAXED);
 	}
-	pthread_mutex_unlock(&region_lock);
+	unlock_regions(&old);
 }
 
 int vt_region_module_of(uintptr_t addr)
 {
-	pthread_mutex_lock(&region_lock);
+	sigset_t old;
+	lock_regions(&old);
 	int m = vt_sym_module_of(addr);
-	pthread_mutex_unlock(&region_lock);
+	unlock_regions(&old);
 	return m;
 }
 
 void vt_region_resolve_code(uintptr_t addr, int module, struct vt_sym_info *fn,
 			    struct vt_sym_info *src)
 {
-	pthread_mutex_lock(&region_lock);
+	sigset_t old;
+	lock_regions(&old);
 	vt_sym_resolve(addr, module, fn);
 	vt_sym_line(addr, module, src);
-	pthread_mutex_unlock(&region_lock);
+	unlock_regions(&old);
 }
 
 void vt_region_resolve_all(void)
 {
-	pthread_mutex_lock(&region_lock);
+	sigset_t old;
+	lock_regions(&old);
 	struct vt_region *unknown = &vt_regions[VT_REGION_UNKNOWN];
 	if (!unknown->name) {
 		unknown->name = "unknown";
@@ -231,7 +284,7 @@ void vt_region_resolve_all(void)
 	}
 	for (uint32_t id = 0; id < n_regions; id++)
 		resolve_locked(id);
-	pthread_mutex_unlock(&region_lock);
+	unlock_regions(&old);
 }
 
 /*
