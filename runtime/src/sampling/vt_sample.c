@@ -177,8 +177,10 @@ static void on_signal(int sig, siginfo_t *si, void *ucv)
 	/* A perf event stops after each overflow (PERF_EVENT_IOC_REFRESH): re-armed here. */
 	if (self.fd >= 0)
 		ioctl(self.fd, PERF_EVENT_IOC_REFRESH, 1);
-	if (!t->pos || t->busy) {
-		/* Not recording (paused, stopped), or inside vt's own slow path. */
+	if (!t->pos || t->busy == VT_BUSY_FOREIGN || (t->busy && !t->nest)) {
+		/* Not recording (paused, stopped), or inside vt's own slow path: in the part
+		 * that only moves records (OWN, inside a producer) the sample is kept aside like
+		 * any nested producer's event. */
 		__atomic_fetch_add(&n_skipped, 1, __ATOMIC_RELAXED);
 		goto out;
 	}
@@ -224,6 +226,12 @@ static void on_signal(int sig, siginfo_t *si, void *ucv)
 		vt_signal_fence();
 		t->nest = 0;
 		vt_signal_fence();
+		/* What a handler of the program recorded while this one ran (side area) follows
+		 * now, in its order, when it fits without a flush, with room to spare for
+		 * handlers that come during the copy; else the thread's next event takes it. */
+		uint32_t side = __atomic_load_n(&t->side_n, __ATOMIC_RELAXED);
+		if (side && t->pos && (size_t)(t->end - t->pos) >= (size_t)side + VT_BUF_SIDE)
+			vt_buf_drain(t);
 	}
 	__atomic_fetch_add(&n_taken, 1, __ATOMIC_RELAXED);
 out:

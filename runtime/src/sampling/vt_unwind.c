@@ -47,16 +47,21 @@ struct frame_rules {
 };
 
 /*
- * The per-thread cache: the rules of frames seen before, when they are the usual kind (CFA =
- * rsp or rbp + offset; rbp and the return address saved at CFA + offset, or rbp unchanged).
- * Direct-mapped by address; a miss decodes the FDE.
+ * The per-thread cache: the rules of frames seen before, when they are the usual kind (the
+ * CFA is rsp or rbp + offset; every register the frame restores, the return address
+ * included, is saved at CFA + offset). Direct-mapped by address; a miss decodes the FDE.
  */
 #define CACHE_SLOTS 1024
+#define CACHE_SAVED 8
 struct cache_slot {
 	uint64_t ip; /* 0: empty */
-	int32_t cfa_off, rbp_off, ra_off;
+	int32_t cfa_off;
 	uint8_t cfa_reg; /* R_RSP or R_RBP */
-	uint8_t rbp_saved;
+	uint8_t n_saved;
+	struct {
+		uint8_t reg;
+		int32_t off;
+	} saved[CACHE_SAVED];
 };
 struct vt_unwind_cache {
 	struct cache_slot slot[CACHE_SLOTS];
@@ -546,14 +551,15 @@ static bool rules_at(uintptr_t pc, struct frame_rules *fr)
 
 static bool apply_cached(struct walk *w, const struct cache_slot *s)
 {
-	uint64_t cfa = w->reg[s->cfa_reg] + (uint64_t)(int64_t)s->cfa_off, ra, rbp = w->reg[R_RBP];
-	if (!load(w, cfa + (uint64_t)(int64_t)s->ra_off, &ra))
-		return false;
-	if (s->rbp_saved && !load(w, cfa + (uint64_t)(int64_t)s->rbp_off, &rbp))
-		return false;
-	w->reg[R_RBP] = rbp;
+	uint64_t cfa = w->reg[s->cfa_reg] + (uint64_t)(int64_t)s->cfa_off, v[CACHE_SAVED];
+	for (unsigned i = 0; i < s->n_saved; i++)
+		if (!load(w, cfa + (uint64_t)(int64_t)s->saved[i].off, &v[i]))
+			return false;
+	for (unsigned i = 0; i < s->n_saved; i++) {
+		w->reg[s->saved[i].reg] = v[i];
+		w->valid[s->saved[i].reg] = true;
+	}
 	w->reg[R_RSP] = cfa;
-	w->reg[R_RA] = ra;
 	return true;
 }
 
@@ -614,21 +620,22 @@ static bool step(struct walk *w, uintptr_t pc, struct vt_unwind_cache *cache, bo
 	if (!valid[R_RA])
 		return false;
 	/* The usual frame goes into the cache. */
-	if (s && !fr.signal && fr.cfa_reg >= 0 && (fr.cfa_reg == R_RSP || fr.cfa_reg == R_RBP) &&
-	    fr.r[R_RA].kind == AT_CFA && (fr.r[R_RBP].kind == SAME || fr.r[R_RBP].kind == AT_CFA) &&
-	    fr.cfa_off == (int32_t)fr.cfa_off) {
-		int onlys = 1;
-		for (int r = 0; r < N_REGS && onlys; r++)
-			if (r != R_RBP && r != R_RA && r != R_RSP && fr.r[r].kind != SAME &&
-			    fr.r[r].kind != AT_CFA)
-				onlys = 0;
-		if (onlys)
-			*s = (struct cache_slot){pc,
-						 (int32_t)fr.cfa_off,
-						 (int32_t)fr.r[R_RBP].off,
-						 (int32_t)fr.r[R_RA].off,
-						 (uint8_t)fr.cfa_reg,
-						 fr.r[R_RBP].kind == AT_CFA};
+	if (s && !fr.signal && (fr.cfa_reg == R_RSP || fr.cfa_reg == R_RBP) &&
+	    fr.cfa_off == (int32_t)fr.cfa_off && fr.r[R_RA].kind == AT_CFA) {
+		struct cache_slot c = {pc, (int32_t)fr.cfa_off, (uint8_t)fr.cfa_reg, 0, {{0, 0}}};
+		bool usual = true;
+		for (int r = 0; r < N_REGS && usual; r++) {
+			if (r == R_RSP || fr.r[r].kind == SAME)
+				continue;
+			usual = fr.r[r].kind == AT_CFA && c.n_saved < CACHE_SAVED &&
+				fr.r[r].off == (int32_t)fr.r[r].off;
+			if (usual) {
+				c.saved[c.n_saved].reg = (uint8_t)r;
+				c.saved[c.n_saved++].off = (int32_t)fr.r[r].off;
+			}
+		}
+		if (usual)
+			*s = c;
 	}
 	memcpy(w->reg, next, sizeof(next));
 	memcpy(w->valid, valid, sizeof(valid));
@@ -655,14 +662,20 @@ unsigned vt_unwind_cfi(const ucontext_t *uc, const struct vt_unwind_thread *u, u
 	f[n++] = pc;
 	/* A frame's rules are looked up at its call instruction (return address - 1), so that
 	 * a call that ends a function (noreturn) finds its own function. */
+	bool exact = true;
 	while (w.lo && w.reg[R_RSP] >= w.lo && w.reg[R_RSP] < w.hi) {
 		bool signal;
 		if (!step(&w, (uintptr_t)pc, u->cache, &signal) || w.reg[R_RA] < 4096)
 			break;
+		/* A signal trampoline (__restore_rt) is named by its own address: its unwind
+		 * entry starts a byte early for the sake of the lookup, its symbol does not. */
+		if (signal && !exact)
+			f[n - 1]++;
 		if (n == max) {
 			*cut = true;
 			break;
 		}
+		exact = signal;
 		pc = signal ? w.reg[R_RA] : w.reg[R_RA] - 1;
 		f[n++] = pc;
 	}

@@ -1,0 +1,199 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""e2e "sampling": call-path samples (VT_SAMPLING), read with python3-otf2 and otf2-print.
+- split.c, built without vt (gcc -g -O1) and run under `vtrun -vt:sampling yes` with a 1 ms
+  period: heavy() and light() take 75% and 25% of the work by construction, and the samples
+  say so within 5 points, on one thread and on each of two (one location each); every
+  sample of the main thread reaches main, of the second thread its start routine; names,
+  files and lines are those of the source; the interrupt generator is the 1 ms cpu clock;
+- the same with each unwinder: libunwind, and frame pointers on a build with a frame in
+  every function (-O0 -fno-omit-frame-pointer); and with VT_SAMPLING_DEPTH=3, every stack is cut at 3 frames below a node that says
+  so;
+- hybrid.c, instrumented with vtcc, sampled at 10 kHz for 10 s: three threads that malloc
+  all the time, a SIGALRM timer and SIGUSR1 between threads whose handlers run instrumented
+  code. No crash or deadlock, the program's own call counts are the trace's Enter counts,
+  and each sample's instrumented frames are the regions open on its location (but for a
+  sample on the first or last instruction of a function, whose Enter is not yet or whose
+  Leave is already written);
+- bad values (a period without a unit, an unknown source, an uncatchable signal): one line
+  naming the variable, the program's output and status unchanged."""
+
+import collections
+import os
+
+import vtsamples
+import vttest
+
+VTRUN = os.path.join(os.path.dirname(vttest.VTCC), 'vtrun')
+CUT = '[stack cut at VT_SAMPLING_DEPTH]'
+
+
+def shares(samples):
+    """heavy's and light's samples, and heavy's share of both in percent."""
+    heavy = sum(1 for s in samples if s.leaf == 'heavy')
+    light = sum(1 for s in samples if s.leaf == 'light')
+    return heavy, light, 100.0 * heavy / max(1, heavy + light)
+
+
+def check_split(t, run, what, threads, root=('main',)):
+    t.eq((run.status, run.stdout.split()[0] if run.stdout else ''), (0, 'done'),
+         '%s: the program ran' % what)
+    t.clean_run(run, what)
+    tr = t.trace(run, what, prefix='split.vt')
+    s = vtsamples.read(tr.path)
+    names = sorted(s.by_loc)
+    want_locs = ['Master thread'] + ['Thread 1'] * (threads > 1)
+    t.eq(names, want_locs, '%s: samples on each thread\'s location' % what)
+    t.eq(s.generators, [('cpu', 'TIME', 'DECIMAL', -9, 1000000)],
+         '%s: the interrupt generator: cpu time, every 1 ms' % what)
+    for loc in names:
+        samples = s.by_loc[loc]
+        heavy, light, share = shares(samples)
+        t.check(heavy + light >= 400, '%s: %s: at least 400 samples in heavy and light' % (
+            what, loc), '%d and %d' % (heavy, light))
+        t.check(abs(share - 75) <= 5, '%s: %s: heavy has 75%% +-5 of the samples' % (
+            what, loc), '%.1f%% (%d heavy, %d light)' % (share, heavy, light))
+        start = root[0] if loc == 'Master thread' else 'thread_main'
+        lost = [s.names for s in samples if start not in s.names]
+        t.eq(lost[:3], [], '%s: %s: every sample reaches %s' % (what, loc, start))
+        paths = collections.Counter(tuple(s.names[s.names.index(start):])
+                                    for s in samples if s.leaf in ('heavy', 'light'))
+        t.eq(sorted(paths), [(start, 'work', 'heavy'), (start, 'work', 'light')],
+             '%s: %s: heavy and light are sampled below work below %s' % (what, loc, start))
+    # Names, files and lines: the function's own, and the line each address is on.
+    src = t.source('split.c')
+    leaf = [st for st in s.by_loc['Master thread'] if st.leaf == 'heavy'][0].stack[-1]
+    t.eq((leaf.name, os.path.basename(leaf.file or ''), leaf.line),
+         ('heavy', 'split.c', vttest.line_of(src, r'void heavy\(')),
+         '%s: heavy\'s region has its file and line' % what)
+    lines = collections.Counter(st.stack[-1].src_line for st in s.by_loc['Master thread']
+                                if st.leaf == 'heavy')
+    hot = vttest.line_of(src, 'HEAVY LOOP')
+    t.check(lines.most_common(1)[0][0] == hot,
+            '%s: heavy\'s samples are on its loop\'s line %d' % (what, hot), repr(lines))
+    # otf2-print reads the same samples and contexts.
+    leaves, contexts = vtsamples.read_with_otf2_print(tr.path)
+    mine = {l.ref: collections.Counter(x.leaf for x in s.by_loc.get(l.name, []))
+            for l in tr.locations}
+    t.eq({k: dict(v) for k, v in leaves.items()}, {k: dict(v) for k, v in mine.items() if v},
+         '%s: otf2-print: the same samples, leaf by leaf' % what)
+    t.eq(contexts, s.n_contexts, '%s: otf2-print: the same calling contexts' % what)
+    return s
+
+
+def split_cases(t):
+    exe = t.compile('split', ['split.c'], opt='-O1', flags=['-g', '-pthread'],
+                    instrument=False)
+    opts = ['-vt:sampling', 'yes', '-vt:sampling-period', '1ms']
+    run = t.run(VTRUN, args=opts + [exe, '300'], label='split-1', timeout=120)
+    run.exe = exe
+    check_split(t, run, 'vtrun, one thread', 1)
+    run = t.run(VTRUN, args=opts + [exe, '300', 'threads'], label='split-2', timeout=120)
+    check_split(t, run, 'vtrun, two threads', 2)
+    run = t.run(VTRUN, args=opts + ['-vt:sampling-unwind', 'libunwind', exe, '300'],
+                label='split-libunwind', timeout=120)
+    check_split(t, run, 'libunwind', 1)
+    # -O0: GCC 12 sets up no frame in a leaf that needs no stack, -fno-omit-frame-pointer
+    # or not, and a walk of frame pointers then skips the leaf's caller.
+    fp = t.compile('split', ['split.c'], opt='-O0',
+                   flags=['-g', '-pthread', '-fno-omit-frame-pointer'], instrument=False)
+    run = t.run(VTRUN, args=opts + ['-vt:sampling-unwind', 'fp', fp, '300'], label='split-fp',
+                timeout=120)
+    check_split(t, run, 'frame pointers', 1)
+    # A stack deeper than VT_SAMPLING_DEPTH: cut, and marked.
+    run = t.run(VTRUN, args=opts + ['-vt:sampling-depth', '3', exe, '50'], label='split-cut')
+    t.eq(run.status, 0, 'depth 3: the program ran')
+    t.clean_run(run, 'depth 3')
+    tr = t.trace(run, 'depth 3', prefix='split.vt')
+    s = vtsamples.read(tr.path)
+    samples = s.by_loc['Master thread']
+    t.check(len(samples) >= 50, 'depth 3: samples', '%d' % len(samples))
+    t.eq(sorted(set(len(x.stack) for x in samples)), [4],
+         'depth 3: every stack is 3 frames below one more')
+    t.eq(sorted(set(x.names[0] for x in samples)), [CUT],
+         'depth 3: every stack hangs below %s' % CUT)
+
+
+def check_nesting(t, tr, s, what):
+    """Each sample's instrumented frames are the regions open at its time, but for a sample on
+    a function's first or last instructions (its Enter not yet or its Leave already
+    written): those must be few. Samples inside vt's own code are counted apart."""
+    instrumented = set(tr.enters())
+    vt_code = ('__cyg_profile_func_enter', '__cyg_profile_func_exit', 'vt_inst_enter',
+               'vt_inst_exit', 'fast', 'slow')
+    for loc, samples in sorted(s.by_loc.items()):
+        exact = edge = in_vt = 0
+        bad = []
+        for x in samples:
+            if any(n in vt_code or n.startswith('vt_') for n in x.names):
+                in_vt += 1
+                continue
+            got = [n for n in x.names if n in instrumented]
+            if got == x.open:
+                exact += 1
+            elif got[:-1] == x.open or got == x.open[:-1]:
+                edge += 1
+            else:
+                bad.append((got, x.open))
+        n = len(samples)
+        t.eq(bad[:3], [], '%s: %s: every sample inside the regions open on its thread (%d '
+             'samples)' % (what, loc, n))
+        t.check(edge <= 0.02 * n, '%s: %s: at most 2%% of the samples on a function\'s edge'
+                % (what, loc), '%d of %d' % (edge, n))
+        t.check(in_vt <= 0.05 * n, '%s: %s: at most 5%% of the samples in vt\'s own code'
+                % (what, loc), '%d of %d' % (in_vt, n))
+
+
+def hybrid_case(t):
+    exe = t.compile('hybrid', ['hybrid.c'], opt='-O1', flags=['-g', '-pthread'])
+    run = t.run(exe, args=['10'], env={'VT_SAMPLING': 'yes', 'VT_SAMPLING_PERIOD': '100us'},
+                label='hybrid', timeout=240)
+    what = 'hybrid, 10 kHz for 10 s'
+    t.eq(run.status, 0, '%s: the program ended normally' % what)
+    t.clean_run(run, what, allow=[r'samples were lost'])
+    counts = collections.Counter()
+    for line in run.stdout.splitlines():
+        _, th, fn, n = line.split()
+        counts[(int(th), fn)] = int(n)
+    t.check(counts[(0, 'on_alarm')] + counts[(1, 'on_alarm')] + counts[(2, 'on_alarm')] > 100,
+            '%s: the program\'s SIGALRM handler ran' % what)
+    t.check(all(counts[(i, 'on_usr1')] > 10 for i in range(3)),
+            '%s: each thread took SIGUSR1' % what)
+    tr = t.trace(run, what, prefix='hybrid.vt')
+    # The threads' locations in the order they began: their program numbers may differ, so
+    # the counts are compared as a set of per-thread rows.
+    rows = sorted(tuple(loc.enters.get(f, 0) for f in ('step', 'churn', 'compute', 'on_alarm',
+                                                      'on_usr1'))
+                  for loc in tr.locations)
+    want = sorted(tuple(counts[(i, f)] for f in ('step', 'churn', 'compute', 'on_alarm',
+                                                 'on_usr1')) for i in range(3))
+    t.eq(rows, want, '%s: per thread, the Enter counts are the program\'s own counts' % what)
+    s = vtsamples.read(tr.path)
+    total = sum(len(v) for v in s.by_loc.values())
+    t.check(total >= 30000, '%s: at least 30000 samples' % what, '%d' % total)
+    check_nesting(t, tr, s, what)
+
+
+def bad_input(t):
+    exe = t.compile('split', ['split.c'], opt='-O1', flags=['-g', '-pthread'],
+                    instrument=False)
+    for var, value, want in (
+            ('VT_SAMPLING_PERIOD', '5', "VT_SAMPLING_PERIOD='5': expected a duration with its "
+             "unit (ns, us, ms or s) from 10us to 10s (e.g. 250us); tracing is off"),
+            ('VT_SAMPLING_SOURCE', 'cycles', "VT_SAMPLING_SOURCE='cycles': expected one of "
+             "cpu, wall, perf::cpu-clock, perf::task-clock; tracing is off"),
+            ('VT_SAMPLING_SIGNAL', '9', 'VT_SAMPLING_SIGNAL=9: cannot take this signal (it '
+             'cannot be caught); sampling is off')):
+        run = t.run(VTRUN, args=['-vt:sampling', 'yes', exe, '5'], env={var: value},
+                    label='bad-%s' % var.lower())
+        t.eq((run.status, run.stdout), (0, 'done 5\n'), '%s=%s: the program runs as it would'
+             % (var, value))
+        t.eq(run.errors, ['error: ' + want], '%s=%s: one line' % (var, value))
+
+
+def body(t):
+    split_cases(t)
+    hybrid_case(t)
+    bad_input(t)
+
+
+vttest.main('sampling', body)
