@@ -41,6 +41,7 @@ class Sample:
 class Samples:
     def __init__(self):
         self.by_loc = collections.defaultdict(list)  # location name -> [Sample]
+        self.by_ref = collections.defaultdict(list)  # location id -> [Sample]
         self.generators = []  # (name, mode, base, exponent, period)
         self.n_contexts = 0
         self.properties = {}
@@ -84,8 +85,9 @@ def read(path):
                 key = ev.calling_context._ref
                 if key not in cache:
                     cache[key] = _frames(ev.calling_context)
-                out.by_loc[l.name].append(Sample(ev.time, cache[key], list(st),
-                                                 ev.unwind_distance))
+                sample = Sample(ev.time, cache[key], list(st), ev.unwind_distance)
+                out.by_loc[l.name].append(sample)
+                out.by_ref[l._ref].append(sample)
     return out
 
 

@@ -6,13 +6,15 @@
 - -vt:OPTION VALUE sets VT_OPTION (the archive's name with -vt:file-prefix);
 - a statically linked program: one line, run untraced, its output and exit status kept;
 - the program's exit status and arguments pass through; an unknown option or a missing
-  program: one line, status 2 or 127."""
+  program: one line, status 2 or 127;
+- the MPI runs again with -vt:sampling yes: the same MPI events, and samples on every rank."""
 
 import collections
 import os
 import subprocess
 
 import vtmpi
+import vtsamples
 import vttest
 from vtmpi import MPICH, OPENMPI
 
@@ -54,6 +56,26 @@ def mpi_case(t, impl, np):
         t.eq((kinds.get('MpiSend'), kinds.get('MpiRecv'), kinds.get('MpiCollectiveEnd', 0) >= 3),
              (1, 1, True), '%s: rank %d: its send, receive and collectives' % (what, r))
     vtmpi.check_messages(t, mt, '%s: vtrun' % what, count=np)
+    # Sampled too (wall time: MPI waits count): the same MPI events, and samples of every
+    # rank that reach main.
+    run = vtmpi.mpirun(t, impl, np, VTRUN, args=['-vt:sampling', 'yes', '-vt:sampling-source',
+                                                 'wall', plain_exe],
+                       label='vtrun-sampling-%s' % impl)
+    run.exe = plain_exe
+    what += ', sampled'
+    vtmpi.same_as_plain(t, run, plain, '%s: vtrun' % what)
+    vtmpi.clean_run(t, run, '%s: vtrun' % what)
+    tr, mt = vtmpi.trace(t, run, '%s: vtrun' % what)
+    got = mpi_shape(tr, mt)
+    for r in range(np):
+        t.eq(got.get(r), want.get(r), '%s: rank %d: MPI events and regions as the twin\'s'
+             % (what, r))
+    vtmpi.check_messages(t, mt, '%s: vtrun' % what, count=np)
+    s = vtsamples.read(tr.path)
+    for r in range(np):
+        mains = [x for x in s.by_ref.get(r, []) if 'main' in x.names]
+        t.check(len(mains) >= 5, '%s: rank %d: samples below main' % (what, r),
+                '%d of %d' % (len(mains), len(s.by_ref.get(r, []))))
 
 
 def body(t):
