@@ -82,6 +82,17 @@ struct vtr_metric {
 	uint32_t type, mode;
 };
 
+/* A calling context of samples: its region, the source line sampled (scl), its parent. */
+struct vtr_callctx {
+	bool defined;
+	uint32_t region, scl, parent; /* scl, parent: VTR_NONE for none */
+};
+struct vtr_scl {
+	bool defined;
+	const char *file;
+	uint32_t line;
+};
+
 /* Everything a tool asks about the definitions; arrays indexed by id. */
 struct vtr_trace {
 	const char *path;
@@ -101,6 +112,13 @@ struct vtr_trace {
 	size_t ncomms;
 	struct vtr_metric *metrics; /* members */
 	size_t nmetrics;
+	struct vtr_callctx *callctxs;
+	size_t ncallctxs;
+	struct vtr_scl *scls;
+	size_t nscls;
+	/* The first interrupt generator's period in seconds (0: none), and its name. */
+	double sample_period;
+	const char *sample_source;
 	/* internal */
 	void *reader, *group_defs, *loc_by_id;
 	size_t nloc_by_id;
@@ -165,6 +183,8 @@ struct vtr_callbacks {
 		       uint32_t n, const uint8_t *types, const void *values);
 	void (*message)(void *user, const struct vtr_message *m);
 	void (*collective)(void *user, const struct vtr_collective *c);
+	/* A calling-context sample: ctx indexes tr->callctxs (or is VTR_NONE: undefined). */
+	void (*sample)(void *user, const struct vtr_location *loc, uint64_t time, uint32_t ctx);
 	/* message: one line, without the location; region: the one concerned, or VTR_NONE. */
 	void (*problem)(void *user, const struct vtr_location *loc, enum vtr_problem kind,
 			bool has_time, uint64_t time, uint32_t region, const char *message);

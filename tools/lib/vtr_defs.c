@@ -105,7 +105,8 @@ struct def_state {
 	size_t locations_cap, ngroup_defs;
 	struct group_def *group_defs;
 	uint32_t *region_names, *region_files, *loc_names, *lg_names, *node_names, *node_classes,
-	    *comm_names, *metric_names, *metric_units;
+	    *comm_names, *metric_names, *metric_units, *scl_files, *igen_name;
+	size_t nscl_files, nigen_name;
 	size_t nregion_names, nloc_names, nlg_names, nnode_names, ncomm_names, nmetric_names;
 	uint64_t bad_id;
 	const char *bad_kind;
@@ -175,6 +176,51 @@ static OTF2_CallbackCode on_region(void *user, OTF2_RegionRef self, OTF2_StringR
 	size_t n = ds->nregion_names;
 	keep_ref(&ds->region_names, &ds->nregion_names, self, name);
 	keep_ref(&ds->region_files, &n, self, file);
+	return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode on_scl(void *user, OTF2_SourceCodeLocationRef self, OTF2_StringRef file,
+				uint32_t line)
+{
+	struct def_state *ds = user;
+	struct vtr_trace *tr = ds->tr;
+	DENSE("source code location", self);
+	grow_zeroed((void **)&tr->scls, &tr->nscls, (size_t)self + 1, sizeof(*tr->scls));
+	tr->scls[self].defined = true;
+	tr->scls[self].line = line;
+	keep_ref(&ds->scl_files, &ds->nscl_files, self, file);
+	return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode on_callctx(void *user, OTF2_CallingContextRef self, OTF2_RegionRef region,
+				    OTF2_SourceCodeLocationRef scl, OTF2_CallingContextRef parent)
+{
+	struct def_state *ds = user;
+	struct vtr_trace *tr = ds->tr;
+	DENSE("calling context", self);
+	grow_zeroed((void **)&tr->callctxs, &tr->ncallctxs, (size_t)self + 1,
+		    sizeof(*tr->callctxs));
+	tr->callctxs[self] = (struct vtr_callctx){
+	    true, region, scl == OTF2_UNDEFINED_SOURCE_CODE_LOCATION ? VTR_NONE : scl,
+	    parent == OTF2_UNDEFINED_CALLING_CONTEXT ? VTR_NONE : parent};
+	return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode on_igen(void *user, OTF2_InterruptGeneratorRef self, OTF2_StringRef name,
+				 OTF2_InterruptGeneratorMode mode, OTF2_Base base, int64_t exponent,
+				 uint64_t period)
+{
+	struct def_state *ds = user;
+	struct vtr_trace *tr = ds->tr;
+	if (tr->sample_period > 0)
+		return OTF2_CALLBACK_SUCCESS;
+	double p = (double)period;
+	for (int64_t e = exponent; e > 0; e--)
+		p *= base == OTF2_BASE_BINARY ? 2 : 10;
+	for (int64_t e = exponent; e < 0; e++)
+		p /= base == OTF2_BASE_BINARY ? 2 : 10;
+	tr->sample_period = mode == OTF2_INTERRUPT_GENERATOR_MODE_TIME ? p : 0;
+	keep_ref(&ds->igen_name, &ds->nigen_name, 0, name);
 	return OTF2_CALLBACK_SUCCESS;
 }
 
@@ -303,6 +349,11 @@ static void resolve(struct def_state *ds)
 	TRIM(tr->nodes, tr->nnodes);
 	TRIM(tr->comms, tr->ncomms);
 	TRIM(tr->metrics, tr->nmetrics);
+	TRIM(tr->callctxs, tr->ncallctxs);
+	TRIM(tr->scls, tr->nscls);
+	for (size_t i = 0; i < tr->nscls; i++)
+		tr->scls[i].file = string_or(tr, ds->scl_files, ds->nscl_files, i, "");
+	tr->sample_source = string_or(tr, ds->igen_name, ds->nigen_name, 0, "");
 	for (size_t i = 0; i < tr->nregions; i++) {
 		struct vtr_region *r = &tr->regions[i];
 		r->name = string_or(tr, ds->region_names, ds->nregion_names, i, NULL);
@@ -382,6 +433,8 @@ static void free_defs(struct def_state *ds)
 	free(ds->comm_names);
 	free(ds->metric_names);
 	free(ds->metric_units);
+	free(ds->scl_files);
+	free(ds->igen_name);
 }
 
 static int read_global_defs(struct vtr_trace *tr)
@@ -397,6 +450,9 @@ static int read_global_defs(struct vtr_trace *tr)
 	OTF2_GlobalDefReaderCallbacks_SetClockPropertiesCallback(cb, on_clock);
 	OTF2_GlobalDefReaderCallbacks_SetStringCallback(cb, on_string);
 	OTF2_GlobalDefReaderCallbacks_SetRegionCallback(cb, on_region);
+	OTF2_GlobalDefReaderCallbacks_SetSourceCodeLocationCallback(cb, on_scl);
+	OTF2_GlobalDefReaderCallbacks_SetCallingContextCallback(cb, on_callctx);
+	OTF2_GlobalDefReaderCallbacks_SetInterruptGeneratorCallback(cb, on_igen);
 	OTF2_GlobalDefReaderCallbacks_SetSystemTreeNodeCallback(cb, on_node);
 	OTF2_GlobalDefReaderCallbacks_SetLocationGroupCallback(cb, on_location_group);
 	OTF2_GlobalDefReaderCallbacks_SetLocationCallback(cb, on_location);
@@ -479,6 +535,8 @@ void vtr_close(struct vtr_trace *tr)
 		free(tr->comms[i].rank_of_member);
 	free(tr->comms);
 	free(tr->metrics);
+	free(tr->callctxs);
+	free(tr->scls);
 	free(tr->loc_by_id);
 	vtr_free_interned(tr);
 	*tr = (struct vtr_trace){0};

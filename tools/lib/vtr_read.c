@@ -393,6 +393,17 @@ static void location_end(struct reader *rd, struct loc_state *s)
 		s->coll_begin[s->ncoll++] = time;                                                  \
 		return OTF2_CALLBACK_SUCCESS;                                                      \
 	}                                                                                          \
+	static OTF2_CallbackCode P##CallingContextSample(P##ARGS, OTF2_CallingContextRef ctx,      \
+							 uint32_t distance,                        \
+							 OTF2_InterruptGeneratorRef gen)           \
+	{                                                                                          \
+		STATE();                                                                           \
+		count(rd, s, VTR_EV_CallingContextSample, time);                                   \
+		if (rd->cb->sample)                                                                \
+			rd->cb->sample(rd->user, s->loc, time,                                     \
+				       ctx < rd->tr->ncallctxs ? ctx : VTR_NONE);                  \
+		return OTF2_CALLBACK_SUCCESS;                                                      \
+	}                                                                                          \
 	static OTF2_CallbackCode P##MpiCollectiveEnd(P##ARGS, OTF2_CollectiveOp op,                \
 						     OTF2_CommRef comm, uint32_t root,             \
 						     uint64_t sent, uint64_t received)             \
@@ -408,7 +419,7 @@ static void location_end(struct reader *rd, struct loc_state *s)
 #define SPECIAL_KINDS(X) \
 	X(Enter) X(Leave) X(BufferFlush) X(Metric) \
 	X(MpiSend) X(MpiIsend) X(MpiIsendComplete) X(MpiIrecvRequest) X(MpiRecv) X(MpiIrecv) \
-	X(MpiCollectiveBegin) X(MpiCollectiveEnd)
+	X(MpiCollectiveBegin) X(MpiCollectiveEnd) X(CallingContextSample)
 // clang-format on
 
 #define local_ARGS                                                                                 \

@@ -26,6 +26,9 @@ static const char usage_text[] =
     "  -s, --sort=KEY       sort regions by excl (default), incl, calls or name\n"
     "  -n, --top=N          show only the first N regions of each table (0: all)\n"
     "  -l, --per-location   also give the profile of each location\n"
+    "  -S, --samples        the profiles of the trace's calling-context samples instead:\n"
+    "                       per function the samples taken in it (self) and below it\n"
+    "                       (total), then the call paths (docs/sampling.md)\n"
     "  -h, --help           show this help and exit\n"
     "  -V, --version        show the version and exit\n"
     "\n"
@@ -65,13 +68,10 @@ static size_t parse_count(const char *value)
 static void parse_args(int argc, char **argv, struct vt_prof_options *opt, const char **path)
 {
 	static const struct option longopts[] = {
-	    {"format", required_argument, NULL, 'f'},
-	    {"sort", required_argument, NULL, 's'},
-	    {"top", required_argument, NULL, 'n'},
-	    {"per-location", no_argument, NULL, 'l'},
-	    {"help", no_argument, NULL, 'h'},
-	    {"version", no_argument, NULL, 'V'},
-	    {NULL, 0, NULL, 0},
+	    {"format", required_argument, NULL, 'f'}, {"sort", required_argument, NULL, 's'},
+	    {"top", required_argument, NULL, 'n'},    {"per-location", no_argument, NULL, 'l'},
+	    {"samples", no_argument, NULL, 'S'},      {"help", no_argument, NULL, 'h'},
+	    {"version", no_argument, NULL, 'V'},      {NULL, 0, NULL, 0},
 	};
 	/* Orders match the enums in report.h. */
 	static const char *const formats[] = {"text", "csv", "json"};
@@ -79,7 +79,7 @@ static void parse_args(int argc, char **argv, struct vt_prof_options *opt, const
 	int c;
 
 	opterr = 0; /* our own one-line messages instead of getopt's */
-	while ((c = getopt_long(argc, argv, ":f:s:n:lhV", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":f:s:n:lShV", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'f':
 			opt->format = (enum vt_prof_format)pick("--format", optarg, formats, 3);
@@ -92,6 +92,9 @@ static void parse_args(int argc, char **argv, struct vt_prof_options *opt, const
 			break;
 		case 'l':
 			opt->per_location = true;
+			break;
+		case 'S':
+			opt->samples = true;
 			break;
 		case 'h':
 			fputs(usage_text, stdout);

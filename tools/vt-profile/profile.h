@@ -64,6 +64,7 @@ struct vt_prof_location {
 	struct vt_prof_loc_region *regions; /* sorted by region id, only regions entered here */
 	size_t nregions;
 	uint64_t problems; /* all problems, including unlisted ones */
+	uint64_t samples;  /* calling-context samples */
 };
 
 struct vt_prof_trace {
@@ -86,6 +87,10 @@ struct vt_prof_trace {
 	uint64_t total_problems;
 
 	struct vtr_trace *layer; /* the trace layer's view, whose names the above point into */
+	/* Calling-context samples: per context of the layer (layer->callctxs), those taken
+	 * there; their total; per location in its struct. */
+	uint64_t *ctx_samples;
+	uint64_t total_samples;
 };
 
 /*

@@ -45,6 +45,17 @@ static void store_problem(struct vt_prof_trace *tr, struct vt_prof_problem p)
 	tr->problems[tr->nproblems++] = p;
 }
 
+static void on_sample(void *user, const struct vtr_location *l, uint64_t time, uint32_t ctx)
+{
+	struct reader *rd = user;
+	(void)l;
+	(void)time;
+	rd->loc->samples++;
+	rd->tr->total_samples++;
+	if (ctx != VTR_NONE)
+		rd->tr->ctx_samples[ctx]++;
+}
+
 static void on_begin(void *user, const struct vtr_location *l)
 {
 	struct reader *rd = user;
@@ -240,7 +251,9 @@ int vt_prof_read(struct vt_prof_trace *tr, char *err, size_t errlen)
 	    .leave = on_leave,
 	    .flush = on_flush,
 	    .problem = on_problem,
+	    .sample = on_sample,
 	};
+	tr->ctx_samples = vtr_xcalloc(t->ncallctxs + 1, sizeof(uint64_t));
 	int rc = vtr_read_locations(t, &cb, &rd);
 	if (rc < 0)
 		snprintf(err, errlen, "%s", t->err);
@@ -264,6 +277,7 @@ void vt_prof_free(struct vt_prof_trace *tr)
 	for (size_t i = 0; i < tr->nproblems; i++)
 		free(tr->problems[i].message);
 	free(tr->problems);
+	free(tr->ctx_samples);
 	if (tr->layer) {
 		vtr_close(tr->layer);
 		free(tr->layer);

@@ -515,9 +515,25 @@ static void report_json(FILE *out, const struct vt_prof_trace *tr,
 	fprintf(out, "  \"problems_total\": %" PRIu64 "\n}\n", tr->total_problems);
 }
 
+void vt_prof_json_string(FILE *out, const char *s)
+{
+	json_string(out, s);
+}
+
+void vt_prof_csv_field(FILE *out, const char *s)
+{
+	csv_field(out, s);
+}
+
 void vt_prof_report(const struct vt_prof_trace *tr, const struct vt_prof_options *opt, FILE *out,
 		    FILE *err)
 {
+	if (opt->samples) {
+		vt_prof_report_samples(tr, opt, out);
+		for (size_t i = 0; opt->format == VT_PROF_TEXT && i < tr->nproblems; i++)
+			print_problem(out, tr, &tr->problems[i]);
+		return;
+	}
 	switch (opt->format) {
 	case VT_PROF_TEXT:
 		report_text(out, tr, opt);

@@ -267,7 +267,7 @@ void vt_region_resolve_code(uintptr_t addr, int module, struct vt_sym_info *fn,
 {
 	sigset_t old;
 	lock_regions(&old);
-	vt_sym_resolve(addr, module, fn);
+	vt_sym_resolve(vt_sym_func_start(addr, module), module, fn);
 	vt_sym_line(addr, module, src);
 	unlock_regions(&old);
 }

@@ -317,6 +317,16 @@ void vt_sym_resolve(uintptr_t addr, int module, struct vt_sym_info *out)
 	}
 }
 
+uintptr_t vt_sym_func_start(uintptr_t addr, int module)
+{
+	Dwfl_Module *mod = module >= 0 ? dwfl_module_for(module) : NULL;
+	GElf_Off off = 0;
+	GElf_Sym sym;
+	if (!mod || !dwfl_module_addrinfo(mod, addr, &off, &sym, NULL, NULL, NULL))
+		return addr;
+	return addr - off;
+}
+
 void vt_sym_line(uintptr_t addr, int module, struct vt_sym_info *out)
 {
 	memset(out, 0, sizeof(*out));

@@ -25,6 +25,11 @@ void vt_sym_resolve(uintptr_t addr, int module, struct vt_sym_info *out);
  * NULL. Caller holds the region lock. */
 void vt_sym_line(uintptr_t addr, int module, struct vt_sym_info *out);
 
+/* The start of the function (ELF symbol) holding addr; addr when there is none. A sampled
+ * address inside inlined code names its function from there, as an instrumented function's
+ * entry does. Caller holds the region lock. */
+uintptr_t vt_sym_func_start(uintptr_t addr, int module);
+
 /* The file of a module (NULL: none). */
 const char *vt_sym_module_path(int module);
 

@@ -5,6 +5,7 @@
 #include "vt_callctx.h"
 #include "vt_clock.h"
 #include "vt_config.h"
+#include "vt_core.h"
 #include "vt_log.h"
 #include "vt_thread.h"
 #include "vt_unwind.h"
@@ -172,7 +173,8 @@ static void on_signal(int sig, siginfo_t *si, void *ucv)
 
 	(void)sig;
 	(void)si;
-	if (__atomic_load_n(&stopping, __ATOMIC_RELAXED))
+	/* The run ends (vt_finalize has begun): samples of vt's own end are not the program's. */
+	if (__atomic_load_n(&stopping, __ATOMIC_RELAXED) || vt_core_state() != VT_STATE_ON)
 		goto out;
 	/* A perf event stops after each overflow (PERF_EVENT_IOC_REFRESH): re-armed here. */
 	if (self.fd >= 0)

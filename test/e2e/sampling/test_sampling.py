@@ -5,6 +5,7 @@
   say so within 5 points, on one thread and on each of two (one location each); every
   sample of the main thread reaches main, of the second thread its start routine; names,
   files and lines are those of the source; the interrupt generator is the 1 ms cpu clock;
+  vt-profile --samples counts the same samples per function and shows the path to the loop;
 - the same with each unwinder: libunwind, and frame pointers on a build with a frame in
   every function (-O0 -fno-omit-frame-pointer); and with VT_SAMPLING_DEPTH=3, every stack is cut at 3 frames below a node that says
   so;
@@ -18,7 +19,9 @@
   naming the variable, the program's output and status unchanged."""
 
 import collections
+import json
 import os
+import subprocess
 
 import vtsamples
 import vttest
@@ -77,6 +80,23 @@ def check_split(t, run, what, threads, root=('main',)):
     t.eq({k: dict(v) for k, v in leaves.items()}, {k: dict(v) for k, v in mine.items() if v},
          '%s: otf2-print: the same samples, leaf by leaf' % what)
     t.eq(contexts, s.n_contexts, '%s: otf2-print: the same calling contexts' % what)
+    # vt-profile --samples: the same counts, per function and per path.
+    p = subprocess.run([vttest.VT_PROFILE, '--samples', '--format', 'json', tr.path],
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True)
+    t.eq((p.returncode, p.stderr), (0, ''), '%s: vt-profile --samples runs cleanly' % what)
+    doc = json.loads(p.stdout) if p.returncode == 0 else {}
+    all_samples = [x for v in s.by_loc.values() for x in v]
+    t.eq(doc.get('samples'), len(all_samples), '%s: vt-profile: every sample' % what)
+    fns = {f['name']: (f['self'], f['total']) for f in doc.get('functions', [])}
+    for fn in ('heavy', 'light', 'work'):
+        want = (sum(1 for x in all_samples if x.leaf == fn),
+                sum(1 for x in all_samples if fn in x.names))
+        t.eq(fns.get(fn), want, '%s: vt-profile: %s\'s self and total samples' % (what, fn))
+    p = subprocess.run([vttest.VT_PROFILE, '--samples', tr.path], stdout=subprocess.PIPE,
+                       universal_newlines=True)
+    t.check(p.returncode == 0 and 'call paths' in p.stdout and ' heavy (split.c:%d)'
+            % vttest.line_of(src, 'HEAVY LOOP') in p.stdout,
+            '%s: vt-profile --samples prints the path to heavy\'s loop' % what, p.stdout[-800:])
     return s
 
 
