@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: BSD-3-Clause
 """MPI benchmark: added time per MPI call (8-byte ping-pong and MPI_Allreduce, traced vs
-not) on 2 ranks, MPI_Waitall over 64k outstanding requests (posting and waiting), and
+not; traced by a vtcc build or by vtrun in front of the plain build) on 2 ranks, MPI_Waitall over 64k outstanding requests (posting and waiting), and
 MPI_Finalize time for 2, 4, 8 and 16 ranks. Open MPI, oversubscribed.
 
 Usage: bench/run-mpi.py BUILD_DIR [--runs N] [--ranks 2,4,8,16]
@@ -56,19 +56,24 @@ def main():
     sh([os.path.join(build, 'vtcc', 'vtcc'), '-vt:cc', 'mpicc', '-O2', src, '-o', traced])
     env = dict(os.environ, VT_PFORM_GDIR=work, VT_VERBOSE='0')
 
-    def run(exe, np, iters, buffer=None, nreq=65536):
+    vtrun = os.path.join(build, 'vtcc', 'vtrun')
+
+    def run(exe, np, iters, buffer=None, nreq=65536, pre=()):
         e = dict(env, VT_BUFFER_SIZE=buffer) if buffer else env
         fwd = ['-x', 'VT_BUFFER_SIZE'] if buffer else []
         return parse(sh(MPIRUN + ['-x', 'VT_PFORM_GDIR', '-x', 'VT_VERBOSE'] + fwd
-                        + ['-np', str(np), exe, str(iters), str(nreq)], env=e, cwd=work))
+                        + ['-np', str(np)] + list(pre) + [exe, str(iters), str(nreq)], env=e,
+                        cwd=work))
 
     # traced: the default 8M buffer fills during the loops, and the background writer then
     # competes with the ranks for the 2 cores; traced-nf: nothing flushed in the loops (the
     # cost of recording alone).
     res = {'latency': {}, 'finalize': {}}
-    for name, exe, buf in (('plain', plain, None), ('traced', traced, None),
-                           ('traced-nf', traced, args.traced_buffer)):
-        runs = [run(exe, 2, args.iters, buf) for _ in range(args.runs)]
+    for name, exe, buf, pre in (('plain', plain, None, ()), ('traced', traced, None, ()),
+                                ('traced-nf', traced, args.traced_buffer, ()),
+                                ('vtrun', plain, None, (vtrun,)),
+                                ('vtrun-nf', plain, args.traced_buffer, (vtrun,))):
+        runs = [run(exe, 2, args.iters, buf, pre=pre) for _ in range(args.runs)]
         res['latency'][name] = {k: statistics.median(r[k] for r in runs)
                                 for k in ('pingpong_us', 'allreduce_us', 'post_s',
                                           'waitall_s')}
@@ -86,6 +91,9 @@ def main():
         p, t, nf = lat['plain'][k], lat['traced'][k], lat['traced-nf'][k]
         print('%-12s %10.3f %10.3f %10.3f   no flush in loop: %.3f (added %.3f)'
               % (label, p, t, t - p, nf, nf - p))
+        v, vnf = lat['vtrun'][k], lat['vtrun-nf'][k]
+        print('%-12s %10.3f %10.3f %10.3f   no flush in loop: %.3f (added %.3f)'
+              % ('  vtrun', p, v, v - p, vnf, vnf - p))
     print('\n65536 outstanding requests on 2 ranks (rank 0: Irecvs; median of %d runs):'
           % args.runs)
     print('%-12s %10s %10s %10s' % ('', 'plain s', 'traced s', 'traced/plain'))

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * vtrun: runs a program nobody rebuilt with vt's runtime preloaded. libvt records what needs
- * no compiler (the user API and perfstubs of its libraries, counter plugins, PAPI, rusage)
+ * no compiler (the user API and perfstubs of its libraries, counter plugins, PAPI, rusage,
+ * samples)
  * and, for a program linked with MPI, libvt-mpi (Open MPI) or libvt-mpich records its MPI
  * calls: mpirun -np 4 vtrun ./app. -vt:NAME VALUE sets VT_NAME for the run.
  *
@@ -29,7 +30,8 @@ static const char usage_head[] =
     "Runs PROGRAM with vt's runtime preloaded (libvt, and libvt-mpi or libvt-mpich\n"
     "when PROGRAM links MPI): its MPI calls, the user API and perfstubs of its\n"
     "libraries, counter plugins, PAPI and rusage counters are traced, without\n"
-    "rebuilding it. Under MPI: mpirun -np 4 vtrun ./app.\n"
+    "rebuilding it; with -vt:sampling yes, call-path samples of every thread.\n"
+    "Under MPI: mpirun -np 4 vtrun ./app.\n"
     "\n"
     "Options (each sets the variable of docs/environment.md for this run):\n";
 
