@@ -196,14 +196,18 @@ def conversions(name, params):
             post.append('%s = %s(*(MPI_Fint *)%s);' % (c, F2C[p.type], f))
             c = '&' + c
         elif p.kind == 'handle_array' and p.type in ('MPI_Request', 'MPI_Datatype'):
-            if name == 'MPI_Alltoallw':
+            if 'lltoallw' in name:  # one type per rank, or per neighbour
                 comm = next(q for q in params if q.type == 'MPI_Comm')
-                n = 'vtw_comm_size(MPI_Comm_f2c(*(MPI_Fint *)%s))' % comm.name
+                n = '%s(MPI_Comm_f2c(*(MPI_Fint *)%s))' % (
+                    'vtw_neighbor_max' if 'eighbor' in name else 'vtw_comm_size', comm.name)
             else:
                 n = 'c_' + next(q for q in params if q.kind == 'int').name
             fn = 'vtf_requests' if p.type == 'MPI_Request' else 'vtf_types'
             pre.append('%s *%s = %s(%s, %s);' % (p.type, c, fn, n, f))
             frees.append(c)
+        elif p.kind == 'other' and p.ptr == 1 and p.type == 'MPI_Aint':
+            # displacements: INTEGER(KIND=MPI_ADDRESS_KIND) is an MPI_Aint
+            pre.append('const MPI_Aint *%s = (const MPI_Aint *)%s;' % (c, f))
         else:
             return None
         cargs.append(c)
@@ -229,6 +233,25 @@ def hooked(w, name, hook, sym, lc, params, call):
     w.emit(*['\t' + l for l in pre])
     ok = ' && '.join('%s != NULL' % c for c in frees) or '1'
     ca = ', '.join(cargs)
+    if ':' in hook:
+        # A collective (gen-wrappers.py's collective()): measured after the call.
+        kind, measure = gw.collective_hook(name, hook)
+        margs = ', '.join(cargs[:len(cargs) - gw.COLL_KINDS[kind]])
+        w.emit('\tint vtf_ok = %s;' % ok,
+               '\tuint64_t vtw_t0 = vt_mpi_now();',
+               '\t%s;' % fwd_e)
+        w.emit(*['\t' + l for l in post])
+        w.emit('\tif (vtf_ok && *vtf_e == MPI_SUCCESS)')
+        if kind == 'coll':
+            w.emit('\t\tvtw_coll_done(vtw_t0, vtw_m_%s(%s));' % (measure, margs))
+        else:
+            w.emit('\t\tvtw_nbc_issued(%s, vtw_m_%s(%s), %d);'
+                   % (cargs[-1].lstrip('&'), measure, margs, kind == 'pcoll'),
+                   '\t(void)vtw_t0;')
+            w.emit(*['\t(void)%s;' % c.lstrip('&') for c in cargs[len(cargs) - gw.COLL_KINDS[kind]:-1]])
+        w.emit(*['\tfree(%s);' % c for c in frees])
+        w.emit('\tvt_inst_exit(&vtw_desc_%s);' % name, '}')
+        return
     w.emit('\tint vtf_ok = %s;' % ok,
            '\tstruct vtw_call vtw_call = vtw_none;',
            '\tif (vtf_ok)',
@@ -546,7 +569,7 @@ def main():
         for name, role, hook in gw.read_spec(spec):
             lc = name.lower()
             sym = lc + b.suffix
-            if name not in protos or sym not in syms or (
+            if protos.get(name) is None or sym not in syms or (
                     b.forward == 'pmpi' and 'p' + sym not in syms):
                 skipped.append(name)
                 continue

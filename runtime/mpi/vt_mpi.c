@@ -131,7 +131,7 @@ void vtw_comm_freed(MPI_Comm c)
 	pthread_mutex_unlock(&comm_lock);
 }
 
-uint64_t vtw_bytes(int count, MPI_Datatype type)
+uint64_t vtw_bytes(MPI_Count count, MPI_Datatype type)
 {
 	int size = 0;
 	if (count <= 0 || type == MPI_DATATYPE_NULL || PMPI_Type_size(type, &size) != MPI_SUCCESS)
@@ -145,6 +145,89 @@ uint64_t vtw_sum_bytes(int n, const int counts[], MPI_Datatype type)
 	for (int i = 0; counts && i < n; i++)
 		total += (uint64_t)(counts[i] > 0 ? counts[i] : 0);
 	return total ? vtw_bytes(1, type) * total : 0;
+}
+
+/* -- topologies ---------------------------------------------------------------------- */
+
+/*
+ * A rank's neighbours in the order neighbourhood collectives use their buffers: sources
+ * (out = 0) or destinations (out = 1). Cartesian: per dimension the lower then the upper
+ * neighbour (MPI_PROC_NULL at a non-periodic border); graph: the neighbours, both ways;
+ * distributed graph: its sources and destinations. Returns how many (at most max), -1 for a
+ * communicator without a topology.
+ */
+static int neighbors(MPI_Comm comm, int out, int *nbr, int max)
+{
+	int topo = MPI_UNDEFINED, n = 0;
+	if (PMPI_Topo_test(comm, &topo) != MPI_SUCCESS)
+		return -1;
+	if (topo == MPI_CART) {
+		int dims = 0;
+		PMPI_Cartdim_get(comm, &dims);
+		for (int d = 0; d < dims; d++) {
+			int lo = MPI_PROC_NULL, hi = MPI_PROC_NULL;
+			PMPI_Cart_shift(comm, d, 1, &lo, &hi);
+			if (n < max)
+				nbr[n] = lo;
+			if (n + 1 < max)
+				nbr[n + 1] = hi;
+			n += 2;
+		}
+		return n;
+	}
+	if (topo == MPI_GRAPH) {
+		int me = vtw_comm_rank(comm);
+		PMPI_Graph_neighbors_count(comm, me, &n);
+		if (n > 0 && n <= max)
+			PMPI_Graph_neighbors(comm, me, n, nbr);
+		return n;
+	}
+	if (topo == MPI_DIST_GRAPH) {
+		int in = 0, outd = 0, weighted = 0;
+		PMPI_Dist_graph_neighbors_count(comm, &in, &outd, &weighted);
+		n = out ? outd : in;
+		if (n > 0 && in <= max && outd <= max) {
+			int *src = malloc(sizeof(int) * (size_t)(in + 1) * 2);
+			int *dst = malloc(sizeof(int) * (size_t)(outd + 1) * 2);
+			if (src && dst &&
+			    PMPI_Dist_graph_neighbors(comm, in, src, src + in + 1, outd, dst,
+						      dst + outd + 1) == MPI_SUCCESS)
+				memcpy(nbr, out ? dst : src, sizeof(int) * (size_t)n);
+			else
+				n = -1;
+			free(src);
+			free(dst);
+		}
+		return n;
+	}
+	return -1;
+}
+
+uint64_t vtw_neighbor_bytes(MPI_Comm comm, int out, MPI_Count count, const int counts[],
+			    MPI_Datatype type, const MPI_Datatype types[])
+{
+	int small[64], *nbr = small;
+	int n = neighbors(comm, out, small, 64);
+	if (n > 64) {
+		nbr = malloc(sizeof(int) * (size_t)n);
+		if (!nbr || neighbors(comm, out, nbr, n) != n) {
+			free(nbr);
+			return 0;
+		}
+	}
+	uint64_t total = 0;
+	for (int i = 0; i < n; i++)
+		if (nbr[i] != MPI_PROC_NULL)
+			total += vtw_bytes(counts ? counts[i] : count, types ? types[i] : type);
+	if (nbr != small)
+		free(nbr);
+	return total;
+}
+
+int vtw_neighbor_max(MPI_Comm comm)
+{
+	int in = neighbors(comm, 0, NULL, 0), out = neighbors(comm, 1, NULL, 0);
+	return in > out ? in : out;
 }
 
 /* -- requests ------------------------------------------------------------------------ */
@@ -185,6 +268,28 @@ uint64_t vtw_request_new(MPI_Request req, int kind, uint32_t comm, int peer, int
 	return id;
 }
 
+void vtw_nbc_issued(MPI_Request req, struct vtw_coll c, int persistent)
+{
+	pthread_mutex_lock(&request_lock);
+	uint64_t id = ++request_ids;
+	struct vt_req *r = vt_reqmap_add(&requests, req_bits(req));
+	if (r) {
+		r->id = id;
+		r->kind = VTW_REQ_COLL;
+		r->peer = c.root;
+		r->tag = (int)c.op;
+		r->persistent = persistent;
+		r->active = !persistent;
+		r->comm = c.comm;
+		r->bytes = c.sent;
+		r->received = c.received;
+	}
+	pthread_mutex_unlock(&request_lock);
+	/* Out of memory the completion is not seen: no request event either. */
+	if (r && !persistent)
+		vt_mpi_request(VT_REC_MPI_NBC_REQUEST, id);
+}
+
 void vtw_request_started(MPI_Request req)
 {
 	pthread_mutex_lock(&request_lock);
@@ -201,6 +306,8 @@ void vtw_request_started(MPI_Request req)
 	if (copy.kind == VTW_REQ_SEND) {
 		vt_mpi_p2p_request(VT_REC_MPI_ISEND, (uint32_t)copy.peer, copy.comm,
 				   (uint32_t)copy.tag, copy.bytes, copy.id);
+	} else if (copy.kind == VTW_REQ_COLL) {
+		vt_mpi_request(VT_REC_MPI_NBC_REQUEST, copy.id);
 	} else {
 		vt_mpi_request(VT_REC_MPI_IRECV_REQUEST, copy.id);
 	}
@@ -255,6 +362,11 @@ static void request_completed(uint64_t handle, const MPI_Status *status)
 		return;
 	if (r.kind == VTW_REQ_SEND) {
 		vt_mpi_request(VT_REC_MPI_ISEND_COMPLETE, r.id);
+		return;
+	}
+	if (r.kind == VTW_REQ_COLL) {
+		vt_mpi_nbc_complete((uint32_t)r.tag, r.comm, vtw_root(r.peer), r.bytes, r.received,
+				    r.id);
 		return;
 	}
 	int count = 0;

@@ -43,11 +43,11 @@ static inline int vtw_tracing(void)
 VTW_HIDDEN uint32_t vtw_comm(MPI_Comm comm);
 VTW_HIDDEN void vtw_comm_created(MPI_Comm newcomm);
 VTW_HIDDEN void vtw_comm_freed(MPI_Comm comm);
-VTW_HIDDEN uint64_t vtw_bytes(int count, MPI_Datatype type);
+VTW_HIDDEN uint64_t vtw_bytes(MPI_Count count, MPI_Datatype type);
 VTW_HIDDEN uint64_t vtw_sum_bytes(int n, const int counts[], MPI_Datatype type);
 VTW_HIDDEN int vtw_comm_size(MPI_Comm comm);
 VTW_HIDDEN int vtw_comm_rank(MPI_Comm comm);
-enum vtw_req_kind { VTW_REQ_SEND = 1, VTW_REQ_RECV };
+enum vtw_req_kind { VTW_REQ_SEND = 1, VTW_REQ_RECV, VTW_REQ_COLL };
 /* A request to follow until it completes; persistent ones until freed. */
 VTW_HIDDEN uint64_t vtw_request_new(MPI_Request req, int kind, uint32_t comm, int peer, int tag,
 				    uint64_t bytes, int persistent);
@@ -67,22 +67,10 @@ static inline void vtw_p2p(uint32_t kind, int peer, uint32_t comm, int tag, uint
 	vt_mpi_p2p(kind, (uint32_t)peer, comm, (uint32_t)tag, bytes);
 }
 
-static inline void vtw_coll_begin(void)
-{
-	vt_mpi_coll_begin();
-}
-
-static inline void vtw_coll_end(OTF2_CollectiveOp op, uint32_t comm, int root, uint64_t sent,
-				uint64_t received)
-{
-	vt_mpi_coll_end(op, comm, root < 0 ? OTF2_UNDEFINED_UINT32 : (uint32_t)root, sent,
-			received);
-}
-
 static const struct vtw_call vtw_none;
 
 /* Blocking sends: the message leaves with the call. MPI_PROC_NULL sends nothing. */
-static inline struct vtw_call vtw_send_pre(const void *buf, int count, MPI_Datatype type, int dest,
+static inline struct vtw_call vtw_send_pre(const void *buf, MPI_Count count, MPI_Datatype type, int dest,
 					   int tag, MPI_Comm comm)
 {
 	(void)buf;
@@ -90,14 +78,14 @@ static inline struct vtw_call vtw_send_pre(const void *buf, int count, MPI_Datat
 		vtw_p2p(VT_REC_MPI_SEND, dest, vtw_comm(comm), tag, vtw_bytes(count, type));
 	return vtw_none;
 }
-static inline void vtw_send_post(struct vtw_call *c, int ret, const void *buf, int count,
+static inline void vtw_send_post(struct vtw_call *c, int ret, const void *buf, MPI_Count count,
 				 MPI_Datatype type, int dest, int tag, MPI_Comm comm)
 {
 	(void)c, (void)ret, (void)buf, (void)count, (void)type, (void)dest, (void)tag, (void)comm;
 }
 
 /* Non-blocking sends: MpiIsend with the request's id once the request exists. */
-static inline struct vtw_call vtw_isend_pre(const void *buf, int count, MPI_Datatype type, int dest,
+static inline struct vtw_call vtw_isend_pre(const void *buf, MPI_Count count, MPI_Datatype type, int dest,
 					    int tag, MPI_Comm comm, MPI_Request *req)
 {
 	(void)buf, (void)count, (void)type, (void)dest, (void)tag, (void)comm, (void)req;
@@ -107,7 +95,7 @@ static inline struct vtw_call vtw_isend_pre(const void *buf, int count, MPI_Data
 	c.t0 = vt_mpi_now();
 	return c;
 }
-static inline void vtw_isend_post(struct vtw_call *c, int ret, const void *buf, int count,
+static inline void vtw_isend_post(struct vtw_call *c, int ret, const void *buf, MPI_Count count,
 				  MPI_Datatype type, int dest, int tag, MPI_Comm comm,
 				  MPI_Request *req)
 {
@@ -122,13 +110,13 @@ static inline void vtw_isend_post(struct vtw_call *c, int ret, const void *buf, 
 }
 
 /* Non-blocking receives: the request now, the message when a Wait/Test completes it. */
-static inline struct vtw_call vtw_irecv_pre(void *buf, int count, MPI_Datatype type, int source,
+static inline struct vtw_call vtw_irecv_pre(void *buf, MPI_Count count, MPI_Datatype type, int source,
 					    int tag, MPI_Comm comm, MPI_Request *req)
 {
 	(void)buf, (void)count, (void)type, (void)source, (void)tag, (void)comm, (void)req;
 	return vtw_none;
 }
-static inline void vtw_irecv_post(struct vtw_call *c, int ret, void *buf, int count,
+static inline void vtw_irecv_post(struct vtw_call *c, int ret, void *buf, MPI_Count count,
 				  MPI_Datatype type, int source, int tag, MPI_Comm comm,
 				  MPI_Request *req)
 {
@@ -140,13 +128,13 @@ static inline void vtw_irecv_post(struct vtw_call *c, int ret, void *buf, int co
 }
 
 /* Persistent requests: followed from init to free; each start is an Isend or Irecv. */
-static inline struct vtw_call vtw_send_init_pre(const void *buf, int count, MPI_Datatype type,
+static inline struct vtw_call vtw_send_init_pre(const void *buf, MPI_Count count, MPI_Datatype type,
 						int dest, int tag, MPI_Comm comm, MPI_Request *req)
 {
 	(void)buf, (void)count, (void)type, (void)dest, (void)tag, (void)comm, (void)req;
 	return vtw_none;
 }
-static inline void vtw_send_init_post(struct vtw_call *c, int ret, const void *buf, int count,
+static inline void vtw_send_init_post(struct vtw_call *c, int ret, const void *buf, MPI_Count count,
 				      MPI_Datatype type, int dest, int tag, MPI_Comm comm,
 				      MPI_Request *req)
 {
@@ -155,13 +143,13 @@ static inline void vtw_send_init_post(struct vtw_call *c, int ret, const void *b
 		vtw_request_new(*req, VTW_REQ_SEND, vtw_comm(comm), dest, tag,
 				vtw_bytes(count, type), 1);
 }
-static inline struct vtw_call vtw_recv_init_pre(void *buf, int count, MPI_Datatype type, int source,
+static inline struct vtw_call vtw_recv_init_pre(void *buf, MPI_Count count, MPI_Datatype type, int source,
 						int tag, MPI_Comm comm, MPI_Request *req)
 {
 	(void)buf, (void)count, (void)type, (void)source, (void)tag, (void)comm, (void)req;
 	return vtw_none;
 }
-static inline void vtw_recv_init_post(struct vtw_call *c, int ret, void *buf, int count,
+static inline void vtw_recv_init_post(struct vtw_call *c, int ret, void *buf, MPI_Count count,
 				      MPI_Datatype type, int source, int tag, MPI_Comm comm,
 				      MPI_Request *req)
 {
@@ -208,287 +196,252 @@ static inline void vtw_cancel_post(struct vtw_call *c, int ret, MPI_Request *req
 }
 
 /*
- * Collectives: CollectiveBegin before, CollectiveEnd after, with the bytes this rank's
- * buffers give and take (MPI_IN_PLACE counted like the buffer it stands for).
+ * Collectives. Each has a measure, vtw_m_NAME(the blocking form's arguments): its operation,
+ * communicator, root and the bytes this rank's buffers give and take (MPI_IN_PLACE counted
+ * like the buffer it stands for). The generated wrappers call it after the call returned:
+ *   blocking      vtw_coll_done: CollectiveBegin at the call's start and CollectiveEnd now,
+ *                 written in one step (mpi.spec hook "coll:NAME");
+ *   non-blocking  vtw_nbc_issued: NonBlockingCollectiveRequest now, and the request followed
+ *                 to the Wait/Test that completes it, where NonBlockingCollectiveComplete
+ *                 carries the measure ("icoll:NAME"; the arguments less the request);
+ *   persistent    the same from each MPI_Start ("pcoll:NAME"; less the info and request).
+ * Neighbourhood collectives have no operation of their own in OTF2: they are recorded as the
+ * all-gather or all-to-all they are on the topology's neighbours, with the bytes actually
+ * moved (an MPI_PROC_NULL neighbour of a Cartesian topology moves none).
  */
-#define VTW_COLL_PRE                                                                               \
-	vtw_coll_begin();                                                                          \
-	return vtw_none
+struct vtw_coll {
+	uint32_t op, comm;
+	int root; /* -1: none */
+	uint64_t sent, received;
+};
 
-static inline struct vtw_call vtw_barrier_pre(MPI_Comm comm)
+static inline struct vtw_coll vtw_coll_of(OTF2_CollectiveOp op, MPI_Comm comm, int root,
+					  uint64_t sent, uint64_t received)
 {
-	(void)comm;
-	VTW_COLL_PRE;
-}
-static inline void vtw_barrier_post(struct vtw_call *c, int ret, MPI_Comm comm)
-{
-	(void)c, (void)ret;
-	vtw_coll_end(OTF2_COLLECTIVE_OP_BARRIER, vtw_comm(comm), -1, 0, 0);
+	struct vtw_coll c = {(uint32_t)op, vtw_comm(comm), root, sent, received};
+	return c;
 }
 
-static inline struct vtw_call vtw_bcast_pre(void *buf, int count, MPI_Datatype type, int root,
-					    MPI_Comm comm)
+static inline uint32_t vtw_root(int root)
 {
-	(void)buf, (void)count, (void)type, (void)root, (void)comm;
-	VTW_COLL_PRE;
+	return root < 0 ? OTF2_UNDEFINED_UINT32 : (uint32_t)root;
 }
-static inline void vtw_bcast_post(struct vtw_call *c, int ret, void *buf, int count,
-				  MPI_Datatype type, int root, MPI_Comm comm)
+
+static inline void vtw_coll_done(uint64_t t0, struct vtw_coll c)
 {
-	(void)c, (void)ret, (void)buf;
+	vt_mpi_coll(t0, c.op, c.comm, vtw_root(c.root), c.sent, c.received);
+}
+
+/* A non-blocking or persistent collective's request: followed until it completes. */
+VTW_HIDDEN void vtw_nbc_issued(MPI_Request req, struct vtw_coll c, int persistent);
+
+/* The bytes a rank moves to (out) or from (!out) its topology neighbours: per neighbour
+ * counts[i] (or count) elements of types[i] (or type). */
+VTW_HIDDEN uint64_t vtw_neighbor_bytes(MPI_Comm comm, int out, MPI_Count count, const int counts[],
+				       MPI_Datatype type, const MPI_Datatype types[]);
+/* The larger of a rank's in- and out-degree (for converting Fortran arrays). */
+VTW_HIDDEN int vtw_neighbor_max(MPI_Comm comm);
+
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wunused-parameter"
+
+static inline struct vtw_coll vtw_m_barrier(MPI_Comm comm)
+{
+	return vtw_coll_of(OTF2_COLLECTIVE_OP_BARRIER, comm, -1, 0, 0);
+}
+
+static inline struct vtw_coll vtw_m_bcast(void *buf, MPI_Count count, MPI_Datatype type, int root,
+					  MPI_Comm comm)
+{
 	uint64_t n = vtw_bytes(count, type);
 	int me = vtw_comm_rank(comm) == root;
-	vtw_coll_end(OTF2_COLLECTIVE_OP_BCAST, vtw_comm(comm), root, me ? n : 0, me ? 0 : n);
+	return vtw_coll_of(OTF2_COLLECTIVE_OP_BCAST, comm, root, me ? n : 0, me ? 0 : n);
 }
 
-static inline struct vtw_call vtw_gather_pre(const void *sbuf, int scount, MPI_Datatype stype,
-					     void *rbuf, int rcount, MPI_Datatype rtype, int root,
-					     MPI_Comm comm)
+static inline struct vtw_coll vtw_m_gather(const void *sbuf, MPI_Count scount, MPI_Datatype stype,
+					   void *rbuf, MPI_Count rcount, MPI_Datatype rtype, int root,
+					   MPI_Comm comm)
 {
-	(void)sbuf, (void)scount, (void)stype, (void)rbuf, (void)rcount, (void)rtype;
-	(void)root, (void)comm;
-	VTW_COLL_PRE;
-}
-static inline void vtw_gather_post(struct vtw_call *c, int ret, const void *sbuf, int scount,
-				   MPI_Datatype stype, void *rbuf, int rcount, MPI_Datatype rtype,
-				   int root, MPI_Comm comm)
-{
-	(void)c, (void)ret, (void)rbuf;
 	int me = vtw_comm_rank(comm) == root;
 	uint64_t sent = sbuf == MPI_IN_PLACE ? vtw_bytes(rcount, rtype) : vtw_bytes(scount, stype);
 	uint64_t recvd = me ? vtw_bytes(rcount, rtype) * (uint64_t)vtw_comm_size(comm) : 0;
-	vtw_coll_end(OTF2_COLLECTIVE_OP_GATHER, vtw_comm(comm), root, sent, recvd);
+	return vtw_coll_of(OTF2_COLLECTIVE_OP_GATHER, comm, root, sent, recvd);
 }
 
-static inline struct vtw_call vtw_gatherv_pre(const void *sbuf, int scount, MPI_Datatype stype,
-					      void *rbuf, const int rcounts[], const int displs[],
-					      MPI_Datatype rtype, int root, MPI_Comm comm)
+static inline struct vtw_coll vtw_m_gatherv(const void *sbuf, MPI_Count scount, MPI_Datatype stype,
+					    void *rbuf, const int rcounts[], const int displs[],
+					    MPI_Datatype rtype, int root, MPI_Comm comm)
 {
-	(void)sbuf, (void)scount, (void)stype, (void)rbuf, (void)rcounts, (void)displs;
-	(void)rtype, (void)root, (void)comm;
-	VTW_COLL_PRE;
-}
-static inline void vtw_gatherv_post(struct vtw_call *c, int ret, const void *sbuf, int scount,
-				    MPI_Datatype stype, void *rbuf, const int rcounts[],
-				    const int displs[], MPI_Datatype rtype, int root, MPI_Comm comm)
-{
-	(void)c, (void)ret, (void)rbuf, (void)displs;
 	int me = vtw_comm_rank(comm) == root;
 	uint64_t sent = sbuf == MPI_IN_PLACE ? 0 : vtw_bytes(scount, stype);
 	uint64_t recvd = me ? vtw_sum_bytes(vtw_comm_size(comm), rcounts, rtype) : 0;
-	vtw_coll_end(OTF2_COLLECTIVE_OP_GATHERV, vtw_comm(comm), root, sent, recvd);
+	return vtw_coll_of(OTF2_COLLECTIVE_OP_GATHERV, comm, root, sent, recvd);
 }
 
-static inline struct vtw_call vtw_scatter_pre(const void *sbuf, int scount, MPI_Datatype stype,
-					      void *rbuf, int rcount, MPI_Datatype rtype, int root,
-					      MPI_Comm comm)
+static inline struct vtw_coll vtw_m_scatter(const void *sbuf, MPI_Count scount, MPI_Datatype stype,
+					    void *rbuf, MPI_Count rcount, MPI_Datatype rtype, int root,
+					    MPI_Comm comm)
 {
-	(void)sbuf, (void)scount, (void)stype, (void)rbuf, (void)rcount, (void)rtype;
-	(void)root, (void)comm;
-	VTW_COLL_PRE;
-}
-static inline void vtw_scatter_post(struct vtw_call *c, int ret, const void *sbuf, int scount,
-				    MPI_Datatype stype, void *rbuf, int rcount, MPI_Datatype rtype,
-				    int root, MPI_Comm comm)
-{
-	(void)c, (void)ret, (void)sbuf;
 	int me = vtw_comm_rank(comm) == root;
 	uint64_t sent = me ? vtw_bytes(scount, stype) * (uint64_t)vtw_comm_size(comm) : 0;
 	uint64_t recvd = rbuf == MPI_IN_PLACE ? vtw_bytes(scount, stype) : vtw_bytes(rcount, rtype);
-	vtw_coll_end(OTF2_COLLECTIVE_OP_SCATTER, vtw_comm(comm), root, sent, recvd);
+	return vtw_coll_of(OTF2_COLLECTIVE_OP_SCATTER, comm, root, sent, recvd);
 }
 
-static inline struct vtw_call vtw_scatterv_pre(const void *sbuf, const int scounts[],
-					       const int displs[], MPI_Datatype stype, void *rbuf,
-					       int rcount, MPI_Datatype rtype, int root,
-					       MPI_Comm comm)
+static inline struct vtw_coll vtw_m_scatterv(const void *sbuf, const int scounts[],
+					     const int displs[], MPI_Datatype stype, void *rbuf,
+					     MPI_Count rcount, MPI_Datatype rtype, int root,
+					     MPI_Comm comm)
 {
-	(void)sbuf, (void)scounts, (void)displs, (void)stype, (void)rbuf, (void)rcount;
-	(void)rtype, (void)root, (void)comm;
-	VTW_COLL_PRE;
-}
-static inline void vtw_scatterv_post(struct vtw_call *c, int ret, const void *sbuf,
-				     const int scounts[], const int displs[], MPI_Datatype stype,
-				     void *rbuf, int rcount, MPI_Datatype rtype, int root,
-				     MPI_Comm comm)
-{
-	(void)c, (void)ret, (void)sbuf, (void)displs;
 	int me = vtw_comm_rank(comm) == root;
 	uint64_t sent = me ? vtw_sum_bytes(vtw_comm_size(comm), scounts, stype) : 0;
 	uint64_t recvd = rbuf == MPI_IN_PLACE ? 0 : vtw_bytes(rcount, rtype);
-	vtw_coll_end(OTF2_COLLECTIVE_OP_SCATTERV, vtw_comm(comm), root, sent, recvd);
+	return vtw_coll_of(OTF2_COLLECTIVE_OP_SCATTERV, comm, root, sent, recvd);
 }
 
-static inline struct vtw_call vtw_allgather_pre(const void *sbuf, int scount, MPI_Datatype stype,
-						void *rbuf, int rcount, MPI_Datatype rtype,
-						MPI_Comm comm)
+static inline struct vtw_coll vtw_m_allgather(const void *sbuf, MPI_Count scount, MPI_Datatype stype,
+					      void *rbuf, MPI_Count rcount, MPI_Datatype rtype,
+					      MPI_Comm comm)
 {
-	(void)sbuf, (void)scount, (void)stype, (void)rbuf, (void)rcount, (void)rtype, (void)comm;
-	VTW_COLL_PRE;
-}
-static inline void vtw_allgather_post(struct vtw_call *c, int ret, const void *sbuf, int scount,
-				      MPI_Datatype stype, void *rbuf, int rcount,
-				      MPI_Datatype rtype, MPI_Comm comm)
-{
-	(void)c, (void)ret, (void)rbuf;
 	uint64_t sent = sbuf == MPI_IN_PLACE ? vtw_bytes(rcount, rtype) : vtw_bytes(scount, stype);
 	uint64_t recvd = vtw_bytes(rcount, rtype) * (uint64_t)vtw_comm_size(comm);
-	vtw_coll_end(OTF2_COLLECTIVE_OP_ALLGATHER, vtw_comm(comm), -1, sent, recvd);
+	return vtw_coll_of(OTF2_COLLECTIVE_OP_ALLGATHER, comm, -1, sent, recvd);
 }
 
-static inline struct vtw_call vtw_allgatherv_pre(const void *sbuf, int scount, MPI_Datatype stype,
-						 void *rbuf, const int rcounts[],
-						 const int displs[], MPI_Datatype rtype,
-						 MPI_Comm comm)
+static inline struct vtw_coll vtw_m_allgatherv(const void *sbuf, MPI_Count scount, MPI_Datatype stype,
+					       void *rbuf, const int rcounts[], const int displs[],
+					       MPI_Datatype rtype, MPI_Comm comm)
 {
-	(void)sbuf, (void)scount, (void)stype, (void)rbuf, (void)rcounts, (void)displs;
-	(void)rtype, (void)comm;
-	VTW_COLL_PRE;
-}
-static inline void vtw_allgatherv_post(struct vtw_call *c, int ret, const void *sbuf, int scount,
-				       MPI_Datatype stype, void *rbuf, const int rcounts[],
-				       const int displs[], MPI_Datatype rtype, MPI_Comm comm)
-{
-	(void)c, (void)ret, (void)rbuf, (void)displs;
 	uint64_t sent = sbuf == MPI_IN_PLACE ? 0 : vtw_bytes(scount, stype);
 	uint64_t recvd = vtw_sum_bytes(vtw_comm_size(comm), rcounts, rtype);
-	vtw_coll_end(OTF2_COLLECTIVE_OP_ALLGATHERV, vtw_comm(comm), -1, sent, recvd);
+	return vtw_coll_of(OTF2_COLLECTIVE_OP_ALLGATHERV, comm, -1, sent, recvd);
 }
 
-static inline struct vtw_call vtw_alltoall_pre(const void *sbuf, int scount, MPI_Datatype stype,
-					       void *rbuf, int rcount, MPI_Datatype rtype,
-					       MPI_Comm comm)
+static inline struct vtw_coll vtw_m_alltoall(const void *sbuf, MPI_Count scount, MPI_Datatype stype,
+					     void *rbuf, MPI_Count rcount, MPI_Datatype rtype,
+					     MPI_Comm comm)
 {
-	(void)sbuf, (void)scount, (void)stype, (void)rbuf, (void)rcount, (void)rtype, (void)comm;
-	VTW_COLL_PRE;
-}
-static inline void vtw_alltoall_post(struct vtw_call *c, int ret, const void *sbuf, int scount,
-				     MPI_Datatype stype, void *rbuf, int rcount, MPI_Datatype rtype,
-				     MPI_Comm comm)
-{
-	(void)c, (void)ret, (void)rbuf;
 	uint64_t n = (uint64_t)vtw_comm_size(comm);
 	uint64_t recvd = vtw_bytes(rcount, rtype) * n;
 	uint64_t sent = sbuf == MPI_IN_PLACE ? recvd : vtw_bytes(scount, stype) * n;
-	vtw_coll_end(OTF2_COLLECTIVE_OP_ALLTOALL, vtw_comm(comm), -1, sent, recvd);
+	return vtw_coll_of(OTF2_COLLECTIVE_OP_ALLTOALL, comm, -1, sent, recvd);
 }
 
-static inline struct vtw_call vtw_alltoallv_pre(const void *sbuf, const int scounts[],
-						const int sdispls[], MPI_Datatype stype, void *rbuf,
-						const int rcounts[], const int rdispls[],
-						MPI_Datatype rtype, MPI_Comm comm)
+static inline struct vtw_coll vtw_m_alltoallv(const void *sbuf, const int scounts[],
+					      const int sdispls[], MPI_Datatype stype, void *rbuf,
+					      const int rcounts[], const int rdispls[],
+					      MPI_Datatype rtype, MPI_Comm comm)
 {
-	(void)sbuf, (void)scounts, (void)sdispls, (void)stype, (void)rbuf, (void)rcounts;
-	(void)rdispls, (void)rtype, (void)comm;
-	VTW_COLL_PRE;
-}
-static inline void vtw_alltoallv_post(struct vtw_call *c, int ret, const void *sbuf,
-				      const int scounts[], const int sdispls[], MPI_Datatype stype,
-				      void *rbuf, const int rcounts[], const int rdispls[],
-				      MPI_Datatype rtype, MPI_Comm comm)
-{
-	(void)c, (void)ret, (void)rbuf, (void)sdispls, (void)rdispls;
 	int n = vtw_comm_size(comm);
 	uint64_t recvd = vtw_sum_bytes(n, rcounts, rtype);
 	uint64_t sent = sbuf == MPI_IN_PLACE ? recvd : vtw_sum_bytes(n, scounts, stype);
-	vtw_coll_end(OTF2_COLLECTIVE_OP_ALLTOALLV, vtw_comm(comm), -1, sent, recvd);
+	return vtw_coll_of(OTF2_COLLECTIVE_OP_ALLTOALLV, comm, -1, sent, recvd);
 }
 
-static inline struct vtw_call vtw_alltoallw_pre(const void *sbuf, const int scounts[],
-						const int sdispls[], const MPI_Datatype stypes[],
-						void *rbuf, const int rcounts[],
-						const int rdispls[], const MPI_Datatype rtypes[],
-						MPI_Comm comm)
+static inline struct vtw_coll vtw_m_alltoallw(const void *sbuf, const int scounts[],
+					      const int sdispls[], const MPI_Datatype stypes[],
+					      void *rbuf, const int rcounts[], const int rdispls[],
+					      const MPI_Datatype rtypes[], MPI_Comm comm)
 {
-	(void)sbuf, (void)scounts, (void)sdispls, (void)stypes, (void)rbuf, (void)rcounts;
-	(void)rdispls, (void)rtypes, (void)comm;
-	VTW_COLL_PRE;
-}
-static inline void vtw_alltoallw_post(struct vtw_call *c, int ret, const void *sbuf,
-				      const int scounts[], const int sdispls[],
-				      const MPI_Datatype stypes[], void *rbuf, const int rcounts[],
-				      const int rdispls[], const MPI_Datatype rtypes[],
-				      MPI_Comm comm)
-{
-	(void)c, (void)ret, (void)rbuf, (void)sdispls, (void)rdispls;
 	uint64_t sent = 0, recvd = 0;
 	for (int i = 0, n = vtw_comm_size(comm); i < n; i++) {
 		recvd += vtw_bytes(rcounts[i], rtypes[i]);
 		if (sbuf != MPI_IN_PLACE)
 			sent += vtw_bytes(scounts[i], stypes[i]);
 	}
-	vtw_coll_end(OTF2_COLLECTIVE_OP_ALLTOALLW, vtw_comm(comm), -1,
-		     sbuf == MPI_IN_PLACE ? recvd : sent, recvd);
+	return vtw_coll_of(OTF2_COLLECTIVE_OP_ALLTOALLW, comm, -1,
+			   sbuf == MPI_IN_PLACE ? recvd : sent, recvd);
 }
 
-static inline struct vtw_call vtw_reduce_pre(const void *sbuf, void *rbuf, int count,
-					     MPI_Datatype type, MPI_Op op, int root, MPI_Comm comm)
+static inline struct vtw_coll vtw_m_reduce(const void *sbuf, void *rbuf, MPI_Count count,
+					   MPI_Datatype type, MPI_Op op, int root, MPI_Comm comm)
 {
-	(void)sbuf, (void)rbuf, (void)count, (void)type, (void)op, (void)root, (void)comm;
-	VTW_COLL_PRE;
-}
-static inline void vtw_reduce_post(struct vtw_call *c, int ret, const void *sbuf, void *rbuf,
-				   int count, MPI_Datatype type, MPI_Op op, int root, MPI_Comm comm)
-{
-	(void)c, (void)ret, (void)sbuf, (void)rbuf, (void)op;
 	uint64_t n = vtw_bytes(count, type);
 	int me = vtw_comm_rank(comm) == root;
-	vtw_coll_end(OTF2_COLLECTIVE_OP_REDUCE, vtw_comm(comm), root, n, me ? n : 0);
+	return vtw_coll_of(OTF2_COLLECTIVE_OP_REDUCE, comm, root, n, me ? n : 0);
 }
 
 /* Allreduce, Scan and Exscan: count elements in, count out. */
-#define VTW_REDUCE_ALL(hook, OP)                                                                   \
-	static inline struct vtw_call vtw_##hook##_pre(                                            \
-	    const void *sbuf, void *rbuf, int count, MPI_Datatype type, MPI_Op op, MPI_Comm comm)  \
+#define VTW_REDUCE_ALL(name, OP)                                                                   \
+	static inline struct vtw_coll vtw_m_##name(const void *sbuf, void *rbuf, MPI_Count count,        \
+						   MPI_Datatype type, MPI_Op op, MPI_Comm comm)    \
 	{                                                                                          \
-		(void)sbuf, (void)rbuf, (void)count, (void)type, (void)op, (void)comm;             \
-		VTW_COLL_PRE;                                                                      \
-	}                                                                                          \
-	static inline void vtw_##hook##_post(struct vtw_call *c, int ret, const void *sbuf,        \
-					     void *rbuf, int count, MPI_Datatype type, MPI_Op op,  \
-					     MPI_Comm comm)                                        \
-	{                                                                                          \
-		(void)c, (void)ret, (void)sbuf, (void)rbuf, (void)op;                              \
 		uint64_t n = vtw_bytes(count, type);                                               \
-		vtw_coll_end(OP, vtw_comm(comm), -1, n, n);                                        \
+		return vtw_coll_of(OP, comm, -1, n, n);                                            \
 	}
 VTW_REDUCE_ALL(allreduce, OTF2_COLLECTIVE_OP_ALLREDUCE)
 VTW_REDUCE_ALL(scan, OTF2_COLLECTIVE_OP_SCAN)
 VTW_REDUCE_ALL(exscan, OTF2_COLLECTIVE_OP_EXSCAN)
 
-static inline struct vtw_call vtw_reduce_scatter_pre(const void *sbuf, void *rbuf,
-						     const int rcounts[], MPI_Datatype type,
-						     MPI_Op op, MPI_Comm comm)
+static inline struct vtw_coll vtw_m_reduce_scatter(const void *sbuf, void *rbuf,
+						   const int rcounts[], MPI_Datatype type,
+						   MPI_Op op, MPI_Comm comm)
 {
-	(void)sbuf, (void)rbuf, (void)rcounts, (void)type, (void)op, (void)comm;
-	VTW_COLL_PRE;
-}
-static inline void vtw_reduce_scatter_post(struct vtw_call *c, int ret, const void *sbuf,
-					   void *rbuf, const int rcounts[], MPI_Datatype type,
-					   MPI_Op op, MPI_Comm comm)
-{
-	(void)c, (void)ret, (void)sbuf, (void)rbuf, (void)op;
 	uint64_t sent = vtw_sum_bytes(vtw_comm_size(comm), rcounts, type);
 	uint64_t recvd = vtw_bytes(rcounts[vtw_comm_rank(comm)], type);
-	vtw_coll_end(OTF2_COLLECTIVE_OP_REDUCE_SCATTER, vtw_comm(comm), -1, sent, recvd);
+	return vtw_coll_of(OTF2_COLLECTIVE_OP_REDUCE_SCATTER, comm, -1, sent, recvd);
 }
 
-static inline struct vtw_call vtw_reduce_scatter_block_pre(const void *sbuf, void *rbuf, int rcount,
-							   MPI_Datatype type, MPI_Op op,
-							   MPI_Comm comm)
+static inline struct vtw_coll vtw_m_reduce_scatter_block(const void *sbuf, void *rbuf, MPI_Count rcount,
+							 MPI_Datatype type, MPI_Op op,
+							 MPI_Comm comm)
 {
-	(void)sbuf, (void)rbuf, (void)rcount, (void)type, (void)op, (void)comm;
-	VTW_COLL_PRE;
-}
-static inline void vtw_reduce_scatter_block_post(struct vtw_call *c, int ret, const void *sbuf,
-						 void *rbuf, int rcount, MPI_Datatype type,
-						 MPI_Op op, MPI_Comm comm)
-{
-	(void)c, (void)ret, (void)sbuf, (void)rbuf, (void)op;
 	uint64_t recvd = vtw_bytes(rcount, type);
-	vtw_coll_end(OTF2_COLLECTIVE_OP_REDUCE_SCATTER_BLOCK, vtw_comm(comm), -1,
-		     recvd * (uint64_t)vtw_comm_size(comm), recvd);
+	return vtw_coll_of(OTF2_COLLECTIVE_OP_REDUCE_SCATTER_BLOCK, comm, -1,
+			   recvd * (uint64_t)vtw_comm_size(comm), recvd);
 }
+
+static inline struct vtw_coll vtw_m_neighbor_allgather(const void *sbuf, MPI_Count scount,
+						       MPI_Datatype stype, void *rbuf, MPI_Count rcount,
+						       MPI_Datatype rtype, MPI_Comm comm)
+{
+	return vtw_coll_of(OTF2_COLLECTIVE_OP_ALLGATHER, comm, -1,
+			   vtw_neighbor_bytes(comm, 1, scount, NULL, stype, NULL),
+			   vtw_neighbor_bytes(comm, 0, rcount, NULL, rtype, NULL));
+}
+
+static inline struct vtw_coll vtw_m_neighbor_allgatherv(const void *sbuf, MPI_Count scount,
+							MPI_Datatype stype, void *rbuf,
+							const int rcounts[], const int displs[],
+							MPI_Datatype rtype, MPI_Comm comm)
+{
+	return vtw_coll_of(OTF2_COLLECTIVE_OP_ALLGATHERV, comm, -1,
+			   vtw_neighbor_bytes(comm, 1, scount, NULL, stype, NULL),
+			   vtw_neighbor_bytes(comm, 0, 0, rcounts, rtype, NULL));
+}
+
+static inline struct vtw_coll vtw_m_neighbor_alltoall(const void *sbuf, MPI_Count scount,
+						      MPI_Datatype stype, void *rbuf, MPI_Count rcount,
+						      MPI_Datatype rtype, MPI_Comm comm)
+{
+	return vtw_coll_of(OTF2_COLLECTIVE_OP_ALLTOALL, comm, -1,
+			   vtw_neighbor_bytes(comm, 1, scount, NULL, stype, NULL),
+			   vtw_neighbor_bytes(comm, 0, rcount, NULL, rtype, NULL));
+}
+
+static inline struct vtw_coll vtw_m_neighbor_alltoallv(const void *sbuf, const int scounts[],
+						       const int sdispls[], MPI_Datatype stype,
+						       void *rbuf, const int rcounts[],
+						       const int rdispls[], MPI_Datatype rtype,
+						       MPI_Comm comm)
+{
+	return vtw_coll_of(OTF2_COLLECTIVE_OP_ALLTOALLV, comm, -1,
+			   vtw_neighbor_bytes(comm, 1, 0, scounts, stype, NULL),
+			   vtw_neighbor_bytes(comm, 0, 0, rcounts, rtype, NULL));
+}
+
+static inline struct vtw_coll vtw_m_neighbor_alltoallw(const void *sbuf, const int scounts[],
+						       const MPI_Aint sdispls[],
+						       const MPI_Datatype stypes[], void *rbuf,
+						       const int rcounts[], const MPI_Aint rdispls[],
+						       const MPI_Datatype rtypes[], MPI_Comm comm)
+{
+	return vtw_coll_of(OTF2_COLLECTIVE_OP_ALLTOALLW, comm, -1,
+			   vtw_neighbor_bytes(comm, 1, 0, scounts, MPI_DATATYPE_NULL, stypes),
+			   vtw_neighbor_bytes(comm, 0, 0, rcounts, MPI_DATATYPE_NULL, rtypes));
+}
+
+#pragma GCC diagnostic pop
 
 /* Communicator constructors: the new communicator is defined (collectively) after. */
 #define VTW_COMM_NEW(hook, newcomm, ...)                                                           \
@@ -521,6 +474,9 @@ VTW_COMM_NEW(dist_graph_create_adjacent, comm_dist_graph, MPI_Comm comm_old, int
 	     const int sources[], const int sourceweights[], int outdegree,
 	     const int destinations[], const int destweights[], MPI_Info info, int reorder,
 	     MPI_Comm *comm_dist_graph)
+VTW_COMM_NEW(dist_graph_create, comm_dist_graph, MPI_Comm comm_old, int n, const int sources[],
+	     const int degrees[], const int destinations[], const int weights[], MPI_Info info,
+	     int reorder, MPI_Comm *comm_dist_graph)
 VTW_COMM_NEW(intercomm_create, newintercomm, MPI_Comm local_comm, int local_leader,
 	     MPI_Comm peer_comm, int remote_leader, int tag, MPI_Comm *newintercomm)
 VTW_COMM_NEW(intercomm_merge, newintracomm, MPI_Comm intercomm, int high, MPI_Comm *newintracomm)

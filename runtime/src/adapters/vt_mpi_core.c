@@ -119,16 +119,22 @@ VT_MPI_EXPORT void vt_mpi_request(uint32_t kind, uint64_t request)
 	event(kind, 0, &p, 1);
 }
 
-VT_MPI_EXPORT void vt_mpi_coll_begin(void)
+VT_MPI_EXPORT void vt_mpi_coll(uint64_t t0, uint32_t op, uint32_t comm, uint32_t root,
+			       uint64_t sent, uint64_t received)
 {
-	event(VT_REC_MPI_COLL_BEGIN, 0, NULL, 0);
+	struct vt_tls *t = vt_thread_self();
+	if (!t)
+		return;
+	union vt_rec_payload p[2] = {{.coll = {sent, comm, root}}, {.req = {received, 0}}};
+	vt_thread_put_event_at(t, t0, 0, VT_REC_MPI_COLL_BEGIN, NULL, 0);
+	vt_thread_put_event(t, op, VT_REC_MPI_COLL_END, p, 2);
 }
 
-VT_MPI_EXPORT void vt_mpi_coll_end(uint32_t op, uint32_t comm, uint32_t root, uint64_t sent,
-				   uint64_t received)
+VT_MPI_EXPORT void vt_mpi_nbc_complete(uint32_t op, uint32_t comm, uint32_t root, uint64_t sent,
+				       uint64_t received, uint64_t request)
 {
-	union vt_rec_payload p[2] = {{.coll = {sent, comm, root}}, {.req = {received, 0}}};
-	event(VT_REC_MPI_COLL_END, op, p, 2);
+	union vt_rec_payload p[2] = {{.coll = {sent, comm, root}}, {.nbc = {received, request}}};
+	event(VT_REC_MPI_NBC_COMPLETE, op, p, 2);
 }
 
 VT_MPI_EXPORT uint32_t vt_mpi_comm_define(uint64_t key, uint32_t my_rank, uint32_t size)

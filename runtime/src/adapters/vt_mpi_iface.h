@@ -53,8 +53,8 @@ VT_MPI_EXPORT int vt_mpi_recording(void);
 /*
  * MPI events of the calling thread, each with its fields by name (the records they become
  * are libvt's own, vt_rec.h). kind: VT_REC_MPI_SEND or _RECV (vt_mpi_p2p), _ISEND or _IRECV
- * (vt_mpi_p2p_request), _ISEND_COMPLETE, _IRECV_REQUEST, _REQUEST_TEST or
- * _REQUEST_CANCELLED (vt_mpi_request). root: OTF2_UNDEFINED_UINT32 for none.
+ * (vt_mpi_p2p_request), _ISEND_COMPLETE, _IRECV_REQUEST, _REQUEST_TEST,
+ * _REQUEST_CANCELLED or _NBC_REQUEST (vt_mpi_request). root: OTF2_UNDEFINED_UINT32 for none.
  */
 VT_MPI_EXPORT void vt_mpi_p2p(uint32_t kind, uint32_t peer, uint32_t comm, uint32_t tag,
 			      uint64_t bytes);
@@ -64,9 +64,14 @@ VT_MPI_EXPORT void vt_mpi_p2p_request(uint32_t kind, uint32_t peer, uint32_t com
 VT_MPI_EXPORT void vt_mpi_p2p_request_at(uint64_t ts, uint32_t kind, uint32_t peer, uint32_t comm,
 					 uint32_t tag, uint64_t bytes, uint64_t request);
 VT_MPI_EXPORT void vt_mpi_request(uint32_t kind, uint64_t request);
-VT_MPI_EXPORT void vt_mpi_coll_begin(void);
-VT_MPI_EXPORT void vt_mpi_coll_end(uint32_t op, uint32_t comm, uint32_t root, uint64_t sent,
-				   uint64_t received);
+/* A blocking collective that began at t0 (vt_mpi_now() after its Enter) and ends now: its
+ * CollectiveBegin and CollectiveEnd, written in one step after the call returned. */
+VT_MPI_EXPORT void vt_mpi_coll(uint64_t t0, uint32_t op, uint32_t comm, uint32_t root,
+			       uint64_t sent, uint64_t received);
+/* A non-blocking collective: its request (kind VT_REC_MPI_NBC_REQUEST through
+ * vt_mpi_request), and its completion at the Wait or Test that saw it done. */
+VT_MPI_EXPORT void vt_mpi_nbc_complete(uint32_t op, uint32_t comm, uint32_t root, uint64_t sent,
+				       uint64_t received, uint64_t request);
 
 /*
  * Communicators. A local id per communicator this process knows; key identifies it across

@@ -19,4 +19,6 @@ const struct vt_rec_kind_info vt_rec_kinds[VT_REC_KIND_MAX] = {
     [VT_REC_COUNTER] = {"counter", 1},
     [VT_REC_MEASURE] = {"measurement-on-off", 0},
     [VT_REC_SAMPLE] = {"calling-context-sample", 0}, /* and its frames (vt_rec_payloads) */
+    [VT_REC_MPI_NBC_REQUEST] = {"mpi-nbc-request", 1},
+    [VT_REC_MPI_NBC_COMPLETE] = {"mpi-nbc-complete", 2},
 };

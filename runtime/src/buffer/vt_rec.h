@@ -34,6 +34,8 @@ enum vt_rec_kind {
 	VT_REC_MEASURE,	     /* head: 1 recording resumes, 0 it pauses (MeasurementOnOff) */
 	VT_REC_SAMPLE,	     /* head: frames (low 16 bits) and VT_REC_SAMPLE_CUT; + the frames'
 				addresses, innermost first, two per record (vt_sample.h) */
+	VT_REC_MPI_NBC_REQUEST,	 /* + vt_rec_req: a non-blocking collective began */
+	VT_REC_MPI_NBC_COMPLETE, /* head: the OTF2 collective op; + vt_rec_coll, vt_rec_nbc */
 	VT_REC_KIND_MAX,
 };
 
@@ -64,6 +66,12 @@ struct __attribute__((may_alias)) vt_rec_coll {
 	uint32_t root;
 };
 
+/* A non-blocking collective's bytes received and request id. */
+struct __attribute__((may_alias)) vt_rec_nbc {
+	uint64_t received;
+	uint64_t id;
+};
+
 /* A synchronous metric value; kind sits where the head's kind does. */
 struct __attribute__((may_alias)) vt_rec_metric {
 	uint64_t value;
@@ -83,6 +91,7 @@ union __attribute__((may_alias)) vt_rec_payload {
 	struct vt_rec_msg msg;
 	struct vt_rec_req req;
 	struct vt_rec_coll coll;
+	struct vt_rec_nbc nbc;
 	struct vt_rec_value value;
 };
 
@@ -90,6 +99,7 @@ static_assert(sizeof(struct vt_rec) == 16, "a record is 16 bytes");
 static_assert(sizeof(struct vt_rec_msg) == 16, "payloads are one record");
 static_assert(sizeof(struct vt_rec_req) == 16, "payloads are one record");
 static_assert(sizeof(struct vt_rec_coll) == 16, "payloads are one record");
+static_assert(sizeof(struct vt_rec_nbc) == 16, "payloads are one record");
 static_assert(sizeof(struct vt_rec_value) == 16, "payloads are one record");
 static_assert(sizeof(struct vt_rec_metric) == 16, "metric values are one record");
 static_assert(sizeof(union vt_rec_payload) == 16, "payloads are one record");

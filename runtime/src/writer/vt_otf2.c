@@ -600,6 +600,20 @@ static void enc_coll_end(struct vt_loc *loc, OTF2_EvtWriter *w, uint64_t ts, con
 					p[0].coll.root, p[0].coll.sent, p[1].req.id);
 }
 
+static void enc_nbc_request(struct vt_loc *loc, OTF2_EvtWriter *w, uint64_t ts,
+			    const struct vt_rec *r, const union vt_rec_payload *p)
+{
+	OTF2_EvtWriter_NonBlockingCollectiveRequest(w, NULL, ts, p[0].req.id);
+}
+
+static void enc_nbc_complete(struct vt_loc *loc, OTF2_EvtWriter *w, uint64_t ts,
+			     const struct vt_rec *r, const union vt_rec_payload *p)
+{
+	OTF2_EvtWriter_NonBlockingCollectiveComplete(w, NULL, ts, (OTF2_CollectiveOp)r->region,
+						     p[0].coll.comm, p[0].coll.root, p[0].coll.sent,
+						     p[1].nbc.received, p[1].nbc.id);
+}
+
 static void enc_counter(struct vt_loc *loc, OTF2_EvtWriter *w, uint64_t ts, const struct vt_rec *r,
 			const union vt_rec_payload *p)
 {
@@ -656,6 +670,8 @@ static const encode_fn encoders[VT_REC_KIND_MAX] = {
     [VT_REC_MPI_REQUEST_CANCELLED] = enc_request_cancelled,
     [VT_REC_MPI_COLL_BEGIN] = enc_coll_begin,
     [VT_REC_MPI_COLL_END] = enc_coll_end,
+    [VT_REC_MPI_NBC_REQUEST] = enc_nbc_request,
+    [VT_REC_MPI_NBC_COMPLETE] = enc_nbc_complete,
     [VT_REC_COUNTER] = enc_counter,
     [VT_REC_MEASURE] = enc_measure,
     [VT_REC_SAMPLE] = enc_sample,
