@@ -205,6 +205,10 @@ def conversions(name, params):
             fn = 'vtf_requests' if p.type == 'MPI_Request' else 'vtf_types'
             pre.append('%s *%s = %s(%s, %s);' % (p.type, c, fn, n, f))
             frees.append(c)
+        elif p.kind == 'char' and p.ptr == 1:
+            # A CHARACTER argument: its hidden length follows the others; blanks trimmed.
+            pre.append('char *%s = vtf_str(%s, %s_len);' % (c, f, f))
+            frees.append(c)
         elif p.kind == 'other' and p.ptr == 1 and p.type == 'MPI_Aint':
             # displacements: INTEGER(KIND=MPI_ADDRESS_KIND) is an MPI_Aint
             pre.append('const MPI_Aint *%s = (const MPI_Aint *)%s;' % (c, f))
@@ -528,6 +532,20 @@ def manual(w, name, sym, call):
 
 
 PRELUDE = '''
+/* A Fortran CHARACTER argument as a C string without its trailing blanks (malloc'd). */
+static inline char *vtf_str(const void *s, size_t len)
+{
+	const char *f = s;
+	while (len > 0 && f[len - 1] == ' ')
+		len--;
+	char *c = malloc(len + 1);
+	if (c) {
+		memcpy(c, f, len);
+		c[len] = 0;
+	}
+	return c;
+}
+
 /* A receive's message, from a Fortran status. */
 static inline void vtf_received(int binding, const void *st, MPI_Comm comm)
 {

@@ -10,6 +10,7 @@
 #include <otf2/OTF2_MPI_Collectives.h>
 #include <otf2/otf2.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -28,6 +29,8 @@ static int world_rank, world_size;
  * creates or frees a communicator.
  */
 static struct vt_u64map comm_map;
+/* The longest name kept: the trace's limit (VT_COMM_NAME_MAX of vt_unify.h). */
+#define VT_COMM_NAME_LEN 128
 static uint32_t comm_counter = 16; /* creator's part of new keys; low values are reserved */
 static pthread_mutex_t comm_lock = PTHREAD_MUTEX_INITIALIZER;
 /* Each thread remembers its last look-up; any change of the map (a communicator made or
@@ -52,12 +55,42 @@ static uint32_t comm_find(uint64_t h)
 	return v ? (uint32_t)(v - 1) : UINT32_MAX;
 }
 
-static void comm_add(MPI_Comm c, uint64_t key)
+/* The name each local id has in the trace (NULL: none), to name the communicators made
+ * from it; under comm_lock. */
+static char **comm_names;
+static uint32_t n_comm_names;
+
+static void comm_set_name(uint32_t id, const char *name)
+{
+	char *copy = strndup(name, VT_COMM_NAME_LEN - 1);
+	pthread_mutex_lock(&comm_lock);
+	if (id >= n_comm_names) {
+		uint32_t n = id + 16;
+		char **grown = realloc(comm_names, n * sizeof(*grown));
+		if (grown) {
+			memset(grown + n_comm_names, 0, (n - n_comm_names) * sizeof(*grown));
+			comm_names = grown;
+			n_comm_names = n;
+		}
+	}
+	if (id < n_comm_names) {
+		free(comm_names[id]);
+		comm_names[id] = copy;
+		copy = NULL;
+	}
+	pthread_mutex_unlock(&comm_lock);
+	free(copy);
+	vt_mpi_comm_name(id, name);
+}
+
+static void comm_add(MPI_Comm c, uint64_t key, const char *name)
 {
 	int rank = 0, size = 1;
 	PMPI_Comm_rank(c, &rank);
 	PMPI_Comm_size(c, &size);
 	uint32_t id = vt_mpi_comm_define(key, (uint32_t)rank, (uint32_t)size);
+	if (name)
+		comm_set_name(id, name);
 	pthread_mutex_lock(&comm_lock);
 	/* Out of memory, the handle stays unknown and is recorded as MPI_COMM_WORLD (id 0). */
 	vt_u64map_set(&comm_map, handle_bits(c), (void *)((uintptr_t)id + 1));
@@ -85,7 +118,7 @@ uint32_t vtw_comm(MPI_Comm c)
 	/* Made by a function vt does not wrap: known to this rank only (not unified). */
 	uint64_t key = ((uint64_t)world_rank << 32) | 0x80000000u |
 		       __atomic_fetch_add(&comm_counter, 1, __ATOMIC_RELAXED);
-	comm_add(c, key);
+	comm_add(c, key, NULL);
 	pthread_mutex_lock(&comm_lock);
 	id = comm_find(handle_bits(c));
 	pthread_mutex_unlock(&comm_lock);
@@ -108,7 +141,7 @@ int vtw_comm_size(MPI_Comm c)
 
 /* Collective over the new communicator: its rank 0 makes the key, the others learn it, so
  * every member names the same communicator the same way. */
-void vtw_comm_created(MPI_Comm c)
+void vtw_comm_created(MPI_Comm c, const char *fn, MPI_Comm parent)
 {
 	if (c == MPI_COMM_NULL)
 		return;
@@ -120,7 +153,21 @@ void vtw_comm_created(MPI_Comm c)
 		key |= 0x80000000u; /* an intercommunicator: defined per rank, not unified */
 	else
 		PMPI_Bcast(&key, 1, MPI_UINT64_T, 0, c);
-	comm_add(c, key);
+	/* "MPI_Comm_split of MPI_COMM_WORLD": the same on every member, as long as the
+	 * program named the parent alike on all of them. */
+	char name[VT_COMM_NAME_LEN];
+	uint32_t pid = vtw_comm(parent);
+	pthread_mutex_lock(&comm_lock);
+	const char *pname = pid < n_comm_names && comm_names[pid] ? comm_names[pid] : "?";
+	snprintf(name, sizeof(name), "%s of %s", fn, pname);
+	pthread_mutex_unlock(&comm_lock);
+	comm_add(c, key, name);
+}
+
+void vtw_comm_named(MPI_Comm c, const char *name)
+{
+	if (c != MPI_COMM_NULL && name)
+		comm_set_name(vtw_comm(c), name);
 }
 
 void vtw_comm_freed(MPI_Comm c)
@@ -826,8 +873,8 @@ static void after_init(void)
 	ops.rank = world_rank;
 	ops.size = world_size;
 	vt_mpi_attach(&ops);
-	comm_add(MPI_COMM_WORLD, VT_MPI_KEY_WORLD);
-	comm_add(MPI_COMM_SELF, VT_MPI_KEY_SELF);
+	comm_add(MPI_COMM_WORLD, VT_MPI_KEY_WORLD, "MPI_COMM_WORLD");
+	comm_add(MPI_COMM_SELF, VT_MPI_KEY_SELF, "MPI_COMM_SELF");
 	sync_clocks();
 }
 

@@ -53,7 +53,7 @@ static void random_def(enum vt_def_kind k, union vt_def *d)
 		break;
 	case VT_DEF_COMM:
 		d->comm = (struct vt_def_comm){(uint32_t)next(), next(), (uint32_t)next(),
-					       (uint32_t)next()};
+					       (uint32_t)next(), rand_str()};
 		break;
 	case VT_DEF_METRIC:
 		d->metric = (struct vt_def_metric){
@@ -108,7 +108,8 @@ static bool same(enum vt_def_kind k, const union vt_def *a, const union vt_def *
 		       a->region.paradigm == b->region.paradigm && a->region.role == b->region.role;
 	case VT_DEF_COMM:
 		return a->comm.id == b->comm.id && a->comm.key == b->comm.key &&
-		       a->comm.my_rank == b->comm.my_rank && a->comm.size == b->comm.size;
+		       a->comm.my_rank == b->comm.my_rank && a->comm.size == b->comm.size &&
+		       strcmp(a->comm.name, b->comm.name) == 0;
 	case VT_DEF_METRIC:
 		return a->metric.id == b->metric.id && S(a->metric.name, b->metric.name) &&
 		       S(a->metric.unit, b->metric.unit) &&
@@ -207,10 +208,16 @@ static void region(struct vt_defs_buf *b, uint32_t id, const char *name, const c
 	vt_defs_put(b, VT_DEF_REGION, &d);
 }
 
+static void named_comm(struct vt_defs_buf *b, uint32_t id, uint64_t key, uint32_t my_rank,
+		       uint32_t size, const char *name)
+{
+	union vt_def d = {.comm = {id, key, my_rank, size, name}};
+	vt_defs_put(b, VT_DEF_COMM, &d);
+}
+
 static void comm(struct vt_defs_buf *b, uint32_t id, uint64_t key, uint32_t my_rank, uint32_t size)
 {
-	union vt_def d = {.comm = {id, key, my_rank, size}};
-	vt_defs_put(b, VT_DEF_COMM, &d);
+	named_comm(b, id, key, my_rank, size, "");
 }
 
 static void metric(struct vt_defs_buf *b, uint32_t id, const char *name)
@@ -291,7 +298,7 @@ static void unify_three(void)
 	region(&b[0], 1, "MPI_Send", "", 0);
 	comm(&b[0], 0, 1, 0, 3);
 	comm(&b[0], 1, 2, 0, 1);
-	comm(&b[0], 2, 7, 0, 2);
+	named_comm(&b[0], 2, 7, 0, 2, "pair");
 	metric(&b[0], 0, "power");
 	instance(&b[0], 1, 0, 0x4000000000000000ull, 2); /* per host */
 
@@ -309,7 +316,7 @@ static void unify_three(void)
 	region(&b[2], 0, "main", "m.c", 1);
 	comm(&b[2], 0, 1, 2, 3);
 	comm(&b[2], 1, 2, 0, 1);
-	comm(&b[2], 2, 7, 1, 2);
+	named_comm(&b[2], 2, 7, 1, 2, "other name");
 	metric(&b[2], 0, "energy");
 	metric(&b[2], 1, "power");
 	instance(&b[2], 2, 1, 0x4000000000000002ull, 2);
@@ -334,6 +341,9 @@ static void unify_three(void)
 	CHECK(u.comms[0].key == 1 && u.comms[0].size == 3 && u.comms[0].members[0] == 0 &&
 	      u.comms[0].members[1] == 1 && u.comms[0].members[2] == 2);
 	CHECK(u.comms[2].key == 7 && u.comms[2].members[0] == 0 && u.comms[2].members[1] == 2);
+	/* names: the lowest member's wins over a later one; unnamed stays NULL */
+	CHECK(u.comms[2].name && strcmp(u.comms[2].name, "pair") == 0);
+	CHECK(u.comms[0].name == NULL);
 	CHECK(u.comms[3].thread_rank == 1 && u.comms[3].size == 2);
 	/* Metrics: power (ranks 0 and 2), energy; instances after both classes. */
 	CHECK(u.n_metrics == 2 && S(u.metrics[0].name, "power") && S(u.metrics[1].name, "energy"));

@@ -137,6 +137,11 @@ VT_MPI_EXPORT void vt_mpi_nbc_complete(uint32_t op, uint32_t comm, uint32_t root
 	event(VT_REC_MPI_NBC_COMPLETE, op, p, 2);
 }
 
+VT_MPI_EXPORT void vt_mpi_comm_name(uint32_t id, const char *name)
+{
+	vt_otf2_comm_name(id, name);
+}
+
 VT_MPI_EXPORT uint32_t vt_mpi_comm_define(uint64_t key, uint32_t my_rank, uint32_t size)
 {
 	return vt_otf2_comm_define(key, my_rank, size);

@@ -80,5 +80,7 @@ VT_MPI_EXPORT void vt_mpi_nbc_complete(uint32_t op, uint32_t comm, uint32_t root
  */
 enum { VT_MPI_KEY_WORLD = 1, VT_MPI_KEY_SELF = 2 };
 VT_MPI_EXPORT uint32_t vt_mpi_comm_define(uint64_t key, uint32_t my_rank, uint32_t size);
+/* The name of communicator id in the trace (MPI_Comm_set_name's, or the adapter's default). */
+VT_MPI_EXPORT void vt_mpi_comm_name(uint32_t id, const char *name);
 
 #endif

@@ -160,6 +160,7 @@ static void enc_comm(struct vt_defs_buf *b, const union vt_def *d)
 	put_u64(b, d->comm.key);
 	put_u32(b, d->comm.my_rank);
 	put_u32(b, d->comm.size);
+	put_str(b, d->comm.name ? d->comm.name : "");
 }
 
 static void dec_comm(struct vt_defs_reader *r, union vt_def *d)
@@ -168,6 +169,7 @@ static void dec_comm(struct vt_defs_reader *r, union vt_def *d)
 	d->comm.key = get_u64(r);
 	d->comm.my_rank = get_u32(r);
 	d->comm.size = get_u32(r);
+	d->comm.name = get_str(r);
 }
 
 static void enc_metric(struct vt_defs_buf *b, const union vt_def *d)

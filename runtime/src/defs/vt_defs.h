@@ -59,6 +59,7 @@ struct vt_def_comm {
 	uint32_t id;
 	uint64_t key;
 	uint32_t my_rank, size;
+	const char *name; /* "" when this process knows none */
 };
 
 struct vt_def_metric {

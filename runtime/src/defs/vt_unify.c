@@ -154,7 +154,7 @@ static uint32_t comm_id(struct vt_unified *u, uint64_t key, uint32_t size, uint3
 	u->comms = c;
 	c = &u->comms[u->n_comms];
 	*c = (struct vt_unify_comm){key, size, calloc(size ? size : 1, sizeof(uint32_t)),
-				    thread_rank};
+				    thread_rank, NULL, 0};
 	for (uint32_t i = 0; i < size && c->members; i++)
 		c->members[i] = UINT32_MAX;
 	return u->n_comms++;
@@ -217,6 +217,12 @@ static int merge_one(struct vt_unified *u, uint32_t rank, struct vt_defs_reader 
 			uint32_t g = comm_id(u, d.comm.key, d.comm.size, UINT32_MAX);
 			if (u->comms[g].members && d.comm.my_rank < u->comms[g].size)
 				u->comms[g].members[d.comm.my_rank] = rank;
+			/* MPI_Comm_set_name is local: ranks may disagree; the lowest wins. */
+			if (d.comm.name && *d.comm.name &&
+			    (!u->comms[g].name || d.comm.my_rank < u->comms[g].name_rank)) {
+				u->comms[g].name = d.comm.name;
+				u->comms[g].name_rank = d.comm.my_rank;
+			}
 			pair(&pd->comms, d.comm.id, g);
 			break;
 		}
@@ -493,7 +499,7 @@ static void write_groups(OTF2_GlobalDefWriter *gw, struct vt_strtab *st, const s
 	}
 	for (uint32_t c = 0; c < u->n_comms; c++) {
 		const struct vt_unify_comm *g = &u->comms[c];
-		char name[64];
+		char name[VT_COMM_NAME_MAX];
 		OTF2_GroupRef members = group++;
 		uint32_t n = 0;
 		if (g->thread_rank != UINT32_MAX) {
@@ -509,14 +515,16 @@ static void write_groups(OTF2_GlobalDefWriter *gw, struct vt_strtab *st, const s
 			    gw, members, vt_strtab_ref(st, name), OTF2_GROUP_TYPE_COMM_GROUP,
 			    OTF2_PARADIGM_PTHREAD, OTF2_GROUP_FLAG_NONE, n, ids);
 		} else if (g->key == 2 /* VT_MPI_KEY_SELF */) {
-			snprintf(name, sizeof(name), "MPI_COMM_SELF");
+			snprintf(name, sizeof(name), "%s", g->name ? g->name : "MPI_COMM_SELF");
 			OTF2_GlobalDefWriter_WriteGroup(
 			    gw, members, vt_strtab_ref(st, ""), OTF2_GROUP_TYPE_COMM_SELF,
 			    OTF2_PARADIGM_MPI, OTF2_GROUP_FLAG_NONE, 0, ids);
 		} else {
 			for (uint32_t i = 0; i < g->size; i++)
 				ids[n++] = g->members ? g->members[i] : 0;
-			if (g->key == 1 /* VT_MPI_KEY_WORLD */)
+			if (g->name)
+				snprintf(name, sizeof(name), "%s", g->name);
+			else if (g->key == 1 /* VT_MPI_KEY_WORLD */)
 				snprintf(name, sizeof(name), "MPI_COMM_WORLD");
 			else
 				snprintf(name, sizeof(name), "MPI comm %u", c);

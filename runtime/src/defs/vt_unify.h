@@ -16,11 +16,16 @@ struct vt_unify_region {
 	uint32_t line, paradigm, role;
 };
 
+/* The longest communicator name kept (MPI_MAX_OBJECT_NAME is 64 in Open MPI, 128 in MPICH). */
+#define VT_COMM_NAME_MAX 128
+
 struct vt_unify_comm {
 	uint64_t key;
 	uint32_t size;
 	uint32_t *members;    /* process (rank) of each position; UINT32_MAX: not seen */
 	uint32_t thread_rank; /* UINT32_MAX: an MPI comm; else the thread team of that rank */
+	const char *name;     /* that of the lowest member that named it; NULL: none did */
+	uint32_t name_rank;   /* that member's rank in the communicator */
 };
 
 struct vt_unify_loc {

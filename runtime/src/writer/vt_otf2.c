@@ -59,10 +59,23 @@ uint32_t vt_otf2_comm_define(uint64_t key, uint32_t my_rank, uint32_t size)
 			comms = c;
 			cap_comms = cap;
 		}
-		comms[n_comms++] = (struct vt_otf2_comm){key, my_rank, size};
+		comms[n_comms++] = (struct vt_otf2_comm){key, my_rank, size, NULL};
 	}
 	pthread_mutex_unlock(&comms_lock);
 	return id;
+}
+
+void vt_otf2_comm_name(uint32_t id, const char *name)
+{
+	char *copy = name ? strndup(name, VT_COMM_NAME_MAX - 1) : NULL;
+	pthread_mutex_lock(&comms_lock);
+	if (id < n_comms) {
+		free(comms[id].name);
+		comms[id].name = copy;
+		copy = NULL;
+	}
+	pthread_mutex_unlock(&comms_lock);
+	free(copy);
 }
 
 void vt_otf2_clock_offset(uint64_t t, int64_t offset, double stddev)

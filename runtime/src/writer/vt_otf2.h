@@ -22,6 +22,8 @@ int vt_otf2_close_mpi(struct vt_loc *locs, uint64_t end_ts, const struct vt_mpi_
 
 /* MPI mode: communicators and clock offsets of this process (see vt_mpi_iface.h). */
 uint32_t vt_otf2_comm_define(uint64_t key, uint32_t my_rank, uint32_t size);
+/* Names communicator id (a copy of name, cut at VT_COMM_NAME_MAX - 1 bytes); the last wins. */
+void vt_otf2_comm_name(uint32_t id, const char *name);
 void vt_otf2_clock_offset(uint64_t t, int64_t offset, double stddev);
 
 /* The archive's anchor file path (DIR/NAME.otf2). */

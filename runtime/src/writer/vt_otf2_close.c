@@ -91,7 +91,7 @@ static void encode(struct vt_defs_buf *b, int rank, struct vt_loc *locs, uint64_
 	uint32_t n_comms;
 	const struct vt_otf2_comm *c = vt_otf2_comms(&n_comms);
 	for (uint32_t i = 0; i < n_comms; i++) {
-		d = (union vt_def){.comm = {i, c[i].key, c[i].my_rank, c[i].size}};
+		d = (union vt_def){.comm = {i, c[i].key, c[i].my_rank, c[i].size, c[i].name}};
 		vt_defs_put(b, VT_DEF_COMM, &d);
 	}
 

@@ -12,6 +12,7 @@
 struct vt_otf2_comm {
 	uint64_t key;
 	uint32_t my_rank, size;
+	char *name; /* NULL: none */
 };
 
 struct vt_otf2_clock_offset {

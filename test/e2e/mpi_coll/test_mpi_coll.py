@@ -108,6 +108,13 @@ def check(t, run, plain, impl, size, what):
     if len(halves) == 2:
         t.check(halves[0] != halves[1], '%s: the two halves are different communicators'
                 % what, 'both %r' % halves[0])
+    # names: MPI's own, or what made the communicator from which parent
+    names = {}
+    for label, want in (('WORLD', 'MPI_COMM_WORLD'), ('DUP', 'MPI_Comm_dup of MPI_COMM_WORLD'),
+                        ('SUB', 'MPI_Comm_split of MPI_COMM_WORLD'), ('SELF', 'MPI_COMM_SELF')):
+        names[label] = sorted(set(mt.comms[ref].name for ref in refs(label, everyone)
+                                  if ref in mt.comms))
+        t.eq(names[label], [want], '%s: the %s communicator is named %s' % (what, label, want))
     got = refs('SELF', everyone)
     bad = [(r, ref, mt.comms.get(ref)) for r, ref in zip(everyone, got)
            if ref is not None and not (mt.comms.get(ref) and (

@@ -3,6 +3,7 @@
 // not) on a Cartesian ring without wrap-around, and where MPI has them (MPI 4) persistent
 // collectives, with sizes test_mpi_nbc.py derives by hand for any number of ranks >= 2.
 // Counts are of MPI_INT (4 bytes); "v" forms use count i + 1 for rank (or neighbour) i.
+// The line is named by MPI_Comm_set_name, differently on rank 0 and the others.
 // Completion: MPI_Wait each, except one pair by MPI_Waitall and one pair by two MPI_Waitany.
 // Each rank prints one line of results.
 #include <mpi.h>
@@ -104,6 +105,7 @@ static long neighbours(void)
 	for (int i = 0; i < 16; i++)
 		a[i] = rank * 100 + i, b[i] = -1;
 	MPI_Cart_create(MPI_COMM_WORLD, 1, dims, periods, 0, &ring);
+	MPI_Comm_set_name(ring, rank == 0 ? "line of ranks" : "named elsewhere too");
 	MPI_Neighbor_allgather(a, 2, MPI_INT, b, 2, MPI_INT, ring);
 	sum += b[0] + b[2];
 	MPI_Neighbor_allgatherv(a, 1, MPI_INT, b, rc2, rd2, MPI_INT, ring);

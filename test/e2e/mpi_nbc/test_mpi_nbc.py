@@ -115,7 +115,7 @@ def steps(r, n, persistent):
 def enters(n, persistent):
     e = {name: 1 for name in USER}
     e.update({'MPI_Init': 1, 'MPI_Finalize': 1, 'MPI_Comm_rank': 1, 'MPI_Comm_size': 1,
-              'MPI_Cart_create': 1, 'MPI_Comm_free': 1, 'MPI_Wait': 17 + 5, 'MPI_Waitall': 1,
+              'MPI_Cart_create': 1, 'MPI_Comm_set_name': 1, 'MPI_Comm_free': 1, 'MPI_Wait': 17 + 5, 'MPI_Waitall': 1,
               'MPI_Waitany': 2})
     for fn, _, _, _, _ in icoll_table(0, n):
         e[fn] = e.get(fn, 0) + 1
@@ -155,6 +155,12 @@ def check(t, run, plain, impl, n, what):
                'per rank: %r' % rings):
         t.eq(mt.comm(rings[0]).members, tuple(range(n)),
              '%s: the Cartesian communicator\'s members' % what)
+        # MPI_Comm_set_name is local: where ranks disagree, rank 0's name is the trace's
+        t.eq(mt.comm(rings[0]).name, 'line of ranks',
+             '%s: the Cartesian communicator has the name rank 0 gave it' % what)
+    worlds = set(bind.get(r, {}).get('comm:WORLD') for r in range(n))
+    if len(worlds) == 1 and None not in worlds:
+        t.eq(mt.comm(worlds.pop()).name, 'MPI_COMM_WORLD', '%s: MPI_COMM_WORLD\'s name' % what)
     # completions in time: no rank completes an all-to-all kind before every rank started it
     per_rank = {}  # rank: [(op, comm, start, completion)] in the order they were started
     for r in range(n):
