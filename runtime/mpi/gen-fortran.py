@@ -209,6 +209,10 @@ def conversions(name, params):
             # A CHARACTER argument: its hidden length follows the others; blanks trimmed.
             pre.append('char *%s = vtf_str(%s, %s_len);' % (c, f, f))
             frees.append(c)
+        elif p.kind == 'other' and p.ptr == 0 and p.type in ('MPI_Aint', 'MPI_Offset',
+                                                             'MPI_Count'):
+            # INTEGER(KIND=MPI_ADDRESS_KIND / MPI_OFFSET_KIND / MPI_COUNT_KIND), by reference
+            pre.append('%s %s = *(%s *)%s;' % (p.type, c, p.type, f))
         elif p.kind == 'other' and p.ptr == 1 and p.type == 'MPI_Aint':
             # displacements: INTEGER(KIND=MPI_ADDRESS_KIND) is an MPI_Aint
             pre.append('const MPI_Aint *%s = (const MPI_Aint *)%s;' % (c, f))

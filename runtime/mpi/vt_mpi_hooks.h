@@ -11,10 +11,12 @@
 #include "vt_mpi_iface.h"
 #include "vt_thread.h"
 
+#include <limits.h>
 #include <mpi.h>
 #include <otf2/OTF2_Definitions.h>
 #include <otf2/OTF2_Events.h>
 #include <otf2/OTF2_GeneralDefinitions.h>
+#include <string.h>
 
 #define VTW_EXPORT __attribute__((visibility("default")))
 #define VTW_HIDDEN __attribute__((visibility("hidden")))
@@ -49,7 +51,7 @@ VTW_HIDDEN uint64_t vtw_bytes(MPI_Count count, MPI_Datatype type);
 VTW_HIDDEN uint64_t vtw_sum_bytes(int n, const int counts[], MPI_Datatype type);
 VTW_HIDDEN int vtw_comm_size(MPI_Comm comm);
 VTW_HIDDEN int vtw_comm_rank(MPI_Comm comm);
-enum vtw_req_kind { VTW_REQ_SEND = 1, VTW_REQ_RECV, VTW_REQ_COLL };
+enum vtw_req_kind { VTW_REQ_SEND = 1, VTW_REQ_RECV, VTW_REQ_COLL, VTW_REQ_RMA };
 /* A request to follow until it completes; persistent ones until freed. */
 VTW_HIDDEN uint64_t vtw_request_new(MPI_Request req, int kind, uint32_t comm, int peer, int tag,
 				    uint64_t bytes, int persistent);
@@ -72,8 +74,8 @@ static inline void vtw_p2p(uint32_t kind, int peer, uint32_t comm, int tag, uint
 static const struct vtw_call vtw_none;
 
 /* Blocking sends: the message leaves with the call. MPI_PROC_NULL sends nothing. */
-static inline struct vtw_call vtw_send_pre(const void *buf, MPI_Count count, MPI_Datatype type, int dest,
-					   int tag, MPI_Comm comm)
+static inline struct vtw_call vtw_send_pre(const void *buf, MPI_Count count, MPI_Datatype type,
+					   int dest, int tag, MPI_Comm comm)
 {
 	(void)buf;
 	if (dest != MPI_PROC_NULL)
@@ -87,8 +89,8 @@ static inline void vtw_send_post(struct vtw_call *c, int ret, const void *buf, M
 }
 
 /* Non-blocking sends: MpiIsend with the request's id once the request exists. */
-static inline struct vtw_call vtw_isend_pre(const void *buf, MPI_Count count, MPI_Datatype type, int dest,
-					    int tag, MPI_Comm comm, MPI_Request *req)
+static inline struct vtw_call vtw_isend_pre(const void *buf, MPI_Count count, MPI_Datatype type,
+					    int dest, int tag, MPI_Comm comm, MPI_Request *req)
 {
 	(void)buf, (void)count, (void)type, (void)dest, (void)tag, (void)comm, (void)req;
 	/* The message may arrive before PMPI_Isend returns (a first message on a new
@@ -112,8 +114,8 @@ static inline void vtw_isend_post(struct vtw_call *c, int ret, const void *buf, 
 }
 
 /* Non-blocking receives: the request now, the message when a Wait/Test completes it. */
-static inline struct vtw_call vtw_irecv_pre(void *buf, MPI_Count count, MPI_Datatype type, int source,
-					    int tag, MPI_Comm comm, MPI_Request *req)
+static inline struct vtw_call vtw_irecv_pre(void *buf, MPI_Count count, MPI_Datatype type,
+					    int source, int tag, MPI_Comm comm, MPI_Request *req)
 {
 	(void)buf, (void)count, (void)type, (void)source, (void)tag, (void)comm, (void)req;
 	return vtw_none;
@@ -145,8 +147,9 @@ static inline void vtw_send_init_post(struct vtw_call *c, int ret, const void *b
 		vtw_request_new(*req, VTW_REQ_SEND, vtw_comm(comm), dest, tag,
 				vtw_bytes(count, type), 1);
 }
-static inline struct vtw_call vtw_recv_init_pre(void *buf, MPI_Count count, MPI_Datatype type, int source,
-						int tag, MPI_Comm comm, MPI_Request *req)
+static inline struct vtw_call vtw_recv_init_pre(void *buf, MPI_Count count, MPI_Datatype type,
+						int source, int tag, MPI_Comm comm,
+						MPI_Request *req)
 {
 	(void)buf, (void)count, (void)type, (void)source, (void)tag, (void)comm, (void)req;
 	return vtw_none;
@@ -261,8 +264,8 @@ static inline struct vtw_coll vtw_m_bcast(void *buf, MPI_Count count, MPI_Dataty
 }
 
 static inline struct vtw_coll vtw_m_gather(const void *sbuf, MPI_Count scount, MPI_Datatype stype,
-					   void *rbuf, MPI_Count rcount, MPI_Datatype rtype, int root,
-					   MPI_Comm comm)
+					   void *rbuf, MPI_Count rcount, MPI_Datatype rtype,
+					   int root, MPI_Comm comm)
 {
 	int me = vtw_comm_rank(comm) == root;
 	uint64_t sent = sbuf == MPI_IN_PLACE ? vtw_bytes(rcount, rtype) : vtw_bytes(scount, stype);
@@ -281,8 +284,8 @@ static inline struct vtw_coll vtw_m_gatherv(const void *sbuf, MPI_Count scount, 
 }
 
 static inline struct vtw_coll vtw_m_scatter(const void *sbuf, MPI_Count scount, MPI_Datatype stype,
-					    void *rbuf, MPI_Count rcount, MPI_Datatype rtype, int root,
-					    MPI_Comm comm)
+					    void *rbuf, MPI_Count rcount, MPI_Datatype rtype,
+					    int root, MPI_Comm comm)
 {
 	int me = vtw_comm_rank(comm) == root;
 	uint64_t sent = me ? vtw_bytes(scount, stype) * (uint64_t)vtw_comm_size(comm) : 0;
@@ -301,18 +304,19 @@ static inline struct vtw_coll vtw_m_scatterv(const void *sbuf, const int scounts
 	return vtw_coll_of(OTF2_COLLECTIVE_OP_SCATTERV, comm, root, sent, recvd);
 }
 
-static inline struct vtw_coll vtw_m_allgather(const void *sbuf, MPI_Count scount, MPI_Datatype stype,
-					      void *rbuf, MPI_Count rcount, MPI_Datatype rtype,
-					      MPI_Comm comm)
+static inline struct vtw_coll vtw_m_allgather(const void *sbuf, MPI_Count scount,
+					      MPI_Datatype stype, void *rbuf, MPI_Count rcount,
+					      MPI_Datatype rtype, MPI_Comm comm)
 {
 	uint64_t sent = sbuf == MPI_IN_PLACE ? vtw_bytes(rcount, rtype) : vtw_bytes(scount, stype);
 	uint64_t recvd = vtw_bytes(rcount, rtype) * (uint64_t)vtw_comm_size(comm);
 	return vtw_coll_of(OTF2_COLLECTIVE_OP_ALLGATHER, comm, -1, sent, recvd);
 }
 
-static inline struct vtw_coll vtw_m_allgatherv(const void *sbuf, MPI_Count scount, MPI_Datatype stype,
-					       void *rbuf, const int rcounts[], const int displs[],
-					       MPI_Datatype rtype, MPI_Comm comm)
+static inline struct vtw_coll vtw_m_allgatherv(const void *sbuf, MPI_Count scount,
+					       MPI_Datatype stype, void *rbuf, const int rcounts[],
+					       const int displs[], MPI_Datatype rtype,
+					       MPI_Comm comm)
 {
 	uint64_t sent = sbuf == MPI_IN_PLACE ? 0 : vtw_bytes(scount, stype);
 	uint64_t recvd = vtw_sum_bytes(vtw_comm_size(comm), rcounts, rtype);
@@ -365,7 +369,7 @@ static inline struct vtw_coll vtw_m_reduce(const void *sbuf, void *rbuf, MPI_Cou
 
 /* Allreduce, Scan and Exscan: count elements in, count out. */
 #define VTW_REDUCE_ALL(name, OP)                                                                   \
-	static inline struct vtw_coll vtw_m_##name(const void *sbuf, void *rbuf, MPI_Count count,        \
+	static inline struct vtw_coll vtw_m_##name(const void *sbuf, void *rbuf, MPI_Count count,  \
 						   MPI_Datatype type, MPI_Op op, MPI_Comm comm)    \
 	{                                                                                          \
 		uint64_t n = vtw_bytes(count, type);                                               \
@@ -384,9 +388,9 @@ static inline struct vtw_coll vtw_m_reduce_scatter(const void *sbuf, void *rbuf,
 	return vtw_coll_of(OTF2_COLLECTIVE_OP_REDUCE_SCATTER, comm, -1, sent, recvd);
 }
 
-static inline struct vtw_coll vtw_m_reduce_scatter_block(const void *sbuf, void *rbuf, MPI_Count rcount,
-							 MPI_Datatype type, MPI_Op op,
-							 MPI_Comm comm)
+static inline struct vtw_coll vtw_m_reduce_scatter_block(const void *sbuf, void *rbuf,
+							 MPI_Count rcount, MPI_Datatype type,
+							 MPI_Op op, MPI_Comm comm)
 {
 	uint64_t recvd = vtw_bytes(rcount, type);
 	return vtw_coll_of(OTF2_COLLECTIVE_OP_REDUCE_SCATTER_BLOCK, comm, -1,
@@ -394,8 +398,9 @@ static inline struct vtw_coll vtw_m_reduce_scatter_block(const void *sbuf, void 
 }
 
 static inline struct vtw_coll vtw_m_neighbor_allgather(const void *sbuf, MPI_Count scount,
-						       MPI_Datatype stype, void *rbuf, MPI_Count rcount,
-						       MPI_Datatype rtype, MPI_Comm comm)
+						       MPI_Datatype stype, void *rbuf,
+						       MPI_Count rcount, MPI_Datatype rtype,
+						       MPI_Comm comm)
 {
 	return vtw_coll_of(OTF2_COLLECTIVE_OP_ALLGATHER, comm, -1,
 			   vtw_neighbor_bytes(comm, 1, scount, NULL, stype, NULL),
@@ -413,8 +418,9 @@ static inline struct vtw_coll vtw_m_neighbor_allgatherv(const void *sbuf, MPI_Co
 }
 
 static inline struct vtw_coll vtw_m_neighbor_alltoall(const void *sbuf, MPI_Count scount,
-						      MPI_Datatype stype, void *rbuf, MPI_Count rcount,
-						      MPI_Datatype rtype, MPI_Comm comm)
+						      MPI_Datatype stype, void *rbuf,
+						      MPI_Count rcount, MPI_Datatype rtype,
+						      MPI_Comm comm)
 {
 	return vtw_coll_of(OTF2_COLLECTIVE_OP_ALLTOALL, comm, -1,
 			   vtw_neighbor_bytes(comm, 1, scount, NULL, stype, NULL),
@@ -432,11 +438,10 @@ static inline struct vtw_coll vtw_m_neighbor_alltoallv(const void *sbuf, const i
 			   vtw_neighbor_bytes(comm, 0, 0, rcounts, rtype, NULL));
 }
 
-static inline struct vtw_coll vtw_m_neighbor_alltoallw(const void *sbuf, const int scounts[],
-						       const MPI_Aint sdispls[],
-						       const MPI_Datatype stypes[], void *rbuf,
-						       const int rcounts[], const MPI_Aint rdispls[],
-						       const MPI_Datatype rtypes[], MPI_Comm comm)
+static inline struct vtw_coll
+vtw_m_neighbor_alltoallw(const void *sbuf, const int scounts[], const MPI_Aint sdispls[],
+			 const MPI_Datatype stypes[], void *rbuf, const int rcounts[],
+			 const MPI_Aint rdispls[], const MPI_Datatype rtypes[], MPI_Comm comm)
 {
 	return vtw_coll_of(OTF2_COLLECTIVE_OP_ALLTOALLW, comm, -1,
 			   vtw_neighbor_bytes(comm, 1, 0, scounts, MPI_DATATYPE_NULL, stypes),
@@ -461,27 +466,35 @@ static inline struct vtw_coll vtw_m_neighbor_alltoallw(const void *sbuf, const i
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wunused-parameter"
 VTW_COMM_NEW(comm_dup, "MPI_Comm_dup", comm, newcomm, MPI_Comm comm, MPI_Comm *newcomm)
-VTW_COMM_NEW(comm_dup_with_info, "MPI_Comm_dup_with_info", comm, newcomm, MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm)
-VTW_COMM_NEW(comm_split, "MPI_Comm_split", comm, newcomm, MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
-VTW_COMM_NEW(comm_split_type, "MPI_Comm_split_type", comm, newcomm, MPI_Comm comm, int split_type, int key, MPI_Info info,
+VTW_COMM_NEW(comm_dup_with_info, "MPI_Comm_dup_with_info", comm, newcomm, MPI_Comm comm,
+	     MPI_Info info, MPI_Comm *newcomm)
+VTW_COMM_NEW(comm_split, "MPI_Comm_split", comm, newcomm, MPI_Comm comm, int color, int key,
 	     MPI_Comm *newcomm)
-VTW_COMM_NEW(comm_create, "MPI_Comm_create", comm, newcomm, MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
-VTW_COMM_NEW(comm_create_group, "MPI_Comm_create_group", comm, newcomm, MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *newcomm)
-VTW_COMM_NEW(cart_create, "MPI_Cart_create", comm_old, comm_cart, MPI_Comm comm_old, int ndims, const int dims[],
-	     const int periods[], int reorder, MPI_Comm *comm_cart)
-VTW_COMM_NEW(cart_sub, "MPI_Cart_sub", comm, newcomm, MPI_Comm comm, const int remain_dims[], MPI_Comm *newcomm)
-VTW_COMM_NEW(graph_create, "MPI_Graph_create", comm_old, comm_graph, MPI_Comm comm_old, int nnodes, const int indx[],
-	     const int edges[], int reorder, MPI_Comm *comm_graph)
-VTW_COMM_NEW(dist_graph_create_adjacent, "MPI_Dist_graph_create_adjacent", comm_old, comm_dist_graph, MPI_Comm comm_old, int indegree,
-	     const int sources[], const int sourceweights[], int outdegree,
-	     const int destinations[], const int destweights[], MPI_Info info, int reorder,
+VTW_COMM_NEW(comm_split_type, "MPI_Comm_split_type", comm, newcomm, MPI_Comm comm, int split_type,
+	     int key, MPI_Info info, MPI_Comm *newcomm)
+VTW_COMM_NEW(comm_create, "MPI_Comm_create", comm, newcomm, MPI_Comm comm, MPI_Group group,
+	     MPI_Comm *newcomm)
+VTW_COMM_NEW(comm_create_group, "MPI_Comm_create_group", comm, newcomm, MPI_Comm comm,
+	     MPI_Group group, int tag, MPI_Comm *newcomm)
+VTW_COMM_NEW(cart_create, "MPI_Cart_create", comm_old, comm_cart, MPI_Comm comm_old, int ndims,
+	     const int dims[], const int periods[], int reorder, MPI_Comm *comm_cart)
+VTW_COMM_NEW(cart_sub, "MPI_Cart_sub", comm, newcomm, MPI_Comm comm, const int remain_dims[],
+	     MPI_Comm *newcomm)
+VTW_COMM_NEW(graph_create, "MPI_Graph_create", comm_old, comm_graph, MPI_Comm comm_old, int nnodes,
+	     const int indx[], const int edges[], int reorder, MPI_Comm *comm_graph)
+VTW_COMM_NEW(dist_graph_create_adjacent, "MPI_Dist_graph_create_adjacent", comm_old,
+	     comm_dist_graph, MPI_Comm comm_old, int indegree, const int sources[],
+	     const int sourceweights[], int outdegree, const int destinations[],
+	     const int destweights[], MPI_Info info, int reorder, MPI_Comm *comm_dist_graph)
+VTW_COMM_NEW(dist_graph_create, "MPI_Dist_graph_create", comm_old, comm_dist_graph,
+	     MPI_Comm comm_old, int n, const int sources[], const int degrees[],
+	     const int destinations[], const int weights[], MPI_Info info, int reorder,
 	     MPI_Comm *comm_dist_graph)
-VTW_COMM_NEW(dist_graph_create, "MPI_Dist_graph_create", comm_old, comm_dist_graph, MPI_Comm comm_old, int n, const int sources[],
-	     const int degrees[], const int destinations[], const int weights[], MPI_Info info,
-	     int reorder, MPI_Comm *comm_dist_graph)
-VTW_COMM_NEW(intercomm_create, "MPI_Intercomm_create", local_comm, newintercomm, MPI_Comm local_comm, int local_leader,
-	     MPI_Comm peer_comm, int remote_leader, int tag, MPI_Comm *newintercomm)
-VTW_COMM_NEW(intercomm_merge, "MPI_Intercomm_merge", intercomm, newintracomm, MPI_Comm intercomm, int high, MPI_Comm *newintracomm)
+VTW_COMM_NEW(intercomm_create, "MPI_Intercomm_create", local_comm, newintercomm,
+	     MPI_Comm local_comm, int local_leader, MPI_Comm peer_comm, int remote_leader, int tag,
+	     MPI_Comm *newintercomm)
+VTW_COMM_NEW(intercomm_merge, "MPI_Intercomm_merge", intercomm, newintracomm, MPI_Comm intercomm,
+	     int high, MPI_Comm *newintracomm)
 #pragma GCC diagnostic pop
 
 VTW_HIDDEN void vtw_comm_named(MPI_Comm comm, const char *name);
@@ -507,5 +520,323 @@ static inline void vtw_comm_free_post(struct vtw_call *c, int ret, MPI_Comm *com
 {
 	(void)c, (void)ret, (void)comm;
 }
+
+/*
+ * One-sided communication (vt_mpi.c keeps each window's operations until a synchronization
+ * completes them). An operation is RmaPut, RmaGet or RmaAtomic with a matching id, once the
+ * call returned; it completes remotely (RmaOpCompleteRemote) at the fence, flush, unlock or
+ * complete that covers its target, locally (RmaOpCompleteBlocking) at a flush_local, and a
+ * request-based one (MPI_Rput, ...) locally (RmaOpCompleteNonBlocking) at the Wait or Test
+ * that completes its request. Window creation and MPI_Win_free are RMA collectives around
+ * RmaWinCreate and RmaWinDestroy, a fence one with PROCESS and MEMORY synchronization;
+ * post, start, complete and wait are RmaGroupSync with the group of the epoch; MPI_Win_lock
+ * is RmaRequestLock (MPI may grant it later), MPI_Win_unlock RmaReleaseLock.
+ * Bytes: what the origin buffer gives (sent) and takes (received): a Get receives its
+ * origin count, a Get_accumulate also sends (none for MPI_NO_OP), Fetch_and_op sends and
+ * receives one element, Compare_and_swap sends two (value and comparand) and receives one.
+ */
+enum vtw_rma_sync { VTW_FENCE, VTW_FLUSH, VTW_FLUSH_LOCAL, VTW_UNLOCK, VTW_COMPLETE };
+/* "Every target": not a rank, and not MPI_PROC_NULL (-1 in MPICH). */
+#define VTW_RMA_ALL INT_MIN
+VTW_HIDDEN void vtw_win_created(MPI_Win win, MPI_Comm comm, const char *fn, int allocated,
+				uint64_t t0);
+VTW_HIDDEN void vtw_win_freed(uint64_t handle, uint64_t t0);
+VTW_HIDDEN void vtw_win_named(MPI_Win win, const char *name);
+/* An operation on win to target: kind VT_REC_RMA_PUT, _GET or _ATOMIC (of type atomic);
+ * req: its request (MPI_Rput, ...) or NULL. */
+VTW_HIDDEN void vtw_rma_op(MPI_Win win, uint32_t kind, uint32_t atomic, int target, uint64_t sent,
+			   uint64_t received, const MPI_Request *req);
+/* A synchronization of win that completes the operations to target (or VTW_RMA_ALL). */
+VTW_HIDDEN void vtw_rma_sync(MPI_Win win, enum vtw_rma_sync how, int target, uint64_t t0);
+VTW_HIDDEN void vtw_rma_lock(MPI_Win win, int target, int lock_type, int release);
+/* PSCW: start (access) or post (exposure) with group; complete, wait or a successful test. */
+VTW_HIDDEN void vtw_rma_epoch(MPI_Win win, MPI_Group group, int access);
+VTW_HIDDEN void vtw_rma_epoch_end(MPI_Win win, int access);
+
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wunused-parameter"
+
+static inline struct vtw_call vtw_t0_pre(void)
+{
+	struct vtw_call c = vtw_none;
+	c.t0 = vt_mpi_now();
+	return c;
+}
+
+#define VTW_RMA_PRE(hook, ...)                                                                     \
+	static inline struct vtw_call vtw_##hook##_pre(__VA_ARGS__)                                \
+	{                                                                                          \
+		return vtw_t0_pre();                                                               \
+	}
+
+VTW_RMA_PRE(put, const void *oaddr, MPI_Count ocount, MPI_Datatype otype, int target, MPI_Aint disp,
+	    MPI_Count tcount, MPI_Datatype ttype, MPI_Win win)
+static inline void vtw_put_post(struct vtw_call *c, int ret, const void *oaddr, MPI_Count ocount,
+				MPI_Datatype otype, int target, MPI_Aint disp, MPI_Count tcount,
+				MPI_Datatype ttype, MPI_Win win)
+{
+	if (ret == MPI_SUCCESS)
+		vtw_rma_op(win, VT_REC_RMA_PUT, 0, target, vtw_bytes(ocount, otype), 0, NULL);
+}
+VTW_RMA_PRE(rput, const void *oaddr, MPI_Count ocount, MPI_Datatype otype, int target,
+	    MPI_Aint disp, MPI_Count tcount, MPI_Datatype ttype, MPI_Win win, MPI_Request *req)
+static inline void vtw_rput_post(struct vtw_call *c, int ret, const void *oaddr, MPI_Count ocount,
+				 MPI_Datatype otype, int target, MPI_Aint disp, MPI_Count tcount,
+				 MPI_Datatype ttype, MPI_Win win, MPI_Request *req)
+{
+	if (ret == MPI_SUCCESS)
+		vtw_rma_op(win, VT_REC_RMA_PUT, 0, target, vtw_bytes(ocount, otype), 0, req);
+}
+VTW_RMA_PRE(get, void *oaddr, MPI_Count ocount, MPI_Datatype otype, int target, MPI_Aint disp,
+	    MPI_Count tcount, MPI_Datatype ttype, MPI_Win win)
+static inline void vtw_get_post(struct vtw_call *c, int ret, void *oaddr, MPI_Count ocount,
+				MPI_Datatype otype, int target, MPI_Aint disp, MPI_Count tcount,
+				MPI_Datatype ttype, MPI_Win win)
+{
+	if (ret == MPI_SUCCESS)
+		vtw_rma_op(win, VT_REC_RMA_GET, 0, target, 0, vtw_bytes(ocount, otype), NULL);
+}
+VTW_RMA_PRE(rget, void *oaddr, MPI_Count ocount, MPI_Datatype otype, int target, MPI_Aint disp,
+	    MPI_Count tcount, MPI_Datatype ttype, MPI_Win win, MPI_Request *req)
+static inline void vtw_rget_post(struct vtw_call *c, int ret, void *oaddr, MPI_Count ocount,
+				 MPI_Datatype otype, int target, MPI_Aint disp, MPI_Count tcount,
+				 MPI_Datatype ttype, MPI_Win win, MPI_Request *req)
+{
+	if (ret == MPI_SUCCESS)
+		vtw_rma_op(win, VT_REC_RMA_GET, 0, target, 0, vtw_bytes(ocount, otype), req);
+}
+VTW_RMA_PRE(accumulate, const void *oaddr, MPI_Count ocount, MPI_Datatype otype, int target,
+	    MPI_Aint disp, MPI_Count tcount, MPI_Datatype ttype, MPI_Op op, MPI_Win win)
+static inline void vtw_accumulate_post(struct vtw_call *c, int ret, const void *oaddr,
+				       MPI_Count ocount, MPI_Datatype otype, int target,
+				       MPI_Aint disp, MPI_Count tcount, MPI_Datatype ttype,
+				       MPI_Op op, MPI_Win win)
+{
+	if (ret == MPI_SUCCESS)
+		vtw_rma_op(win, VT_REC_RMA_ATOMIC, OTF2_RMA_ATOMIC_TYPE_ACCUMULATE, target,
+			   vtw_bytes(ocount, otype), 0, NULL);
+}
+VTW_RMA_PRE(raccumulate, const void *oaddr, MPI_Count ocount, MPI_Datatype otype, int target,
+	    MPI_Aint disp, MPI_Count tcount, MPI_Datatype ttype, MPI_Op op, MPI_Win win,
+	    MPI_Request *req)
+static inline void vtw_raccumulate_post(struct vtw_call *c, int ret, const void *oaddr,
+					MPI_Count ocount, MPI_Datatype otype, int target,
+					MPI_Aint disp, MPI_Count tcount, MPI_Datatype ttype,
+					MPI_Op op, MPI_Win win, MPI_Request *req)
+{
+	if (ret == MPI_SUCCESS)
+		vtw_rma_op(win, VT_REC_RMA_ATOMIC, OTF2_RMA_ATOMIC_TYPE_ACCUMULATE, target,
+			   vtw_bytes(ocount, otype), 0, req);
+}
+VTW_RMA_PRE(get_accumulate, const void *oaddr, MPI_Count ocount, MPI_Datatype otype, void *raddr,
+	    MPI_Count rcount, MPI_Datatype rtype, int target, MPI_Aint disp, MPI_Count tcount,
+	    MPI_Datatype ttype, MPI_Op op, MPI_Win win)
+static inline void vtw_get_accumulate_post(struct vtw_call *c, int ret, const void *oaddr,
+					   MPI_Count ocount, MPI_Datatype otype, void *raddr,
+					   MPI_Count rcount, MPI_Datatype rtype, int target,
+					   MPI_Aint disp, MPI_Count tcount, MPI_Datatype ttype,
+					   MPI_Op op, MPI_Win win)
+{
+	if (ret == MPI_SUCCESS)
+		vtw_rma_op(win, VT_REC_RMA_ATOMIC, OTF2_RMA_ATOMIC_TYPE_FETCH_AND_ACCUMULATE,
+			   target, op == MPI_NO_OP ? 0 : vtw_bytes(ocount, otype),
+			   vtw_bytes(rcount, rtype), NULL);
+}
+VTW_RMA_PRE(rget_accumulate, const void *oaddr, MPI_Count ocount, MPI_Datatype otype, void *raddr,
+	    MPI_Count rcount, MPI_Datatype rtype, int target, MPI_Aint disp, MPI_Count tcount,
+	    MPI_Datatype ttype, MPI_Op op, MPI_Win win, MPI_Request *req)
+static inline void vtw_rget_accumulate_post(struct vtw_call *c, int ret, const void *oaddr,
+					    MPI_Count ocount, MPI_Datatype otype, void *raddr,
+					    MPI_Count rcount, MPI_Datatype rtype, int target,
+					    MPI_Aint disp, MPI_Count tcount, MPI_Datatype ttype,
+					    MPI_Op op, MPI_Win win, MPI_Request *req)
+{
+	if (ret == MPI_SUCCESS)
+		vtw_rma_op(win, VT_REC_RMA_ATOMIC, OTF2_RMA_ATOMIC_TYPE_FETCH_AND_ACCUMULATE,
+			   target, op == MPI_NO_OP ? 0 : vtw_bytes(ocount, otype),
+			   vtw_bytes(rcount, rtype), req);
+}
+VTW_RMA_PRE(fetch_and_op, const void *oaddr, void *raddr, MPI_Datatype type, int target,
+	    MPI_Aint disp, MPI_Op op, MPI_Win win)
+static inline void vtw_fetch_and_op_post(struct vtw_call *c, int ret, const void *oaddr,
+					 void *raddr, MPI_Datatype type, int target, MPI_Aint disp,
+					 MPI_Op op, MPI_Win win)
+{
+	if (ret == MPI_SUCCESS)
+		vtw_rma_op(win, VT_REC_RMA_ATOMIC, OTF2_RMA_ATOMIC_TYPE_FETCH_AND_ACCUMULATE,
+			   target, op == MPI_NO_OP ? 0 : vtw_bytes(1, type), vtw_bytes(1, type),
+			   NULL);
+}
+VTW_RMA_PRE(compare_and_swap, const void *oaddr, const void *caddr, void *raddr, MPI_Datatype type,
+	    int target, MPI_Aint disp, MPI_Win win)
+static inline void vtw_compare_and_swap_post(struct vtw_call *c, int ret, const void *oaddr,
+					     const void *caddr, void *raddr, MPI_Datatype type,
+					     int target, MPI_Aint disp, MPI_Win win)
+{
+	if (ret == MPI_SUCCESS)
+		vtw_rma_op(win, VT_REC_RMA_ATOMIC, OTF2_RMA_ATOMIC_TYPE_COMPARE_AND_SWAP, target,
+			   vtw_bytes(2, type), vtw_bytes(1, type), NULL);
+}
+
+/* Windows made and freed. */
+VTW_RMA_PRE(win_create, void *base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm,
+	    MPI_Win *win)
+static inline void vtw_win_create_post(struct vtw_call *c, int ret, void *base, MPI_Aint size,
+				       int disp_unit, MPI_Info info, MPI_Comm comm, MPI_Win *win)
+{
+	if (ret == MPI_SUCCESS)
+		vtw_win_created(*win, comm, "MPI_Win_create", 0, c->t0);
+}
+VTW_RMA_PRE(win_allocate, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void *base,
+	    MPI_Win *win)
+static inline void vtw_win_allocate_post(struct vtw_call *c, int ret, MPI_Aint size, int disp_unit,
+					 MPI_Info info, MPI_Comm comm, void *base, MPI_Win *win)
+{
+	if (ret == MPI_SUCCESS)
+		vtw_win_created(*win, comm, "MPI_Win_allocate", 1, c->t0);
+}
+VTW_RMA_PRE(win_allocate_shared, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm,
+	    void *base, MPI_Win *win)
+static inline void vtw_win_allocate_shared_post(struct vtw_call *c, int ret, MPI_Aint size,
+						int disp_unit, MPI_Info info, MPI_Comm comm,
+						void *base, MPI_Win *win)
+{
+	if (ret == MPI_SUCCESS)
+		vtw_win_created(*win, comm, "MPI_Win_allocate_shared", 1, c->t0);
+}
+VTW_RMA_PRE(win_create_dynamic, MPI_Info info, MPI_Comm comm, MPI_Win *win)
+static inline void vtw_win_create_dynamic_post(struct vtw_call *c, int ret, MPI_Info info,
+					       MPI_Comm comm, MPI_Win *win)
+{
+	if (ret == MPI_SUCCESS)
+		vtw_win_created(*win, comm, "MPI_Win_create_dynamic", 0, c->t0);
+}
+/* MPI_Win_free sets the handle to MPI_WIN_NULL: its bits are kept before the call. */
+static inline struct vtw_call vtw_win_free_pre(MPI_Win *win)
+{
+	struct vtw_call c = vtw_t0_pre();
+	memcpy(&c.bytes, win, sizeof(*win) < sizeof(c.bytes) ? sizeof(*win) : sizeof(c.bytes));
+	return c;
+}
+static inline void vtw_win_free_post(struct vtw_call *c, int ret, MPI_Win *win)
+{
+	if (ret == MPI_SUCCESS)
+		vtw_win_freed(c->bytes, c->t0);
+}
+VTW_RMA_PRE(win_set_name, MPI_Win win, const char *name)
+static inline void vtw_win_set_name_post(struct vtw_call *c, int ret, MPI_Win win, const char *name)
+{
+	if (ret == MPI_SUCCESS)
+		vtw_win_named(win, name);
+}
+
+/* Synchronization. */
+VTW_RMA_PRE(win_fence, int assert_, MPI_Win win)
+static inline void vtw_win_fence_post(struct vtw_call *c, int ret, int assert_, MPI_Win win)
+{
+	if (ret == MPI_SUCCESS)
+		vtw_rma_sync(win, VTW_FENCE, VTW_RMA_ALL, c->t0);
+}
+#define VTW_RMA_SYNC(hook, HOW, target, ...)                                                       \
+	VTW_RMA_PRE(hook, __VA_ARGS__)                                                             \
+	static inline void vtw_##hook##_post(struct vtw_call *c, int ret, __VA_ARGS__)             \
+	{                                                                                          \
+		if (ret == MPI_SUCCESS)                                                            \
+			vtw_rma_sync(win, HOW, target, c->t0);                                     \
+	}
+VTW_RMA_SYNC(win_flush, VTW_FLUSH, rank, int rank, MPI_Win win)
+VTW_RMA_SYNC(win_flush_all, VTW_FLUSH, VTW_RMA_ALL, MPI_Win win)
+VTW_RMA_SYNC(win_flush_local, VTW_FLUSH_LOCAL, rank, int rank, MPI_Win win)
+VTW_RMA_SYNC(win_flush_local_all, VTW_FLUSH_LOCAL, VTW_RMA_ALL, MPI_Win win)
+
+static inline struct vtw_call vtw_win_lock_pre(int type, int rank, int assert_, MPI_Win win)
+{
+	vtw_rma_lock(win, rank, type, 0);
+	return vtw_none;
+}
+static inline void vtw_win_lock_post(struct vtw_call *c, int ret, int type, int rank, int assert_,
+				     MPI_Win win)
+{
+}
+static inline struct vtw_call vtw_win_lock_all_pre(int assert_, MPI_Win win)
+{
+	vtw_rma_lock(win, VTW_RMA_ALL, MPI_LOCK_SHARED, 0);
+	return vtw_none;
+}
+static inline void vtw_win_lock_all_post(struct vtw_call *c, int ret, int assert_, MPI_Win win)
+{
+}
+static inline struct vtw_call vtw_win_unlock_pre(int rank, MPI_Win win)
+{
+	return vtw_t0_pre();
+}
+static inline void vtw_win_unlock_post(struct vtw_call *c, int ret, int rank, MPI_Win win)
+{
+	if (ret == MPI_SUCCESS) {
+		vtw_rma_sync(win, VTW_UNLOCK, rank, c->t0);
+		vtw_rma_lock(win, rank, 0, 1);
+	}
+}
+static inline struct vtw_call vtw_win_unlock_all_pre(MPI_Win win)
+{
+	return vtw_t0_pre();
+}
+static inline void vtw_win_unlock_all_post(struct vtw_call *c, int ret, MPI_Win win)
+{
+	if (ret == MPI_SUCCESS) {
+		vtw_rma_sync(win, VTW_UNLOCK, VTW_RMA_ALL, c->t0);
+		vtw_rma_lock(win, VTW_RMA_ALL, 0, 1);
+	}
+}
+
+/* General active target: the epoch's group at post and start, and at its end. */
+static inline struct vtw_call vtw_win_post_pre(MPI_Group group, int assert_, MPI_Win win)
+{
+	return vtw_none;
+}
+static inline void vtw_win_post_post(struct vtw_call *c, int ret, MPI_Group group, int assert_,
+				     MPI_Win win)
+{
+	if (ret == MPI_SUCCESS)
+		vtw_rma_epoch(win, group, 0);
+}
+static inline struct vtw_call vtw_win_start_pre(MPI_Group group, int assert_, MPI_Win win)
+{
+	return vtw_none;
+}
+static inline void vtw_win_start_post(struct vtw_call *c, int ret, MPI_Group group, int assert_,
+				      MPI_Win win)
+{
+	if (ret == MPI_SUCCESS)
+		vtw_rma_epoch(win, group, 1);
+}
+VTW_RMA_PRE(win_complete, MPI_Win win)
+static inline void vtw_win_complete_post(struct vtw_call *c, int ret, MPI_Win win)
+{
+	if (ret == MPI_SUCCESS) {
+		vtw_rma_sync(win, VTW_COMPLETE, VTW_RMA_ALL, c->t0);
+		vtw_rma_epoch_end(win, 1);
+	}
+}
+static inline struct vtw_call vtw_win_wait_pre(MPI_Win win)
+{
+	return vtw_none;
+}
+static inline void vtw_win_wait_post(struct vtw_call *c, int ret, MPI_Win win)
+{
+	if (ret == MPI_SUCCESS)
+		vtw_rma_epoch_end(win, 0);
+}
+static inline struct vtw_call vtw_win_test_pre(MPI_Win win, int *flag)
+{
+	return vtw_none;
+}
+static inline void vtw_win_test_post(struct vtw_call *c, int ret, MPI_Win win, int *flag)
+{
+	if (ret == MPI_SUCCESS && *flag)
+		vtw_rma_epoch_end(win, 0);
+}
+
+#pragma GCC diagnostic pop
 
 #endif

@@ -33,9 +33,9 @@ void vt_u64map_free(struct vt_u64map *m);
 
 /* A request in flight. */
 struct vt_req {
-	uint64_t handle; /* the MPI_Request's bits */
-	uint64_t id;	 /* the OTF2 request id */
-	uint64_t bytes; /* a message's; a collective's bytes sent */
+	uint64_t handle;   /* the MPI_Request's bits */
+	uint64_t id;	   /* the OTF2 request id */
+	uint64_t bytes;	   /* a message's; a collective's bytes sent */
 	uint64_t received; /* a collective's; its peer is the root, its tag the operation */
 	int kind, peer, tag;
 	uint32_t comm;

@@ -374,6 +374,24 @@ FIELDS = {
                          'size_received'),
     'CommCreate': ('communicator',),
     'CommDestroy': ('communicator',),
+    'NonBlockingCollectiveRequest': ('request_id',),
+    'NonBlockingCollectiveComplete': ('collective_op', 'communicator', 'root', 'size_sent',
+                                      'size_received', 'request_id'),
+    # one-sided: windows by reference, groups as their world ranks, enums by name
+    'RmaWinCreate': ('win',),
+    'RmaWinDestroy': ('win',),
+    'RmaCollectiveBegin': (),
+    'RmaCollectiveEnd': ('collective_op', 'sync_level', 'win', 'root', 'bytes_sent',
+                         'bytes_received'),
+    'RmaPut': ('win', 'remote', 'bytes', 'matching_id'),
+    'RmaGet': ('win', 'remote', 'bytes', 'matching_id'),
+    'RmaAtomic': ('win', 'remote', 'type', 'bytes_sent', 'bytes_received', 'matching_id'),
+    'RmaOpCompleteBlocking': ('win', 'matching_id'),
+    'RmaOpCompleteNonBlocking': ('win', 'matching_id'),
+    'RmaOpCompleteRemote': ('win', 'matching_id'),
+    'RmaRequestLock': ('win', 'remote', 'lock_id', 'lock_type'),
+    'RmaReleaseLock': ('win', 'remote', 'lock_id'),
+    'RmaGroupSync': ('sync_level', 'win', 'group'),
 }
 # Short names of the fields, for messages.
 SHORT = {'receiver': 'to', 'sender': 'from', 'communicator': 'comm', 'msg_tag': 'tag',
@@ -455,6 +473,7 @@ class MpiTrace:
         self.comms = {}  # comm ref -> CommDef
         self.regions = collections.defaultdict(list)  # name -> [(paradigm, role)]
         self.comm_locations = None  # the MPI COMM_LOCATIONS group: location refs
+        self.wins = {}  # RMA window ref -> (name, comm ref)
 
     def rank_locs(self):
         """{world rank: master location} of the locations whose group is "MPI Rank R"."""
@@ -543,6 +562,8 @@ def read_mpi(path):
                 members = tuple(rank_of.get(m._ref, 'location %d' % m._ref)
                                 for m in g.members)
             mt.comms[c._ref] = CommDef(c._ref, c.name, gtype, _enum_name(g.paradigm), members)
+        for w in defs.rma_wins:
+            mt.wins[w._ref] = (w.name, w.comm._ref if w.comm is not None else None)
         stacks = collections.defaultdict(list)  # location ref -> [(region, Enter index)]
         counts = collections.Counter()
         for l, ev in reader.events:
@@ -562,10 +583,16 @@ def read_mpi(path):
             values = []
             for name in FIELDS.get(kind, ()):
                 v = getattr(ev, name)
-                if name == 'communicator':
+                if name in ('communicator', 'win'):
                     v = v._ref if v is not None else None
-                elif name == 'collective_op':
+                elif name in ('collective_op', 'type', 'lock_type'):
                     v = _enum_name(v)
+                elif name == 'sync_level':  # flags: PROCESS, MEMORY, both, none
+                    v = int(getattr(v, 'value', v))
+                    v = '|'.join(n for b, n in ((1, 'PROCESS'), (2, 'MEMORY'))
+                                 if v & b) or 'NONE'
+                elif name == 'group':
+                    v = tuple(rank_of.get(m._ref, 'location %d' % m._ref) for m in v.members)
                 values.append(v)
             region, instance = stack[-1] if stack else (None, None)
             mt.locs[l._ref].events.append(MpiEvent(index, kind, ev.time, region, instance,

@@ -82,6 +82,13 @@ static void random_def(enum vt_def_kind k, union vt_def *d)
 		d->igen =
 		    (struct vt_def_igen){(uint32_t)next(), rand_str(), (uint32_t)next(), next()};
 		break;
+	case VT_DEF_RMAWIN:
+		d->rmawin =
+		    (struct vt_def_rmawin){(uint32_t)next(), next(), (uint32_t)next(), rand_str()};
+		break;
+	case VT_DEF_GROUP:
+		d->group = (struct vt_def_group){(uint32_t)next(), rand_str()};
+		break;
 	default:
 		break;
 	}
@@ -145,6 +152,11 @@ static bool same(enum vt_def_kind k, const union vt_def *a, const union vt_def *
 	case VT_DEF_IGEN:
 		return a->igen.id == b->igen.id && S(a->igen.name, b->igen.name) &&
 		       a->igen.mode == b->igen.mode && a->igen.period == b->igen.period;
+	case VT_DEF_RMAWIN:
+		return a->rmawin.id == b->rmawin.id && a->rmawin.key == b->rmawin.key &&
+		       a->rmawin.comm == b->rmawin.comm && S(a->rmawin.name, b->rmawin.name);
+	case VT_DEF_GROUP:
+		return a->group.id == b->group.id && S(a->group.members, b->group.members);
 	default:
 		return false;
 	}
@@ -218,6 +230,19 @@ static void named_comm(struct vt_defs_buf *b, uint32_t id, uint64_t key, uint32_
 static void comm(struct vt_defs_buf *b, uint32_t id, uint64_t key, uint32_t my_rank, uint32_t size)
 {
 	named_comm(b, id, key, my_rank, size, "");
+}
+
+static void rmawin(struct vt_defs_buf *b, uint32_t id, uint64_t key, uint32_t comm_id,
+		   const char *name)
+{
+	union vt_def d = {.rmawin = {id, key, comm_id, name}};
+	vt_defs_put(b, VT_DEF_RMAWIN, &d);
+}
+
+static void group(struct vt_defs_buf *b, uint32_t id, const char *members)
+{
+	union vt_def d = {.group = {id, members}};
+	vt_defs_put(b, VT_DEF_GROUP, &d);
 }
 
 static void metric(struct vt_defs_buf *b, uint32_t id, const char *name)
@@ -299,6 +324,9 @@ static void unify_three(void)
 	comm(&b[0], 0, 1, 0, 3);
 	comm(&b[0], 1, 2, 0, 1);
 	named_comm(&b[0], 2, 7, 0, 2, "pair");
+	rmawin(&b[0], 0, 0x900, 2, "");
+	rmawin(&b[0], 1, 0x901, 0, "world window");
+	group(&b[0], 0, "2");
 	metric(&b[0], 0, "power");
 	instance(&b[0], 1, 0, 0x4000000000000000ull, 2); /* per host */
 
@@ -310,6 +338,7 @@ static void unify_three(void)
 	region(&b[1], 2, "helper", "h.c", 5);
 	comm(&b[1], 0, 1, 1, 3);
 	comm(&b[1], 1, 2, 0, 1);
+	rmawin(&b[1], 0, 0x901, 0, "");
 
 	process(&b[2], 2, 12, "B", 60, 700);
 	location(&b[2], 2, "Master thread", 4);
@@ -317,6 +346,11 @@ static void unify_three(void)
 	comm(&b[2], 0, 1, 2, 3);
 	comm(&b[2], 1, 2, 0, 1);
 	named_comm(&b[2], 2, 7, 1, 2, "other name");
+	/* the same windows in another order, the groups too, and one more group */
+	rmawin(&b[2], 0, 0x901, 0, "");
+	rmawin(&b[2], 1, 0x900, 2, "split window");
+	group(&b[2], 0, "0,1");
+	group(&b[2], 1, "2");
 	metric(&b[2], 0, "energy");
 	metric(&b[2], 1, "power");
 	instance(&b[2], 2, 1, 0x4000000000000002ull, 2);
@@ -345,6 +379,23 @@ static void unify_three(void)
 	CHECK(u.comms[2].name && strcmp(u.comms[2].name, "pair") == 0);
 	CHECK(u.comms[0].name == NULL);
 	CHECK(u.comms[3].thread_rank == 1 && u.comms[3].size == 2);
+	/* windows by key, on their global communicators, named by whoever named them */
+	CHECK(u.n_wins == 2 && u.wins[0].key == 0x900 && u.wins[0].comm == 2 &&
+	      S(u.wins[0].name, "split window"));
+	CHECK(u.wins[1].key == 0x901 && u.wins[1].comm == 0 && S(u.wins[1].name, "world window"));
+	CHECK(u.n_groups == 2 && S(u.groups[0], "2") && S(u.groups[1], "0,1"));
+	/* groups follow MPI's locations, the threads and the 4 communicators' groups: 6, 7 */
+	CHECK(vt_unify_group_base(&u) == 6);
+	for (uint32_t rank = 0; rank < 3; rank++) {
+		struct vt_unify_maps mp;
+		char wins[256], groups[256];
+		CHECK(vt_unify_maps_read(u.maps[rank].p, u.maps[rank].n, &mp) == 0);
+		fmt(wins, sizeof(wins), mp.n_wins, mp.wins);
+		fmt(groups, sizeof(groups), mp.n_groups, mp.groups);
+		const char *want_w[3] = {"0:0 1:1", "0:1", "0:1 1:0"};
+		const char *want_g[3] = {"0:6", "", "0:7 1:6"};
+		CHECK(S(wins, want_w[rank]) && S(groups, want_g[rank]));
+	}
 	/* Metrics: power (ranks 0 and 2), energy; instances after both classes. */
 	CHECK(u.n_metrics == 2 && S(u.metrics[0].name, "power") && S(u.metrics[1].name, "energy"));
 	CHECK(u.n_insts == 2 && u.insts[0].metric == 0 && u.insts[1].metric == 0 &&

@@ -137,6 +137,35 @@ VT_MPI_EXPORT void vt_mpi_nbc_complete(uint32_t op, uint32_t comm, uint32_t root
 	event(VT_REC_MPI_NBC_COMPLETE, op, p, 2);
 }
 
+VT_MPI_EXPORT uint32_t vt_mpi_win_define(uint64_t key, uint32_t comm, const char *name)
+{
+	return vt_otf2_win_define(key, comm, name);
+}
+
+VT_MPI_EXPORT void vt_mpi_win_name(uint32_t id, const char *name)
+{
+	vt_otf2_win_name(id, name);
+}
+
+VT_MPI_EXPORT uint32_t vt_mpi_group_define(const char *members)
+{
+	return vt_otf2_group_define(members);
+}
+
+VT_MPI_EXPORT void vt_mpi_rma(uint64_t ts, uint32_t kind, uint32_t head, uint64_t value,
+			      uint32_t win, uint32_t remote, uint64_t received, uint64_t id)
+{
+	struct vt_tls *t = vt_thread_self();
+	if (!t || kind >= VT_REC_KIND_MAX)
+		return;
+	union vt_rec_payload p[2] = {{.rma = {value, win, remote}}, {.nbc = {received, id}}};
+	unsigned n = vt_rec_kinds[kind].payloads;
+	if (ts)
+		vt_thread_put_event_at(t, ts, head, kind, p, n);
+	else
+		vt_thread_put_event(t, head, kind, p, n);
+}
+
 VT_MPI_EXPORT void vt_mpi_comm_name(uint32_t id, const char *name)
 {
 	vt_otf2_comm_name(id, name);

@@ -80,6 +80,17 @@ VT_MPI_EXPORT void vt_mpi_nbc_complete(uint32_t op, uint32_t comm, uint32_t root
  */
 enum { VT_MPI_KEY_WORLD = 1, VT_MPI_KEY_SELF = 2 };
 VT_MPI_EXPORT uint32_t vt_mpi_comm_define(uint64_t key, uint32_t my_rank, uint32_t size);
+/*
+ * One-sided communication. Windows are defined like communicators (key: the same on every
+ * member; comm: the local id of the window's communicator), groups of processes by their
+ * world ranks ("0,2,5"). vt_mpi_rma writes event kind (a VT_REC_RMA_* of vt_rec.h) with its
+ * fields; ts 0: now.
+ */
+VT_MPI_EXPORT uint32_t vt_mpi_win_define(uint64_t key, uint32_t comm, const char *name);
+VT_MPI_EXPORT void vt_mpi_win_name(uint32_t id, const char *name);
+VT_MPI_EXPORT uint32_t vt_mpi_group_define(const char *members);
+VT_MPI_EXPORT void vt_mpi_rma(uint64_t ts, uint32_t kind, uint32_t head, uint64_t value,
+			      uint32_t win, uint32_t remote, uint64_t received, uint64_t id);
 /* The name of communicator id in the trace (MPI_Comm_set_name's, or the adapter's default). */
 VT_MPI_EXPORT void vt_mpi_comm_name(uint32_t id, const char *name);
 

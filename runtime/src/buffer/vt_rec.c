@@ -21,4 +21,14 @@ const struct vt_rec_kind_info vt_rec_kinds[VT_REC_KIND_MAX] = {
     [VT_REC_SAMPLE] = {"calling-context-sample", 0}, /* and its frames (vt_rec_payloads) */
     [VT_REC_MPI_NBC_REQUEST] = {"mpi-nbc-request", 1},
     [VT_REC_MPI_NBC_COMPLETE] = {"mpi-nbc-complete", 2},
+    [VT_REC_RMA_WIN_CREATE] = {"rma-win-create", 0},
+    [VT_REC_RMA_WIN_DESTROY] = {"rma-win-destroy", 0},
+    [VT_REC_RMA_COLL_BEGIN] = {"rma-collective-begin", 0},
+    [VT_REC_RMA_COLL_END] = {"rma-collective-end", 2},
+    [VT_REC_RMA_PUT] = {"rma-put", 2},
+    [VT_REC_RMA_GET] = {"rma-get", 2},
+    [VT_REC_RMA_ATOMIC] = {"rma-atomic", 2},
+    [VT_REC_RMA_COMPLETE] = {"rma-op-complete", 1},
+    [VT_REC_RMA_LOCK] = {"rma-lock", 1},
+    [VT_REC_RMA_GROUP_SYNC] = {"rma-group-sync", 1},
 };

@@ -36,6 +36,20 @@ enum vt_rec_kind {
 				addresses, innermost first, two per record (vt_sample.h) */
 	VT_REC_MPI_NBC_REQUEST,	 /* + vt_rec_req: a non-blocking collective began */
 	VT_REC_MPI_NBC_COMPLETE, /* head: the OTF2 collective op; + vt_rec_coll, vt_rec_nbc */
+	/* One-sided communication: the window's local id in every event's vt_rec_rma. */
+	VT_REC_RMA_WIN_CREATE,	/* head: the window */
+	VT_REC_RMA_WIN_DESTROY, /* head: the window */
+	VT_REC_RMA_COLL_BEGIN,
+	VT_REC_RMA_COLL_END,   /* head: op | sync level << 8; + vt_rec_rma (bytes sent, root),
+				  vt_rec_nbc (bytes received) */
+	VT_REC_RMA_PUT,	       /* + vt_rec_rma (bytes, target), vt_rec_nbc (id: matching id) */
+	VT_REC_RMA_GET,	       /* the same */
+	VT_REC_RMA_ATOMIC,     /* head: OTF2_RmaAtomicType; + vt_rec_rma (bytes sent, target),
+				  vt_rec_nbc (bytes received, matching id) */
+	VT_REC_RMA_COMPLETE,   /* head: VT_RMA_COMPLETE_*; + vt_rec_rma (value: matching id) */
+	VT_REC_RMA_LOCK,       /* head: VT_RMA_LOCK_* | OTF2_LockType << 8; + vt_rec_rma (value:
+				  lock id, remote: rank or OTF2_UNDEFINED_UINT32 for all) */
+	VT_REC_RMA_GROUP_SYNC, /* head: OTF2_RmaSyncLevel; + vt_rec_rma (value: group id) */
 	VT_REC_KIND_MAX,
 };
 
@@ -66,7 +80,17 @@ struct __attribute__((may_alias)) vt_rec_coll {
 	uint32_t root;
 };
 
-/* A non-blocking collective's bytes received and request id. */
+/* A window, a value that depends on the kind, and a remote rank (or root). */
+struct __attribute__((may_alias)) vt_rec_rma {
+	uint64_t value;
+	uint32_t win;
+	uint32_t remote;
+};
+
+enum { VT_RMA_COMPLETE_BLOCKING, VT_RMA_COMPLETE_NONBLOCKING, VT_RMA_COMPLETE_REMOTE };
+enum { VT_RMA_LOCK_REQUEST, VT_RMA_LOCK_RELEASE };
+
+/* A non-blocking collective's bytes received and request id (and an RMA event's). */
 struct __attribute__((may_alias)) vt_rec_nbc {
 	uint64_t received;
 	uint64_t id;
@@ -92,6 +116,7 @@ union __attribute__((may_alias)) vt_rec_payload {
 	struct vt_rec_req req;
 	struct vt_rec_coll coll;
 	struct vt_rec_nbc nbc;
+	struct vt_rec_rma rma;
 	struct vt_rec_value value;
 };
 
@@ -100,6 +125,7 @@ static_assert(sizeof(struct vt_rec_msg) == 16, "payloads are one record");
 static_assert(sizeof(struct vt_rec_req) == 16, "payloads are one record");
 static_assert(sizeof(struct vt_rec_coll) == 16, "payloads are one record");
 static_assert(sizeof(struct vt_rec_nbc) == 16, "payloads are one record");
+static_assert(sizeof(struct vt_rec_rma) == 16, "payloads are one record");
 static_assert(sizeof(struct vt_rec_value) == 16, "payloads are one record");
 static_assert(sizeof(struct vt_rec_metric) == 16, "metric values are one record");
 static_assert(sizeof(union vt_rec_payload) == 16, "payloads are one record");

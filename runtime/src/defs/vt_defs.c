@@ -300,6 +300,34 @@ static void dec_igen(struct vt_defs_reader *r, union vt_def *d)
 	d->igen.period = get_u64(r);
 }
 
+static void enc_rmawin(struct vt_defs_buf *b, const union vt_def *d)
+{
+	put_u32(b, d->rmawin.id);
+	put_u64(b, d->rmawin.key);
+	put_u32(b, d->rmawin.comm);
+	put_str(b, d->rmawin.name ? d->rmawin.name : "");
+}
+
+static void dec_rmawin(struct vt_defs_reader *r, union vt_def *d)
+{
+	d->rmawin.id = get_u32(r);
+	d->rmawin.key = get_u64(r);
+	d->rmawin.comm = get_u32(r);
+	d->rmawin.name = get_str(r);
+}
+
+static void enc_group(struct vt_defs_buf *b, const union vt_def *d)
+{
+	put_u32(b, d->group.id);
+	put_str(b, d->group.members);
+}
+
+static void dec_group(struct vt_defs_reader *r, union vt_def *d)
+{
+	d->group.id = get_u32(r);
+	d->group.members = get_str(r);
+}
+
 static const struct {
 	const char *name;
 	void (*encode)(struct vt_defs_buf *b, const union vt_def *d);
@@ -315,6 +343,8 @@ static const struct {
     [VT_DEF_PROPERTY] = {"property", enc_property, dec_property},
     [VT_DEF_CALLCTX] = {"calling context", enc_callctx, dec_callctx},
     [VT_DEF_IGEN] = {"interrupt generator", enc_igen, dec_igen},
+    [VT_DEF_RMAWIN] = {"RMA window", enc_rmawin, dec_rmawin},
+    [VT_DEF_GROUP] = {"group", enc_group, dec_group},
 };
 
 void vt_defs_put(struct vt_defs_buf *b, enum vt_def_kind kind, const union vt_def *d)

@@ -28,6 +28,8 @@ enum vt_def_kind {
 	VT_DEF_PROPERTY,
 	VT_DEF_CALLCTX,
 	VT_DEF_IGEN,
+	VT_DEF_RMAWIN,
+	VT_DEF_GROUP,
 	VT_DEF_KIND_MAX,
 };
 
@@ -115,6 +117,21 @@ struct vt_def_igen {
 	uint64_t period; /* nanoseconds (TIME) or events (COUNT) */
 };
 
+/* An RMA window: key names it across ranks (as a communicator's), comm is the local id of
+ * its communicator. */
+struct vt_def_rmawin {
+	uint32_t id;
+	uint64_t key;
+	uint32_t comm;
+	const char *name; /* "" when this process knows none */
+};
+
+/* A group of MPI processes (MPI_Win_post/start's): their world ranks, "0,2,5". */
+struct vt_def_group {
+	uint32_t id;
+	const char *members;
+};
+
 union vt_def {
 	struct vt_def_process process;
 	struct vt_def_location location;
@@ -126,6 +143,8 @@ union vt_def {
 	struct vt_def_property property;
 	struct vt_def_callctx callctx;
 	struct vt_def_igen igen;
+	struct vt_def_rmawin rmawin;
+	struct vt_def_group group;
 };
 
 /* A growable stream; failed: memory ran out (the stream is incomplete). */

@@ -13,7 +13,7 @@ enum { SCOPE_LOCATION, SCOPE_PROCESS, SCOPE_HOST, SCOPE_RUN };
 
 /* What merge keeps per process until the maps are written. */
 struct pending {
-	struct vt_defs_buf regions, comms, ctxs, igens; /* pairs */
+	struct vt_defs_buf regions, comms, ctxs, igens, wins, groups; /* pairs */
 	uint32_t *ctx_of; /* local calling context id -> global (parents come first) */
 	uint32_t cap_ctx;
 	uint32_t *metric_of; /* local metric id -> global */
@@ -67,8 +67,51 @@ static uint32_t region_id(struct vt_unified *u, struct vt_strtab *keys,
 
 /* The keys that make global ids of what several processes may define alike. */
 struct keys {
-	struct vt_strtab regions, metrics, scls, ctxs, igens;
+	struct vt_strtab regions, metrics, scls, ctxs, igens, groups;
 };
+
+/* The global id a process's local id has in pairs, or fallback. */
+static uint32_t paired(const struct vt_defs_buf *pairs, uint32_t local, uint32_t fallback)
+{
+	uint32_t p[2];
+	for (size_t off = 0; off + sizeof(p) <= pairs->n; off += sizeof(p)) {
+		memcpy(p, pairs->p + off, sizeof(p));
+		if (p[0] == local)
+			return p[1];
+	}
+	return fallback;
+}
+
+static uint32_t win_id(struct vt_unified *u, const struct vt_def_rmawin *w, uint32_t comm)
+{
+	for (uint32_t i = 0; i < u->n_wins; i++)
+		if (u->wins[i].key == w->key) {
+			/* the lowest rank that named it (ranks merge in order) */
+			if (!u->wins[i].name && w->name && *w->name)
+				u->wins[i].name = w->name;
+			return i;
+		}
+	struct vt_unify_win *n = grow(u->wins, u->n_wins + 1, sizeof(*n));
+	if (!n)
+		return 0;
+	u->wins = n;
+	u->wins[u->n_wins] =
+	    (struct vt_unify_win){w->key, comm, w->name && *w->name ? w->name : NULL};
+	return u->n_wins++;
+}
+
+static uint32_t group_id(struct vt_unified *u, struct keys *k, const char *members)
+{
+	uint32_t id = vt_strtab_ref(&k->groups, members);
+	if (id == u->n_groups) {
+		const char **g = grow(u->groups, id + 1, sizeof(*g));
+		if (!g)
+			return 0;
+		u->groups = g;
+		u->groups[u->n_groups++] = members;
+	}
+	return id;
+}
 
 static uint32_t scl_id(struct vt_unified *u, struct keys *k, const char *file, uint32_t line)
 {
@@ -153,7 +196,7 @@ static uint32_t comm_id(struct vt_unified *u, uint64_t key, uint32_t size, uint3
 		return 0;
 	u->comms = c;
 	c = &u->comms[u->n_comms];
-	*c = (struct vt_unify_comm){key, size, calloc(size ? size : 1, sizeof(uint32_t)),
+	*c = (struct vt_unify_comm){key,	 size, calloc(size ? size : 1, sizeof(uint32_t)),
 				    thread_rank, NULL, 0};
 	for (uint32_t i = 0; i < size && c->members; i++)
 		c->members[i] = UINT32_MAX;
@@ -226,6 +269,13 @@ static int merge_one(struct vt_unified *u, uint32_t rank, struct vt_defs_reader 
 			pair(&pd->comms, d.comm.id, g);
 			break;
 		}
+		case VT_DEF_RMAWIN:
+			pair(&pd->wins, d.rmawin.id,
+			     win_id(u, &d.rmawin, paired(&pd->comms, d.rmawin.comm, 0)));
+			break;
+		case VT_DEF_GROUP:
+			pair(&pd->groups, d.group.id, group_id(u, keys, d.group.members));
+			break;
 		case VT_DEF_METRIC:
 			if (d.metric.id >= pd->cap_metrics) {
 				uint32_t cap = d.metric.id + 16;
@@ -388,6 +438,16 @@ int vt_unify_merge(struct vt_unified *u, const char *all, const size_t *sizes, u
 		put_pairs(&u->maps[rank], &metrics);
 		put_pairs(&u->maps[rank], &q->ctxs);
 		put_pairs(&u->maps[rank], &q->igens);
+		put_pairs(&u->maps[rank], &q->wins);
+		/* groups: their OTF2 references, after the groups of communicators */
+		struct vt_defs_buf groups = {0};
+		uint32_t base = vt_unify_group_base(u), lg[2];
+		for (size_t off = 0; off + sizeof(lg) <= q->groups.n; off += sizeof(lg)) {
+			memcpy(lg, q->groups.p + off, sizeof(lg));
+			pair(&groups, lg[0], base + lg[1]);
+		}
+		put_pairs(&u->maps[rank], &groups);
+		free(groups.p);
 		free(metrics.p);
 		if (u->maps[rank].failed)
 			rc = -1;
@@ -397,6 +457,8 @@ int vt_unify_merge(struct vt_unified *u, const char *all, const size_t *sizes, u
 		free(pd[rank].comms.p);
 		free(pd[rank].ctxs.p);
 		free(pd[rank].igens.p);
+		free(pd[rank].wins.p);
+		free(pd[rank].groups.p);
 		free(pd[rank].ctx_of);
 		free(pd[rank].metric_of);
 		free(pd[rank].inst_local);
@@ -408,17 +470,18 @@ int vt_unify_merge(struct vt_unified *u, const char *all, const size_t *sizes, u
 	vt_strtab_free(&keys.scls);
 	vt_strtab_free(&keys.ctxs);
 	vt_strtab_free(&keys.igens);
+	vt_strtab_free(&keys.groups);
 	return rc;
 }
 
 int vt_unify_maps_read(const char *map, size_t n, struct vt_unify_maps *out)
 {
 	const char *p = map, *end = map + n;
-	uint32_t *counts[5] = {&out->n_regions, &out->n_comms, &out->n_metrics, &out->n_ctxs,
-			       &out->n_igens};
-	const uint32_t **pairs[5] = {&out->regions, &out->comms, &out->metrics, &out->ctxs,
-				     &out->igens};
-	for (int i = 0; i < 5; i++) {
+	uint32_t *counts[7] = {&out->n_regions, &out->n_comms, &out->n_metrics, &out->n_ctxs,
+			       &out->n_igens,	&out->n_wins,  &out->n_groups};
+	const uint32_t **pairs[7] = {&out->regions, &out->comms, &out->metrics, &out->ctxs,
+				     &out->igens,   &out->wins,	 &out->groups};
+	for (int i = 0; i < 7; i++) {
 		uint32_t k = 0;
 		if (end - p < (ptrdiff_t)sizeof(k))
 			return -1;
@@ -468,6 +531,39 @@ static void write_metric(OTF2_GlobalDefWriter *gw, struct vt_strtab *st, uint32_
 	OTF2_GlobalDefWriter_WriteMetricClass(gw, id, 1, &member, m->occurrence, m->recorder_kind);
 }
 
+static bool has_thread_teams(const struct vt_unified *u)
+{
+	for (uint32_t c = 0; c < u->n_comms; c++)
+		if (u->comms[c].thread_rank != UINT32_MAX)
+			return true;
+	return false;
+}
+
+/* write_groups writes: MPI's locations (in MPI mode), the threads (if any team), one per
+ * communicator, then the groups of processes. */
+uint32_t vt_unify_group_base(const struct vt_unified *u)
+{
+	return (u->mpi ? 1 : 0) + (has_thread_teams(u) ? 1 : 0) + u->n_comms;
+}
+
+/* A group of processes: its world ranks, positions in the MPI locations group. */
+static void write_process_group(OTF2_GlobalDefWriter *gw, struct vt_strtab *st, OTF2_GroupRef ref,
+				const char *members, uint64_t *ids, uint32_t max)
+{
+	uint32_t n = 0;
+	for (const char *p = members; *p && n < max;) {
+		char *end;
+		unsigned long r = strtoul(p, &end, 10);
+		if (end == p)
+			break;
+		if (r < max)
+			ids[n++] = r;
+		p = *end == ',' ? end + 1 : end;
+	}
+	OTF2_GlobalDefWriter_WriteGroup(gw, ref, vt_strtab_ref(st, ""), OTF2_GROUP_TYPE_COMM_GROUP,
+					OTF2_PARADIGM_MPI, OTF2_GROUP_FLAG_NONE, n, ids);
+}
+
 static void write_groups(OTF2_GlobalDefWriter *gw, struct vt_strtab *st, const struct vt_unified *u)
 {
 	/*
@@ -487,10 +583,7 @@ static void write_groups(OTF2_GlobalDefWriter *gw, struct vt_strtab *st, const s
 						OTF2_GROUP_TYPE_COMM_LOCATIONS, OTF2_PARADIGM_MPI,
 						OTF2_GROUP_FLAG_NONE, u->size, ids);
 	}
-	bool threads = false;
-	for (uint32_t c = 0; c < u->n_comms; c++)
-		threads |= u->comms[c].thread_rank != UINT32_MAX;
-	if (threads) {
+	if (has_thread_teams(u)) {
 		for (size_t i = 0; i < u->n_locs; i++)
 			ids[i] = u->locs[i].ref;
 		OTF2_GlobalDefWriter_WriteGroup(
@@ -534,6 +627,17 @@ static void write_groups(OTF2_GlobalDefWriter *gw, struct vt_strtab *st, const s
 		}
 		OTF2_GlobalDefWriter_WriteComm(gw, c, vt_strtab_ref(st, name), members,
 					       OTF2_UNDEFINED_COMM, OTF2_COMM_FLAG_NONE);
+	}
+	for (uint32_t g = 0; g < u->n_groups; g++)
+		write_process_group(gw, st, group++, u->groups[g], ids, u->size);
+	for (uint32_t w = 0; w < u->n_wins; w++) {
+		char name[VT_COMM_NAME_MAX];
+		if (u->wins[w].name)
+			snprintf(name, sizeof(name), "%s", u->wins[w].name);
+		else
+			snprintf(name, sizeof(name), "MPI window %u", w);
+		OTF2_GlobalDefWriter_WriteRmaWin(gw, w, vt_strtab_ref(st, name), u->wins[w].comm,
+						 OTF2_RMA_WIN_FLAG_CREATE_DESTROY_EVENTS);
 	}
 	free(ids);
 }
@@ -660,6 +764,8 @@ void vt_unify_free(struct vt_unified *u)
 	free(u->scls);
 	free(u->ctxs);
 	free(u->igens);
+	free(u->wins);
+	free(u->groups);
 	for (uint32_t i = 0; u->maps && i < u->size; i++)
 		free(u->maps[i].p);
 	free(u->maps);

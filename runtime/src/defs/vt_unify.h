@@ -85,6 +85,16 @@ struct vt_unified {
 	uint32_t n_ctxs;
 	struct vt_def_igen *igens;
 	uint32_t n_igens;
+	/* RMA windows by key (comm: global), and groups of processes by members; global id =
+	 * index (a group's OTF2 reference is vt_unify_group_base + index). */
+	struct vt_unify_win {
+		uint64_t key;
+		uint32_t comm;
+		const char *name; /* NULL: none given */
+	} * wins;
+	uint32_t n_wins;
+	const char **groups; /* "0,2,5": world ranks */
+	uint32_t n_groups;
 	struct vt_defs_buf *maps; /* per process: the id maps (vt_unify_maps_read) */
 };
 
@@ -107,9 +117,13 @@ void vt_unify_free(struct vt_unified *u);
 
 /* One process's id maps, as merge made them: local -> global pairs. */
 struct vt_unify_maps {
-	uint32_t n_regions, n_comms, n_metrics, n_ctxs, n_igens;
-	const uint32_t *regions, *comms, *metrics, *ctxs, *igens; /* pairs: local, global */
+	uint32_t n_regions, n_comms, n_metrics, n_ctxs, n_igens, n_wins, n_groups;
+	const uint32_t *regions, *comms, *metrics, *ctxs, *igens, *wins, *groups; /* pairs */
 };
+
+/* The OTF2 reference of the first group of processes (after the paradigms' and the
+ * communicators' groups). */
+uint32_t vt_unify_group_base(const struct vt_unified *u);
 
 /* Reads the maps of map (n bytes; must stay alive). 0, or -1 when damaged. */
 int vt_unify_maps_read(const char *map, size_t n, struct vt_unify_maps *out);

@@ -108,6 +108,84 @@ const struct vt_otf2_comm *vt_otf2_comms(uint32_t *n)
 	return comms;
 }
 
+/* RMA windows and groups of processes (MPI mode), under comms_lock like the comms. */
+static struct vt_otf2_win *wins;
+static uint32_t n_wins, cap_wins;
+static char **groups;
+static uint32_t n_groups, cap_groups;
+
+/* Appends one element of size to *arr (n, cap); NULL when memory ran out. */
+static void *append(void *arr_p, uint32_t *n, uint32_t *cap, size_t size)
+{
+	void **arr = arr_p;
+	if (*n == *cap) {
+		uint32_t c = *cap ? 2 * *cap : 16;
+		void *grown = realloc(*arr, c * size);
+		if (!grown)
+			return NULL;
+		*arr = grown;
+		*cap = c;
+	}
+	return (char *)*arr + (*n)++ * size;
+}
+
+uint32_t vt_otf2_win_define(uint64_t key, uint32_t comm, const char *name)
+{
+	pthread_mutex_lock(&comms_lock);
+	uint32_t id = n_wins;
+	struct vt_otf2_win *w = append(&wins, &n_wins, &cap_wins, sizeof(*w));
+	if (w)
+		*w = (struct vt_otf2_win){key, comm,
+					  name ? strndup(name, VT_COMM_NAME_MAX - 1) : NULL};
+	pthread_mutex_unlock(&comms_lock);
+	return w ? id : UINT32_MAX;
+}
+
+void vt_otf2_win_name(uint32_t id, const char *name)
+{
+	char *copy = name ? strndup(name, VT_COMM_NAME_MAX - 1) : NULL;
+	pthread_mutex_lock(&comms_lock);
+	if (id < n_wins) {
+		free(wins[id].name);
+		wins[id].name = copy;
+		copy = NULL;
+	}
+	pthread_mutex_unlock(&comms_lock);
+	free(copy);
+}
+
+uint32_t vt_otf2_group_define(const char *members)
+{
+	pthread_mutex_lock(&comms_lock);
+	uint32_t id = 0;
+	while (id < n_groups && strcmp(groups[id], members) != 0)
+		id++;
+	if (id == n_groups) {
+		char *copy = strdup(members);
+		char **slot = copy ? append(&groups, &n_groups, &cap_groups, sizeof(*slot)) : NULL;
+		if (slot)
+			*slot = copy;
+		else {
+			free(copy);
+			id = UINT32_MAX;
+		}
+	}
+	pthread_mutex_unlock(&comms_lock);
+	return id;
+}
+
+const struct vt_otf2_win *vt_otf2_wins(uint32_t *n)
+{
+	*n = n_wins;
+	return wins;
+}
+
+char *const *vt_otf2_groups(uint32_t *n)
+{
+	*n = n_groups;
+	return groups;
+}
+
 /*
  * A measurement whose round trips were all slow (both ends seldom ran at once: ranks
  * outnumber cores, a scheduler tick between the legs) is uncertain by milliseconds, and
@@ -627,6 +705,73 @@ static void enc_nbc_complete(struct vt_loc *loc, OTF2_EvtWriter *w, uint64_t ts,
 						     p[1].nbc.received, p[1].nbc.id);
 }
 
+static void enc_rma_win(struct vt_loc *loc, OTF2_EvtWriter *w, uint64_t ts, const struct vt_rec *r,
+			const union vt_rec_payload *p)
+{
+	if (r->kind == VT_REC_RMA_WIN_CREATE)
+		OTF2_EvtWriter_RmaWinCreate(w, NULL, ts, r->region);
+	else
+		OTF2_EvtWriter_RmaWinDestroy(w, NULL, ts, r->region);
+}
+
+static void enc_rma_coll_begin(struct vt_loc *loc, OTF2_EvtWriter *w, uint64_t ts,
+			       const struct vt_rec *r, const union vt_rec_payload *p)
+{
+	OTF2_EvtWriter_RmaCollectiveBegin(w, NULL, ts);
+}
+
+static void enc_rma_coll_end(struct vt_loc *loc, OTF2_EvtWriter *w, uint64_t ts,
+			     const struct vt_rec *r, const union vt_rec_payload *p)
+{
+	OTF2_EvtWriter_RmaCollectiveEnd(w, NULL, ts, (OTF2_CollectiveOp)(r->region & 0xFF),
+					(OTF2_RmaSyncLevel)(r->region >> 8), p[0].rma.win,
+					p[0].rma.remote, p[0].rma.value, p[1].nbc.received);
+}
+
+static void enc_rma_op(struct vt_loc *loc, OTF2_EvtWriter *w, uint64_t ts, const struct vt_rec *r,
+		       const union vt_rec_payload *p)
+{
+	const struct vt_rec_rma *a = &p[0].rma;
+	if (r->kind == VT_REC_RMA_PUT)
+		OTF2_EvtWriter_RmaPut(w, NULL, ts, a->win, a->remote, a->value, p[1].nbc.id);
+	else if (r->kind == VT_REC_RMA_GET)
+		OTF2_EvtWriter_RmaGet(w, NULL, ts, a->win, a->remote, a->value, p[1].nbc.id);
+	else
+		OTF2_EvtWriter_RmaAtomic(w, NULL, ts, a->win, a->remote,
+					 (OTF2_RmaAtomicType)r->region, a->value, p[1].nbc.received,
+					 p[1].nbc.id);
+}
+
+static void enc_rma_complete(struct vt_loc *loc, OTF2_EvtWriter *w, uint64_t ts,
+			     const struct vt_rec *r, const union vt_rec_payload *p)
+{
+	const struct vt_rec_rma *a = &p[0].rma;
+	if (r->region == VT_RMA_COMPLETE_BLOCKING)
+		OTF2_EvtWriter_RmaOpCompleteBlocking(w, NULL, ts, a->win, a->value);
+	else if (r->region == VT_RMA_COMPLETE_NONBLOCKING)
+		OTF2_EvtWriter_RmaOpCompleteNonBlocking(w, NULL, ts, a->win, a->value);
+	else
+		OTF2_EvtWriter_RmaOpCompleteRemote(w, NULL, ts, a->win, a->value);
+}
+
+static void enc_rma_lock(struct vt_loc *loc, OTF2_EvtWriter *w, uint64_t ts, const struct vt_rec *r,
+			 const union vt_rec_payload *p)
+{
+	const struct vt_rec_rma *a = &p[0].rma;
+	if ((r->region & 0xFF) == VT_RMA_LOCK_REQUEST)
+		OTF2_EvtWriter_RmaRequestLock(w, NULL, ts, a->win, a->remote, a->value,
+					      (OTF2_LockType)(r->region >> 8));
+	else
+		OTF2_EvtWriter_RmaReleaseLock(w, NULL, ts, a->win, a->remote, a->value);
+}
+
+static void enc_rma_group_sync(struct vt_loc *loc, OTF2_EvtWriter *w, uint64_t ts,
+			       const struct vt_rec *r, const union vt_rec_payload *p)
+{
+	OTF2_EvtWriter_RmaGroupSync(w, NULL, ts, (OTF2_RmaSyncLevel)r->region, p[0].rma.win,
+				    (OTF2_GroupRef)p[0].rma.value);
+}
+
 static void enc_counter(struct vt_loc *loc, OTF2_EvtWriter *w, uint64_t ts, const struct vt_rec *r,
 			const union vt_rec_payload *p)
 {
@@ -685,6 +830,16 @@ static const encode_fn encoders[VT_REC_KIND_MAX] = {
     [VT_REC_MPI_COLL_END] = enc_coll_end,
     [VT_REC_MPI_NBC_REQUEST] = enc_nbc_request,
     [VT_REC_MPI_NBC_COMPLETE] = enc_nbc_complete,
+    [VT_REC_RMA_WIN_CREATE] = enc_rma_win,
+    [VT_REC_RMA_WIN_DESTROY] = enc_rma_win,
+    [VT_REC_RMA_COLL_BEGIN] = enc_rma_coll_begin,
+    [VT_REC_RMA_COLL_END] = enc_rma_coll_end,
+    [VT_REC_RMA_PUT] = enc_rma_op,
+    [VT_REC_RMA_GET] = enc_rma_op,
+    [VT_REC_RMA_ATOMIC] = enc_rma_op,
+    [VT_REC_RMA_COMPLETE] = enc_rma_complete,
+    [VT_REC_RMA_LOCK] = enc_rma_lock,
+    [VT_REC_RMA_GROUP_SYNC] = enc_rma_group_sync,
     [VT_REC_COUNTER] = enc_counter,
     [VT_REC_MEASURE] = enc_measure,
     [VT_REC_SAMPLE] = enc_sample,

@@ -22,6 +22,12 @@ int vt_otf2_close_mpi(struct vt_loc *locs, uint64_t end_ts, const struct vt_mpi_
 
 /* MPI mode: communicators and clock offsets of this process (see vt_mpi_iface.h). */
 uint32_t vt_otf2_comm_define(uint64_t key, uint32_t my_rank, uint32_t size);
+/* RMA windows (key as a communicator's, comm its local id) and groups of processes (world
+ * ranks "0,2,5"; the same members, the same id): their local ids, UINT32_MAX when memory ran
+ * out. */
+uint32_t vt_otf2_win_define(uint64_t key, uint32_t comm, const char *name);
+void vt_otf2_win_name(uint32_t id, const char *name);
+uint32_t vt_otf2_group_define(const char *members);
 /* Names communicator id (a copy of name, cut at VT_COMM_NAME_MAX - 1 bytes); the last wins. */
 void vt_otf2_comm_name(uint32_t id, const char *name);
 void vt_otf2_clock_offset(uint64_t t, int64_t offset, double stddev);

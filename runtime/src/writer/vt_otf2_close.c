@@ -94,6 +94,18 @@ static void encode(struct vt_defs_buf *b, int rank, struct vt_loc *locs, uint64_
 		d = (union vt_def){.comm = {i, c[i].key, c[i].my_rank, c[i].size, c[i].name}};
 		vt_defs_put(b, VT_DEF_COMM, &d);
 	}
+	/* Windows after the communicators they refer to. */
+	uint32_t n_wins, n_groups;
+	const struct vt_otf2_win *w = vt_otf2_wins(&n_wins);
+	for (uint32_t i = 0; i < n_wins; i++) {
+		d = (union vt_def){.rmawin = {i, w[i].key, w[i].comm, w[i].name}};
+		vt_defs_put(b, VT_DEF_RMAWIN, &d);
+	}
+	char *const *g = vt_otf2_groups(&n_groups);
+	for (uint32_t i = 0; i < n_groups; i++) {
+		d = (union vt_def){.group = {i, g[i]}};
+		vt_defs_put(b, VT_DEF_GROUP, &d);
+	}
 
 	uint32_t n_metrics, n_inst;
 	const struct vt_otf2_metric *m = vt_otf2_metrics(&n_metrics);
@@ -136,6 +148,8 @@ static void write_local(OTF2_Archive *archive, struct vt_loc *locs, const char *
 	OTF2_IdMap *metrics = id_map(maps.n_metrics, maps.metrics);
 	OTF2_IdMap *ctxs = id_map(maps.n_ctxs, maps.ctxs);
 	OTF2_IdMap *igens = id_map(maps.n_igens, maps.igens);
+	OTF2_IdMap *wins = id_map(maps.n_wins, maps.wins);
+	OTF2_IdMap *groups = id_map(maps.n_groups, maps.groups);
 	int n_offsets;
 	const struct vt_otf2_clock_offset *off = vt_otf2_clock_offsets(&n_offsets);
 
@@ -166,9 +180,17 @@ static void write_local(OTF2_Archive *archive, struct vt_loc *locs, const char *
 		if (igens)
 			OTF2_DefWriter_WriteMappingTable(dw, OTF2_MAPPING_INTERRUPT_GENERATOR,
 							 igens);
+		if (wins)
+			OTF2_DefWriter_WriteMappingTable(dw, OTF2_MAPPING_RMA_WIN, wins);
+		if (groups)
+			OTF2_DefWriter_WriteMappingTable(dw, OTF2_MAPPING_GROUP, groups);
 		OTF2_Archive_CloseDefWriter(archive, dw);
 	}
 	OTF2_Archive_CloseDefFiles(archive);
+	if (wins)
+		OTF2_IdMap_Free(wins);
+	if (groups)
+		OTF2_IdMap_Free(groups);
 	if (regions)
 		OTF2_IdMap_Free(regions);
 	if (comms)

@@ -14,10 +14,6 @@ W, RING = Var('comm:WORLD'), Var('comm:RING')
 INT = 4
 USER = ['main', 'icollectives', 'neighbours', 'persistent']
 
-vtmpi.FIELDS.setdefault('NonBlockingCollectiveRequest', ('request_id',))
-vtmpi.FIELDS.setdefault('NonBlockingCollectiveComplete', (
-    'collective_op', 'communicator', 'root', 'size_sent', 'size_received', 'request_id'))
-
 
 class Seq:
     """Request ids: a fresh variable per started operation."""
