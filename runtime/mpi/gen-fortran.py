@@ -205,6 +205,9 @@ def conversions(name, params):
             fn = 'vtf_requests' if p.type == 'MPI_Request' else 'vtf_types'
             pre.append('%s *%s = %s(%s, %s);' % (p.type, c, fn, n, f))
             frees.append(c)
+        elif p.kind == 'status' and p.ptr == 1:
+            # Read by no hook but MPI-IO's, which then counts the bytes requested as done
+            pre.append('MPI_Status *%s = NULL;' % c)
         elif p.kind == 'char' and p.ptr == 1:
             # A CHARACTER argument: its hidden length follows the others; blanks trimmed.
             pre.append('char *%s = vtf_str(%s, %s_len);' % (c, f, f))

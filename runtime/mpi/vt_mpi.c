@@ -402,6 +402,22 @@ static void request_completed(uint64_t handle, const MPI_Status *status)
 	pthread_mutex_unlock(&request_lock);
 	if (!found || !r.active)
 		return;
+	/* File and window requests first: MPI (Open MPI's ompio) may leave their statuses'
+	 * cancelled field unset. */
+	if (r.kind == VTW_REQ_IO) {
+		int count = MPI_UNDEFINED;
+		if (status)
+			PMPI_Get_count(status, MPI_BYTE, &count);
+		vt_mpi_rma(0, VT_REC_IO_COMPLETE, 0,
+			   count == MPI_UNDEFINED || count < 0 ? r.bytes : (uint64_t)count, r.comm,
+			   0, 0, r.id);
+		return;
+	}
+	if (r.kind == VTW_REQ_RMA) {
+		vt_mpi_rma(0, VT_REC_RMA_COMPLETE, VT_RMA_COMPLETE_NONBLOCKING, r.id, r.comm, 0, 0,
+			   0);
+		return;
+	}
 	int cancelled = 0;
 	if (status)
 		PMPI_Test_cancelled(status, &cancelled);
@@ -409,11 +425,6 @@ static void request_completed(uint64_t handle, const MPI_Status *status)
 		return;
 	if (r.kind == VTW_REQ_SEND) {
 		vt_mpi_request(VT_REC_MPI_ISEND_COMPLETE, r.id);
-		return;
-	}
-	if (r.kind == VTW_REQ_RMA) {
-		vt_mpi_rma(0, VT_REC_RMA_COMPLETE, VT_RMA_COMPLETE_NONBLOCKING, r.id, r.comm, 0, 0,
-			   0);
 		return;
 	}
 	if (r.kind == VTW_REQ_COLL) {
@@ -687,6 +698,171 @@ void vtw_rma_epoch_end(MPI_Win win, int access)
 	pthread_mutex_unlock(&win_lock);
 	if (wid != UINT32_MAX)
 		group_sync(wid, gid);
+}
+
+/* -- MPI-IO -------------------------------------------------------------------------- */
+
+/* What vt knows of an open file; by handle in file_map, under file_lock. */
+struct file_state {
+	uint32_t id;	/* local I/O handle id */
+	uint64_t split; /* the matching id of the split collective in progress, or 0 */
+	uint64_t split_bytes;
+};
+
+static struct vt_u64map file_map;
+static pthread_mutex_t file_lock = PTHREAD_MUTEX_INITIALIZER;
+static uint64_t io_ids;
+
+static uint64_t file_bits(MPI_File f)
+{
+	uint64_t h = 0;
+	memcpy(&h, &f, sizeof(f) < sizeof(h) ? sizeof(f) : sizeof(h));
+	return h;
+}
+
+void vtw_file_opened(MPI_File fh, MPI_Comm comm, const char *name, int amode)
+{
+	if (fh == MPI_FILE_NULL)
+		return;
+	/* Collective over comm, as a window's key. */
+	uint64_t key = ((uint64_t)world_rank << 32) | 0x20000000u |
+		       __atomic_fetch_add(&comm_counter, 1, __ATOMIC_RELAXED);
+	PMPI_Bcast(&key, 1, MPI_UINT64_T, 0, comm);
+	uint32_t id = vt_mpi_io_define(key, vtw_comm(comm), name);
+	struct file_state *f = calloc(1, sizeof(*f));
+	if (id == UINT32_MAX || !f) {
+		free(f);
+		return;
+	}
+	f->id = id;
+	pthread_mutex_lock(&file_lock);
+	if (vt_u64map_set(&file_map, file_bits(fh), f) < 0) {
+		free(f);
+		f = NULL;
+	}
+	pthread_mutex_unlock(&file_lock);
+	if (!f)
+		return;
+	uint32_t mode = amode & MPI_MODE_RDWR	  ? OTF2_IO_ACCESS_MODE_READ_WRITE
+			: amode & MPI_MODE_WRONLY ? OTF2_IO_ACCESS_MODE_WRITE_ONLY
+						  : OTF2_IO_ACCESS_MODE_READ_ONLY;
+	uint64_t creation = (amode & MPI_MODE_CREATE ? OTF2_IO_CREATION_FLAG_CREATE : 0) |
+			    (amode & MPI_MODE_EXCL ? OTF2_IO_CREATION_FLAG_EXCLUSIVE : 0);
+	uint32_t status =
+	    (amode & MPI_MODE_APPEND ? OTF2_IO_STATUS_FLAG_APPEND : 0) |
+	    (amode & MPI_MODE_DELETE_ON_CLOSE ? OTF2_IO_STATUS_FLAG_DELETE_ON_CLOSE : 0);
+	vt_mpi_rma(0, VT_REC_IO_CREATE, mode, creation, id, status, 0, 0);
+}
+
+void vtw_file_closed(uint64_t handle)
+{
+	pthread_mutex_lock(&file_lock);
+	struct file_state *f = vt_u64map_del(&file_map, handle);
+	pthread_mutex_unlock(&file_lock);
+	if (!f)
+		return;
+	vt_mpi_rma(0, VT_REC_IO_DESTROY, 0, 0, f->id, 0, 0, 0);
+	free(f);
+}
+
+/* The handle's local id, or UINT32_MAX for a file vt did not see opened. */
+static uint32_t file_id(MPI_File fh)
+{
+	pthread_mutex_lock(&file_lock);
+	struct file_state *f = vt_u64map_get(&file_map, file_bits(fh));
+	uint32_t id = f ? f->id : UINT32_MAX;
+	pthread_mutex_unlock(&file_lock);
+	return id;
+}
+
+uint64_t vtw_io_begin(MPI_File fh, uint32_t mode, uint32_t flags, uint64_t bytes)
+{
+	uint32_t id = file_id(fh);
+	if (id == UINT32_MAX)
+		return 0;
+	uint64_t op = __atomic_add_fetch(&io_ids, 1, __ATOMIC_RELAXED);
+	vt_mpi_rma(0, VT_REC_IO_BEGIN, mode | flags << 8, bytes, id, 0, 0, op);
+	return op;
+}
+
+void vtw_io_end(MPI_File fh, uint64_t op, int ret, const MPI_Status *st, uint64_t bytes)
+{
+	uint32_t id = op ? file_id(fh) : UINT32_MAX;
+	if (id == UINT32_MAX)
+		return;
+	if (ret != MPI_SUCCESS) {
+		vt_mpi_rma(0, VT_REC_IO_CANCELLED, 0, op, id, 0, 0, 0);
+		return;
+	}
+	int count = MPI_UNDEFINED;
+	if (st && st != MPI_STATUS_IGNORE)
+		PMPI_Get_count(st, MPI_BYTE, &count);
+	vt_mpi_rma(0, VT_REC_IO_COMPLETE, 0,
+		   count == MPI_UNDEFINED || count < 0 ? bytes : (uint64_t)count, id, 0, 0, op);
+}
+
+void vtw_io_issued(MPI_File fh, uint64_t op, int ret, const MPI_Request *req, uint64_t bytes)
+{
+	pthread_mutex_lock(&file_lock);
+	struct file_state *f = op ? vt_u64map_get(&file_map, file_bits(fh)) : NULL;
+	uint32_t id = f ? f->id : UINT32_MAX;
+	if (f && !req && ret == MPI_SUCCESS) {
+		f->split = op;
+		f->split_bytes = bytes;
+	}
+	pthread_mutex_unlock(&file_lock);
+	if (id == UINT32_MAX)
+		return;
+	if (ret != MPI_SUCCESS) {
+		vt_mpi_rma(0, VT_REC_IO_CANCELLED, 0, op, id, 0, 0, 0);
+		return;
+	}
+	vt_mpi_rma(0, VT_REC_IO_ISSUED, 0, op, id, 0, 0, 0);
+	if (req) {
+		pthread_mutex_lock(&request_lock);
+		struct vt_req *r = vt_reqmap_add(&requests, req_bits(*req));
+		if (r) {
+			r->id = op;
+			r->kind = VTW_REQ_IO;
+			r->active = 1;
+			r->comm = id;
+			r->bytes = bytes;
+		}
+		pthread_mutex_unlock(&request_lock);
+	}
+}
+
+void vtw_io_split_end(MPI_File fh, int ret, const MPI_Status *st)
+{
+	pthread_mutex_lock(&file_lock);
+	struct file_state *f = vt_u64map_get(&file_map, file_bits(fh));
+	uint32_t id = f ? f->id : UINT32_MAX;
+	uint64_t op = f ? f->split : 0, bytes = f ? f->split_bytes : 0;
+	if (f)
+		f->split = 0;
+	pthread_mutex_unlock(&file_lock);
+	if (op)
+		vtw_io_end(fh, op, ret, st, bytes);
+	(void)id;
+}
+
+void vtw_io_seek(MPI_File fh, MPI_Offset offset, int whence, int shared)
+{
+	uint32_t id = file_id(fh);
+	if (id == UINT32_MAX)
+		return;
+	/* The shared pointer moves with the other ranks' operations as soon as the seek
+	 * returned: reached is what the seek set, where it says (else undefined). */
+	uint64_t pos = OTF2_UNDEFINED_UINT64;
+	MPI_Offset mine = 0;
+	if (!shared && PMPI_File_get_position(fh, &mine) == MPI_SUCCESS)
+		pos = (uint64_t)mine;
+	else if (shared && whence == MPI_SEEK_SET)
+		pos = (uint64_t)offset;
+	uint32_t w = whence == MPI_SEEK_SET   ? OTF2_IO_SEEK_FROM_START
+		     : whence == MPI_SEEK_CUR ? OTF2_IO_SEEK_FROM_CURRENT
+					      : OTF2_IO_SEEK_FROM_END;
+	vt_mpi_rma(0, VT_REC_IO_SEEK, w, (uint64_t)offset, id, 0, pos, 0);
 }
 
 /* -- receives ------------------------------------------------------------------------ */

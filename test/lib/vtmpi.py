@@ -392,6 +392,14 @@ FIELDS = {
     'RmaRequestLock': ('win', 'remote', 'lock_id', 'lock_type'),
     'RmaReleaseLock': ('win', 'remote', 'lock_id'),
     'RmaGroupSync': ('sync_level', 'win', 'group'),
+    # MPI-IO: handles by reference, modes by name, flags as numbers
+    'IoCreateHandle': ('handle', 'mode', 'creation_flags', 'status_flags'),
+    'IoDestroyHandle': ('handle',),
+    'IoOperationBegin': ('handle', 'mode', 'operation_flags', 'bytes_request', 'matching_id'),
+    'IoOperationIssued': ('handle', 'matching_id'),
+    'IoOperationComplete': ('handle', 'bytes_result', 'matching_id'),
+    'IoOperationCancelled': ('handle', 'matching_id'),
+    'IoSeek': ('handle', 'offset_request', 'whence', 'offset_result'),
 }
 # Short names of the fields, for messages.
 SHORT = {'receiver': 'to', 'sender': 'from', 'communicator': 'comm', 'msg_tag': 'tag',
@@ -474,6 +482,7 @@ class MpiTrace:
         self.regions = collections.defaultdict(list)  # name -> [(paradigm, role)]
         self.comm_locations = None  # the MPI COMM_LOCATIONS group: location refs
         self.wins = {}  # RMA window ref -> (name, comm ref)
+        self.io_handles = {}  # I/O handle ref -> (name, file name, paradigm name, comm ref)
 
     def rank_locs(self):
         """{world rank: master location} of the locations whose group is "MPI Rank R"."""
@@ -562,6 +571,10 @@ def read_mpi(path):
                 members = tuple(rank_of.get(m._ref, 'location %d' % m._ref)
                                 for m in g.members)
             mt.comms[c._ref] = CommDef(c._ref, c.name, gtype, _enum_name(g.paradigm), members)
+        for h in defs.io_handles:
+            mt.io_handles[h._ref] = (h.name, h.file.name if h.file is not None else None,
+                                     h.io_paradigm.identification if h.io_paradigm else None,
+                                     h.comm._ref if h.comm is not None else None)
         for w in defs.rma_wins:
             mt.wins[w._ref] = (w.name, w.comm._ref if w.comm is not None else None)
         stacks = collections.defaultdict(list)  # location ref -> [(region, Enter index)]
@@ -583,10 +596,12 @@ def read_mpi(path):
             values = []
             for name in FIELDS.get(kind, ()):
                 v = getattr(ev, name)
-                if name in ('communicator', 'win'):
+                if name in ('communicator', 'win', 'handle'):
                     v = v._ref if v is not None else None
-                elif name in ('collective_op', 'type', 'lock_type'):
+                elif name in ('collective_op', 'type', 'lock_type', 'mode', 'whence'):
                     v = _enum_name(v)
+                elif name in ('creation_flags', 'status_flags', 'operation_flags'):
+                    v = int(getattr(v, 'value', v))
                 elif name == 'sync_level':  # flags: PROCESS, MEMORY, both, none
                     v = int(getattr(v, 'value', v))
                     v = '|'.join(n for b, n in ((1, 'PROCESS'), (2, 'MEMORY'))

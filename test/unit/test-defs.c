@@ -89,6 +89,10 @@ static void random_def(enum vt_def_kind k, union vt_def *d)
 	case VT_DEF_GROUP:
 		d->group = (struct vt_def_group){(uint32_t)next(), rand_str()};
 		break;
+	case VT_DEF_IOHANDLE:
+		d->iohandle = (struct vt_def_iohandle){(uint32_t)next(), next(), (uint32_t)next(),
+						       rand_str()};
+		break;
 	default:
 		break;
 	}
@@ -157,6 +161,10 @@ static bool same(enum vt_def_kind k, const union vt_def *a, const union vt_def *
 		       a->rmawin.comm == b->rmawin.comm && S(a->rmawin.name, b->rmawin.name);
 	case VT_DEF_GROUP:
 		return a->group.id == b->group.id && S(a->group.members, b->group.members);
+	case VT_DEF_IOHANDLE:
+		return a->iohandle.id == b->iohandle.id && a->iohandle.key == b->iohandle.key &&
+		       a->iohandle.comm == b->iohandle.comm &&
+		       S(a->iohandle.file, b->iohandle.file);
 	default:
 		return false;
 	}

@@ -147,6 +147,11 @@ VT_MPI_EXPORT void vt_mpi_win_name(uint32_t id, const char *name)
 	vt_otf2_win_name(id, name);
 }
 
+VT_MPI_EXPORT uint32_t vt_mpi_io_define(uint64_t key, uint32_t comm, const char *file)
+{
+	return vt_otf2_io_define(key, comm, file);
+}
+
 VT_MPI_EXPORT uint32_t vt_mpi_group_define(const char *members)
 {
 	return vt_otf2_group_define(members);

@@ -89,6 +89,9 @@ VT_MPI_EXPORT uint32_t vt_mpi_comm_define(uint64_t key, uint32_t my_rank, uint32
 VT_MPI_EXPORT uint32_t vt_mpi_win_define(uint64_t key, uint32_t comm, const char *name);
 VT_MPI_EXPORT void vt_mpi_win_name(uint32_t id, const char *name);
 VT_MPI_EXPORT uint32_t vt_mpi_group_define(const char *members);
+/* MPI-IO handles (key as a window's); their events go through vt_mpi_rma too (kinds
+ * VT_REC_IO_*, value, win: the handle, remote: flags). */
+VT_MPI_EXPORT uint32_t vt_mpi_io_define(uint64_t key, uint32_t comm, const char *file);
 VT_MPI_EXPORT void vt_mpi_rma(uint64_t ts, uint32_t kind, uint32_t head, uint64_t value,
 			      uint32_t win, uint32_t remote, uint64_t received, uint64_t id);
 /* The name of communicator id in the trace (MPI_Comm_set_name's, or the adapter's default). */

@@ -31,4 +31,11 @@ const struct vt_rec_kind_info vt_rec_kinds[VT_REC_KIND_MAX] = {
     [VT_REC_RMA_COMPLETE] = {"rma-op-complete", 1},
     [VT_REC_RMA_LOCK] = {"rma-lock", 1},
     [VT_REC_RMA_GROUP_SYNC] = {"rma-group-sync", 1},
+    [VT_REC_IO_CREATE] = {"io-create-handle", 1},
+    [VT_REC_IO_DESTROY] = {"io-destroy-handle", 1},
+    [VT_REC_IO_BEGIN] = {"io-operation-begin", 2},
+    [VT_REC_IO_ISSUED] = {"io-operation-issued", 1},
+    [VT_REC_IO_COMPLETE] = {"io-operation-complete", 2},
+    [VT_REC_IO_CANCELLED] = {"io-operation-cancelled", 1},
+    [VT_REC_IO_SEEK] = {"io-seek", 2},
 };

@@ -50,6 +50,17 @@ enum vt_rec_kind {
 	VT_REC_RMA_LOCK,       /* head: VT_RMA_LOCK_* | OTF2_LockType << 8; + vt_rec_rma (value:
 				  lock id, remote: rank or OTF2_UNDEFINED_UINT32 for all) */
 	VT_REC_RMA_GROUP_SYNC, /* head: OTF2_RmaSyncLevel; + vt_rec_rma (value: group id) */
+	/* MPI-IO: the I/O handle's local id in every event's vt_rec_io. */
+	VT_REC_IO_CREATE,    /* head: OTF2_IoAccessMode; + vt_rec_io (value: creation flags,
+				flags: status flags) */
+	VT_REC_IO_DESTROY,   /* + vt_rec_io */
+	VT_REC_IO_BEGIN,     /* head: OTF2_IoOperationMode | OTF2_IoOperationFlag << 8;
+				+ vt_rec_io (value: bytes requested), vt_rec_nbc (id: matching id) */
+	VT_REC_IO_ISSUED,    /* + vt_rec_io (value: matching id) */
+	VT_REC_IO_COMPLETE,  /* + vt_rec_io (value: bytes done), vt_rec_nbc (id: matching id) */
+	VT_REC_IO_CANCELLED, /* + vt_rec_io (value: matching id) */
+	VT_REC_IO_SEEK,	     /* head: OTF2_IoSeekOption; + vt_rec_io (value: offset requested),
+				vt_rec_nbc (received: the offset reached) */
 	VT_REC_KIND_MAX,
 };
 
@@ -87,6 +98,13 @@ struct __attribute__((may_alias)) vt_rec_rma {
 	uint32_t remote;
 };
 
+/* An I/O handle and a value that depends on the kind. */
+struct __attribute__((may_alias)) vt_rec_io {
+	uint64_t value;
+	uint32_t handle;
+	uint32_t flags;
+};
+
 enum { VT_RMA_COMPLETE_BLOCKING, VT_RMA_COMPLETE_NONBLOCKING, VT_RMA_COMPLETE_REMOTE };
 enum { VT_RMA_LOCK_REQUEST, VT_RMA_LOCK_RELEASE };
 
@@ -117,6 +135,7 @@ union __attribute__((may_alias)) vt_rec_payload {
 	struct vt_rec_coll coll;
 	struct vt_rec_nbc nbc;
 	struct vt_rec_rma rma;
+	struct vt_rec_io io;
 	struct vt_rec_value value;
 };
 
@@ -126,6 +145,7 @@ static_assert(sizeof(struct vt_rec_req) == 16, "payloads are one record");
 static_assert(sizeof(struct vt_rec_coll) == 16, "payloads are one record");
 static_assert(sizeof(struct vt_rec_nbc) == 16, "payloads are one record");
 static_assert(sizeof(struct vt_rec_rma) == 16, "payloads are one record");
+static_assert(sizeof(struct vt_rec_io) == 16, "payloads are one record");
 static_assert(sizeof(struct vt_rec_value) == 16, "payloads are one record");
 static_assert(sizeof(struct vt_rec_metric) == 16, "metric values are one record");
 static_assert(sizeof(union vt_rec_payload) == 16, "payloads are one record");

@@ -328,6 +328,22 @@ static void dec_group(struct vt_defs_reader *r, union vt_def *d)
 	d->group.members = get_str(r);
 }
 
+static void enc_iohandle(struct vt_defs_buf *b, const union vt_def *d)
+{
+	put_u32(b, d->iohandle.id);
+	put_u64(b, d->iohandle.key);
+	put_u32(b, d->iohandle.comm);
+	put_str(b, d->iohandle.file ? d->iohandle.file : "");
+}
+
+static void dec_iohandle(struct vt_defs_reader *r, union vt_def *d)
+{
+	d->iohandle.id = get_u32(r);
+	d->iohandle.key = get_u64(r);
+	d->iohandle.comm = get_u32(r);
+	d->iohandle.file = get_str(r);
+}
+
 static const struct {
 	const char *name;
 	void (*encode)(struct vt_defs_buf *b, const union vt_def *d);
@@ -345,6 +361,7 @@ static const struct {
     [VT_DEF_IGEN] = {"interrupt generator", enc_igen, dec_igen},
     [VT_DEF_RMAWIN] = {"RMA window", enc_rmawin, dec_rmawin},
     [VT_DEF_GROUP] = {"group", enc_group, dec_group},
+    [VT_DEF_IOHANDLE] = {"I/O handle", enc_iohandle, dec_iohandle},
 };
 
 void vt_defs_put(struct vt_defs_buf *b, enum vt_def_kind kind, const union vt_def *d)

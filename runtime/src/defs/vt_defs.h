@@ -30,6 +30,7 @@ enum vt_def_kind {
 	VT_DEF_IGEN,
 	VT_DEF_RMAWIN,
 	VT_DEF_GROUP,
+	VT_DEF_IOHANDLE,
 	VT_DEF_KIND_MAX,
 };
 
@@ -132,6 +133,14 @@ struct vt_def_group {
 	const char *members;
 };
 
+/* An MPI-IO file handle: key as a window's, comm a local id, file the name opened. */
+struct vt_def_iohandle {
+	uint32_t id;
+	uint64_t key;
+	uint32_t comm;
+	const char *file;
+};
+
 union vt_def {
 	struct vt_def_process process;
 	struct vt_def_location location;
@@ -145,6 +154,7 @@ union vt_def {
 	struct vt_def_igen igen;
 	struct vt_def_rmawin rmawin;
 	struct vt_def_group group;
+	struct vt_def_iohandle iohandle;
 };
 
 /* A growable stream; failed: memory ran out (the stream is incomplete). */

@@ -13,7 +13,7 @@ enum { SCOPE_LOCATION, SCOPE_PROCESS, SCOPE_HOST, SCOPE_RUN };
 
 /* What merge keeps per process until the maps are written. */
 struct pending {
-	struct vt_defs_buf regions, comms, ctxs, igens, wins, groups; /* pairs */
+	struct vt_defs_buf regions, comms, ctxs, igens, wins, groups, ios; /* pairs */
 	uint32_t *ctx_of; /* local calling context id -> global (parents come first) */
 	uint32_t cap_ctx;
 	uint32_t *metric_of; /* local metric id -> global */
@@ -67,7 +67,7 @@ static uint32_t region_id(struct vt_unified *u, struct vt_strtab *keys,
 
 /* The keys that make global ids of what several processes may define alike. */
 struct keys {
-	struct vt_strtab regions, metrics, scls, ctxs, igens, groups;
+	struct vt_strtab regions, metrics, scls, ctxs, igens, groups, files;
 };
 
 /* The global id a process's local id has in pairs, or fallback. */
@@ -98,6 +98,28 @@ static uint32_t win_id(struct vt_unified *u, const struct vt_def_rmawin *w, uint
 	u->wins[u->n_wins] =
 	    (struct vt_unify_win){w->key, comm, w->name && *w->name ? w->name : NULL};
 	return u->n_wins++;
+}
+
+static uint32_t io_id(struct vt_unified *u, struct keys *k, const struct vt_def_iohandle *h,
+		      uint32_t comm)
+{
+	for (uint32_t i = 0; i < u->n_ios; i++)
+		if (u->ios[i].key == h->key)
+			return i;
+	uint32_t file = vt_strtab_ref(&k->files, h->file);
+	if (file == u->n_files) {
+		const char **f = grow(u->files, file + 1, sizeof(*f));
+		if (!f)
+			return 0;
+		u->files = f;
+		u->files[u->n_files++] = h->file;
+	}
+	struct vt_unify_io *n = grow(u->ios, u->n_ios + 1, sizeof(*n));
+	if (!n)
+		return 0;
+	u->ios = n;
+	u->ios[u->n_ios] = (struct vt_unify_io){h->key, comm, file};
+	return u->n_ios++;
 }
 
 static uint32_t group_id(struct vt_unified *u, struct keys *k, const char *members)
@@ -276,6 +298,10 @@ static int merge_one(struct vt_unified *u, uint32_t rank, struct vt_defs_reader 
 		case VT_DEF_GROUP:
 			pair(&pd->groups, d.group.id, group_id(u, keys, d.group.members));
 			break;
+		case VT_DEF_IOHANDLE:
+			pair(&pd->ios, d.iohandle.id,
+			     io_id(u, keys, &d.iohandle, paired(&pd->comms, d.iohandle.comm, 0)));
+			break;
 		case VT_DEF_METRIC:
 			if (d.metric.id >= pd->cap_metrics) {
 				uint32_t cap = d.metric.id + 16;
@@ -447,6 +473,7 @@ int vt_unify_merge(struct vt_unified *u, const char *all, const size_t *sizes, u
 			pair(&groups, lg[0], base + lg[1]);
 		}
 		put_pairs(&u->maps[rank], &groups);
+		put_pairs(&u->maps[rank], &q->ios);
 		free(groups.p);
 		free(metrics.p);
 		if (u->maps[rank].failed)
@@ -459,6 +486,7 @@ int vt_unify_merge(struct vt_unified *u, const char *all, const size_t *sizes, u
 		free(pd[rank].igens.p);
 		free(pd[rank].wins.p);
 		free(pd[rank].groups.p);
+		free(pd[rank].ios.p);
 		free(pd[rank].ctx_of);
 		free(pd[rank].metric_of);
 		free(pd[rank].inst_local);
@@ -471,17 +499,18 @@ int vt_unify_merge(struct vt_unified *u, const char *all, const size_t *sizes, u
 	vt_strtab_free(&keys.ctxs);
 	vt_strtab_free(&keys.igens);
 	vt_strtab_free(&keys.groups);
+	vt_strtab_free(&keys.files);
 	return rc;
 }
 
 int vt_unify_maps_read(const char *map, size_t n, struct vt_unify_maps *out)
 {
 	const char *p = map, *end = map + n;
-	uint32_t *counts[7] = {&out->n_regions, &out->n_comms, &out->n_metrics, &out->n_ctxs,
-			       &out->n_igens,	&out->n_wins,  &out->n_groups};
-	const uint32_t **pairs[7] = {&out->regions, &out->comms, &out->metrics, &out->ctxs,
-				     &out->igens,   &out->wins,	 &out->groups};
-	for (int i = 0; i < 7; i++) {
+	uint32_t *counts[8] = {&out->n_regions, &out->n_comms, &out->n_metrics, &out->n_ctxs,
+			       &out->n_igens,	&out->n_wins,  &out->n_groups,	&out->n_ios};
+	const uint32_t **pairs[8] = {&out->regions, &out->comms, &out->metrics, &out->ctxs,
+				     &out->igens,   &out->wins,	 &out->groups,	&out->ios};
+	for (int i = 0; i < 8; i++) {
 		uint32_t k = 0;
 		if (end - p < (ptrdiff_t)sizeof(k))
 			return -1;
@@ -639,6 +668,19 @@ static void write_groups(OTF2_GlobalDefWriter *gw, struct vt_strtab *st, const s
 		OTF2_GlobalDefWriter_WriteRmaWin(gw, w, vt_strtab_ref(st, name), u->wins[w].comm,
 						 OTF2_RMA_WIN_FLAG_CREATE_DESTROY_EVENTS);
 	}
+	/* MPI-IO: one paradigm, the files by name (on the machine: MPI's files are shared),
+	 * each handle named after its file. */
+	if (u->n_ios)
+		OTF2_GlobalDefWriter_WriteIoParadigm(
+		    gw, 0, vt_strtab_ref(st, "MPI-IO"), vt_strtab_ref(st, "MPI I/O"),
+		    OTF2_IO_PARADIGM_CLASS_PARALLEL, OTF2_IO_PARADIGM_FLAG_NONE, 0, NULL, NULL,
+		    NULL);
+	for (uint32_t f = 0; f < u->n_files; f++)
+		OTF2_GlobalDefWriter_WriteIoRegularFile(gw, f, vt_strtab_ref(st, u->files[f]), 0);
+	for (uint32_t h = 0; h < u->n_ios; h++)
+		OTF2_GlobalDefWriter_WriteIoHandle(
+		    gw, h, vt_strtab_ref(st, u->files[u->ios[h].file]), u->ios[h].file, 0,
+		    OTF2_IO_HANDLE_FLAG_NONE, u->ios[h].comm, OTF2_UNDEFINED_IO_HANDLE);
 	free(ids);
 }
 
@@ -766,6 +808,8 @@ void vt_unify_free(struct vt_unified *u)
 	free(u->igens);
 	free(u->wins);
 	free(u->groups);
+	free(u->files);
+	free(u->ios);
 	for (uint32_t i = 0; u->maps && i < u->size; i++)
 		free(u->maps[i].p);
 	free(u->maps);

@@ -95,6 +95,14 @@ struct vt_unified {
 	uint32_t n_wins;
 	const char **groups; /* "0,2,5": world ranks */
 	uint32_t n_groups;
+	/* MPI-IO: files by name, handles by key; global id = index. */
+	const char **files;
+	uint32_t n_files;
+	struct vt_unify_io {
+		uint64_t key;
+		uint32_t comm, file;
+	} * ios;
+	uint32_t n_ios;
 	struct vt_defs_buf *maps; /* per process: the id maps (vt_unify_maps_read) */
 };
 
@@ -117,8 +125,8 @@ void vt_unify_free(struct vt_unified *u);
 
 /* One process's id maps, as merge made them: local -> global pairs. */
 struct vt_unify_maps {
-	uint32_t n_regions, n_comms, n_metrics, n_ctxs, n_igens, n_wins, n_groups;
-	const uint32_t *regions, *comms, *metrics, *ctxs, *igens, *wins, *groups; /* pairs */
+	uint32_t n_regions, n_comms, n_metrics, n_ctxs, n_igens, n_wins, n_groups, n_ios;
+	const uint32_t *regions, *comms, *metrics, *ctxs, *igens, *wins, *groups, *ios; /* pairs */
 };
 
 /* The OTF2 reference of the first group of processes (after the paradigms' and the

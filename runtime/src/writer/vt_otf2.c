@@ -154,6 +154,29 @@ void vt_otf2_win_name(uint32_t id, const char *name)
 	free(copy);
 }
 
+static struct vt_otf2_io *ios;
+static uint32_t n_ios, cap_ios;
+
+uint32_t vt_otf2_io_define(uint64_t key, uint32_t comm, const char *file)
+{
+	pthread_mutex_lock(&comms_lock);
+	uint32_t id = n_ios;
+	char *copy = strdup(file ? file : "");
+	struct vt_otf2_io *h = copy ? append(&ios, &n_ios, &cap_ios, sizeof(*h)) : NULL;
+	if (h)
+		*h = (struct vt_otf2_io){key, comm, copy};
+	else
+		free(copy);
+	pthread_mutex_unlock(&comms_lock);
+	return h ? id : UINT32_MAX;
+}
+
+const struct vt_otf2_io *vt_otf2_ios(uint32_t *n)
+{
+	*n = n_ios;
+	return ios;
+}
+
 uint32_t vt_otf2_group_define(const char *members)
 {
 	pthread_mutex_lock(&comms_lock);
@@ -772,6 +795,42 @@ static void enc_rma_group_sync(struct vt_loc *loc, OTF2_EvtWriter *w, uint64_t t
 				    (OTF2_GroupRef)p[0].rma.value);
 }
 
+static void enc_io(struct vt_loc *loc, OTF2_EvtWriter *w, uint64_t ts, const struct vt_rec *r,
+		   const union vt_rec_payload *p)
+{
+	const struct vt_rec_io *a = &p[0].io;
+	switch (r->kind) {
+	case VT_REC_IO_CREATE:
+		OTF2_EvtWriter_IoCreateHandle(w, NULL, ts, a->handle, (OTF2_IoAccessMode)r->region,
+					      (OTF2_IoCreationFlag)a->value,
+					      (OTF2_IoStatusFlag)a->flags);
+		break;
+	case VT_REC_IO_DESTROY:
+		OTF2_EvtWriter_IoDestroyHandle(w, NULL, ts, a->handle);
+		break;
+	case VT_REC_IO_BEGIN:
+		OTF2_EvtWriter_IoOperationBegin(
+		    w, NULL, ts, a->handle, (OTF2_IoOperationMode)(r->region & 0xFF),
+		    (OTF2_IoOperationFlag)(r->region >> 8), a->value, p[1].nbc.id);
+		break;
+	case VT_REC_IO_ISSUED:
+		OTF2_EvtWriter_IoOperationIssued(w, NULL, ts, a->handle, a->value);
+		break;
+	case VT_REC_IO_COMPLETE:
+		OTF2_EvtWriter_IoOperationComplete(w, NULL, ts, a->handle, a->value, p[1].nbc.id);
+		break;
+	case VT_REC_IO_CANCELLED:
+		OTF2_EvtWriter_IoOperationCancelled(w, NULL, ts, a->handle, a->value);
+		break;
+	case VT_REC_IO_SEEK:
+		OTF2_EvtWriter_IoSeek(w, NULL, ts, a->handle, (int64_t)a->value,
+				      (OTF2_IoSeekOption)r->region, p[1].nbc.received);
+		break;
+	default:
+		break;
+	}
+}
+
 static void enc_counter(struct vt_loc *loc, OTF2_EvtWriter *w, uint64_t ts, const struct vt_rec *r,
 			const union vt_rec_payload *p)
 {
@@ -840,6 +899,13 @@ static const encode_fn encoders[VT_REC_KIND_MAX] = {
     [VT_REC_RMA_COMPLETE] = enc_rma_complete,
     [VT_REC_RMA_LOCK] = enc_rma_lock,
     [VT_REC_RMA_GROUP_SYNC] = enc_rma_group_sync,
+    [VT_REC_IO_CREATE] = enc_io,
+    [VT_REC_IO_DESTROY] = enc_io,
+    [VT_REC_IO_BEGIN] = enc_io,
+    [VT_REC_IO_ISSUED] = enc_io,
+    [VT_REC_IO_COMPLETE] = enc_io,
+    [VT_REC_IO_CANCELLED] = enc_io,
+    [VT_REC_IO_SEEK] = enc_io,
     [VT_REC_COUNTER] = enc_counter,
     [VT_REC_MEASURE] = enc_measure,
     [VT_REC_SAMPLE] = enc_sample,

@@ -28,6 +28,8 @@ uint32_t vt_otf2_comm_define(uint64_t key, uint32_t my_rank, uint32_t size);
 uint32_t vt_otf2_win_define(uint64_t key, uint32_t comm, const char *name);
 void vt_otf2_win_name(uint32_t id, const char *name);
 uint32_t vt_otf2_group_define(const char *members);
+/* An MPI-IO handle: key as a window's, comm a local id, file the name the program opened. */
+uint32_t vt_otf2_io_define(uint64_t key, uint32_t comm, const char *file);
 /* Names communicator id (a copy of name, cut at VT_COMM_NAME_MAX - 1 bytes); the last wins. */
 void vt_otf2_comm_name(uint32_t id, const char *name);
 void vt_otf2_clock_offset(uint64_t t, int64_t offset, double stddev);

@@ -101,6 +101,12 @@ static void encode(struct vt_defs_buf *b, int rank, struct vt_loc *locs, uint64_
 		d = (union vt_def){.rmawin = {i, w[i].key, w[i].comm, w[i].name}};
 		vt_defs_put(b, VT_DEF_RMAWIN, &d);
 	}
+	uint32_t n_ios;
+	const struct vt_otf2_io *io = vt_otf2_ios(&n_ios);
+	for (uint32_t i = 0; i < n_ios; i++) {
+		d = (union vt_def){.iohandle = {i, io[i].key, io[i].comm, io[i].file}};
+		vt_defs_put(b, VT_DEF_IOHANDLE, &d);
+	}
 	char *const *g = vt_otf2_groups(&n_groups);
 	for (uint32_t i = 0; i < n_groups; i++) {
 		d = (union vt_def){.group = {i, g[i]}};
@@ -150,6 +156,7 @@ static void write_local(OTF2_Archive *archive, struct vt_loc *locs, const char *
 	OTF2_IdMap *igens = id_map(maps.n_igens, maps.igens);
 	OTF2_IdMap *wins = id_map(maps.n_wins, maps.wins);
 	OTF2_IdMap *groups = id_map(maps.n_groups, maps.groups);
+	OTF2_IdMap *iohs = id_map(maps.n_ios, maps.ios);
 	int n_offsets;
 	const struct vt_otf2_clock_offset *off = vt_otf2_clock_offsets(&n_offsets);
 
@@ -184,6 +191,8 @@ static void write_local(OTF2_Archive *archive, struct vt_loc *locs, const char *
 			OTF2_DefWriter_WriteMappingTable(dw, OTF2_MAPPING_RMA_WIN, wins);
 		if (groups)
 			OTF2_DefWriter_WriteMappingTable(dw, OTF2_MAPPING_GROUP, groups);
+		if (iohs)
+			OTF2_DefWriter_WriteMappingTable(dw, OTF2_MAPPING_IO_HANDLE, iohs);
 		OTF2_Archive_CloseDefWriter(archive, dw);
 	}
 	OTF2_Archive_CloseDefFiles(archive);
@@ -191,6 +200,8 @@ static void write_local(OTF2_Archive *archive, struct vt_loc *locs, const char *
 		OTF2_IdMap_Free(wins);
 	if (groups)
 		OTF2_IdMap_Free(groups);
+	if (iohs)
+		OTF2_IdMap_Free(iohs);
 	if (regions)
 		OTF2_IdMap_Free(regions);
 	if (comms)

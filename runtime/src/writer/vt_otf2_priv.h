@@ -21,6 +21,12 @@ struct vt_otf2_win {
 	char *name;    /* NULL: none */
 };
 
+struct vt_otf2_io {
+	uint64_t key;
+	uint32_t comm; /* local id */
+	char *file;
+};
+
 struct vt_otf2_clock_offset {
 	uint64_t t;
 	int64_t offset;
@@ -37,6 +43,7 @@ OTF2_RegionRole vt_otf2_region_role(const struct vt_region *r);
 const struct vt_otf2_comm *vt_otf2_comms(uint32_t *n);
 const struct vt_otf2_win *vt_otf2_wins(uint32_t *n);
 char *const *vt_otf2_groups(uint32_t *n);
+const struct vt_otf2_io *vt_otf2_ios(uint32_t *n);
 const struct vt_otf2_clock_offset *vt_otf2_clock_offsets(int *n);
 
 /* What the metric service told the writer (vt_otf2.h), for the definitions. */
