@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* MPI benchmark program: ping-pong of 8 bytes between ranks 0 and 1, MPI_Allreduce of 8 bytes
- * on all ranks; prints microseconds per operation, measured by rank 0. */
+ * on all ranks, MPI_Iallreduce + MPI_Wait, MPI_Put of 8 bytes to the next rank with a fence
+ * after each, MPI_File_write_at of 8 bytes (a tenth of the iterations, into argv[3] or
+ * "bench-io.dat"); prints microseconds per operation, measured by rank 0. */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,8 +37,46 @@ int main(int argc, char **argv)
 		for (int i = 0; i < iters; i++)
 			MPI_Allreduce(&x, &y, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
 		double ar = (MPI_Wtime() - t0) / iters * 1e6;
+		MPI_Barrier(MPI_COMM_WORLD);
+		t0 = MPI_Wtime();
+		for (int i = 0; i < iters; i++) {
+			MPI_Request q;
+			MPI_Iallreduce(&x, &y, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD, &q);
+			MPI_Wait(&q, MPI_STATUS_IGNORE);
+		}
+		double iar = (MPI_Wtime() - t0) / iters * 1e6;
 		if (rank == 0 && warm)
-			printf("pingpong_us %.3f allreduce_us %.3f\n", pp, ar);
+			printf("pingpong_us %.3f allreduce_us %.3f iallreduce_us %.3f\n", pp, ar, iar);
+	}
+	/* One-sided: a Put to the next rank and a fence, per iteration. */
+	{
+		double winbuf[2] = {0};
+		MPI_Win win;
+		MPI_Win_create(winbuf, sizeof(winbuf), sizeof(double), MPI_INFO_NULL, MPI_COMM_WORLD,
+			       &win);
+		MPI_Win_fence(0, win);
+		double t0 = MPI_Wtime();
+		for (int i = 0; i < iters; i++) {
+			MPI_Put(&x, 1, MPI_DOUBLE, (rank + 1) % size, 0, 1, MPI_DOUBLE, win);
+			MPI_Win_fence(0, win);
+		}
+		double pf = (MPI_Wtime() - t0) / iters * 1e6;
+		MPI_Win_free(&win);
+		/* MPI-IO: each rank writes its own 8-byte slots. */
+		MPI_File fh;
+		int n = iters / 10 > 0 ? iters / 10 : 1;
+		MPI_File_open(MPI_COMM_WORLD, argc > 3 ? argv[3] : "bench-io.dat",
+			      MPI_MODE_CREATE | MPI_MODE_WRONLY | MPI_MODE_DELETE_ON_CLOSE,
+			      MPI_INFO_NULL, &fh);
+		MPI_Barrier(MPI_COMM_WORLD);
+		t0 = MPI_Wtime();
+		for (int i = 0; i < n; i++)
+			MPI_File_write_at(fh, ((MPI_Offset)rank * n + i) * 8, &x, 1, MPI_DOUBLE,
+					  MPI_STATUS_IGNORE);
+		double wa = (MPI_Wtime() - t0) / n * 1e6;
+		MPI_File_close(&fh);
+		if (rank == 0)
+			printf("putfence_us %.3f writeat_us %.3f\n", pf, wa);
 	}
 	/* MPI_Waitall over many outstanding requests (argv[2], default 65536): rank 1 posts
 	 * that many Isends to rank 0, which posts as many Irecvs; each rank waits for all its

@@ -1,10 +1,12 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: BSD-3-Clause
-"""MPI benchmark: added time per MPI call (8-byte ping-pong and MPI_Allreduce, traced vs
-not; traced by a vtcc build or by vtrun in front of the plain build) on 2 ranks, MPI_Waitall over 64k outstanding requests (posting and waiting), and
-MPI_Finalize time for 2, 4, 8 and 16 ranks. Open MPI, oversubscribed.
+"""MPI benchmark: added time per MPI call (8-byte ping-pong, MPI_Allreduce,
+MPI_Iallreduce + MPI_Wait, MPI_Put + MPI_Win_fence, MPI_File_write_at; traced vs not; traced
+by a vtcc build or by vtrun in front of the plain build) on 2 ranks, MPI_Waitall over 64k
+outstanding requests (posting and waiting), and MPI_Finalize time for 2 to 64 ranks. Open
+MPI, oversubscribed.
 
-Usage: bench/run-mpi.py BUILD_DIR [--runs N] [--ranks 2,4,8,16]
+Usage: bench/run-mpi.py BUILD_DIR [--runs N] [--ranks 2,4,8,16,32,64]
 Prints a table, writes JSON to bench/results/mpi-<date>.json.
 """
 import argparse
@@ -42,7 +44,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument('build')
     ap.add_argument('--runs', type=int, default=5)
-    ap.add_argument('--ranks', default='2,4,8,16')
+    ap.add_argument('--ranks', default='2,4,8,16,32,64')
     ap.add_argument('--iters', type=int, default=20000)
     ap.add_argument('--traced-buffer', default='256M',
                     help='VT_BUFFER_SIZE of the "traced-nf" variant, large enough that '
@@ -75,19 +77,21 @@ def main():
                                 ('vtrun-nf', plain, args.traced_buffer, (vtrun,))):
         runs = [run(exe, 2, args.iters, buf, pre=pre) for _ in range(args.runs)]
         res['latency'][name] = {k: statistics.median(r[k] for r in runs)
-                                for k in ('pingpong_us', 'allreduce_us', 'post_s',
-                                          'waitall_s')}
+                                for k in ('pingpong_us', 'allreduce_us', 'iallreduce_us',
+                                          'putfence_us', 'writeat_us', 'post_s', 'waitall_s')}
     for np in [int(n) for n in args.ranks.split(',')]:
         res['finalize'][np] = {}
         for name, exe in (('plain', plain), ('traced', traced)):
-            runs = [run(exe, np, 2000, nreq=0) for _ in range(args.runs)]
+            runs = [run(exe, np, 200, nreq=0) for _ in range(args.runs)]
             res['finalize'][np][name] = statistics.median(r['finalize_s'] for r in runs)
 
     lat = res['latency']
     print('8-byte operations on 2 ranks (median of %d runs, %d iterations):' % (args.runs,
                                                                           args.iters))
     print('%-12s %10s %10s %10s' % ('', 'plain us', 'traced us', 'added us'))
-    for k, label in (('pingpong_us', 'ping-pong'), ('allreduce_us', 'allreduce')):
+    for k, label in (('pingpong_us', 'ping-pong'), ('allreduce_us', 'allreduce'),
+                     ('iallreduce_us', 'iallreduce'), ('putfence_us', 'put+fence'),
+                     ('writeat_us', 'write_at')):
         p, t, nf = lat['plain'][k], lat['traced'][k], lat['traced-nf'][k]
         print('%-12s %10.3f %10.3f %10.3f   no flush in loop: %.3f (added %.3f)'
               % (label, p, t, t - p, nf, nf - p))
@@ -102,9 +106,12 @@ def main():
         print('%-12s %10.4f %10.4f %10.2f' % (label, p, t, t / p if p else 0))
     print('\nMPI_Finalize on rank 0 (median of %d runs; traced includes unification and '
           'writing):' % args.runs)
-    print('%-6s %10s %10s' % ('ranks', 'plain s', 'traced s'))
+    print('%-6s %10s %10s %10s %14s' % ('ranks', 'plain s', 'traced s', 'added s',
+                                         'added ms/rank'))
     for np, v in res['finalize'].items():
-        print('%-6d %10.4f %10.4f' % (np, v['plain'], v['traced']))
+        print('%-6d %10.4f %10.4f %10.4f %14.2f' % (np, v['plain'], v['traced'],
+                                                    v['traced'] - v['plain'],
+                                                    (v['traced'] - v['plain']) / np * 1e3))
     os.makedirs(os.path.join(HERE, 'results'), exist_ok=True)
     out = os.path.join(HERE, 'results',
                        'mpi-%s.json' % datetime.datetime.now().strftime('%Y%m%d-%H%M%S'))
