@@ -46,14 +46,15 @@ int main(int argc, char **argv)
 		}
 		double iar = (MPI_Wtime() - t0) / iters * 1e6;
 		if (rank == 0 && warm)
-			printf("pingpong_us %.3f allreduce_us %.3f iallreduce_us %.3f\n", pp, ar, iar);
+			printf("pingpong_us %.3f allreduce_us %.3f iallreduce_us %.3f\n", pp, ar,
+			       iar);
 	}
 	/* One-sided: a Put to the next rank and a fence, per iteration. */
 	{
 		double winbuf[2] = {0};
 		MPI_Win win;
-		MPI_Win_create(winbuf, sizeof(winbuf), sizeof(double), MPI_INFO_NULL, MPI_COMM_WORLD,
-			       &win);
+		MPI_Win_create(winbuf, sizeof(winbuf), sizeof(double), MPI_INFO_NULL,
+			       MPI_COMM_WORLD, &win);
 		MPI_Win_fence(0, win);
 		double t0 = MPI_Wtime();
 		for (int i = 0; i < iters; i++) {
