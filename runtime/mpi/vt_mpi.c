@@ -836,14 +836,12 @@ void vtw_io_split_end(MPI_File fh, int ret, const MPI_Status *st)
 {
 	pthread_mutex_lock(&file_lock);
 	struct file_state *f = vt_u64map_get(&file_map, file_bits(fh));
-	uint32_t id = f ? f->id : UINT32_MAX;
 	uint64_t op = f ? f->split : 0, bytes = f ? f->split_bytes : 0;
 	if (f)
 		f->split = 0;
 	pthread_mutex_unlock(&file_lock);
 	if (op)
 		vtw_io_end(fh, op, ret, st, bytes);
-	(void)id;
 }
 
 void vtw_io_seek(MPI_File fh, MPI_Offset offset, int whence, int shared)
