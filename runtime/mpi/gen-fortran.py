@@ -256,9 +256,8 @@ def hooked(w, name, hook, sym, lc, params, call):
         if kind == 'coll':
             w.emit('\t\tvtw_coll_done(vtw_t0, vtw_m_%s(%s));' % (measure, margs))
         else:
-            w.emit('\t\tvtw_nbc_issued(%s, vtw_m_%s(%s), %d);'
-                   % (cargs[-1].lstrip('&'), measure, margs, kind == 'pcoll'),
-                   '\t(void)vtw_t0;')
+            w.emit('\t\tvtw_nbc_issued(%s, vtw_m_%s(%s), %d, vtw_t0);'
+                   % (cargs[-1].lstrip('&'), measure, margs, kind == 'pcoll'))
             w.emit(*['\t(void)%s;' % c.lstrip('&') for c in cargs[len(cargs) - gw.COLL_KINDS[kind]:-1]])
         w.emit(*['\tfree(%s);' % c for c in frees])
         w.emit('\tvt_inst_exit(&vtw_desc_%s);' % name, '}')

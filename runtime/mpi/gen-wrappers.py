@@ -111,9 +111,10 @@ def collective(name, hook, names, args):
                 '\tint vtw_ret = P%s(%s);' % (name, args),
                 '\tif (vtw_ret == MPI_SUCCESS)',
                 '\t\tvtw_coll_done(vtw_t0, vtw_m_%s(%s));' % (measure, margs)]
-    return ['\tint vtw_ret = P%s(%s);' % (name, args),
+    return ['\tuint64_t vtw_t0 = vt_mpi_now();',
+            '\tint vtw_ret = P%s(%s);' % (name, args),
             '\tif (vtw_ret == MPI_SUCCESS)',
-            '\t\tvtw_nbc_issued(*%s, vtw_m_%s(%s), %d);'
+            '\t\tvtw_nbc_issued(*%s, vtw_m_%s(%s), %d, vtw_t0);'
             % (names[-1], measure, margs, kind == 'pcoll')]
 
 

@@ -315,7 +315,7 @@ uint64_t vtw_request_new(MPI_Request req, int kind, uint32_t comm, int peer, int
 	return id;
 }
 
-void vtw_nbc_issued(MPI_Request req, struct vtw_coll c, int persistent)
+void vtw_nbc_issued(MPI_Request req, struct vtw_coll c, int persistent, uint64_t t0)
 {
 	pthread_mutex_lock(&request_lock);
 	uint64_t id = ++request_ids;
@@ -333,8 +333,9 @@ void vtw_nbc_issued(MPI_Request req, struct vtw_coll c, int persistent)
 	}
 	pthread_mutex_unlock(&request_lock);
 	/* Out of memory the completion is not seen: no request event either. */
-	if (r && !persistent)
-		vt_mpi_request(VT_REC_MPI_NBC_REQUEST, id);
+	if (r && !persistent) /* vt_mpi_rma: any event of one payload at a time; this one's is
+			       * the request id */
+		vt_mpi_rma(t0, VT_REC_MPI_NBC_REQUEST, 0, id, 0, 0, 0, 0);
 }
 
 void vtw_request_started(MPI_Request req)

@@ -207,13 +207,14 @@ static inline void vtw_cancel_post(struct vtw_call *c, int ret, MPI_Request *req
  * like the buffer it stands for). The generated wrappers call it after the call returned:
  *   blocking      vtw_coll_done: CollectiveBegin at the call's start and CollectiveEnd now,
  *                 written in one step (mpi.spec hook "coll:NAME");
- *   non-blocking  vtw_nbc_issued: NonBlockingCollectiveRequest now, and the request followed
- *                 to the Wait/Test that completes it, where NonBlockingCollectiveComplete
- *                 carries the measure ("icoll:NAME"; the arguments less the request);
- *   persistent    the same from each MPI_Start ("pcoll:NAME"; less the info and request).
- * Neighbourhood collectives have no operation of their own in OTF2: they are recorded as the
- * all-gather or all-to-all they are on the topology's neighbours, with the bytes actually
- * moved (an MPI_PROC_NULL neighbour of a Cartesian topology moves none).
+ *   non-blocking  vtw_nbc_issued: NonBlockingCollectiveRequest stamped at the call's start
+ *                 (the other ranks may complete it before this one's call returns), the request
+ * followed to the Wait/Test that completes it, where NonBlockingCollectiveComplete carries the
+ * measure ("icoll:NAME"; the arguments less the request); persistent    the same from each
+ * MPI_Start ("pcoll:NAME"; less the info and request). Neighbourhood collectives have no operation
+ * of their own in OTF2: they are recorded as the all-gather or all-to-all they are on the
+ * topology's neighbours, with the bytes actually moved (an MPI_PROC_NULL neighbour of a Cartesian
+ * topology moves none).
  */
 struct vtw_coll {
 	uint32_t op, comm;
@@ -239,7 +240,7 @@ static inline void vtw_coll_done(uint64_t t0, struct vtw_coll c)
 }
 
 /* A non-blocking or persistent collective's request: followed until it completes. */
-VTW_HIDDEN void vtw_nbc_issued(MPI_Request req, struct vtw_coll c, int persistent);
+VTW_HIDDEN void vtw_nbc_issued(MPI_Request req, struct vtw_coll c, int persistent, uint64_t t0);
 
 /* The bytes a rank moves to (out) or from (!out) its topology neighbours: per neighbour
  * counts[i] (or count) elements of types[i] (or type). */
