@@ -41,13 +41,6 @@ static __thread __attribute__((tls_model("initial-exec"))) struct {
 	uint32_t id, generation;
 } comm_last = {0, 0, UINT32_MAX};
 
-static uint64_t handle_bits(MPI_Comm c)
-{
-	uint64_t h = 0;
-	memcpy(&h, &c, sizeof(c) < sizeof(h) ? sizeof(c) : sizeof(h));
-	return h;
-}
-
 /* The local id of handle h, or UINT32_MAX; caller holds comm_lock. */
 static uint32_t comm_find(uint64_t h)
 {
@@ -93,14 +86,14 @@ static void comm_add(MPI_Comm c, uint64_t key, const char *name)
 		comm_set_name(id, name);
 	pthread_mutex_lock(&comm_lock);
 	/* Out of memory, the handle stays unknown and is recorded as MPI_COMM_WORLD (id 0). */
-	vt_u64map_set(&comm_map, handle_bits(c), (void *)((uintptr_t)id + 1));
+	vt_u64map_set(&comm_map, VTW_BITS(c), (void *)((uintptr_t)id + 1));
 	__atomic_add_fetch(&comm_generation, 1, __ATOMIC_RELEASE);
 	pthread_mutex_unlock(&comm_lock);
 }
 
 uint32_t vtw_comm(MPI_Comm c)
 {
-	uint64_t h = handle_bits(c);
+	uint64_t h = VTW_BITS(c);
 	/* Most calls use the communicator of the previous one: no lock then. */
 	uint32_t gen = __atomic_load_n(&comm_generation, __ATOMIC_ACQUIRE);
 	if (comm_last.handle == h && comm_last.generation == gen)
@@ -120,7 +113,7 @@ uint32_t vtw_comm(MPI_Comm c)
 		       __atomic_fetch_add(&comm_counter, 1, __ATOMIC_RELAXED);
 	comm_add(c, key, NULL);
 	pthread_mutex_lock(&comm_lock);
-	id = comm_find(handle_bits(c));
+	id = comm_find(VTW_BITS(c));
 	pthread_mutex_unlock(&comm_lock);
 	return id == UINT32_MAX ? 0 : id;
 }
@@ -173,7 +166,7 @@ void vtw_comm_named(MPI_Comm c, const char *name)
 void vtw_comm_freed(MPI_Comm c)
 {
 	pthread_mutex_lock(&comm_lock);
-	vt_u64map_del(&comm_map, handle_bits(c));
+	vt_u64map_del(&comm_map, VTW_BITS(c));
 	__atomic_add_fetch(&comm_generation, 1, __ATOMIC_RELEASE);
 	pthread_mutex_unlock(&comm_lock);
 }
@@ -285,13 +278,6 @@ static struct vt_reqmap requests;
 static uint64_t request_ids;
 static pthread_mutex_t request_lock = PTHREAD_MUTEX_INITIALIZER;
 
-static uint64_t req_bits(MPI_Request r)
-{
-	uint64_t h = 0;
-	memcpy(&h, &r, sizeof(r) < sizeof(h) ? sizeof(r) : sizeof(h));
-	return h;
-}
-
 uint64_t vtw_request_new(MPI_Request req, int kind, uint32_t comm, int peer, int tag,
 			 uint64_t bytes, int persistent)
 {
@@ -300,7 +286,7 @@ uint64_t vtw_request_new(MPI_Request req, int kind, uint32_t comm, int peer, int
 	/* Handles repeat: MPI hands the same handle to requests that completed at once (both
 	 * Open MPI and MPICH do for small eager sends), so a handle may stand for several
 	 * requests, completed in the order they were made: the map keeps that order. */
-	struct vt_req *r = vt_reqmap_add(&requests, req_bits(req));
+	struct vt_req *r = vt_reqmap_add(&requests, VTW_BITS(req));
 	if (r) {
 		r->id = id;
 		r->kind = kind;
@@ -319,7 +305,7 @@ void vtw_nbc_issued(MPI_Request req, struct vtw_coll c, int persistent, uint64_t
 {
 	pthread_mutex_lock(&request_lock);
 	uint64_t id = ++request_ids;
-	struct vt_req *r = vt_reqmap_add(&requests, req_bits(req));
+	struct vt_req *r = vt_reqmap_add(&requests, VTW_BITS(req));
 	if (r) {
 		r->id = id;
 		r->kind = VTW_REQ_COLL;
@@ -333,15 +319,14 @@ void vtw_nbc_issued(MPI_Request req, struct vtw_coll c, int persistent, uint64_t
 	}
 	pthread_mutex_unlock(&request_lock);
 	/* Out of memory the completion is not seen: no request event either. */
-	if (r && !persistent) /* vt_mpi_rma: any event of one payload at a time; this one's is
-			       * the request id */
-		vt_mpi_rma(t0, VT_REC_MPI_NBC_REQUEST, 0, id, 0, 0, 0, 0);
+	if (r && !persistent)
+		vt_mpi_event(t0, VT_REC_MPI_NBC_REQUEST, 0, id, 0, 0, 0, 0);
 }
 
 void vtw_request_started(MPI_Request req)
 {
 	pthread_mutex_lock(&request_lock);
-	struct vt_req *r = vt_reqmap_persistent(&requests, req_bits(req));
+	struct vt_req *r = vt_reqmap_persistent(&requests, VTW_BITS(req));
 	struct vt_req copy = {0};
 	if (r) {
 		r->id = ++request_ids;
@@ -364,7 +349,7 @@ void vtw_request_started(MPI_Request req)
 void vtw_request_freed(MPI_Request req)
 {
 	pthread_mutex_lock(&request_lock);
-	struct vt_req *r = vt_reqmap_oldest(&requests, req_bits(req));
+	struct vt_req *r = vt_reqmap_oldest(&requests, VTW_BITS(req));
 	/* An active non-persistent request completes unseen after a free: forget it. */
 	if (r)
 		vt_reqmap_remove(&requests, r);
@@ -374,7 +359,7 @@ void vtw_request_freed(MPI_Request req)
 void vtw_request_cancelled(MPI_Request req)
 {
 	pthread_mutex_lock(&request_lock);
-	struct vt_req *r = vt_reqmap_oldest(&requests, req_bits(req));
+	struct vt_req *r = vt_reqmap_oldest(&requests, VTW_BITS(req));
 	uint64_t id = r && r->active ? r->id : 0;
 	pthread_mutex_unlock(&request_lock);
 	if (id) {
@@ -409,14 +394,14 @@ static void request_completed(uint64_t handle, const MPI_Status *status)
 		int count = MPI_UNDEFINED;
 		if (status)
 			PMPI_Get_count(status, MPI_BYTE, &count);
-		vt_mpi_rma(0, VT_REC_IO_COMPLETE, 0,
-			   count == MPI_UNDEFINED || count < 0 ? r.bytes : (uint64_t)count, r.comm,
-			   0, 0, r.id);
+		vt_mpi_event(0, VT_REC_IO_COMPLETE, 0,
+			     count == MPI_UNDEFINED || count < 0 ? r.bytes : (uint64_t)count,
+			     r.comm, 0, 0, r.id);
 		return;
 	}
 	if (r.kind == VTW_REQ_RMA) {
-		vt_mpi_rma(0, VT_REC_RMA_COMPLETE, VT_RMA_COMPLETE_NONBLOCKING, r.id, r.comm, 0, 0,
-			   0);
+		vt_mpi_event(0, VT_REC_RMA_COMPLETE, VT_RMA_COMPLETE_NONBLOCKING, r.id, r.comm, 0,
+			     0, 0);
 		return;
 	}
 	int cancelled = 0;
@@ -464,13 +449,6 @@ static pthread_mutex_t win_lock = PTHREAD_MUTEX_INITIALIZER;
 static uint64_t rma_ids;
 static MPI_Group world_group = MPI_GROUP_NULL;
 
-static uint64_t win_bits(MPI_Win w)
-{
-	uint64_t h = 0;
-	memcpy(&h, &w, sizeof(w) < sizeof(h) ? sizeof(w) : sizeof(h));
-	return h;
-}
-
 void vtw_win_created(MPI_Win win, MPI_Comm comm, const char *fn, int allocated, uint64_t t0)
 {
 	if (win == MPI_WIN_NULL)
@@ -498,19 +476,19 @@ void vtw_win_created(MPI_Win win, MPI_Comm comm, const char *fn, int allocated, 
 	w->allocated = allocated;
 	w->access = w->exposure = UINT32_MAX;
 	pthread_mutex_lock(&win_lock);
-	if (vt_u64map_set(&win_map, win_bits(win), w) < 0) {
+	if (vt_u64map_set(&win_map, VTW_BITS(win), w) < 0) {
 		free(w);
 		w = NULL;
 	}
 	pthread_mutex_unlock(&win_lock);
 	if (!w)
 		return;
-	vt_mpi_rma(t0, VT_REC_RMA_COLL_BEGIN, 0, 0, 0, 0, 0, 0);
-	vt_mpi_rma(0, VT_REC_RMA_WIN_CREATE, id, 0, 0, 0, 0, 0);
-	vt_mpi_rma(0, VT_REC_RMA_COLL_END,
-		   (allocated ? OTF2_COLLECTIVE_OP_CREATE_HANDLE_AND_ALLOCATE
-			      : OTF2_COLLECTIVE_OP_CREATE_HANDLE),
-		   0, id, OTF2_UNDEFINED_UINT32, 0, 0);
+	vt_mpi_event(t0, VT_REC_RMA_COLL_BEGIN, 0, 0, 0, 0, 0, 0);
+	vt_mpi_event(0, VT_REC_RMA_WIN_CREATE, id, 0, 0, 0, 0, 0);
+	vt_mpi_event(0, VT_REC_RMA_COLL_END,
+		     (allocated ? OTF2_COLLECTIVE_OP_CREATE_HANDLE_AND_ALLOCATE
+				: OTF2_COLLECTIVE_OP_CREATE_HANDLE),
+		     0, id, OTF2_UNDEFINED_UINT32, 0, 0);
 }
 
 void vtw_win_freed(uint64_t handle, uint64_t t0)
@@ -520,12 +498,12 @@ void vtw_win_freed(uint64_t handle, uint64_t t0)
 	pthread_mutex_unlock(&win_lock);
 	if (!w)
 		return;
-	vt_mpi_rma(t0, VT_REC_RMA_COLL_BEGIN, 0, 0, 0, 0, 0, 0);
-	vt_mpi_rma(t0, VT_REC_RMA_WIN_DESTROY, w->id, 0, 0, 0, 0, 0);
-	vt_mpi_rma(0, VT_REC_RMA_COLL_END,
-		   (w->allocated ? OTF2_COLLECTIVE_OP_DESTROY_HANDLE_AND_DEALLOCATE
-				 : OTF2_COLLECTIVE_OP_DESTROY_HANDLE),
-		   0, w->id, OTF2_UNDEFINED_UINT32, 0, 0);
+	vt_mpi_event(t0, VT_REC_RMA_COLL_BEGIN, 0, 0, 0, 0, 0, 0);
+	vt_mpi_event(t0, VT_REC_RMA_WIN_DESTROY, w->id, 0, 0, 0, 0, 0);
+	vt_mpi_event(0, VT_REC_RMA_COLL_END,
+		     (w->allocated ? OTF2_COLLECTIVE_OP_DESTROY_HANDLE_AND_DEALLOCATE
+				   : OTF2_COLLECTIVE_OP_DESTROY_HANDLE),
+		     0, w->id, OTF2_UNDEFINED_UINT32, 0, 0);
 	free(w->ops);
 	free(w);
 }
@@ -534,7 +512,7 @@ void vtw_win_freed(uint64_t handle, uint64_t t0)
 static uint32_t win_id(MPI_Win win)
 {
 	pthread_mutex_lock(&win_lock);
-	struct win_state *w = vt_u64map_get(&win_map, win_bits(win));
+	struct win_state *w = vt_u64map_get(&win_map, VTW_BITS(win));
 	uint32_t id = w ? w->id : UINT32_MAX;
 	pthread_mutex_unlock(&win_lock);
 	return id;
@@ -553,7 +531,7 @@ void vtw_rma_op(MPI_Win win, uint32_t kind, uint32_t atomic, int target, uint64_
 	if (target == MPI_PROC_NULL)
 		return;
 	pthread_mutex_lock(&win_lock);
-	struct win_state *w = vt_u64map_get(&win_map, win_bits(win));
+	struct win_state *w = vt_u64map_get(&win_map, VTW_BITS(win));
 	uint64_t id = ++rma_ids;
 	uint32_t wid = w ? w->id : UINT32_MAX;
 	if (w && w->n_ops == w->cap_ops) {
@@ -570,11 +548,11 @@ void vtw_rma_op(MPI_Win win, uint32_t kind, uint32_t atomic, int target, uint64_
 	pthread_mutex_unlock(&win_lock);
 	if (wid == UINT32_MAX)
 		return;
-	vt_mpi_rma(0, kind, atomic, kind == VT_REC_RMA_GET ? received : sent, wid, (uint32_t)target,
-		   received, id);
+	vt_mpi_event(0, kind, atomic, kind == VT_REC_RMA_GET ? received : sent, wid,
+		     (uint32_t)target, received, id);
 	if (req) {
 		pthread_mutex_lock(&request_lock);
-		struct vt_req *r = vt_reqmap_add(&requests, req_bits(*req));
+		struct vt_req *r = vt_reqmap_add(&requests, VTW_BITS(*req));
 		if (r) {
 			r->id = id;
 			r->kind = VTW_REQ_RMA;
@@ -608,7 +586,7 @@ static uint64_t *rma_take(struct win_state *w, int target, bool remote, size_t *
 void vtw_rma_sync(MPI_Win win, enum vtw_rma_sync how, int target, uint64_t t0)
 {
 	pthread_mutex_lock(&win_lock);
-	struct win_state *w = vt_u64map_get(&win_map, win_bits(win));
+	struct win_state *w = vt_u64map_get(&win_map, VTW_BITS(win));
 	size_t n = 0;
 	uint64_t *ids = w ? rma_take(w, target, how != VTW_FLUSH_LOCAL, &n) : NULL;
 	uint32_t wid = w ? w->id : UINT32_MAX;
@@ -616,15 +594,15 @@ void vtw_rma_sync(MPI_Win win, enum vtw_rma_sync how, int target, uint64_t t0)
 	if (wid == UINT32_MAX)
 		return;
 	if (how == VTW_FENCE)
-		vt_mpi_rma(t0, VT_REC_RMA_COLL_BEGIN, 0, 0, 0, 0, 0, 0);
+		vt_mpi_event(t0, VT_REC_RMA_COLL_BEGIN, 0, 0, 0, 0, 0, 0);
 	uint32_t done = how == VTW_FLUSH_LOCAL ? VT_RMA_COMPLETE_BLOCKING : VT_RMA_COMPLETE_REMOTE;
 	for (size_t i = 0; ids && i < n; i++)
-		vt_mpi_rma(0, VT_REC_RMA_COMPLETE, done, ids[i], wid, 0, 0, 0);
+		vt_mpi_event(0, VT_REC_RMA_COMPLETE, done, ids[i], wid, 0, 0, 0);
 	if (how == VTW_FENCE)
-		vt_mpi_rma(0, VT_REC_RMA_COLL_END,
-			   OTF2_COLLECTIVE_OP_BARRIER |
-			       ((OTF2_RMA_SYNC_LEVEL_PROCESS | OTF2_RMA_SYNC_LEVEL_MEMORY) << 8),
-			   0, wid, OTF2_UNDEFINED_UINT32, 0, 0);
+		vt_mpi_event(0, VT_REC_RMA_COLL_END,
+			     OTF2_COLLECTIVE_OP_BARRIER |
+				 ((OTF2_RMA_SYNC_LEVEL_PROCESS | OTF2_RMA_SYNC_LEVEL_MEMORY) << 8),
+			     0, wid, OTF2_UNDEFINED_UINT32, 0, 0);
 	free(ids);
 }
 
@@ -634,9 +612,9 @@ void vtw_rma_lock(MPI_Win win, int target, int lock_type, int release)
 	if (wid == UINT32_MAX || target == MPI_PROC_NULL)
 		return;
 	uint32_t type = lock_type == MPI_LOCK_EXCLUSIVE ? OTF2_LOCK_EXCLUSIVE : OTF2_LOCK_SHARED;
-	vt_mpi_rma(0, VT_REC_RMA_LOCK,
-		   release ? VT_RMA_LOCK_RELEASE : (VT_RMA_LOCK_REQUEST | type << 8), 0, wid,
-		   target == VTW_RMA_ALL ? OTF2_UNDEFINED_UINT32 : (uint32_t)target, 0, 0);
+	vt_mpi_event(0, VT_REC_RMA_LOCK,
+		     release ? VT_RMA_LOCK_RELEASE : (VT_RMA_LOCK_REQUEST | type << 8), 0, wid,
+		     target == VTW_RMA_ALL ? OTF2_UNDEFINED_UINT32 : (uint32_t)target, 0, 0);
 }
 
 /* The group's members as world ranks, "0,2,5"; its id (UINT32_MAX: not known). */
@@ -669,16 +647,16 @@ static uint32_t group_of(MPI_Group g)
 static void group_sync(uint32_t wid, uint32_t group)
 {
 	if (group != UINT32_MAX)
-		vt_mpi_rma(0, VT_REC_RMA_GROUP_SYNC,
-			   OTF2_RMA_SYNC_LEVEL_PROCESS | OTF2_RMA_SYNC_LEVEL_MEMORY, group, wid, 0,
-			   0, 0);
+		vt_mpi_event(0, VT_REC_RMA_GROUP_SYNC,
+			     OTF2_RMA_SYNC_LEVEL_PROCESS | OTF2_RMA_SYNC_LEVEL_MEMORY, group, wid,
+			     0, 0, 0);
 }
 
 void vtw_rma_epoch(MPI_Win win, MPI_Group group, int access)
 {
 	uint32_t gid = group_of(group);
 	pthread_mutex_lock(&win_lock);
-	struct win_state *w = vt_u64map_get(&win_map, win_bits(win));
+	struct win_state *w = vt_u64map_get(&win_map, VTW_BITS(win));
 	uint32_t wid = w ? w->id : UINT32_MAX;
 	if (w)
 		*(access ? &w->access : &w->exposure) = gid;
@@ -690,7 +668,7 @@ void vtw_rma_epoch(MPI_Win win, MPI_Group group, int access)
 void vtw_rma_epoch_end(MPI_Win win, int access)
 {
 	pthread_mutex_lock(&win_lock);
-	struct win_state *w = vt_u64map_get(&win_map, win_bits(win));
+	struct win_state *w = vt_u64map_get(&win_map, VTW_BITS(win));
 	uint32_t wid = w ? w->id : UINT32_MAX, gid = UINT32_MAX;
 	if (w) {
 		gid = access ? w->access : w->exposure;
@@ -714,13 +692,6 @@ static struct vt_u64map file_map;
 static pthread_mutex_t file_lock = PTHREAD_MUTEX_INITIALIZER;
 static uint64_t io_ids;
 
-static uint64_t file_bits(MPI_File f)
-{
-	uint64_t h = 0;
-	memcpy(&h, &f, sizeof(f) < sizeof(h) ? sizeof(f) : sizeof(h));
-	return h;
-}
-
 void vtw_file_opened(MPI_File fh, MPI_Comm comm, const char *name, int amode)
 {
 	if (fh == MPI_FILE_NULL)
@@ -737,7 +708,7 @@ void vtw_file_opened(MPI_File fh, MPI_Comm comm, const char *name, int amode)
 	}
 	f->id = id;
 	pthread_mutex_lock(&file_lock);
-	if (vt_u64map_set(&file_map, file_bits(fh), f) < 0) {
+	if (vt_u64map_set(&file_map, VTW_BITS(fh), f) < 0) {
 		free(f);
 		f = NULL;
 	}
@@ -752,7 +723,7 @@ void vtw_file_opened(MPI_File fh, MPI_Comm comm, const char *name, int amode)
 	uint32_t status =
 	    (amode & MPI_MODE_APPEND ? OTF2_IO_STATUS_FLAG_APPEND : 0) |
 	    (amode & MPI_MODE_DELETE_ON_CLOSE ? OTF2_IO_STATUS_FLAG_DELETE_ON_CLOSE : 0);
-	vt_mpi_rma(0, VT_REC_IO_CREATE, mode, creation, id, status, 0, 0);
+	vt_mpi_event(0, VT_REC_IO_CREATE, mode, creation, id, status, 0, 0);
 }
 
 void vtw_file_closed(uint64_t handle)
@@ -762,7 +733,7 @@ void vtw_file_closed(uint64_t handle)
 	pthread_mutex_unlock(&file_lock);
 	if (!f)
 		return;
-	vt_mpi_rma(0, VT_REC_IO_DESTROY, 0, 0, f->id, 0, 0, 0);
+	vt_mpi_event(0, VT_REC_IO_DESTROY, 0, 0, f->id, 0, 0, 0);
 	free(f);
 }
 
@@ -770,7 +741,7 @@ void vtw_file_closed(uint64_t handle)
 static uint32_t file_id(MPI_File fh)
 {
 	pthread_mutex_lock(&file_lock);
-	struct file_state *f = vt_u64map_get(&file_map, file_bits(fh));
+	struct file_state *f = vt_u64map_get(&file_map, VTW_BITS(fh));
 	uint32_t id = f ? f->id : UINT32_MAX;
 	pthread_mutex_unlock(&file_lock);
 	return id;
@@ -782,7 +753,7 @@ uint64_t vtw_io_begin(MPI_File fh, uint32_t mode, uint32_t flags, uint64_t bytes
 	if (id == UINT32_MAX)
 		return 0;
 	uint64_t op = __atomic_add_fetch(&io_ids, 1, __ATOMIC_RELAXED);
-	vt_mpi_rma(0, VT_REC_IO_BEGIN, mode | flags << 8, bytes, id, 0, 0, op);
+	vt_mpi_event(0, VT_REC_IO_BEGIN, mode | flags << 8, bytes, id, 0, 0, op);
 	return op;
 }
 
@@ -792,20 +763,20 @@ void vtw_io_end(MPI_File fh, uint64_t op, int ret, const MPI_Status *st, uint64_
 	if (id == UINT32_MAX)
 		return;
 	if (ret != MPI_SUCCESS) {
-		vt_mpi_rma(0, VT_REC_IO_CANCELLED, 0, op, id, 0, 0, 0);
+		vt_mpi_event(0, VT_REC_IO_CANCELLED, 0, op, id, 0, 0, 0);
 		return;
 	}
 	int count = MPI_UNDEFINED;
 	if (st && st != MPI_STATUS_IGNORE)
 		PMPI_Get_count(st, MPI_BYTE, &count);
-	vt_mpi_rma(0, VT_REC_IO_COMPLETE, 0,
-		   count == MPI_UNDEFINED || count < 0 ? bytes : (uint64_t)count, id, 0, 0, op);
+	vt_mpi_event(0, VT_REC_IO_COMPLETE, 0,
+		     count == MPI_UNDEFINED || count < 0 ? bytes : (uint64_t)count, id, 0, 0, op);
 }
 
 void vtw_io_issued(MPI_File fh, uint64_t op, int ret, const MPI_Request *req, uint64_t bytes)
 {
 	pthread_mutex_lock(&file_lock);
-	struct file_state *f = op ? vt_u64map_get(&file_map, file_bits(fh)) : NULL;
+	struct file_state *f = op ? vt_u64map_get(&file_map, VTW_BITS(fh)) : NULL;
 	uint32_t id = f ? f->id : UINT32_MAX;
 	if (f && !req && ret == MPI_SUCCESS) {
 		f->split = op;
@@ -815,13 +786,13 @@ void vtw_io_issued(MPI_File fh, uint64_t op, int ret, const MPI_Request *req, ui
 	if (id == UINT32_MAX)
 		return;
 	if (ret != MPI_SUCCESS) {
-		vt_mpi_rma(0, VT_REC_IO_CANCELLED, 0, op, id, 0, 0, 0);
+		vt_mpi_event(0, VT_REC_IO_CANCELLED, 0, op, id, 0, 0, 0);
 		return;
 	}
-	vt_mpi_rma(0, VT_REC_IO_ISSUED, 0, op, id, 0, 0, 0);
+	vt_mpi_event(0, VT_REC_IO_ISSUED, 0, op, id, 0, 0, 0);
 	if (req) {
 		pthread_mutex_lock(&request_lock);
-		struct vt_req *r = vt_reqmap_add(&requests, req_bits(*req));
+		struct vt_req *r = vt_reqmap_add(&requests, VTW_BITS(*req));
 		if (r) {
 			r->id = op;
 			r->kind = VTW_REQ_IO;
@@ -836,7 +807,7 @@ void vtw_io_issued(MPI_File fh, uint64_t op, int ret, const MPI_Request *req, ui
 void vtw_io_split_end(MPI_File fh, int ret, const MPI_Status *st)
 {
 	pthread_mutex_lock(&file_lock);
-	struct file_state *f = vt_u64map_get(&file_map, file_bits(fh));
+	struct file_state *f = vt_u64map_get(&file_map, VTW_BITS(fh));
 	uint64_t op = f ? f->split : 0, bytes = f ? f->split_bytes : 0;
 	if (f)
 		f->split = 0;
@@ -861,7 +832,7 @@ void vtw_io_seek(MPI_File fh, MPI_Offset offset, int whence, int shared)
 	uint32_t w = whence == MPI_SEEK_SET   ? OTF2_IO_SEEK_FROM_START
 		     : whence == MPI_SEEK_CUR ? OTF2_IO_SEEK_FROM_CURRENT
 					      : OTF2_IO_SEEK_FROM_END;
-	vt_mpi_rma(0, VT_REC_IO_SEEK, w, (uint64_t)offset, id, 0, pos, 0);
+	vt_mpi_event(0, VT_REC_IO_SEEK, w, (uint64_t)offset, id, 0, pos, 0);
 }
 
 /* -- receives ------------------------------------------------------------------------ */
@@ -971,7 +942,7 @@ static int completion_begin(struct completion *c, int n, const MPI_Request reqs[
 	if (!c->h || !c->st)
 		return -1;
 	for (int i = 0; i < n; i++)
-		c->h[i] = req_bits(reqs[i]);
+		c->h[i] = VTW_BITS(reqs[i]);
 	return 0;
 }
 
@@ -989,7 +960,7 @@ VTW_EXPORT int MPI_Wait(MPI_Request *req, MPI_Status *status)
 		return PMPI_Wait(req, status);
 	MPI_Status own;
 	MPI_Status *st = status == MPI_STATUS_IGNORE ? &own : status;
-	uint64_t h = req_bits(*req);
+	uint64_t h = VTW_BITS(*req);
 	vt_inst_enter(&vtw_desc_MPI_Wait);
 	int ret = PMPI_Wait(req, st);
 	if (ret == MPI_SUCCESS)
@@ -1004,7 +975,7 @@ VTW_EXPORT int MPI_Test(MPI_Request *req, int *flag, MPI_Status *status)
 		return PMPI_Test(req, flag, status);
 	MPI_Status own;
 	MPI_Status *st = status == MPI_STATUS_IGNORE ? &own : status;
-	uint64_t h = req_bits(*req);
+	uint64_t h = VTW_BITS(*req);
 	vt_inst_enter(&vtw_desc_MPI_Test);
 	int ret = PMPI_Test(req, flag, st);
 	if (ret == MPI_SUCCESS && *flag)

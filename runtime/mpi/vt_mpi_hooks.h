@@ -26,6 +26,15 @@
 	VTW_HIDDEN struct vt_inst_desc vtw_desc_##fn = {                                           \
 	    0, VT_INST_ABI, name, NULL, 0, ((uint32_t)OTF2_PARADIGM_MPI << 8) | (role)}
 
+/* The bits of an MPI handle (a pointer in Open MPI, an int in MPICH) as a map key. */
+static inline uint64_t vtw_bits(const void *handle, size_t size)
+{
+	uint64_t h = 0;
+	memcpy(&h, handle, size < sizeof(h) ? size : sizeof(h));
+	return h;
+}
+#define VTW_BITS(handle) vtw_bits(&(handle), sizeof(handle))
+
 /* What a pre hook hands its post hook. */
 struct vtw_call {
 	uint64_t bytes;
@@ -717,7 +726,7 @@ static inline void vtw_win_create_dynamic_post(struct vtw_call *c, int ret, MPI_
 static inline struct vtw_call vtw_win_free_pre(MPI_Win *win)
 {
 	struct vtw_call c = vtw_t0_pre();
-	memcpy(&c.bytes, win, sizeof(*win) < sizeof(c.bytes) ? sizeof(*win) : sizeof(c.bytes));
+	c.bytes = VTW_BITS(*win);
 	return c;
 }
 static inline void vtw_win_free_post(struct vtw_call *c, int ret, MPI_Win *win)
@@ -1009,7 +1018,7 @@ static inline void vtw_file_open_post(struct vtw_call *c, int ret, MPI_Comm comm
 static inline struct vtw_call vtw_file_close_pre(MPI_File *fh)
 {
 	struct vtw_call c = vtw_none;
-	memcpy(&c.id, fh, sizeof(*fh) < sizeof(c.id) ? sizeof(*fh) : sizeof(c.id));
+	c.id = VTW_BITS(*fh);
 	return c;
 }
 static inline void vtw_file_close_post(struct vtw_call *c, int ret, MPI_File *fh)

@@ -157,8 +157,8 @@ VT_MPI_EXPORT uint32_t vt_mpi_group_define(const char *members)
 	return vt_otf2_group_define(members);
 }
 
-VT_MPI_EXPORT void vt_mpi_rma(uint64_t ts, uint32_t kind, uint32_t head, uint64_t value,
-			      uint32_t win, uint32_t remote, uint64_t received, uint64_t id)
+VT_MPI_EXPORT void vt_mpi_event(uint64_t ts, uint32_t kind, uint32_t head, uint64_t value,
+				uint32_t win, uint32_t remote, uint64_t received, uint64_t id)
 {
 	struct vt_tls *t = vt_thread_self();
 	if (!t || kind >= VT_REC_KIND_MAX)

@@ -81,19 +81,22 @@ VT_MPI_EXPORT void vt_mpi_nbc_complete(uint32_t op, uint32_t comm, uint32_t root
 enum { VT_MPI_KEY_WORLD = 1, VT_MPI_KEY_SELF = 2 };
 VT_MPI_EXPORT uint32_t vt_mpi_comm_define(uint64_t key, uint32_t my_rank, uint32_t size);
 /*
- * One-sided communication. Windows are defined like communicators (key: the same on every
- * member; comm: the local id of the window's communicator), groups of processes by their
- * world ranks ("0,2,5"). vt_mpi_rma writes event kind (a VT_REC_RMA_* of vt_rec.h) with its
- * fields; ts 0: now.
+ * One-sided communication and MPI-IO. Windows and I/O handles are defined like communicators
+ * (key: the same on every member; comm: the local id of their communicator), groups of
+ * processes by their world ranks ("0,2,5").
  */
 VT_MPI_EXPORT uint32_t vt_mpi_win_define(uint64_t key, uint32_t comm, const char *name);
 VT_MPI_EXPORT void vt_mpi_win_name(uint32_t id, const char *name);
 VT_MPI_EXPORT uint32_t vt_mpi_group_define(const char *members);
-/* MPI-IO handles (key as a window's); their events go through vt_mpi_rma too (kinds
- * VT_REC_IO_*, value, win: the handle, remote: flags). */
 VT_MPI_EXPORT uint32_t vt_mpi_io_define(uint64_t key, uint32_t comm, const char *file);
-VT_MPI_EXPORT void vt_mpi_rma(uint64_t ts, uint32_t kind, uint32_t head, uint64_t value,
-			      uint32_t win, uint32_t remote, uint64_t received, uint64_t id);
+/*
+ * Any event of kind (vt_rec.h) stamped ts (0: now), with its head value and up to two
+ * payloads laid out as vt_rec_rma {value, win, remote} and vt_rec_nbc {received, id}: the
+ * RMA, MPI-IO and NonBlockingCollectiveRequest events (an I/O event's handle and flags sit
+ * where a window and remote rank do; a request id where the value does).
+ */
+VT_MPI_EXPORT void vt_mpi_event(uint64_t ts, uint32_t kind, uint32_t head, uint64_t value,
+				uint32_t win, uint32_t remote, uint64_t received, uint64_t id);
 /* The name of communicator id in the trace (MPI_Comm_set_name's, or the adapter's default). */
 VT_MPI_EXPORT void vt_mpi_comm_name(uint32_t id, const char *name);
 

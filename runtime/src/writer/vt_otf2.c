@@ -40,6 +40,28 @@ static pthread_mutex_t comms_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct vt_otf2_clock_offset offsets[4];
 static int n_offsets;
 
+/* RMA windows and groups of processes (MPI mode), under comms_lock like the comms; the
+ * tables grow by append. */
+static struct vt_otf2_win *wins;
+static uint32_t n_wins, cap_wins;
+static char **groups;
+static uint32_t n_groups, cap_groups;
+
+/* Appends one element of size to *arr (n, cap); NULL when memory ran out. */
+static void *append(void *arr_p, uint32_t *n, uint32_t *cap, size_t size)
+{
+	void **arr = arr_p;
+	if (*n == *cap) {
+		uint32_t c = *cap ? 2 * *cap : 16;
+		void *grown = realloc(*arr, c * size);
+		if (!grown)
+			return NULL;
+		*arr = grown;
+		*cap = c;
+	}
+	return (char *)*arr + (*n)++ * size;
+}
+
 uint32_t vt_otf2_comm_define(uint64_t key, uint32_t my_rank, uint32_t size)
 {
 	pthread_mutex_lock(&comms_lock);
@@ -49,33 +71,45 @@ uint32_t vt_otf2_comm_define(uint64_t key, uint32_t my_rank, uint32_t size)
 		if (comms[i].key == key)
 			id = i;
 	if (id == n_comms) {
-		if (n_comms == cap_comms) {
-			uint32_t cap = cap_comms ? 2 * cap_comms : 16;
-			struct vt_otf2_comm *c = realloc(comms, cap * sizeof(*c));
-			if (!c) {
-				pthread_mutex_unlock(&comms_lock);
-				return 0; /* recorded as MPI_COMM_WORLD: better than nothing */
-			}
-			comms = c;
-			cap_comms = cap;
-		}
-		comms[n_comms++] = (struct vt_otf2_comm){key, my_rank, size, NULL};
+		struct vt_otf2_comm *c = append(&comms, &n_comms, &cap_comms, sizeof(*c));
+		if (c)
+			*c = (struct vt_otf2_comm){key, my_rank, size, NULL};
+		else
+			id = 0; /* recorded as MPI_COMM_WORLD: better than nothing */
 	}
 	pthread_mutex_unlock(&comms_lock);
 	return id;
 }
 
-void vt_otf2_comm_name(uint32_t id, const char *name)
+/* Sets the name of entry id of a table under comms_lock (slot: where entry id keeps its
+ * name, NULL for no such entry) to a copy of name cut at VT_COMM_NAME_MAX - 1 bytes. */
+static void rename_entry(char **(*slot)(uint32_t id), uint32_t id, const char *name)
 {
 	char *copy = name ? strndup(name, VT_COMM_NAME_MAX - 1) : NULL;
 	pthread_mutex_lock(&comms_lock);
-	if (id < n_comms) {
-		free(comms[id].name);
-		comms[id].name = copy;
+	char **at = slot(id);
+	if (at) {
+		free(*at);
+		*at = copy;
 		copy = NULL;
 	}
 	pthread_mutex_unlock(&comms_lock);
 	free(copy);
+}
+
+static char **comm_name_slot(uint32_t id)
+{
+	return id < n_comms ? &comms[id].name : NULL;
+}
+
+static char **win_name_slot(uint32_t id)
+{
+	return id < n_wins ? &wins[id].name : NULL;
+}
+
+void vt_otf2_comm_name(uint32_t id, const char *name)
+{
+	rename_entry(comm_name_slot, id, name);
 }
 
 void vt_otf2_clock_offset(uint64_t t, int64_t offset, double stddev)
@@ -108,27 +142,6 @@ const struct vt_otf2_comm *vt_otf2_comms(uint32_t *n)
 	return comms;
 }
 
-/* RMA windows and groups of processes (MPI mode), under comms_lock like the comms. */
-static struct vt_otf2_win *wins;
-static uint32_t n_wins, cap_wins;
-static char **groups;
-static uint32_t n_groups, cap_groups;
-
-/* Appends one element of size to *arr (n, cap); NULL when memory ran out. */
-static void *append(void *arr_p, uint32_t *n, uint32_t *cap, size_t size)
-{
-	void **arr = arr_p;
-	if (*n == *cap) {
-		uint32_t c = *cap ? 2 * *cap : 16;
-		void *grown = realloc(*arr, c * size);
-		if (!grown)
-			return NULL;
-		*arr = grown;
-		*cap = c;
-	}
-	return (char *)*arr + (*n)++ * size;
-}
-
 uint32_t vt_otf2_win_define(uint64_t key, uint32_t comm, const char *name)
 {
 	pthread_mutex_lock(&comms_lock);
@@ -143,15 +156,7 @@ uint32_t vt_otf2_win_define(uint64_t key, uint32_t comm, const char *name)
 
 void vt_otf2_win_name(uint32_t id, const char *name)
 {
-	char *copy = name ? strndup(name, VT_COMM_NAME_MAX - 1) : NULL;
-	pthread_mutex_lock(&comms_lock);
-	if (id < n_wins) {
-		free(wins[id].name);
-		wins[id].name = copy;
-		copy = NULL;
-	}
-	pthread_mutex_unlock(&comms_lock);
-	free(copy);
+	rename_entry(win_name_slot, id, name);
 }
 
 static struct vt_otf2_io *ios;
