@@ -19,10 +19,24 @@
 #include <unistd.h>
 
 #define EVT_CHUNK (1u << 20)
-#define DEF_CHUNK (4u << 20)
 /* libotf2 keeps up to 128 MiB per writer by default; vt keeps two chunks, so memory stays
  * VT_BUFFER_SIZE plus 2 MiB per thread, and a full chunk goes to disk at once. */
 #define EVT_CHUNKS_KEPT 2
+
+/*
+ * Chunks that writers gave back, kept for the next writer. libotf2 fills a chunk's unused
+ * rest when it writes it, so a fresh chunk costs a page fault per 4 KiB even for a definition
+ * file of 200 bytes; on a paravirtualised VM that is ~30 us a fault, 30 ms for a 4 MiB
+ * chunk. A reused chunk is resident already: the local definitions of every location, and
+ * the event writers of threads that start after others ended, take no faults.
+ */
+#define SPARE_CHUNKS 4
+static struct {
+	void *p[SPARE_CHUNKS];
+	uint64_t size[SPARE_CHUNKS];
+	int n;
+} spare;
+static pthread_mutex_t spare_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static OTF2_Archive *archive;
 static char *archive_dir, *archive_name, *anchor_path;
@@ -242,6 +256,10 @@ const struct vt_otf2_clock_offset *vt_otf2_clock_offsets(int *n)
 void vt_otf2_closed(void)
 {
 	archive = NULL;
+	pthread_mutex_lock(&spare_lock);
+	while (spare.n)
+		free(spare.p[--spare.n]);
+	pthread_mutex_unlock(&spare_lock);
 }
 
 bool vt_otf2_ready(void)
@@ -270,9 +288,39 @@ static const OTF2_FlushCallbacks flush_callbacks = {pre_flush, post_flush};
 struct chunks {
 	size_t n, cap;
 	void **p;
+	uint64_t size; /* of each: a buffer's chunks are all of one size */
 };
 
 /* Called by libotf2 under its own locking per writer; each buffer has its own list. */
+static void *chunk_new(uint64_t size)
+{
+	void *m = NULL;
+	pthread_mutex_lock(&spare_lock);
+	for (int i = 0; i < spare.n; i++) {
+		if (spare.size[i] == size) {
+			m = spare.p[i];
+			spare.n--;
+			spare.p[i] = spare.p[spare.n];
+			spare.size[i] = spare.size[spare.n];
+			break;
+		}
+	}
+	pthread_mutex_unlock(&spare_lock);
+	return m ? m : malloc(size);
+}
+
+static void chunk_give_back(void *m, uint64_t size)
+{
+	pthread_mutex_lock(&spare_lock);
+	if (spare.n < SPARE_CHUNKS) {
+		spare.p[spare.n] = m;
+		spare.size[spare.n++] = size;
+		m = NULL;
+	}
+	pthread_mutex_unlock(&spare_lock);
+	free(m);
+}
+
 static void *chunk_alloc(void *user, OTF2_FileType type, OTF2_LocationRef loc, void **per_buffer,
 			 uint64_t size)
 {
@@ -290,9 +338,11 @@ static void *chunk_alloc(void *user, OTF2_FileType type, OTF2_LocationRef loc, v
 		c->p = p;
 		c->cap = cap;
 	}
-	void *m = malloc(size);
-	if (m)
+	void *m = chunk_new(size);
+	if (m) {
+		c->size = size;
 		c->p[c->n++] = m;
+	}
 	return m;
 }
 
@@ -303,7 +353,7 @@ static void chunk_free_all(void *user, OTF2_FileType type, OTF2_LocationRef loc,
 	if (!c)
 		return;
 	for (size_t i = 0; i < c->n; i++)
-		free(c->p[i]);
+		chunk_give_back(c->p[i], c->size);
 	c->n = 0;
 	if (final) {
 		free(c->p);
@@ -390,8 +440,10 @@ static int open_archive(const char *name, const struct vt_mpi_ops *ops)
 	if (asprintf(&anchor_path, "%s/%s.otf2", dir, name) < 0)
 		anchor_path = NULL;
 
-	archive = OTF2_Archive_Open(archive_dir, archive_name, OTF2_FILEMODE_WRITE, EVT_CHUNK,
-				    DEF_CHUNK, OTF2_SUBSTRATE_POSIX, OTF2_COMPRESSION_NONE);
+	/* The definition chunk size is set at the end, from the definitions (vt_otf2_close.c). */
+	archive =
+	    OTF2_Archive_Open(archive_dir, archive_name, OTF2_FILEMODE_WRITE, EVT_CHUNK,
+			      OTF2_UNDEFINED_UINT64, OTF2_SUBSTRATE_POSIX, OTF2_COMPRESSION_NONE);
 	if (!archive) {
 		vt_error("VT_PFORM_GDIR='%s': cannot create the trace archive %s; tracing is off",
 			 dir, name);

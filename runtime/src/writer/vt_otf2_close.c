@@ -214,6 +214,31 @@ static void write_local(OTF2_Archive *archive, struct vt_loc *locs, const char *
 		OTF2_IdMap_Free(igens);
 }
 
+/*
+ * The definition chunk size, from what will be written: a record never spans two chunks, and
+ * libotf2 touches a whole chunk when it writes one out, so the chunk is as small as the
+ * largest record allows rather than libotf2's 4 MiB default (which cost ~16 ms per process
+ * at finalisation, in page faults). The largest record is a mapping table (at most 9 bytes
+ * for each of a pair's two ids: 3x vt's 8-byte pairs), a group of every location or rank,
+ * or a string, which no process's encoded definitions can be shorter than.
+ */
+static uint64_t def_chunk_size(const struct vt_unified *u, const size_t *def_sizes,
+			       const size_t *map_sizes, int n)
+{
+	uint64_t need = (uint64_t)(u->n_locs + u->size) * 10;
+	for (int i = 0; i < n; i++) {
+		if (def_sizes && def_sizes[i] > need)
+			need = def_sizes[i];
+		if (map_sizes && 3 * (uint64_t)map_sizes[i] > need)
+			need = 3 * (uint64_t)map_sizes[i];
+	}
+	need += 64 << 10; /* the chunk's own header and the largest record's */
+	uint64_t size = OTF2_CHUNK_SIZE_MIN;
+	while (size < need && size < OTF2_CHUNK_SIZE_MAX)
+		size *= 2;
+	return size;
+}
+
 int vt_otf2_close_mpi(struct vt_loc *locs, uint64_t end_ts, const struct vt_mpi_ops *ops)
 {
 	OTF2_Archive *archive = vt_otf2_archive();
@@ -249,6 +274,10 @@ int vt_otf2_close_mpi(struct vt_loc *locs, uint64_t end_ts, const struct vt_mpi_
 			map_sizes[i] = u.maps[i].failed ? 0 : u.maps[i].n;
 		}
 	}
+	/* Collective: the primary archive's (rank 0's) value counts. */
+	OTF2_Archive_SetDefChunkSize(archive, ops->rank == 0
+						  ? def_chunk_size(&u, sizes, map_sizes, ops->size)
+						  : OTF2_UNDEFINED_UINT64);
 	char *map = ops->scatter(maps, map_sizes, &n_map);
 	write_local(archive, locs, map, n_map);
 

@@ -6,6 +6,8 @@ communicator, ranks, tag, length) and no receive completes before its send began
 clock correction; the 4 allreduces and the reduce agree across all 64 ranks in order, op,
 root and time; the program's result is the same as without vt."""
 
+import subprocess
+
 import vtmpi
 import vttest
 from vtmpi import OPENMPI, ROOT_NONE, Var
@@ -61,6 +63,11 @@ def check(t, run, plain, impl, n, what):
             wrong.append('rank %d: %s' % (r, problem))
     t.eq(wrong[:3], [], '%s: every rank\'s regions and MPI events exactly as expected' % what)
     vtmpi.check_messages(t, mt, what, count=2 * STEPS * n)
+    # Small definitions, the smallest chunk: no 4 MiB chunk per location to fault in.
+    out = subprocess.run(['otf2-print', '-A', tr.path], stdout=subprocess.PIPE,
+                         universal_newlines=True).stdout
+    t.check('Chunk size definitions         262144' in out,
+            '%s: definition chunk of 256 KiB' % what)
     vtmpi.check_collective_pairs(t, mt, what)
     vtmpi.check_collective_times(t, mt, what)
 

@@ -3,7 +3,9 @@
 one unified trace (they travel with the definitions): each rank's counter value on its own
 location (python3-otf2 and otf2-print), each rank's marker scoped to its location
 (otf2-marker), and the metadata as properties, the one a rank gives differently with that
-rank's suffix. Open MPI on 3 ranks, MPICH on 2."""
+rank's suffix. 20,000 user regions per rank: every one entered once on every rank, through
+mapping tables larger than libotf2's smallest definition chunk (vt sizes the chunk from the
+definitions). Open MPI on 3 ranks, MPICH on 2."""
 
 import os
 import subprocess
@@ -41,6 +43,18 @@ def properties(path):
     return props
 
 
+MANY = 20000
+
+
+def def_chunk_size(path):
+    out = subprocess.run(['otf2-print', '-A', path], stdout=subprocess.PIPE,
+                         universal_newlines=True).stdout
+    for line in out.splitlines():
+        if line.startswith('Chunk size definitions'):
+            return int(line.split()[-1])
+    return None
+
+
 def check(t, run, plain, impl, np, what):
     vtmpi.same_as_plain(t, run, plain, what)
     vtmpi.clean_run(t, run, what)
@@ -53,6 +67,14 @@ def check(t, run, plain, impl, np, what):
     t.eq(markers(t, tr.path, what),
          sorted(('LOCATION:%d' % r, 'rank %d here' % r) for r in range(np)),
          '%s: every rank\'s marker, on its location' % what)
+    for loc in tr.locations:
+        many = {k: v for k, v in loc.enters.items() if k.startswith('many_')}
+        t.eq((len(many), set(many.values())), (MANY, {1}),
+             '%s: location %d: each of the %d user regions entered once' % (what, loc.ref, MANY))
+    size = def_chunk_size(tr.path)
+    t.check(size is not None and 256 * 1024 < size <= 4 * 1024 * 1024,
+            '%s: definition chunk grown past 256 KiB for the mapping tables, within 4 MiB '
+            '(%r)' % (what, size))
     want = {'PERFSTUBS::METADATA::METHOD': 'POSIX', 'PERFSTUBS::METADATA::SAME': 'yes',
             'PERFSTUBS::METADATA::METHOD::RANK1': 'MPIIO'}
     t.eq(properties(tr.path), want, '%s: metadata: one property, one per differing rank' % what)
