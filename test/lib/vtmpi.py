@@ -561,7 +561,13 @@ def read_mpi(path):
                     and _enum_name(g.paradigm) == 'MPI'):
                 world = [m._ref for m in g.members]
         mt.comm_locations = world
-        rank_of = {ref: i for i, ref in enumerate(world or [])}
+        # A position's rank: the masters' positions are the ranks; threads that make MPI
+        # calls follow them (a communicator used from threads lists them) and have the
+        # rank of their location group.
+        rank_of = {}
+        for i, ref in enumerate(world or []):
+            loc = mt.locs.get(ref)
+            rank_of[ref] = loc.rank if loc is not None and ref >= (1 << 32) else i
         for c in defs.comms:
             g = c.group
             gtype = _enum_name(g.group_type)

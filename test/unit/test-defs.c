@@ -93,6 +93,9 @@ static void random_def(enum vt_def_kind k, union vt_def *d)
 		d->iohandle = (struct vt_def_iohandle){(uint32_t)next(), next(), (uint32_t)next(),
 						       rand_str()};
 		break;
+	case VT_DEF_COMMUSE:
+		d->commuse = (struct vt_def_commuse){next(), (uint32_t)next()};
+		break;
 	default:
 		break;
 	}
@@ -165,6 +168,9 @@ static bool same(enum vt_def_kind k, const union vt_def *a, const union vt_def *
 		return a->iohandle.id == b->iohandle.id && a->iohandle.key == b->iohandle.key &&
 		       a->iohandle.comm == b->iohandle.comm &&
 		       S(a->iohandle.file, b->iohandle.file);
+	case VT_DEF_COMMUSE:
+		return a->commuse.location == b->commuse.location &&
+		       a->commuse.comm == b->commuse.comm;
 	default:
 		return false;
 	}
@@ -492,6 +498,78 @@ static void unify_samples(void)
 	free(b[1].p);
 }
 
+static void commuse(struct vt_defs_buf *b, uint64_t loc, uint32_t comm_id)
+{
+	union vt_def d = {.commuse = {loc, comm_id}};
+	vt_defs_put(b, VT_DEF_COMMUSE, &d);
+}
+
+/* Threads that make MPI calls: the MPI locations list them after the masters, and each
+ * communicator that threads use gets one definition per lane, whose members are rank r's
+ * k-th thread on it (the master where r has fewer); each thread's events are mapped to its
+ * lane. */
+static void unify_thread_comms(void)
+{
+	struct vt_defs_buf b[2] = {{0}};
+	const uint64_t T1 = 1ull << 32, T2 = 2ull << 32;
+	for (uint32_t r = 0; r < 2; r++) {
+		process(&b[r], r, 10 + r, "A", 1, 9);
+		location(&b[r], r, "Master thread", 5);
+		location(&b[r], T1 | r, "Thread 1", 5);
+		location(&b[r], T2 | r, "Thread 2", 5);
+		comm(&b[r], 0, 1 /* world */, r, 2);
+		comm(&b[r], 1, 2 /* self */, 0, 1);
+	}
+	/* rank 0: local 2 = dup A, 3 = dup B; rank 1 defined them the other way round */
+	comm(&b[0], 2, 100, 0, 2);
+	comm(&b[0], 3, 200, 0, 2);
+	comm(&b[1], 2, 200, 1, 2);
+	comm(&b[1], 3, 100, 1, 2);
+	/* A: Thread 1 of each rank; B: both threads of rank 0, Thread 2 of rank 1; self and
+	 * an unknown local id are not lanes. */
+	commuse(&b[0], T1 | 0, 2);
+	commuse(&b[0], T1 | 0, 3);
+	commuse(&b[0], T2 | 0, 3);
+	commuse(&b[0], T2 | 0, 1);
+	commuse(&b[1], T1 | 1, 3);
+	commuse(&b[1], T2 | 1, 2);
+	commuse(&b[1], T2 | 1, 77);
+	size_t sizes[2] = {b[0].n, b[1].n};
+	char *all = malloc(b[0].n + b[1].n);
+	memcpy(all, b[0].p, b[0].n);
+	memcpy(all + b[0].n, b[1].p, b[1].n);
+	struct vt_unified u;
+	CHECK(vt_unify_merge(&u, all, sizes, 2, true) == 0);
+	/* comms: world 0, self 1, A 2, B 3, the two thread teams; lanes: A1 (6), B1 (7), B2 (8) */
+	CHECK(u.n_comms == 6 && u.n_lanes == 3);
+	CHECK(u.lanes[0].comm == 2 && u.lanes[0].lane == 1 && u.lanes[0].locs[0] == (T1 | 0) &&
+	      u.lanes[0].locs[1] == (T1 | 1));
+	CHECK(u.lanes[1].comm == 3 && u.lanes[1].lane == 1 && u.lanes[1].locs[0] == (T1 | 0) &&
+	      u.lanes[1].locs[1] == (T2 | 1));
+	CHECK(u.lanes[2].comm == 3 && u.lanes[2].lane == 2 && u.lanes[2].locs[0] == (T2 | 0) &&
+	      u.lanes[2].locs[1] == UINT64_MAX);
+	/* every thread that used a lane, in location order */
+	CHECK(u.n_mpi_extra == 4 && u.mpi_extra[0] == (T1 | 0) && u.mpi_extra[1] == (T2 | 0) &&
+	      u.mpi_extra[2] == (T1 | 1) && u.mpi_extra[3] == (T2 | 1));
+	CHECK(vt_unify_group_base(&u) == 1 + 1 + 6 + 3);
+	/* rank 1's threads: Thread 1 local 3 (A) -> A1, Thread 2 local 2 (B) -> B1 */
+	struct vt_unify_maps m;
+	CHECK(vt_unify_maps_read(u.maps[1].p, u.maps[1].n, &m) == 0);
+	CHECK(m.n_thread_comms == 2);
+	const uint32_t *q = m.thread_comms;
+	CHECK(q[0] == 1 && q[1] == 1 && q[2] == 3 && q[3] == 6);
+	CHECK(q[4] == 1 && q[5] == 2 && q[6] == 2 && q[7] == 7);
+	CHECK(vt_unify_maps_read(u.maps[0].p, u.maps[0].n, &m) == 0 && m.n_thread_comms == 3);
+	vt_unify_free(&u);
+	/* Without MPI there are no lanes. */
+	CHECK(vt_unify_merge(&u, b[0].p, &sizes[0], 1, false) == 0 && u.n_lanes == 0 &&
+	      u.n_mpi_extra == 0);
+	vt_unify_free(&u);
+	free(all);
+	free(b[0].p);
+	free(b[1].p);
+}
+
 int main(void)
 {
 	vt_log_level = -1; /* the damaged stream's error line */
@@ -499,5 +577,6 @@ int main(void)
 	unify_one();
 	unify_three();
 	unify_samples();
+	unify_thread_comms();
 	return unit_done();
 }

@@ -392,10 +392,18 @@ static void resolve(struct def_state *ds)
 	uint32_t *rank_of_group = vtr_xcalloc(tr->ngroups + 1, sizeof(uint32_t));
 	for (size_t g = 0; g <= tr->ngroups; g++)
 		rank_of_group[g] = VTR_NONE;
+	/* Threads that make MPI calls may follow the masters there (vt lists them so that a
+	 * communicator can name them): a process's rank is its first position. Each position's
+	 * rank, to translate the members of communicators. */
+	uint32_t *rank_of_pos = vtr_xcalloc(mpi && mpi->n ? mpi->n : 1, sizeof(uint32_t));
 	for (uint32_t p = 0; mpi && p < mpi->n; p++) {
 		const struct vtr_location *l = vtr_location(tr, mpi->members[p]);
-		if (l && l->group < tr->ngroups)
+		if (l && l->group < tr->ngroups && rank_of_group[l->group] == VTR_NONE)
 			rank_of_group[l->group] = p;
+	}
+	for (uint32_t p = 0; mpi && p < mpi->n; p++) {
+		const struct vtr_location *l = vtr_location(tr, mpi->members[p]);
+		rank_of_pos[p] = l && l->group < tr->ngroups ? rank_of_group[l->group] : p;
 	}
 	for (size_t i = 0; i < tr->nlocations; i++) {
 		struct vtr_location *l = &tr->locations[i];
@@ -413,10 +421,13 @@ static void resolve(struct def_state *ds)
 		cm->size = g->type == OTF2_GROUP_TYPE_COMM_SELF ? 1 : g->n;
 		cm->rank_of_member = vtr_xrealloc(NULL, cm->size ? cm->size : 1, sizeof(uint32_t));
 		for (uint32_t m = 0; m < cm->size; m++)
-			cm->rank_of_member[m] = g->paradigm == OTF2_PARADIGM_MPI && m < g->n
-						    ? (uint32_t)g->members[m]
-						    : VTR_NONE;
+			cm->rank_of_member[m] =
+			    g->paradigm == OTF2_PARADIGM_MPI && m < g->n
+				? (mpi && g->members[m] < mpi->n ? rank_of_pos[g->members[m]]
+								 : (uint32_t)g->members[m])
+				: VTR_NONE;
 	}
+	free(rank_of_pos);
 }
 
 static void free_defs(struct def_state *ds)

@@ -344,6 +344,18 @@ static void dec_iohandle(struct vt_defs_reader *r, union vt_def *d)
 	d->iohandle.file = get_str(r);
 }
 
+static void enc_commuse(struct vt_defs_buf *b, const union vt_def *d)
+{
+	put_u64(b, d->commuse.location);
+	put_u32(b, d->commuse.comm);
+}
+
+static void dec_commuse(struct vt_defs_reader *r, union vt_def *d)
+{
+	d->commuse.location = get_u64(r);
+	d->commuse.comm = get_u32(r);
+}
+
 static const struct {
 	const char *name;
 	void (*encode)(struct vt_defs_buf *b, const union vt_def *d);
@@ -362,6 +374,7 @@ static const struct {
     [VT_DEF_RMAWIN] = {"RMA window", enc_rmawin, dec_rmawin},
     [VT_DEF_GROUP] = {"group", enc_group, dec_group},
     [VT_DEF_IOHANDLE] = {"I/O handle", enc_iohandle, dec_iohandle},
+    [VT_DEF_COMMUSE] = {"communicator use", enc_commuse, dec_commuse},
 };
 
 void vt_defs_put(struct vt_defs_buf *b, enum vt_def_kind kind, const union vt_def *d)

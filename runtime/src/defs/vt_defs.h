@@ -31,6 +31,7 @@ enum vt_def_kind {
 	VT_DEF_RMAWIN,
 	VT_DEF_GROUP,
 	VT_DEF_IOHANDLE,
+	VT_DEF_COMMUSE,
 	VT_DEF_KIND_MAX,
 };
 
@@ -141,6 +142,14 @@ struct vt_def_iohandle {
 	const char *file;
 };
 
+/* A communicator that a location other than the process's master thread made MPI calls on
+ * (MPI_THREAD_MULTIPLE, OpenMP single): the unification lists that location among the
+ * MPI locations and gives the communicator a definition whose members are such threads. */
+struct vt_def_commuse {
+	uint64_t location; /* OTF2 location id */
+	uint32_t comm;	   /* local id */
+};
+
 union vt_def {
 	struct vt_def_process process;
 	struct vt_def_location location;
@@ -155,6 +164,7 @@ union vt_def {
 	struct vt_def_rmawin rmawin;
 	struct vt_def_group group;
 	struct vt_def_iohandle iohandle;
+	struct vt_def_commuse commuse;
 };
 
 /* A growable stream; failed: memory ran out (the stream is incomplete). */

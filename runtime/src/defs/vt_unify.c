@@ -20,6 +20,9 @@ struct pending {
 	uint32_t n_metrics, cap_metrics;
 	uint32_t first_inst, n_inst; /* its instances in u->insts */
 	uint32_t *inst_local;	     /* their local ids */
+	struct vt_def_commuse *uses; /* its threads' communicators (local ids) */
+	uint32_t n_uses;
+	struct vt_defs_buf thread_comms; /* quadruples of vt_unify_maps */
 };
 
 static void pair(struct vt_defs_buf *b, uint32_t local, uint32_t global)
@@ -365,6 +368,15 @@ static int merge_one(struct vt_unified *u, uint32_t rank, struct vt_defs_reader 
 		case VT_DEF_IGEN:
 			pair(&pd->igens, d.igen.id, igen_id(u, keys, &d.igen));
 			break;
+		case VT_DEF_COMMUSE: {
+			/* resolved once the stream's communicators are known (lanes()) */
+			struct vt_def_commuse *c = grow(pd->uses, pd->n_uses + 1, sizeof(*c));
+			if (!c)
+				return -1;
+			pd->uses = c;
+			pd->uses[pd->n_uses++] = d.commuse;
+			break;
+		}
 		case VT_DEF_INSTANCE: {
 			struct vt_unify_inst *in = grow(u->insts, u->n_insts + 1, sizeof(*in));
 			uint32_t *loc = grow(pd->inst_local, pd->n_inst + 1, sizeof(*loc));
@@ -394,9 +406,116 @@ static int merge_one(struct vt_unified *u, uint32_t rank, struct vt_defs_reader 
 	return rc < 0 ? -1 : 0;
 }
 
-static void put_pairs(struct vt_defs_buf *map, const struct vt_defs_buf *pairs)
+/* Appends a record of four ids to b. */
+static void quad(struct vt_defs_buf *b, uint64_t loc, uint32_t local, uint32_t global)
 {
-	uint32_t n = (uint32_t)(pairs->n / (2 * sizeof(uint32_t)));
+	pair(b, (uint32_t)loc, (uint32_t)(loc >> 32));
+	pair(b, local, global);
+}
+
+/*
+ * The lanes of the communicators that threads other than the masters make MPI calls on
+ * (vt_unified.lanes): rank r's k-th such thread on communicator c is the member of r in c's
+ * lane k. OTF2 readers find the location of a communicator's member through the MPI
+ * locations group, so the events of every location must be on a communicator that lists
+ * it; with one thread per communicator per rank (the common pattern) each lane is exact.
+ * 0, or -1 when memory ran out.
+ */
+static int lanes(struct vt_unified *u, struct pending *pd, uint32_t n)
+{
+	uint32_t *max_lane = calloc(u->n_comms ? u->n_comms : 1, sizeof(*max_lane));
+	uint32_t *first = calloc(u->n_comms ? u->n_comms : 1, sizeof(*first));
+	int rc = max_lane && first ? 0 : -1;
+	/* Each use's communicator and lane: (global, lane) pairs in pd->thread_comms first. */
+	for (uint32_t r = 0; r < n && rc == 0; r++) {
+		struct vt_defs_buf gk = {0};
+		for (uint32_t i = 0; i < pd[r].n_uses; i++) {
+			uint32_t g = paired(&pd[r].comms, pd[r].uses[i].comm, UINT32_MAX), k = 0;
+			if (g >= u->n_comms || u->comms[g].thread_rank != UINT32_MAX ||
+			    u->comms[g].key == 2 /* VT_MPI_KEY_SELF */ || !u->comms[g].members)
+				g = UINT32_MAX;
+			if (g != UINT32_MAX) {
+				k = 1;
+				for (uint32_t j = 0; j < i; j++)
+					k += paired(&pd[r].comms, pd[r].uses[j].comm, UINT32_MAX) ==
+					     g;
+				if (k > max_lane[g])
+					max_lane[g] = k;
+			}
+			pair(&gk, g, k);
+		}
+		if (gk.failed)
+			rc = -1;
+		pd[r].thread_comms = gk;
+	}
+	for (uint32_t g = 0; g < u->n_comms && rc == 0; g++) {
+		first[g] = u->n_lanes;
+		if (!max_lane[g])
+			continue;
+		struct vt_unify_lane *l = grow(u->lanes, u->n_lanes + max_lane[g], sizeof(*l));
+		if (!l) {
+			rc = -1;
+			break;
+		}
+		u->lanes = l;
+		for (uint32_t k = 1; k <= max_lane[g] && rc == 0; k++) {
+			uint32_t size = u->comms[g].size;
+			struct vt_unify_lane *lane = &u->lanes[u->n_lanes++];
+			*lane =
+			    (struct vt_unify_lane){g, k, calloc(size ? size : 1, sizeof(uint64_t))};
+			if (!lane->locs)
+				rc = -1;
+			for (uint32_t m = 0; lane->locs && m < size; m++)
+				lane->locs[m] = UINT64_MAX; /* the rank's master */
+		}
+	}
+	/* The members, and each process's quadruples for its threads' mapping tables. */
+	for (uint32_t r = 0; r < n; r++) {
+		struct vt_defs_buf gk = pd[r].thread_comms, quads = {0};
+		for (uint32_t i = 0; rc == 0 && i < pd[r].n_uses; i++) {
+			const struct vt_def_commuse *c = &pd[r].uses[i];
+			uint32_t p[2];
+			memcpy(p, gk.p + i * sizeof(p), sizeof(p));
+			if (p[0] == UINT32_MAX)
+				continue;
+			uint32_t id = first[p[0]] + p[1] - 1;
+			const struct vt_unify_comm *cm = &u->comms[p[0]];
+			for (uint32_t m = 0; m < cm->size; m++)
+				if (cm->members[m] == r)
+					u->lanes[id].locs[m] = c->location;
+			quad(&quads, c->location, c->comm, u->n_comms + id);
+		}
+		free(gk.p);
+		if (quads.failed)
+			rc = -1;
+		pd[r].thread_comms = quads;
+	}
+	/* The threads among the MPI locations: in the order of the locations. */
+	for (size_t i = 0; rc == 0 && i < u->n_locs; i++) {
+		const struct vt_unify_loc *l = &u->locs[i];
+		bool used = false;
+		for (uint32_t k = 0; k < u->n_lanes && !used; k++)
+			for (uint32_t m = 0; m < u->comms[u->lanes[k].comm].size && !used; m++)
+				used = u->lanes[k].locs[m] == l->ref;
+		if (!used)
+			continue;
+		uint64_t *x = grow(u->mpi_extra, u->n_mpi_extra + 1, sizeof(*x));
+		if (!x) {
+			rc = -1;
+			break;
+		}
+		u->mpi_extra = x;
+		u->mpi_extra[u->n_mpi_extra++] = l->ref;
+	}
+	free(max_lane);
+	free(first);
+	return rc;
+}
+
+/* Appends pairs (records of rec_ids ids) to map: their count, then them. */
+static void put_records(struct vt_defs_buf *map, const struct vt_defs_buf *pairs, uint32_t rec_ids)
+{
+	uint32_t n = (uint32_t)(pairs->n / (rec_ids * sizeof(uint32_t)));
 	struct vt_defs_buf *m = map;
 	char tmp[sizeof(n)];
 	memcpy(tmp, &n, sizeof(n));
@@ -425,6 +544,11 @@ static void put_pairs(struct vt_defs_buf *map, const struct vt_defs_buf *pairs)
 		map->failed = true;
 }
 
+static void put_pairs(struct vt_defs_buf *map, const struct vt_defs_buf *pairs)
+{
+	put_records(map, pairs, 2);
+}
+
 int vt_unify_merge(struct vt_unified *u, const char *all, const size_t *sizes, uint32_t n, bool mpi)
 {
 	struct keys keys = {0};
@@ -451,6 +575,8 @@ int vt_unify_merge(struct vt_unified *u, const char *all, const size_t *sizes, u
 	}
 	if (u->first == UINT64_MAX)
 		u->first = 0;
+	if (rc == 0 && mpi && lanes(u, pd, n) < 0)
+		rc = -1;
 	/* Metric ids: a process's classes, then its instances after every global class. */
 	for (uint32_t rank = 0; rank < n && rc == 0; rank++) {
 		struct pending *q = &pd[rank];
@@ -474,6 +600,7 @@ int vt_unify_merge(struct vt_unified *u, const char *all, const size_t *sizes, u
 		}
 		put_pairs(&u->maps[rank], &groups);
 		put_pairs(&u->maps[rank], &q->ios);
+		put_records(&u->maps[rank], &q->thread_comms, 4);
 		free(groups.p);
 		free(metrics.p);
 		if (u->maps[rank].failed)
@@ -490,6 +617,8 @@ int vt_unify_merge(struct vt_unified *u, const char *all, const size_t *sizes, u
 		free(pd[rank].ctx_of);
 		free(pd[rank].metric_of);
 		free(pd[rank].inst_local);
+		free(pd[rank].uses);
+		free(pd[rank].thread_comms.p);
 	}
 	free(pd);
 	/* The names point into the streams; the keys are no longer needed. */
@@ -522,6 +651,15 @@ int vt_unify_maps_read(const char *map, size_t n, struct vt_unify_maps *out)
 		*pairs[i] = (const uint32_t *)p; /* 4-byte aligned: the stream is malloc'd */
 		p += k * 2 * sizeof(uint32_t);
 	}
+	uint32_t k = 0;
+	if (end - p < (ptrdiff_t)sizeof(k))
+		return -1;
+	memcpy(&k, p, sizeof(k));
+	p += sizeof(k);
+	if ((size_t)(end - p) / (4 * sizeof(uint32_t)) < k)
+		return -1;
+	out->n_thread_comms = k;
+	out->thread_comms = (const uint32_t *)p;
 	return 0;
 }
 
@@ -572,7 +710,21 @@ static bool has_thread_teams(const struct vt_unified *u)
  * communicator, then the groups of processes. */
 uint32_t vt_unify_group_base(const struct vt_unified *u)
 {
-	return (u->mpi ? 1 : 0) + (has_thread_teams(u) ? 1 : 0) + u->n_comms;
+	return (u->mpi ? 1 : 0) + (has_thread_teams(u) ? 1 : 0) + u->n_comms + u->n_lanes;
+}
+
+/* An MPI communicator's name in the trace. */
+static void comm_name(const struct vt_unified *u, uint32_t c, char *name, size_t size)
+{
+	const struct vt_unify_comm *g = &u->comms[c];
+	if (g->name)
+		snprintf(name, size, "%s", g->name);
+	else if (g->key == 1 /* VT_MPI_KEY_WORLD */)
+		snprintf(name, size, "MPI_COMM_WORLD");
+	else if (g->key == 2 /* VT_MPI_KEY_SELF */)
+		snprintf(name, size, "MPI_COMM_SELF");
+	else
+		snprintf(name, size, "MPI comm %u", c);
 }
 
 /* A group of processes: its world ranks, positions in the MPI locations group. */
@@ -608,9 +760,12 @@ static void write_groups(OTF2_GlobalDefWriter *gw, struct vt_strtab *st, const s
 		const OTF2_GroupRef mpi_locations = group++;
 		for (uint32_t i = 0; i < u->size; i++)
 			ids[i] = i;
+		for (uint32_t i = 0; i < u->n_mpi_extra; i++)
+			ids[u->size + i] = u->mpi_extra[i];
 		OTF2_GlobalDefWriter_WriteGroup(gw, mpi_locations, vt_strtab_ref(st, "MPI ranks"),
 						OTF2_GROUP_TYPE_COMM_LOCATIONS, OTF2_PARADIGM_MPI,
-						OTF2_GROUP_FLAG_NONE, u->size, ids);
+						OTF2_GROUP_FLAG_NONE, u->size + u->n_mpi_extra,
+						ids);
 	}
 	if (has_thread_teams(u)) {
 		for (size_t i = 0; i < u->n_locs; i++)
@@ -637,25 +792,52 @@ static void write_groups(OTF2_GlobalDefWriter *gw, struct vt_strtab *st, const s
 			    gw, members, vt_strtab_ref(st, name), OTF2_GROUP_TYPE_COMM_GROUP,
 			    OTF2_PARADIGM_PTHREAD, OTF2_GROUP_FLAG_NONE, n, ids);
 		} else if (g->key == 2 /* VT_MPI_KEY_SELF */) {
-			snprintf(name, sizeof(name), "%s", g->name ? g->name : "MPI_COMM_SELF");
+			comm_name(u, c, name, sizeof(name));
 			OTF2_GlobalDefWriter_WriteGroup(
 			    gw, members, vt_strtab_ref(st, ""), OTF2_GROUP_TYPE_COMM_SELF,
 			    OTF2_PARADIGM_MPI, OTF2_GROUP_FLAG_NONE, 0, ids);
 		} else {
 			for (uint32_t i = 0; i < g->size; i++)
 				ids[n++] = g->members ? g->members[i] : 0;
-			if (g->name)
-				snprintf(name, sizeof(name), "%s", g->name);
-			else if (g->key == 1 /* VT_MPI_KEY_WORLD */)
-				snprintf(name, sizeof(name), "MPI_COMM_WORLD");
-			else
-				snprintf(name, sizeof(name), "MPI comm %u", c);
+			comm_name(u, c, name, sizeof(name));
 			OTF2_GlobalDefWriter_WriteGroup(
 			    gw, members, vt_strtab_ref(st, ""), OTF2_GROUP_TYPE_COMM_GROUP,
 			    OTF2_PARADIGM_MPI, OTF2_GROUP_FLAG_NONE, n, ids);
 		}
 		OTF2_GlobalDefWriter_WriteComm(gw, c, vt_strtab_ref(st, name), members,
 					       OTF2_UNDEFINED_COMM, OTF2_COMM_FLAG_NONE);
+	}
+	/* Each lane of a communicator that threads use: its members' positions among the MPI
+	 * locations (a thread's after the masters'). */
+	for (uint32_t k = 0; k < u->n_lanes; k++) {
+		const struct vt_unify_lane *lane = &u->lanes[k];
+		const struct vt_unify_comm *g = &u->comms[lane->comm];
+		char base[VT_COMM_NAME_MAX], name[VT_COMM_NAME_MAX + 32];
+		for (uint32_t i = 0; i < g->size; i++) {
+			ids[i] = g->members[i];
+			for (uint32_t x = 0; x < u->n_mpi_extra; x++)
+				if (u->mpi_extra[x] == lane->locs[i])
+					ids[i] = u->size + x;
+		}
+		OTF2_GroupRef members = group++;
+		/* Named after its threads where they share a name ("Thread 2"). */
+		const char *thread = NULL;
+		for (uint32_t i = 0; i < g->size; i++)
+			for (size_t l = 0; l < u->n_locs; l++)
+				if (u->locs[l].ref == lane->locs[i])
+					thread = !thread || strcmp(thread, u->locs[l].name) == 0
+						     ? u->locs[l].name
+						     : "";
+		comm_name(u, lane->comm, base, sizeof(base));
+		if (thread && *thread)
+			snprintf(name, sizeof(name), "%s on %s", base, thread);
+		else
+			snprintf(name, sizeof(name), "%s on threads (lane %u)", base, lane->lane);
+		OTF2_GlobalDefWriter_WriteGroup(gw, members, vt_strtab_ref(st, ""),
+						OTF2_GROUP_TYPE_COMM_GROUP, OTF2_PARADIGM_MPI,
+						OTF2_GROUP_FLAG_NONE, g->size, ids);
+		OTF2_GlobalDefWriter_WriteComm(gw, u->n_comms + k, vt_strtab_ref(st, name), members,
+					       lane->comm, OTF2_COMM_FLAG_NONE);
 	}
 	for (uint32_t g = 0; g < u->n_groups; g++)
 		write_process_group(gw, st, group++, u->groups[g], ids, u->size);
@@ -815,6 +997,10 @@ void vt_unify_free(struct vt_unified *u)
 	free(u->maps);
 	for (uint32_t i = 0; i < u->n_comms; i++)
 		free(u->comms[i].members);
+	for (uint32_t i = 0; i < u->n_lanes; i++)
+		free(u->lanes[i].locs);
+	free(u->lanes);
+	free(u->mpi_extra);
 	free(u->comms);
 	free(u->metrics);
 	free(u->insts);

@@ -103,6 +103,20 @@ struct vt_unified {
 		uint32_t comm, file;
 	} * ios;
 	uint32_t n_ios;
+	/*
+	 * Threads that make MPI calls (vt_def_commuse): each such location is a member of the
+	 * MPI locations after the ranks' master threads (their OTF2 ids in mpi_extra); rank r's
+	 * k-th thread on communicator c (k >= 1 in location order; the master is lane 0) is the
+	 * member of the lane's own definition of c, whose global id is n_comms + the index in
+	 * lanes. A rank with fewer threads on c has its master there.
+	 */
+	uint64_t *mpi_extra;
+	uint32_t n_mpi_extra;
+	struct vt_unify_lane {
+		uint32_t comm, lane;
+		uint64_t *locs; /* per member of comm: the location */
+	} * lanes;
+	uint32_t n_lanes;
 	struct vt_defs_buf *maps; /* per process: the id maps (vt_unify_maps_read) */
 };
 
@@ -123,10 +137,13 @@ void vt_unify_write_annotations(OTF2_Archive *archive, const struct vt_unified *
 
 void vt_unify_free(struct vt_unified *u);
 
-/* One process's id maps, as merge made them: local -> global pairs. */
+/* One process's id maps, as merge made them: local -> global pairs; then the communicators
+ * that differ for one of its threads: (location id low, high 32 bits, local, global). */
 struct vt_unify_maps {
 	uint32_t n_regions, n_comms, n_metrics, n_ctxs, n_igens, n_wins, n_groups, n_ios;
 	const uint32_t *regions, *comms, *metrics, *ctxs, *igens, *wins, *groups, *ios; /* pairs */
+	uint32_t n_thread_comms;
+	const uint32_t *thread_comms; /* quadruples */
 };
 
 /* The OTF2 reference of the first group of processes (after the paradigms' and the

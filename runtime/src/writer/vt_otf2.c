@@ -708,21 +708,46 @@ void vt_otf2_write_value(OTF2_EvtWriter *w, uint64_t ts, uint32_t id, uint32_t m
 typedef void (*encode_fn)(struct vt_loc *loc, OTF2_EvtWriter *w, uint64_t ts,
 			  const struct vt_rec *r, const union vt_rec_payload *p);
 
+/* The ids of the communicators that a thread other than the master makes MPI calls on,
+ * noted as its events are encoded (off the program's path); out of memory, the
+ * communicator stays the master's in the trace. */
+#define COMMS_USED_MAX (1u << 20)
+static void used_comm(struct vt_loc *loc, uint32_t comm)
+{
+	if (loc->index == 0 || comm >= COMMS_USED_MAX)
+		return;
+	uint32_t word = comm / 64;
+	if (word >= loc->comms_used_words) {
+		uint32_t n = word + 4;
+		uint64_t *bits = realloc(loc->comms_used, n * sizeof(*bits));
+		if (!bits)
+			return;
+		memset(bits + loc->comms_used_words, 0,
+		       (n - loc->comms_used_words) * sizeof(*bits));
+		loc->comms_used = bits;
+		loc->comms_used_words = n;
+	}
+	loc->comms_used[word] |= UINT64_C(1) << (comm % 64);
+}
+
 static void enc_send(struct vt_loc *loc, OTF2_EvtWriter *w, uint64_t ts, const struct vt_rec *r,
 		     const union vt_rec_payload *p)
 {
+	used_comm(loc, p[0].msg.comm);
 	OTF2_EvtWriter_MpiSend(w, NULL, ts, r->region, p[0].msg.comm, p[0].msg.tag, p[0].msg.bytes);
 }
 
 static void enc_recv(struct vt_loc *loc, OTF2_EvtWriter *w, uint64_t ts, const struct vt_rec *r,
 		     const union vt_rec_payload *p)
 {
+	used_comm(loc, p[0].msg.comm);
 	OTF2_EvtWriter_MpiRecv(w, NULL, ts, r->region, p[0].msg.comm, p[0].msg.tag, p[0].msg.bytes);
 }
 
 static void enc_isend(struct vt_loc *loc, OTF2_EvtWriter *w, uint64_t ts, const struct vt_rec *r,
 		      const union vt_rec_payload *p)
 {
+	used_comm(loc, p[0].msg.comm);
 	OTF2_EvtWriter_MpiIsend(w, NULL, ts, r->region, p[0].msg.comm, p[0].msg.tag, p[0].msg.bytes,
 				p[1].req.id);
 }
@@ -730,6 +755,7 @@ static void enc_isend(struct vt_loc *loc, OTF2_EvtWriter *w, uint64_t ts, const 
 static void enc_irecv(struct vt_loc *loc, OTF2_EvtWriter *w, uint64_t ts, const struct vt_rec *r,
 		      const union vt_rec_payload *p)
 {
+	used_comm(loc, p[0].msg.comm);
 	OTF2_EvtWriter_MpiIrecv(w, NULL, ts, r->region, p[0].msg.comm, p[0].msg.tag, p[0].msg.bytes,
 				p[1].req.id);
 }
@@ -767,6 +793,7 @@ static void enc_coll_begin(struct vt_loc *loc, OTF2_EvtWriter *w, uint64_t ts,
 static void enc_coll_end(struct vt_loc *loc, OTF2_EvtWriter *w, uint64_t ts, const struct vt_rec *r,
 			 const union vt_rec_payload *p)
 {
+	used_comm(loc, p[0].coll.comm);
 	OTF2_EvtWriter_MpiCollectiveEnd(w, NULL, ts, (OTF2_CollectiveOp)r->region, p[0].coll.comm,
 					p[0].coll.root, p[0].coll.sent, p[1].req.id);
 }
@@ -780,6 +807,7 @@ static void enc_nbc_request(struct vt_loc *loc, OTF2_EvtWriter *w, uint64_t ts,
 static void enc_nbc_complete(struct vt_loc *loc, OTF2_EvtWriter *w, uint64_t ts,
 			     const struct vt_rec *r, const union vt_rec_payload *p)
 {
+	used_comm(loc, p[0].coll.comm);
 	OTF2_EvtWriter_NonBlockingCollectiveComplete(w, NULL, ts, (OTF2_CollectiveOp)r->region,
 						     p[0].coll.comm, p[0].coll.root, p[0].coll.sent,
 						     p[1].nbc.received, p[1].nbc.id);

@@ -76,6 +76,13 @@ static void encode(struct vt_defs_buf *b, int rank, struct vt_loc *locs, uint64_
 		d = (union vt_def){.location = {l->ref, name, l->n_events}};
 		vt_defs_put(b, VT_DEF_LOCATION, &d);
 	}
+	for (struct vt_loc *l = locs; l; l = l->next)
+		for (uint32_t w = 0; w < l->comms_used_words; w++)
+			for (uint32_t bit = 0; bit < 64; bit++)
+				if (l->comms_used[w] >> bit & 1) {
+					d = (union vt_def){.commuse = {l->ref, w * 64 + bit}};
+					vt_defs_put(b, VT_DEF_COMMUSE, &d);
+				}
 
 	uint32_t n_regions = vt_region_count();
 	bool overflow = vt_region_overflowed();
@@ -143,6 +150,30 @@ static OTF2_IdMap *id_map(uint32_t n, const uint32_t *pairs)
 	return m;
 }
 
+/* The communicator map of location ref: the process's, with the ids of the communicators
+ * it has a lane of (vt_unify.h); NULL: the process's applies (or memory ran out). */
+static OTF2_IdMap *thread_comms(const struct vt_unify_maps *maps, uint64_t ref)
+{
+	uint32_t *pairs = NULL;
+	for (uint32_t q = 0; q < maps->n_thread_comms; q++) {
+		const uint32_t *t = maps->thread_comms + 4 * q;
+		if ((t[0] | (uint64_t)t[1] << 32) != ref)
+			continue;
+		if (!pairs) {
+			pairs = malloc((maps->n_comms ? maps->n_comms : 1) * 2 * sizeof(*pairs));
+			if (!pairs)
+				return NULL;
+			memcpy(pairs, maps->comms, maps->n_comms * 2 * sizeof(*pairs));
+		}
+		for (uint32_t i = 0; i < maps->n_comms; i++)
+			if (pairs[2 * i] == t[2])
+				pairs[2 * i + 1] = t[3];
+	}
+	OTF2_IdMap *m = pairs ? id_map(maps->n_comms, pairs) : NULL;
+	free(pairs);
+	return m;
+}
+
 /* This process's locations get the mapping tables and the clock offsets. */
 static void write_local(OTF2_Archive *archive, struct vt_loc *locs, const char *map, size_t n)
 {
@@ -178,8 +209,13 @@ static void write_local(OTF2_Archive *archive, struct vt_loc *locs, const char *
 			OTF2_DefWriter_WriteClockOffset(dw, off[i].t, off[i].offset, off[i].stddev);
 		if (regions)
 			OTF2_DefWriter_WriteMappingTable(dw, OTF2_MAPPING_REGION, regions);
-		if (comms)
+		OTF2_IdMap *mine = comms ? thread_comms(&maps, ref) : NULL;
+		if (mine) {
+			OTF2_DefWriter_WriteMappingTable(dw, OTF2_MAPPING_COMM, mine);
+			OTF2_IdMap_Free(mine);
+		} else if (comms) {
 			OTF2_DefWriter_WriteMappingTable(dw, OTF2_MAPPING_COMM, comms);
+		}
 		if (metrics)
 			OTF2_DefWriter_WriteMappingTable(dw, OTF2_MAPPING_METRIC, metrics);
 		if (ctxs)
