@@ -171,11 +171,76 @@ void vtw_comm_freed(MPI_Comm c)
 	pthread_mutex_unlock(&comm_lock);
 }
 
+/*
+ * Sizes of datatypes: most calls use a predefined type, the same as the call before, so
+ * each thread keeps the size of the last predefined one it measured (PMPI_Type_size: ~6 ns
+ * on Open MPI 4.1 and MPICH 4.0, a compare here). Only predefined types: they are never
+ * freed, so no handle comes back for another type with another size.
+ */
+static const MPI_Datatype predefined_types[] = {
+    MPI_CHAR,
+    MPI_SIGNED_CHAR,
+    MPI_UNSIGNED_CHAR,
+    MPI_BYTE,
+    MPI_SHORT,
+    MPI_UNSIGNED_SHORT,
+    MPI_INT,
+    MPI_UNSIGNED,
+    MPI_LONG,
+    MPI_UNSIGNED_LONG,
+    MPI_LONG_LONG,
+    MPI_UNSIGNED_LONG_LONG,
+    MPI_FLOAT,
+    MPI_DOUBLE,
+    MPI_LONG_DOUBLE,
+    MPI_C_BOOL,
+    MPI_INT8_T,
+    MPI_INT16_T,
+    MPI_INT32_T,
+    MPI_INT64_T,
+    MPI_UINT8_T,
+    MPI_UINT16_T,
+    MPI_UINT32_T,
+    MPI_UINT64_T,
+    MPI_C_DOUBLE_COMPLEX,
+    MPI_DOUBLE_INT,
+    MPI_2INT,
+    MPI_FLOAT_INT,
+    MPI_LONG_INT,
+    MPI_AINT,
+    MPI_OFFSET,
+    MPI_COUNT,
+    MPI_INTEGER,
+    MPI_REAL,
+    MPI_DOUBLE_PRECISION,
+    MPI_COMPLEX,
+    MPI_DOUBLE_COMPLEX,
+    MPI_LOGICAL,
+    MPI_CHARACTER,
+};
+static __thread __attribute__((tls_model("initial-exec"))) struct {
+	uint64_t handle;
+	uint64_t size;
+	bool valid;
+} type_last;
+
 uint64_t vtw_bytes(MPI_Count count, MPI_Datatype type)
 {
-	int size = 0;
-	if (count <= 0 || type == MPI_DATATYPE_NULL || PMPI_Type_size(type, &size) != MPI_SUCCESS)
+	if (count <= 0 || type == MPI_DATATYPE_NULL)
 		return 0;
+	uint64_t h = VTW_BITS(type);
+	if (type_last.valid && type_last.handle == h)
+		return (uint64_t)count * type_last.size;
+	int size = 0;
+	if (PMPI_Type_size(type, &size) != MPI_SUCCESS || size < 0)
+		return 0;
+	for (size_t i = 0; i < sizeof(predefined_types) / sizeof(*predefined_types); i++)
+		if (VTW_BITS(predefined_types[i]) == h) {
+			type_last.handle = h;
+			type_last.size = (uint64_t)size;
+			type_last.valid = true;
+			break;
+		}
 	return (uint64_t)count * (uint64_t)size;
 }
 
