@@ -44,11 +44,18 @@ struct vtw_call {
 	uint64_t id; /* an I/O operation's matching id */
 };
 
-/* VT_MPITRACE=yes and the thread records: the wrapper is more than the PMPI call. */
+/*
+ * VT_MPITRACE=yes (and vt on at MPI_Init): the wrapper is more than the PMPI call. Not
+ * whether this thread records: a rank whose recording stopped (VT_MAX_FLUSHES, a full
+ * disk) or was paused must still take part in what the hooks do collectively (the keys of
+ * new communicators, windows and files are agreed with a broadcast over them), or the
+ * other ranks wait forever, or worse, meet the program's next broadcast. Where the thread
+ * does not record, the events (vt_mpi_iface.h) and regions are simply not written.
+ */
 VTW_HIDDEN extern int vtw_mpitrace;
 static inline int vtw_tracing(void)
 {
-	return vtw_mpitrace && vt_mpi_recording();
+	return vtw_mpitrace;
 }
 
 /* State shared by the hooks and the hand-written wrappers (vt_mpi.c). */
