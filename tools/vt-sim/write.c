@@ -1,0 +1,176 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Pass 2 of vt-sim: every definition and every event of the input written out through
+ * libotf2's writer API, each event at the time the replay spooled for it. */
+#include "vts.h"
+
+#include <inttypes.h>
+#include <string.h>
+
+#include <otf2/otf2.h>
+
+struct copy {
+	OTF2_GlobalDefWriter *defs;
+	OTF2_EvtWriter *evt;
+	struct vts_spool *spool;
+	size_t loc;
+	uint64_t new_length;
+	bool short_spool;
+	OTF2_ErrorCode rc;
+};
+
+static OTF2_CallbackCode written(void *user, OTF2_ErrorCode rc)
+{
+	struct copy *c = user;
+	if (rc == OTF2_SUCCESS)
+		return OTF2_CALLBACK_SUCCESS;
+	if (c->rc == OTF2_SUCCESS)
+		c->rc = rc;
+	return OTF2_CALLBACK_INTERRUPT;
+}
+
+static OTF2_TimeStamp new_time(void *user, OTF2_TimeStamp old)
+{
+	struct copy *c = user;
+	uint64_t t;
+	if (vts_spool_next(c->spool, c->loc, &t))
+		return t;
+	c->short_spool = true;
+	return old;
+}
+
+#define VTS_WRITTEN(user, rc)	       written(user, rc)
+#define VTS_DEF_WRITER(user)	       (((struct copy *)(user))->defs)
+#define VTS_EVT_WRITER(user, location) (((struct copy *)(user))->evt)
+#define VTS_TIME(user, location, time) new_time(user, time)
+#define VTS_STOP(t, time, stop)	       ((stop) >= (time) ? (t) + ((stop) - (time)) : (t))
+#include "vts_copy.h"
+
+static OTF2_CallbackCode clock_properties(void *user, uint64_t resolution, uint64_t offset,
+					  uint64_t length, uint64_t realtime)
+{
+	struct copy *c = user;
+	(void)length;
+	return written(user, OTF2_GlobalDefWriter_WriteClockProperties(c->defs, resolution, offset,
+								       c->new_length, realtime));
+}
+
+static OTF2_FlushType pre_flush(void *user, OTF2_FileType type, OTF2_LocationRef location,
+				void *caller, bool final)
+{
+	(void)user, (void)type, (void)location, (void)caller, (void) final;
+	return OTF2_FLUSH;
+}
+
+static const OTF2_FlushCallbacks flush_callbacks = {.otf2_pre_flush = pre_flush,
+						    .otf2_post_flush = NULL};
+
+static int failed(const char *what, OTF2_ErrorCode rc)
+{
+	fprintf(stderr, "%s: writing the output: %s: %s\n", vts_prog, what,
+		OTF2_Error_GetDescription(rc));
+	return -1;
+}
+
+int vts_write(const char *input, struct vtr_trace *tr, struct vts_spool *spool, uint64_t new_length,
+	      const char *dir, const char *name)
+{
+	OTF2_Reader *r = OTF2_Reader_Open(input);
+	if (!r) {
+		fprintf(stderr, "%s: %s: cannot open the trace again\n", vts_prog, input);
+		return -1;
+	}
+	OTF2_Reader_SetSerialCollectiveCallbacks(r);
+	OTF2_Archive *a =
+	    OTF2_Archive_Open(dir, name, OTF2_FILEMODE_WRITE, 1024 * 1024, 4 * 1024 * 1024,
+			      OTF2_SUBSTRATE_POSIX, OTF2_COMPRESSION_NONE);
+	if (!a) {
+		fprintf(stderr, "%s: cannot create the output archive in %s\n", vts_prog, dir);
+		OTF2_Reader_Close(r);
+		return -1;
+	}
+	OTF2_Archive_SetFlushCallbacks(a, &flush_callbacks, NULL);
+	OTF2_Archive_SetSerialCollectiveCallbacks(a);
+	int result = 0;
+	struct copy c = {.spool = spool, .new_length = new_length, .rc = OTF2_SUCCESS};
+
+	/* The global definitions, read first: the readers below need them for the mappings. */
+	OTF2_GlobalDefReader *gd = OTF2_Reader_GetGlobalDefReader(r);
+	c.defs = OTF2_Archive_GetGlobalDefWriter(a);
+	if (!gd || !c.defs) {
+		fprintf(stderr, "%s: %s: cannot copy the definitions\n", vts_prog, input);
+		result = -1;
+	} else {
+		OTF2_GlobalDefReaderCallbacks *cb = OTF2_GlobalDefReaderCallbacks_New();
+		vts_copy_def_callbacks(cb);
+		OTF2_GlobalDefReaderCallbacks_SetClockPropertiesCallback(cb, clock_properties);
+		OTF2_Reader_RegisterGlobalDefCallbacks(r, gd, cb, &c);
+		OTF2_GlobalDefReaderCallbacks_Delete(cb);
+		uint64_t n = 0;
+		OTF2_ErrorCode rc = OTF2_Reader_ReadAllGlobalDefinitions(r, gd, &n);
+		if (rc != OTF2_SUCCESS || c.rc != OTF2_SUCCESS)
+			result = failed("the definitions", c.rc != OTF2_SUCCESS ? c.rc : rc);
+		OTF2_Reader_CloseGlobalDefReader(r, gd);
+	}
+
+	for (size_t i = 0; i < tr->nlocations; i++)
+		OTF2_Reader_SelectLocation(r, tr->locations[i].id);
+	bool local_defs = OTF2_Reader_OpenDefFiles(r) == OTF2_SUCCESS;
+	OTF2_Reader_OpenEvtFiles(r);
+	OTF2_Archive_OpenEvtFiles(a);
+	OTF2_Archive_OpenDefFiles(a);
+	OTF2_EvtReaderCallbacks *ecb = OTF2_EvtReaderCallbacks_New();
+	vts_copy_evt_callbacks(ecb);
+	for (size_t i = 0; i < tr->nlocations && result == 0; i++) {
+		uint64_t id = tr->locations[i].id;
+		if (local_defs) {
+			OTF2_DefReader *d = OTF2_Reader_GetDefReader(r, id);
+			if (d) {
+				uint64_t n = 0;
+				OTF2_Reader_ReadAllLocalDefinitions(r, d, &n);
+				OTF2_Reader_CloseDefReader(r, d);
+			} else {
+				local_defs = false;
+			}
+		}
+		/* Every location gets its (empty) local definitions: the ids are global. */
+		OTF2_DefWriter *dw = OTF2_Archive_GetDefWriter(a, id);
+		if (dw)
+			OTF2_Archive_CloseDefWriter(a, dw);
+		OTF2_EvtReader *er = OTF2_Reader_GetEvtReader(r, id);
+		c.evt = OTF2_Archive_GetEvtWriter(a, id);
+		if (!er || !c.evt) {
+			fprintf(stderr, "%s: cannot copy the events of location %" PRIu64 "\n",
+				vts_prog, id);
+			result = -1;
+			break;
+		}
+		c.loc = i;
+		vts_spool_rewind(spool, i);
+		OTF2_Reader_RegisterEvtCallbacks(r, er, ecb, &c);
+		uint64_t n = 0;
+		OTF2_ErrorCode rc = OTF2_Reader_ReadAllLocalEvents(r, er, &n);
+		if (rc != OTF2_SUCCESS || c.rc != OTF2_SUCCESS) {
+			result = failed("the events", c.rc != OTF2_SUCCESS ? c.rc : rc);
+		} else if (c.short_spool || vts_spool_next(spool, i, &(uint64_t){0})) {
+			/* A kind the replay did not see, or one it saw that was not copied. */
+			fprintf(stderr,
+				"%s: location %" PRIu64 ": the events read twice differ in number; "
+				"no output written\n",
+				vts_prog, id);
+			result = -1;
+		}
+		OTF2_Reader_CloseEvtReader(r, er);
+		OTF2_Archive_CloseEvtWriter(a, c.evt);
+	}
+	OTF2_EvtReaderCallbacks_Delete(ecb);
+	OTF2_Archive_CloseEvtFiles(a);
+	OTF2_Archive_CloseDefFiles(a);
+	OTF2_Reader_CloseEvtFiles(r);
+	if (local_defs)
+		OTF2_Reader_CloseDefFiles(r);
+	OTF2_Reader_Close(r);
+	OTF2_ErrorCode rc = OTF2_Archive_Close(a);
+	if (rc != OTF2_SUCCESS && result == 0)
+		result = failed("closing the archive", rc);
+	return result;
+}
