@@ -6,7 +6,6 @@
  * last member entered (a binomial tree). Parameters: L=seconds (default 1e-6),
  * B=bytes/s (default 1e10).
  */
-#include <math.h>
 #include <stdlib.h>
 
 #include <vt/vt_sim.h>
@@ -49,7 +48,7 @@ static void destroy(void *sim)
 /* The transfer time of n bytes in ticks, rounded to the nearest tick. */
 static uint64_t transfer(const struct latbw *s, uint64_t bytes)
 {
-	return (uint64_t)llround((s->lat + (double)bytes / s->bw) * s->ticks);
+	return (uint64_t)((s->lat + (double)bytes / s->bw) * s->ticks + 0.5);
 }
 
 static void p2p(void *sim, struct vt_sim_p2p *m)
