@@ -105,13 +105,19 @@ static int load_sim(struct vts_sim *s, const char *spec)
 		return -1;
 	}
 	s->p = get();
-	if (!s->p || s->p->size < offsetof(struct vt_sim_plugin, destroy) + sizeof(void *) ||
-	    s->p->abi_version < 1 || s->p->abi_version > VT_SIM_ABI_VERSION) {
-		fprintf(stderr,
-			"%s: simulator '%s': %s() returned %s; expected a struct vt_sim_plugin of "
-			"ABI version 1..%d\n",
-			vts_prog, s->name, VT_SIM_PLUGIN_SYMBOL,
-			!s->p ? "NULL" : "an unknown version or size", VT_SIM_ABI_VERSION);
+	if (!s->p) {
+		fprintf(stderr, "%s: simulator '%s': %s() returned NULL\n", vts_prog, s->name,
+			VT_SIM_PLUGIN_SYMBOL);
+		return -1;
+	}
+	if (s->p->abi_version < 1 || s->p->abi_version > VT_SIM_ABI_VERSION ||
+	    s->p->size < offsetof(struct vt_sim_plugin, destroy) + sizeof(void *)) {
+		fprintf(
+		    stderr,
+		    "%s: simulator '%s': ABI version %u, struct size %zu; this vt-sim loads ABI "
+		    "versions 1..%d of at least %zu bytes\n",
+		    vts_prog, s->name, s->p->abi_version, s->p->size, VT_SIM_ABI_VERSION,
+		    offsetof(struct vt_sim_plugin, destroy) + sizeof(void *));
 		return -1;
 	}
 	return 0;
