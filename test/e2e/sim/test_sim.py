@@ -366,6 +366,21 @@ def body(t):
     t.check('compute' in p.stdout.split('regions changed most')[1],
             'scale: the summary lists compute among the regions changed most', p.stdout)
 
+    # vt-profile --compare: compute's row, from the two traces as computed here.
+    p = subprocess.run([vttest.VT_PROFILE, '--compare', trace, out], stdout=subprocess.PIPE,
+                       stderr=subprocess.PIPE, universal_newlines=True)
+    print(p.stdout, p.stderr)
+    t.eq(p.returncode, 0, 'vt-profile --compare input scale-output: exit 0')
+    n = sum(len(durations(orig[rank_loc[r]], 'compute')) for r in range(NP))
+    ea = sum(sum(durations(orig[rank_loc[r]], 'compute')) for r in range(NP)) / res
+    eb = sum(sum(durations(o[rank_loc[r]], 'compute')) for r in range(NP)) / res
+    row = [x.split() for x in p.stdout.splitlines() if x.startswith('compute ')]
+    t.eq(row[0][:6] if row else None,
+         ['compute', str(n), str(n), '%.9f' % ea, '%.9f' % eb, '%+.9f' % (eb - ea)],
+         'vt-profile --compare: compute\'s calls and exclusive time before and after')
+    locs = [x for x in p.stdout.splitlines() if x.startswith('MPI Rank ')]
+    t.eq(len(locs), len(orig), 'vt-profile --compare: a line per location')
+
     # two simulators in a row: scale, then ideal on what scale left.
     out, p = run_sim(t, trace, ['scale:pattern=compute,factor=0.5', 'ideal'], 'chain')
     o = check_output(t, st, orig, out, ideal_rule, 'scale+ideal', ('compute', 0.5))
