@@ -9,7 +9,9 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #ifndef VT_VERSION
@@ -142,6 +144,13 @@ static bool exists(const char *path)
 	return lstat(path, &st) == 0;
 }
 
+static double now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
 /* ---- the summary ---- */
 
 struct change {
@@ -210,7 +219,7 @@ int main(int argc, char **argv)
 	const char *in = NULL, *out = NULL;
 	const char **specs = NULL;
 	int nspecs = 0;
-	bool force = false, quiet = false;
+	bool force = false, quiet = false, verbose = false;
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
 		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
@@ -234,6 +243,8 @@ int main(int argc, char **argv)
 			force = true;
 		} else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {
 			quiet = true;
+		} else if (!strcmp(a, "-v") || !strcmp(a, "--verbose")) {
+			verbose = true;
 		} else if (a[0] == '-' && a[1]) {
 			fprintf(stderr, "%s: unknown option '%s' (see --help)\n", vts_prog, a);
 			return 2;
@@ -336,8 +347,10 @@ int main(int argc, char **argv)
 	struct vts_spool spool;
 	struct vts_replay_result res;
 	vts_spool_init(&spool, tr.nlocations);
+	double t0 = now(), t1 = t0, t2 = t0;
 	if (rc == 0 && vts_replay(in, &tr, sims, nspecs, &spool, &res) < 0)
 		rc = 1;
+	t1 = now();
 	if (rc == 0) {
 		char tmp[PATH_MAX];
 		snprintf(tmp, sizeof(tmp), "%s/.vt-sim-XXXXXX", dir);
@@ -370,6 +383,18 @@ int main(int argc, char **argv)
 		if (rc)
 			fprintf(stderr, "%s: %s: no output written\n", vts_prog, out);
 		rm_tree(tmp);
+		t2 = now();
+	}
+	if (rc == 0 && verbose) {
+		struct rusage ru;
+		getrusage(RUSAGE_SELF, &ru);
+		fprintf(stderr,
+			"%s: replay: %" PRIu64 " events in %.3f s (%.2f M events/s); write: %.3f s "
+			"(%.2f M events/s); at most %zu events waiting on a location, %zu messages "
+			"open; peak memory %.1f MiB\n",
+			vts_prog, res.events, t1 - t0, res.events / (t1 - t0) / 1e6, t2 - t1,
+			res.events / (t2 - t1) / 1e6, res.max_queued, res.max_open_messages,
+			ru.ru_maxrss / 1024.0);
 	}
 	if (rc == 0 && !quiet)
 		summary(&tr, &res, in, out, sims, nspecs);

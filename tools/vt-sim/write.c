@@ -4,6 +4,7 @@
 #include "vts.h"
 
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <otf2/otf2.h>
@@ -61,6 +62,65 @@ static OTF2_FlushType pre_flush(void *user, OTF2_FileType type, OTF2_LocationRef
 	return OTF2_FLUSH;
 }
 
+/*
+ * Without memory callbacks libotf2 keeps every chunk of a writer until it is closed: memory
+ * would grow with a location's events. A few chunks per event writer, then NULL, which makes
+ * libotf2 write them out and free them before asking again.
+ */
+#define EVT_CHUNKS_KEPT 2
+
+struct chunks {
+	void *p[EVT_CHUNKS_KEPT];
+	size_t n;
+	void **more; /* definitions: no limit */
+	size_t nmore;
+};
+
+static void *chunk_alloc(void *user, OTF2_FileType type, OTF2_LocationRef loc, void **per_buffer,
+			 uint64_t size)
+{
+	(void)user, (void)loc;
+	struct chunks *c = *per_buffer;
+	if (!c && !(c = *per_buffer = calloc(1, sizeof(*c))))
+		return NULL;
+	void *m;
+	if (type == OTF2_FILETYPE_EVENTS) {
+		if (c->n == EVT_CHUNKS_KEPT)
+			return NULL;
+		m = c->p[c->n] = malloc(size);
+		c->n += m != NULL;
+		return m;
+	}
+	void **more = realloc(c->more, (c->nmore + 1) * sizeof(*more));
+	if (!more)
+		return NULL;
+	c->more = more;
+	m = c->more[c->nmore] = malloc(size);
+	c->nmore += m != NULL;
+	return m;
+}
+
+static void chunk_free_all(void *user, OTF2_FileType type, OTF2_LocationRef loc, void **per_buffer,
+			   bool final)
+{
+	(void)user, (void)type, (void)loc;
+	struct chunks *c = *per_buffer;
+	if (!c)
+		return;
+	for (size_t i = 0; i < c->n; i++)
+		free(c->p[i]);
+	for (size_t i = 0; i < c->nmore; i++)
+		free(c->more[i]);
+	c->n = c->nmore = 0;
+	if (final) {
+		free(c->more);
+		free(c);
+		*per_buffer = NULL;
+	}
+}
+
+static const OTF2_MemoryCallbacks memory_callbacks = {chunk_alloc, chunk_free_all};
+
 static const OTF2_FlushCallbacks flush_callbacks = {.otf2_pre_flush = pre_flush,
 						    .otf2_post_flush = NULL};
 
@@ -89,6 +149,7 @@ int vts_write(const char *input, struct vtr_trace *tr, struct vts_spool *spool, 
 		return -1;
 	}
 	OTF2_Archive_SetFlushCallbacks(a, &flush_callbacks, NULL);
+	OTF2_Archive_SetMemoryCallbacks(a, &memory_callbacks, NULL);
 	OTF2_Archive_SetSerialCollectiveCallbacks(a);
 	int result = 0;
 	struct copy c = {.spool = spool, .new_length = new_length, .rc = OTF2_SUCCESS};
