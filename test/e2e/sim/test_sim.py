@@ -128,18 +128,19 @@ class Structure:
             sum(len(q) for q in recvs.values())
 
 
-def expected(st, orig, out, rule, scaled=None):
+def expected(st, orig, out, rule, scaled=None, first=None):
     """The times the output must have: a list per location, computed event by event from
     the input's times, the output's own earlier times (of this and the partner locations)
     and rule(kind, data) for the ends of receives and collectives; scaled: (region, factor)
-    of a leaf region whose time the simulator scales."""
+    of a leaf region whose time the simulator scales; first: the time of every location's
+    first event (default: as recorded)."""
     want = {}
     for loc, evs in orig.items():
         o = out[loc]
         w = []
         for i, e in enumerate(evs):
             if i == 0:
-                w.append(e.time)  # no simulator here changes the non-tracing start
+                w.append(e.time if first is None else first)
                 continue
             t = o[i - 1].time + (e.time - evs[i - 1].time)
             if e.kind == 'Leave' and ((loc, i) in st.recv_msgs or (loc, i) in st.coll_of):
@@ -230,7 +231,7 @@ def latbw_rule(L, B, ticks):
     return rule
 
 
-def check_output(t, st, orig, path, rule, what, scaled=None):
+def check_output(t, st, orig, path, rule, what, scaled=None, first=None):
     """The output read by python3-otf2 and otf2-print: complete, balanced, time-ordered,
     every event at the time computed here, no receive before its send."""
     tr = vttest.read_trace(path)
@@ -243,7 +244,7 @@ def check_output(t, st, orig, path, rule, what, scaled=None):
          '%s: every location has all its events' % what)
     t.eq([[e.kind for e in out[l]] for l in out], [[e.kind for e in orig[l]] for l in orig],
          '%s: the events are the input\'s, in the same order' % what)
-    want = expected(st, orig, out, rule, scaled)
+    want = expected(st, orig, out, rule, scaled, first)
     bad = []
     for loc, evs in out.items():
         for i, e in enumerate(evs):
@@ -380,6 +381,14 @@ def body(t):
          'vt-profile --compare: compute\'s calls and exclusive time before and after')
     locs = [x for x in p.stdout.splitlines() if x.startswith('MPI Rank ')]
     t.eq(len(locs), len(orig), 'vt-profile --compare: a line per location')
+
+    # nonoise: every thread starts at the trace's start, then runs by the default rules.
+    out, p = run_sim(t, trace, ['nonoise'], 'nonoise')
+    with otf2.reader.open(trace) as r:
+        start = r.definitions.clock_properties.global_offset
+    o = check_output(t, st, orig, out, default_rule, 'nonoise', first=start)
+    t.check(any(orig[l][0].time != start for l in orig),
+            'nonoise: some thread started after the trace in the input')
 
     # two simulators in a row: scale, then ideal on what scale left.
     out, p = run_sim(t, trace, ['scale:pattern=compute,factor=0.5', 'ideal'], 'chain')
