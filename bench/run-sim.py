@@ -4,13 +4,15 @@
 mpicc, runs on 8 ranks (Open MPI) and writes traces of about --events events (and one of a
 tenth of it, to show memory does not grow with the trace); vt-sim replays each with
 identity and with ideal, --runs times; the median wall time, events per second (replay and
-output writing together) and peak resident size are reported, with the time of reading the
-trace alone in merged order (bench/read-bench) for comparison. Traces are deleted at the end.
+output writing together), the rates of the replay and of the writing alone (vt-sim -v) and
+the peak resident size are reported, with the rate of reading the trace alone in merged
+order (bench/read-bench) for comparison. Traces are deleted at the end.
 
 Usage: bench/run-sim.py BUILD_DIR [--events 10000000] [--runs 3] [--np 8]
 """
 import argparse
 import os
+import re
 import shutil
 import statistics
 import subprocess
@@ -30,12 +32,16 @@ def sh(cmd, **kw):
 
 
 def measured(build, result, cmd, env=None):
-    sh([os.path.join(build, 'bench', 'bench-run'), result] + cmd, env=env)
+    """wall s, peak RSS MiB, and vt-sim -v's replay and write rates (M events/s)."""
+    text = sh([os.path.join(build, 'bench', 'bench-run'), result] + cmd, env=env)
     with open(result) as f:
         vals = dict(kv.split('=') for kv in f.read().split())
     if vals['exit'] != '0':
         sys.exit('failed: %s' % ' '.join(cmd))
-    return int(vals['wall_ns']) / 1e9, int(vals['maxrss_kib']) / 1024
+    m = re.search(r'replay: \d+ events in [\d.]+ s \(([\d.]+) M events/s\); write: [\d.]+ s '
+                  r'\(([\d.]+) M events/s\)', text)
+    return (int(vals['wall_ns']) / 1e9, int(vals['maxrss_kib']) / 1024,
+            float(m.group(1)) if m else 0, float(m.group(2)) if m else 0)
 
 
 def trace(build, work, exe, np_, events):
@@ -76,20 +82,24 @@ def main():
             print('%-9s %9d events  %7.2f s  %6.2f M events/s  (read merged, no output)'
                   % ('read', n, statistics.median(walls), n / statistics.median(walls) / 1e6))
             for sim in ('identity', 'ideal'):
-                walls, rss = [], []
+                walls, rss, rep, wr = [], [], [], []
                 for k in range(args.runs):
                     out = os.path.join(work, 'out-%s-%d.otf2' % (sim, k))
-                    w, r = measured(build, os.path.join(work, 'result'),
-                                    [vtsim, anchor, '-s', sim, '-o', out, '-q'], env=env)
+                    w, r, a, b = measured(build, os.path.join(work, 'result'),
+                                          [vtsim, anchor, '-s', sim, '-o', out, '-q', '-v'],
+                                          env=env)
                     walls.append(w)
                     rss.append(r)
+                    rep.append(a)
+                    wr.append(b)
                     shutil.rmtree(out[:-5], ignore_errors=True)
                     for ext in ('.otf2', '.def'):
                         os.remove(out[:-5] + ext)
                 w = statistics.median(walls)
-                print('%-9s %9d events  %7.2f s  %6.2f M events/s  peak RSS %.1f MiB '
-                      '(median of %d)' % (sim, n, w, n / w / 1e6, statistics.median(rss),
-                                          args.runs), flush=True)
+                print('%-9s %9d events  %7.2f s  %6.2f M events/s  (replay %.2f, write %.2f M '
+                      'events/s)  peak RSS %.1f MiB (median of %d)'
+                      % (sim, n, w, n / w / 1e6, statistics.median(rep), statistics.median(wr),
+                         statistics.median(rss), args.runs), flush=True)
     finally:
         shutil.rmtree(work, ignore_errors=True)
 
