@@ -390,6 +390,34 @@ def body(t):
     t.check(any(orig[l][0].time != start for l in orig),
             'nonoise: some thread started after the trace in the input')
 
+    # Metrics and calling-context samples (getrusage counters at every event, samples every
+    # 250 us, 2 ranks): identity keeps every one, definitions and all; ideal moves them
+    # with their location (into no later than the end of the call they are in).
+    run = vtmpi.mpirun(t, OPENMPI, 2, exe, env={'VT_RUSAGE': 'utime:minflt',
+                                                 'VT_RUSAGE_INTV': '0', 'VT_SAMPLING': 'yes',
+                                                 'VT_SAMPLING_PERIOD': '250us'},
+                       label='run-metrics')
+    t.eq(run.status, 0, 'simprog ran with metrics and sampling')
+    mtrace = t.trace(run, 'metrics input', profile=False).path
+    morig, mrank_loc, _ = read(mtrace)
+    mst = Structure(morig, mrank_loc)
+    mkinds = collections.Counter(e.kind for evs in morig.values() for e in evs)
+    t.check(mkinds['Metric'] > 0 and mkinds['CallingContextSample'] > 0,
+            'metrics input has Metric and CallingContextSample events', repr(mkinds))
+    out, p = run_sim(t, mtrace, ['identity'], 'metrics-identity')
+    o = check_output(t, mst, morig, out, default_rule, 'metrics identity')
+    t.eq([[e.time for e in o[l]] for l in o], [[e.time for e in morig[l]] for l in morig],
+         'metrics identity: every event at its original time')
+    a = subprocess.run(['otf2-print', '-G', mtrace], stdout=subprocess.PIPE,
+                       universal_newlines=True).stdout
+    b = subprocess.run(['otf2-print', '-G', out], stdout=subprocess.PIPE,
+                       universal_newlines=True).stdout
+    t.eq(b, a, 'metrics identity: otf2-print -G prints the same definitions')
+    t.check('note: %d metric events re-timed' % mkinds['Metric'] in p.stdout,
+            'metrics identity: the summary notes the metric events', p.stdout)
+    out, p = run_sim(t, mtrace, ['ideal'], 'metrics-ideal')
+    check_output(t, mst, morig, out, ideal_rule, 'metrics ideal')
+
     # two simulators in a row: scale, then ideal on what scale left.
     out, p = run_sim(t, trace, ['scale:pattern=compute,factor=0.5', 'ideal'], 'chain')
     o = check_output(t, st, orig, out, ideal_rule, 'scale+ideal', ('compute', 0.5))
