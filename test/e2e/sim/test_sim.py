@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """e2e "sim": vt-sim replays a traced MPI program (simprog.c: ping-pong, a stencil with
-Irecv/Isend and Waitall/Waitsome, collectives, a second thread; Open MPI, 4 ranks) through
+Irecv/Isend and Waitall/Waitsome, collectives, a second thread; Open MPI, 4 ranks, and
+MPICH, 2) through
 the shipped simulators, and every output is checked event by event with python3-otf2
 against the times this test computes from the input trace and the rules of the simulator:
 
@@ -25,7 +26,7 @@ import otf2
 
 import vtmpi
 import vttest
-from vtmpi import OPENMPI
+from vtmpi import MPICH, OPENMPI
 from vttest import Failure
 
 VT_SIM = os.environ.get('VT_SIM', '')
@@ -417,6 +418,24 @@ def body(t):
             'metrics identity: the summary notes the metric events', p.stdout)
     out, p = run_sim(t, mtrace, ['ideal'], 'metrics-ideal')
     check_output(t, mst, morig, out, ideal_rule, 'metrics ideal')
+
+    # MPICH's trace of the same program (2 ranks: its ranks busy-wait): identity and ideal.
+    if vtmpi.runtime_built(MPICH):
+        mexe = vtmpi.compile(t, MPICH, 'simprog', ['simprog.c'], flags=['-pthread'])
+        run = vtmpi.mpirun(t, MPICH, 2, mexe, label='run-mpich')
+        t.eq(run.status, 0, 'simprog ran with MPICH')
+        htrace = t.trace(run, 'MPICH input', profile=False).path
+        horig, hrank_loc, _ = read(htrace)
+        hst = Structure(horig, hrank_loc)
+        t.eq(hst.unmatched, 0, 'MPICH input: every message matched')
+        out, p = run_sim(t, htrace, ['identity'], 'mpich-identity')
+        o = check_output(t, hst, horig, out, default_rule, 'MPICH identity')
+        t.eq([[e.time for e in o[l]] for l in o], [[e.time for e in horig[l]] for l in horig],
+             'MPICH identity: every event at its original time')
+        out, p = run_sim(t, htrace, ['ideal'], 'mpich-ideal')
+        check_output(t, hst, horig, out, ideal_rule, 'MPICH ideal')
+    else:
+        t.note('vt\'s MPICH runtime is not built: MPICH case skipped')
 
     # two simulators in a row: scale, then ideal on what scale left.
     out, p = run_sim(t, trace, ['scale:pattern=compute,factor=0.5', 'ideal'], 'chain')
