@@ -47,6 +47,10 @@ struct msg {
 	uint32_t sloc, rloc;
 	uint32_t send_func;
 	uint64_t o_send_start, n_send_start;
+	bool recv_seen; /* the receiver's replay passed the receive: its start is known */
+	uint64_t o_recv_start, n_recv_start;
+	bool send_ended; /* a synchronous send's end, decided */
+	uint64_t n_send_end;
 	int refs;
 	struct msg *next; /* in its bucket */
 };
@@ -78,6 +82,7 @@ struct frame {
 	size_t nmsgs, capmsgs;
 	uint64_t *irecv_start; /* per message */
 	struct msg *isend;
+	struct msg *ssend; /* a synchronous send: it completes once its receive started */
 	struct coll *coll;
 	uint32_t coll_index;
 	bool mpi, recv_nb;
@@ -85,7 +90,7 @@ struct frame {
 };
 
 struct req {
-	uint64_t req, n_time;
+	uint64_t req, n_time, o_time;
 };
 
 struct loc {
@@ -484,6 +489,12 @@ static void leave_at(struct replay *rp, struct loc *l, struct frame *f, uint64_t
 		unref(f->isend);
 		f->isend = NULL;
 	}
+	if (f->ssend) {
+		f->ssend->send_ended = true;
+		f->ssend->n_send_end = end;
+		unref(f->ssend);
+		f->ssend = NULL;
+	}
 	f->coll = NULL;
 	l->now = end;
 	l->last_orig = o;
@@ -602,6 +613,7 @@ static int leave(struct replay *rp, struct loc *l, uint64_t o)
 			uint64_t def = backwards || o < dor ? t : dn + (o - dor);
 			p[i] = (struct vt_sim_p2p){.size = sizeof(p[i]),
 						   .send_start = m->n_send_start,
+						   .send_end = m->send_ended ? m->n_send_end : 0,
 						   .recv_start = f->n_start,
 						   .recv_end = def,
 						   .irecv_start = f->irecv_start[i],
@@ -648,6 +660,20 @@ static int leave(struct replay *rp, struct loc *l, uint64_t o)
 			leave_at(rp, l, f, o, end);
 		return 1;
 	}
+	uint64_t floor = f->n_start;
+	if (f->ssend) {
+		/* A synchronous send completes once its receive started: as long after the later
+		 * of the two starts as it did, unless the simulators say otherwise. */
+		struct msg *m = f->ssend;
+		if (!m->recv_seen)
+			return 0;
+		if (m->o_recv_start <= o) {
+			uint64_t dor = f->o_start > m->o_recv_start ? f->o_start : m->o_recv_start;
+			uint64_t dn = f->n_start > m->n_recv_start ? f->n_start : m->n_recv_start;
+			t = dn + (o - dor);
+			floor = dn;
+		}
+	}
 	if (t < f->n_start)
 		t = f->n_start;
 	struct vt_sim_event ev = event_of(l, f, t);
@@ -690,7 +716,7 @@ static int leave(struct replay *rp, struct loc *l, uint64_t o)
 		}
 	}
 	if (!rp->failed)
-		leave_at(rp, l, f, o, ev.end);
+		leave_at(rp, l, f, o, ev.end > floor ? ev.end : floor);
 	return 1;
 }
 
@@ -744,6 +770,7 @@ static int step(struct replay *rp, struct loc *l, struct qev *e)
 		f->child = f->o_child = 0;
 		f->nmsgs = 0;
 		f->isend = NULL;
+		f->ssend = NULL;
 		f->coll = NULL;
 		f->recv_nb = false;
 		out(rp, l, t);
@@ -772,6 +799,10 @@ static int step(struct replay *rp, struct loc *l, struct qev *e)
 		if (e->kind == Q_ISEND && f && !f->isend) {
 			f->isend = m;
 			m->refs++;
+		} else if (e->kind == Q_SEND && f && !f->ssend && f->region < rp->tr->nregions &&
+			   (rp->cls[f->region] & VT_SIM_SYNC_SEND)) {
+			f->ssend = m;
+			m->refs++;
 		}
 		unref(m);
 		break;
@@ -788,16 +819,25 @@ static int step(struct replay *rp, struct loc *l, struct qev *e)
 			f->msgs = vtr_xrealloc(f->msgs, f->capmsgs, sizeof(*f->msgs));
 			f->irecv_start = vtr_xrealloc(f->irecv_start, f->capmsgs, sizeof(uint64_t));
 		}
-		uint64_t irs = 0;
+		uint64_t irs = 0, o_irs = 0;
+		bool have_irs = false;
 		if (e->kind == Q_IRECV) {
 			f->recv_nb = true;
 			for (size_t i = 0; i < l->nreqs; i++)
 				if (l->reqs[i].req == e->req) {
 					irs = l->reqs[i].n_time;
+					o_irs = l->reqs[i].o_time;
+					have_irs = true;
 					l->reqs[i] = l->reqs[--l->nreqs];
 					break;
 				}
 		}
+		/* The receive's start, for a synchronous send waiting for it. */
+		m->recv_seen = true;
+		m->n_recv_start = have_irs ? irs : f->n_start;
+		m->o_recv_start = have_irs ? o_irs : f->o_start;
+		if (m->sloc != VTR_NONE && m->have_send)
+			push_work(rp, m->sloc);
 		f->irecv_start[f->nmsgs] = irs;
 		f->msgs[f->nmsgs++] = m; /* the frame holds the receiver's reference */
 		break;
@@ -807,7 +847,7 @@ static int step(struct replay *rp, struct loc *l, struct qev *e)
 			l->capreqs = l->capreqs ? 2 * l->capreqs : 8;
 			l->reqs = vtr_xrealloc(l->reqs, l->capreqs, sizeof(*l->reqs));
 		}
-		l->reqs[l->nreqs++] = (struct req){e->req, t};
+		l->reqs[l->nreqs++] = (struct req){e->req, t, e->t};
 		break;
 	case Q_COLL_END:
 		if (f && !f->coll) {
@@ -1137,6 +1177,11 @@ int vts_replay(const char *input, struct vtr_trace *tr, struct vts_sim *sims, in
 			if (f) {
 				for (size_t k = 0; k < f->nmsgs; k++)
 					f->msgs[k]->send_done = true;
+				if (f->ssend && !f->ssend->recv_seen) {
+					/* never received: ends as recorded */
+					f->ssend->recv_seen = true;
+					f->ssend->o_recv_start = UINT64_MAX;
+				}
 				if (f->coll && !l->coll_done) {
 					/* never completed: ends as recorded; freed below */
 					f->coll = NULL;

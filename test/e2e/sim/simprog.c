@@ -41,6 +41,13 @@ void pingpong(int rank)
 			MPI_Send(buf, 4096, MPI_CHAR, 0, 2, MPI_COMM_WORLD);
 		}
 	}
+	/* A synchronous send, which completes only once its receive started (late). */
+	if (rank == 0) {
+		MPI_Ssend(buf, 100, MPI_CHAR, 1, 3, MPI_COMM_WORLD);
+	} else if (rank == 1) {
+		SPIN(300);
+		MPI_Recv(buf, 100, MPI_CHAR, 0, 3, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+	}
 }
 
 void stencil(int rank, int size)

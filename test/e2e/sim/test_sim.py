@@ -72,6 +72,7 @@ class Structure:
         self.coll_of = {}  # (loc, leave idx) -> (collective key, member index)
         self.colls = collections.defaultdict(dict)  # key -> {member: (loc, enter, leave)}
         self.msgs = []
+        self.ssend = {}  # (loc, leave idx of an MPI_Ssend) -> its message
         sends = collections.defaultdict(collections.deque)
         recvs = collections.defaultdict(collections.deque)
         rank_of = {v: k for k, v in rank_loc.items()}
@@ -103,9 +104,12 @@ class Structure:
                 if e.kind in ('MpiSend', 'MpiIsend'):
                     key = (e.ev.communicator._ref, rank_of[loc], e.ev.receiver, e.ev.msg_tag)
                     m = {'sloc': loc, 'send_enter': enter, 'bytes': e.ev.msg_length}
+                    if e.kind == 'MpiSend' and evs[enter].region == 'MPI_Ssend':
+                        self.ssend[(loc, leave)] = m
                     if recvs[key]:
                         r = recvs[key].popleft()
                         r.update(m)
+                        m.update(r)
                         self.msgs.append(r)
                     else:
                         sends[key].append(m)
@@ -114,7 +118,9 @@ class Structure:
                     m = {'rloc': loc, 'recv_enter': enter, 'recv_leave': leave}
                     self.recv_msgs[(loc, leave)].append(m)
                     if sends[key]:
-                        m.update(sends[key].popleft())
+                        sm = sends[key].popleft()
+                        sm.update(m)
+                        m.update(sm)
                         self.msgs.append(m)
                     else:
                         recvs[key].append(m)
@@ -146,6 +152,15 @@ def expected(st, orig, out, rule, scaled=None, first=None):
             t = o[i - 1].time + (e.time - evs[i - 1].time)
             if e.kind == 'Leave' and ((loc, i) in st.recv_msgs or (loc, i) in st.coll_of):
                 t = rule(st, orig, out, loc, i)
+            elif e.kind == 'Leave' and (loc, i) in st.ssend:
+                # a synchronous send: the original time past the later of its start and its
+                # receive's start, from the new later one (no simulator here changes it)
+                m = st.ssend[(loc, i)]
+                enter = st.enter_of[(loc, i)]
+                dn = max(out[loc][enter].time, out[m['rloc']][m['recv_enter']].time)
+                do = max(evs[enter].time, orig[m['rloc']][m['recv_enter']].time)
+                if e.time >= do:
+                    t = dn + (e.time - do)
             elif e.kind == 'Leave' and scaled and e.region == scaled[0]:
                 enter = st.enter_of[(loc, i)]
                 t = out[loc][enter].time + int((e.time - evs[enter].time) * scaled[1] + 0.5)
@@ -300,6 +315,8 @@ def body(t):
     orig, rank_loc, res = read(trace)
     st = Structure(orig, rank_loc)
     t.eq(st.unmatched, 0, 'input: every message matched')
+    t.eq([orig[m['rloc']][m['recv_enter']].region for m in st.ssend.values()], ['MPI_Recv'],
+         'input: one MPI_Ssend, received by an MPI_Recv')
     kinds = collections.Counter(e.kind for evs in orig.values() for e in evs)
     regions = collections.Counter(e.region for evs in orig.values() for e in evs
                                   if e.kind == 'Enter')
@@ -340,6 +357,10 @@ def body(t):
     t.eq(waste, 0, 'ideal: total transfer time of the single-message receives is zero')
     pp = [d for d in durations(o[rank_loc[1]], 'MPI_Recv')]
     t.check(pp, 'ideal: rank 1 has ping-pong receives')
+    # the Ssend waited for rank 1's late receive: it still ends after that receive started
+    for (loc, i), m in st.ssend.items():
+        t.check(o[loc][i].time >= o[m['rloc']][m['recv_enter']].time,
+                'ideal: the MPI_Ssend ends after its receive started')
 
     # latbw with L = 20 us, B = 100 MB/s.
     L, B = 20e-6, 1e8
