@@ -41,7 +41,7 @@ static OTF2_TimeStamp new_time(void *user, OTF2_TimeStamp old)
 
 #define VTS_WRITTEN(user, rc)	       written(user, rc)
 #define VTS_DEF_WRITER(user)	       (((struct copy *)(user))->defs)
-#define VTS_EVT_WRITER(user, location) (((struct copy *)(user))->evt)
+#define VTS_EVT_WRITER(user, location) ((void)(location), ((struct copy *)(user))->evt)
 #define VTS_TIME(user, location, time) new_time(user, time)
 #define VTS_STOP(t, time, stop)	       ((stop) >= (time) ? (t) + ((stop) - (time)) : (t))
 #include "vts_copy.h"
