@@ -333,7 +333,9 @@ int main(int argc, char **argv)
 		    .func_names = func_names,
 		    .func_class = cls,
 		    .thread_names = thread_names};
+		vts_guard(s->name, "create");
 		s->state = s->p->create ? s->p->create(&s->ctx) : s;
+		vts_guard(NULL, NULL);
 		if (!s->state) {
 			fprintf(stderr,
 				"%s: simulator '%s': create() failed (parameters: '%s'); no output "
@@ -400,8 +402,11 @@ int main(int argc, char **argv)
 		summary(&tr, &res, in, out, sims, nspecs);
 	for (int i = 0; i < nspecs; i++) {
 		struct vts_sim *s = &sims[i];
-		if (s->p && s->p->destroy && s->state)
+		if (s->p && s->p->destroy && s->state) {
+			vts_guard(s->name, "destroy");
 			s->p->destroy(s->state);
+			vts_guard(NULL, NULL);
+		}
 		for (int k = 0; k < s->nparams; k++)
 			free(s->params[k]);
 		free(s->params);

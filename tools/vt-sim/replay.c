@@ -146,16 +146,18 @@ static struct vtr_trace *crash_tr;
 static void on_crash(int sig)
 {
 	char line[768];
-	const char *what = "";
-	if (crash_tr && crash_region < crash_tr->nregions)
-		what = crash_tr->regions[crash_region].name;
 	int n;
-	if (crash_sim)
+	if (crash_sim && crash_tr && crash_region < crash_tr->nregions)
 		n = snprintf(line, sizeof(line),
 			     "%s: simulator '%s' crashed (signal %d, %s) in %s on '%s' of location "
 			     "%u at %" PRIu64 "; no output written\n",
-			     vts_prog, crash_sim, sig, strsignal(sig), crash_call, what, crash_loc,
-			     crash_time);
+			     vts_prog, crash_sim, sig, strsignal(sig), crash_call,
+			     crash_tr->regions[crash_region].name, crash_loc, crash_time);
+	else if (crash_sim)
+		n = snprintf(line, sizeof(line),
+			     "%s: simulator '%s' crashed (signal %d, %s) in %s%s\n", vts_prog,
+			     crash_sim, sig, strsignal(sig), crash_call,
+			     strcmp(crash_call, "destroy") ? "; no output written" : "");
 	else
 		n = snprintf(line, sizeof(line), "%s: crashed (signal %d, %s)\n", vts_prog, sig,
 			     strsignal(sig));
@@ -169,6 +171,14 @@ static void guard(bool on)
 	static const int sigs[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT};
 	for (size_t i = 0; i < sizeof(sigs) / sizeof(*sigs); i++)
 		signal(sigs[i], on ? on_crash : SIG_DFL);
+}
+
+void vts_guard(const char *sim, const char *call)
+{
+	crash_sim = sim;
+	crash_call = call;
+	crash_region = VT_SIM_NONTRACING;
+	guard(sim != NULL);
 }
 
 #define CALL(rp, s, fn, loc, region, time, ...)                                                    \

@@ -73,6 +73,10 @@ int vts_replay(const char *input, struct vtr_trace *tr, struct vts_sim *sims, in
 int vts_write(const char *input, struct vtr_trace *tr, struct vts_spool *spool, uint64_t new_length,
 	      const char *dir, const char *name);
 
+/* Calls into simulator sim outside the replay (create, destroy): a crash inside is reported
+ * naming it and the call; NULL ends the guard. */
+void vts_guard(const char *sim, const char *call);
+
 /* The region classes of the context (enum vt_sim_class per region id). */
 uint32_t *vts_classify(const struct vtr_trace *tr);
 

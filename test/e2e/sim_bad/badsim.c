@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Simulators that break the rules, one per -DBAD_...: an end below its start, a crash inside
- * a call, a wrong ABI version, create() failing; -DBAD_NOSYM exports no vt_sim_plugin,
- * -DBAD_UNDEF needs a symbol nothing defines (dlopen fails).
+ * a call or in create(), a wrong ABI version, create() failing; -DBAD_NOSYM exports no
+ * vt_sim_plugin, -DBAD_UNDEF needs a symbol nothing defines (dlopen fails).
  */
 #include <stddef.h>
 
@@ -10,6 +10,9 @@
 
 static void *create(const struct vt_sim_context *ctx)
 {
+#ifdef BAD_CREATE_CRASH
+	*(volatile int *)NULL = 1;
+#endif
 #ifdef BAD_CREATE
 	(void)ctx;
 	return NULL;

@@ -60,6 +60,8 @@ def body(t):
          ['below', "'work'", 'below its start', 'process_function_event']),
         ('crash', build(t, 'crash', 'BAD_CRASH'),
          ['crash', 'crashed', 'signal 11', "'work'", 'process_function_event']),
+        ('crash in create', build(t, 'crashcreate', 'BAD_CREATE_CRASH'),
+         ['crashcreate', 'crashed', 'signal 11', 'in create', 'no output written']),
         ('unresolved symbol', build(t, 'undef', 'BAD_UNDEF'),
          ['undef', 'cannot load', 'vt_sim_test_no_such_function']),
         ('no vt_sim_plugin', build(t, 'nosym', 'BAD_NOSYM'),
