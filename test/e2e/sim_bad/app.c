@@ -1,6 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* A small serial program for vt-sim's bad-simulator cases: main calls work three times. */
+/* A small serial program for vt-sim's tests: main calls work three times, and once more
+ * with recording switched off. */
 #include <stdio.h>
+
+#include <vt/vt_user.h>
 
 static volatile double sink;
 
@@ -14,6 +17,9 @@ int main(void)
 {
 	for (int i = 1; i <= 3; i++)
 		work(i);
+	VT_USER_TRACE_OFF();
+	work(5);
+	VT_USER_TRACE_ON();
 	printf("done\n");
 	return 0;
 }

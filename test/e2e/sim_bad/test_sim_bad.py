@@ -9,6 +9,8 @@ replaced without -f."""
 import os
 import subprocess
 
+import otf2
+
 import vttest
 from vttest import Failure
 
@@ -33,6 +35,14 @@ def sim(args, cwd):
     print('vt-sim %s -> %d\nstdout: %s\nstderr: %s' % (' '.join(args), p.returncode,
                                                        p.stdout, p.stderr))
     return p
+
+
+def events(path):
+    out = {}
+    with otf2.reader.open(path) as r:
+        for l, ev in r.events:
+            out.setdefault(l._ref, []).append((type(ev).__name__, ev.time))
+    return out
 
 
 def refused(t, what, args, words, outdir):
@@ -116,6 +126,25 @@ def body(t):
                 % loc.name, '; '.join(loc.problems))
     t.eq(sorted(os.listdir(outdir)), ['out', 'out.def', 'out.otf2'],
          'after -f: no temporary left')
+    # nonoise: the trace starts at once and the period with recording off takes no time;
+    # every other gap is kept.
+    orig, new = events(trace), events(os.path.join(outdir, 'out.otf2'))
+    with otf2.reader.open(trace) as r:
+        start = r.definitions.clock_properties.global_offset
+    for loc, evs in orig.items():
+        kinds = [k for k, _ in evs]
+        t.check('MeasurementOnOff' in kinds, 'input: recording switched off and on again')
+        want = []
+        for i, (kind, time) in enumerate(evs):
+            if i == 0:
+                want.append(start)
+            elif kind == 'MeasurementOnOff' and evs[i - 1][0] == 'MeasurementOnOff':
+                want.append(want[-1])  # on again: at once
+            else:
+                want.append(new[loc][i - 1][1] + time - evs[i - 1][1])
+        t.eq([x for _, x in new[loc]], want, 'nonoise: every event at the computed time')
+        t.check(evs[0][1] > start or any(k == 'MeasurementOnOff' for k in kinds),
+                'nonoise: something to remove')
     p = subprocess.run([VT_SIM, '--help'], stdout=subprocess.PIPE, universal_newlines=True)
     t.check(p.returncode == 0 and 'usage: vt-sim' in p.stdout, 'vt-sim --help')
 
