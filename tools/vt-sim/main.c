@@ -283,11 +283,13 @@ int main(int argc, char **argv)
 		name = vtr_xstrdup(out);
 	}
 	name[strlen(name) - 5] = '\0';
-	char final_anchor[PATH_MAX], final_def[PATH_MAX], final_dir[PATH_MAX];
+	char final_anchor[PATH_MAX], final_def[PATH_MAX], final_dir[PATH_MAX], final_mark[PATH_MAX];
 	snprintf(final_anchor, sizeof(final_anchor), "%s/%s.otf2", dir, name);
 	snprintf(final_def, sizeof(final_def), "%s/%s.def", dir, name);
 	snprintf(final_dir, sizeof(final_dir), "%s/%s", dir, name);
-	if (!force && (exists(final_anchor) || exists(final_def) || exists(final_dir))) {
+	snprintf(final_mark, sizeof(final_mark), "%s/%s.marker", dir, name);
+	if (!force && (exists(final_anchor) || exists(final_def) || exists(final_dir) ||
+		       exists(final_mark))) {
 		fprintf(stderr, "%s: %s: the output exists; remove it or give -f to replace it\n",
 			vts_prog, out);
 		return 1;
@@ -363,21 +365,26 @@ int main(int argc, char **argv)
 		} else if (vts_write(in, &tr, &spool, res.new_length, tmp, name) < 0) {
 			rc = 1;
 		} else {
-			char a[PATH_MAX + 64], d[PATH_MAX + 64], t[PATH_MAX + 64];
+			char a[PATH_MAX + 64], d[PATH_MAX + 64], t[PATH_MAX + 64],
+			    mk[PATH_MAX + 64];
 			snprintf(a, sizeof(a), "%s/%s.otf2", tmp, name);
 			snprintf(d, sizeof(d), "%s/%s.def", tmp, name);
 			snprintf(t, sizeof(t), "%s/%s", tmp, name);
+			snprintf(mk, sizeof(mk), "%s/%s.marker", tmp, name);
 			if (force) {
 				remove(final_anchor);
 				remove(final_def);
+				remove(final_mark);
 				rm_tree(final_dir);
 			}
+			/* The anchor last: until it is there, there is no trace. */
 			if (rename(t, final_dir) || rename(d, final_def) ||
-			    rename(a, final_anchor)) {
+			    (exists(mk) && rename(mk, final_mark)) || rename(a, final_anchor)) {
 				fprintf(stderr, "%s: %s: cannot move the output in place: %s\n",
 					vts_prog, out, strerror(errno));
 				remove(final_anchor);
 				remove(final_def);
+				remove(final_mark);
 				rm_tree(final_dir);
 				rc = 1;
 			}

@@ -9,6 +9,14 @@
 
 #include <otf2/otf2.h>
 
+/* A marker (the archive's marker file), re-timed with the events of its location. */
+struct mark {
+	uint64_t time, duration, scope_ref;
+	uint32_t marker, scope;
+	size_t loc; /* the location it moves with */
+	char *text;
+};
+
 struct copy {
 	OTF2_GlobalDefWriter *defs;
 	OTF2_EvtWriter *evt;
@@ -17,6 +25,13 @@ struct copy {
 	uint64_t new_length;
 	bool short_spool;
 	OTF2_ErrorCode rc;
+	/* markers: all, sorted by location and time; those of the location being copied */
+	OTF2_MarkerWriter *marker_writer;
+	struct mark *marks;
+	size_t nmarks, capmarks, mi, mend;
+	uint64_t last_old, last_new;
+	bool any;
+	struct vtr_trace *tr;
 };
 
 static OTF2_CallbackCode written(void *user, OTF2_ErrorCode rc)
@@ -29,14 +44,101 @@ static OTF2_CallbackCode written(void *user, OTF2_ErrorCode rc)
 	return OTF2_CALLBACK_INTERRUPT;
 }
 
+/* A marker's new time: from the last event before it on its location, as far from it as it
+ * was, and no later than the next event (next_old, next_new; UINT64_MAX: none). */
+static void move_marks(struct copy *c, uint64_t next_old, uint64_t next_new)
+{
+	for (; c->mi < c->mend && c->marks[c->mi].time <= next_old; c->mi++) {
+		struct mark *m = &c->marks[c->mi];
+		uint64_t t;
+		if (c->any)
+			t = c->last_new + (m->time - c->last_old);
+		else
+			t = next_new -
+			    (next_old - m->time < next_new ? next_old - m->time : next_new);
+		m->time = t < next_new ? t : next_new;
+	}
+}
+
 static OTF2_TimeStamp new_time(void *user, OTF2_TimeStamp old)
 {
 	struct copy *c = user;
 	uint64_t t;
-	if (vts_spool_next(c->spool, c->loc, &t))
-		return t;
-	c->short_spool = true;
-	return old;
+	if (!vts_spool_next(c->spool, c->loc, &t)) {
+		c->short_spool = true;
+		t = old;
+	}
+	move_marks(c, old, t);
+	c->last_old = old;
+	c->last_new = t;
+	c->any = true;
+	return t;
+}
+
+static OTF2_CallbackCode def_marker(void *user, OTF2_MarkerRef self, const char *group,
+				    const char *category, OTF2_MarkerSeverity severity)
+{
+	struct copy *c = user;
+	return written(user, OTF2_MarkerWriter_WriteDefMarker(c->marker_writer, self, group,
+							      category, severity));
+}
+
+static OTF2_CallbackCode marker(void *user, OTF2_TimeStamp time, OTF2_TimeStamp duration,
+				OTF2_MarkerRef ref, OTF2_MarkerScope scope, uint64_t scope_ref,
+				const char *text)
+{
+	struct copy *c = user;
+	if (c->nmarks == c->capmarks) {
+		c->capmarks = c->capmarks ? 2 * c->capmarks : 16;
+		c->marks = vtr_xrealloc(c->marks, c->capmarks, sizeof(*c->marks));
+	}
+	/* Location markers move with their location; the others with the first one. */
+	const struct vtr_location *l =
+	    scope == OTF2_MARKER_SCOPE_LOCATION ? vtr_location(c->tr, scope_ref) : NULL;
+	c->marks[c->nmarks++] = (struct mark){
+	    time, duration, scope_ref, ref, scope, l ? l->index : 0, vtr_xstrdup(text ? text : "")};
+	return OTF2_CALLBACK_SUCCESS;
+}
+
+static int by_loc_time(const void *x, const void *y)
+{
+	const struct mark *a = x, *b = y;
+	if (a->loc != b->loc)
+		return a->loc < b->loc ? -1 : 1;
+	return (a->time > b->time) - (a->time < b->time);
+}
+
+/* Reads the marker file (there may be none): definitions copied, markers kept for later. */
+static void read_markers(OTF2_Reader *r, OTF2_Archive *a, struct copy *c)
+{
+	OTF2_MarkerReader *mr = OTF2_Reader_GetMarkerReader(r);
+	if (!mr)
+		return;
+	c->marker_writer = OTF2_Archive_GetMarkerWriter(a);
+	OTF2_MarkerReaderCallbacks *cb = OTF2_MarkerReaderCallbacks_New();
+	OTF2_MarkerReaderCallbacks_SetDefMarkerCallback(cb, def_marker);
+	OTF2_MarkerReaderCallbacks_SetMarkerCallback(cb, marker);
+	OTF2_Reader_RegisterMarkerCallbacks(r, mr, cb, c);
+	OTF2_MarkerReaderCallbacks_Delete(cb);
+	uint64_t n = 0;
+	OTF2_Reader_ReadAllMarkers(r, mr, &n);
+	OTF2_Reader_CloseMarkerReader(r, mr);
+	qsort(c->marks, c->nmarks, sizeof(*c->marks), by_loc_time);
+}
+
+static void write_markers(OTF2_Archive *a, struct copy *c)
+{
+	for (size_t i = 0; i < c->nmarks; i++) {
+		struct mark *m = &c->marks[i];
+		if (c->marker_writer)
+			written(c, OTF2_MarkerWriter_WriteMarker(c->marker_writer, m->time,
+								 m->duration, m->marker, m->scope,
+								 m->scope_ref, m->text));
+		free(m->text);
+	}
+	free(c->marks);
+	if (c->marker_writer)
+		OTF2_Archive_CloseMarkerWriter(a, c->marker_writer);
 }
 
 #define VTS_WRITTEN(user, rc)	       written(user, rc)
@@ -152,7 +254,7 @@ int vts_write(const char *input, struct vtr_trace *tr, struct vts_spool *spool, 
 	OTF2_Archive_SetMemoryCallbacks(a, &memory_callbacks, NULL);
 	OTF2_Archive_SetSerialCollectiveCallbacks(a);
 	int result = 0;
-	struct copy c = {.spool = spool, .new_length = new_length, .rc = OTF2_SUCCESS};
+	struct copy c = {.spool = spool, .new_length = new_length, .rc = OTF2_SUCCESS, .tr = tr};
 
 	/* The global definitions, read first: the readers below need them for the mappings. */
 	OTF2_GlobalDefReader *gd = OTF2_Reader_GetGlobalDefReader(r);
@@ -173,6 +275,8 @@ int vts_write(const char *input, struct vtr_trace *tr, struct vts_spool *spool, 
 		OTF2_Reader_CloseGlobalDefReader(r, gd);
 	}
 
+	if (result == 0)
+		read_markers(r, a, &c);
 	for (size_t i = 0; i < tr->nlocations; i++)
 		OTF2_Reader_SelectLocation(r, tr->locations[i].id);
 	bool local_defs = OTF2_Reader_OpenDefFiles(r) == OTF2_SUCCESS;
@@ -206,6 +310,11 @@ int vts_write(const char *input, struct vtr_trace *tr, struct vts_spool *spool, 
 			break;
 		}
 		c.loc = i;
+		c.any = false;
+		while (c.mi < c.nmarks && c.marks[c.mi].loc < i)
+			c.mi++;
+		for (c.mend = c.mi; c.mend < c.nmarks && c.marks[c.mend].loc == i; c.mend++)
+			;
 		vts_spool_rewind(spool, i);
 		OTF2_Reader_RegisterEvtCallbacks(r, er, ecb, &c);
 		uint64_t n = 0;
@@ -220,9 +329,12 @@ int vts_write(const char *input, struct vtr_trace *tr, struct vts_spool *spool, 
 				vts_prog, id);
 			result = -1;
 		}
+		move_marks(&c, UINT64_MAX, UINT64_MAX); /* those after its last event */
+		c.mi = c.mend;
 		OTF2_Reader_CloseEvtReader(r, er);
 		OTF2_Archive_CloseEvtWriter(a, c.evt);
 	}
+	write_markers(a, &c);
 	OTF2_EvtReaderCallbacks_Delete(ecb);
 	OTF2_Archive_CloseEvtFiles(a);
 	OTF2_Archive_CloseDefFiles(a);

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* A small serial program for vt-sim's tests: main calls work three times, and once more
- * with recording switched off. */
+ * with recording switched off; a marker after the second call. */
 #include <stdio.h>
 
 #include <vt/vt_user.h>
@@ -15,8 +15,11 @@ void work(int n)
 
 int main(void)
 {
-	for (int i = 1; i <= 3; i++)
+	for (int i = 1; i <= 3; i++) {
 		work(i);
+		if (i == 2)
+			VT_USER_MARKER("phase", "after work 2");
+	}
 	VT_USER_TRACE_OFF();
 	work(5);
 	VT_USER_TRACE_ON();

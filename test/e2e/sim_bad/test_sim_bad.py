@@ -7,6 +7,7 @@ non-zero exit, and no output trace, not even a temporary one. An existing output
 replaced without -f."""
 
 import os
+import re
 import subprocess
 
 import otf2
@@ -42,6 +43,18 @@ def events(path):
     with otf2.reader.open(path) as r:
         for l, ev in r.events:
             out.setdefault(l._ref, []).append((type(ev).__name__, ev.time))
+    return out
+
+
+def markers(path):
+    """[(time, scope, text)] as otf2-marker prints the marker file."""
+    p = subprocess.run(['otf2-marker', path], stdout=subprocess.PIPE, universal_newlines=True)
+    out = []
+    for line in p.stdout.splitlines():
+        m = re.match(r'MARKER\s+Time: (\d+), Duration \d+, Scope: (\w+:\d+), Text: "(.*)"$',
+                     line)
+        if m:
+            out.append((int(m.group(1)), m.group(2), m.group(3)))
     return out
 
 
@@ -111,8 +124,8 @@ def body(t):
     outdir = t.newdir('out')
     p = sim([trace, '-s', 'identity', '-o', 'out.otf2', '-q'], outdir)
     t.eq(p.returncode, 0, 'identity into a fresh directory')
-    t.eq(sorted(os.listdir(outdir)), ['out', 'out.def', 'out.otf2'],
-         'the output is the anchor, the definitions and the event directory')
+    t.eq(sorted(os.listdir(outdir)), ['out', 'out.def', 'out.marker', 'out.otf2'],
+         'the output is the anchor, the definitions, the markers and the event directory')
     before = vttest.sha256_tree(outdir)
     p = sim([trace, '-s', 'identity', '-o', 'out.otf2'], outdir)
     t.check(p.returncode != 0 and 'exists' in p.stderr and '-f' in p.stderr,
@@ -124,7 +137,7 @@ def body(t):
     for loc in tr.locations:
         t.check(not loc.problems, 'the replaced output: %s balanced, time-ordered'
                 % loc.name, '; '.join(loc.problems))
-    t.eq(sorted(os.listdir(outdir)), ['out', 'out.def', 'out.otf2'],
+    t.eq(sorted(os.listdir(outdir)), ['out', 'out.def', 'out.marker', 'out.otf2'],
          'after -f: no temporary left')
     # nonoise: the trace starts at once and the period with recording off takes no time;
     # every other gap is kept.
@@ -145,6 +158,14 @@ def body(t):
         t.eq([x for _, x in new[loc]], want, 'nonoise: every event at the computed time')
         t.check(evs[0][1] > start or any(k == 'MeasurementOnOff' for k in kinds),
                 'nonoise: something to remove')
+    # The marker moves with its location: as far after the event before it as it was.
+    mo, mn = markers(trace), markers(os.path.join(outdir, 'out.otf2'))
+    t.eq([m[1:] for m in mn], [m[1:] for m in mo], 'nonoise: the marker is copied')
+    if mo and mn:
+        loc = list(orig)[0]
+        prev = max(i for i, (_, time) in enumerate(orig[loc]) if time <= mo[0][0])
+        t.eq(mn[0][0], new[loc][prev][1] + (mo[0][0] - orig[loc][prev][1]),
+             'nonoise: the marker at its computed time')
     p = subprocess.run([VT_SIM, '--help'], stdout=subprocess.PIPE, universal_newlines=True)
     t.check(p.returncode == 0 and 'usage: vt-sim' in p.stdout, 'vt-sim --help')
 
