@@ -535,7 +535,9 @@ static void coll_resolve(struct replay *rp, struct coll *c)
 			bool dep = rooted ? (one2all ? j == c->root : i == c->root) : true;
 			if (c->op == OTF2_COLLECTIVE_OP_SCAN || c->op == OTF2_COLLECTIVE_OP_EXSCAN)
 				dep = j <= i;
-			if (!dep)
+			/* A member that entered after this one left in IN is no dependency
+			 * (neighbourhood collectives, clock skew). */
+			if (!dep || c->m[j].o_start > m->o_end)
 				continue;
 			if (c->m[j].n_start > dn)
 				dn = c->m[j].n_start;

@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """e2e "sim": vt-sim replays a traced MPI program (simprog.c: ping-pong, a stencil with
 Irecv/Isend and Waitall/Waitsome, collectives, a second thread; Open MPI, 4 ranks, and
-MPICH, 2) through
+MPICH, 2; and the suite's non-blocking collective, one-sided, MPI-I/O and OpenMP
+programs) through
 the shipped simulators, and every output is checked event by event with python3-otf2
 against the times this test computes from the input trace and the rules of the simulator:
 
@@ -216,6 +217,8 @@ def default_rule(st, orig, out, loc, i):
         deps = list(members) if me == root else [me]
     else:
         deps = list(members)
+    # a member that entered after this one left is no dependency (neighbourhood collectives)
+    deps = [d for d in deps if starts[d][1] <= o_end]
     dn = max(starts[d][0] for d in deps)
     do = max(starts[d][1] for d in deps)
     return dn + (o_end - do)
@@ -457,6 +460,35 @@ def body(t):
         check_output(t, hst, horig, out, ideal_rule, 'MPICH ideal')
     else:
         t.note('vt\'s MPICH runtime is not built: MPICH case skipped')
+
+    # Other programs of the suite, whose traces hold non-blocking collectives, one-sided
+    # communication, MPI-I/O and OpenMP threads: identity keeps every event and definition;
+    # ideal moves them as computed (what it does not link moves with its location).
+    others = [('mpi_nbc', True), ('mpi_rma', True), ('mpi_io', True), ('openmp', False)]
+    for prog, mpi in others:
+        src = os.path.join('..', prog, prog + '.c')
+        if mpi:
+            pexe = vtmpi.compile(t, OPENMPI, prog, [src])
+            args = [os.path.join(t.newdir('io'), 'data')] if prog == 'mpi_io' else []
+            run = vtmpi.mpirun(t, OPENMPI, 4, pexe, args=args, label='run-' + prog)
+        else:
+            pexe = t.compile(prog, [src], opt='-O1', flags=['-fopenmp'])
+            run = t.run(pexe, env={'OMP_NUM_THREADS': '2'}, label='run-' + prog)
+        t.eq(run.status, 0, '%s ran' % prog)
+        ptrace = t.trace(run, prog + ' input', profile=False).path
+        porig, prank_loc, _ = read(ptrace)
+        pst = Structure(porig, prank_loc)
+        out, p = run_sim(t, ptrace, ['identity'], prog + '-identity')
+        o = check_output(t, pst, porig, out, default_rule, prog + ' identity')
+        t.eq([[e.time for e in o[l]] for l in o], [[e.time for e in porig[l]] for l in porig],
+             '%s identity: every event at its original time' % prog)
+        a = subprocess.run(['otf2-print', '-G', ptrace], stdout=subprocess.PIPE,
+                           universal_newlines=True).stdout
+        b = subprocess.run(['otf2-print', '-G', out], stdout=subprocess.PIPE,
+                           universal_newlines=True).stdout
+        t.eq(b, a, '%s identity: otf2-print -G prints the same definitions' % prog)
+        out, p = run_sim(t, ptrace, ['ideal'], prog + '-ideal')
+        check_output(t, pst, porig, out, ideal_rule, prog + ' ideal')
 
     # two simulators in a row: scale, then ideal on what scale left.
     out, p = run_sim(t, trace, ['scale:pattern=compute,factor=0.5', 'ideal'], 'chain')
