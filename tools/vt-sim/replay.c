@@ -1030,6 +1030,11 @@ static OTF2_CallbackCode ev_coll_end(ARGS, OTF2_CollectiveOp op, OTF2_CommRef co
 {
 	LOC();
 	uint32_t me = member_of(rp, comm, rp->tr->locations[l->index].rank);
+	/* MPI_COMM_SELF: a collective of one, each location's own (its sequence counter is
+	 * shared, so two locations' never meet). */
+	if (me == VTR_NONE && comm < rp->tr->ncomms && rp->tr->comms[comm].defined &&
+	    rp->tr->comms[comm].size == 1)
+		me = 0;
 	if (me == VTR_NONE || comm >= rp->tr->ncomms) {
 		enqueue(rp, l, (struct qev){time, Q_OTHER, 0, NULL, 0});
 		DONE();

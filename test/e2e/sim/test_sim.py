@@ -96,14 +96,20 @@ class Structure:
                         self.parent_leave[(loc, k)] = i
                 elif opened:
                     opened[-1][1].append(i)
-        # Messages FIFO per (communicator, sender, receiver, tag); locations one by one
-        # suffices, as each key's sends (receives) all come from one location.
+        # Messages FIFO per (communicator, sender, receiver, tag), ranks in the
+        # communicator; locations one by one suffices, as each key's sends (receives) all
+        # come from one location.
+        def crank(comm, loc):
+            members = [m._ref for m in comm.group.members]
+            return members.index(loc) if members else 0
+
         for loc, evs in locs.items():
             for i, e in enumerate(evs):
                 leave = self.parent_leave.get((loc, i))
                 enter = self.enter_of.get((loc, leave)) if leave is not None else None
                 if e.kind in ('MpiSend', 'MpiIsend'):
-                    key = (e.ev.communicator._ref, rank_of[loc], e.ev.receiver, e.ev.msg_tag)
+                    c = e.ev.communicator
+                    key = (c._ref, crank(c, loc), e.ev.receiver, e.ev.msg_tag)
                     m = {'sloc': loc, 'send_enter': enter, 'bytes': e.ev.msg_length}
                     if e.kind == 'MpiSend' and evs[enter].region == 'MPI_Ssend':
                         self.ssend[(loc, leave)] = m
@@ -115,7 +121,8 @@ class Structure:
                     else:
                         sends[key].append(m)
                 elif e.kind in ('MpiRecv', 'MpiIrecv'):
-                    key = (e.ev.communicator._ref, e.ev.sender, rank_of[loc], e.ev.msg_tag)
+                    c = e.ev.communicator
+                    key = (c._ref, e.ev.sender, crank(c, loc), e.ev.msg_tag)
                     m = {'rloc': loc, 'recv_enter': enter, 'recv_leave': leave}
                     self.recv_msgs[(loc, leave)].append(m)
                     if sends[key]:
@@ -127,11 +134,13 @@ class Structure:
                         recvs[key].append(m)
                 elif e.kind == 'MpiCollectiveEnd':
                     c = e.ev.communicator._ref
+                    if not e.ev.communicator.group.members:
+                        c = (c, loc)  # MPI_COMM_SELF: each location's own
                     k = (c, seq[(c, loc)])
                     seq[(c, loc)] += 1
                     self.coll_of[(loc, leave)] = k
-                    self.colls[k][rank_of[loc]] = (loc, enter, leave, e.ev.collective_op,
-                                                    e.ev.root)
+                    self.colls[k][crank(e.ev.communicator, loc)] = (
+                        loc, enter, leave, e.ev.collective_op, e.ev.root)
         self.unmatched = sum(len(q) for q in sends.values()) + \
             sum(len(q) for q in recvs.values())
 
@@ -464,7 +473,8 @@ def body(t):
     # Other programs of the suite, whose traces hold non-blocking collectives, one-sided
     # communication, MPI-I/O and OpenMP threads: identity keeps every event and definition;
     # ideal moves them as computed (what it does not link moves with its location).
-    others = [('mpi_nbc', True), ('mpi_rma', True), ('mpi_io', True), ('openmp', False)]
+    others = [('mpi_p2p', True), ('mpi_coll', True), ('mpi_nbc', True), ('mpi_rma', True),
+              ('mpi_io', True), ('openmp', False)]
     for prog, mpi in others:
         src = os.path.join('..', prog, prog + '.c')
         if mpi:
