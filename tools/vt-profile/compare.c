@@ -14,12 +14,13 @@
 #include "profile.h"
 
 static const char compare_usage[] =
-    "Usage: vt-profile --compare [-n N] A.otf2 B.otf2\n"
+    "Usage: vt-profile --compare [-n N] [-l] A.otf2 B.otf2\n"
     "Compare two traces of the same program (a trace and its vt-sim what-if, two runs):\n"
     "per region (by name) calls and exclusive time in A and B, difference and ratio,\n"
     "sorted by the size of the difference; then per location the time from its first to\n"
     "its last event and its exclusive time in MPI regions.\n"
-    "  -n N   show only the N regions that changed most (0: all; default 0)\n";
+    "  -n N   show only the N regions that changed most (0: all; default 0)\n"
+    "  -l     also per location: its regions' calls and exclusive time in A and B\n";
 
 struct row {
 	const char *name;
@@ -56,6 +57,37 @@ static void ratio(char *buf, size_t n, double a, double b)
 		snprintf(buf, n, "%s", b > 0 ? "new" : "-");
 }
 
+/* Rows merged by name and sorted by the size of the change; returns their number. */
+static size_t merge_rows(struct row *rows, size_t n)
+{
+	qsort(rows, n, sizeof(*rows), cmp_names);
+	size_t m = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (m && !strcmp(rows[m - 1].name, rows[i].name)) {
+			rows[m - 1].calls_a += rows[i].calls_a;
+			rows[m - 1].calls_b += rows[i].calls_b;
+			rows[m - 1].excl_a += rows[i].excl_a;
+			rows[m - 1].excl_b += rows[i].excl_b;
+		} else {
+			rows[m++] = rows[i];
+		}
+	}
+	qsort(rows, m, sizeof(*rows), by_change);
+	return m;
+}
+
+static void print_rows(const struct row *rows, size_t m, size_t top, const char *indent)
+{
+	for (size_t i = 0; i < m && (!top || i < top); i++) {
+		char q[32], name[64];
+		ratio(q, sizeof(q), rows[i].excl_a, rows[i].excl_b);
+		snprintf(name, sizeof(name), "%s%s", indent, rows[i].name);
+		printf("%-32s %10" PRIu64 " %10" PRIu64 " %14.9f %14.9f %+14.9f %8s\n", name,
+		       rows[i].calls_a, rows[i].calls_b, rows[i].excl_a, rows[i].excl_b,
+		       rows[i].excl_b - rows[i].excl_a, q);
+	}
+}
+
 static double mpi_excl(const struct vt_prof_trace *tr, const struct vt_prof_location *l)
 {
 	uint64_t t = 0;
@@ -71,10 +103,13 @@ int vt_prof_compare_main(int argc, char **argv)
 {
 	const char *path[2] = {NULL, NULL};
 	size_t top = 0, npaths = 0;
+	bool per_location = false;
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
 			fputs(compare_usage, stdout);
 			return 0;
+		} else if (!strcmp(argv[i], "-l") || !strcmp(argv[i], "--per-location")) {
+			per_location = true;
 		} else if (!strcmp(argv[i], "-n") && i + 1 < argc) {
 			char *end;
 			top = strtoul(argv[++i], &end, 10);
@@ -124,30 +159,11 @@ int vt_prof_compare_main(int argc, char **argv)
 						 k ? 0 : secs(&tr[k], g->excl),
 						 k ? secs(&tr[k], g->excl) : 0};
 		}
-	/* Merge the rows of the same name. */
-	qsort(rows, n, sizeof(*rows), cmp_names);
-	size_t m = 0;
-	for (size_t i = 0; i < n; i++) {
-		if (m && !strcmp(rows[m - 1].name, rows[i].name)) {
-			rows[m - 1].calls_a += rows[i].calls_a;
-			rows[m - 1].calls_b += rows[i].calls_b;
-			rows[m - 1].excl_a += rows[i].excl_a;
-			rows[m - 1].excl_b += rows[i].excl_b;
-		} else {
-			rows[m++] = rows[i];
-		}
-	}
-	qsort(rows, m, sizeof(*rows), by_change);
+	size_t m = merge_rows(rows, n);
 	printf("A: %s\nB: %s\n", path[0], path[1]);
 	printf("%-32s %10s %10s %14s %14s %14s %8s\n", "region", "calls A", "calls B", "excl A (s)",
 	       "excl B (s)", "B - A (s)", "B / A");
-	for (size_t i = 0; i < m && (!top || i < top); i++) {
-		char q[32];
-		ratio(q, sizeof(q), rows[i].excl_a, rows[i].excl_b);
-		printf("%-32s %10" PRIu64 " %10" PRIu64 " %14.9f %14.9f %+14.9f %8s\n",
-		       rows[i].name, rows[i].calls_a, rows[i].calls_b, rows[i].excl_a,
-		       rows[i].excl_b, rows[i].excl_b - rows[i].excl_a, q);
-	}
+	print_rows(rows, m, top, "");
 	printf("\n%-32s %14s %14s %8s %14s %14s %8s\n", "location", "span A (s)", "span B (s)",
 	       "B / A", "MPI A (s)", "MPI B (s)", "B / A");
 	size_t nl = tr[0].nlocations > tr[1].nlocations ? tr[0].nlocations : tr[1].nlocations;
@@ -165,6 +181,26 @@ int vt_prof_compare_main(int argc, char **argv)
 		ratio(q1, sizeof(q1), sa, sb);
 		ratio(q2, sizeof(q2), ma, mb);
 		printf("%-32s %14.9f %14.9f %8s %14.9f %14.9f %8s\n", name, sa, sb, q1, ma, mb, q2);
+	}
+	/* Per location, with -l: its regions, as above. */
+	for (size_t i = 0; per_location && i < nl; i++) {
+		size_t k = 0;
+		for (int t = 0; t < 2; t++) {
+			if (i >= tr[t].nlocations)
+				continue;
+			const struct vt_prof_location *l = &tr[t].locations[i];
+			for (size_t r = 0; r < l->nregions && k < cap; r++) {
+				const struct vt_prof_loc_region *x = &l->regions[r];
+				const char *name = tr[t].regions[x->region].name;
+				double e = secs(&tr[t], x->excl);
+				rows[k++] = (struct row){name ? name : "", t ? 0 : x->calls,
+							 t ? x->calls : 0, t ? 0 : e, t ? e : 0};
+			}
+		}
+		const struct vt_prof_location *l =
+		    i < tr[0].nlocations ? &tr[0].locations[i] : &tr[1].locations[i];
+		printf("\n%s %s:\n", l->group_name ? l->group_name : "", l->name);
+		print_rows(rows, merge_rows(rows, k), top, "  ");
 	}
 	double da = tr[0].any_event ? secs(&tr[0], tr[0].last - tr[0].first) : 0;
 	double db = tr[1].any_event ? secs(&tr[1], tr[1].last - tr[1].first) : 0;

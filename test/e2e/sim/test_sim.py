@@ -415,6 +415,20 @@ def body(t):
          'vt-profile --compare: compute\'s calls and exclusive time before and after')
     locs = [x for x in p.stdout.splitlines() if x.startswith('MPI Rank ')]
     t.eq(len(locs), len(orig), 'vt-profile --compare: a line per location')
+    # -l: per location; rank 1's compute row
+    p = subprocess.run([vttest.VT_PROFILE, '--compare', '-l', trace, out],
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True)
+    lines = p.stdout.splitlines()
+    block = lines.index('MPI Rank 1 Master thread:') if 'MPI Rank 1 Master thread:' in lines \
+        else None
+    row = None
+    if block is not None:
+        row = next((x.split() for x in lines[block + 1:] if x.startswith('  compute ')), None)
+    db = durations(orig[rank_loc[1]], 'compute')
+    da = durations(o[rank_loc[1]], 'compute')
+    t.eq(row[:5] if row else None, ['compute', str(len(db)), str(len(da)),
+                                    '%.9f' % (sum(db) / res), '%.9f' % (sum(da) / res)],
+         'vt-profile --compare -l: rank 1\'s compute before and after')
 
     # nonoise: every thread starts at the trace's start, then runs by the default rules.
     out, p = run_sim(t, trace, ['nonoise'], 'nonoise')
