@@ -609,16 +609,22 @@ static int leave(struct replay *rp, struct loc *l, uint64_t o)
 			coll_resolve(rp, c);
 		return 0;
 	}
-	if (f->nmsgs) {
-		/* A receive: its sends must have been replayed. */
-		for (size_t i = 0; i < f->nmsgs; i++)
-			if (!f->msgs[i]->send_done)
-				return 0;
-		struct vt_sim_p2p *p = vtr_xcalloc(f->nmsgs, sizeof(*p));
-		struct vt_sim_p2p **pp = vtr_xcalloc(f->nmsgs, sizeof(*pp));
-		uint64_t *floor = vtr_xcalloc(f->nmsgs, sizeof(uint64_t));
-		for (size_t i = 0; i < f->nmsgs; i++) {
-			struct msg *m = f->msgs[i];
+	/* A receive: its sends must have been replayed. Messages whose send never came (only
+	 * when the trace ends) are no messages: without any, the call is a plain one. */
+	size_t nsent = 0;
+	for (size_t i = 0; i < f->nmsgs; i++) {
+		if (!f->msgs[i]->send_done)
+			return 0;
+		nsent += f->msgs[i]->have_send;
+	}
+	if (nsent) {
+		struct vt_sim_p2p *p = vtr_xcalloc(nsent, sizeof(*p));
+		struct vt_sim_p2p **pp = vtr_xcalloc(nsent, sizeof(*pp));
+		uint64_t *floor = vtr_xcalloc(nsent, sizeof(uint64_t));
+		for (size_t j = 0, i = 0; j < f->nmsgs; j++) {
+			struct msg *m = f->msgs[j];
+			if (!m->have_send)
+				continue;
 			bool backwards = m->o_send_start > o;
 			uint64_t dor = f->o_start > m->o_send_start ? f->o_start : m->o_send_start;
 			uint64_t dn = f->n_start > m->n_send_start ? f->n_start : m->n_send_start;
@@ -628,7 +634,7 @@ static int leave(struct replay *rp, struct loc *l, uint64_t o)
 						   .send_end = m->send_ended ? m->n_send_end : 0,
 						   .recv_start = f->n_start,
 						   .recv_end = def,
-						   .irecv_start = f->irecv_start[i],
+						   .irecv_start = f->irecv_start[j],
 						   .backwards = backwards,
 						   .sender = m->sloc,
 						   .receiver = l->index,
@@ -639,6 +645,7 @@ static int leave(struct replay *rp, struct loc *l, uint64_t o)
 						   .recv_func = f->region};
 			floor[i] = backwards ? f->n_start : dn;
 			pp[i] = &p[i];
+			i++;
 		}
 		for (int s = 0; s < rp->nsims && !rp->failed; s++) {
 			struct vts_sim *sim = &rp->sims[s];
@@ -646,25 +653,25 @@ static int leave(struct replay *rp, struct loc *l, uint64_t o)
 			if (f->recv_nb) {
 				call = "process_p2p_waitallsome";
 				CALL(rp, sim, process_p2p_waitallsome, l->index, f->region,
-				     f->n_start, pp, (uint32_t)f->nmsgs);
+				     f->n_start, pp, (uint32_t)nsent);
 			} else {
 				call = "process_p2p";
-				for (size_t i = 0; i < f->nmsgs; i++)
+				for (size_t i = 0; i < nsent; i++)
 					CALL(rp, sim, process_p2p, l->index, f->region, f->n_start,
 					     &p[i]);
 			}
-			for (size_t i = 0; i < f->nmsgs && !rp->failed; i++)
+			for (size_t i = 0; i < nsent && !rp->failed; i++)
 				if (p[i].recv_end < p[i].recv_start)
 					below(rp, sim, call, l->index, f->region, "receive end",
 					      p[i].recv_start, p[i].recv_end);
 		}
 		uint64_t end = f->n_start;
-		for (size_t i = 0; i < f->nmsgs; i++) {
+		for (size_t i = 0; i < nsent; i++) {
 			uint64_t e = p[i].recv_end > floor[i] ? p[i].recv_end : floor[i];
 			if (e > end)
 				end = e;
 		}
-		rp->res->messages += f->nmsgs;
+		rp->res->messages += nsent;
 		free(p);
 		free(pp);
 		free(floor);
