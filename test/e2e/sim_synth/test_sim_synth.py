@@ -12,7 +12,8 @@ every output time is worked out by hand below (ticks of 1 ns):
 The tag-30 message is sent after its receive ended ("backwards", as clock skew makes them):
 the receive waits in the replay for its send but is left as recorded. A second trace adds
 what never completes: a receive without a send, a send without a receive and a barrier only
-rank 0 enters; the replay finishes them as recorded, relative to what came before."""
+rank 0 enters; the replay finishes them as recorded, relative to what came before. Checked
+under identity, ideal, latbw (L = 10 ns, B = 1 byte/ns) and scale (compute, 0.5)."""
 
 import os
 import subprocess
@@ -115,6 +116,23 @@ LATBW = {
         1149, 1154, 1159,
         1769],
 }
+# scale compute 0.5: rank 1's compute takes 125; its send starts 125 earlier (475), so rank
+# 0's receive, which waited for it, waits 125 less: it ends 300 after the send's start as
+# before (775). The barrier: each leaves as long after the last entry (rank 1's, 975) as it
+# did (rank 0: 101, rank 1: 95).
+SCALE = {
+    0: [100, 200, 210, 300,
+        400, 775, 775,
+        875, 876, 1075, 1076,
+        1125, 1135, 1145,
+        1875],
+    1: [150, 160, 250, 260,
+        300, 425,
+        475, 485, 495,
+        975, 976, 1065, 1070,
+        1155, 1160, 1165,
+        1775],
+}
 # The faults, under ideal: what never completes keeps its recorded distances.
 IDEAL_FAULTS = {
     0: IDEAL[0][:-1] + [1139, 1229, 1239,  # the receive without a send: 1109 + 30 ...
@@ -161,6 +179,8 @@ def body(t):
         if not faults:
             t.eq(sim(t, trace, 'latbw:L=10e-9,B=1e9', 'latbw'), LATBW,
                  'latbw: the times worked out by hand')
+            t.eq(sim(t, trace, 'scale:pattern=compute,factor=0.5', 'scale'), SCALE,
+                 'scale: the times worked out by hand (rank 0 waits 125 less)')
 
 
 if __name__ == '__main__':
