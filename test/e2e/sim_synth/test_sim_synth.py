@@ -13,7 +13,8 @@ The tag-30 message is sent after its receive ended ("backwards", as clock skew m
 the receive waits in the replay for its send but is left as recorded. A second trace adds
 what never completes: a receive without a send, a send without a receive and a barrier only
 rank 0 enters; the replay finishes them as recorded, relative to what came before. Checked
-under identity, ideal, latbw (L = 10 ns, B = 1 byte/ns) and scale (compute, 0.5)."""
+under identity, ideal, latbw (L = 10 ns, B = 1 byte/ns) and scale (compute, 0.5); a third
+trace (write_nb) does the same for Irecv/Isend with MPI_Waitall, MPI_Bcast and MPI_Ssend."""
 
 import os
 import subprocess
@@ -142,6 +143,116 @@ IDEAL_FAULTS = {
 }
 
 
+def write_nb(path):
+    """Non-blocking messages with MPI_Waitall, an MPI_Bcast and an MPI_Ssend:
+      rank 0: main 100; Irecv 200 (request 205) 210; Isend 220 (225, to 1, tag 40, 16 B) 230;
+              compute 240-400; Waitall 400 (Irecv done 700, Isend done 705) 710;
+              Bcast (root) 800 (801, 850) 860; Ssend 900 (905 to 1, tag 50) 1200; main 1300
+      rank 1: main 100; Irecv 150 (155) 160; compute 170-600; Isend 600 (605, to 0, tag 41)
+              610; Waitall 620 (630, 635) 640; Bcast 650 (651, 855) 865; Recv 1100 (1190)
+              1195; main 1250"""
+    with otf2.writer.open(path, archive_name='nb', timer_resolution=10**9) as trace:
+        d = trace.definitions
+        host = d.system_tree_node('host', parent=d.system_tree_node('machine'))
+        groups = [d.location_group('MPI Rank %d' % r, system_tree_parent=host)
+                  for r in range(2)]
+        locs = [d.location('Master thread', group=g) for g in groups]
+        d.group('MPI locations', group_type=otf2.GroupType.COMM_LOCATIONS,
+                paradigm=otf2.Paradigm.MPI, members=locs)
+        wg = d.group('MPI_COMM_WORLD', group_type=otf2.GroupType.COMM_GROUP,
+                     paradigm=otf2.Paradigm.MPI, members=[0, 1])
+        world = d.comm('MPI_COMM_WORLD', group=wg)
+        reg = {}
+        for name, role in [('MPI_Irecv', 'POINT2POINT'), ('MPI_Isend', 'POINT2POINT'),
+                           ('MPI_Waitall', 'POINT2POINT'), ('MPI_Ssend', 'POINT2POINT'),
+                           ('MPI_Recv', 'POINT2POINT'), ('MPI_Bcast', 'COLL_ONE2ALL')]:
+            reg[name] = d.region(name, paradigm=otf2.Paradigm.MPI,
+                                 region_role=getattr(otf2.RegionRole, role))
+        reg['main'] = d.region('main')
+        reg['compute'] = d.region('compute')
+        E, L, ev = otf2.events.Enter, otf2.events.Leave, otf2.events
+        for r, peer in ((0, 1), (1, 0)):
+            w = trace.event_writer_from_location(locs[r])
+            w(E(100, reg['main']))
+            if r == 0:
+                steps = [(200, 205, 210), (220, 225, 230), (240, 400), (400, 700, 705, 710),
+                         (800, 801, 850, 860)]
+            else:
+                steps = [(150, 155, 160), (600, 605, 610), (170, 600), (620, 630, 635, 640),
+                         (650, 651, 855, 865)]
+            a, b, c = steps[0]
+            w(E(a, reg['MPI_Irecv']))
+            w(ev.MpiIrecvRequest(b, 1))
+            w(L(c, reg['MPI_Irecv']))
+            isend = steps[1]
+            if r == 0:
+                w(E(isend[0], reg['MPI_Isend']))
+                w(ev.MpiIsend(isend[1], peer, world, 40, 16, 2))
+                w(L(isend[2], reg['MPI_Isend']))
+            w(E(steps[2][0], reg['compute']))
+            w(L(steps[2][1], reg['compute']))
+            if r == 1:
+                w(E(isend[0], reg['MPI_Isend']))
+                w(ev.MpiIsend(isend[1], peer, world, 41, 8, 2))
+                w(L(isend[2], reg['MPI_Isend']))
+            a, b, c, e = steps[3]
+            w(E(a, reg['MPI_Waitall']))
+            w(ev.MpiIrecv(b, peer, world, 41 if r == 0 else 40, 8 if r == 0 else 16, 1))
+            w(ev.MpiIsendComplete(c, 2))
+            w(L(e, reg['MPI_Waitall']))
+            a, b, c, e = steps[4]
+            w(E(a, reg['MPI_Bcast']))
+            w(ev.MpiCollectiveBegin(b))
+            w(ev.MpiCollectiveEnd(c, otf2.CollectiveOp.BCAST, world, 0, 4 if r == 0 else 0,
+                                  0 if r == 0 else 4))
+            w(L(e, reg['MPI_Bcast']))
+            if r == 0:
+                w(E(900, reg['MPI_Ssend']))
+                w(ev.MpiSend(905, peer, world, 50, 4))
+                w(L(1200, reg['MPI_Ssend']))
+                w(L(1300, reg['main']))
+            else:
+                w(E(1100, reg['MPI_Recv']))
+                w(ev.MpiRecv(1190, peer, world, 50, 4))
+                w(L(1195, reg['MPI_Recv']))
+                w(L(1250, reg['main']))
+    return os.path.join(path, 'nb.otf2')
+
+
+# scale compute 0.5 on write_nb's trace: rank 0's compute 160 -> 80, rank 1's 430 -> 215.
+# Rank 1's Waitall ends 20 after its own start (its send came long before); rank 0's ends
+# 110 after rank 1's Isend, now at 385. The Bcast: the root leaves 60 after its entry, rank
+# 1 65 after the root's entry (585). The Ssend ends 100 after its receive started (885), the
+# receive 95 after its own start.
+SCALE_NB = {
+    0: [100, 200, 205, 210, 220, 225, 230, 240, 320,
+        320, 495, 495, 495,
+        585, 586, 635, 645,
+        685, 690, 985,
+        1085],
+    1: [100, 150, 155, 160, 170, 385, 385, 390, 395,
+        405, 415, 420, 425,
+        435, 436, 640, 650,
+        885, 975, 980,
+        1035],
+}
+# ideal on it: each receive ends when its send started (rank 1's Waitall at its own start,
+# 620; rank 0's at 600); the Bcast at its last entry (690); the Ssend still waits for its
+# receive to start (925) and then 100 as before; that receive ends at once.
+IDEAL_NB = {
+    0: [100, 200, 205, 210, 220, 225, 230, 240, 400,
+        400, 600, 600, 600,
+        690, 690, 690, 690,
+        730, 735, 1025,
+        1125],
+    1: [100, 150, 155, 160, 170, 600, 600, 605, 610,
+        620, 620, 620, 620,
+        630, 631, 690, 690,
+        925, 925, 925,
+        980],
+}
+
+
 def times(path):
     out = {}
     with otf2.reader.open(path) as r:
@@ -181,6 +292,13 @@ def body(t):
                  'latbw: the times worked out by hand')
             t.eq(sim(t, trace, 'scale:pattern=compute,factor=0.5', 'scale'), SCALE,
                  'scale: the times worked out by hand (rank 0 waits 125 less)')
+    trace = write_nb(t.newdir('trace-nb'))
+    t.eq(sim(t, trace, 'identity', 'nb-identity'), times(trace),
+         'nb: identity keeps every time')
+    t.eq(sim(t, trace, 'scale:pattern=compute,factor=0.5', 'nb-scale'), SCALE_NB,
+         'nb: scale gives the times worked out by hand (Waitall, Bcast, Ssend)')
+    t.eq(sim(t, trace, 'ideal', 'nb-ideal'), IDEAL_NB,
+         'nb: ideal gives the times worked out by hand (Waitall, Bcast, Ssend)')
 
 
 if __name__ == '__main__':
