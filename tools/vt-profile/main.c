@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "compare.h"
 #include "profile.h"
 #include "report.h"
 
@@ -29,6 +30,7 @@ static const char usage_text[] =
     "  -S, --samples        the profiles of the trace's calling-context samples instead:\n"
     "                       per function the samples taken in it (self) and below it\n"
     "                       (total), then the call paths (docs/sampling.md)\n"
+    "      --compare A B    compare two traces per region and location (--compare --help)\n"
     "  -h, --help           show this help and exit\n"
     "  -V, --version        show the version and exit\n"
     "\n"
@@ -124,6 +126,8 @@ int main(int argc, char **argv)
 	struct vt_prof_trace tr = {0};
 	char err[512];
 
+	if (argc > 1 && strcmp(argv[1], "--compare") == 0)
+		return vt_prof_compare_main(argc - 1, argv + 1);
 	parse_args(argc, argv, &opt, &tr.path);
 	if (vt_prof_read(&tr, err, sizeof(err)) != 0) {
 		fprintf(stderr, "vt-profile: %s: %s\n", tr.path, err);

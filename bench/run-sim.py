@@ -1,0 +1,108 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""vt-sim's replay speed and memory: bench/sim-app.c, built with the build tree's vtcc over
+mpicc, runs on 8 ranks (Open MPI) and writes traces of about --events events (and one of a
+tenth of it, to show memory does not grow with the trace); vt-sim replays each with
+identity and with ideal, --runs times; the median wall time, events per second (replay and
+output writing together), the rates of the replay and of the writing alone (vt-sim -v) and
+the peak resident size are reported, with the rate of reading the trace alone in merged
+order (bench/read-bench) for comparison. Traces are deleted at the end.
+
+Usage: bench/run-sim.py BUILD_DIR [--events 10000000] [--runs 3] [--np 8]
+"""
+import argparse
+import os
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+EVENTS_PER_ITER = 96.0  # measured with vt: 9,602,400 events for 100.4 planned per iteration
+
+
+def sh(cmd, **kw):
+    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                       universal_newlines=True, **kw)
+    if p.returncode != 0:
+        sys.exit('failed (%d): %s\n%s%s' % (p.returncode, ' '.join(cmd), p.stdout, p.stderr))
+    return p.stdout + p.stderr
+
+
+def measured(build, result, cmd, env=None):
+    """wall s, peak RSS MiB, and vt-sim -v's replay and write rates (M events/s)."""
+    text = sh([os.path.join(build, 'bench', 'bench-run'), result] + cmd, env=env)
+    with open(result) as f:
+        vals = dict(kv.split('=') for kv in f.read().split())
+    if vals['exit'] != '0':
+        sys.exit('failed: %s' % ' '.join(cmd))
+    m = re.search(r'replay: \d+ events in [\d.]+ s \(([\d.]+) M events/s\); write: [\d.]+ s '
+                  r'\(([\d.]+) M events/s\)', text)
+    return (int(vals['wall_ns']) / 1e9, int(vals['maxrss_kib']) / 1024,
+            float(m.group(1)) if m else 0, float(m.group(2)) if m else 0)
+
+
+def trace(build, work, exe, np_, events):
+    gdir = os.path.join(work, 'trace-%d' % events)
+    os.makedirs(gdir)
+    iters = int(events / np_ / EVENTS_PER_ITER)
+    out = sh(['mpirun', '--allow-run-as-root', '--oversubscribe', '-np', str(np_),
+              '-x', 'VT_PFORM_GDIR', exe, str(iters)], env=dict(os.environ, VT_PFORM_GDIR=gdir))
+    anchor = os.path.join(gdir, 'sim-app.vt.otf2')
+    line = [x for x in out.splitlines() if 'trace written' in x]
+    print(line[-1] if line else out.strip().splitlines()[-1], flush=True)
+    n = int(line[-1].split('(')[1].split()[0]) if line else 0
+    return anchor, n
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument('build')
+    ap.add_argument('--events', type=int, default=10000000)
+    ap.add_argument('--runs', type=int, default=3)
+    ap.add_argument('--np', type=int, default=8)
+    args = ap.parse_args()
+    build = os.path.abspath(args.build)
+    vtsim = os.path.join(build, 'tools', 'vt-sim', 'vt-sim')
+    env = dict(os.environ, VT_SIM_PATH=os.path.join(build, 'samples', 'sim'))
+    work = tempfile.mkdtemp(prefix='vt-bench-sim.', dir=os.environ.get('TMPDIR', '/tmp'))
+    try:
+        exe = os.path.join(work, 'sim-app')
+        sh([os.path.join(build, 'vtcc', 'vtcc'), '-vt:cc', 'mpicc', '-O2',
+            os.path.join(HERE, 'sim-app.c'), '-o', exe])
+        for events in (args.events // 10, args.events):
+            anchor, n = trace(build, work, exe, args.np, events)
+            rows = []
+            walls = []
+            for _ in range(args.runs):
+                vals = sh([os.path.join(build, 'bench', 'read-bench'), anchor, 'merged']).split()
+                walls.append(float(dict(zip(vals[::2], vals[1::2]))['seconds']))
+            print('%-9s %9d events  %7.2f s  %6.2f M events/s  (read merged, no output)'
+                  % ('read', n, statistics.median(walls), n / statistics.median(walls) / 1e6))
+            for sim in ('identity', 'ideal'):
+                walls, rss, rep, wr = [], [], [], []
+                for k in range(args.runs):
+                    out = os.path.join(work, 'out-%s-%d.otf2' % (sim, k))
+                    w, r, a, b = measured(build, os.path.join(work, 'result'),
+                                          [vtsim, anchor, '-s', sim, '-o', out, '-q', '-v'],
+                                          env=env)
+                    walls.append(w)
+                    rss.append(r)
+                    rep.append(a)
+                    wr.append(b)
+                    shutil.rmtree(out[:-5], ignore_errors=True)
+                    for ext in ('.otf2', '.def'):
+                        os.remove(out[:-5] + ext)
+                w = statistics.median(walls)
+                print('%-9s %9d events  %7.2f s  %6.2f M events/s  (replay %.2f, write %.2f M '
+                      'events/s)  peak RSS %.1f MiB (median of %d)'
+                      % (sim, n, w, n / w / 1e6, statistics.median(rep), statistics.median(wr),
+                         statistics.median(rss), args.runs), flush=True)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == '__main__':
+    main()

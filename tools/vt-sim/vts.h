@@ -1,0 +1,85 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* What the parts of vt-sim share: the loaded simulators, the replay, the spool of new times. */
+#ifndef VTS_H
+#define VTS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "vt/vt_sim.h"
+#include "vtr.h"
+
+/* One simulator given with -s. */
+struct vts_sim {
+	const char *spec; /* as given */
+	char *name, *path;
+	char **params;
+	int nparams;
+	void *handle, *state;
+	const struct vt_sim_plugin *p;
+	struct vt_sim_context ctx;
+};
+
+/*
+ * The new times of every location's events, in the location's order, as the replay decides
+ * them: kept in chunks of a temporary file, so that memory does not grow with the trace.
+ */
+struct vts_spool {
+	FILE *file;
+	uint64_t *buf; /* per location: the chunk being filled */
+	uint32_t *nbuf;
+	uint64_t **chunks; /* per location: file offsets of its full chunks */
+	size_t *nchunks, *capchunks;
+	/* reading back, per location */
+	uint64_t *rbuf;
+	size_t rpos, rlen, rchunk;
+	uint64_t rcount;
+	size_t nlocations;
+};
+#define VTS_CHUNK 2048
+
+void vts_spool_init(struct vts_spool *s, size_t nlocations);
+void vts_spool_put(struct vts_spool *s, size_t loc, uint64_t t);
+void vts_spool_finish(struct vts_spool *s);
+/* Reading back one location: start, then next() per event. */
+void vts_spool_rewind(struct vts_spool *s, size_t loc);
+bool vts_spool_next(struct vts_spool *s, size_t loc, uint64_t *t);
+void vts_spool_free(struct vts_spool *s);
+
+/* Per region and per location, before and after: for the summary. */
+struct vts_totals {
+	double *region_excl; /* [nregions] exclusive ticks */
+	double *loc_busy;    /* [nlocations] ticks outside MPI */
+	double *loc_mpi;     /* [nlocations] ticks in MPI */
+	uint64_t first, last;
+	bool any;
+};
+
+struct vts_replay_result {
+	struct vts_totals before, after;
+	uint64_t events, messages, collectives, metrics;
+	uint64_t new_length; /* of the output's clock */
+	size_t max_open_messages, max_queued;
+};
+
+/* Pass 1: replays in causal order through the simulators, spooling the new times.
+ * 0, or -1 after printing one line. */
+int vts_replay(const char *input, struct vtr_trace *tr, struct vts_sim *sims, int nsims,
+	       struct vts_spool *spool, struct vts_replay_result *res);
+
+/* Pass 2: writes out (a directory and archive name) with every definition of input and every
+ * event at its spooled time. 0, or -1 after printing one line. */
+int vts_write(const char *input, struct vtr_trace *tr, struct vts_spool *spool, uint64_t new_length,
+	      const char *dir, const char *name);
+
+/* Calls into simulator sim outside the replay (create, destroy): a crash inside is reported
+ * naming it and the call; NULL ends the guard. */
+void vts_guard(const char *sim, const char *call);
+
+/* The region classes of the context (enum vt_sim_class per region id). */
+uint32_t *vts_classify(const struct vtr_trace *tr);
+
+extern const char *vts_prog;
+
+#endif

@@ -1,0 +1,349 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Pass 2 of vt-sim: every definition and every event of the input written out through
+ * libotf2's writer API, each event at the time the replay spooled for it. */
+#include "vts.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <otf2/otf2.h>
+
+/* A marker (the archive's marker file), re-timed with the events of its location. */
+struct mark {
+	uint64_t time, duration, scope_ref;
+	uint32_t marker, scope;
+	size_t loc; /* the location it moves with */
+	char *text;
+};
+
+struct copy {
+	OTF2_GlobalDefWriter *defs;
+	OTF2_EvtWriter *evt;
+	struct vts_spool *spool;
+	size_t loc;
+	uint64_t new_length;
+	bool short_spool;
+	OTF2_ErrorCode rc;
+	/* markers: all, sorted by location and time; those of the location being copied */
+	OTF2_MarkerWriter *marker_writer;
+	struct mark *marks;
+	size_t nmarks, capmarks, mi, mend;
+	uint64_t last_old, last_new;
+	bool any;
+	struct vtr_trace *tr;
+};
+
+static OTF2_CallbackCode written(void *user, OTF2_ErrorCode rc)
+{
+	struct copy *c = user;
+	if (rc == OTF2_SUCCESS)
+		return OTF2_CALLBACK_SUCCESS;
+	if (c->rc == OTF2_SUCCESS)
+		c->rc = rc;
+	return OTF2_CALLBACK_INTERRUPT;
+}
+
+/* A marker's new time: from the last event before it on its location, as far from it as it
+ * was, and no later than the next event (next_old, next_new; UINT64_MAX: none). */
+static void move_marks(struct copy *c, uint64_t next_old, uint64_t next_new)
+{
+	for (; c->mi < c->mend && c->marks[c->mi].time <= next_old; c->mi++) {
+		struct mark *m = &c->marks[c->mi];
+		uint64_t t;
+		if (c->any)
+			t = c->last_new + (m->time - c->last_old);
+		else
+			t = next_new -
+			    (next_old - m->time < next_new ? next_old - m->time : next_new);
+		m->time = t < next_new ? t : next_new;
+	}
+}
+
+static OTF2_TimeStamp new_time(void *user, OTF2_TimeStamp old)
+{
+	struct copy *c = user;
+	uint64_t t;
+	if (!vts_spool_next(c->spool, c->loc, &t)) {
+		c->short_spool = true;
+		t = old;
+	}
+	move_marks(c, old, t);
+	c->last_old = old;
+	c->last_new = t;
+	c->any = true;
+	return t;
+}
+
+static OTF2_CallbackCode def_marker(void *user, OTF2_MarkerRef self, const char *group,
+				    const char *category, OTF2_MarkerSeverity severity)
+{
+	struct copy *c = user;
+	return written(user, OTF2_MarkerWriter_WriteDefMarker(c->marker_writer, self, group,
+							      category, severity));
+}
+
+static OTF2_CallbackCode marker(void *user, OTF2_TimeStamp time, OTF2_TimeStamp duration,
+				OTF2_MarkerRef ref, OTF2_MarkerScope scope, uint64_t scope_ref,
+				const char *text)
+{
+	struct copy *c = user;
+	if (c->nmarks == c->capmarks) {
+		c->capmarks = c->capmarks ? 2 * c->capmarks : 16;
+		c->marks = vtr_xrealloc(c->marks, c->capmarks, sizeof(*c->marks));
+	}
+	/* Location markers move with their location; the others with the first one. */
+	const struct vtr_location *l =
+	    scope == OTF2_MARKER_SCOPE_LOCATION ? vtr_location(c->tr, scope_ref) : NULL;
+	c->marks[c->nmarks++] = (struct mark){
+	    time, duration, scope_ref, ref, scope, l ? l->index : 0, vtr_xstrdup(text ? text : "")};
+	return OTF2_CALLBACK_SUCCESS;
+}
+
+static int by_loc_time(const void *x, const void *y)
+{
+	const struct mark *a = x, *b = y;
+	if (a->loc != b->loc)
+		return a->loc < b->loc ? -1 : 1;
+	return (a->time > b->time) - (a->time < b->time);
+}
+
+/* Reads the marker file (there may be none): definitions copied, markers kept for later. */
+static void read_markers(OTF2_Reader *r, OTF2_Archive *a, struct copy *c)
+{
+	OTF2_MarkerReader *mr = OTF2_Reader_GetMarkerReader(r);
+	if (!mr)
+		return;
+	c->marker_writer = OTF2_Archive_GetMarkerWriter(a);
+	OTF2_MarkerReaderCallbacks *cb = OTF2_MarkerReaderCallbacks_New();
+	OTF2_MarkerReaderCallbacks_SetDefMarkerCallback(cb, def_marker);
+	OTF2_MarkerReaderCallbacks_SetMarkerCallback(cb, marker);
+	OTF2_Reader_RegisterMarkerCallbacks(r, mr, cb, c);
+	OTF2_MarkerReaderCallbacks_Delete(cb);
+	uint64_t n = 0;
+	OTF2_Reader_ReadAllMarkers(r, mr, &n);
+	OTF2_Reader_CloseMarkerReader(r, mr);
+	qsort(c->marks, c->nmarks, sizeof(*c->marks), by_loc_time);
+}
+
+static void write_markers(OTF2_Archive *a, struct copy *c)
+{
+	for (size_t i = 0; i < c->nmarks; i++) {
+		struct mark *m = &c->marks[i];
+		if (c->marker_writer)
+			written(c, OTF2_MarkerWriter_WriteMarker(c->marker_writer, m->time,
+								 m->duration, m->marker, m->scope,
+								 m->scope_ref, m->text));
+		free(m->text);
+	}
+	free(c->marks);
+	if (c->marker_writer)
+		OTF2_Archive_CloseMarkerWriter(a, c->marker_writer);
+}
+
+#define VTS_WRITTEN(user, rc)	       written(user, rc)
+#define VTS_DEF_WRITER(user)	       (((struct copy *)(user))->defs)
+#define VTS_EVT_WRITER(user, location) ((void)(location), ((struct copy *)(user))->evt)
+#define VTS_TIME(user, location, time) new_time(user, time)
+#define VTS_STOP(t, time, stop)	       ((stop) >= (time) ? (t) + ((stop) - (time)) : (t))
+#include "vts_copy.h"
+
+static OTF2_CallbackCode clock_properties(void *user, uint64_t resolution, uint64_t offset,
+					  uint64_t length, uint64_t realtime)
+{
+	struct copy *c = user;
+	(void)length;
+	return written(user, OTF2_GlobalDefWriter_WriteClockProperties(c->defs, resolution, offset,
+								       c->new_length, realtime));
+}
+
+static OTF2_FlushType pre_flush(void *user, OTF2_FileType type, OTF2_LocationRef location,
+				void *caller, bool final)
+{
+	(void)user, (void)type, (void)location, (void)caller, (void) final;
+	return OTF2_FLUSH;
+}
+
+/*
+ * Without memory callbacks libotf2 keeps every chunk of a writer until it is closed: memory
+ * would grow with a location's events. A few chunks per event writer, then NULL, which makes
+ * libotf2 write them out and free them before asking again.
+ */
+#define EVT_CHUNKS_KEPT 2
+
+struct chunks {
+	void *p[EVT_CHUNKS_KEPT];
+	size_t n;
+	void **more; /* definitions: no limit */
+	size_t nmore;
+};
+
+static void *chunk_alloc(void *user, OTF2_FileType type, OTF2_LocationRef loc, void **per_buffer,
+			 uint64_t size)
+{
+	(void)user, (void)loc;
+	struct chunks *c = *per_buffer;
+	if (!c && !(c = *per_buffer = calloc(1, sizeof(*c))))
+		return NULL;
+	void *m;
+	if (type == OTF2_FILETYPE_EVENTS) {
+		if (c->n == EVT_CHUNKS_KEPT)
+			return NULL;
+		m = c->p[c->n] = malloc(size);
+		c->n += m != NULL;
+		return m;
+	}
+	void **more = realloc(c->more, (c->nmore + 1) * sizeof(*more));
+	if (!more)
+		return NULL;
+	c->more = more;
+	m = c->more[c->nmore] = malloc(size);
+	c->nmore += m != NULL;
+	return m;
+}
+
+static void chunk_free_all(void *user, OTF2_FileType type, OTF2_LocationRef loc, void **per_buffer,
+			   bool final)
+{
+	(void)user, (void)type, (void)loc;
+	struct chunks *c = *per_buffer;
+	if (!c)
+		return;
+	for (size_t i = 0; i < c->n; i++)
+		free(c->p[i]);
+	for (size_t i = 0; i < c->nmore; i++)
+		free(c->more[i]);
+	c->n = c->nmore = 0;
+	if (final) {
+		free(c->more);
+		free(c);
+		*per_buffer = NULL;
+	}
+}
+
+static const OTF2_MemoryCallbacks memory_callbacks = {chunk_alloc, chunk_free_all};
+
+static const OTF2_FlushCallbacks flush_callbacks = {.otf2_pre_flush = pre_flush,
+						    .otf2_post_flush = NULL};
+
+static int failed(const char *what, OTF2_ErrorCode rc)
+{
+	fprintf(stderr, "%s: writing the output: %s: %s\n", vts_prog, what,
+		OTF2_Error_GetDescription(rc));
+	return -1;
+}
+
+int vts_write(const char *input, struct vtr_trace *tr, struct vts_spool *spool, uint64_t new_length,
+	      const char *dir, const char *name)
+{
+	OTF2_Reader *r = OTF2_Reader_Open(input);
+	if (!r) {
+		fprintf(stderr, "%s: %s: cannot open the trace again\n", vts_prog, input);
+		return -1;
+	}
+	OTF2_Reader_SetSerialCollectiveCallbacks(r);
+	OTF2_Archive *a =
+	    OTF2_Archive_Open(dir, name, OTF2_FILEMODE_WRITE, 1024 * 1024, 4 * 1024 * 1024,
+			      OTF2_SUBSTRATE_POSIX, OTF2_COMPRESSION_NONE);
+	if (!a) {
+		fprintf(stderr, "%s: cannot create the output archive in %s\n", vts_prog, dir);
+		OTF2_Reader_Close(r);
+		return -1;
+	}
+	OTF2_Archive_SetFlushCallbacks(a, &flush_callbacks, NULL);
+	OTF2_Archive_SetMemoryCallbacks(a, &memory_callbacks, NULL);
+	OTF2_Archive_SetSerialCollectiveCallbacks(a);
+	int result = 0;
+	struct copy c = {.spool = spool, .new_length = new_length, .rc = OTF2_SUCCESS, .tr = tr};
+
+	/* The global definitions, read first: the readers below need them for the mappings. */
+	OTF2_GlobalDefReader *gd = OTF2_Reader_GetGlobalDefReader(r);
+	c.defs = OTF2_Archive_GetGlobalDefWriter(a);
+	if (!gd || !c.defs) {
+		fprintf(stderr, "%s: %s: cannot copy the definitions\n", vts_prog, input);
+		result = -1;
+	} else {
+		OTF2_GlobalDefReaderCallbacks *cb = OTF2_GlobalDefReaderCallbacks_New();
+		vts_copy_def_callbacks(cb);
+		OTF2_GlobalDefReaderCallbacks_SetClockPropertiesCallback(cb, clock_properties);
+		OTF2_Reader_RegisterGlobalDefCallbacks(r, gd, cb, &c);
+		OTF2_GlobalDefReaderCallbacks_Delete(cb);
+		uint64_t n = 0;
+		OTF2_ErrorCode rc = OTF2_Reader_ReadAllGlobalDefinitions(r, gd, &n);
+		if (rc != OTF2_SUCCESS || c.rc != OTF2_SUCCESS)
+			result = failed("the definitions", c.rc != OTF2_SUCCESS ? c.rc : rc);
+		OTF2_Reader_CloseGlobalDefReader(r, gd);
+	}
+
+	if (result == 0)
+		read_markers(r, a, &c);
+	for (size_t i = 0; i < tr->nlocations; i++)
+		OTF2_Reader_SelectLocation(r, tr->locations[i].id);
+	bool local_defs = OTF2_Reader_OpenDefFiles(r) == OTF2_SUCCESS;
+	OTF2_Reader_OpenEvtFiles(r);
+	OTF2_Archive_OpenEvtFiles(a);
+	OTF2_Archive_OpenDefFiles(a);
+	OTF2_EvtReaderCallbacks *ecb = OTF2_EvtReaderCallbacks_New();
+	vts_copy_evt_callbacks(ecb);
+	for (size_t i = 0; i < tr->nlocations && result == 0; i++) {
+		uint64_t id = tr->locations[i].id;
+		if (local_defs) {
+			OTF2_DefReader *d = OTF2_Reader_GetDefReader(r, id);
+			if (d) {
+				uint64_t n = 0;
+				OTF2_Reader_ReadAllLocalDefinitions(r, d, &n);
+				OTF2_Reader_CloseDefReader(r, d);
+			} else {
+				local_defs = false;
+			}
+		}
+		/* Every location gets its (empty) local definitions: the ids are global. */
+		OTF2_DefWriter *dw = OTF2_Archive_GetDefWriter(a, id);
+		if (dw)
+			OTF2_Archive_CloseDefWriter(a, dw);
+		OTF2_EvtReader *er = OTF2_Reader_GetEvtReader(r, id);
+		c.evt = OTF2_Archive_GetEvtWriter(a, id);
+		if (!er || !c.evt) {
+			fprintf(stderr, "%s: cannot copy the events of location %" PRIu64 "\n",
+				vts_prog, id);
+			result = -1;
+			break;
+		}
+		c.loc = i;
+		c.any = false;
+		while (c.mi < c.nmarks && c.marks[c.mi].loc < i)
+			c.mi++;
+		for (c.mend = c.mi; c.mend < c.nmarks && c.marks[c.mend].loc == i; c.mend++)
+			;
+		vts_spool_rewind(spool, i);
+		OTF2_Reader_RegisterEvtCallbacks(r, er, ecb, &c);
+		uint64_t n = 0;
+		OTF2_ErrorCode rc = OTF2_Reader_ReadAllLocalEvents(r, er, &n);
+		if (rc != OTF2_SUCCESS || c.rc != OTF2_SUCCESS) {
+			result = failed("the events", c.rc != OTF2_SUCCESS ? c.rc : rc);
+		} else if (c.short_spool || vts_spool_next(spool, i, &(uint64_t){0})) {
+			/* A kind the replay did not see, or one it saw that was not copied. */
+			fprintf(stderr,
+				"%s: location %" PRIu64 ": the events read twice differ in number; "
+				"no output written\n",
+				vts_prog, id);
+			result = -1;
+		}
+		move_marks(&c, UINT64_MAX, UINT64_MAX); /* those after its last event */
+		c.mi = c.mend;
+		OTF2_Reader_CloseEvtReader(r, er);
+		OTF2_Archive_CloseEvtWriter(a, c.evt);
+	}
+	write_markers(a, &c);
+	OTF2_EvtReaderCallbacks_Delete(ecb);
+	OTF2_Archive_CloseEvtFiles(a);
+	OTF2_Archive_CloseDefFiles(a);
+	OTF2_Reader_CloseEvtFiles(r);
+	if (local_defs)
+		OTF2_Reader_CloseDefFiles(r);
+	OTF2_Reader_Close(r);
+	OTF2_ErrorCode rc = OTF2_Archive_Close(a);
+	if (rc != OTF2_SUCCESS && result == 0)
+		result = failed("closing the archive", rc);
+	return result;
+}
