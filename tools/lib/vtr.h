@@ -82,6 +82,18 @@ struct vtr_metric {
 	uint32_t type, mode;
 };
 
+/* A metric class or instance (they share OTF2's MetricRef ids, which metric events name):
+ * its members, indexes of vtr_trace.metrics, in the order of the event's values. An instance
+ * has its class's members; recorder: the location that records it (instances), else
+ * VTR_NONE64. */
+#define VTR_NONE64 UINT64_MAX
+struct vtr_metric_class {
+	bool defined, instance;
+	uint32_t nmembers;
+	uint32_t *members;
+	uint64_t recorder;
+};
+
 /* A calling context of samples: its region, the source line sampled (scl), its parent. */
 struct vtr_callctx {
 	bool defined;
@@ -112,6 +124,8 @@ struct vtr_trace {
 	size_t ncomms;
 	struct vtr_metric *metrics; /* members */
 	size_t nmetrics;
+	struct vtr_metric_class *metric_classes; /* by MetricRef: classes and instances */
+	size_t nmetric_classes;
 	struct vtr_callctx *callctxs;
 	size_t ncallctxs;
 	struct vtr_scl *scls;
