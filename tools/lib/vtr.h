@@ -211,6 +211,12 @@ int vtr_read_locations(struct vtr_trace *tr, const struct vtr_callbacks *cb, voi
  * 0, or -1 (tr->err). */
 int vtr_read_merged(struct vtr_trace *tr, const struct vtr_callbacks *cb, void *user);
 
+/* The archive's own description, handed to cb one by one: "creator", "description" and
+ * "machine" (where the archive gives them), then every property (name, value), as libotf2
+ * reads them from the anchor file. */
+void vtr_archive_info(struct vtr_trace *tr,
+		      void (*cb)(void *user, const char *name, const char *value), void *user);
+
 /* Allocation for tools: ends the tool with "NAME: out of memory" when memory runs out. */
 void *vtr_xrealloc(void *p, size_t n, size_t size);
 void *vtr_xcalloc(size_t n, size_t size);

@@ -611,3 +611,31 @@ void vtr_close(struct vtr_trace *tr)
 	vtr_free_interned(tr);
 	*tr = (struct vtr_trace){0};
 }
+
+void vtr_archive_info(struct vtr_trace *tr,
+		      void (*cb)(void *user, const char *name, const char *value), void *user)
+{
+	if (!tr->reader)
+		return;
+	static OTF2_ErrorCode (*const get[])(OTF2_Reader *, char **) = {
+	    OTF2_Reader_GetCreator, OTF2_Reader_GetDescription, OTF2_Reader_GetMachineName};
+	static const char *const names[] = {"creator", "description", "machine"};
+	for (size_t i = 0; i < 3; i++) {
+		char *v = NULL;
+		if (get[i](tr->reader, &v) == OTF2_SUCCESS && v)
+			cb(user, names[i], v);
+		free(v);
+	}
+	uint32_t n = 0;
+	char **props = NULL;
+	if (OTF2_Reader_GetPropertyNames(tr->reader, &n, &props) != OTF2_SUCCESS)
+		return;
+	for (uint32_t i = 0; i < n; i++) {
+		char *v = NULL;
+		if (props[i] && OTF2_Reader_GetProperty(tr->reader, props[i], &v) == OTF2_SUCCESS &&
+		    v)
+			cb(user, props[i], v);
+		free(v);
+	}
+	free(props);
+}

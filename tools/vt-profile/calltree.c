@@ -320,20 +320,65 @@ static void report_json(FILE *out, const struct vt_prof_trace *tr, const struct 
 	fputs(first ? "]\n}\n" : "\n  ]\n}\n", out);
 }
 
+/* Reads the trace's call paths into t; 0, or -1 with err. */
+static int build(struct tree *t, const struct vt_prof_trace *tr, char *err, size_t errlen)
+{
+	*t = (struct tree){.cap = 256};
+	t->nodes = vtr_xrealloc(NULL, t->cap, sizeof(*t->nodes));
+	t->nodes[0] = (struct node){.region = VTR_NONE, .first = VTR_NONE, .next = VTR_NONE};
+	t->n = 1;
+	rehash(t);
+	const struct vtr_callbacks cb = {
+	    .location_begin = on_begin, .enter = on_enter, .leave = on_leave};
+	int rc = vtr_read_locations(tr->layer, &cb, t);
+	if (rc < 0)
+		snprintf(err, errlen, "%s", tr->layer->err);
+	return rc;
+}
+
+static void drop(struct tree *t)
+{
+	free(t->nodes);
+	free(t->slots);
+	free(t->stack);
+}
+
+int vt_prof_calltree(const struct vt_prof_trace *tr, enum vt_prof_sort key,
+		     struct vt_prof_path **paths, size_t *count, char *err, size_t errlen)
+{
+	struct tree t;
+	*paths = NULL;
+	*count = 0;
+	if (build(&t, tr, err, errlen) < 0) {
+		drop(&t);
+		return -1;
+	}
+	size_t n;
+	uint32_t *order = preorder(&t, tr, key, &n);
+	struct vt_prof_path *p = vtr_xrealloc(NULL, n + 1, sizeof(*p));
+	for (size_t i = 0; i < n; i++) {
+		const struct node *x = &t.nodes[order[i]];
+		p[i] = (struct vt_prof_path){.id = order[i],
+					     .parent = x->parent,
+					     .depth = x->depth,
+					     .region = x->region,
+					     .calls = x->calls,
+					     .incl = x->incl,
+					     .excl = x->excl};
+	}
+	free(order);
+	drop(&t);
+	*paths = p;
+	*count = n;
+	return 0;
+}
+
 int vt_prof_report_calltree(const struct vt_prof_trace *tr, const struct vt_prof_options *opt,
 			    FILE *out, char *err, size_t errlen)
 {
-	struct tree t = {.cap = 256};
-	t.nodes = vtr_xrealloc(NULL, t.cap, sizeof(*t.nodes));
-	t.nodes[0] = (struct node){.region = VTR_NONE, .first = VTR_NONE, .next = VTR_NONE};
-	t.n = 1;
-	rehash(&t);
-	const struct vtr_callbacks cb = {
-	    .location_begin = on_begin, .enter = on_enter, .leave = on_leave};
-	int rc = vtr_read_locations(tr->layer, &cb, &t);
-	if (rc < 0) {
-		snprintf(err, errlen, "%s", tr->layer->err);
-	} else {
+	struct tree t;
+	int rc = build(&t, tr, err, errlen);
+	if (rc == 0) {
 		size_t n;
 		uint32_t *order =
 		    preorder(&t, tr, opt->sort_given ? opt->sort : VT_PROF_SORT_INCL, &n);
@@ -350,8 +395,6 @@ int vt_prof_report_calltree(const struct vt_prof_trace *tr, const struct vt_prof
 		}
 		free(order);
 	}
-	free(t.nodes);
-	free(t.slots);
-	free(t.stack);
+	drop(&t);
 	return rc;
 }

@@ -39,6 +39,15 @@ void vt_prof_report_samples(const struct vt_prof_trace *tr, const struct vt_prof
 int vt_prof_report_calltree(const struct vt_prof_trace *tr, const struct vt_prof_options *opt,
 			    FILE *out, char *err, size_t errlen);
 
+/* The call paths in the order --call-tree gives them (depth first, siblings by key), for
+ * other tools (vt-report). *paths: the caller frees. 0, or -1 with err. */
+struct vt_prof_path {
+	uint32_t id, parent, depth, region; /* parent 0: an outermost region */
+	uint64_t calls, incl, excl;
+};
+int vt_prof_calltree(const struct vt_prof_trace *tr, enum vt_prof_sort key,
+		     struct vt_prof_path **paths, size_t *count, char *err, size_t errlen);
+
 /* The MPI statistics (--mpi), read in merged order; unmatched messages and collectives are
  * written to warn and counted in *problems. 0, or -1 with err. */
 int vt_prof_report_mpi(const struct vt_prof_trace *tr, const struct vt_prof_options *opt, FILE *out,

@@ -40,6 +40,7 @@ class Facts:
         self.sends = []  # (sender ref, receiver rank, bytes)
         self.recvs = []  # (receiver ref, sender rank, bytes)
         self.rank_of = {}  # location ref -> MPI rank
+        self.coll_ends = collections.Counter()  # collective op name -> CollectiveEnd events
         with otf2.reader.open(path) as reader:
             defs = reader.definitions
             self.resolution = defs.clock_properties.timer_resolution
@@ -65,6 +66,8 @@ class Facts:
                     self.metrics[loc._ref] += 1
                 elif isinstance(ev, (otf2.events.MpiSend, otf2.events.MpiIsend)):
                     self.sends.append((loc._ref, ev.receiver, ev.msg_length))
+                elif isinstance(ev, otf2.events.MpiCollectiveEnd):
+                    self.coll_ends[str(ev.collective_op).rsplit('.', 1)[-1].lower()] += 1
                 elif isinstance(ev, (otf2.events.MpiRecv, otf2.events.MpiIrecv)):
                     self.recvs.append((loc._ref, ev.sender, ev.msg_length))
 
