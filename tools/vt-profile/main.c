@@ -44,7 +44,7 @@ static const char usage_text[] =
     "\n"
     "Exit status: 0 if the trace is consistent, 1 if it has problems (unbalanced\n"
     "Enter/Leave, decreasing timestamps; listed as warnings), 2 on a usage error or\n"
-    "a trace that cannot be read.\n";
+    "a trace that cannot be read or has no events.\n";
 
 __attribute__((format(printf, 1, 2), noreturn)) static void usage_error(const char *fmt, ...)
 {
@@ -183,6 +183,12 @@ int main(int argc, char **argv)
 	parse_args(argc, argv, &opt, &tr.path);
 	if (vt_prof_read(&tr, err, sizeof(err)) != 0) {
 		fprintf(stderr, "vt-profile: %s: %s\n", tr.path, err);
+		vt_prof_free(&tr);
+		return EXIT_USAGE;
+	}
+	if (tr.total_events == 0) {
+		/* Nothing to profile: as bad an input as a file that is not a trace. */
+		fprintf(stderr, "vt-profile: %s: the trace has no events\n", tr.path);
 		vt_prof_free(&tr);
 		return EXIT_USAGE;
 	}
