@@ -165,7 +165,7 @@ def check_fuzz(t, trace):
 
 
 def body(t):
-    trace = vizprog.traced_run(t)
+    _, trace = vizprog.traced_run(t)
     check_bad_inputs(t, trace)
     check_fuzz(t, trace)
 

@@ -146,7 +146,7 @@ def check_window(t, facts, path, d):
 
 
 def body(t):
-    path = vizprog.traced_run(t)
+    _, path = vizprog.traced_run(t)
     facts = vizprog.Facts(path)
     d = t.newdir('export')
     for name in ('trace.json', 'trace.json.gz'):

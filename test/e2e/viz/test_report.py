@@ -251,10 +251,33 @@ def check_screenshot(t, url, box):
             '%d colours' % len(set(drawn)))
 
 
+def page_data(path):
+    with open(path, encoding='utf-8') as f:
+        text = f.read()
+    m = re.search(r'<script type="application/json" id="vt-data">(.*?)</script>', text, re.S)
+    return json.loads(m.group(1)) if m else None
+
+
+def check_vt_report_env(t, run, trace, page):
+    """VT_REPORT=yes: the run itself wrote PREFIX.html next to its trace, said so, and it
+    holds what vt-report writes for that trace."""
+    html = trace[:-len('.otf2')] + '.html'
+    notices = [m for m in run.messages if m.startswith('report written to ')]
+    t.eq([os.path.basename(m.split()[-1]) for m in notices], [os.path.basename(html)],
+         'VT_REPORT=yes: one notice naming the report')
+    if not t.check(os.path.isfile(html), 'VT_REPORT=yes: %s written' % html):
+        return
+    mine, theirs = page_data(html), page_data(page)
+    if t.check(mine is not None and theirs is not None, 'VT_REPORT=yes: the page has its data'):
+        mine['meta'].pop('trace')
+        theirs['meta'].pop('trace')
+        t.eq(mine, theirs, 'VT_REPORT=yes: the same report as vt-report\'s')
+
+
 def body(t):
     if not t.check(os.access(CHROMIUM, os.X_OK), 'chromium installed (scripts/install-deps.sh)'):
         return
-    trace = vizprog.traced_run(t)
+    run, trace = vizprog.traced_run(t, env={'VT_REPORT': 'yes'})
     facts = vizprog.Facts(trace)
     d = t.newdir('report')
     page = os.path.join(d, 'report.html')
@@ -262,6 +285,7 @@ def body(t):
                        stderr=subprocess.PIPE, universal_newlines=True, timeout=120)
     t.eq((p.returncode, p.stdout, p.stderr), (0, '', ''), 'vt-report: exit 0, nothing printed')
     check_page_file(t, page)
+    check_vt_report_env(t, run, trace, page)
     url = 'file://' + page
     dom = Dom(chromium(t, ['--dump-dom'], url, 'full view'))
     check_full_view(t, dom, facts, trace)

@@ -15,17 +15,19 @@ THREADS = 2
 CALLS = 4
 
 
-def traced_run(t, what='viz program'):
-    """Builds and runs the program; returns the anchor file of its trace."""
+def traced_run(t, what='viz program', env=None):
+    """Builds and runs the program (env: more variables); returns the run and the anchor
+    file of its trace."""
     vtmpi.require_runtime(OPENMPI)
     exe = vtmpi.compile(t, OPENMPI, 'viz_prog', [t.source('viz_prog.c')], flags=['-pthread'])
     plugins = os.path.join(vttest.BUILD_ROOT, 'samples', 'plugins')
-    run = vtmpi.mpirun(t, OPENMPI, NP, exe, env={'VT_PLUGIN_CNTR_PATH': plugins,
-                                                 'VT_PLUGIN_CNTR_METRICS': 'random_x',
-                                                 'RANDOM_SEED': '7'})
+    given = {'VT_PLUGIN_CNTR_PATH': plugins, 'VT_PLUGIN_CNTR_METRICS': 'random_x',
+             'RANDOM_SEED': '7'}
+    given.update(env or {})
+    run = vtmpi.mpirun(t, OPENMPI, NP, exe, env=given)
     vtmpi.clean_run(t, run, what)
     tr = t.trace(run, what)
-    return tr.path
+    return run, tr.path
 
 
 class Facts:
