@@ -7,6 +7,9 @@
  * the definitions and the open stacks), never the number of events: flows, known only once
  * both ends are read, go to a temporary file that is appended after the other events.
  */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* fwrite_unlocked, fputs_unlocked, open_memstream */
+#endif
 #include "chrome.h"
 
 #include <inttypes.h>
@@ -32,19 +35,56 @@ struct writer {
 	const struct vt_export_options *opt;
 	FILE *out, *flows, *warn;
 	struct lstate *locs;
+	char **names;	   /* per region: its name as a JSON string, once used */
 	uint64_t from, to; /* ticks; inclusive */
 	enum phase phase;
 	struct vt_export_counts *n;
 	bool first; /* no event written yet: no comma */
 };
 
+static char *put_u64(char *p, uint64_t v)
+{
+	char tmp[24];
+	int n = 0;
+	do {
+		tmp[n++] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	while (n)
+		*p++ = tmp[--n];
+	return p;
+}
+
 /* Microseconds after the clock's offset, exact to the nanosecond: "123.456". */
-static void print_ts(FILE *out, const struct vtr_trace *t, uint64_t ticks)
+static char *put_ts(char *p, const struct vtr_trace *t, uint64_t ticks)
 {
 	uint64_t rel = ticks > t->offset ? ticks - t->offset : 0;
-	uint64_t res = t->resolution ? t->resolution : 1;
-	unsigned __int128 ns = (unsigned __int128)rel * 1000000000u / res;
-	fprintf(out, "%" PRIu64 ".%03u", (uint64_t)(ns / 1000), (unsigned)(ns % 1000));
+	uint64_t res = t->resolution ? t->resolution : 1, ns;
+	if (res == 1000000000u)
+		ns = rel;
+	else
+		ns = (uint64_t)((unsigned __int128)rel * 1000000000u / res);
+	p = put_u64(p, ns / 1000);
+	unsigned f = (unsigned)(ns % 1000);
+	*p++ = '.';
+	*p++ = (char)('0' + f / 100);
+	*p++ = (char)('0' + f / 10 % 10);
+	*p++ = (char)('0' + f % 10);
+	return p;
+}
+
+static void print_ts(FILE *out, const struct vtr_trace *t, uint64_t ticks)
+{
+	char buf[40];
+	char *end = put_ts(buf, t, ticks);
+	fwrite(buf, 1, (size_t)(end - buf), out);
+}
+
+static char *put_str(char *p, const char *s)
+{
+	size_t n = strlen(s);
+	memcpy(p, s, n);
+	return p + n;
 }
 
 static void sep(struct writer *w)
@@ -62,21 +102,49 @@ static uint64_t clamp(struct writer *w, size_t loc, uint64_t time)
 	return time;
 }
 
+/* A region's name as a JSON string, made once. */
+static const char *json_name(struct writer *w, uint32_t region)
+{
+	if (!w->names[region]) {
+		char *buf = NULL;
+		size_t len = 0;
+		FILE *m = open_memstream(&buf, &len);
+		if (!m) {
+			fputs("vt-export: out of memory\n", stderr);
+			exit(2);
+		}
+		vtr_json_string(m, w->t->regions[region].name);
+		fclose(m);
+		w->names[region] = buf;
+	}
+	return w->names[region];
+}
+
+/* The hot path: one B or E record, formatted by hand (printf would be most of the time). */
 static void slice(struct writer *w, const struct vtr_location *loc, uint64_t time, uint32_t region,
 		  bool begin)
 {
 	time = clamp(w, loc->index, time);
-	sep(w);
-	fprintf(w->out, "{\"ph\":\"%c\",\"pid\":%" PRIu32 ",\"tid\":%zu,\"ts\":", begin ? 'B' : 'E',
-		loc->group, loc->index);
-	print_ts(w->out, w->t, time);
-	if (begin) {
-		fputs(",\"name\":", w->out);
-		vtr_json_string(w->out, w->t->regions[region].name);
-		fputs(",\"cat\":\"region\"", w->out);
-		w->n->slices++;
+	char buf[160], *p = buf;
+	p = put_str(p, w->first ? "\n{\"ph\":\"" : ",\n{\"ph\":\"");
+	w->first = false;
+	*p++ = begin ? 'B' : 'E';
+	p = put_str(p, "\",\"pid\":");
+	p = put_u64(p, loc->group);
+	p = put_str(p, ",\"tid\":");
+	p = put_u64(p, loc->index);
+	p = put_str(p, ",\"ts\":");
+	p = put_ts(p, w->t, time);
+	if (!begin) {
+		*p++ = '}';
+		fwrite_unlocked(buf, 1, (size_t)(p - buf), w->out);
+		return;
 	}
-	fputs("}", w->out);
+	p = put_str(p, ",\"name\":");
+	fwrite_unlocked(buf, 1, (size_t)(p - buf), w->out);
+	fputs_unlocked(json_name(w, region), w->out);
+	fputs_unlocked(",\"cat\":\"region\"}", w->out);
+	w->n->slices++;
 }
 
 /* Regions open when the window opens begin at its start; those open at its end end there. */
@@ -326,6 +394,7 @@ int vt_export_chrome(struct vtr_trace *t, const struct vt_export_options *opt, F
 		return -1;
 	}
 	w.locs = vtr_xcalloc(t->nlocations + 1, sizeof(*w.locs));
+	w.names = vtr_xcalloc(t->nregions + 1, sizeof(*w.names));
 	fputs("{\"traceEvents\":[", out);
 	metadata(&w);
 	const struct vtr_callbacks cb = {
@@ -361,6 +430,9 @@ int vt_export_chrome(struct vtr_trace *t, const struct vt_export_options *opt, F
 	for (size_t i = 0; i < t->nlocations; i++)
 		free(w.locs[i].stack);
 	free(w.locs);
+	for (size_t i = 0; i < t->nregions; i++)
+		free(w.names[i]);
+	free(w.names);
 	if (rc < 0)
 		return rc;
 	fprintf(

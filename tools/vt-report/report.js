@@ -2,6 +2,7 @@
 // vt-report's page script: draws everything from the JSON in #vt-data. No library, no network.
 'use strict';
 (function () {
+  var started = performance.now();
   var errorBox = document.getElementById('errors');
   function showError(text) {
     errorBox.textContent += text + '\n';
@@ -508,5 +509,7 @@
   window.addEventListener('resize', function () {
     if (Math.abs(width() - W) > 20) drawTimeline();
   });
+  // How long building the page took (milliseconds), for bench/run-viz.py.
+  document.body.setAttribute('data-render-ms', Math.round(performance.now() - started));
   document.body.setAttribute('data-ready', '1');
 })();
