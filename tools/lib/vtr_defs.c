@@ -392,6 +392,7 @@ static void resolve(struct def_state *ds)
 	TRIM(tr->nodes, tr->nnodes);
 	TRIM(tr->comms, tr->ncomms);
 	TRIM(tr->metrics, tr->nmetrics);
+	TRIM(tr->metric_classes, tr->nmetric_classes);
 	TRIM(tr->callctxs, tr->ncallctxs);
 	TRIM(tr->scls, tr->nscls);
 	for (size_t i = 0; i < tr->nscls; i++)
