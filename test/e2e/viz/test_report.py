@@ -274,6 +274,30 @@ def check_vt_report_env(t, run, trace, page):
         t.eq(mine, theirs, 'VT_REPORT=yes: the same report as vt-report\'s')
 
 
+def check_budget(t, trace, facts):
+    """A budget far below the trace's events: levels of detail. Nothing is lost: the slices
+    kept one by one and those summed in bins add up to every activation, the long ones are
+    exact, and the page still renders without error."""
+    d = t.newdir('budget')
+    page = os.path.join(d, 'small.html')
+    p = subprocess.run([VT_REPORT, '--budget', '20', trace, '-o', page], stdout=subprocess.PIPE,
+                       stderr=subprocess.PIPE, universal_newlines=True, timeout=120)
+    t.eq(p.returncode, 0, 'budget 20: exit 0')
+    data = page_data(page)
+    if not data:
+        return t.fail('budget 20: the page has its data')
+    t.eq(data['meta']['aggregated'], True, 'budget 20: levels of detail')
+    total = sum(len(s) for s in facts.slices.values())
+    t.eq(len(data['slices']) + sum(b[4] for b in data['bins']), total,
+         'budget 20: slices one by one + in bins = every activation (%d)' % total)
+    width = data['meta']['bin_ns']
+    t.check(all(s[4] - s[3] >= width for s in data['slices']) and data['bins'],
+            'budget 20: exactly the activations at least a bin long kept one by one')
+    dom = Dom(chromium(t, ['--dump-dom'], 'file://' + page, 'budget 20'))
+    t.eq(dom.find('body', data_ready='1') != [], True, 'budget 20: the script ran to its end')
+    t.check(len(dom.with_class('rect', 'bin')) > 0, 'budget 20: bins drawn')
+
+
 def body(t):
     if not t.check(os.access(CHROMIUM, os.X_OK), 'chromium installed (scripts/install-deps.sh)'):
         return
@@ -296,6 +320,7 @@ def body(t):
     zoomed = Dom(chromium(t, ['--dump-dom'], '%s#view=%d,%d' % (url, lo - 1000, hi + 1000),
                           'zoomed'))
     check_zoomed(t, zoomed, facts, trace)
+    check_budget(t, trace, facts)
     if boxes and boxes[0]:
         check_screenshot(t, url, [int(v) for v in boxes[0].split(',')])
     else:
