@@ -132,11 +132,57 @@ static void on_leave(void *user, const struct vtr_location *loc, uint64_t time, 
 		putc('\n', r->slices);
 }
 
+/* Index + 1 of key in an open-addressing table of capacity *cap (a power of two), 0 if absent;
+ * with add, makes room (rehashing through keys_of) and returns the slot to fill. Keeps the
+ * look-ups of series and rank pairs O(1) whatever their number. */
+static uint64_t hash_key(uint64_t key)
+{
+	key *= 0x9E3779B97F4A7C15ull;
+	return key ^ (key >> 29);
+}
+
+static uint32_t *slot_for(uint32_t **slots, size_t *cap, size_t used, uint64_t key,
+			  uint64_t (*key_of)(const struct vt_report *, uint32_t),
+			  const struct vt_report *r)
+{
+	if (2 * (used + 1) > *cap) {
+		size_t ncap = *cap ? 2 * *cap : 64;
+		uint32_t *n = vtr_xcalloc(ncap, sizeof(*n));
+		for (size_t i = 0; i < *cap; i++) {
+			if (!(*slots)[i])
+				continue;
+			size_t j = hash_key(key_of(r, (*slots)[i] - 1)) & (ncap - 1);
+			while (n[j])
+				j = (j + 1) & (ncap - 1);
+			n[j] = (*slots)[i];
+		}
+		free(*slots);
+		*slots = n;
+		*cap = ncap;
+	}
+	size_t j = hash_key(key) & (*cap - 1);
+	while ((*slots)[j] && key_of(r, (*slots)[j] - 1) != key)
+		j = (j + 1) & (*cap - 1);
+	return &(*slots)[j];
+}
+
+static uint64_t series_key(const struct vt_report *r, uint32_t i)
+{
+	return (uint64_t)r->series[i].loc << 32 | r->series[i].member;
+}
+
+static uint64_t pair_key(const struct vt_report *r, uint32_t i)
+{
+	return (uint64_t)r->pairs[i].from << 32 | r->pairs[i].to;
+}
+
 static struct vt_report_series *series_of(struct vt_report *r, uint32_t loc, uint32_t member)
 {
-	for (size_t i = r->nseries; i-- > 0;)
-		if (r->series[i].loc == loc && r->series[i].member == member)
-			return &r->series[i];
+	uint32_t *slot = slot_for(&r->series_slots, &r->series_cap_slots, r->nseries,
+				  (uint64_t)loc << 32 | member, series_key, r);
+	if (*slot)
+		return &r->series[*slot - 1];
+	*slot = (uint32_t)r->nseries + 1;
 	if (r->nseries == r->cap_series) {
 		r->cap_series = r->cap_series ? 2 * r->cap_series : 16;
 		r->series = vtr_xrealloc(r->series, r->cap_series, sizeof(*r->series));
@@ -192,11 +238,11 @@ static void on_message(void *user, const struct vtr_message *m)
 {
 	struct vt_report *r = user;
 	uint32_t from = m->sender->rank, to = m->receiver->rank;
-	size_t i;
-	for (i = 0; i < r->npairs; i++)
-		if (r->pairs[i].from == from && r->pairs[i].to == to)
-			break;
-	if (i == r->npairs) {
+	uint32_t *slot = slot_for(&r->pair_slots, &r->pair_cap_slots, r->npairs,
+				  (uint64_t)from << 32 | to, pair_key, r);
+	size_t i = *slot ? *slot - 1 : r->npairs;
+	if (!*slot) {
+		*slot = (uint32_t)r->npairs + 1;
 		if (r->npairs == r->cap_pairs) {
 			r->cap_pairs = r->cap_pairs ? 2 * r->cap_pairs : 16;
 			r->pairs = vtr_xrealloc(r->pairs, r->cap_pairs, sizeof(*r->pairs));
@@ -312,6 +358,8 @@ void vt_report_free(struct vt_report *r)
 		free(r->series[i].bins);
 	free(r->series);
 	free(r->pairs);
+	free(r->pair_slots);
+	free(r->series_slots);
 	if (r->slices)
 		fclose(r->slices);
 	if (r->messages)

@@ -68,11 +68,15 @@ struct vt_report {
 	/* counters */
 	struct vt_report_series *series;
 	size_t nseries, cap_series;
+	uint32_t *series_slots; /* hash of (location, member) -> index + 1 */
+	size_t series_cap_slots;
 	uint32_t series_bins;
 	uint64_t series_bin_ns;
 	/* MPI */
 	struct vt_report_pair *pairs;
 	size_t npairs, cap_pairs;
+	uint32_t *pair_slots; /* hash of (from, to) -> index + 1 */
+	size_t pair_cap_slots;
 	uint64_t size_hist[65];
 	struct vt_report_coll {
 		uint64_t instances, time, sent, received;
