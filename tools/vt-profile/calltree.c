@@ -24,14 +24,26 @@ struct frame {
 	uint64_t child; /* inclusive time of the activations directly inside */
 };
 
+struct stack {
+	struct frame *f;
+	size_t depth, cap;
+};
+
+/* Read location by location, one stack serves all; read merged in time order (other tools,
+ * vt_prof_ctree_new), each location has its own. */
 struct tree {
 	struct node *nodes; /* nodes[0]: the root above every location's outermost regions */
 	size_t n, cap;
 	uint32_t *slots; /* open addressing over (parent, region), node index + 1; 0: empty */
 	size_t nslots;
-	struct frame *stack;
-	size_t depth, stack_cap;
+	struct stack *stacks;
+	size_t nstacks;
 };
+
+static struct stack *stack_of(struct tree *t, const struct vtr_location *l)
+{
+	return &t->stacks[t->nstacks > 1 && l->index < t->nstacks ? l->index : 0];
+}
 
 static size_t slot_of(uint32_t parent, uint32_t region, size_t nslots)
 {
@@ -82,16 +94,16 @@ static uint32_t child(struct tree *t, uint32_t parent, uint32_t region)
 static void on_enter(void *user, const struct vtr_location *l, uint64_t time, uint32_t region)
 {
 	struct tree *t = user;
-	(void)l;
+	struct stack *s = stack_of(t, l);
 	(void)time;
-	uint32_t parent = t->depth ? t->stack[t->depth - 1].node : 0;
+	uint32_t parent = s->depth ? s->f[s->depth - 1].node : 0;
 	uint32_t node = child(t, parent, region);
 	t->nodes[node].calls++;
-	if (t->depth == t->stack_cap) {
-		t->stack_cap = t->stack_cap ? 2 * t->stack_cap : 64;
-		t->stack = vtr_xrealloc(t->stack, t->stack_cap, sizeof(*t->stack));
+	if (s->depth == s->cap) {
+		s->cap = s->cap ? 2 * s->cap : 64;
+		s->f = vtr_xrealloc(s->f, s->cap, sizeof(*s->f));
 	}
-	t->stack[t->depth++] = (struct frame){.node = node};
+	s->f[s->depth++] = (struct frame){.node = node};
 }
 
 /* The layer closes every open region, the repairs too, so the stack always matches. */
@@ -99,21 +111,22 @@ static void on_leave(void *user, const struct vtr_location *l, uint64_t time, ui
 		     uint64_t enter)
 {
 	struct tree *t = user;
-	(void)l;
+	struct stack *s = stack_of(t, l);
 	(void)region;
-	struct frame f = t->stack[--t->depth];
+	if (!s->depth)
+		return;
+	struct frame f = s->f[--s->depth];
 	uint64_t dur = time > enter ? time - enter : 0;
 	t->nodes[f.node].incl += dur;
 	t->nodes[f.node].excl += dur > f.child ? dur - f.child : 0;
-	if (t->depth)
-		t->stack[t->depth - 1].child += dur;
+	if (s->depth)
+		s->f[s->depth - 1].child += dur;
 }
 
 static void on_begin(void *user, const struct vtr_location *l)
 {
 	struct tree *t = user;
-	(void)l;
-	t->depth = 0;
+	stack_of(t, l)->depth = 0;
 }
 
 /* ---- output ---- */
@@ -320,14 +333,21 @@ static void report_json(FILE *out, const struct vt_prof_trace *tr, const struct 
 	fputs(first ? "]\n}\n" : "\n  ]\n}\n", out);
 }
 
-/* Reads the trace's call paths into t; 0, or -1 with err. */
-static int build(struct tree *t, const struct vt_prof_trace *tr, char *err, size_t errlen)
+static void init(struct tree *t, size_t nstacks)
 {
 	*t = (struct tree){.cap = 256};
 	t->nodes = vtr_xrealloc(NULL, t->cap, sizeof(*t->nodes));
 	t->nodes[0] = (struct node){.region = VTR_NONE, .first = VTR_NONE, .next = VTR_NONE};
 	t->n = 1;
+	t->nstacks = nstacks ? nstacks : 1;
+	t->stacks = vtr_xcalloc(t->nstacks, sizeof(*t->stacks));
 	rehash(t);
+}
+
+/* Reads the trace's call paths into t; 0, or -1 with err. */
+static int build(struct tree *t, const struct vt_prof_trace *tr, char *err, size_t errlen)
+{
+	init(t, 1);
 	const struct vtr_callbacks cb = {
 	    .location_begin = on_begin, .enter = on_enter, .leave = on_leave};
 	int rc = vtr_read_locations(tr->layer, &cb, t);
@@ -340,24 +360,20 @@ static void drop(struct tree *t)
 {
 	free(t->nodes);
 	free(t->slots);
-	free(t->stack);
+	for (size_t i = 0; i < t->nstacks; i++)
+		free(t->stacks[i].f);
+	free(t->stacks);
 }
 
-int vt_prof_calltree(const struct vt_prof_trace *tr, enum vt_prof_sort key,
-		     struct vt_prof_path **paths, size_t *count, char *err, size_t errlen)
+/* The call paths as a list in the order --call-tree gives them. */
+static struct vt_prof_path *paths_of(struct tree *t, const struct vt_prof_trace *tr,
+				     enum vt_prof_sort key, size_t *count)
 {
-	struct tree t;
-	*paths = NULL;
-	*count = 0;
-	if (build(&t, tr, err, errlen) < 0) {
-		drop(&t);
-		return -1;
-	}
 	size_t n;
-	uint32_t *order = preorder(&t, tr, key, &n);
+	uint32_t *order = preorder(t, tr, key, &n);
 	struct vt_prof_path *p = vtr_xrealloc(NULL, n + 1, sizeof(*p));
 	for (size_t i = 0; i < n; i++) {
-		const struct node *x = &t.nodes[order[i]];
+		const struct node *x = &t->nodes[order[i]];
 		p[i] = (struct vt_prof_path){.id = order[i],
 					     .parent = x->parent,
 					     .depth = x->depth,
@@ -367,10 +383,45 @@ int vt_prof_calltree(const struct vt_prof_trace *tr, enum vt_prof_sort key,
 					     .excl = x->excl};
 	}
 	free(order);
-	drop(&t);
-	*paths = p;
 	*count = n;
-	return 0;
+	return p;
+}
+
+struct vt_prof_ctree {
+	struct tree t;
+};
+
+struct vt_prof_ctree *vt_prof_ctree_new(size_t nlocations)
+{
+	struct vt_prof_ctree *c = vtr_xcalloc(1, sizeof(*c));
+	init(&c->t, nlocations);
+	return c;
+}
+
+void vt_prof_ctree_enter(struct vt_prof_ctree *c, const struct vtr_location *l, uint64_t time,
+			 uint32_t region)
+{
+	on_enter(&c->t, l, time, region);
+}
+
+void vt_prof_ctree_leave(struct vt_prof_ctree *c, const struct vtr_location *l, uint64_t time,
+			 uint32_t region, uint64_t enter)
+{
+	on_leave(&c->t, l, time, region, enter);
+}
+
+struct vt_prof_path *vt_prof_ctree_paths(struct vt_prof_ctree *c, const struct vt_prof_trace *tr,
+					 enum vt_prof_sort key, size_t *count)
+{
+	return paths_of(&c->t, tr, key, count);
+}
+
+void vt_prof_ctree_free(struct vt_prof_ctree *c)
+{
+	if (!c)
+		return;
+	drop(&c->t);
+	free(c);
 }
 
 int vt_prof_report_calltree(const struct vt_prof_trace *tr, const struct vt_prof_options *opt,

@@ -39,14 +39,24 @@ void vt_prof_report_samples(const struct vt_prof_trace *tr, const struct vt_prof
 int vt_prof_report_calltree(const struct vt_prof_trace *tr, const struct vt_prof_options *opt,
 			    FILE *out, char *err, size_t errlen);
 
-/* The call paths in the order --call-tree gives them (depth first, siblings by key), for
- * other tools (vt-report). *paths: the caller frees. 0, or -1 with err. */
+/* One call path, as --call-tree gives it. */
 struct vt_prof_path {
 	uint32_t id, parent, depth, region; /* parent 0: an outermost region */
 	uint64_t calls, incl, excl;
 };
-int vt_prof_calltree(const struct vt_prof_trace *tr, enum vt_prof_sort key,
-		     struct vt_prof_path **paths, size_t *count, char *err, size_t errlen);
+
+/* The same call paths built from events another reading hands over (vt-report's, merged in
+ * time order: a stack per location): enter and leave as the layer's callbacks say. */
+struct vt_prof_ctree;
+struct vt_prof_ctree *vt_prof_ctree_new(size_t nlocations);
+void vt_prof_ctree_enter(struct vt_prof_ctree *c, const struct vtr_location *l, uint64_t time,
+			 uint32_t region);
+void vt_prof_ctree_leave(struct vt_prof_ctree *c, const struct vtr_location *l, uint64_t time,
+			 uint32_t region, uint64_t enter);
+/* The paths in --call-tree's order; the caller frees. */
+struct vt_prof_path *vt_prof_ctree_paths(struct vt_prof_ctree *c, const struct vt_prof_trace *tr,
+					 enum vt_prof_sort key, size_t *count);
+void vt_prof_ctree_free(struct vt_prof_ctree *c);
 
 /* The MPI statistics (--mpi), read in merged order; unmatched messages and collectives are
  * written to warn and counted in *problems. 0, or -1 with err. */

@@ -72,6 +72,7 @@ static void on_enter(void *user, const struct vtr_location *loc, uint64_t time, 
 {
 	struct vt_report *r = user;
 	struct vt_report_stack *s = &r->stacks[loc->index];
+	vt_prof_ctree_enter(r->ctree, loc, time, region);
 	if (s->depth == s->cap) {
 		s->cap = s->cap ? 2 * s->cap : 32;
 		s->f = vtr_xrealloc(s->f, s->cap, sizeof(*s->f));
@@ -103,8 +104,8 @@ static void on_leave(void *user, const struct vtr_location *loc, uint64_t time, 
 		     uint64_t enter)
 {
 	struct vt_report *r = user;
-	(void)enter;
 	struct vt_report_stack *s = &r->stacks[loc->index];
+	vt_prof_ctree_leave(r->ctree, loc, time, region, enter);
 	if (!s->depth)
 		return;
 	s->depth--;
@@ -322,6 +323,7 @@ int vt_report_collect(struct vt_report *r, char *err, size_t errlen)
 	r->series_bin_ns = span / r->series_bins + 1;
 	r->bins_of = vtr_xcalloc(nloc, sizeof(*r->bins_of));
 	r->stacks = vtr_xcalloc(nloc, sizeof(*r->stacks));
+	r->ctree = vt_prof_ctree_new(nloc);
 	r->slices = tmpfile();
 	r->messages = tmpfile();
 	r->marks = tmpfile();
@@ -354,6 +356,7 @@ void vt_report_free(struct vt_report *r)
 		free(r->bins_of[i]);
 	free(r->stacks);
 	free(r->bins_of);
+	vt_prof_ctree_free(r->ctree);
 	for (size_t i = 0; i < r->nseries; i++)
 		free(r->series[i].bins);
 	free(r->series);

@@ -148,7 +148,7 @@ static void counters(struct vt_report *r, FILE *out)
 	fputs("]", out);
 }
 
-static void profiles(struct vt_report *r, FILE *out, char *err, size_t errlen)
+static void profiles(struct vt_report *r, FILE *out)
 {
 	const struct vt_prof_trace *p = r->prof;
 	fputs(",\n\"flat\":[", out);
@@ -162,17 +162,15 @@ static void profiles(struct vt_report *r, FILE *out, char *err, size_t errlen)
 		first = false;
 	}
 	fputs("],\n\"paths\":[", out);
-	struct vt_prof_path *paths;
 	size_t n;
-	if (vt_prof_calltree(p, VT_PROF_SORT_INCL, &paths, &n, err, errlen) == 0) {
-		for (size_t i = 0; i < n; i++)
-			fprintf(out,
-				"%s[%" PRIu32 ",%" PRIu32 ",%" PRIu32 ",%" PRIu32 ",%" PRIu64
-				",%" PRIu64 ",%" PRIu64 "]",
-				i ? ",\n" : "", paths[i].id, paths[i].parent, paths[i].depth,
-				paths[i].region, paths[i].calls, paths[i].incl, paths[i].excl);
-		free(paths);
-	}
+	struct vt_prof_path *paths = vt_prof_ctree_paths(r->ctree, p, VT_PROF_SORT_INCL, &n);
+	for (size_t i = 0; i < n; i++)
+		fprintf(out,
+			"%s[%" PRIu32 ",%" PRIu32 ",%" PRIu32 ",%" PRIu32 ",%" PRIu64 ",%" PRIu64
+			",%" PRIu64 "]",
+			i ? ",\n" : "", paths[i].id, paths[i].parent, paths[i].depth,
+			paths[i].region, paths[i].calls, paths[i].incl, paths[i].excl);
+	free(paths);
 	fputs("]", out);
 	/* Load: per process (location group) the exclusive time in MPI and in the rest. */
 	const struct vtr_trace *t = r->t;
@@ -293,7 +291,7 @@ int vt_report_html(struct vt_report *r, FILE *out, char *err, size_t errlen)
 	rc |= copy_members(r->marks, out);
 	fputs("]", out);
 	counters(r, out);
-	profiles(r, out, err, errlen);
+	profiles(r, out);
 	mpi(r, out);
 	fputs("}</script>\n<script>\n", out);
 	fputs(vt_report_js, out);

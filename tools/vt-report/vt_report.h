@@ -65,6 +65,7 @@ struct vt_report {
 		size_t depth, cap;
 		uint32_t maxdepth;
 	} * stacks;
+	struct vt_prof_ctree *ctree; /* the call paths, built in the same pass */
 	/* counters */
 	struct vt_report_series *series;
 	size_t nseries, cap_series;
