@@ -484,13 +484,18 @@
 
   // ---- metadata ----
   (function () {
-    var r = [['trace', M.trace], ['written by', M.tool], ['locations', M.locations],
-      ['ranks', M.ranks], ['events', M.events], ['duration', fmtNs(M.tmax - M.tmin)],
+    var A = M.archive, threads = D.locations.filter(function (l) { return l.type === 1; }).length;
+    var r = [['trace', M.trace], ['program', A.description || '(not recorded)'],
+      ['recorded by', A.creator || '(not recorded)'], ['machine', A.machine || '(not recorded)'],
+      ['report by', M.tool], ['ranks', M.ranks], ['threads', threads],
+      ['locations', M.locations], ['events', M.events], ['duration', fmtNs(M.tmax - M.tmin)],
       ['timer resolution', M.resolution + ' ticks/s'],
       ['timeline', M.aggregated ? 'levels of detail: ' + M.slices + ' slices one by one, shorter ones in bins of ' +
         fmtNs(M.bin_ns) : 'every slice (' + M.slices + ')'],
       ['problems', M.problems]];
-    Object.keys(M.archive).forEach(function (k) { r.push([k, M.archive[k]]); });
+    Object.keys(A).forEach(function (k) {
+      if (k !== 'description' && k !== 'creator' && k !== 'machine') r.push([k, A[k]]);
+    });
     table('meta', ['', ''], r);
   })();
 

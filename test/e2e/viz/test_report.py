@@ -204,6 +204,11 @@ def check_full_view(t, dom, facts, trace):
     for b in dom.with_class('rect', 'load-bar'):
         got[b['data-name']][b['data-kind'] == 'mpi'] = int(b['data-value'])
     t.eq(dict(got), dict(want), '%s: load bars per rank: user code and MPI' % what)
+    meta = {r[0]['<text>']: r[1]['<text>'] for r in _rows_of(dom, 'meta') if len(r) == 2}
+    t.eq((meta.get('program'), meta.get('ranks'), meta.get('threads'), meta.get('events')),
+         ('viz_prog', str(vizprog.NP), str(len(facts.locations)),
+          str(facts.events)),
+         '%s: metadata: program, ranks, threads, events' % what)
     return dom
 
 

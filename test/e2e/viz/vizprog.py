@@ -42,6 +42,7 @@ class Facts:
         self.sends = []  # (sender ref, receiver rank, bytes)
         self.recvs = []  # (receiver ref, sender rank, bytes)
         self.rank_of = {}  # location ref -> MPI rank
+        self.events = 0  # of every kind
         self.coll_ends = collections.Counter()  # collective op name -> CollectiveEnd events
         with otf2.reader.open(path) as reader:
             defs = reader.definitions
@@ -58,6 +59,7 @@ class Facts:
                                 self.rank_of[other._ref] = rank
             stacks = collections.defaultdict(list)
             for loc, ev in reader.events:
+                self.events += 1
                 if isinstance(ev, otf2.events.Enter):
                     stacks[loc._ref].append((ev.region.name, ev.time))
                     self.enters[ev.region.name] += 1
