@@ -95,6 +95,29 @@ def check_bad_inputs(t, trace):
         check_bad(t, what, path, d)
 
 
+def check_usage(t, trace):
+    """Usage errors: one line naming the problem and pointing at --help, exit 2."""
+    cases = [([VT_EXPORT, trace], 'no output given'),
+             ([VT_EXPORT, '--window', '5', trace, '-o', '/dev/null'], "--window: '5'"),
+             ([VT_EXPORT, '--window', '2:1', trace, '-o', '/dev/null'], 'ends before it begins'),
+             ([VT_EXPORT, '--bogus', trace], "unknown option '--bogus'"),
+             ([VT_REPORT, trace], 'no output given'),
+             ([VT_REPORT, '--budget', '0', trace, '-o', '/dev/null'], "--budget: '0'"),
+             ([VT_REPORT, trace, trace, '-o', '/dev/null'], 'one trace at a time'),
+             ([VT_PROFILE, '--imbalance', '--mpi', trace], 'exclude each other')]
+    for cmd, text in cases:
+        p = run(cmd)
+        lines = p.stderr.splitlines() if p else []
+        t.check(p is not None and p.returncode == 2 and len(lines) == 1 and text in lines[0]
+                and '--help' in lines[0] and p.stdout == '',
+                'usage: %s: one line, exit 2' % ' '.join(os.path.basename(c) for c in cmd[:3]),
+                repr(p and (p.returncode, p.stdout, p.stderr)))
+    for tool in (VT_EXPORT, VT_REPORT):
+        p = run([tool, '--help'])
+        t.check(p.returncode == 0 and 'Usage: ' + os.path.basename(tool) in p.stdout,
+                '%s --help' % os.path.basename(tool))
+
+
 def mutate(rng, anchor):
     """Damages one file of the archive at anchor: flips bytes or cuts it short. Returns what
     was done."""
@@ -167,6 +190,7 @@ def check_fuzz(t, trace):
 def body(t):
     _, trace = vizprog.traced_run(t)
     check_bad_inputs(t, trace)
+    check_usage(t, trace)
     check_fuzz(t, trace)
 
 
