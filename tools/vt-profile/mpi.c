@@ -274,7 +274,8 @@ int vt_prof_report_mpi(const struct vt_prof_trace *tr, const struct vt_prof_opti
 	if (rc < 0) {
 		snprintf(err, errlen, "%s", tr->layer->err);
 	} else {
-		qsort(m.pairs, m.npairs, sizeof(*m.pairs), cmp_pairs);
+		if (m.npairs)
+			qsort(m.pairs, m.npairs, sizeof(*m.pairs), cmp_pairs);
 		switch (opt->format) {
 		case VT_PROF_TEXT:
 			report_text(out, tr, &m);
