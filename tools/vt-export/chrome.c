@@ -13,6 +13,7 @@
 #include "chrome.h"
 
 #include <inttypes.h>
+#include <otf2/otf2.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -210,12 +211,12 @@ static void print_value(FILE *out, uint8_t type, const void *values, uint32_t i)
 	memcpy(&s, p, 8);
 	memcpy(&u, p, 8);
 	memcpy(&d, p, 8);
-	if (type == 10 /* DOUBLE */ || type == 9 /* FLOAT */) {
+	if (type == OTF2_TYPE_DOUBLE || type == OTF2_TYPE_FLOAT) {
 		if (d != d || d - d != 0) /* NaN or infinite: JSON has no word for them */
 			fputs("null", out);
 		else
 			fprintf(out, "%.17g", d);
-	} else if (type >= 5 && type <= 8) { /* INT8 ... INT64 */
+	} else if (type >= OTF2_TYPE_INT8 && type <= OTF2_TYPE_INT64) {
 		fprintf(out, "%" PRId64, s);
 	} else {
 		fprintf(out, "%" PRIu64, u);

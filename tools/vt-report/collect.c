@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include <inttypes.h>
+#include <otf2/otf2.h>
 
 const char *const vt_report_coll_names[24] = {
     "barrier",
@@ -209,9 +210,9 @@ static void on_metric(void *user, const struct vtr_location *loc, uint64_t time,
 			continue;
 		const uint8_t *p = (const uint8_t *)values + 8 * (size_t)i;
 		double v;
-		if (types[i] == 10 || types[i] == 9) {
+		if (types[i] == OTF2_TYPE_DOUBLE || types[i] == OTF2_TYPE_FLOAT) {
 			memcpy(&v, p, 8);
-		} else if (types[i] >= 5 && types[i] <= 8) {
+		} else if (types[i] >= OTF2_TYPE_INT8 && types[i] <= OTF2_TYPE_INT64) {
 			int64_t x;
 			memcpy(&x, p, 8);
 			v = (double)x;

@@ -8,6 +8,7 @@
 #include "vt_report.h"
 
 #include <inttypes.h>
+#include <otf2/otf2.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -182,7 +183,7 @@ static void profiles(struct vt_report *r, FILE *out)
 		any[g] = true;
 		for (size_t j = 0; j < p->locations[i].nregions; j++) {
 			const struct vt_prof_loc_region *x = &p->locations[i].regions[j];
-			bool is_mpi = t->regions[x->region].paradigm == 4; /* OTF2_PARADIGM_MPI */
+			bool is_mpi = t->regions[x->region].paradigm == OTF2_PARADIGM_MPI;
 			(is_mpi ? mpi : user)[g] += x->excl;
 		}
 	}
