@@ -507,6 +507,26 @@
     view.t1 = Math.min(full1, +hv[2]);
   }
   drawTimeline();
+  // "#selftest": the page drives its own zoom and pan handlers with synthetic key and wheel
+  // events and notes the view after each (data-selftest), for a browser test without input.
+  if (/selftest/.test(location.hash)) {
+    var seen = [];
+    var note = function () { seen.push([view.t0, view.t1].join(':')); };
+    var key = function (k) {
+      window.dispatchEvent(new KeyboardEvent('keydown', {key: k, bubbles: true}));
+      note();
+    };
+    note();
+    key('+');
+    key('ArrowRight');
+    key('-');
+    key('0');
+    var rect = tl.getBoundingClientRect();
+    tl.dispatchEvent(new WheelEvent('wheel', {deltaY: -100, clientX: rect.left + W * 0.75,
+      clientY: rect.top + 30, bubbles: true, cancelable: true}));
+    note();
+    document.body.setAttribute('data-selftest', seen.join(' '));
+  }
   // Where the timeline was drawn, for tests that look at a screenshot.
   var box = tl.getBoundingClientRect();
   document.body.setAttribute('data-timeline-box', [box.left + window.scrollX, box.top + window.scrollY,

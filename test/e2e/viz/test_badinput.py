@@ -27,6 +27,10 @@ def commands(trace, out):
     """Each tool's command on trace, writing (where it writes a file) into out."""
     return {'vt-profile': ([VT_PROFILE, '--format', 'json', trace], None),
             'vt-profile --mpi': ([VT_PROFILE, '--mpi', '--format', 'json', trace], None),
+            'vt-profile --call-tree': ([VT_PROFILE, '--call-tree', '--format', 'json', trace],
+                                       None),
+            'vt-profile --imbalance': ([VT_PROFILE, '--imbalance', '--format', 'json', trace],
+                                       None),
             'vt-export': ([VT_EXPORT, trace, '-o', out + '.json'], out + '.json'),
             'vt-report': ([VT_REPORT, trace, '-o', out + '.html'], out + '.html')}
 

@@ -279,6 +279,31 @@ def check_vt_report_env(t, run, trace, page):
         t.eq(mine, theirs, 'VT_REPORT=yes: the same report as vt-report\'s')
 
 
+def check_selftest(t, url, facts):
+    """Zoom and pan: the page drives its own key and wheel handlers (#selftest) and notes the
+    view after each: '+' halves it around its middle, ArrowRight moves it a quarter on, '-'
+    doubles it, '0' shows everything, the wheel zooms in around the pointer."""
+    dom = Dom(chromium(t, ['--dump-dom'], url + '#selftest', 'selftest'))
+    bodies = dom.find('body')
+    views = [tuple(float(x) for x in v.split(':'))
+             for v in (bodies[0].get('data-selftest') or '').split()] if bodies else []
+    if not t.eq(len(views), 6, 'selftest: six views noted'):
+        return
+    full, zin, right, zout, reset, wheel = views
+    span = full[1] - full[0]
+    near = lambda a, b: abs(a - b) <= max(2.0, 1e-9 * abs(b))  # noqa: E731
+    mid = (full[0] + full[1]) / 2
+    t.check(near(zin[1] - zin[0], span / 2) and near((zin[0] + zin[1]) / 2, mid),
+            "selftest: '+' halves the view around its middle", repr(views))
+    t.check(near(right[0] - zin[0], span / 8) and near(right[1] - right[0], span / 2),
+            'selftest: ArrowRight moves it a quarter of its width', repr(views))
+    t.check(near(zout[1] - zout[0], span), "selftest: '-' doubles it", repr(views))
+    t.check(near(reset[0], full[0]) and near(reset[1], full[1]), "selftest: '0' shows all",
+            repr(views))
+    t.check(near(wheel[1] - wheel[0], span * 0.8) and wheel[0] > full[0],
+            'selftest: the wheel zooms in around the pointer (right of the middle)', repr(views))
+
+
 def check_budget(t, trace, facts):
     """A budget far below the trace's events: levels of detail. Nothing is lost: the slices
     kept one by one and those summed in bins add up to every activation, the long ones are
@@ -326,6 +351,7 @@ def body(t):
                           'zoomed'))
     check_zoomed(t, zoomed, facts, trace)
     check_budget(t, trace, facts)
+    check_selftest(t, url, facts)
     if boxes and boxes[0]:
         check_screenshot(t, url, [int(v) for v in boxes[0].split(',')])
     else:
