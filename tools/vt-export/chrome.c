@@ -63,6 +63,8 @@ static char *put_ts(char *p, const struct vtr_trace *t, uint64_t ticks)
 	uint64_t res = t->resolution ? t->resolution : 1, ns;
 	if (res == 1000000000u)
 		ns = rel;
+	else if (res < (1ull << 34)) /* exact in 64 bits: the remainder times 1e9 fits */
+		ns = rel / res * 1000000000u + rel % res * 1000000000u / res;
 	else
 		ns = (uint64_t)((unsigned __int128)rel * 1000000000u / res);
 	p = put_u64(p, ns / 1000);

@@ -47,7 +47,11 @@ uint64_t vt_report_ns(const struct vtr_trace *t, uint64_t ticks)
 {
 	uint64_t rel = ticks > t->offset ? ticks - t->offset : 0;
 	uint64_t res = t->resolution ? t->resolution : 1;
-	unsigned __int128 ns = (unsigned __int128)rel * 1000000000u / res;
+	unsigned __int128 ns;
+	if (res < (1ull << 34)) /* exact in 64 bits: the remainder times 1e9 fits */
+		ns = (unsigned __int128)(rel / res) * 1000000000u + rel % res * 1000000000u / res;
+	else
+		ns = (unsigned __int128)rel * 1000000000u / res;
 	return ns > UINT64_MAX / 2 ? UINT64_MAX / 2 : (uint64_t)ns;
 }
 
