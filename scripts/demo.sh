@@ -26,10 +26,11 @@ echo "== compiling the MPI sample samples/mpi/heat.c with vtcc over mpicc (MPI m
 build/vtcc/vtcc -vt:cc mpicc -vt:verbose -g -O2 samples/mpi/heat.c -o "$out/heat" -lm
 echo "== running it on 4 ranks under mpirun, with two sample counter plugins: page faults per"
 echo "   thread (perf_event_open, synchronous) and the host's load average (a callback plugin)"
+echo "   VT_REPORT=yes: the run also writes an HTML report next to its trace (vt-report)"
 (cd "$out" && VT_PLUGIN_CNTR_PATH="$here/build/samples/plugins" \
-  VT_PLUGIN_CNTR_METRICS='perfsw_page-faults:hostload_load1' \
+  VT_PLUGIN_CNTR_METRICS='perfsw_page-faults:hostload_load1' VT_REPORT=yes \
   mpirun --allow-run-as-root --oversubscribe -x VT_PLUGIN_CNTR_PATH -x VT_PLUGIN_CNTR_METRICS \
-  -np 4 ./heat)
+  -x VT_REPORT -np 4 ./heat)
 echo "== what was traced"
 build/tools/vt-profile/vt-profile --top 10 "$out/heat.vt.otf2"
 echo "== messages and collectives per rank (otf2-print)"
@@ -40,3 +41,9 @@ echo "== counter values in the trace, per metric (otf2-print)"
 otf2-print "$out/heat.vt.otf2" | awk '$1 == "METRIC" { if (match($0, /\("[^"]*"/)) n[substr($0, RSTART + 2, RLENGTH - 3)]++ }
   END { for (m in n) print m ": " n[m] " values" }' | sort
 echo "== the trace: $out/heat.vt.otf2"
+echo "== call paths and MPI statistics (vt-profile --call-tree --depth 3, --mpi)"
+build/tools/vt-profile/vt-profile --call-tree --depth 3 "$out/heat.vt.otf2" | head -20
+build/tools/vt-profile/vt-profile --mpi "$out/heat.vt.otf2"
+build/tools/vt-export/vt-export --chrome "$out/heat.vt.otf2" -o "$out/heat.json.gz"
+echo "== the report: $out/heat.vt.html (open it in a browser: timeline, profiles, MPI summary)"
+echo "== for Perfetto (ui.perfetto.dev) or chrome://tracing: $out/heat.json.gz"

@@ -314,7 +314,8 @@ def same_as_plain(t, run, plain, what, stderr=True):
 
 # The notices vt prints at the default VT_VERBOSE besides "error: " and "warning: " lines.
 NOTICES = [re.compile(r'^trace written to '),
-           re.compile(r'^trace \S+ exists; this run writes ')]
+           re.compile(r'^trace \S+ exists; this run writes '),
+           re.compile(r'^report written to \S+\.html$')]
 # What MPI launchers print about a rank that crashed.
 CRASH = re.compile(r'exited on signal|Segmentation fault|core dumped|Bus error|'
                    r'Floating point exception|Killed by signal|KILLED BY SIGNAL')

@@ -141,7 +141,21 @@ static void write_trace(const char *dir)
 					OTF2_GROUP_FLAG_NONE, 2, split);
 	OTF2_GlobalDefWriter_WriteComm(g, 0, s, 1, OTF2_UNDEFINED_COMM, OTF2_COMM_FLAG_NONE);
 	OTF2_GlobalDefWriter_WriteComm(g, 1, s, 2, 0, OTF2_COMM_FLAG_NONE);
+	/* Metrics: members a, b; class 0 = (b, a); instance 1 of class 0 recorded by rank 2. */
+	OTF2_GlobalDefWriter_WriteString(g, ++s, "a");
+	OTF2_GlobalDefWriter_WriteString(g, s + 1, "b");
+	OTF2_GlobalDefWriter_WriteString(g, s + 2, "#");
+	for (uint32_t m = 0; m < 2; m++)
+		OTF2_GlobalDefWriter_WriteMetricMember(
+		    g, m, s + m, OTF2_UNDEFINED_STRING, OTF2_METRIC_TYPE_OTHER,
+		    OTF2_METRIC_ABSOLUTE_POINT, OTF2_TYPE_UINT64, OTF2_BASE_DECIMAL, 0, s + 2);
+	const OTF2_MetricMemberRef members[2] = {1, 0};
+	OTF2_GlobalDefWriter_WriteMetricClass(g, 0, 2, members, OTF2_METRIC_ASYNCHRONOUS,
+					      OTF2_RECORDER_KIND_ABSTRACT);
+	OTF2_GlobalDefWriter_WriteMetricInstance(g, 1, 0, 2, OTF2_SCOPE_LOCATION, 0);
 	OTF2_Archive_CloseGlobalDefWriter(a, g);
+	OTF2_Archive_SetCreator(a, "test-vtr");
+	OTF2_Archive_SetProperty(a, "VT::SETTING", "42", false);
 	OTF2_Archive_Close(a);
 }
 
@@ -192,6 +206,13 @@ static void on_leave(void *u, const struct vtr_location *l, uint64_t t, uint32_t
 	leaves++;
 }
 
+static char info[512];
+static void on_info(void *u, const char *name, const char *value)
+{
+	size_t n = strlen(info);
+	snprintf(info + n, sizeof(info) - n, "%s=%s;", name, value);
+}
+
 int main(void)
 {
 	char dir[] = "/tmp/vt-test-vtr-XXXXXX";
@@ -208,6 +229,17 @@ int main(void)
 	CHECK(tr.locations[2].rank == 2 && strcmp(tr.locations[1].group_name, "MPI Rank 1") == 0);
 	CHECK(vtr_location(&tr, 2) == &tr.locations[2] && vtr_location(&tr, 7) == NULL);
 	CHECK(tr.ncomms == 2 && tr.comms[1].size == 2 && tr.comms[1].rank_of_member[1] == 2);
+
+	CHECK(tr.nmetrics == 2 && strcmp(tr.metrics[1].name, "b") == 0 &&
+	      strcmp(tr.metrics[0].unit, "#") == 0);
+	CHECK(tr.nmetric_classes == 2 && !tr.metric_classes[0].instance &&
+	      tr.metric_classes[0].nmembers == 2 && tr.metric_classes[0].members[0] == 1 &&
+	      tr.metric_classes[0].members[1] == 0);
+	CHECK(tr.metric_classes[1].instance && tr.metric_classes[1].recorder == 2 &&
+	      tr.metric_classes[1].nmembers == 2 && tr.metric_classes[1].members[0] == 1);
+	info[0] = '\0';
+	vtr_archive_info(&tr, on_info, NULL);
+	CHECK(strstr(info, "creator=test-vtr;") != NULL && strstr(info, "VT::SETTING=42;") != NULL);
 
 	const struct vtr_callbacks cb = {.message = on_message,
 					 .collective = on_collective,

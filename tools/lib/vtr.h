@@ -82,6 +82,18 @@ struct vtr_metric {
 	uint32_t type, mode;
 };
 
+/* A metric class or instance (they share OTF2's MetricRef ids, which metric events name):
+ * its members, indexes of vtr_trace.metrics, in the order of the event's values. An instance
+ * has its class's members; recorder: the location that records it (instances), else
+ * VTR_NONE64. */
+#define VTR_NONE64 UINT64_MAX
+struct vtr_metric_class {
+	bool defined, instance;
+	uint32_t nmembers;
+	uint32_t *members;
+	uint64_t recorder;
+};
+
 /* A calling context of samples: its region, the source line sampled (scl), its parent. */
 struct vtr_callctx {
 	bool defined;
@@ -112,6 +124,8 @@ struct vtr_trace {
 	size_t ncomms;
 	struct vtr_metric *metrics; /* members */
 	size_t nmetrics;
+	struct vtr_metric_class *metric_classes; /* by MetricRef: classes and instances */
+	size_t nmetric_classes;
 	struct vtr_callctx *callctxs;
 	size_t ncallctxs;
 	struct vtr_scl *scls;
@@ -196,6 +210,12 @@ int vtr_read_locations(struct vtr_trace *tr, const struct vtr_callbacks *cb, voi
 /* Reads every event of every location in time order, matching messages and collectives.
  * 0, or -1 (tr->err). */
 int vtr_read_merged(struct vtr_trace *tr, const struct vtr_callbacks *cb, void *user);
+
+/* The archive's own description, handed to cb one by one: "creator", "description" and
+ * "machine" (where the archive gives them), then every property (name, value), as libotf2
+ * reads them from the anchor file. */
+void vtr_archive_info(struct vtr_trace *tr,
+		      void (*cb)(void *user, const char *name, const char *value), void *user);
 
 /* Allocation for tools: ends the tool with "NAME: out of memory" when memory runs out. */
 void *vtr_xrealloc(void *p, size_t n, size_t size);

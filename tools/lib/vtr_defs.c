@@ -326,6 +326,49 @@ static OTF2_CallbackCode on_metric_member(void *user, OTF2_MetricMemberRef self,
 	return OTF2_CALLBACK_SUCCESS;
 }
 
+static struct vtr_metric_class *metric_class(struct vtr_trace *tr, uint32_t self)
+{
+	grow_zeroed((void **)&tr->metric_classes, &tr->nmetric_classes, (size_t)self + 1,
+		    sizeof(*tr->metric_classes));
+	struct vtr_metric_class *c = &tr->metric_classes[self];
+	free(c->members); /* a second definition of the same id replaces the first */
+	*c = (struct vtr_metric_class){.defined = true, .recorder = VTR_NONE64};
+	return c;
+}
+
+static OTF2_CallbackCode on_metric_class(void *user, OTF2_MetricRef self, uint8_t n,
+					 const OTF2_MetricMemberRef *members,
+					 OTF2_MetricOccurrence occurrence,
+					 OTF2_RecorderKind recorder_kind)
+{
+	struct def_state *ds = user;
+	(void)occurrence;
+	(void)recorder_kind;
+	DENSE("metric", self);
+	struct vtr_metric_class *c = metric_class(ds->tr, self);
+	c->nmembers = n;
+	c->members = vtr_xrealloc(NULL, n ? n : 1, sizeof(*c->members));
+	for (uint8_t i = 0; i < n; i++)
+		c->members[i] = members[i];
+	return OTF2_CALLBACK_SUCCESS;
+}
+
+/* An instance's members are its class's, copied once every definition is read. */
+static OTF2_CallbackCode on_metric_instance(void *user, OTF2_MetricRef self,
+					    OTF2_MetricRef of_class, OTF2_LocationRef recorder,
+					    OTF2_MetricScope scope_type, uint64_t scope)
+{
+	struct def_state *ds = user;
+	(void)scope_type;
+	(void)scope;
+	DENSE("metric", self);
+	struct vtr_metric_class *c = metric_class(ds->tr, self);
+	c->instance = true;
+	c->recorder = recorder;
+	c->nmembers = of_class; /* the class, until resolve() */
+	return OTF2_CALLBACK_SUCCESS;
+}
+
 static const char *string_or(const struct vtr_trace *tr, const uint32_t *refs, size_t n, size_t i,
 			     const char *dflt)
 {
@@ -349,6 +392,7 @@ static void resolve(struct def_state *ds)
 	TRIM(tr->nodes, tr->nnodes);
 	TRIM(tr->comms, tr->ncomms);
 	TRIM(tr->metrics, tr->nmetrics);
+	TRIM(tr->metric_classes, tr->nmetric_classes);
 	TRIM(tr->callctxs, tr->ncallctxs);
 	TRIM(tr->scls, tr->nscls);
 	for (size_t i = 0; i < tr->nscls; i++)
@@ -373,6 +417,28 @@ static void resolve(struct def_state *ds)
 	for (size_t i = 0; i < tr->nmetrics; i++) {
 		tr->metrics[i].name = string_or(tr, ds->metric_names, ds->nmetric_names, i, "");
 		tr->metrics[i].unit = string_or(tr, ds->metric_units, ds->nmetric_names, i, "");
+	}
+	for (size_t i = 0; i < tr->nmetric_classes; i++) {
+		struct vtr_metric_class *c = &tr->metric_classes[i];
+		if (!c->defined || !c->instance)
+			continue;
+		uint32_t k = c->nmembers;
+		const struct vtr_metric_class *of = k < tr->nmetric_classes &&
+							    tr->metric_classes[k].defined &&
+							    !tr->metric_classes[k].instance
+							? &tr->metric_classes[k]
+							: NULL;
+		c->nmembers = of ? of->nmembers : 0;
+		c->members = vtr_xrealloc(NULL, c->nmembers + 1, sizeof(*c->members));
+		if (of)
+			memcpy(c->members, of->members, of->nmembers * sizeof(*c->members));
+	}
+	/* Members beyond the defined ones would index past vtr_trace.metrics. */
+	for (size_t i = 0; i < tr->nmetric_classes; i++) {
+		struct vtr_metric_class *c = &tr->metric_classes[i];
+		for (uint32_t m = 0; c->defined && m < c->nmembers; m++)
+			if (c->members[m] >= tr->nmetrics)
+				c->members[m] = VTR_NONE;
 	}
 	for (size_t i = 0; i < tr->nlocations; i++) {
 		struct vtr_location *l = &tr->locations[i];
@@ -470,6 +536,8 @@ static int read_global_defs(struct vtr_trace *tr)
 	OTF2_GlobalDefReaderCallbacks_SetGroupCallback(cb, on_group);
 	OTF2_GlobalDefReaderCallbacks_SetCommCallback(cb, on_comm);
 	OTF2_GlobalDefReaderCallbacks_SetMetricMemberCallback(cb, on_metric_member);
+	OTF2_GlobalDefReaderCallbacks_SetMetricClassCallback(cb, on_metric_class);
+	OTF2_GlobalDefReaderCallbacks_SetMetricInstanceCallback(cb, on_metric_instance);
 	OTF2_Reader_RegisterGlobalDefCallbacks(tr->reader, defs, cb, &ds);
 	OTF2_GlobalDefReaderCallbacks_Delete(cb);
 
@@ -546,9 +614,40 @@ void vtr_close(struct vtr_trace *tr)
 		free(tr->comms[i].rank_of_member);
 	free(tr->comms);
 	free(tr->metrics);
+	for (size_t i = 0; i < tr->nmetric_classes; i++)
+		free(tr->metric_classes[i].members);
+	free(tr->metric_classes);
 	free(tr->callctxs);
 	free(tr->scls);
 	free(tr->loc_by_id);
 	vtr_free_interned(tr);
 	*tr = (struct vtr_trace){0};
+}
+
+void vtr_archive_info(struct vtr_trace *tr,
+		      void (*cb)(void *user, const char *name, const char *value), void *user)
+{
+	if (!tr->reader)
+		return;
+	static OTF2_ErrorCode (*const get[])(OTF2_Reader *, char **) = {
+	    OTF2_Reader_GetCreator, OTF2_Reader_GetDescription, OTF2_Reader_GetMachineName};
+	static const char *const names[] = {"creator", "description", "machine"};
+	for (size_t i = 0; i < 3; i++) {
+		char *v = NULL;
+		if (get[i](tr->reader, &v) == OTF2_SUCCESS && v)
+			cb(user, names[i], v);
+		free(v);
+	}
+	uint32_t n = 0;
+	char **props = NULL;
+	if (OTF2_Reader_GetPropertyNames(tr->reader, &n, &props) != OTF2_SUCCESS)
+		return;
+	for (uint32_t i = 0; i < n; i++) {
+		char *v = NULL;
+		if (props[i] && OTF2_Reader_GetProperty(tr->reader, props[i], &v) == OTF2_SUCCESS &&
+		    v)
+			cb(user, props[i], v);
+		free(v);
+	}
+	free(props);
 }

@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* vt-profile: prints the flat profile of an OTF2 trace; options, exit codes, error messages. */
+/* vt-profile: prints the profiles of an OTF2 trace; options, exit codes, error messages. One
+ * file per mode beside the flat profile (samples.c, calltree.c, mpi.c, imbalance.c). */
 #include <errno.h>
 #include <getopt.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,12 +33,20 @@ static const char usage_text[] =
     "                       per function the samples taken in it (self) and below it\n"
     "                       (total), then the call paths (docs/sampling.md)\n"
     "      --compare A B    compare two traces per region and location (--compare --help)\n"
+    "  -c, --call-tree      the call-path profile instead: per path of regions its\n"
+    "                       calls, inclusive and exclusive time\n"
+    "  -d, --depth=N        with --call-tree: paths deeper than N folded into their\n"
+    "                       ancestor at depth N (0: all, the default)\n"
+    "  -m, --mpi            MPI statistics instead: messages and bytes per pair of\n"
+    "                       ranks, instances and time per collective kind\n"
+    "  -i, --imbalance      per region the min, mean and max of its inclusive time\n"
+    "                       over the locations that entered it\n"
     "  -h, --help           show this help and exit\n"
     "  -V, --version        show the version and exit\n"
     "\n"
     "Exit status: 0 if the trace is consistent, 1 if it has problems (unbalanced\n"
     "Enter/Leave, decreasing timestamps; listed as warnings), 2 on a usage error or\n"
-    "a trace that cannot be read.\n";
+    "a trace that cannot be read or has no events.\n";
 
 __attribute__((format(printf, 1, 2), noreturn)) static void usage_error(const char *fmt, ...)
 {
@@ -57,13 +67,13 @@ static int pick(const char *option, const char *value, const char *const *names,
 	usage_error("%s: unknown value '%s'", option, value);
 }
 
-static size_t parse_count(const char *value)
+static size_t parse_count(const char *option, const char *value)
 {
 	char *end;
 	errno = 0;
 	unsigned long long v = strtoull(value, &end, 10);
 	if (errno || end == value || *end || value[0] == '-')
-		usage_error("--top: '%s' is not a count", value);
+		usage_error("%s: '%s' is not a count", option, value);
 	return (size_t)v;
 }
 
@@ -72,25 +82,44 @@ static void parse_args(int argc, char **argv, struct vt_prof_options *opt, const
 	static const struct option longopts[] = {
 	    {"format", required_argument, NULL, 'f'}, {"sort", required_argument, NULL, 's'},
 	    {"top", required_argument, NULL, 'n'},    {"per-location", no_argument, NULL, 'l'},
-	    {"samples", no_argument, NULL, 'S'},      {"help", no_argument, NULL, 'h'},
+	    {"samples", no_argument, NULL, 'S'},      {"call-tree", no_argument, NULL, 'c'},
+	    {"depth", required_argument, NULL, 'd'},  {"mpi", no_argument, NULL, 'm'},
+	    {"imbalance", no_argument, NULL, 'i'},    {"help", no_argument, NULL, 'h'},
 	    {"version", no_argument, NULL, 'V'},      {NULL, 0, NULL, 0},
 	};
 	/* Orders match the enums in report.h. */
 	static const char *const formats[] = {"text", "csv", "json"};
 	static const char *const sorts[] = {"excl", "incl", "calls", "name"};
 	int c;
+	size_t depth;
 
 	opterr = 0; /* our own one-line messages instead of getopt's */
-	while ((c = getopt_long(argc, argv, ":f:s:n:lShV", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":f:s:n:lScd:mihV", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'f':
 			opt->format = (enum vt_prof_format)pick("--format", optarg, formats, 3);
 			break;
 		case 's':
 			opt->sort = (enum vt_prof_sort)pick("--sort", optarg, sorts, 4);
+			opt->sort_given = true;
 			break;
 		case 'n':
-			opt->top = parse_count(optarg);
+			opt->top = parse_count("--top", optarg);
+			break;
+		case 'c':
+			opt->call_tree = true;
+			break;
+		case 'd':
+			depth = parse_count("--depth", optarg);
+			if (depth > UINT32_MAX)
+				usage_error("--depth: '%s' is too large", optarg);
+			opt->depth = (uint32_t)depth;
+			break;
+		case 'm':
+			opt->mpi = true;
+			break;
+		case 'i':
+			opt->imbalance = true;
 			break;
 		case 'l':
 			opt->per_location = true;
@@ -118,6 +147,33 @@ static void parse_args(int argc, char **argv, struct vt_prof_options *opt, const
 		usage_error("one trace at a time, got '%s' and '%s'", argv[optind],
 			    argv[optind + 1]);
 	*path = argv[optind];
+	if (opt->samples + opt->call_tree + opt->mpi + opt->imbalance > 1)
+		usage_error("--samples, --call-tree, --mpi and --imbalance exclude each other");
+	if (opt->depth && !opt->call_tree)
+		usage_error("--depth goes with --call-tree");
+}
+
+/* The modes that read once more (call tree, MPI) or present the flat reading differently. The
+ * flat reading's problems go to stderr, so standard output stays one format. */
+static int other_mode(const struct vt_prof_trace *tr, const struct vt_prof_options *opt,
+		      uint64_t *problems)
+{
+	char err[512];
+	int rc = 0;
+	vt_prof_print_problems(tr, stderr, "vt-profile: ");
+	*problems = tr->total_problems;
+	if (opt->call_tree) {
+		rc = vt_prof_report_calltree(tr, opt, stdout, err, sizeof(err));
+	} else if (opt->mpi) {
+		uint64_t more = 0;
+		rc = vt_prof_report_mpi(tr, opt, stdout, stderr, &more, err, sizeof(err));
+		*problems += more;
+	} else {
+		vt_prof_report_imbalance(tr, opt, stdout);
+	}
+	if (rc < 0)
+		fprintf(stderr, "vt-profile: %s: %s\n", tr->path, err);
+	return rc;
 }
 
 int main(int argc, char **argv)
@@ -134,8 +190,22 @@ int main(int argc, char **argv)
 		vt_prof_free(&tr);
 		return EXIT_USAGE;
 	}
-	vt_prof_report(&tr, &opt, stdout, stderr);
-	int status = tr.total_problems ? EXIT_PROBLEMS : EXIT_CLEAN;
+	if (tr.total_events == 0) {
+		/* Nothing to profile: as bad an input as a file that is not a trace. */
+		fprintf(stderr, "vt-profile: %s: the trace has no events\n", tr.path);
+		vt_prof_free(&tr);
+		return EXIT_USAGE;
+	}
+	uint64_t problems = tr.total_problems;
+	if (opt.call_tree || opt.mpi || opt.imbalance) {
+		if (other_mode(&tr, &opt, &problems) < 0) {
+			vt_prof_free(&tr);
+			return EXIT_USAGE;
+		}
+	} else {
+		vt_prof_report(&tr, &opt, stdout, stderr);
+	}
+	int status = problems ? EXIT_PROBLEMS : EXIT_CLEAN;
 	vt_prof_free(&tr);
 	if (fflush(stdout) != 0 || ferror(stdout)) {
 		fprintf(stderr, "vt-profile: cannot write the report: %s\n", strerror(errno));

@@ -515,6 +515,14 @@ static void report_json(FILE *out, const struct vt_prof_trace *tr,
 	fprintf(out, "  \"problems_total\": %" PRIu64 "\n}\n", tr->total_problems);
 }
 
+void vt_prof_print_problems(const struct vt_prof_trace *tr, FILE *out, const char *prefix)
+{
+	for (size_t i = 0; i < tr->nproblems; i++) {
+		fputs(prefix, out);
+		print_problem(out, tr, &tr->problems[i]);
+	}
+}
+
 void vt_prof_json_string(FILE *out, const char *s)
 {
 	json_string(out, s);

@@ -5,6 +5,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "profile.h"
@@ -18,7 +19,12 @@ struct vt_prof_options {
 	enum vt_prof_sort sort;
 	size_t top; /* rows per table; 0 for all */
 	bool per_location;
-	bool samples; /* the sampled profiles instead of the regions' (samples.c) */
+	bool samples;	 /* the sampled profiles instead of the regions' (samples.c) */
+	bool sort_given; /* --sort on the command line (the call tree's default differs) */
+	bool call_tree;	 /* the call-path profile instead (calltree.c) */
+	uint32_t depth;	 /* call tree: deepest path shown, 0: all */
+	bool mpi;	 /* MPI statistics instead (mpi.c) */
+	bool imbalance;	 /* per-region spread over locations instead (imbalance.c) */
 };
 
 /* Writes the report to out; problems go to out too, except in CSV where they go to err. */
@@ -28,6 +34,41 @@ void vt_prof_report(const struct vt_prof_trace *tr, const struct vt_prof_options
 /* The sampled flat and call-path profiles (--samples). */
 void vt_prof_report_samples(const struct vt_prof_trace *tr, const struct vt_prof_options *opt,
 			    FILE *out);
+
+/* The call-path profile (--call-tree), read in a pass of its own. 0, or -1 with err. */
+int vt_prof_report_calltree(const struct vt_prof_trace *tr, const struct vt_prof_options *opt,
+			    FILE *out, char *err, size_t errlen);
+
+/* One call path, as --call-tree gives it. */
+struct vt_prof_path {
+	uint32_t id, parent, depth, region; /* parent 0: an outermost region */
+	uint64_t calls, incl, excl;
+};
+
+/* The same call paths built from events another reading hands over (vt-report's, merged in
+ * time order: a stack per location): enter and leave as the layer's callbacks say. */
+struct vt_prof_ctree;
+struct vt_prof_ctree *vt_prof_ctree_new(size_t nlocations);
+void vt_prof_ctree_enter(struct vt_prof_ctree *c, const struct vtr_location *l, uint64_t time,
+			 uint32_t region);
+void vt_prof_ctree_leave(struct vt_prof_ctree *c, const struct vtr_location *l, uint64_t time,
+			 uint32_t region, uint64_t enter);
+/* The paths in --call-tree's order; the caller frees. */
+struct vt_prof_path *vt_prof_ctree_paths(struct vt_prof_ctree *c, const struct vt_prof_trace *tr,
+					 enum vt_prof_sort key, size_t *count);
+void vt_prof_ctree_free(struct vt_prof_ctree *c);
+
+/* The MPI statistics (--mpi), read in merged order; unmatched messages and collectives are
+ * written to warn and counted in *problems. 0, or -1 with err. */
+int vt_prof_report_mpi(const struct vt_prof_trace *tr, const struct vt_prof_options *opt, FILE *out,
+		       FILE *warn, uint64_t *problems, char *err, size_t errlen);
+
+/* The per-region spread of inclusive time over locations (--imbalance). */
+void vt_prof_report_imbalance(const struct vt_prof_trace *tr, const struct vt_prof_options *opt,
+			      FILE *out);
+
+/* The problems of the flat reading, one "warning: ..." line each, after prefix. */
+void vt_prof_print_problems(const struct vt_prof_trace *tr, FILE *out, const char *prefix);
 
 /* Shared by the reports: JSON strings, CSV fields. */
 void vt_prof_json_string(FILE *out, const char *s);

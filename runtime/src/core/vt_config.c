@@ -111,6 +111,10 @@ static const struct vt_cfg_entry table[] = {
      "Signal number that delivers samples (27: SIGPROF); pick another if the program uses "
      "it.",
      1, 64, NULL, &vt_cfg.sampling_signal},
+    {"VT_REPORT", VT_CFG_BOOL, "no", "yes",
+     "At the end of the run, write an HTML report of the trace next to it (PREFIX.html) "
+     "with vt-report (docs/vt-report.md).",
+     0, 0, NULL, &vt_cfg.report},
     {"VT_VERBOSE", VT_CFG_INT, "1", "2",
      "Messages: 0 errors only, 1 warnings and where the trace went, 2-5 more detail.", 0, 5, NULL,
      &vt_cfg.verbose},

@@ -35,6 +35,7 @@ struct vt_config {
 	long sampling_depth;
 	int sampling_unwind; /* enum vt_sampling_unwind */
 	long sampling_signal;
+	bool report; /* VT_REPORT: vt-report after the trace is written */
 };
 
 enum vt_sampling_source {

@@ -3,6 +3,7 @@
 #include "vt_annot.h"
 #include "vt_callctx.h"
 #include "vt_clock.h"
+#include "vt_config.h"
 #include "vt_defs.h"
 #include "vt_log.h"
 #include "vt_mpi_iface.h"
@@ -342,6 +343,8 @@ int vt_otf2_close_mpi(struct vt_loc *locs, uint64_t end_ts, const struct vt_mpi_
 			vt_notice("trace written to %s (%lu events, %zu locations)",
 				  vt_otf2_anchor(), (unsigned long)total,
 				  u.n_locs + (size_t)u.n_insts);
+		if (rc == 0 && err == OTF2_SUCCESS && vt_cfg.report)
+			vt_report_run(vt_otf2_anchor());
 	}
 	free(counts);
 	free(map);

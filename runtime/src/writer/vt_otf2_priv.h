@@ -35,6 +35,8 @@ struct vt_otf2_clock_offset {
 
 OTF2_Archive *vt_otf2_archive(void);
 const char *vt_otf2_anchor(void);
+/* VT_REPORT: runs vt-report on the written trace (vt_report_run.c). */
+void vt_report_run(const char *anchor);
 /* The archive is closed: forget it. */
 void vt_otf2_closed(void);
 void vt_otf2_location_name(const struct vt_loc *l, char *buf, size_t len);

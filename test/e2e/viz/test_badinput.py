@@ -1,0 +1,201 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""Bad input for vt-profile, vt-export and vt-report: a missing file, a directory, a file that
+is not OTF2, truncated and emptied archive files and a trace without events each get one line
+on stderr naming the input and exit 2, with nothing left behind. Then a seeded fuzz run over
+copies of a real trace (Open MPI, 4 ranks) with random byte flips and truncations: no tool is
+killed by a signal or hangs; what they write on success is valid."""
+import json
+import os
+import random
+import shutil
+import subprocess
+
+import vttest
+import vizprog
+from vttest import otf2
+
+TOOLS = os.path.join(vttest.BUILD_ROOT, 'tools')
+VT_PROFILE = os.environ.get('VT_PROFILE', os.path.join(TOOLS, 'vt-profile', 'vt-profile'))
+VT_EXPORT = os.path.join(TOOLS, 'vt-export', 'vt-export')
+VT_REPORT = os.path.join(TOOLS, 'vt-report', 'vt-report')
+CASES = 200  # fuzzed archives; every tool runs on each
+SEED = 13
+TIMEOUT = 30
+
+
+def commands(trace, out):
+    """Each tool's command on trace, writing (where it writes a file) into out."""
+    return {'vt-profile': ([VT_PROFILE, '--format', 'json', trace], None),
+            'vt-profile --mpi': ([VT_PROFILE, '--mpi', '--format', 'json', trace], None),
+            'vt-profile --call-tree': ([VT_PROFILE, '--call-tree', '--format', 'json', trace],
+                                       None),
+            'vt-profile --imbalance': ([VT_PROFILE, '--imbalance', '--format', 'json', trace],
+                                       None),
+            'vt-export': ([VT_EXPORT, trace, '-o', out + '.json'], out + '.json'),
+            'vt-report': ([VT_REPORT, trace, '-o', out + '.html'], out + '.html')}
+
+
+def run(cmd):
+    try:
+        p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                           universal_newlines=True, errors='replace', timeout=TIMEOUT)
+    except subprocess.TimeoutExpired:
+        return None
+    return p
+
+
+def write_empty(path):
+    with otf2.writer.open(path, timer_resolution=10**9) as trace:
+        d = trace.definitions
+        proc = d.location_group('Process', system_tree_parent=d.system_tree_node('node'))
+        d.region('main')
+        trace.event_writer('Master thread', group=proc)
+
+
+def copy_trace(anchor, d):
+    """Copies the archive of anchor into directory d; returns the copy's anchor."""
+    base = anchor[:-len('.otf2')]
+    name = os.path.basename(base)
+    os.makedirs(d)
+    shutil.copy(anchor, os.path.join(d, name + '.otf2'))
+    shutil.copy(base + '.def', os.path.join(d, name + '.def'))
+    shutil.copytree(base, os.path.join(d, name))
+    return os.path.join(d, name + '.otf2')
+
+
+def check_bad(t, what, path, d):
+    for tool, (cmd, out) in commands(path, os.path.join(d, 'out')).items():
+        p = run(cmd)
+        if not t.check(p is not None, '%s: %s ends' % (what, tool)):
+            continue
+        lines = p.stderr.splitlines()
+        t.check(p.returncode == 2 and len(lines) == 1 and path in lines[0] and
+                lines[0].startswith(tool.split()[0] + ': ') and p.stdout == '',
+                '%s: %s says so in one line naming it, exit 2' % (what, tool),
+                repr((p.returncode, p.stdout[:200], p.stderr[:400])))
+        if out:
+            t.check(not os.path.exists(out), '%s: %s leaves no output behind' % (what, tool))
+
+
+def check_bad_inputs(t, trace):
+    d = t.newdir('bad')
+    text = os.path.join(d, 'notes.otf2')
+    with open(text, 'w') as f:
+        f.write('not a trace\n')
+    cases = [('missing file', os.path.join(d, 'missing.otf2')), ('a directory', d),
+             ('not OTF2', text)]
+    # Truncated: the anchor file cut short, the global definitions cut short or emptied.
+    for label, part, keep in [('truncated anchor', '.otf2', 40), ('truncated definitions',
+                                                                  '.def', 100),
+                              ('empty definitions', '.def', 0)]:
+        copy = copy_trace(trace, os.path.join(d, label.replace(' ', '-')))
+        target = copy[:-len('.otf2')] + part
+        with open(target, 'r+b') as f:
+            f.truncate(keep)
+        cases.append((label, copy))
+    write_empty(os.path.join(d, 'empty'))
+    cases.append(('trace without events', os.path.join(d, 'empty', 'traces.otf2')))
+    for what, path in cases:
+        check_bad(t, what, path, d)
+
+
+def check_usage(t, trace):
+    """Usage errors: one line naming the problem and pointing at --help, exit 2."""
+    cases = [([VT_EXPORT, trace], 'no output given'),
+             ([VT_EXPORT, '--window', '5', trace, '-o', '/dev/null'], "--window: '5'"),
+             ([VT_EXPORT, '--window', '2:1', trace, '-o', '/dev/null'], 'ends before it begins'),
+             ([VT_EXPORT, '--bogus', trace], "unknown option '--bogus'"),
+             ([VT_REPORT, trace], 'no output given'),
+             ([VT_REPORT, '--budget', '0', trace, '-o', '/dev/null'], "--budget: '0'"),
+             ([VT_REPORT, trace, trace, '-o', '/dev/null'], 'one trace at a time'),
+             ([VT_PROFILE, '--imbalance', '--mpi', trace], 'exclude each other')]
+    for cmd, text in cases:
+        p = run(cmd)
+        lines = p.stderr.splitlines() if p else []
+        t.check(p is not None and p.returncode == 2 and len(lines) == 1 and text in lines[0]
+                and '--help' in lines[0] and p.stdout == '',
+                'usage: %s: one line, exit 2' % ' '.join(os.path.basename(c) for c in cmd[:3]),
+                repr(p and (p.returncode, p.stdout, p.stderr)))
+    for tool in (VT_EXPORT, VT_REPORT):
+        p = run([tool, '--help'])
+        t.check(p.returncode == 0 and 'Usage: ' + os.path.basename(tool) in p.stdout,
+                '%s --help' % os.path.basename(tool))
+
+
+def mutate(rng, anchor):
+    """Damages one file of the archive at anchor: flips bytes or cuts it short. Returns what
+    was done."""
+    base = anchor[:-len('.otf2')]
+    files = [anchor, base + '.def'] + sorted(
+        os.path.join(base, f) for f in os.listdir(base))
+    target = rng.choice(files)
+    size = os.path.getsize(target)
+    with open(target, 'r+b') as f:
+        if rng.random() < 0.35 or size == 0:
+            keep = rng.randrange(size + 1)
+            f.truncate(keep)
+            return '%s cut to %d of %d bytes' % (os.path.basename(target), keep, size)
+        data = bytearray(f.read())
+        flips = rng.randint(1, 8)
+        for _ in range(flips):
+            i = rng.randrange(len(data))
+            data[i] ^= 1 << rng.randrange(8)
+        f.seek(0)
+        f.write(data)
+        return '%s: %d bit(s) flipped' % (os.path.basename(target), flips)
+
+
+def check_fuzz(t, trace):
+    rng = random.Random(SEED)
+    crashes, hangs, bad_lines, bad_output = [], [], [], []
+    outcomes = {}
+    for case in range(CASES):
+        d = t.newdir('fuzz')
+        copy = copy_trace(trace, os.path.join(d, 'trace'))
+        how = mutate(rng, copy)
+        for tool, (cmd, out) in commands(copy, os.path.join(d, 'out')).items():
+            p = run(cmd)
+            label = 'case %d (%s), %s' % (case, how, tool)
+            if p is None:
+                hangs.append(label)
+                continue
+            outcomes[p.returncode] = outcomes.get(p.returncode, 0) + 1
+            if p.returncode < 0 or p.returncode > 2:
+                crashes.append('%s: status %d: %s' % (label, p.returncode, p.stderr[-300:]))
+            elif p.returncode == 2 and not (p.stderr.splitlines() or [''])[-1].startswith(
+                    '%s: %s: ' % (tool.split()[0], copy)):
+                # Warnings may come first; the refusal is the last line, naming the trace.
+                bad_lines.append('%s: %r' % (label, p.stderr[-300:]))
+            elif p.returncode in (0, 1):
+                try:
+                    if out is None:
+                        json.loads(p.stdout)
+                    elif out.endswith('.json'):
+                        with open(out) as f:
+                            json.load(f)
+                    else:
+                        with open(out) as f:
+                            page = f.read()
+                        if not page.rstrip().endswith('</html>'):
+                            raise ValueError('page not complete')
+                except (OSError, ValueError) as e:
+                    bad_output.append('%s: %s' % (label, e))
+        if not hangs and not crashes:
+            shutil.rmtree(d, ignore_errors=True)
+    t.note('fuzz outcomes (exit status: runs): %r' % sorted(outcomes.items()))
+    t.eq(crashes, [], 'fuzz: no tool killed by a signal')
+    t.eq(hangs, [], 'fuzz: no tool runs longer than %d s' % TIMEOUT)
+    t.eq(bad_lines, [], 'fuzz: a refused trace gets its line, naming it, last')
+    t.eq(bad_output, [], 'fuzz: what the tools write on success is complete')
+    t.check(outcomes.get(2, 0) > 0 and outcomes.get(0, 0) + outcomes.get(1, 0) > 0,
+            'fuzz: some damaged traces refused, some still read', repr(outcomes))
+
+
+def body(t):
+    _, trace = vizprog.traced_run(t)
+    check_bad_inputs(t, trace)
+    check_usage(t, trace)
+    check_fuzz(t, trace)
+
+
+vttest.main('viz_badinput', body)

@@ -1,0 +1,165 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""vt-export --chrome on the trace of a real run (Open MPI, 4 ranks, 2 threads each, a counter
+plugin): the JSON parses (plain and gzip), one thread per location with its name, every begin
+has its end on its thread, timestamps never decrease per thread, message flows pair up between
+the right ranks with the right sizes, and the numbers of slices, counter samples and flows are
+the numbers of Enter, Metric and send events python3-otf2 reads. A window keeps exactly the
+activations that overlap it, cut at its edges."""
+import collections
+import gzip
+import json
+import os
+import subprocess
+
+import vttest
+import vizprog
+
+VT_EXPORT = os.path.join(vttest.BUILD_ROOT, 'tools', 'vt-export', 'vt-export')
+
+
+def export(*args):
+    p = subprocess.run([VT_EXPORT] + [str(a) for a in args], stdout=subprocess.PIPE,
+                       stderr=subprocess.PIPE, universal_newlines=True, timeout=120)
+    return p.returncode, p.stdout, p.stderr
+
+
+def load(t, path, what):
+    opener = gzip.open if path.endswith('.gz') else open
+    try:
+        with opener(path, 'rt', encoding='utf-8') as f:
+            return json.load(f)
+    except (OSError, ValueError) as e:
+        t.fail('%s: valid JSON' % what, repr(e))
+        return None
+
+
+def per_thread(t, events, what, window=None):
+    """Checks balance and order per thread; returns {tid: [(name, begin_ts, end_ts)]}."""
+    stacks = collections.defaultdict(list)
+    last = {}
+    slices = collections.defaultdict(list)
+    unbalanced, backwards, outside = [], [], []
+    for e in events:
+        if e['ph'] not in 'BEC':
+            continue
+        tid = e['tid']
+        if e['ts'] < last.get(tid, -1):
+            backwards.append(e)
+        last[tid] = e['ts']
+        if window and not window[0] - 0.001 <= e['ts'] <= window[1] + 0.001:
+            outside.append(e)
+        if e['ph'] == 'B':
+            stacks[tid].append((e['name'], e['ts']))
+        elif e['ph'] == 'E':
+            if not stacks[tid]:
+                unbalanced.append(e)
+                continue
+            name, begin = stacks[tid].pop()
+            slices[tid].append((name, begin, e['ts']))
+    open_left = {tid: s for tid, s in stacks.items() if s}
+    t.eq((unbalanced, open_left), ([], {}), '%s: every B has its E on its thread' % what)
+    t.eq(backwards[:3], [], '%s: timestamps never decrease per thread' % what)
+    if window:
+        t.eq(outside[:3], [], '%s: every timestamp inside the window' % what)
+    return slices
+
+
+def check_full(t, facts, doc, what):
+    ev = doc['traceEvents']
+    names = {(e['pid'], e['tid']): e['args']['name'] for e in ev
+             if e['ph'] == 'M' and e['name'] == 'thread_name'}
+    t.eq(sorted(tid for _, tid in names), list(range(len(facts.locations))),
+         '%s: one thread per location' % what)
+    t.eq([names[k] for k in sorted(names, key=lambda k: k[1])],
+         [name for _, name, _ in facts.locations], '%s: threads named as the locations' % what)
+    procs = {e['pid']: e['args']['name'] for e in ev
+             if e['ph'] == 'M' and e['name'] == 'process_name'}
+    t.eq(sorted(procs.values()), sorted(set(g for _, _, g in facts.locations)),
+         '%s: one process per location group (rank)' % what)
+    t.eq(len(procs), vizprog.NP, '%s: 4 processes' % what)
+    slices = per_thread(t, ev, what)
+    ref_of = {i: ref for i, (ref, _, _) in enumerate(facts.locations)}
+    got = {ref_of[tid]: sorted(s) for tid, s in slices.items()}
+    want = {ref: sorted((n, round(facts.us(b), 3), round(facts.us(e), 3)) for n, b, e in s)
+            for ref, s in facts.slices.items()}
+    got = {ref: [(n, round(b, 3), round(e, 3)) for n, b, e in s] for ref, s in got.items()}
+    t.eq(got, want, '%s: per location the slices python3-otf2 reads (name, begin, end)' % what)
+    count = collections.Counter(e['name'] for e in ev if e['ph'] == 'B')
+    t.eq(dict(count), dict(facts.enters), '%s: B events per region = Enter events' % what)
+    t.eq(count['kernel'], vizprog.NP * vizprog.THREADS * vizprog.CALLS,
+         '%s: kernel 32 times' % what)
+    t.eq(sum(e['ph'] == 'E' for e in ev), sum(len(s) for s in facts.slices.values()),
+         '%s: E events = Leave events' % what)
+    counters = collections.Counter(ref_of[e['tid']] for e in ev if e['ph'] == 'C')
+    t.eq(dict(counters), dict(facts.metrics), '%s: counter samples per location = Metric '
+         'events' % what)
+    t.check(sum(counters.values()) > 0 and all(
+        e['name'] == 'x (%s)' % facts.locations[e['tid']][1] and set(e['args']) == {'x'}
+        for e in ev if e['ph'] == 'C'), '%s: counter tracks named after the plugin\'s '
+        'counter and the location' % what)
+    # Flows: one s and one f per message, from the sender's thread to the receiver's.
+    flows = collections.defaultdict(dict)
+    for e in ev:
+        if e['ph'] in 'sf':
+            flows[e['id']][e['ph']] = e
+    t.check(all(set(f) == {'s', 'f'} for f in flows.values()), '%s: every flow has its start '
+            'and its end' % what)
+    rank = facts.rank_of
+    got = sorted((rank[ref_of[f['s']['tid']]], rank[ref_of[f['f']['tid']]],
+                  f['s']['args']['bytes']) for f in flows.values())
+    want = sorted((rank[s], r, n) for s, r, n in facts.sends)
+    t.eq(got, want, '%s: flows = sends (sender rank, receiver rank, bytes)' % what)
+    t.eq(got, sorted((r, (r + 1) % 4, 64 * (r + 1)) for r in range(4)),
+         '%s: rank r sent 64 (r + 1) bytes to r + 1' % what)
+    inside = all(any(n == 'MPI_Send' and b <= f['s']['ts'] <= e for n, b, e in
+                     slices[f['s']['tid']]) and
+                 any(n == 'MPI_Recv' and b <= f['f']['ts'] <= e for n, b, e in
+                     slices[f['f']['tid']]) for f in flows.values())
+    t.check(inside, '%s: flows start inside MPI_Send and end inside MPI_Recv' % what)
+    t.eq(doc['otherData']['flows'], len(flows), '%s: otherData counts the flows' % what)
+
+
+def check_window(t, facts, path, d):
+    kernels = sorted(b for s in facts.slices.values() for n, b, e in s if n == 'kernel')
+    all_times = [x for s in facts.slices.values() for _, b, e in s for x in (b, e)]
+    # From the 10th kernel's start to the 20th's, in seconds after the clock's offset.
+    lo, hi = kernels[9], kernels[19]
+    s0 = (lo - facts.offset) / facts.resolution
+    s1 = (hi - facts.offset) / facts.resolution
+    t0 = facts.offset + int(s0 * facts.resolution)
+    t1 = facts.offset + int(s1 * facts.resolution)
+    out = os.path.join(d, 'window.json')
+    code, _, err = export('--chrome', '--window', '%.17g:%.17g' % (s0, s1), '-o', out, path)
+    t.eq((code, err), (0, ''), 'window: exit 0')
+    doc = load(t, out, 'window')
+    if not doc:
+        return
+    slices = per_thread(t, doc['traceEvents'], 'window', (facts.us(t0), facts.us(t1)))
+    want = sum(1 for s in facts.slices.values() for n, b, e in s
+               if n == 'kernel' and b <= t1 and e >= t0)
+    got = sum(1 for s in slices.values() for n, _, _ in s if n == 'kernel')
+    t.eq(got, want, 'window: the kernel activations that overlap it (%d)' % want)
+    t.check(0 < want < len(kernels) and min(all_times) < t0,
+            'window: a proper part of the trace', '%d of %d' % (want, len(kernels)))
+    t.check(all(e['ph'] != 's' or facts.us(t0) - 0.001 <= e['ts'] for e in doc['traceEvents']),
+            'window: flows only inside it')
+
+
+def body(t):
+    _, path = vizprog.traced_run(t)
+    facts = vizprog.Facts(path)
+    d = t.newdir('export')
+    for name in ('trace.json', 'trace.json.gz'):
+        out = os.path.join(d, name)
+        code, stdout, err = export('--chrome', path, '-o', out)
+        t.eq((code, stdout, err), (0, '', ''), '%s: exit 0, nothing printed' % name)
+        if name.endswith('.gz'):
+            with open(out, 'rb') as f:
+                t.eq(f.read(2), b'\x1f\x8b', '%s: gzip-compressed' % name)
+        doc = load(t, out, name)
+        if doc:
+            check_full(t, facts, doc, name)
+    check_window(t, facts, path, d)
+
+
+vttest.main('viz_export', body)

@@ -1,0 +1,23 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Output files of the tools: plain, standard output ("-") or gzip-compressed (a name ending in
+ * ".gz", through zlib where vt was built with it), all as one FILE *; JSON strings. */
+#ifndef VTR_OUT_H
+#define VTR_OUT_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+/* Opens path for writing; "-" is standard output. A path ending in ".gz" is written
+ * gzip-compressed. NULL with a one-line reason in err (without the path). */
+FILE *vtr_out_open(const char *path, char *err, size_t errlen);
+
+/* Flushes and closes (standard output is only flushed). 0, or -1 with err. */
+int vtr_out_close(FILE *f, char *err, size_t errlen);
+
+/* Whether ".gz" outputs can be written by this build. */
+bool vtr_out_have_gzip(void);
+
+/* s as a JSON string: quotes, escapes, and bytes that are not UTF-8 as U+FFFD. */
+void vtr_json_string(FILE *out, const char *s);
+
+#endif

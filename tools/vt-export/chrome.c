@@ -1,0 +1,451 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The Chrome trace-event format (what Perfetto's UI and chrome://tracing open), written while
+ * the trace is read in time order: processes are location groups (ranks), threads are
+ * locations, regions B/E pairs, metric events counter ("C") events, matched MPI messages flow
+ * events ("s" on the sender, "f" on the receiver). Memory is the trace layer's (bounded by
+ * the definitions and the open stacks), never the number of events: flows, known only once
+ * both ends are read, go to a temporary file that is appended after the other events.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* fwrite_unlocked, fputs_unlocked, open_memstream */
+#endif
+#include "chrome.h"
+
+#include <inttypes.h>
+#include <otf2/otf2.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "vtr_out.h"
+
+#ifndef VT_VERSION
+#define VT_VERSION "unknown"
+#endif
+
+enum phase { BEFORE, INSIDE, AFTER };
+
+struct lstate {
+	uint32_t *stack; /* open regions, outermost first */
+	size_t depth, cap;
+	uint64_t last; /* the last timestamp written: never decreasing per thread */
+};
+
+struct writer {
+	struct vtr_trace *t;
+	const struct vt_export_options *opt;
+	FILE *out, *flows, *warn;
+	struct lstate *locs;
+	char **names;	   /* per region: its name as a JSON string, once used */
+	uint64_t from, to; /* ticks; inclusive */
+	enum phase phase;
+	struct vt_export_counts *n;
+	bool first; /* no event written yet: no comma */
+};
+
+static char *put_u64(char *p, uint64_t v)
+{
+	char tmp[24];
+	int n = 0;
+	do {
+		tmp[n++] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	while (n)
+		*p++ = tmp[--n];
+	return p;
+}
+
+/* Microseconds after the clock's offset, exact to the nanosecond: "123.456". */
+static char *put_ts(char *p, const struct vtr_trace *t, uint64_t ticks)
+{
+	uint64_t rel = ticks > t->offset ? ticks - t->offset : 0;
+	uint64_t res = t->resolution ? t->resolution : 1, ns;
+	if (res == 1000000000u)
+		ns = rel;
+	else if (res < (1ull << 34)) /* exact in 64 bits: the remainder times 1e9 fits */
+		ns = rel / res * 1000000000u + rel % res * 1000000000u / res;
+	else
+		ns = (uint64_t)((unsigned __int128)rel * 1000000000u / res);
+	p = put_u64(p, ns / 1000);
+	unsigned f = (unsigned)(ns % 1000);
+	*p++ = '.';
+	*p++ = (char)('0' + f / 100);
+	*p++ = (char)('0' + f / 10 % 10);
+	*p++ = (char)('0' + f % 10);
+	return p;
+}
+
+static void print_ts(FILE *out, const struct vtr_trace *t, uint64_t ticks)
+{
+	char buf[40];
+	char *end = put_ts(buf, t, ticks);
+	fwrite(buf, 1, (size_t)(end - buf), out);
+}
+
+static char *put_str(char *p, const char *s)
+{
+	size_t n = strlen(s);
+	memcpy(p, s, n);
+	return p + n;
+}
+
+static void sep(struct writer *w)
+{
+	fputs(w->first ? "\n" : ",\n", w->out);
+	w->first = false;
+}
+
+static uint64_t clamp(struct writer *w, size_t loc, uint64_t time)
+{
+	struct lstate *s = &w->locs[loc];
+	if (time < s->last)
+		time = s->last;
+	s->last = time;
+	return time;
+}
+
+/* A region's name as a JSON string, made once. */
+static const char *json_name(struct writer *w, uint32_t region)
+{
+	if (!w->names[region]) {
+		char *buf = NULL;
+		size_t len = 0;
+		FILE *m = open_memstream(&buf, &len);
+		if (!m) {
+			fputs("vt-export: out of memory\n", stderr);
+			exit(2);
+		}
+		vtr_json_string(m, w->t->regions[region].name);
+		fclose(m);
+		w->names[region] = buf;
+	}
+	return w->names[region];
+}
+
+/* The hot path: one B or E record, formatted by hand (printf would be most of the time). */
+static void slice(struct writer *w, const struct vtr_location *loc, uint64_t time, uint32_t region,
+		  bool begin)
+{
+	time = clamp(w, loc->index, time);
+	char buf[160], *p = buf;
+	p = put_str(p, w->first ? "\n{\"ph\":\"" : ",\n{\"ph\":\"");
+	w->first = false;
+	*p++ = begin ? 'B' : 'E';
+	p = put_str(p, "\",\"pid\":");
+	p = put_u64(p, loc->group);
+	p = put_str(p, ",\"tid\":");
+	p = put_u64(p, loc->index);
+	p = put_str(p, ",\"ts\":");
+	p = put_ts(p, w->t, time);
+	if (!begin) {
+		*p++ = '}';
+		fwrite_unlocked(buf, 1, (size_t)(p - buf), w->out);
+		return;
+	}
+	p = put_str(p, ",\"name\":");
+	fwrite_unlocked(buf, 1, (size_t)(p - buf), w->out);
+	fputs_unlocked(json_name(w, region), w->out);
+	fputs_unlocked(",\"cat\":\"region\"}", w->out);
+	w->n->slices++;
+}
+
+/* Regions open when the window opens begin at its start; those open at its end end there. */
+static void window_edge(struct writer *w, enum phase to)
+{
+	for (size_t i = 0; i < w->t->nlocations; i++) {
+		struct lstate *s = &w->locs[i];
+		const struct vtr_location *loc = &w->t->locations[i];
+		if (to == INSIDE)
+			for (size_t d = 0; d < s->depth; d++)
+				slice(w, loc, w->from, s->stack[d], true);
+		else
+			for (size_t d = s->depth; d-- > 0;)
+				slice(w, loc, w->to, s->stack[d], false);
+	}
+	w->phase = to;
+}
+
+static void on_event(void *user, const struct vtr_location *loc, enum vtr_event kind, uint64_t time)
+{
+	struct writer *w = user;
+	(void)loc;
+	(void)kind;
+	w->n->events++;
+	if (w->phase == BEFORE && time >= w->from)
+		window_edge(w, INSIDE);
+	if (w->phase == INSIDE && time > w->to)
+		window_edge(w, AFTER);
+}
+
+static void on_enter(void *user, const struct vtr_location *loc, uint64_t time, uint32_t region)
+{
+	struct writer *w = user;
+	struct lstate *s = &w->locs[loc->index];
+	if (s->depth == s->cap) {
+		s->cap = s->cap ? 2 * s->cap : 32;
+		s->stack = vtr_xrealloc(s->stack, s->cap, sizeof(*s->stack));
+	}
+	s->stack[s->depth++] = region;
+	if (w->phase == INSIDE)
+		slice(w, loc, time, region, true);
+}
+
+static void on_leave(void *user, const struct vtr_location *loc, uint64_t time, uint32_t region,
+		     uint64_t enter)
+{
+	struct writer *w = user;
+	(void)enter;
+	struct lstate *s = &w->locs[loc->index];
+	if (s->depth)
+		s->depth--;
+	if (w->phase == INSIDE)
+		slice(w, loc, time, region, false);
+}
+
+static void print_value(FILE *out, uint8_t type, const void *values, uint32_t i)
+{
+	/* OTF2_MetricValue: 8 bytes, read as its type says (OTF2_Type numbering). */
+	const uint8_t *p = (const uint8_t *)values + 8 * (size_t)i;
+	int64_t s;
+	uint64_t u;
+	double d;
+	memcpy(&s, p, 8);
+	memcpy(&u, p, 8);
+	memcpy(&d, p, 8);
+	if (type == OTF2_TYPE_DOUBLE || type == OTF2_TYPE_FLOAT) {
+		if (d != d || d - d != 0) /* NaN or infinite: JSON has no word for them */
+			fputs("null", out);
+		else
+			fprintf(out, "%.17g", d);
+	} else if (type >= OTF2_TYPE_INT8 && type <= OTF2_TYPE_INT64) {
+		fprintf(out, "%" PRId64, s);
+	} else {
+		fprintf(out, "%" PRIu64, u);
+	}
+}
+
+static const char *member_name(const struct vtr_trace *t, const struct vtr_metric_class *c,
+			       uint32_t i)
+{
+	uint32_t m = c && i < c->nmembers ? c->members[i] : VTR_NONE;
+	return m != VTR_NONE && t->metrics[m].name[0] ? t->metrics[m].name : NULL;
+}
+
+static void on_metric(void *user, const struct vtr_location *loc, uint64_t time, uint32_t metric,
+		      uint32_t n, const uint8_t *types, const void *values)
+{
+	struct writer *w = user;
+	if (w->phase != INSIDE || n == 0)
+		return;
+	const struct vtr_metric_class *c =
+	    metric < w->t->nmetric_classes && w->t->metric_classes[metric].defined
+		? &w->t->metric_classes[metric]
+		: NULL;
+	time = clamp(w, loc->index, time);
+	sep(w);
+	/* Counter tracks are per process in this format: the location in the name keeps the
+	 * threads' tracks apart. */
+	fprintf(w->out, "{\"ph\":\"C\",\"pid\":%" PRIu32 ",\"tid\":%zu,\"ts\":", loc->group,
+		loc->index);
+	print_ts(w->out, w->t, time);
+	char name[256];
+	const char *first = member_name(w->t, c, 0);
+	if (first && n == 1)
+		snprintf(name, sizeof(name), "%s (%s)", first, loc->name);
+	else
+		snprintf(name, sizeof(name), "metric %" PRIu32 " (%s)", metric, loc->name);
+	fputs(",\"name\":", w->out);
+	vtr_json_string(w->out, name);
+	fputs(",\"cat\":\"metric\",\"args\":{", w->out);
+	for (uint32_t i = 0; i < n; i++) {
+		const char *mn = member_name(w->t, c, i);
+		char buf[32];
+		if (!mn) {
+			snprintf(buf, sizeof(buf), "value %" PRIu32, i);
+			mn = buf;
+		}
+		/* Duplicate keys would be lost in a JSON object: the index tells them apart. */
+		bool dup = false;
+		for (uint32_t j = 0; j < i && !dup; j++) {
+			const char *other = member_name(w->t, c, j);
+			dup = other && strcmp(other, mn) == 0;
+		}
+		if (dup) {
+			snprintf(buf, sizeof(buf), "value %" PRIu32, i);
+			mn = buf;
+		}
+		if (i)
+			putc(',', w->out);
+		vtr_json_string(w->out, mn);
+		putc(':', w->out);
+		print_value(w->out, types[i], values, i);
+	}
+	fputs("}}", w->out);
+	w->n->counters++;
+}
+
+static bool inside(const struct writer *w, uint64_t time)
+{
+	return time >= w->from && time <= w->to;
+}
+
+static void on_message(void *user, const struct vtr_message *m)
+{
+	struct writer *w = user;
+	if (!inside(w, m->send_begin) || !inside(w, m->recv_end))
+		return;
+	uint64_t id = ++w->n->flows;
+	for (int end = 0; end < 2; end++) {
+		const struct vtr_location *loc = end ? m->receiver : m->sender;
+		fprintf(w->flows,
+			",\n{\"ph\":\"%s\",\"id\":%" PRIu64 ",\"pid\":%" PRIu32
+			",\"tid\":%zu,\"ts\":",
+			end ? "f\",\"bp\":\"e" : "s", id, loc->group, loc->index);
+		print_ts(w->flows, w->t, end ? m->recv_end : m->send_begin);
+		fprintf(w->flows,
+			",\"name\":\"MPI message\",\"cat\":\"mpi\",\"args\":{\"bytes\":%" PRIu64
+			",\"tag\":%" PRIu32 ",\"comm\":%" PRIu32 "}}",
+			m->bytes, m->tag, m->comm);
+	}
+}
+
+static void on_problem(void *user, const struct vtr_location *loc, enum vtr_problem kind,
+		       bool has_time, uint64_t time, uint32_t region, const char *message)
+{
+	struct writer *w = user;
+	(void)kind;
+	(void)has_time;
+	(void)time;
+	(void)region;
+	if (w->n->problems++ >= w->opt->max_warnings)
+		return;
+	if (loc)
+		fprintf(w->warn, "vt-export: warning: location %" PRIu64 " \"%s\": %s\n", loc->id,
+			loc->name, message);
+	else
+		fprintf(w->warn, "vt-export: warning: %s\n", message);
+}
+
+static uint64_t to_ticks(const struct vtr_trace *t, double seconds)
+{
+	if (seconds <= 0)
+		return t->offset;
+	double ticks = seconds * (double)(t->resolution ? t->resolution : 1);
+	if (ticks >= (double)(UINT64_MAX - t->offset))
+		return UINT64_MAX;
+	return t->offset + (uint64_t)ticks;
+}
+
+static void metadata(struct writer *w)
+{
+	const struct vtr_trace *t = w->t;
+	bool *named = vtr_xcalloc(t->ngroups + 1, sizeof(bool));
+	for (size_t i = 0; i < t->nlocations; i++) {
+		const struct vtr_location *loc = &t->locations[i];
+		if (loc->group <= t->ngroups && !named[loc->group < t->ngroups ? loc->group : 0]) {
+			named[loc->group < t->ngroups ? loc->group : 0] = true;
+			sep(w);
+			fprintf(w->out,
+				"{\"ph\":\"M\",\"pid\":%" PRIu32
+				",\"name\":\"process_name\",\"args\":{\"name\":",
+				loc->group);
+			vtr_json_string(w->out, loc->group_name[0] ? loc->group_name : "process");
+			fputs("}}", w->out);
+			sep(w);
+			fprintf(w->out,
+				"{\"ph\":\"M\",\"pid\":%" PRIu32
+				",\"name\":\"process_sort_index\",\"args\":{\"sort_index\":%" PRIu32
+				"}}",
+				loc->group, loc->rank != VTR_NONE ? loc->rank : loc->group);
+		}
+		sep(w);
+		fprintf(w->out,
+			"{\"ph\":\"M\",\"pid\":%" PRIu32
+			",\"tid\":%zu,\"name\":\"thread_name\",\"args\":{\"name\":",
+			loc->group, loc->index);
+		vtr_json_string(w->out, loc->name[0] ? loc->name : "location");
+		fputs("}}", w->out);
+		sep(w);
+		fprintf(
+		    w->out,
+		    "{\"ph\":\"M\",\"pid\":%" PRIu32
+		    ",\"tid\":%zu,\"name\":\"thread_sort_index\",\"args\":{\"sort_index\":%zu}}",
+		    loc->group, loc->index, loc->index);
+	}
+	free(named);
+}
+
+int vt_export_chrome(struct vtr_trace *t, const struct vt_export_options *opt, FILE *out,
+		     FILE *warn, struct vt_export_counts *counts, char *err, size_t errlen)
+{
+	struct writer w = {
+	    .t = t,
+	    .opt = opt,
+	    .out = out,
+	    .warn = warn,
+	    .n = counts,
+	    .first = true,
+	    .from = opt->window ? to_ticks(t, opt->from) : 0,
+	    .to = opt->window && opt->to >= 0 ? to_ticks(t, opt->to) : UINT64_MAX,
+	    .phase = BEFORE,
+	};
+	*counts = (struct vt_export_counts){0};
+	w.flows = tmpfile();
+	if (!w.flows) {
+		snprintf(err, errlen, "cannot make a temporary file for the messages");
+		return -1;
+	}
+	w.locs = vtr_xcalloc(t->nlocations + 1, sizeof(*w.locs));
+	w.names = vtr_xcalloc(t->nregions + 1, sizeof(*w.names));
+	fputs("{\"traceEvents\":[", out);
+	metadata(&w);
+	const struct vtr_callbacks cb = {
+	    .event = on_event,
+	    .enter = on_enter,
+	    .leave = on_leave,
+	    .metric = on_metric,
+	    .message = on_message,
+	    .problem = on_problem,
+	};
+	int rc = vtr_read_merged(t, &cb, &w);
+	if (rc < 0)
+		snprintf(err, errlen, "%s", t->err);
+	if (rc == 0 && w.phase == INSIDE && w.to != UINT64_MAX)
+		window_edge(&w, AFTER);
+	/* The flows after the slices they bind to; "," leads each of them. */
+	if (rc == 0) {
+		rewind(w.flows);
+		char buf[1 << 16];
+		size_t got;
+		bool skip = w.first; /* no event before them: drop the first comma */
+		while ((got = fread(buf, 1, sizeof(buf), w.flows)) > 0) {
+			fwrite(buf + skip, 1, got - skip, out);
+			skip = false;
+		}
+		if (ferror(w.flows)) {
+			snprintf(err, errlen,
+				 "cannot read back the temporary file of the messages");
+			rc = -1;
+		}
+	}
+	fclose(w.flows);
+	for (size_t i = 0; i < t->nlocations; i++)
+		free(w.locs[i].stack);
+	free(w.locs);
+	for (size_t i = 0; i < t->nregions; i++)
+		free(w.names[i]);
+	free(w.names);
+	if (rc < 0)
+		return rc;
+	fprintf(
+	    out,
+	    "\n],\"displayTimeUnit\":\"ns\",\"otherData\":{\"generator\":\"vt-export " VT_VERSION
+	    "\",\"trace\":");
+	vtr_json_string(out, t->path);
+	fprintf(out,
+		",\"events_read\":%" PRIu64 ",\"slices\":%" PRIu64 ",\"counters\":%" PRIu64
+		",\"flows\":%" PRIu64 ",\"problems\":%" PRIu64 "}}\n",
+		counts->events, counts->slices, counts->counters, counts->flows, counts->problems);
+	return 0;
+}

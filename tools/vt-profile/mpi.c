@@ -1,0 +1,295 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * vt-profile --mpi: MPI statistics from the trace layer's matching (tools/lib, merged order):
+ * per pair of ranks the messages sent and their bytes, and per collective kind the instances,
+ * the time all members spent in them (each member's end - begin, summed) and the bytes the
+ * members sent and received. Messages and collectives the layer could not match are problems.
+ */
+#include "report.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* OTF2_CollectiveOp, in its numbering (OTF2_Events.h). */
+static const char *const coll_names[] = {
+    "barrier",
+    "bcast",
+    "gather",
+    "gatherv",
+    "scatter",
+    "scatterv",
+    "allgather",
+    "allgatherv",
+    "alltoall",
+    "alltoallv",
+    "alltoallw",
+    "allreduce",
+    "reduce",
+    "reduce_scatter",
+    "scan",
+    "exscan",
+    "reduce_scatter_block",
+    "create_handle",
+    "destroy_handle",
+    "allocate",
+    "deallocate",
+    "create_handle_and_allocate",
+    "destroy_handle_and_deallocate",
+};
+#define NCOLL (sizeof(coll_names) / sizeof(coll_names[0]))
+
+struct pair {
+	uint32_t from, to; /* ranks; VTR_NONE: a location outside MPI */
+	uint64_t count, bytes;
+};
+
+struct coll_kind {
+	uint64_t instances, time, sent, received;
+};
+
+struct mpi_stats {
+	struct pair *pairs;
+	size_t npairs, cap;
+	uint32_t *slots; /* open addressing over (from, to): pair index + 1 */
+	size_t nslots;
+	struct coll_kind kinds[NCOLL + 1]; /* the last: ops this build does not know */
+	uint64_t messages, bytes, collectives, problems;
+	FILE *warn;
+};
+
+static size_t slot_of(uint32_t from, uint32_t to, size_t nslots)
+{
+	uint64_t h = ((uint64_t)from << 32 | to) * 0x9E3779B97F4A7C15ull;
+	return (size_t)(h >> 17) & (nslots - 1);
+}
+
+static void rehash(struct mpi_stats *m)
+{
+	size_t nslots = m->nslots ? 2 * m->nslots : 256;
+	uint32_t *slots = vtr_xcalloc(nslots, sizeof(*slots));
+	for (size_t i = 0; i < m->npairs; i++) {
+		size_t s = slot_of(m->pairs[i].from, m->pairs[i].to, nslots);
+		while (slots[s])
+			s = (s + 1) & (nslots - 1);
+		slots[s] = (uint32_t)i + 1;
+	}
+	free(m->slots);
+	m->slots = slots;
+	m->nslots = nslots;
+}
+
+static struct pair *pair_of(struct mpi_stats *m, uint32_t from, uint32_t to)
+{
+	if (2 * m->npairs >= m->nslots)
+		rehash(m);
+	size_t s = slot_of(from, to, m->nslots);
+	for (; m->slots[s]; s = (s + 1) & (m->nslots - 1)) {
+		struct pair *p = &m->pairs[m->slots[s] - 1];
+		if (p->from == from && p->to == to)
+			return p;
+	}
+	if (m->npairs == m->cap) {
+		m->cap = m->cap ? 2 * m->cap : 64;
+		m->pairs = vtr_xrealloc(m->pairs, m->cap, sizeof(*m->pairs));
+	}
+	m->pairs[m->npairs] = (struct pair){.from = from, .to = to};
+	m->slots[s] = (uint32_t)++m->npairs;
+	return &m->pairs[m->npairs - 1];
+}
+
+static void on_message(void *user, const struct vtr_message *msg)
+{
+	struct mpi_stats *m = user;
+	struct pair *p = pair_of(m, msg->sender->rank, msg->receiver->rank);
+	p->count++;
+	p->bytes += msg->bytes;
+	m->messages++;
+	m->bytes += msg->bytes;
+}
+
+static void on_collective(void *user, const struct vtr_collective *c)
+{
+	struct mpi_stats *m = user;
+	struct coll_kind *k = &m->kinds[c->op < NCOLL ? c->op : NCOLL];
+	k->instances++;
+	for (uint32_t i = 0; i < c->n; i++) {
+		const struct vtr_coll_member *x = &c->members[i];
+		k->time += x->end > x->begin ? x->end - x->begin : 0;
+		k->sent += x->sent;
+		k->received += x->received;
+	}
+	m->collectives++;
+}
+
+/* Only what merged reading adds: the stack's problems are the flat profile's to report. */
+static void on_problem(void *user, const struct vtr_location *loc, enum vtr_problem kind,
+		       bool has_time, uint64_t time, uint32_t region, const char *message)
+{
+	struct mpi_stats *m = user;
+	(void)has_time;
+	(void)time;
+	(void)region;
+	if (kind != VTR_UNMATCHED_MESSAGE && kind != VTR_UNMATCHED_COLLECTIVE)
+		return;
+	m->problems++;
+	if (loc)
+		fprintf(m->warn, "warning: location %" PRIu64 " \"%s\": %s\n", loc->id, loc->name,
+			message);
+	else
+		fprintf(m->warn, "warning: %s\n", message);
+}
+
+static int cmp_pairs(const void *pa, const void *pb)
+{
+	const struct pair *a = pa, *b = pb;
+	if (a->from != b->from)
+		return a->from < b->from ? -1 : 1;
+	return (a->to > b->to) - (a->to < b->to);
+}
+
+static const char *kind_name(size_t k)
+{
+	return k < NCOLL ? coll_names[k] : "unknown";
+}
+
+static void print_rank(FILE *out, uint32_t rank, int width, bool json)
+{
+	if (rank != VTR_NONE)
+		fprintf(out, "%*" PRIu32, width, rank);
+	else
+		fprintf(out, "%*s", width, json ? "null" : "-");
+}
+
+static double secs(uint64_t ticks, uint64_t res)
+{
+	return res ? (double)ticks / (double)res : 0;
+}
+
+static void report_text(FILE *out, const struct vt_prof_trace *tr, const struct mpi_stats *m)
+{
+	uint64_t res = tr->timer_resolution;
+	fprintf(out,
+		"MPI profile of %s: %" PRIu64 " message%s, %" PRIu64 " bytes; %" PRIu64
+		" collective%s\n\n",
+		tr->path, m->messages, m->messages == 1 ? "" : "s", m->bytes, m->collectives,
+		m->collectives == 1 ? "" : "s");
+	fputs("point-to-point messages:\n", out);
+	if (!m->npairs)
+		fputs("  (none)\n", out);
+	else
+		fprintf(out, "  %6s  %6s  %10s  %14s\n", "from", "to", "messages", "bytes");
+	for (size_t i = 0; i < m->npairs; i++) {
+		const struct pair *p = &m->pairs[i];
+		fputs("  ", out);
+		print_rank(out, p->from, 6, false);
+		fputs("  ", out);
+		print_rank(out, p->to, 6, false);
+		fprintf(out, "  %10" PRIu64 "  %14" PRIu64 "\n", p->count, p->bytes);
+	}
+	fputs("\ncollectives:\n", out);
+	if (!m->collectives) {
+		fputs("  (none)\n", out);
+		return;
+	}
+	fprintf(out, "  %-22s  %10s  %14s  %14s  %14s\n", "kind", "instances", "time [s]", "sent",
+		"received");
+	for (size_t k = 0; k <= NCOLL; k++) {
+		const struct coll_kind *c = &m->kinds[k];
+		if (!c->instances)
+			continue;
+		fprintf(out, "  %-22s  %10" PRIu64 "  %14.6f  %14" PRIu64 "  %14" PRIu64 "\n",
+			kind_name(k), c->instances, secs(c->time, res), c->sent, c->received);
+	}
+}
+
+static void report_csv(FILE *out, const struct vt_prof_trace *tr, const struct mpi_stats *m)
+{
+	uint64_t res = tr->timer_resolution;
+	fputs("section,from,to,kind,count,bytes,received_bytes,time_ticks,time_s\n", out);
+	for (size_t i = 0; i < m->npairs; i++) {
+		const struct pair *p = &m->pairs[i];
+		fputs("p2p,", out);
+		print_rank(out, p->from, 0, false);
+		fputc(',', out);
+		print_rank(out, p->to, 0, false);
+		fprintf(out, ",,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",,\n", p->count, p->bytes,
+			p->bytes);
+	}
+	for (size_t k = 0; k <= NCOLL; k++) {
+		const struct coll_kind *c = &m->kinds[k];
+		if (c->instances)
+			fprintf(out,
+				"collective,,,%s,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
+				",%.9g\n",
+				kind_name(k), c->instances, c->sent, c->received, c->time,
+				secs(c->time, res));
+	}
+}
+
+static void report_json(FILE *out, const struct vt_prof_trace *tr, const struct mpi_stats *m)
+{
+	fputs("{\n  \"trace\": ", out);
+	vt_prof_json_string(out, tr->path);
+	fprintf(out,
+		",\n  \"timer_resolution\": %" PRIu64 ",\n  \"messages\": %" PRIu64
+		",\n  \"bytes\": %" PRIu64 ",\n  \"collectives\": %" PRIu64
+		",\n  \"problems\": %" PRIu64 ",\n  \"pairs\": [",
+		tr->timer_resolution, m->messages, m->bytes, m->collectives, m->problems);
+	for (size_t i = 0; i < m->npairs; i++) {
+		const struct pair *p = &m->pairs[i];
+		fprintf(out, "%s\n    {\"from\": ", i ? "," : "");
+		print_rank(out, p->from, 0, true);
+		fputs(", \"to\": ", out);
+		print_rank(out, p->to, 0, true);
+		fprintf(out, ", \"messages\": %" PRIu64 ", \"bytes\": %" PRIu64 "}", p->count,
+			p->bytes);
+	}
+	fputs(m->npairs ? "\n  ],\n  \"collective_kinds\": [" : "],\n  \"collective_kinds\": [",
+	      out);
+	bool first = true;
+	for (size_t k = 0; k <= NCOLL; k++) {
+		const struct coll_kind *c = &m->kinds[k];
+		if (!c->instances)
+			continue;
+		fprintf(out,
+			"%s\n    {\"kind\": \"%s\", \"instances\": %" PRIu64
+			", \"time_ticks\": %" PRIu64 ", \"sent\": %" PRIu64
+			", \"received\": %" PRIu64 "}",
+			first ? "" : ",", kind_name(k), c->instances, c->time, c->sent,
+			c->received);
+		first = false;
+	}
+	fputs(first ? "]\n}\n" : "\n  ]\n}\n", out);
+}
+
+int vt_prof_report_mpi(const struct vt_prof_trace *tr, const struct vt_prof_options *opt, FILE *out,
+		       FILE *warn, uint64_t *problems, char *err, size_t errlen)
+{
+	struct mpi_stats m = {.warn = warn};
+	rehash(&m);
+	const struct vtr_callbacks cb = {
+	    .message = on_message, .collective = on_collective, .problem = on_problem};
+	int rc = vtr_read_merged(tr->layer, &cb, &m);
+	if (rc < 0) {
+		snprintf(err, errlen, "%s", tr->layer->err);
+	} else {
+		if (m.npairs)
+			qsort(m.pairs, m.npairs, sizeof(*m.pairs), cmp_pairs);
+		switch (opt->format) {
+		case VT_PROF_TEXT:
+			report_text(out, tr, &m);
+			break;
+		case VT_PROF_CSV:
+			report_csv(out, tr, &m);
+			break;
+		case VT_PROF_JSON:
+			report_json(out, tr, &m);
+			break;
+		}
+	}
+	*problems = m.problems;
+	free(m.pairs);
+	free(m.slots);
+	return rc;
+}

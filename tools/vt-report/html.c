@@ -1,0 +1,303 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * vt-report's page: one HTML file with its style sheet, its script and its data inline (no
+ * network, no external file). The data is one JSON object in a <script type=
+ * "application/json"> element; every string in it has '<' escaped, so that it cannot end the
+ * element. The script draws everything from it when the page loads.
+ */
+#include "vt_report.h"
+
+#include <inttypes.h>
+#include <otf2/otf2.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "vtr_out.h"
+
+#ifndef VT_VERSION
+#define VT_VERSION "unknown"
+#endif
+
+/* Copies a temporary file of ",member" entries into out as the inside of an array. */
+static int copy_members(FILE *from, FILE *out)
+{
+	char buf[1 << 16];
+	size_t got;
+	bool first = true;
+	fflush(from);
+	rewind(from);
+	while ((got = fread(buf, 1, sizeof(buf), from)) > 0) {
+		size_t skip = first && buf[0] == ',' ? 1 : 0;
+		fwrite(buf + skip, 1, got - skip, out);
+		first = false;
+	}
+	return ferror(from) ? -1 : 0;
+}
+
+struct info_state {
+	FILE *out;
+	bool first;
+};
+
+static void on_info(void *user, const char *name, const char *value)
+{
+	struct info_state *s = user;
+	fputs(s->first ? "" : ",", s->out);
+	s->first = false;
+	vtr_json_string(s->out, name);
+	putc(':', s->out);
+	vtr_json_string(s->out, value);
+}
+
+static void meta(struct vt_report *r, FILE *out)
+{
+	const struct vtr_trace *t = r->t;
+	uint32_t ranks = 0;
+	for (size_t i = 0; i < t->nlocations; i++)
+		if (t->locations[i].rank != VTR_NONE && t->locations[i].rank + 1 > ranks)
+			ranks = t->locations[i].rank + 1;
+	fputs("\"meta\":{\"trace\":", out);
+	vtr_json_string(out, t->path);
+	fprintf(out,
+		",\"tool\":\"vt-report " VT_VERSION "\",\"locations\":%zu,\"ranks\":%" PRIu32
+		",\"events\":%" PRIu64 ",\"resolution\":%" PRIu64 ",\"tmin\":%" PRIu64
+		",\"tmax\":%" PRIu64 ",\"aggregated\":%s,\"bin_ns\":%" PRIu64 ",\"slices\":%" PRIu64
+		",\"problems\":%" PRIu64 ",\"messages_left_out\":%" PRIu64
+		",\"marks_left_out\":%" PRIu64 ",\"archive\":{",
+		t->nlocations, ranks, r->events, t->resolution, r->tmin, r->tmax,
+		r->aggregated ? "true" : "false", r->aggregated ? r->bin_ns : 0, r->nslices,
+		r->problems + r->prof->total_problems, r->messages_left_out, r->marks_left_out);
+	struct info_state s = {out, true};
+	vtr_archive_info(r->t, on_info, &s);
+	fputs("}}", out);
+}
+
+static void definitions(struct vt_report *r, FILE *out)
+{
+	const struct vtr_trace *t = r->t;
+	fputs(",\n\"locations\":[", out);
+	for (size_t i = 0; i < t->nlocations; i++) {
+		const struct vtr_location *l = &t->locations[i];
+		fputs(i ? ",\n{\"name\":" : "{\"name\":", out);
+		vtr_json_string(out, l->name);
+		fputs(",\"group\":", out);
+		vtr_json_string(out, l->group_name);
+		if (l->rank != VTR_NONE)
+			fprintf(out, ",\"rank\":%" PRIu32, l->rank);
+		else
+			fputs(",\"rank\":null", out);
+		fprintf(out, ",\"type\":%" PRIu32 ",\"depth\":%" PRIu32 "}", l->type,
+			r->stacks[i].maxdepth);
+	}
+	fputs("],\n\"regions\":[", out);
+	for (size_t i = 0; i < t->nregions; i++) {
+		fputs(i ? ",\n[" : "[", out);
+		vtr_json_string(out, t->regions[i].name);
+		fprintf(out, ",%" PRIu32 ",%" PRIu32 "]", t->regions[i].paradigm,
+			t->regions[i].role);
+	}
+	fputs("],\n\"coll_names\":[", out);
+	for (size_t i = 0; i < 24; i++)
+		fprintf(out, "%s\"%s\"", i ? "," : "", vt_report_coll_names[i]);
+	fputs("]", out);
+}
+
+static void bins(struct vt_report *r, FILE *out)
+{
+	fputs(",\n\"bins\":[", out);
+	bool first = true;
+	for (size_t l = 0; r->aggregated && l < r->t->nlocations; l++) {
+		if (!r->bins_of[l])
+			continue;
+		for (size_t d = 0; d < VT_REPORT_MAX_DEPTH; d++)
+			for (size_t b = 0; b < r->nbins; b++) {
+				const struct vt_report_bin *x = &r->bins_of[l][d * r->nbins + b];
+				if (!x->count)
+					continue;
+				fprintf(out, "%s[%zu,%zu,%zu,%" PRIu32 ",%" PRIu32 ",%" PRIu64 "]",
+					first ? "" : ",\n", l, d, b, x->region, x->count, x->busy);
+				first = false;
+			}
+	}
+	fputs("]", out);
+}
+
+static void counters(struct vt_report *r, FILE *out)
+{
+	fputs(",\n\"counters\":[", out);
+	for (size_t i = 0; i < r->nseries; i++) {
+		const struct vt_report_series *s = &r->series[i];
+		const struct vtr_metric *m = &r->t->metrics[s->member];
+		fprintf(out, "%s{\"loc\":%" PRIu32 ",\"name\":", i ? ",\n" : "", s->loc);
+		vtr_json_string(out, m->name);
+		fputs(",\"unit\":", out);
+		vtr_json_string(out, m->unit);
+		fputs(",\"points\":[", out);
+		bool first = true;
+		for (uint32_t b = 0; b < r->series_bins; b++) {
+			const struct vt_report_point *p = &s->bins[b];
+			if (!p->n)
+				continue;
+			fprintf(out, "%s[%" PRIu64 ",%.17g", first ? "" : ",", p->t, p->last);
+			if (p->n > 1)
+				fprintf(out, ",%.17g,%.17g", p->min, p->max);
+			putc(']', out);
+			first = false;
+		}
+		fputs("]}", out);
+	}
+	fputs("]", out);
+}
+
+static void profiles(struct vt_report *r, FILE *out)
+{
+	const struct vt_prof_trace *p = r->prof;
+	fputs(",\n\"flat\":[", out);
+	bool first = true;
+	for (size_t i = 0; i < p->nregions; i++) {
+		const struct vt_prof_region *x = &p->regions[i];
+		if (!x->calls)
+			continue;
+		fprintf(out, "%s[%zu,%" PRIu64 ",%" PRIu64 ",%" PRIu64 "]", first ? "" : ",\n", i,
+			x->calls, x->incl, x->excl);
+		first = false;
+	}
+	fputs("],\n\"paths\":[", out);
+	size_t n;
+	struct vt_prof_path *paths = vt_prof_ctree_paths(r->ctree, p, VT_PROF_SORT_INCL, &n);
+	for (size_t i = 0; i < n; i++)
+		fprintf(out,
+			"%s[%" PRIu32 ",%" PRIu32 ",%" PRIu32 ",%" PRIu32 ",%" PRIu64 ",%" PRIu64
+			",%" PRIu64 "]",
+			i ? ",\n" : "", paths[i].id, paths[i].parent, paths[i].depth,
+			paths[i].region, paths[i].calls, paths[i].incl, paths[i].excl);
+	free(paths);
+	fputs("]", out);
+	/* Load: per process (location group) the exclusive time in MPI and in the rest. */
+	const struct vtr_trace *t = r->t;
+	uint64_t *user = vtr_xcalloc(t->ngroups + 1, sizeof(uint64_t));
+	uint64_t *mpi = vtr_xcalloc(t->ngroups + 1, sizeof(uint64_t));
+	bool *any = vtr_xcalloc(t->ngroups + 1, sizeof(bool));
+	for (size_t i = 0; i < p->nlocations; i++) {
+		size_t g = t->locations[i].group < t->ngroups ? t->locations[i].group : t->ngroups;
+		any[g] = true;
+		for (size_t j = 0; j < p->locations[i].nregions; j++) {
+			const struct vt_prof_loc_region *x = &p->locations[i].regions[j];
+			bool is_mpi = t->regions[x->region].paradigm == OTF2_PARADIGM_MPI;
+			(is_mpi ? mpi : user)[g] += x->excl;
+		}
+	}
+	fputs(",\n\"load\":[", out);
+	first = true;
+	for (size_t g = 0; g <= t->ngroups; g++) {
+		if (!any[g])
+			continue;
+		uint32_t rank = VTR_NONE;
+		for (size_t i = 0; i < t->nlocations; i++)
+			if (t->locations[i].group == g)
+				rank = t->locations[i].rank;
+		fprintf(out, "%s{\"name\":", first ? "" : ",\n");
+		vtr_json_string(out, g < t->ngroups ? t->groups[g].name : "");
+		if (rank != VTR_NONE)
+			fprintf(out, ",\"rank\":%" PRIu32, rank);
+		else
+			fputs(",\"rank\":null", out);
+		fprintf(out, ",\"user\":%" PRIu64 ",\"mpi\":%" PRIu64 "}", user[g], mpi[g]);
+		first = false;
+	}
+	fputs("]", out);
+	free(user);
+	free(mpi);
+	free(any);
+}
+
+static void mpi(struct vt_report *r, FILE *out)
+{
+	fputs(",\n\"pairs\":[", out);
+	for (size_t i = 0; i < r->npairs; i++) {
+		const struct vt_report_pair *p = &r->pairs[i];
+		fputs(i ? ",[" : "[", out);
+		if (p->from == VTR_NONE)
+			fputs("null,", out);
+		else
+			fprintf(out, "%" PRIu32 ",", p->from);
+		if (p->to == VTR_NONE)
+			fputs("null,", out);
+		else
+			fprintf(out, "%" PRIu32 ",", p->to);
+		fprintf(out, "%" PRIu64 ",%" PRIu64 "]", p->count, p->bytes);
+	}
+	fputs("],\n\"sizes\":[", out);
+	bool first = true;
+	for (int b = 0; b < 65; b++) {
+		if (!r->size_hist[b])
+			continue;
+		fprintf(out, "%s[%d,%" PRIu64 "]", first ? "" : ",", b, r->size_hist[b]);
+		first = false;
+	}
+	fputs("],\n\"colls\":[", out);
+	first = true;
+	for (int k = 0; k < 24; k++) {
+		const struct vt_report_coll *c = &r->colls[k];
+		if (!c->instances)
+			continue;
+		fprintf(out, "%s[\"%s\",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 "]",
+			first ? "" : ",", vt_report_coll_names[k], c->instances, c->time, c->sent,
+			c->received);
+		first = false;
+	}
+	fputs("]", out);
+}
+
+int vt_report_html(struct vt_report *r, FILE *out, char *err, size_t errlen)
+{
+	fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+	      "<meta name=\"viewport\" content=\"width=device-width\">\n<title>vt report</title>\n"
+	      "<style>\n",
+	      out);
+	fputs(vt_report_css, out);
+	fputs("</style>\n</head>\n<body>\n"
+	      "<header><h1>vt report</h1><div id=\"subtitle\"></div></header>\n"
+	      "<div id=\"errors\"></div>\n"
+	      "<nav><a href=\"#timeline-section\">Timeline</a> <a href=\"#profile-section\">"
+	      "Profiles</a> <a href=\"#load-section\">Load</a> <a href=\"#mpi-section\">MPI</a> "
+	      "<a href=\"#meta-section\">Trace</a></nav>\n"
+	      "<section id=\"timeline-section\"><h2>Timeline</h2>\n"
+	      "<div id=\"controls\"></div>\n<div id=\"timeline\"></div>\n"
+	      "<div id=\"counters\"></div>\n</section>\n"
+	      "<section id=\"profile-section\"><h2>Flat profile</h2>\n"
+	      "<table id=\"flat\" class=\"sortable\"></table>\n"
+	      "<h2>Call paths</h2>\n<table id=\"calltree\" class=\"sortable\"></table>\n"
+	      "</section>\n"
+	      "<section id=\"load-section\"><h2>Load per rank</h2><div id=\"load\"></div>"
+	      "</section>\n"
+	      "<section id=\"mpi-section\"><h2>MPI</h2>\n"
+	      "<h3>Messages between ranks</h3><div id=\"matrix\"></div>\n"
+	      "<h3>Message sizes</h3><div id=\"sizes\"></div>\n"
+	      "<h3>Collectives</h3><table id=\"collectives\" class=\"sortable\"></table>\n"
+	      "</section>\n"
+	      "<section id=\"meta-section\"><h2>Trace</h2><table id=\"meta\"></table></section>\n"
+	      "<div id=\"tooltip\"></div>\n"
+	      "<script type=\"application/json\" id=\"vt-data\">{",
+	      out);
+	meta(r, out);
+	definitions(r, out);
+	fputs(",\n\"slices\":[", out);
+	int rc = copy_members(r->slices, out);
+	fputs("]", out);
+	bins(r, out);
+	fputs(",\n\"messages\":[", out);
+	rc |= copy_members(r->messages, out);
+	fputs("],\n\"marks\":[", out);
+	rc |= copy_members(r->marks, out);
+	fputs("]", out);
+	counters(r, out);
+	profiles(r, out);
+	mpi(r, out);
+	fputs("}</script>\n<script>\n", out);
+	fputs(vt_report_js, out);
+	fputs("</script>\n</body>\n</html>\n", out);
+	if (rc)
+		snprintf(err, errlen, "cannot read back a temporary file");
+	return rc ? -1 : 0;
+}

@@ -1,0 +1,150 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* vt-report: writes one self-contained HTML report of an OTF2 trace; options, exit codes. */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "vt_report.h"
+#include "vtr_out.h"
+
+#ifndef VT_VERSION
+#define VT_VERSION "unknown"
+#endif
+
+/* Exit codes, documented in docs/vt-report.md. */
+enum { EXIT_CLEAN = 0, EXIT_PROBLEMS = 1, EXIT_USAGE = 2 };
+
+static const char usage_text[] =
+    "Usage: vt-report [OPTION]... TRACE.otf2 -o REPORT.html\n"
+    "Write one self-contained HTML page about an OTF2 trace (no network needed to\n"
+    "open it): a timeline with a row per location, messages and collectives, zoom\n"
+    "and pan; counter plots on the same time axis; the flat and call-path profiles\n"
+    "as sortable tables; the load per rank (user code vs MPI); an MPI summary\n"
+    "(message matrix, sizes, collectives); the trace's metadata.\n"
+    "\n"
+    "  -o, --output=FILE    where to write (- for standard output); required\n"
+    "  -b, --budget=N       slices kept one by one (default 250000); a trace with\n"
+    "                       more events gets levels of detail instead, so that the\n"
+    "                       page's size does not grow with the trace\n"
+    "  -h, --help           show this help and exit\n"
+    "  -V, --version        show the version and exit\n"
+    "\n"
+    "Exit status: 0 if the trace is consistent, 1 if it has problems (the report is\n"
+    "still written and says how many), 2 on a usage error, a trace that cannot be\n"
+    "read (then no report is left behind) or a report that cannot be written.\n";
+
+__attribute__((format(printf, 1, 2), noreturn)) static void usage_error(const char *fmt, ...)
+{
+	va_list ap;
+	fputs("vt-report: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputs(" (see vt-report --help)\n", stderr);
+	exit(EXIT_USAGE);
+}
+
+static uint64_t parse_count(const char *option, const char *value)
+{
+	char *end;
+	errno = 0;
+	unsigned long long v = strtoull(value, &end, 10);
+	if (errno || end == value || *end || value[0] == '-' || v == 0)
+		usage_error("%s: '%s' is not a positive count", option, value);
+	return v;
+}
+
+static int fail(const char *what, const char *err, struct vt_report *r, FILE *out,
+		const char *output)
+{
+	fprintf(stderr, "vt-report: %s: %s\n", what, err);
+	if (out) {
+		char ignored[256];
+		vtr_out_close(out, ignored, sizeof(ignored));
+		if (out != stdout)
+			unlink(output);
+	}
+	vt_report_free(r);
+	vt_prof_free(r->prof);
+	return EXIT_USAGE;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+	    {"output", required_argument, NULL, 'o'},
+	    {"budget", required_argument, NULL, 'b'},
+	    {"help", no_argument, NULL, 'h'},
+	    {"version", no_argument, NULL, 'V'},
+	    {NULL, 0, NULL, 0},
+	};
+	struct vt_report_options opt = {
+	    .budget = 250000, .max_messages = 50000, .max_marks = 50000};
+	const char *output = NULL;
+	int c;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":o:b:hV", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'o':
+			output = optarg;
+			break;
+		case 'b':
+			opt.budget = parse_count("--budget", optarg);
+			opt.max_messages = opt.max_marks = opt.budget / 5 + 1;
+			break;
+		case 'h':
+			fputs(usage_text, stdout);
+			return EXIT_CLEAN;
+		case 'V':
+			printf("vt-report (vt) %s\n", VT_VERSION);
+			return EXIT_CLEAN;
+		case ':':
+			usage_error("option '%s' needs a value", argv[optind - 1]);
+		default:
+			if (optopt)
+				usage_error("unknown option '-%c'", optopt);
+			usage_error("unknown option '%s'", argv[optind - 1]);
+		}
+	}
+	if (optind == argc)
+		usage_error("no trace given");
+	if (optind + 1 < argc)
+		usage_error("one trace at a time, got '%s' and '%s'", argv[optind],
+			    argv[optind + 1]);
+	if (!output)
+		usage_error("no output given (-o FILE)");
+
+	struct vt_prof_trace prof = {.path = argv[optind]};
+	struct vt_report r = {.opt = &opt, .prof = &prof};
+	char err[512];
+	if (vt_prof_read(&prof, err, sizeof(err)) != 0)
+		return fail(prof.path, err, &r, NULL, output);
+	r.t = prof.layer;
+	if (prof.total_events == 0)
+		return fail(prof.path, "the trace has no events", &r, NULL, output);
+	if (vt_report_collect(&r, err, sizeof(err)) != 0)
+		return fail(prof.path, err, &r, NULL, output);
+	FILE *out = vtr_out_open(output, err, sizeof(err));
+	if (!out)
+		return fail(output, err, &r, NULL, output);
+	if (vt_report_html(&r, out, err, sizeof(err)) != 0)
+		return fail(prof.path, err, &r, out, output);
+	uint64_t problems = r.problems + prof.total_problems;
+	vt_report_free(&r);
+	vt_prof_free(&prof);
+	if (vtr_out_close(out, err, sizeof(err)) != 0) {
+		fprintf(stderr, "vt-report: %s: %s\n", output, err);
+		return EXIT_USAGE;
+	}
+	if (problems)
+		fprintf(stderr,
+			"vt-report: warning: %s: %" PRIu64 " problem(s) in the trace "
+			"(vt-profile lists them)\n",
+			prof.path, problems);
+	return problems ? EXIT_PROBLEMS : EXIT_CLEAN;
+}

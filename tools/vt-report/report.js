@@ -1,0 +1,542 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// vt-report's page script: draws everything from the JSON in #vt-data. No library, no network.
+'use strict';
+(function () {
+  var started = performance.now();
+  var errorBox = document.getElementById('errors');
+  function showError(text) {
+    errorBox.textContent += text + '\n';
+  }
+  window.addEventListener('error', function (e) {
+    showError('error: ' + e.message + ' (' + e.filename + ':' + e.lineno + ')');
+  });
+
+  var D = JSON.parse(document.getElementById('vt-data').textContent);
+  var M = D.meta;
+  var RES = M.resolution || 1;
+  var SVGNS = 'http://www.w3.org/2000/svg';
+
+  // ---- formatting ----
+  function fmtNs(ns) {
+    var s = ns / 1e9;
+    if (s >= 1) return s.toFixed(3) + ' s';
+    if (s >= 1e-3) return (s * 1e3).toFixed(3) + ' ms';
+    if (s >= 1e-6) return (s * 1e6).toFixed(3) + ' us';
+    return Math.round(s * 1e9) + ' ns';
+  }
+  function fmtTicks(t) {
+    return fmtNs(t * 1e9 / RES);
+  }
+  function fmtBytes(b) {
+    if (b >= 1 << 30) return (b / (1 << 30)).toFixed(1) + ' GiB';
+    if (b >= 1 << 20) return (b / (1 << 20)).toFixed(1) + ' MiB';
+    if (b >= 1 << 10) return (b / (1 << 10)).toFixed(1) + ' KiB';
+    return b + ' B';
+  }
+  function esc(s) {
+    return String(s).replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;')
+      .replace(/"/g, '&quot;');
+  }
+  function regionName(r) {
+    return D.regions[r] ? D.regions[r][0] : 'region ' + r;
+  }
+  var colors = {};
+  function color(r) {
+    if (colors[r] === undefined) {
+      var name = regionName(r), h = 0;
+      for (var i = 0; i < name.length; i++) h = (h * 31 + name.charCodeAt(i)) >>> 0;
+      var mpi = D.regions[r] && D.regions[r][1] === 4;
+      colors[r] = mpi ? 'hsl(' + (h % 40) + ',75%,55%)' :
+        'hsl(' + (60 + h % 260) + ',55%,' + (45 + h % 20) + '%)';
+    }
+    return colors[r];
+  }
+  function locName(i) {
+    var l = D.locations[i];
+    return l ? l.group + ' / ' + l.name : 'location ' + i;
+  }
+
+  var subtitle = document.getElementById('subtitle');
+  subtitle.textContent = M.trace + ': ' + M.locations + ' locations, ' + M.events +
+    ' events, ' + fmtNs(M.tmax - M.tmin);
+
+  // ---- timeline ----
+  var LABEL = 190, LEVEL = 9, MAXLEV = 6, AXIS = 22;
+  var tl = document.getElementById('timeline');
+  var rows = D.locations.map(function (l, i) {
+    return {loc: i, levels: Math.max(1, Math.min(l.depth || 1, MAXLEV)), slices: [], bins: []};
+  });
+  var y = AXIS;
+  rows.forEach(function (r) {
+    r.y = y;
+    r.h = r.levels * LEVEL + 4;
+    y += r.h;
+  });
+  var HEIGHT = y + 4;
+  D.slices.forEach(function (s, k) {
+    if (rows[s[0]]) rows[s[0]].slices.push(k);
+  });
+  rows.forEach(function (r) {
+    r.slices.sort(function (a, b) {
+      return D.slices[a][3] - D.slices[b][3];
+    });
+  });
+  D.bins.forEach(function (b, k) {
+    if (rows[b[0]]) rows[b[0]].bins.push(k);
+  });
+  var marksByRow = rows.map(function () { return []; });
+  D.marks.forEach(function (m, k) {
+    if (marksByRow[m[0]]) marksByRow[m[0]].push(k);
+  });
+
+  var full0 = M.tmin, full1 = Math.max(M.tmax, M.tmin + 1);
+  var view = {t0: full0, t1: full1};
+  function width() {
+    return Math.max(600, (tl.clientWidth || document.documentElement.clientWidth - 40));
+  }
+  var W = width();
+  function xOf(t) {
+    return LABEL + (t - view.t0) / (view.t1 - view.t0) * (W - LABEL - 4);
+  }
+  function tOf(x) {
+    return view.t0 + (x - LABEL) / (W - LABEL - 4) * (view.t1 - view.t0);
+  }
+  function levelY(r, depth) {
+    return r.y + 2 + Math.min(depth, r.levels - 1) * LEVEL;
+  }
+
+  function axis(out, h) {
+    var span = view.t1 - view.t0, step = Math.pow(10, Math.floor(Math.log10(span / 8)));
+    if (span / step > 16) step *= 5;
+    else if (span / step > 8) step *= 2;
+    var first = Math.ceil((view.t0 - M.tmin) / step) * step + M.tmin;
+    for (var t = first; t <= view.t1; t += step) {
+      var x = xOf(t).toFixed(1);
+      out.push('<line class="tick" x1="' + x + '" x2="' + x + '" y1="14" y2="' + h + '"/>');
+      out.push('<text class="axis" x="' + x + '" y="11">' + esc(fmtNs(t - M.tmin)) + '</text>');
+    }
+  }
+
+  function drawTimeline() {
+    W = width();
+    var out = ['<svg xmlns="' + SVGNS + '" width="' + W + '" height="' + HEIGHT + '" id="tl-svg">'];
+    rows.forEach(function (r, i) {
+      out.push('<g class="row" data-loc="' + r.loc + '"><rect class="rowbg' + (i % 2 ? ' odd' : '') +
+        '" x="0" y="' + r.y + '" width="' + W + '" height="' + r.h + '"/><text class="label" x="4" y="' +
+        (r.y + Math.min(r.h, 14) - 3) + '">' + esc(locName(r.loc)) + '</text></g>');
+    });
+    axis(out, HEIGHT);
+    var px = (view.t1 - view.t0) / (W - LABEL - 4); // ns per pixel
+    rows.forEach(function (r) {
+      var dense = {}; // per level: the run of sub-pixel slices being merged
+      function flush(level) {
+        var d = dense[level];
+        if (!d) return;
+        out.push('<rect class="dense" data-loc="' + r.loc + '" data-n="' + d.n + '" x="' +
+          d.x0.toFixed(1) + '" y="' + levelY(r, level) + '" width="' + Math.max(1, d.x1 - d.x0).toFixed(1) +
+          '" height="' + (LEVEL - 1) + '" fill="' + color(d.region) + '"/>');
+        dense[level] = null;
+      }
+      for (var j = 0; j < r.slices.length; j++) {
+        var k = r.slices[j], s = D.slices[k];
+        if (s[3] > view.t1) break;
+        if (s[4] < view.t0) continue;
+        var x0 = Math.max(xOf(s[3]), LABEL), x1 = Math.min(xOf(s[4]), W);
+        var level = Math.min(s[2], r.levels - 1);
+        if ((s[4] - s[3]) / px < 0.5) {
+          var d = dense[level];
+          if (d && x0 - d.x1 < 1) {
+            d.x1 = Math.max(d.x1, x1);
+            d.n++;
+          } else {
+            flush(level);
+            dense[level] = {x0: x0, x1: x1, n: 1, region: s[1]};
+          }
+          continue;
+        }
+        flush(level);
+        out.push('<rect class="slice" data-i="' + k + '" data-loc="' + r.loc + '" data-region="' +
+          esc(regionName(s[1])) + '" x="' + x0.toFixed(1) + '" y="' + levelY(r, level) +
+          '" width="' + Math.max(0.5, x1 - x0).toFixed(1) + '" height="' + (LEVEL - 1) +
+          '" fill="' + color(s[1]) + '"/>');
+      }
+      for (var lv in dense) flush(+lv);
+      r.bins.forEach(function (k) {
+        var b = D.bins[k], t0 = b[2] * M.bin_ns, t1 = t0 + M.bin_ns;
+        if (t1 < view.t0 || t0 > view.t1) return;
+        var x0 = Math.max(xOf(t0), LABEL), x1 = Math.min(xOf(t1), W);
+        var busy = Math.min(1, b[5] / M.bin_ns);
+        out.push('<rect class="bin" data-b="' + k + '" data-loc="' + r.loc + '" data-region="' +
+          esc(regionName(b[3])) + '" x="' + x0.toFixed(1) + '" y="' + levelY(r, b[1]) + '" width="' +
+          Math.max(0.5, x1 - x0).toFixed(1) + '" height="' + (LEVEL - 1) + '" fill="' + color(b[3]) +
+          '" fill-opacity="' + (0.3 + 0.7 * busy).toFixed(2) + '"/>');
+      });
+      marksByRow[r.loc].forEach(function (k) {
+        var m = D.marks[k];
+        if (m[3] < view.t0 || m[2] > view.t1) return;
+        var x0 = Math.max(xOf(m[2]), LABEL), x1 = Math.min(xOf(m[3]), W);
+        out.push('<rect class="coll" data-m="' + k + '" data-loc="' + r.loc + '" data-op="' +
+          D.coll_names[m[1]] + '" x="' + x0.toFixed(1) + '" y="' + (r.y + r.h - 3) + '" width="' +
+          Math.max(2, x1 - x0).toFixed(1) + '" height="3"/>');
+      });
+    });
+    D.messages.forEach(function (m, k) {
+      if (Math.max(m[2], m[3]) < view.t0 || Math.min(m[2], m[3]) > view.t1) return;
+      var a = rows[m[0]], b = rows[m[1]];
+      if (!a || !b) return;
+      out.push('<line class="msg" data-k="' + k + '" data-from="' + m[0] + '" data-to="' + m[1] +
+        '" x1="' + xOf(m[2]).toFixed(1) + '" y1="' + (a.y + a.h / 2).toFixed(1) + '" x2="' +
+        xOf(m[3]).toFixed(1) + '" y2="' + (b.y + b.h / 2).toFixed(1) + '"/>');
+    });
+    out.push('</svg>');
+    tl.innerHTML = out.join('');
+    drawCounters();
+    document.getElementById('view').textContent = fmtNs(view.t0 - M.tmin) + ' \u2013 ' +
+      fmtNs(view.t1 - M.tmin) + ' (' + fmtNs(view.t1 - view.t0) + ')';
+  }
+
+  // ---- counters: one plot per counter name, a line per location ----
+  var counterGroups = {};
+  D.counters.forEach(function (c, k) {
+    (counterGroups[c.name] = counterGroups[c.name] || []).push(k);
+  });
+  var cdiv = document.getElementById('counters');
+  function drawCounters() {
+    var out = [], PH = 70;
+    Object.keys(counterGroups).sort().forEach(function (name) {
+      var ks = counterGroups[name], lo = Infinity, hi = -Infinity;
+      ks.forEach(function (k) {
+        D.counters[k].points.forEach(function (p) {
+          var a = p.length > 2 ? p[2] : p[1], b = p.length > 2 ? p[3] : p[1];
+          if (a < lo) lo = a;
+          if (b > hi) hi = b;
+        });
+      });
+      if (!(hi >= lo)) return;
+      if (hi === lo) hi = lo + 1;
+      var unit = D.counters[ks[0]].unit;
+      out.push('<svg xmlns="' + SVGNS + '" class="counter" data-name="' + esc(name) + '" width="' + W +
+        '" height="' + PH + '"><rect class="rowbg" x="0" y="0" width="' + W + '" height="' + PH +
+        '"/><text class="counter-title" x="4" y="14">' + esc(name) + (unit ? ' [' + esc(unit) + ']' : '') +
+        '</text><text class="axis" x="4" y="28">' + esc(String(+hi.toPrecision(4))) +
+        '</text><text class="axis" x="4" y="' + (PH - 4) + '">' + esc(String(+lo.toPrecision(4))) + '</text>');
+      ks.forEach(function (k, n) {
+        var c = D.counters[k], pts = [], bars = [];
+        c.points.forEach(function (p) {
+          if (p[0] < view.t0 || p[0] > view.t1) return;
+          var x = xOf(p[0]).toFixed(1);
+          var yv = function (v) { return (PH - 4 - (v - lo) / (hi - lo) * (PH - 20)).toFixed(1); };
+          pts.push(x + ',' + yv(p[1]));
+          if (p.length > 2) bars.push('M' + x + ' ' + yv(p[2]) + 'V' + yv(p[3]));
+        });
+        var hue = (n * 67) % 360;
+        if (pts.length)
+          out.push('<polyline class="series" data-loc="' + c.loc + '" fill="none" stroke="hsl(' + hue +
+            ',60%,40%)" points="' + pts.join(' ') + '"/>');
+        if (bars.length)
+          out.push('<path stroke="hsl(' + hue + ',60%,70%)" d="' + bars.join('') + '"/>');
+      });
+      out.push('</svg>');
+    });
+    cdiv.innerHTML = out.join('');
+  }
+
+  // ---- zoom and pan ----
+  function setView(t0, t1) {
+    var span = Math.max(t1 - t0, 10);
+    var fullSpan = full1 - full0;
+    if (span > fullSpan) span = fullSpan;
+    if (t0 < full0) t0 = full0;
+    if (t0 + span > full1) t0 = full1 - span;
+    view.t0 = t0;
+    view.t1 = t0 + span;
+    drawTimeline();
+  }
+  function zoom(factor, atX) {
+    var at = atX === undefined ? (view.t0 + view.t1) / 2 : tOf(atX);
+    setView(at - (at - view.t0) * factor, at + (view.t1 - at) * factor);
+  }
+  function pan(fraction) {
+    var d = (view.t1 - view.t0) * fraction;
+    setView(view.t0 + d, view.t1 + d);
+  }
+  var controls = document.getElementById('controls');
+  controls.innerHTML = '<button id="zin">+</button><button id="zout">\u2212</button>' +
+    '<button id="left">\u2190</button><button id="right">\u2192</button><button id="reset">all</button> ' +
+    'view: <span id="view"></span> \u2014 wheel or +/\u2212 to zoom, drag or \u2190/\u2192 to pan, 0 for all' +
+    (M.aggregated ? '; short regions are shown as bins of ' + esc(fmtNs(M.bin_ns)) +
+      ' (lighter: less busy), longer ones one by one' : '') +
+    (M.messages_left_out ? '; ' + M.messages_left_out + ' messages not drawn' : '');
+  document.getElementById('zin').onclick = function () { zoom(0.5); };
+  document.getElementById('zout').onclick = function () { zoom(2); };
+  document.getElementById('left').onclick = function () { pan(-0.25); };
+  document.getElementById('right').onclick = function () { pan(0.25); };
+  document.getElementById('reset').onclick = function () { setView(full0, full1); };
+  tl.addEventListener('wheel', function (e) {
+    e.preventDefault();
+    var rect = tl.getBoundingClientRect();
+    zoom(e.deltaY < 0 ? 0.8 : 1.25, e.clientX - rect.left);
+  }, {passive: false});
+  var drag = null;
+  tl.addEventListener('mousedown', function (e) {
+    drag = {x: e.clientX, t0: view.t0, t1: view.t1};
+    tl.classList.add('dragging');
+  });
+  window.addEventListener('mouseup', function () {
+    drag = null;
+    tl.classList.remove('dragging');
+  });
+  window.addEventListener('mousemove', function (e) {
+    if (!drag) return;
+    var dt = (e.clientX - drag.x) / (W - LABEL - 4) * (drag.t1 - drag.t0);
+    if (Math.abs(e.clientX - drag.x) > 2) setView(drag.t0 - dt, drag.t1 - dt);
+  });
+  window.addEventListener('keydown', function (e) {
+    if (e.target && /INPUT|TEXTAREA|SELECT/.test(e.target.tagName)) return;
+    if (e.key === '+' || e.key === '=') zoom(0.5);
+    else if (e.key === '-' || e.key === '_') zoom(2);
+    else if (e.key === 'ArrowLeft') pan(-0.25);
+    else if (e.key === 'ArrowRight') pan(0.25);
+    else if (e.key === '0' || e.key === 'Home') setView(full0, full1);
+    else return;
+    e.preventDefault();
+  });
+
+  // ---- tooltip ----
+  var tip = document.getElementById('tooltip');
+  function tipText(t) {
+    var d = t.dataset || {};
+    if (d.i !== undefined) {
+      var s = D.slices[+d.i];
+      return regionName(s[1]) + '\n' + locName(s[0]) + '\nfrom ' + fmtNs(s[3] - M.tmin) + ' to ' +
+        fmtNs(s[4] - M.tmin) + '\nduration ' + fmtNs(s[4] - s[3]);
+    }
+    if (d.b !== undefined) {
+      var b = D.bins[+d.b];
+      return b[4] + ' short activations (mostly ' + regionName(b[3]) + ')\n' + locName(b[0]) +
+        '\nbusy ' + fmtNs(b[5]) + ' of ' + fmtNs(M.bin_ns);
+    }
+    if (d.k !== undefined) {
+      var m = D.messages[+d.k];
+      return 'message of ' + m[4] + ' bytes, tag ' + m[5] + '\nfrom ' + locName(m[0]) + ' at ' +
+        fmtNs(m[2] - M.tmin) + '\nto ' + locName(m[1]) + ' at ' + fmtNs(m[3] - M.tmin);
+    }
+    if (d.m !== undefined) {
+      var c = D.marks[+d.m];
+      return 'collective ' + D.coll_names[c[1]] + '\n' + locName(c[0]) + '\nfrom ' +
+        fmtNs(c[2] - M.tmin) + ' to ' + fmtNs(c[3] - M.tmin);
+    }
+    if (d.n !== undefined) return d.n + ' short activations merged at this zoom';
+    return null;
+  }
+  tl.addEventListener('mousemove', function (e) {
+    var text = drag ? null : tipText(e.target);
+    if (!text) {
+      tip.style.display = 'none';
+      return;
+    }
+    tip.textContent = text;
+    tip.style.display = 'block';
+    tip.style.left = Math.min(e.clientX + 12, window.innerWidth - 300) + 'px';
+    tip.style.top = (e.clientY + 12) + 'px';
+  });
+  tl.addEventListener('mouseleave', function () { tip.style.display = 'none'; });
+
+  // ---- tables ----
+  function table(id, head, rowsData) {
+    var t = document.getElementById(id), out = ['<thead><tr>'];
+    head.forEach(function (h, i) {
+      out.push('<th data-col="' + i + '">' + esc(h) + '</th>');
+    });
+    out.push('</tr></thead><tbody>');
+    rowsData.forEach(function (r) {
+      out.push('<tr>');
+      r.forEach(function (c) {
+        if (c && typeof c === 'object')
+          out.push('<td class="' + (c.cls || 'num') + '"' + (c.value !== undefined ? ' data-value="' +
+            c.value + '"' : '') + (c.attr || '') + '>' + esc(c.text) + '</td>');
+        else
+          out.push('<td>' + esc(c) + '</td>');
+      });
+      out.push('</tr>');
+    });
+    out.push('</tbody>');
+    t.innerHTML = out.join('');
+  }
+  function sortable(t) {
+    t.addEventListener('click', function (e) {
+      var th = e.target.closest('th');
+      if (!th) return;
+      var col = +th.dataset.col, body = t.tBodies[0];
+      var desc = th.dataset.dir !== 'desc';
+      Array.prototype.forEach.call(t.querySelectorAll('th'), function (h) { delete h.dataset.dir; });
+      th.dataset.dir = desc ? 'desc' : 'asc';
+      var trs = Array.prototype.slice.call(body.rows);
+      trs.sort(function (a, b) {
+        var x = a.cells[col], y = b.cells[col], c;
+        if (x.dataset.value !== undefined) c = +x.dataset.value - +y.dataset.value;
+        else c = x.textContent.localeCompare(y.textContent);
+        return desc ? -c : c;
+      });
+      trs.forEach(function (tr) { body.appendChild(tr); });
+    });
+  }
+  function num(v, text) {
+    return {value: v, text: text === undefined ? String(v) : text};
+  }
+
+  var totalExcl = D.flat.reduce(function (a, f) { return a + f[3]; }, 0);
+  table('flat', ['region', 'calls', 'inclusive', 'exclusive', 'excl %'],
+    D.flat.slice().sort(function (a, b) { return b[3] - a[3]; }).map(function (f) {
+      return [{cls: 'name', text: regionName(f[0]), attr: ' data-region="' + esc(regionName(f[0])) + '"'},
+        num(f[1]), num(f[2], fmtTicks(f[2])), num(f[3], fmtTicks(f[3])),
+        num(totalExcl ? f[3] / totalExcl * 100 : 0, (totalExcl ? f[3] / totalExcl * 100 : 0).toFixed(2) + '%')];
+    }));
+  var pathOf = {};
+  table('calltree', ['call path', 'calls', 'inclusive', 'exclusive'], D.paths.map(function (p) {
+    var path = (p[1] && pathOf[p[1]] ? pathOf[p[1]] + ';' : '') + regionName(p[3]);
+    pathOf[p[0]] = path;
+    return [{cls: 'path', text: new Array(p[2]).join('  ') + regionName(p[3]),
+      attr: ' data-path="' + esc(path) + '"'}, num(p[4]), num(p[5], fmtTicks(p[5])), num(p[6], fmtTicks(p[6]))];
+  }));
+
+  // ---- load per rank ----
+  (function () {
+    var L = D.load, max = 1, out = [], BH = 16, LW = 160, WW = 700;
+    L.forEach(function (l) { max = Math.max(max, l.user + l.mpi); });
+    out.push('<div class="legend"><span><i class="swatch" style="background:#4a7fc1"></i>user code</span>' +
+      '<span><i class="swatch" style="background:#d9534f"></i>MPI</span></div>');
+    out.push('<svg xmlns="' + SVGNS + '" width="' + (LW + WW + 120) + '" height="' + (L.length * (BH + 4) + 4) + '">');
+    L.forEach(function (l, i) {
+      var y0 = 2 + i * (BH + 4), wu = l.user / max * WW, wm = l.mpi / max * WW;
+      out.push('<text class="label" x="4" y="' + (y0 + 12) + '">' + esc(l.name) + '</text>');
+      out.push('<rect class="load-bar" data-kind="user" data-name="' + esc(l.name) + '" data-value="' + l.user +
+        '" x="' + LW + '" y="' + y0 + '" width="' + wu.toFixed(1) + '" height="' + BH + '" fill="#4a7fc1"/>');
+      out.push('<rect class="load-bar" data-kind="mpi" data-name="' + esc(l.name) + '" data-value="' + l.mpi +
+        '" x="' + (LW + wu).toFixed(1) + '" y="' + y0 + '" width="' + wm.toFixed(1) + '" height="' + BH +
+        '" fill="#d9534f"/>');
+      out.push('<text class="axis" x="' + (LW + wu + wm + 4).toFixed(1) + '" y="' + (y0 + 12) + '">' +
+        esc(fmtTicks(l.user) + ' + ' + fmtTicks(l.mpi)) + '</text>');
+    });
+    out.push('</svg>');
+    document.getElementById('load').innerHTML = out.join('');
+  })();
+
+  // ---- MPI ----
+  (function () {
+    var ranks = [], seen = {}, maxBytes = 1;
+    D.pairs.forEach(function (p) {
+      [p[0], p[1]].forEach(function (r) {
+        if (!seen[r]) { seen[r] = true; ranks.push(r); }
+      });
+      maxBytes = Math.max(maxBytes, p[3]);
+    });
+    ranks.sort(function (a, b) { return a - b; });
+    var cell = {};
+    D.pairs.forEach(function (p) { cell[p[0] + ',' + p[1]] = p; });
+    var m = document.getElementById('matrix');
+    if (!ranks.length) {
+      m.textContent = 'no point-to-point messages';
+    } else {
+      var out = ['<table><tr><th>from \\ to</th>'];
+      ranks.forEach(function (r) { out.push('<th>' + r + '</th>'); });
+      out.push('</tr>');
+      ranks.forEach(function (a) {
+        out.push('<tr><th>' + a + '</th>');
+        ranks.forEach(function (b) {
+          var p = cell[a + ',' + b];
+          if (!p) { out.push('<td></td>'); return; }
+          var heat = Math.log(1 + p[3]) / Math.log(1 + maxBytes);
+          out.push('<td class="cell" data-from="' + a + '" data-to="' + b + '" data-count="' + p[2] +
+            '" data-bytes="' + p[3] + '" style="background:hsl(10,80%,' + (95 - 45 * heat).toFixed(0) +
+            '%)">' + p[2] + '<br>' + esc(fmtBytes(p[3])) + '</td>');
+        });
+        out.push('</tr>');
+      });
+      out.push('</table><div>cells: messages and bytes sent from the row\u2019s rank to the column\u2019s; ' +
+        'darker: more bytes</div>');
+      m.innerHTML = out.join('');
+    }
+    var sz = document.getElementById('sizes');
+    if (!D.sizes.length) {
+      sz.textContent = 'no messages';
+    } else {
+      var maxN = 1, out2 = [], BW = 36, H = 120;
+      D.sizes.forEach(function (s) { maxN = Math.max(maxN, s[1]); });
+      out2.push('<svg xmlns="' + SVGNS + '" width="' + (D.sizes.length * (BW + 6) + 10) + '" height="' + (H + 30) + '">');
+      D.sizes.forEach(function (s, i) {
+        var h = s[1] / maxN * H, x = 5 + i * (BW + 6);
+        var label = s[0] === 0 ? '0 B' : '<' + fmtBytes(Math.pow(2, s[0]));
+        out2.push('<rect class="size-bar" data-bucket="' + s[0] + '" data-count="' + s[1] + '" x="' + x + '" y="' +
+          (H - h + 2).toFixed(1) + '" width="' + BW + '" height="' + h.toFixed(1) + '" fill="#6a8"/>');
+        out2.push('<text class="axis" x="' + x + '" y="' + (H + 14) + '">' + esc(label) + '</text>');
+        out2.push('<text class="axis" x="' + x + '" y="' + (H + 26) + '">' + s[1] + '</text>');
+      });
+      out2.push('</svg>');
+      sz.innerHTML = out2.join('');
+    }
+    table('collectives', ['kind', 'instances', 'time (all members)', 'bytes sent', 'bytes received'],
+      D.colls.map(function (c) {
+        return [{cls: 'name', text: c[0], attr: ' data-kind="' + c[0] + '"'}, num(c[1]),
+          num(c[2], fmtTicks(c[2])), num(c[3]), num(c[4])];
+      }));
+  })();
+
+  // ---- metadata ----
+  (function () {
+    var A = M.archive, threads = D.locations.filter(function (l) { return l.type === 1; }).length;
+    var r = [['trace', M.trace], ['program', A.description || '(not recorded)'],
+      ['recorded by', A.creator || '(not recorded)'], ['machine', A.machine || '(not recorded)'],
+      ['report by', M.tool], ['ranks', M.ranks], ['threads', threads],
+      ['locations', M.locations], ['events', M.events], ['duration', fmtNs(M.tmax - M.tmin)],
+      ['timer resolution', M.resolution + ' ticks/s'],
+      ['timeline', M.aggregated ? 'levels of detail: ' + M.slices + ' slices one by one, shorter ones in bins of ' +
+        fmtNs(M.bin_ns) : 'every slice (' + M.slices + ')'],
+      ['problems', M.problems]];
+    Object.keys(A).forEach(function (k) {
+      if (k !== 'description' && k !== 'creator' && k !== 'machine') r.push([k, A[k]]);
+    });
+    table('meta', ['', ''], r);
+  })();
+
+  Array.prototype.forEach.call(document.querySelectorAll('table.sortable'), sortable);
+  // "#view=T0,T1" (ns after the clock's offset) opens the page zoomed there.
+  var hv = /view=([0-9.]+),([0-9.]+)/.exec(location.hash);
+  if (hv && +hv[2] > +hv[1]) {
+    view.t0 = Math.max(full0, +hv[1]);
+    view.t1 = Math.min(full1, +hv[2]);
+  }
+  drawTimeline();
+  // "#selftest": the page drives its own zoom and pan handlers with synthetic key and wheel
+  // events and notes the view after each (data-selftest), for a browser test without input.
+  if (/selftest/.test(location.hash)) {
+    var seen = [];
+    var note = function () { seen.push([view.t0, view.t1].join(':')); };
+    var key = function (k) {
+      window.dispatchEvent(new KeyboardEvent('keydown', {key: k, bubbles: true}));
+      note();
+    };
+    note();
+    key('+');
+    key('ArrowRight');
+    key('-');
+    key('0');
+    var rect = tl.getBoundingClientRect();
+    tl.dispatchEvent(new WheelEvent('wheel', {deltaY: -100, clientX: rect.left + W * 0.75,
+      clientY: rect.top + 30, bubbles: true, cancelable: true}));
+    note();
+    document.body.setAttribute('data-selftest', seen.join(' '));
+  }
+  // Where the timeline was drawn, for tests that look at a screenshot.
+  var box = tl.getBoundingClientRect();
+  document.body.setAttribute('data-timeline-box', [box.left + window.scrollX, box.top + window.scrollY,
+    box.width, box.height].map(Math.round).join(','));
+  window.addEventListener('resize', function () {
+    if (Math.abs(width() - W) > 20) drawTimeline();
+  });
+  // How long building the page took (milliseconds), for bench/run-viz.py: the script alone,
+  // and from the start of the navigation (loading and parsing the file included).
+  document.body.setAttribute('data-render-ms', Math.round(performance.now() - started));
+  document.body.setAttribute('data-ready-ms', Math.round(performance.now()));
+  document.body.setAttribute('data-ready', '1');
+})();
