@@ -6,6 +6,7 @@
 #include "vt_lifecycle.h"
 #include "vt_log.h"
 #include "vt_otf2.h"
+#include "vt_signal.h"
 
 #include <errno.h>
 #include <sched.h>
@@ -316,6 +317,8 @@ bool vt_thread_begin(struct vt_tls *t)
 	if (!on && vt_core_state() != VT_STATE_INITIALISING)
 		t->state = VT_TLS_OFF;
 	t->busy = 0;
+	if (vt_unlikely(vt_signal_pending))
+		vt_signal_deferred();
 	errno = saved;
 	return on;
 }
@@ -386,6 +389,8 @@ struct vt_rec *vt_thread_flush(struct vt_tls *t)
 	t->busy = VT_BUSY_FOREIGN;
 	vt_core_thread_flush(loc);
 	t->busy = 0;
+	if (vt_unlikely(vt_signal_pending))
+		vt_signal_deferred();
 	errno = saved;
 	return next;
 }

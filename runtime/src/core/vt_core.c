@@ -10,6 +10,7 @@
 #include "vt_otf2.h"
 #include "vt_region.h"
 #include "vt_sample.h"
+#include "vt_signal.h"
 #include "vt_symbols.h"
 #include "vt_thread.h"
 
@@ -123,6 +124,7 @@ void vt_init(void)
 		if (rc == 0) {
 			atexit(vt_finalize);
 			pthread_atfork(NULL, NULL, fork_child);
+			vt_signal_init();
 		}
 		set_state(rc == 0 ? VT_STATE_ON : VT_STATE_OFF);
 	}
