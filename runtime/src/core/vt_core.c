@@ -18,6 +18,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 int vt_state_word = VT_STATE_NEW;
 
@@ -77,13 +78,24 @@ void vt_core_mpi_attach(const struct vt_topo *topo, struct vt_tls *t)
 int vt_mpi_mode;
 static pthread_mutex_t state_lock = PTHREAD_MUTEX_INITIALIZER;
 
-/* A forked child must not write into its parent's archive; it runs untraced. */
+static int init_pid;
+
+int vt_core_pid(void)
+{
+	return init_pid;
+}
+
+/* A forked child must not write into its parent's archive; it runs untraced, and says so
+ * at the default verbosity (docs/security.md). */
 static void fork_child(void)
 {
 	set_state(VT_STATE_OFF);
 	vt_tls.pos = vt_tls.end = NULL;
 	vt_tls.state = VT_TLS_OFF;
-	vt_info("forked child: not traced");
+	vt_notice("forked child of process %d: not traced (a child that calls exec is traced "
+		  "again if the new program is built with vtcc)",
+		  init_pid);
+	init_pid = getpid();
 }
 
 static int start(void)
@@ -120,6 +132,7 @@ void vt_init(void)
 	pthread_mutex_lock(&state_lock);
 	if (vt_core_state() == VT_STATE_NEW) {
 		set_state(VT_STATE_INITIALISING);
+		init_pid = getpid();
 		int rc = start();
 		if (rc == 0) {
 			atexit(vt_finalize);
