@@ -5,6 +5,9 @@ the program runs as without vt (every thread created) and the trace holds all 64
 locations with every call (before, each thread kept its 8 MiB buffer: 5 GiB of address
 space, and thread creation failed)."""
 
+import os
+import sys
+
 import vttest
 
 N = 640
@@ -12,6 +15,9 @@ LIMIT_KB = 1024 * 1024
 
 
 def body(t):
+    if os.environ.get('VT_TEST_SANITIZE'):
+        print('SKIP: under a sanitizer, whose shadow memory does not fit under ulimit -v')
+        sys.exit(77)
     exe, plain = t.parallel(lambda a: t.compile(*a), [
         ('shortlived', ['shortlived.c'], 'c', 'gcc', '-O2', ['-pthread']),
         ('shortlived-plain', ['shortlived.c'], 'c', 'gcc', '-O2', ['-pthread'], False)])
