@@ -33,8 +33,12 @@ asan)
 tsan)
 	san=thread
 	build=${VT_TEST_BUILD:-build-tsan}
-	TSAN_OPTIONS=halt_on_error=1:report_signal_unsafe=0
+	TSAN_OPTIONS=halt_on_error=1:report_signal_unsafe=0:suppressions=$here/scripts/tsan.supp
 	export TSAN_OPTIONS
+	# The programs under test (only them: vttest.py) get libtsan first, so that its
+	# pthread_create sees the threads libvt's wrapper starts.
+	VT_TEST_PRELOAD=$(gcc -print-file-name=libtsan.so)
+	export VT_TEST_PRELOAD
 	default="pthreads openmp exitpaths threads_short sighandler unit-buffer"
 	;;
 *)

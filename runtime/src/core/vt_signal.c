@@ -54,7 +54,7 @@ static bool active;
 static int ending_tid;
 static volatile sig_atomic_t ending_sig;
 
-static int slot(int sig)
+static __attribute__((unused)) int slot(int sig)
 {
 	for (size_t i = 0; i < N_WATCHED; i++)
 		if (watched[i] == sig)
@@ -207,11 +207,17 @@ void vt_signal_init(void)
 	__atomic_store_n(&active, true, __ATOMIC_RELEASE);
 }
 
-static bool is_default(const struct sigaction *a)
+static __attribute__((unused)) bool is_default(const struct sigaction *a)
 {
 	return !(a->sa_flags & SA_SIGINFO) && a->sa_handler == SIG_DFL;
 }
 
+/*
+ * Under ThreadSanitizer (scripts/test-sanitize.sh tsan) the runtime does not interpose these:
+ * TSan's initialisation calls sigaction before it can run instrumented code. vt's handlers
+ * are then installed at init only, and a program's SIG_DFL does not bring them back.
+ */
+#ifndef VT_NO_SIGNAL_INTERPOSE
 VT_EXPORT int sigaction(int sig, const struct sigaction *act, struct sigaction *old)
 {
 	int i = slot(sig);
@@ -262,3 +268,4 @@ VT_EXPORT sighandler_fn signal(int sig, sighandler_fn handler)
 	}
 	return old.sa_handler;
 }
+#endif
