@@ -116,6 +116,13 @@ static void write_trace(int sig)
 {
 	struct vt_tls *t = &vt_tls;
 	const char *name = sigabbrev_np(sig);
+	if (vt_mpi_attached() && !vt_mpi_ops()) {
+		/* The archive of an MPI run is written by all ranks together in MPI_Finalize. */
+		vt_warn("SIG%s before MPI_Finalize: the events of this MPI process are not "
+			"written",
+			name ? name : "?");
+		return;
+	}
 	t->busy = VT_BUSY_OWN;
 	vt_notice("SIG%s: writing the trace before the program ends", name ? name : "?");
 	char what[64];
