@@ -144,6 +144,15 @@ void vt_init(void)
 	pthread_mutex_unlock(&state_lock);
 }
 
+/* The trace is written (or cannot be): a terminating signal that came meanwhile ends the
+ * process now (vt_signal.c). */
+static void finished(void)
+{
+	set_state(VT_STATE_DONE);
+	if (vt_signal_pending)
+		vt_signal_deferred();
+}
+
 void vt_finalize(void)
 {
 	pthread_mutex_lock(&state_lock);
@@ -160,12 +169,12 @@ void vt_finalize(void)
 		 * the archive can only be closed together with the other ranks. */
 		vt_warn("MPI_Finalize was not called: the events of this process are not "
 			"written");
-		set_state(VT_STATE_DONE);
+		finished();
 		return;
 	}
 	/* An MPI program that never called MPI_Init writes a trace of its own. */
 	if (!vt_otf2_ready() && vt_otf2_open() < 0) {
-		set_state(VT_STATE_DONE);
+		finished();
 		return;
 	}
 
@@ -181,7 +190,7 @@ void vt_finalize(void)
 		vt_otf2_close(locs, end);
 	vt_sym_finish();
 	EACH(release);
-	set_state(VT_STATE_DONE);
+	finished();
 }
 
 void vt_core_switch_off(void)

@@ -139,7 +139,7 @@ static void write_trace(int sig)
 void vt_signal_deferred(void)
 {
 	int sig = vt_signal_pending;
-	if (!sig || vt_tls.busy)
+	if (!sig || (vt_tls.busy && vt_core_state() != VT_STATE_DONE))
 		return;
 	vt_signal_pending = 0;
 	if (vt_core_state() == VT_STATE_ON)
@@ -162,6 +162,17 @@ static void on_signal(int sig, siginfo_t *si, void *uc)
 	if (__atomic_compare_exchange_n(&ending_tid, &expected, self, false, __ATOMIC_ACQ_REL,
 					__ATOMIC_ACQUIRE)) {
 		ending_sig = sig;
+		if (vt_core_state() == VT_STATE_FINALIZING && !is_fault(sig, si)) {
+			/* The trace is being written (exit, exec): it is finished first, then
+			 * the process ends with the signal (vt_finalize), under the watchdog. */
+			vt_signal_pending = sig;
+			vt_notice("SIG%s while the trace is written: the process ends with it "
+				  "once the trace is complete",
+				  sigabbrev_np(sig) ? sigabbrev_np(sig) : "?");
+			arm_watchdog();
+			errno = saved;
+			return;
+		}
 		if (vt_core_state() == VT_STATE_ON && vt_tls.busy && !is_fault(sig, si)) {
 			/* Inside vt (a flush waiting for the writer, say): the trace is written
 			 * when vt is done (vt_signal_deferred), under the watchdog meanwhile. */

@@ -2,7 +2,9 @@
 /*
  * Ends in the way argv[1] names after a known number of calls: a signal raised or a fault
  * (term int hup quit segv bus abort pipe), _exit, a handler of the program's own that exits
- * or re-raises, an ignored signal, or "spin": calls work() until killed from outside.
+ * or re-raises, an ignored signal, "spin": calls work() until killed from outside, or
+ * "many": 3 million calls, a line, and the end of main (the test signals it while vt writes
+ * the trace at exit).
  */
 #include <signal.h>
 #include <stdio.h>
@@ -54,6 +56,13 @@ int main(int argc, char **argv)
 	}
 	if (strcmp(how, "ignored") == 0)
 		signal(SIGHUP, SIG_IGN);
+	if (strcmp(how, "many") == 0) {
+		for (int i = 0; i < 3000000; i++)
+			work(i);
+		printf("returning from main\n");
+		fflush(stdout);
+		return 0;
+	}
 	if (strcmp(how, "spin") == 0) {
 		printf("spinning\n");
 		fflush(stdout);

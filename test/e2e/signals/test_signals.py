@@ -5,7 +5,8 @@ where the signal arrived and the property VT::END naming it, one line saying so;
 process ends as the uninstrumented one does (same stdout, same status: killed by the same
 signal). A handler of the program's own still runs (exit from it writes the trace as exit
 does; re-raising with SIG_DFL is the signal's ending); an ignored signal changes nothing;
-_exit() writes no trace, as documented (docs/security.md)."""
+_exit() writes no trace, as documented (docs/security.md). A signal that comes while vt
+writes the trace at exit waits for the trace, then ends the process."""
 
 import os
 import re
@@ -109,6 +110,30 @@ def body(t):
         t.check(tr.loc('Master thread').enters.get('work', 0) > 1000,
                 '%s: the calls before the signal are recorded' % what,
                 repr(tr.loc('Master thread').enters))
+
+    # A signal while vt writes the trace at exit (6 million events in memory: a fraction of
+    # a second): the trace is finished first, then the process ends with the signal.
+    d = t.newdir('late')
+    env = dict({k: v for k, v in os.environ.items() if not k.startswith('VT_')},
+               VT_PFORM_GDIR=d, VT_BUFFER_SIZE='256M')
+    p = subprocess.Popen([exe, 'many'], stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=d,
+                         env=env, universal_newlines=True)
+    first = p.stdout.readline()
+    p.send_signal(signal.SIGINT)
+    out, err = p.communicate(timeout=120)
+    run = vttest.Run([exe, 'many'], {'VT_PFORM_GDIR': d}, d, d, p, first + out, err)
+    t.eq((run.status, run.stdout), (-signal.SIGINT, 'returning from main\n'),
+         'SIGINT at exit: the process ends with the signal')
+    t.eq(run.errors + run.warnings, [], 'SIGINT at exit: no vt error or warning')
+    said = [m for m in run.messages if 'SIGINT' in m]
+    t.check(said in (['SIGINT while the trace is written: the process ends with it once the '
+                      'trace is complete'],
+                     ['SIGINT: writing the trace before the program ends']),
+            'SIGINT at exit: one line says what vt did', repr(run.messages))
+    t.eq([n for _, n, _ in run.written], [6000036], 'SIGINT at exit: the whole trace written')
+    enters = subprocess.run('otf2-print %s | grep -c "^ENTER "' % run.anchor(),
+                            shell=True, stdout=subprocess.PIPE, universal_newlines=True)
+    t.eq(enters.stdout.strip(), '3000001', 'SIGINT at exit: otf2-print reads every call')
 
     # The program's own handler runs; its exit() writes the trace as exit does.
     ref = t.run(plain, ['handled'], label='plain-handled')
