@@ -4,8 +4,9 @@
  * (term int hup quit segv bus abort pipe), _exit, a handler of the program's own that exits
  * or re-raises, an ignored signal, "spin": calls work() until killed from outside, or
  * "many": 3 million calls, a line, and the end of main (the test signals it while vt writes
- * the trace at exit).
+ * the trace at exit), or "thread-segv": a second thread faults while main waits for it.
  */
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,6 +38,19 @@ static void handler_reraise(int sig)
 	raise(sig);
 }
 
+__attribute__((noinline)) static void fault(void)
+{
+	*null_int = 1;
+}
+
+static void *faulting_thread(void *arg)
+{
+	for (int i = 0; i < 25; i++)
+		work(i);
+	fault();
+	return arg;
+}
+
 static const struct {
 	const char *name;
 	int sig;
@@ -56,6 +70,16 @@ int main(int argc, char **argv)
 	}
 	if (strcmp(how, "ignored") == 0)
 		signal(SIGHUP, SIG_IGN);
+	if (strcmp(how, "thread-segv") == 0) {
+		for (int i = 0; i < 100; i++)
+			work(i);
+		printf("waiting for the thread\n");
+		fflush(stdout);
+		pthread_t t;
+		pthread_create(&t, NULL, faulting_thread, NULL);
+		pthread_join(t, NULL);
+		return 0;
+	}
 	if (strcmp(how, "many") == 0) {
 		for (int i = 0; i < 3000000; i++)
 			work(i);

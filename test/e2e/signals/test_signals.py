@@ -78,8 +78,8 @@ def check_ending(t, run, sig, what):
 
 def body(t):
     exe, plain = t.parallel(lambda a: t.compile(*a), [
-        ('endings', ['endings.c'], 'c', 'gcc', '-O2'),
-        ('endings-plain', ['endings.c'], 'c', 'gcc', '-O2', (), False)])
+        ('endings', ['endings.c'], 'c', 'gcc', '-O2', ['-pthread']),
+        ('endings-plain', ['endings.c'], 'c', 'gcc', '-O2', ['-pthread'], False)])
 
     for how, sig in RAISED:
         what = how
@@ -89,6 +89,20 @@ def body(t):
         t.same_as_plain(run, ref, what)
         tr = check_ending(t, run, sig, what)
         t.enter_counts(tr.loc('Master thread'), {'main': 1, 'work': 25}, what)
+
+    # A fault on a second thread while main waits for it: that thread writes the trace of
+    # both, then the process ends with SIGSEGV.
+    ref = t.run(plain, ['thread-segv'], label='plain-thread-segv')
+    t.eq(ref.status, -signal.SIGSEGV, 'thread-segv: the plain build is killed by SIGSEGV')
+    run = t.run(exe, ['thread-segv'], label='thread-segv')
+    t.same_as_plain(run, ref, 'thread-segv')
+    tr = check_ending(t, run, signal.SIGSEGV, 'thread-segv')
+    t.eq(len(tr.locations), 2, 'thread-segv: both threads are in the trace')
+    t.enter_counts(tr.loc('Master thread'), {'main': 1, 'work': 100}, 'thread-segv: main')
+    others = [l for l in tr.locations if l.name != 'Master thread']
+    if others:
+        t.enter_counts(others[0], {'faulting_thread': 1, 'work': 25, 'fault': 1},
+                       'thread-segv: the faulting thread, up to the fault')
 
     # Sent from outside while the program is busy in instrumented code.
     for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP, signal.SIGQUIT):
