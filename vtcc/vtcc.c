@@ -68,8 +68,10 @@ struct vtcc {
 	const char *mpi_lib;   /* after vtcc_resolve_mpi: "vt-mpi", "vt-mpich", or NULL */
 	const char *mpi_why;   /* how the MPI mode was decided, for -vt:version */
 	struct vtcc_argv user; /* every argument that is not vtcc's, in order */
-	char *self;	       /* canonical path of this program */
-	char *compiler_path;   /* canonical path of the compiler, NULL if not found */
+	/* Words before the compiler in VT_CC or -vt:cc ("ccache gcc"): a launcher. */
+	struct vtcc_argv launcher;
+	char *self;	     /* canonical path of this program */
+	char *compiler_path; /* canonical path of the compiler, NULL if not found */
 	bool in_build_tree;
 	const char *incdir, *libdir, *plugindir;
 	enum vtcc_family family;
@@ -411,6 +413,10 @@ static enum vtcc_step vtcc_classify(const struct vtcc_argv *user, bool *is_stati
 		if (a[0] != '-')
 			continue;
 		if (vtcc_takes_value(a)) {
+			/* "cc a.c -o": the compiler says what is missing; vt adds nothing that
+			 * the option could take for its value (it once took -L...). */
+			if (i + 1 >= scan.n)
+				return VTCC_STEP_INFO;
 			i++;
 			continue;
 		}
@@ -853,6 +859,30 @@ static void vtcc_print_version(struct vtcc *d)
 	printf("\n");
 }
 
+/*
+ * "ccache gcc", "distcc cc": words before the last are a launcher that runs the compiler,
+ * the last word is the compiler (its family and plugins decide vt's flags). Words are
+ * separated by blanks; quotes are not interpreted, so a compiler path with blanks cannot
+ * have a launcher.
+ */
+static void vtcc_split_launcher(struct vtcc *d)
+{
+	if (!strpbrk(d->compiler, " \t"))
+		return;
+	char *copy = vtcc_xasprintf("%s", d->compiler);
+	char *last = NULL;
+	for (char *save = NULL, *w = strtok_r(copy, " \t", &save); w;
+	     w = strtok_r(NULL, " \t", &save)) {
+		if (last)
+			vtcc_argv_push(&d->launcher, last);
+		last = w;
+	}
+	if (!last)
+		vtcc_die(VTCC_EXIT_USAGE, "the %s compiler command '%s' has no word", d->lang->name,
+			 d->compiler);
+	d->compiler = last;
+}
+
 int main(int argc, char **argv)
 {
 	struct vtcc d = {0};
@@ -869,6 +899,7 @@ int main(int argc, char **argv)
 	d.compiler = env && *env ? env : d.lang->compiler;
 
 	vtcc_parse(&d, argc, argv);
+	vtcc_split_launcher(&d);
 	if (d.mpi_on && d.mpi_off)
 		vtcc_die(VTCC_EXIT_USAGE, "-vt:mpi and -vt:nompi contradict each other; give one");
 	if (d.help) {
@@ -900,6 +931,7 @@ int main(int argc, char **argv)
 		free(archive);
 	}
 
+	vtcc_argv_append(&cmd, &d.launcher);
 	vtcc_argv_push(&cmd, d.compiler);
 	if (step >= VTCC_STEP_COMPILE)
 		vtcc_compile_flags(&d, &cmd);
@@ -916,7 +948,11 @@ int main(int argc, char **argv)
 	if (d.verbose)
 		vtcc_print_command(stderr, &cmd);
 	fflush(stdout);
-	execvp(d.compiler, (char *const *)cmd.v);
+	execvp(cmd.v[0], (char *const *)cmd.v);
+	if (d.launcher.n)
+		vtcc_die(VTCC_EXIT_NOEXEC,
+			 "cannot run '%s', the launcher of the %s compiler %s: %s", cmd.v[0],
+			 d.lang->name, d.compiler, strerror(errno));
 	vtcc_die(VTCC_EXIT_NOEXEC, "cannot run the %s compiler '%s': %s", d.lang->name, d.compiler,
 		 strerror(errno));
 }

@@ -23,7 +23,9 @@ struct vt_pass_filter *vt_pass_filter_load(const char *path, char *err, size_t e
 		return NULL;
 	}
 	if (vt_filter_spec_load(&f->spec, path, &e) < 0) {
-		if (!e.line)
+		if (!e.line && e.why[0])
+			snprintf(err, errlen, "%s: %s", path, e.why);
+		else if (!e.line)
 			snprintf(err, errlen, "%s: cannot read the filter file (%s)", path,
 				 strerror(e.sys_errno));
 		else

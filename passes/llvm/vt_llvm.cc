@@ -131,20 +131,22 @@ std::string regionName(const Function &F)
 	return Sym.str();
 }
 
+// File made absolute against Dir (the compilation's directory in the debug info), and Dir
+// against the working directory. An absolute File stands alone: LLVM's path::append
+// concatenates components, so "/cwd" + "/usr/include/x.h" would give /cwd/usr/include/x.h
+// and hide system headers from the check.
 std::string absolute(StringRef Dir, StringRef File)
 {
 	if (File.empty())
 		return "";
-	SmallString<256> P(sys::path::is_absolute(File) ? "" : Dir);
-	if (P.empty()) {
-		sys::fs::current_path(P);
-	} else if (!sys::path::is_absolute(P)) {
-		SmallString<256> Cwd;
-		sys::fs::current_path(Cwd);
-		sys::path::append(Cwd, P);
-		P = Cwd;
+	SmallString<256> P;
+	if (sys::path::is_absolute(File)) {
+		P = File;
+	} else {
+		if (Dir.empty() || !sys::path::is_absolute(Dir))
+			sys::fs::current_path(P);
+		sys::path::append(P, Dir, File);
 	}
-	sys::path::append(P, File);
 	// clang names its C++ headers /usr/bin/../lib/gcc/...: compare and report clean paths.
 	sys::path::remove_dots(P, /*remove_dot_dot=*/true);
 	return std::string(P.str());

@@ -13,6 +13,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static char *write_file(const char *text)
@@ -135,6 +136,51 @@ int main(void)
 	f = vt_pass_filter_load("/nonexistent/vt.filter", err, sizeof(err));
 	CHECK(f == NULL && strstr(err, "/nonexistent/vt.filter: cannot read") == err);
 	CHECK(vt_filter_load("/nonexistent/vt.filter") < 0);
+
+	/* Not a filter file: a directory, a device, a FIFO, a file over 1 MiB; one reason each,
+	 * for both, and nothing read (/dev/zero would never end). */
+	static const struct {
+		const char *path, *why;
+	} not_files[] = {{"/tmp", "not a directory"},
+			 {"/dev/zero", "not a device, FIFO"},
+			 {"/dev/null", "not a device, FIFO"}};
+	for (size_t i = 0; i < sizeof(not_files) / sizeof(not_files[0]); i++) {
+		f = vt_pass_filter_load(not_files[i].path, err, sizeof(err));
+		CHECK(f == NULL && strstr(err, not_files[i].why) != NULL);
+		CHECK(vt_filter_load(not_files[i].path) < 0 && !vt_filter_active());
+	}
+	char fifo[] = "/tmp/vt-test-filter-fifo.XXXXXX";
+	int fd = mkstemp(fifo);
+	close(fd);
+	unlink(fifo);
+	CHECK(mkfifo(fifo, 0600) == 0);
+	f = vt_pass_filter_load(fifo, err, sizeof(err));
+	CHECK(f == NULL && strstr(err, "not a device, FIFO") != NULL);
+	unlink(fifo);
+	char *big = malloc((1 << 20) + 2);
+	memset(big, '#', (1 << 20) + 1);
+	big[(1 << 20) + 1] = '\0';
+	p = write_file(big);
+	free(big);
+	f = vt_pass_filter_load(p, err, sizeof(err));
+	CHECK(f == NULL && strstr(err, "at most 1 MiB") != NULL);
+	unlink(p);
+
+	/* A UTF-8 byte order mark before the first rule is not part of it. */
+	p = write_file("\xEF\xBB\xBFhot -- 0\n");
+	f = vt_pass_filter_load(p, err, sizeof(err));
+	CHECK(f && vt_pass_filter_size(f) == 1 && vt_pass_filter_limit(f, "hot", NULL, NULL) == 0);
+	vt_pass_filter_free(f);
+	unlink(p);
+
+	/* A binary file's bytes are named, not echoed: only printable ASCII in the message. */
+	p = write_file("\x7f"
+		       "ELF\x02\x01\x1b[31m\n");
+	f = vt_pass_filter_load(p, err, sizeof(err));
+	CHECK(f == NULL && strstr(err, "'\\x7fELF\\x02\\x01\\x1b[31m'") != NULL);
+	for (const char *c = err; *c; c++)
+		CHECK(*c >= 0x20 && *c < 0x7f);
+	unlink(p);
 
 	/* An empty file filters nothing, for both. */
 	p = write_file("# nothing\n\n");

@@ -96,6 +96,40 @@ def compiler_not_found():
 
 
 @test
+def missing_option_value():
+    # "vtcc a.c -o": the compiler's own error, as without vtcc; vt's -L is never taken for
+    # the output's name.
+    d = tmpdir("noval")
+    src = write(os.path.join(d, "m.c"), "int main(void) { return 0; }\n")
+    for opt in ("-o", "-I", "-x"):
+        direct = run(["gcc", src, opt], check=False, cwd=d)
+        p = run([VTCC, "-vt:cc", "gcc", src, opt], check=False, cwd=d)
+        eq((p.returncode, p.stderr), (direct.returncode, direct.stderr), opt)
+        assert direct.returncode != 0 and "missing" in direct.stderr, direct.stderr
+    eq(sorted(os.listdir(d)), ["m.c"], "nothing written, no file named after vt's -L")
+
+
+@test
+def launcher_word():
+    # VT_CC="ccache gcc": the first words run the compiler, the last is the compiler.
+    d = tmpdir("launcher")
+    log = os.path.join(d, "launcher.log")
+    fake = write(os.path.join(d, "fakelauncher"),
+                 '#!/bin/sh\necho "$1" >> %s\nexec "$@"\n' % log, 0o755)
+    src = write(os.path.join(d, "m.c"), "int main(void) { return 0; }\n")
+    exe = os.path.join(d, "m")
+    p = run([VTCC, "-vt:show", src, "-o", exe], env=clean_env(VT_CC=fake + " gcc"))
+    assert p.stdout.startswith(fake + " gcc ") and "vt_gcc.so" in p.stdout, p.stdout
+    run([VTCC, src, "-o", exe], env=clean_env(VT_CC=fake + "  gcc"))
+    run([VTCC, "-vt:cc", fake + " gcc", "-c", src, "-o", exe + ".o"])
+    with open(log) as f:
+        eq(f.read(), "gcc\ngcc\n", "the launcher ran the compiler twice")
+    assert os.access(exe, os.X_OK) and os.path.exists(exe + ".o")
+    one_line_error(["-c", "a.c"], 127, "'no-such-launcher-vt'", "launcher", "gcc",
+                   env=clean_env(VT_CC="no-such-launcher-vt gcc"))
+
+
+@test
 def vtcc_as_its_own_compiler():
     one_line_error(["-c", "a.c"], 2, "itself", env=clean_env(VT_CC=VTCC))
 

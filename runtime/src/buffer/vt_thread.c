@@ -6,6 +6,7 @@
 #include "vt_lifecycle.h"
 #include "vt_log.h"
 #include "vt_otf2.h"
+#include "vt_signal.h"
 
 #include <errno.h>
 #include <sched.h>
@@ -218,6 +219,25 @@ static void close_locked(struct vt_loc *loc, struct vt_rec *upto, uint64_t end_t
 		    loc->index, (unsigned long)loc->dropped, VT_BUF_SIDE);
 }
 
+/* The bytes of a location's buffer: two halves and the side area (new_location). */
+static size_t buffer_bytes(void)
+{
+	return (vt_buf_half_records(vt_cfg.buffer_size) * 2 + VT_BUF_SIDE) * sizeof(struct vt_rec);
+}
+
+/*
+ * A closed location's buffer goes back to the system, so that memory follows the threads
+ * alive, not the threads that ever were. Only once its events are encoded (in MPI mode they
+ * wait in it for MPI_Init's archive). Caller holds loc->lock.
+ */
+static void release_buffer_locked(struct vt_loc *loc)
+{
+	if (!loc->done || !loc->halves[0] || !vt_otf2_ready())
+		return;
+	munmap(loc->halves[0], buffer_bytes());
+	loc->halves[0] = loc->halves[1] = loc->buf = loc->buf_end = NULL;
+}
+
 /* Thread exit: its TLS is about to go, so its location is closed now. */
 static void thread_exit(void *arg)
 {
@@ -233,8 +253,11 @@ static void thread_exit(void *arg)
 	close_locked(loc, t->pos ? t->pos : t->paused, vt_clock_now());
 	loc->tls = NULL;
 	t->paused = NULL;
-	pthread_mutex_unlock(&loc->lock);
 	t->pos = t->end = NULL;
+	/* A signal handler on this thread from now on records nothing, not even aside. */
+	t->side = NULL;
+	release_buffer_locked(loc);
+	pthread_mutex_unlock(&loc->lock);
 	t->state = VT_TLS_OFF;
 	t->busy = 0;
 	errno = saved;
@@ -251,7 +274,7 @@ static struct vt_loc *new_location(struct vt_tls *t)
 	/* Two halves: one filling while the other is written; then the side area of producers
 	 * interrupted by signal handlers (vt_buf.h). */
 	size_t n = vt_buf_half_records(vt_cfg.buffer_size) * 2;
-	size_t bytes = (n + VT_BUF_SIDE) * sizeof(struct vt_rec);
+	size_t bytes = buffer_bytes();
 	/* mmap: pages become resident as the buffer fills, not up front. */
 	void *buf = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	struct vt_loc *loc = calloc(1, sizeof(*loc));
@@ -316,6 +339,8 @@ bool vt_thread_begin(struct vt_tls *t)
 	if (!on && vt_core_state() != VT_STATE_INITIALISING)
 		t->state = VT_TLS_OFF;
 	t->busy = 0;
+	if (vt_unlikely(vt_signal_pending))
+		vt_signal_deferred();
 	errno = saved;
 	return on;
 }
@@ -382,10 +407,16 @@ struct vt_rec *vt_thread_flush(struct vt_tls *t)
 		t->state = VT_TLS_OFF;
 	}
 	pthread_mutex_unlock(&loc->lock);
-	/* A flush is an event of the owner: on-event counter values are collected. */
-	t->busy = VT_BUSY_FOREIGN;
-	vt_core_thread_flush(loc);
+	/* A flush is an event of the owner: on-event counter values are collected. Only then
+	 * may code that is not the program's run (a plugin's), and only then are a signal
+	 * handler's events dropped as foreign (the rest of a flush keeps them aside). */
+	if (loc->plugins) {
+		t->busy = VT_BUSY_FOREIGN;
+		vt_core_thread_flush(loc);
+	}
 	t->busy = 0;
+	if (vt_unlikely(vt_signal_pending))
+		vt_signal_deferred();
 	errno = saved;
 	return next;
 }

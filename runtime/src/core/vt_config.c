@@ -8,11 +8,15 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/auxv.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 struct vt_config vt_cfg;
 
@@ -128,7 +132,12 @@ const struct vt_cfg_entry *vt_config_table(size_t *n)
 
 const char *vt_config_raw(const struct vt_cfg_entry *e)
 {
-	return getenv(e->name);
+	return secure_getenv(e->name);
+}
+
+bool vt_config_secure(void)
+{
+	return getauxval(AT_SECURE) != 0;
 }
 
 static int word_in(const char *s, const char *const *words)
@@ -305,22 +314,118 @@ static int parse_entry(const struct vt_cfg_entry *e, const char *s, char *why, s
 	return -1;
 }
 
-int vt_config_load(void)
+static void set_defaults(void)
 {
 	char why[256];
-	int rc = 0;
 
 	memset(&vt_cfg, 0, sizeof(vt_cfg));
 	for (size_t i = 0; i < sizeof(table) / sizeof(table[0]); i++)
 		if (table[i].def)
 			parse_entry(&table[i], table[i].def, why, sizeof(why));
+}
+
+/* What loads code into the process: never taken from the administrator's file either. */
+static bool loads_code(const struct vt_cfg_entry *e)
+{
+	return e->dst == &vt_cfg.plugin_metrics || e->dst == &vt_cfg.plugin_path ||
+	       e->dst == &vt_cfg.scorep_plugins || e->dst == &vt_cfg.metrics;
+}
+
+/* The administrator's file, kept for the run: the settings point into it. */
+static char admin_text[16384];
+
+int vt_config_load_admin(const char *path)
+{
+	char why[256];
+
+	/* O_NOFOLLOW: a link is refused, whoever planted it; O_NONBLOCK: a FIFO never blocks. */
+	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0) {
+		if (errno == ENOENT || errno == ENOTDIR)
+			return 0;
+		vt_error("%s: cannot open (%s); no trace", path, strerror(errno));
+		return -1;
+	}
+	struct stat st;
+	ssize_t n = -1;
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == 0 &&
+	    !(st.st_mode & (S_IWGRP | S_IWOTH)) && st.st_size < (off_t)sizeof(admin_text))
+		n = read(fd, admin_text, sizeof(admin_text) - 1);
+	close(fd);
+	if (n < 0 || n != (ssize_t)st.st_size) {
+		vt_error("%s: expected a regular file owned by root, writable by root alone, of "
+			 "less than %zu bytes; no trace",
+			 path, sizeof(admin_text));
+		return -1;
+	}
+	admin_text[n] = '\0';
+	int lineno = 0;
+	for (char *line = admin_text, *next; line; line = next) {
+		next = strchr(line, '\n');
+		if (next)
+			*next++ = '\0';
+		lineno++;
+		while (*line == ' ' || *line == '\t')
+			line++;
+		if (*line == '\0' || *line == '#')
+			continue;
+		char *eq = strchr(line, '=');
+		const struct vt_cfg_entry *e = NULL;
+		if (eq) {
+			*eq = '\0';
+			for (size_t i = 0; i < sizeof(table) / sizeof(table[0]); i++)
+				if (strcmp(table[i].name, line) == 0)
+					e = &table[i];
+		}
+		if (!e || loads_code(e)) {
+			vt_error(
+			    "%s:%d: expected NAME=VALUE with NAME a VT_ variable that loads no "
+			    "code (docs/security.md); no trace",
+			    path, lineno);
+			return -1;
+		}
+		if (parse_entry(e, eq + 1, why, sizeof(why)) < 0) {
+			vt_error("%s:%d: %s: %s; no trace", path, lineno, e->name, why);
+			return -1;
+		}
+		if (e->dst == &vt_cfg.verbose)
+			vt_log_level = (int)vt_cfg.verbose;
+	}
+	return 1;
+}
+
+/* A setuid/setgid program: the environment belongs to the user who started it, and vt
+ * runs with the program's privileges. */
+static int load_secure(void)
+{
+	int rc = vt_config_load_admin(VT_SETUID_CONF);
+	if (rc == 0)
+		vt_notice(
+		    "setuid/setgid program: vt ignores the environment, loads no plugin and "
+		    "writes no trace (an administrator allows traces in %s; docs/security.md)",
+		    VT_SETUID_CONF);
+	else if (rc > 0)
+		vt_notice("setuid/setgid program: vt ignores the environment and loads no "
+			  "plugin; settings from %s",
+			  VT_SETUID_CONF);
+	return rc > 0 ? 0 : -1;
+}
+
+int vt_config_load(void)
+{
+	char why[256];
+	int rc = 0;
+
+	set_defaults();
+	if (vt_config_secure())
+		return load_secure();
 	/* VT_VERBOSE first, so that it governs the messages about the others. */
 	for (int pass = 0; pass < 2; pass++) {
 		for (size_t i = 0; i < sizeof(table) / sizeof(table[0]); i++) {
 			const struct vt_cfg_entry *e = &table[i];
 			if ((e->dst == &vt_cfg.verbose) != (pass == 0))
 				continue;
-			const char *s = getenv(e->name);
+			const char *s = secure_getenv(e->name);
 			if (!s)
 				continue;
 			if (parse_entry(e, s, why, sizeof(why)) < 0) {
@@ -350,14 +455,14 @@ const char *vt_config_scorep_plugin(const char *name, char *var, size_t size)
 	/* Score-P's rule: the plugin's name as SCOREP_METRIC_PLUGINS gives it, upper-cased
 	 * (perf_plugin: SCOREP_METRIC_PERF_PLUGIN). */
 	scorep_var(var, size, name, "");
-	const char *v = getenv(var);
+	const char *v = secure_getenv(var);
 	if (v)
 		return v;
 	/* Some plugins' READMEs name the plugin without its _plugin (nec for libnec.so) and
 	 * set SCOREP_METRIC_NEC_PLUGIN: read, and said by the caller. */
 	char alt[300];
 	scorep_var(alt, sizeof(alt), name, "_PLUGIN");
-	v = getenv(alt);
+	v = secure_getenv(alt);
 	if (v)
 		snprintf(var, size, "%s", alt);
 	else

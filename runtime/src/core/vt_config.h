@@ -85,6 +85,20 @@ void vt_config_format(const struct vt_cfg_entry *e, char *buf, size_t len);
  */
 int vt_config_load(void);
 
+/*
+ * True in a setuid/setgid (or otherwise privilege-changing) program: the kernel's AT_SECURE.
+ * Then vt reads no environment variable at all (secure_getenv), loads no plugin, and traces
+ * only when the administrator's file (meson option setuid_conf, default
+ * /etc/vt/setuid.conf) exists, is a regular file owned by root and writable by root alone;
+ * its NAME=VALUE lines then stand for the environment (docs/security.md).
+ */
+bool vt_config_secure(void);
+
+/* Reads the administrator's file at path into vt_cfg (after the defaults). Returns 1 when
+ * it allows tracing, 0 when it is absent (no trace, not an error), -1 when it is unusable
+ * or holds a bad line (said in one error line naming the file). */
+int vt_config_load_admin(const char *path);
+
 /* The metrics a Score-P metric plugin is asked for: SCOREP_METRIC_<NAME> (NAME upper-cased),
  * as Score-P reads it, else SCOREP_METRIC_<NAME>_PLUGIN, which some plugins' READMEs set;
  * NULL when neither is set. var gets the variable's name (the one read, or Score-P's). */

@@ -10,6 +10,7 @@
 #include "vt_otf2.h"
 #include "vt_region.h"
 #include "vt_sample.h"
+#include "vt_signal.h"
 #include "vt_symbols.h"
 #include "vt_thread.h"
 
@@ -17,6 +18,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 int vt_state_word = VT_STATE_NEW;
 
@@ -76,13 +78,24 @@ void vt_core_mpi_attach(const struct vt_topo *topo, struct vt_tls *t)
 int vt_mpi_mode;
 static pthread_mutex_t state_lock = PTHREAD_MUTEX_INITIALIZER;
 
-/* A forked child must not write into its parent's archive; it runs untraced. */
+static int init_pid;
+
+int vt_core_pid(void)
+{
+	return init_pid;
+}
+
+/* A forked child must not write into its parent's archive; it runs untraced, and says so
+ * at the default verbosity (docs/security.md). */
 static void fork_child(void)
 {
 	set_state(VT_STATE_OFF);
 	vt_tls.pos = vt_tls.end = NULL;
 	vt_tls.state = VT_TLS_OFF;
-	vt_info("forked child: not traced");
+	vt_notice("forked child of process %d: not traced (a child that calls exec is traced "
+		  "again if the new program is built with vtcc)",
+		  init_pid);
+	init_pid = getpid();
 }
 
 static int start(void)
@@ -119,14 +132,25 @@ void vt_init(void)
 	pthread_mutex_lock(&state_lock);
 	if (vt_core_state() == VT_STATE_NEW) {
 		set_state(VT_STATE_INITIALISING);
+		init_pid = getpid();
 		int rc = start();
 		if (rc == 0) {
 			atexit(vt_finalize);
 			pthread_atfork(NULL, NULL, fork_child);
+			vt_signal_init();
 		}
 		set_state(rc == 0 ? VT_STATE_ON : VT_STATE_OFF);
 	}
 	pthread_mutex_unlock(&state_lock);
+}
+
+/* The trace is written (or cannot be): a terminating signal that came meanwhile ends the
+ * process now (vt_signal.c). */
+static void finished(void)
+{
+	set_state(VT_STATE_DONE);
+	if (vt_signal_pending)
+		vt_signal_deferred();
 }
 
 void vt_finalize(void)
@@ -145,12 +169,12 @@ void vt_finalize(void)
 		 * the archive can only be closed together with the other ranks. */
 		vt_warn("MPI_Finalize was not called: the events of this process are not "
 			"written");
-		set_state(VT_STATE_DONE);
+		finished();
 		return;
 	}
 	/* An MPI program that never called MPI_Init writes a trace of its own. */
 	if (!vt_otf2_ready() && vt_otf2_open() < 0) {
-		set_state(VT_STATE_DONE);
+		finished();
 		return;
 	}
 
@@ -166,7 +190,7 @@ void vt_finalize(void)
 		vt_otf2_close(locs, end);
 	vt_sym_finish();
 	EACH(release);
-	set_state(VT_STATE_DONE);
+	finished();
 }
 
 void vt_core_switch_off(void)

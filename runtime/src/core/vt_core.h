@@ -21,6 +21,9 @@ static inline int vt_core_state(void)
 	return __atomic_load_n(&vt_state_word, __ATOMIC_ACQUIRE);
 }
 
+/* The process that initialised vt (a vfork child shares its memory, not its pid). */
+int vt_core_pid(void);
+
 /* Initialises vt once; safe to call from any thread and from early constructors. */
 void vt_init(void);
 

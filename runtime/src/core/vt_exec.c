@@ -20,6 +20,11 @@ static void before_exec(const char *what)
 {
 	if (vt_core_state() != VT_STATE_ON)
 		return;
+	/* A vfork child (or posix_spawn's, or clone(CLONE_VM)'s) runs in its parent's memory:
+	 * finalising here would end the parent's trace. Its pid tells it apart, since the
+	 * fork handlers that switch a forked child off do not run for it. */
+	if (getpid() != vt_core_pid())
+		return;
 	vt_info("%s: writing the trace before the process image is replaced", what);
 	vt_finalize();
 }

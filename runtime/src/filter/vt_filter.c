@@ -15,7 +15,9 @@ int vt_filter_load(const char *path)
 {
 	struct vt_filter_error err;
 	if (vt_filter_spec_load(&spec, path, &err) < 0) {
-		if (!err.line)
+		if (!err.line && err.why[0])
+			vt_error("VT_FILTER_SPEC='%s': %s; tracing is off", path, err.why);
+		else if (!err.line)
 			vt_error("VT_FILTER_SPEC='%s': cannot read the filter file (%s); tracing "
 				 "is off",
 				 path, strerror(err.sys_errno));

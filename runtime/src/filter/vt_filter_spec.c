@@ -4,10 +4,13 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <fnmatch.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #define FILE_PREFIX "file:"
 #define EXPECTED_RULE                                                                              \
@@ -44,13 +47,60 @@ static int add_rule(struct vt_filter_spec *spec, const char *pattern, long limit
 	return 0;
 }
 
+/* A filter file larger than this is not a filter file (and reading stops there). */
+#define VT_FILTER_MAX_BYTES (1 << 20)
+#define UTF8_BOM	    "\xEF\xBB\xBF"
+
+/* text into out as printable ASCII: other bytes as \xNN, so that a binary file's bytes never
+ * reach the terminal as they are. */
+static void escape(char *out, size_t size, const char *text)
+{
+	size_t n = 0;
+	for (const unsigned char *c = (const unsigned char *)text; *c && n + 5 < size; c++) {
+		if (*c >= 0x20 && *c < 0x7f)
+			out[n++] = (char)*c;
+		else
+			n += (size_t)snprintf(out + n, size - n, "\\x%02x", *c);
+	}
+	out[n] = '\0';
+}
+
 static int refuse(struct vt_filter_error *err, int line, const char *text, const char *why)
 {
 	err->line = line;
 	err->sys_errno = 0;
-	snprintf(err->text, sizeof(err->text), "%s", text);
+	escape(err->text, sizeof(err->text), text);
 	snprintf(err->why, sizeof(err->why), "%s", why);
 	return -1;
+}
+
+/* The file as a stream, if it is a regular file of a sane size; else NULL with err (line 0;
+ * why set when errno says nothing useful). O_NONBLOCK: a FIFO never blocks the open. */
+static FILE *open_regular(const char *path, struct vt_filter_error *err)
+{
+	*err = (struct vt_filter_error){0};
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	struct stat st;
+	if (fd < 0 || fstat(fd, &st) != 0) {
+		err->sys_errno = errno;
+		if (fd >= 0)
+			close(fd);
+		return NULL;
+	}
+	const char *why = NULL;
+	if (S_ISDIR(st.st_mode))
+		why = "expected a filter file, not a directory";
+	else if (!S_ISREG(st.st_mode))
+		why = "expected a regular file, not a device, FIFO or socket";
+	else if (st.st_size > VT_FILTER_MAX_BYTES)
+		why = "expected a filter file of at most 1 MiB";
+	FILE *in = why ? NULL : fdopen(fd, "r");
+	if (!in) {
+		err->sys_errno = why ? 0 : errno;
+		snprintf(err->why, sizeof(err->why), "%s", why ? why : "");
+		close(fd);
+	}
+	return in;
 }
 
 /* One line, modified in place; orig is its text for messages. */
@@ -92,19 +142,27 @@ static int parse_line(struct vt_filter_spec *spec, char *line, const char *orig,
 
 int vt_filter_spec_load(struct vt_filter_spec *spec, const char *path, struct vt_filter_error *err)
 {
-	FILE *in = fopen(path, "r");
 	char *line = NULL, *orig = NULL;
-	size_t cap = 0;
+	size_t cap = 0, total = 0;
 	int lineno = 0, rc = 0;
+	ssize_t got;
 
 	*spec = (struct vt_filter_spec){0};
-	if (!in) {
-		*err = (struct vt_filter_error){.sys_errno = errno};
+	FILE *in = open_regular(path, err);
+	if (!in)
 		return -1;
-	}
-	while (rc == 0 && getline(&line, &cap, in) >= 0) {
+	while (rc == 0 && (got = getline(&line, &cap, in)) >= 0) {
 		lineno++;
+		/* The file may grow while it is read: bounded all the same. */
+		total += (size_t)got;
+		if (total > VT_FILTER_MAX_BYTES) {
+			rc = refuse(err, lineno, "", "expected a filter file of at most 1 MiB");
+			break;
+		}
 		line[strcspn(line, "\r\n")] = '\0';
+		/* Editors on some systems start a UTF-8 file with a byte order mark. */
+		if (lineno == 1 && strncmp(line, UTF8_BOM, 3) == 0)
+			memmove(line, line + 3, strlen(line + 3) + 1);
 		free(orig);
 		orig = strdup(line);
 		rc = orig ? parse_line(spec, line, trim(orig), lineno, err)

@@ -102,7 +102,7 @@ static int find_debuginfo(Dwfl_Module *mod, void **user, const char *modname, Dw
 	static int debuginfod = -1;
 	if (debuginfod < 0) {
 		/* elfutils' own variable, read where elfutils would read it. */
-		const char *urls = getenv("DEBUGINFOD_URLS");
+		const char *urls = secure_getenv("DEBUGINFOD_URLS");
 		debuginfod = urls && *urls;
 	}
 	if (debuginfod)

@@ -406,7 +406,7 @@ static int pick_name(char *name, size_t len)
 	else
 		snprintf(base, sizeof(base), "%s.vt", exe_name());
 
-	if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode) || access(dir, W_OK | X_OK) != 0) {
+	if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode) || eaccess(dir, W_OK | X_OK) != 0) {
 		vt_error("VT_PFORM_GDIR='%s': expected an existing, writable directory (%s); "
 			 "tracing is off",
 			 dir, errno ? strerror(errno) : "not a directory");

@@ -25,8 +25,22 @@ def body(t):
                 'work -- 3\n'
                 'foo -- lots\n')
 
+    binary_filter = os.path.join(files, 'binary.filter')
+    with open(binary_filter, 'wb') as f:
+        f.write(b'\x7fELF\x02\x01\x1b[31m\n')
+    bom_filter = os.path.join(files, 'bom.filter')
+    with open(bom_filter, 'wb') as f:
+        f.write(b'\xef\xbb\xbfwork -- 3\nfoo -- lots\n')
+
     # (environment, the words the error line must contain)
     cases = [
+        # Not filter files: refused in one line, nothing read (/dev/zero never ends).
+        ({'VT_FILTER_SPEC': files}, ['VT_FILTER_SPEC', files, 'not a directory']),
+        ({'VT_FILTER_SPEC': '/dev/zero'}, ['VT_FILTER_SPEC', '/dev/zero', 'regular file']),
+        # A binary file's bytes are escaped; a byte order mark is not part of line 1.
+        ({'VT_FILTER_SPEC': binary_filter},
+         [binary_filter + ':1', "'\\x7fELF\\x02\\x01\\x1b[31m'"]),
+        ({'VT_FILTER_SPEC': bom_filter}, [bom_filter + ':2', 'lots']),
         ({'VT_ON': 'maybe'}, ['VT_ON', 'maybe']),
         ({'VT_BUFFER_SIZE': '12x'}, ['VT_BUFFER_SIZE', '12x']),
         ({'VT_BUFFER_SIZE': '0'}, ['VT_BUFFER_SIZE', "'0'"]),

@@ -437,7 +437,28 @@ def mixed(t):
              '%s: one region for shared_inline(int), whose copies are in 3 objects' % what)
 
 
+# ---------------------------------------------------------------------------------------
+# System headers: the C++ library's templates are not instrumented by the plugins
+
+
+def system_headers(t):
+    """clang names headers by absolute paths in the debug info; the LLVM plugin once put the
+    working directory in front of them, so std:: internals counted as the program's."""
+    builds = [Build(cc, opt, PLUGIN_OF[cc]) for cc in ('g++', 'clang++')
+              for opt in ('-O0', '-O2')]
+    exes = t.parallel(lambda b: b.compile(t, 'stl', ['stl.cpp'], ['-g']), builds)
+    for b, exe in zip(builds, exes):
+        what = 'stl %s' % b
+        run, tr = traced(t, exe, what)
+        t.eq(run.stdout, '210 1\n', '%s: output' % what)
+        got = {k: v for k, v in tr.loc('Master thread').enters.items() if v}
+        t.eq(got, {'main': 1, 'fill(std::vector<int, std::allocator<int> >&, int)': 1,
+                   'total(std::vector<int, std::allocator<int> > const&)': 1},
+             '%s: only the program\'s functions, none of the C++ library\'s' % what)
+
+
 def body(t):
+    system_headers(t)
     foundation(t)
     unwinding(t)
     selection(t)

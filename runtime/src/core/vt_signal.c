@@ -1,0 +1,289 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Terminating signals: the trace is written, then the process ends as the signal makes it. */
+#include "vt_signal.h"
+#include "vt_annot.h"
+#include "vt_buf.h"
+#include "vt_clock.h"
+#include "vt_core.h"
+#include "vt_log.h"
+#include "vt_thread.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#define VT_EXPORT __attribute__((visibility("default"), no_instrument_function))
+
+/*
+ * How it works, and how safe it is (docs/security.md, "Signals"):
+ * - At init vt installs its handler for each signal below whose disposition is the default
+ *   one (a signal the program or its parent ignores or handles is left alone).
+ * - libvt's sigaction() and signal() stand between the program and the kernel for those
+ *   signals: a handler or SIG_IGN the program sets is installed as it is (so it runs exactly
+ *   as without vt, and vt does nothing for that signal); SIG_DFL puts vt's handler back. The
+ *   program is told the dispositions it set itself.
+ * - The handler writes the trace with the ordinary finalisation (vt_finalize), which is not
+ *   async-signal-safe: it takes locks, allocates and calls libotf2. It runs only when the
+ *   signal did not arrive inside vt (the thread's busy flag), only once per process, and
+ *   under a watchdog: if the writing has not ended after VT_SIGNAL_GRACE seconds (it
+ *   waits, say, for a malloc lock that the interrupted code holds), SIGALRM ends the
+ *   process with the original signal anyway.
+ * - Then the default disposition is restored and the signal raised again, so the process
+ *   ends exactly as it would have (status, core dump).
+ */
+#define VT_SIGNAL_GRACE 10
+
+static const int watched[] = {SIGHUP, SIGINT, SIGQUIT, SIGILL,	SIGABRT,
+			      SIGFPE, SIGBUS, SIGSEGV, SIGPIPE, SIGTERM};
+#define N_WATCHED (sizeof(watched) / sizeof(watched[0]))
+
+typedef int (*sigaction_fn)(int, const struct sigaction *, struct sigaction *);
+static sigaction_fn real_sigaction;
+
+/* Per watched signal: vt's handler is the kernel's disposition; what the program set. */
+static bool mine[N_WATCHED];
+static struct sigaction program[N_WATCHED];
+static bool active;
+
+/* The thread (kernel id) writing the trace for a signal, and the signal; 0: none yet. */
+static int ending_tid;
+static volatile sig_atomic_t ending_sig;
+
+static __attribute__((unused)) int slot(int sig)
+{
+	for (size_t i = 0; i < N_WATCHED; i++)
+		if (watched[i] == sig)
+			return (int)i;
+	return -1;
+}
+
+static sigaction_fn real(void)
+{
+	if (!real_sigaction)
+		real_sigaction = (sigaction_fn)dlsym(RTLD_NEXT, "sigaction");
+	return real_sigaction;
+}
+
+/* The default disposition, and sig raised again: blocked while its handler runs, it is
+ * delivered when the handler returns (a fault's instruction is not run again first). */
+static void end_as_default(int sig)
+{
+	struct sigaction dfl;
+	memset(&dfl, 0, sizeof(dfl));
+	dfl.sa_handler = SIG_DFL;
+	real()(sig, &dfl, NULL);
+	syscall(SYS_tgkill, getpid(), (pid_t)syscall(SYS_gettid), sig);
+}
+
+/* The watchdog: the writing took too long; the process ends with the original signal. */
+static void give_up(int alrm)
+{
+	int sig = ending_sig;
+	static const char msg[] = "vt: the trace could not be written in time after a signal\n";
+	ssize_t w = write(2, msg, sizeof(msg) - 1);
+	(void)w;
+	if (!sig)
+		sig = SIGTERM;
+	struct sigaction dfl;
+	memset(&dfl, 0, sizeof(dfl));
+	dfl.sa_handler = SIG_DFL;
+	real()(sig, &dfl, NULL);
+	sigset_t set;
+	sigemptyset(&set);
+	sigaddset(&set, sig);
+	pthread_sigmask(SIG_UNBLOCK, &set, NULL);
+	raise(sig);
+}
+
+volatile sig_atomic_t vt_signal_pending;
+
+static void arm_watchdog(void)
+{
+	struct sigaction alrm;
+	memset(&alrm, 0, sizeof(alrm));
+	alrm.sa_handler = give_up;
+	real()(SIGALRM, &alrm, NULL);
+	alarm(VT_SIGNAL_GRACE);
+}
+
+/* Runs on a thread that is not inside vt (busy is 0). */
+static void write_trace(int sig)
+{
+	struct vt_tls *t = &vt_tls;
+	const char *name = sigabbrev_np(sig);
+	if (vt_mpi_attached() && !vt_mpi_ops()) {
+		/* The archive of an MPI run is written by all ranks together in MPI_Finalize. */
+		vt_warn("SIG%s before MPI_Finalize: the events of this MPI process are not "
+			"written",
+			name ? name : "?");
+		return;
+	}
+	t->busy = VT_BUSY_OWN;
+	vt_notice("SIG%s: writing the trace before the program ends", name ? name : "?");
+	char what[64];
+	snprintf(what, sizeof(what), "SIG%s", name ? name : "?");
+	/* The trace says how the run ended: a marker where the signal arrived, a property. */
+	vt_annot_marker(vt_clock_now(), t->loc ? t->loc->index : 0, "vt", 3 /* HIGH */, what);
+	vt_annot_property("VT::END", what);
+	arm_watchdog();
+	t->busy = 0;
+	vt_finalize();
+	alarm(0);
+}
+
+void vt_signal_deferred(void)
+{
+	int sig = vt_signal_pending;
+	if (!sig || (vt_tls.busy && vt_core_state() != VT_STATE_DONE))
+		return;
+	vt_signal_pending = 0;
+	if (vt_core_state() == VT_STATE_ON)
+		write_trace(sig);
+	end_as_default(sig);
+}
+
+/* A fault of the code that runs (not a signal sent): it cannot wait. */
+static bool is_fault(int sig, const siginfo_t *si)
+{
+	return (sig == SIGSEGV || sig == SIGBUS || sig == SIGILL || sig == SIGFPE) &&
+	       si->si_code > 0;
+}
+
+static void on_signal(int sig, siginfo_t *si, void *uc)
+{
+	int saved = errno;
+	int self = (int)syscall(SYS_gettid);
+	int expected = 0;
+	if (__atomic_compare_exchange_n(&ending_tid, &expected, self, false, __ATOMIC_ACQ_REL,
+					__ATOMIC_ACQUIRE)) {
+		ending_sig = sig;
+		if (vt_core_state() == VT_STATE_FINALIZING && !is_fault(sig, si)) {
+			/* The trace is being written (exit, exec): it is finished first, then
+			 * the process ends with the signal (vt_finalize), under the watchdog. */
+			vt_signal_pending = sig;
+			vt_notice("SIG%s while the trace is written: the process ends with it "
+				  "once the trace is complete",
+				  sigabbrev_np(sig) ? sigabbrev_np(sig) : "?");
+			arm_watchdog();
+			errno = saved;
+			return;
+		}
+		if (vt_core_state() == VT_STATE_ON && vt_tls.busy && !is_fault(sig, si)) {
+			/* Inside vt (a flush waiting for the writer, say): the trace is written
+			 * when vt is done (vt_signal_deferred), under the watchdog meanwhile. */
+			vt_signal_pending = sig;
+			vt_info("SIG%s arrived inside vt: the trace is written when vt is done",
+				sigabbrev_np(sig) ? sigabbrev_np(sig) : "?");
+			arm_watchdog();
+			errno = saved;
+			return;
+		}
+		if (vt_core_state() == VT_STATE_ON && vt_tls.busy) {
+			const char *name = sigabbrev_np(sig);
+			vt_warn("SIG%s in vt's own code: the trace is not written",
+				name ? name : "?");
+		} else if (vt_core_state() == VT_STATE_ON) {
+			write_trace(sig);
+		}
+	} else if (expected != self) {
+		/* Another thread writes the trace and then ends the process: wait for it (the
+		 * watchdog bounds the wait). */
+		struct timespec ms = {0, 10000000};
+		for (int i = 0; i < VT_SIGNAL_GRACE * 100 + 100; i++)
+			nanosleep(&ms, NULL);
+	}
+	/* A second signal on the writing thread (a fault while writing) ends at once. */
+	end_as_default(sig);
+	errno = saved;
+}
+
+void vt_signal_init(void)
+{
+	if (!real())
+		return;
+	struct sigaction mine_act;
+	memset(&mine_act, 0, sizeof(mine_act));
+	mine_act.sa_sigaction = on_signal;
+	mine_act.sa_flags = SA_SIGINFO;
+	/* The other terminating signals wait while the trace is written. */
+	sigemptyset(&mine_act.sa_mask);
+	for (size_t i = 0; i < N_WATCHED; i++)
+		sigaddset(&mine_act.sa_mask, watched[i]);
+	for (size_t i = 0; i < N_WATCHED; i++) {
+		struct sigaction cur;
+		if (real()(watched[i], NULL, &cur) != 0)
+			continue;
+		program[i] = cur;
+		if (!(cur.sa_flags & SA_SIGINFO) && cur.sa_handler == SIG_DFL)
+			mine[i] = real()(watched[i], &mine_act, NULL) == 0;
+	}
+	__atomic_store_n(&active, true, __ATOMIC_RELEASE);
+}
+
+static __attribute__((unused)) bool is_default(const struct sigaction *a)
+{
+	return !(a->sa_flags & SA_SIGINFO) && a->sa_handler == SIG_DFL;
+}
+
+/*
+ * Under ThreadSanitizer (scripts/test-sanitize.sh tsan) the runtime does not interpose these:
+ * TSan's initialisation calls sigaction before it can run instrumented code. vt's handlers
+ * are then installed at init only, and a program's SIG_DFL does not bring them back.
+ */
+#ifndef VT_NO_SIGNAL_INTERPOSE
+VT_EXPORT int sigaction(int sig, const struct sigaction *act, struct sigaction *old)
+{
+	int i = slot(sig);
+	if (i < 0 || !__atomic_load_n(&active, __ATOMIC_ACQUIRE))
+		return real()(sig, act, old);
+	struct sigaction prev = program[i];
+	if (act) {
+		if (is_default(act)) {
+			if (!mine[i]) {
+				struct sigaction m;
+				memset(&m, 0, sizeof(m));
+				m.sa_sigaction = on_signal;
+				m.sa_flags = SA_SIGINFO;
+				sigemptyset(&m.sa_mask);
+				for (size_t k = 0; k < N_WATCHED; k++)
+					sigaddset(&m.sa_mask, watched[k]);
+				if (real()(sig, &m, NULL) != 0)
+					return -1;
+				mine[i] = true;
+			}
+		} else {
+			if (real()(sig, act, NULL) != 0)
+				return -1;
+			mine[i] = false;
+		}
+		program[i] = *act;
+	}
+	if (old)
+		*old = prev;
+	return 0;
+}
+
+typedef void (*sighandler_fn)(int);
+
+/* glibc's signal(): BSD semantics (SA_RESTART, the handler stays). Its own call of the
+ * kernel would pass vt by, hence this one. */
+VT_EXPORT sighandler_fn signal(int sig, sighandler_fn handler)
+{
+	struct sigaction act, old;
+	memset(&act, 0, sizeof(act));
+	act.sa_handler = handler;
+	act.sa_flags = SA_RESTART;
+	sigemptyset(&act.sa_mask);
+	sigaddset(&act.sa_mask, sig);
+	if (sig <= 0 || sig >= NSIG || sigaction(sig, &act, &old) != 0) {
+		errno = EINVAL;
+		return SIG_ERR;
+	}
+	return old.sa_handler;
+}
+#endif
