@@ -24,6 +24,7 @@ static __thread int me;
 static volatile double sink;
 static double seconds;
 static pthread_t tids[THREADS];
+static int all_started;
 
 __attribute__((noinline)) void on_alarm_work(void)
 {
@@ -103,8 +104,9 @@ static void *run(void *arg)
 	double end = now() + seconds;
 	for (int round = 0; now() < end; round++) {
 		step(round);
-		/* Now and then a signal to the next thread. */
-		if (round % 50 == 0)
+		/* Now and then a signal to the next thread, once main has made them all (before,
+		 * the next one's id may not be there yet). */
+		if (round % 50 == 0 && __atomic_load_n(&all_started, __ATOMIC_ACQUIRE))
 			pthread_kill(tids[(me + 1) % THREADS], SIGUSR1);
 	}
 	/* Done: no handler runs on this thread any more (a thread's events end with its
@@ -132,6 +134,7 @@ int main(int argc, char **argv)
 	tids[0] = pthread_self();
 	for (long i = 1; i < THREADS; i++)
 		pthread_create(&tids[i], NULL, run, (void *)i);
+	__atomic_store_n(&all_started, 1, __ATOMIC_RELEASE);
 	run((void *)0);
 	for (int i = 1; i < THREADS; i++)
 		pthread_join(tids[i], NULL);

@@ -56,8 +56,16 @@ def check_split(t, run, what, threads, root=('main',)):
         t.check(abs(share - 75) <= 5, '%s: %s: heavy has 75%% +-5 of the samples' % (
             what, loc), '%.1f%% (%d heavy, %d light)' % (share, heavy, light))
         start = root[0] if loc == 'Master thread' else 'thread_main'
-        lost = [s.names for s in samples if start not in s.names]
+        # A sample while the process exits (after main returned, in the exit handlers and
+        # the libraries' destructors that run before vt's own atexit handler) is real
+        # program time outside main: allowed, but rare.
+        at_exit = [s.names for s in samples if start not in s.names
+                   and '__run_exit_handlers' in s.names]
+        lost = [s.names for s in samples if start not in s.names
+                and '__run_exit_handlers' not in s.names]
         t.eq(lost[:3], [], '%s: %s: every sample reaches %s' % (what, loc, start))
+        t.check(len(at_exit) <= 0.01 * len(samples), '%s: %s: at most 1%% of the samples in '
+                'the exit handlers' % (what, loc), '%d of %d' % (len(at_exit), len(samples)))
         paths = collections.Counter(tuple(s.names[s.names.index(start):])
                                     for s in samples if s.leaf in ('heavy', 'light'))
         t.eq(sorted(paths), [(start, 'work', 'heavy'), (start, 'work', 'light')],
@@ -133,10 +141,22 @@ def split_cases(t):
          'depth 3: every stack hangs below %s' % CUT)
 
 
+def at_edges(longer, shorter):
+    """longer is shorter with one or two frames more, anywhere (a function whose Enter was
+    not yet written: the innermost, or one that a signal handler interrupted on its first
+    instructions, below the handler's frames)."""
+    if not 1 <= len(longer) - len(shorter) <= 2:
+        return False
+    it = iter(longer)
+    return all(any(n == m for m in it) for n in shorter)
+
+
 def check_nesting(t, tr, s, what):
     """Each sample's instrumented frames are the regions open at its time, but for a sample on
     a function's first or last instructions (its Enter not yet or its Leave already
-    written): those must be few. Samples inside vt's own code are counted apart."""
+    written): those must be few. A signal handler can itself be interrupted on its first
+    instructions by another signal's (hybrid: SIGALRM inside SIGUSR1), so up to two frames,
+    not only the innermost, differ at such edges. Samples inside vt's own code are counted apart."""
     instrumented = set(tr.enters())
     vt_code = ('__cyg_profile_func_enter', '__cyg_profile_func_exit', 'vt_inst_enter',
                'vt_inst_exit', 'fast', 'slow')
@@ -150,7 +170,7 @@ def check_nesting(t, tr, s, what):
             got = [n for n in x.names if n in instrumented]
             if got == x.open:
                 exact += 1
-            elif got[:-1] == x.open or got == x.open[:-1]:
+            elif at_edges(got, x.open) or at_edges(x.open, got):
                 edge += 1
             else:
                 bad.append((got, x.open))
