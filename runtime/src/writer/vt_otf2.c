@@ -9,9 +9,11 @@
 #include "vt_otf2_priv.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <otf2/OTF2_Pthread_Locks.h>
 #include <otf2/otf2.h>
 #include <pthread.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -272,6 +274,204 @@ const char *vt_otf2_path(void)
 	return anchor_path;
 }
 
+/* ---- failed writes ----
+ *
+ * libotf2 reports an error layer by layer through its error callback, the first call naming
+ * the file; by default it prints each to stderr, which is the program's. vt prints none of
+ * them: it keeps the first message of a failure for its own one line. A writer whose write
+ * failed is left as libotf2 left it (its buffer may be freed already): after the first
+ * failed write, no event writer is used again, recording stops for the run, and at the end
+ * the event files are cut to their whole chunks, which readers read.
+ */
+static int write_failed;
+static char failure_msg[512];
+static int failure_msg_taken, failure_errno;
+
+static OTF2_ErrorCode on_otf2_error(void *user, const char *file, uint64_t line,
+				    const char *function, OTF2_ErrorCode code, const char *fmt,
+				    va_list va)
+{
+	int saved = errno;
+	if (!__atomic_exchange_n(&failure_msg_taken, 1, __ATOMIC_ACQ_REL)) {
+		/* A failed fclose is reported as a fault of libotf2's own, its errno says why. */
+		failure_errno = saved;
+		va_list copy;
+		va_copy(copy, va);
+		vsnprintf(failure_msg, sizeof(failure_msg), fmt, copy);
+		va_end(copy);
+	}
+	if (vt_log_level >= VT_LOG_DEBUG) {
+		char msg[512];
+		vsnprintf(msg, sizeof(msg), fmt, va);
+		vt_debug("libotf2: %s: %s", OTF2_Error_GetName(code), msg);
+	}
+	errno = saved;
+	return code;
+}
+
+bool vt_otf2_failed(void)
+{
+	return __atomic_load_n(&write_failed, __ATOMIC_ACQUIRE);
+}
+
+/* The time since the start of the run, as "S.mmm" (no %f in vt's lines). */
+static void run_time(char *buf, size_t len)
+{
+	uint64_t res = vt_clock_resolution() ? vt_clock_resolution() : 1;
+	uint64_t d = vt_clock_now() - vt_clock_start_ticks();
+	unsigned long ms = (unsigned long)((double)d / (double)res * 1e3);
+	snprintf(buf, len, "%lu.%03lu s", ms / 1000, ms % 1000);
+}
+
+/* The first failed write of the run stops recording, with one line; the room kept for the
+ * definitions is given back at once, for the ends of the event files. */
+static void stop_writing(OTF2_ErrorCode rc)
+{
+	if (__atomic_exchange_n(&write_failed, 1, __ATOMIC_ACQ_REL))
+		return;
+	vt_otf2_reserve_release();
+	char when[32];
+	run_time(when, sizeof(when));
+	bool told = __atomic_load_n(&failure_msg_taken, __ATOMIC_ACQUIRE);
+	const char *where = told ? failure_msg : "libotf2";
+	const char *why = OTF2_Error_GetDescription(rc);
+	int e = told ? failure_errno : 0;
+	if (rc == OTF2_ERROR_ENOSPC || rc == OTF2_ERROR_EDQUOT || rc == OTF2_ERROR_EFBIG)
+		e = rc == OTF2_ERROR_ENOSPC ? ENOSPC : rc == OTF2_ERROR_EDQUOT ? EDQUOT : EFBIG;
+	else if (rc == OTF2_ERROR_EMFILE || rc == OTF2_ERROR_ENFILE)
+		e = rc == OTF2_ERROR_EMFILE ? EMFILE : ENFILE;
+	else if (e)
+		why = strerror(e);
+	const char *what = "writing the trace failed";
+	if (e == ENOSPC || e == EDQUOT || e == EFBIG)
+		what = "disk full";
+	else if (e == EMFILE || e == ENFILE)
+		what = "no free file descriptor";
+	/* libotf2's message names the substrate and the file ("POSIX: DIR/NAME/0.evt"), or
+	 * only the call (a failed fclose): the archive is named then. */
+	if (strncmp(where, "POSIX: ", 7) == 0)
+		where += 7;
+	else if (anchor_path)
+		where = anchor_path;
+	vt_error("%s: recording stopped at %s (%s: %s); the events written before stay in the "
+		 "trace",
+		 what, when, where, why);
+}
+
+/* Whether a libotf2 call of the write path succeeded; the first failure stops recording. */
+static inline bool ok(OTF2_ErrorCode rc)
+{
+	if (vt_likely(rc == OTF2_SUCCESS))
+		return true;
+	stop_writing(rc);
+	return false;
+}
+
+/*
+ * After a failed write: the event file of location ref is cut to its whole chunks (a write
+ * that failed halfway left part of one), and the events it then holds are the last event
+ * number of its last chunk's header. OTF2's chunk header is the type byte (3), the byte
+ * order ('B'), then the numbers of the chunk's first and last event, 64 bits each; a whole
+ * chunk ends in padding that sends readers to the next one, so a last chunk without events
+ * is added, holding only the end-of-file record (2), as libotf2's own last chunk ends.
+ */
+#define CHUNK_HEADER_LAST_EVENT 10
+#define CHUNK_HEADER_BYTES	18
+
+static uint64_t events_on_disk(uint64_t ref)
+{
+	char path[4096];
+	uint64_t events = 0;
+	if (!archive_dir || !archive_name)
+		return 0;
+	snprintf(path, sizeof(path), "%s/%s/%llu.evt", archive_dir, archive_name,
+		 (unsigned long long)ref);
+	int fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0666);
+	if (fd < 0)
+		return 0;
+	struct stat st;
+	if (fstat(fd, &st) == 0 && st.st_size > 0) {
+		off_t whole = st.st_size / EVT_CHUNK * EVT_CHUNK;
+		unsigned char head[CHUNK_HEADER_BYTES];
+		if (whole > 0 &&
+		    pread(fd, head, sizeof(head), whole - EVT_CHUNK) == (ssize_t)sizeof(head) &&
+		    head[0] == 3 && head[1] == 'B') {
+			for (int i = 7; i >= 0; i--)
+				events = events << 8 | head[CHUNK_HEADER_LAST_EVENT + i];
+		} else if (whole > 0 && ftruncate(fd, 0) == 0) {
+			whole = 0;
+		}
+		if (ftruncate(fd, whole) != 0) {
+			close(fd);
+			return 0;
+		}
+	}
+	unsigned char last[CHUNK_HEADER_BYTES + 1] = {3, 'B'};
+	for (int i = 0; i < 8; i++) {
+		last[2 + i] = (unsigned char)((events + 1) >> (8 * i));
+		last[CHUNK_HEADER_LAST_EVENT + i] = (unsigned char)(events >> (8 * i));
+	}
+	last[CHUNK_HEADER_BYTES] = 2;
+	if (lseek(fd, 0, SEEK_END) < 0 || write(fd, last, sizeof(last)) != (ssize_t)sizeof(last))
+		vt_debug("%s: cannot end the event file (%s)", path, strerror(errno));
+	close(fd);
+	return events;
+}
+
+/*
+ * Room for the definitions and the anchor, taken when the archive opens and given back
+ * before they are written: on a disk that the events filled, the trace can still be read.
+ * The files are as long as their records (libotf2 cuts the last chunk), a few KiB for most
+ * programs.
+ */
+#define RESERVE_BYTES (256u << 10)
+static char *reserve_path;
+
+static void reserve_take(void)
+{
+	if (asprintf(&reserve_path, "%s/%s/vt-reserve.%ld", archive_dir, archive_name,
+		     (long)getpid()) < 0) {
+		reserve_path = NULL;
+		return;
+	}
+	char *dir = strndup(reserve_path, strrchr(reserve_path, '/') - reserve_path);
+	if (dir)
+		mkdir(dir, 0777);
+	free(dir);
+	int fd = open(reserve_path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0) {
+		free(reserve_path);
+		reserve_path = NULL;
+		return;
+	}
+	/* Without the room now, nothing is kept: the reserve is a help, not a condition. */
+	int err = posix_fallocate(fd, 0, RESERVE_BYTES);
+	close(fd);
+	if (err) {
+		vt_debug("no room kept for the definitions in %s: %s", reserve_path, strerror(err));
+		vt_otf2_reserve_release();
+	}
+}
+
+void vt_otf2_reserve_release(void)
+{
+	char *path = __atomic_exchange_n(&reserve_path, NULL, __ATOMIC_ACQ_REL);
+	if (!path)
+		return;
+	unlink(path);
+	free(path);
+}
+
+static int open_archive(const char *name, const struct vt_mpi_ops *ops);
+static const struct vt_mpi_ops *archive_ops;
+
+OTF2_Archive *vt_otf2_reopen(void)
+{
+	/* The failed archive is left open: closing it would flush its broken writers. */
+	archive = NULL;
+	return open_archive(archive_name, archive_ops) == 0 ? archive : NULL;
+}
+
 static OTF2_FlushType pre_flush(void *user, OTF2_FileType type, OTF2_LocationRef loc, void *caller,
 				bool final)
 {
@@ -435,11 +635,18 @@ static int pick_name(char *name, size_t len)
 static int open_archive(const char *name, const struct vt_mpi_ops *ops)
 {
 	const char *dir = vt_cfg.gdir;
-	archive_dir = strdup(dir);
-	archive_name = strdup(name);
-	if (asprintf(&anchor_path, "%s/%s.otf2", dir, name) < 0)
-		anchor_path = NULL;
+	bool again = archive_name != NULL; /* vt_otf2_reopen: for the definitions only */
+	if (!again) {
+		archive_dir = strdup(dir);
+		archive_name = strdup(name);
+		if (asprintf(&anchor_path, "%s/%s.otf2", dir, name) < 0)
+			anchor_path = NULL;
+		archive_ops = ops;
+	}
 
+	/* libotf2 prints its errors on the program's stderr, and repeats them while a write
+	 * keeps failing: vt reports them itself, once. */
+	OTF2_Error_RegisterCallback(on_otf2_error, NULL);
 	/* The definition chunk size is set at the end, from the definitions (vt_otf2_close.c). */
 	archive =
 	    OTF2_Archive_Open(archive_dir, archive_name, OTF2_FILEMODE_WRITE, EVT_CHUNK,
@@ -461,6 +668,8 @@ static int open_archive(const char *name, const struct vt_mpi_ops *ops)
 	char host[256] = "localhost";
 	gethostname(host, sizeof(host) - 1);
 	OTF2_Archive_SetMachineName(archive, host);
+	if (again)
+		return 0;
 	if (OTF2_Archive_OpenEvtFiles(archive) != OTF2_SUCCESS) {
 		vt_error("VT_PFORM_GDIR='%s': cannot create the event files of %s; "
 			 "tracing is off",
@@ -469,6 +678,7 @@ static int open_archive(const char *name, const struct vt_mpi_ops *ops)
 		archive = NULL;
 		return -1;
 	}
+	reserve_take();
 	return 0;
 }
 
@@ -502,6 +712,8 @@ uint64_t vt_otf2_location_ref(uint32_t index)
  * archive, and the rank that is part of the location id, exist only after MPI_Init. */
 static OTF2_EvtWriter *writer_of(struct vt_loc *loc)
 {
+	if (vt_otf2_failed())
+		return NULL;
 	if (loc->writer || !archive)
 		return loc->writer;
 	loc->ref = vt_otf2_location_ref(loc->index);
@@ -524,7 +736,7 @@ uint64_t vt_otf2_metric_ref(uint32_t k)
 
 OTF2_EvtWriter *vt_otf2_metric_writer(uint32_t k, uint64_t *ref)
 {
-	if (!archive)
+	if (!archive || vt_otf2_failed())
 		return NULL;
 	*ref = vt_otf2_metric_ref(k);
 	OTF2_EvtWriter *w = OTF2_Archive_GetEvtWriter(archive, *ref);
@@ -537,8 +749,19 @@ OTF2_EvtWriter *vt_otf2_metric_writer(uint32_t k, uint64_t *ref)
 
 void vt_otf2_metric_writer_close(OTF2_EvtWriter *w, uint64_t *events)
 {
+	uint64_t ref = 0;
+	OTF2_EvtWriter_GetLocationID(w, &ref);
 	OTF2_EvtWriter_GetNumberOfEvents(w, events);
-	OTF2_Archive_CloseEvtWriter(archive, w);
+	if (vt_otf2_failed() || !ok(OTF2_Archive_CloseEvtWriter(archive, w)))
+		*events = events_on_disk(ref);
+}
+
+bool vt_otf2_write_onoff(OTF2_EvtWriter *w, uint64_t ts, bool on)
+{
+	if (vt_otf2_failed())
+		return false;
+	return ok(OTF2_EvtWriter_MeasurementOnOff(w, NULL, ts,
+						  on ? OTF2_MEASUREMENT_ON : OTF2_MEASUREMENT_OFF));
 }
 
 int vt_otf2_loc_open(struct vt_loc *loc)
@@ -568,21 +791,24 @@ static void push(struct vt_loc *loc, uint32_t region, bool recorded)
 }
 
 /* Leaves every open region down to (not including) depth 'keep' at ts. */
-static void write_value(OTF2_EvtWriter *w, uint64_t ts, uint32_t id, uint32_t m, uint64_t value);
+static bool write_value(OTF2_EvtWriter *w, uint64_t ts, uint32_t id, uint32_t m, uint64_t value);
 
-static void unwind(struct vt_loc *loc, size_t keep, uint64_t ts)
+static bool unwind(struct vt_loc *loc, size_t keep, uint64_t ts)
 {
 	OTF2_EvtWriter *w = loc->writer;
 	while (loc->depth > keep) {
 		struct vt_open_region *o = &loc->stack[--loc->depth];
 		if (!o->recorded)
 			continue;
-		OTF2_EvtWriter_Leave(w, NULL, ts, o->region);
+		if (!ok(OTF2_EvtWriter_Leave(w, NULL, ts, o->region)))
+			return false;
 		/* The thread's last values: a Leave vt writes itself has no reading of its own. */
 		for (uint32_t i = 0; i < loc->n_strict; i++)
-			write_value(w, ts, loc->strict[i].metric, loc->strict[i].metric,
-				    loc->strict[i].value);
+			if (!write_value(w, ts, loc->strict[i].metric, loc->strict[i].metric,
+					 loc->strict[i].value))
+				return false;
 	}
+	return true;
 }
 
 /* Keeps a strictly synchronous value that followed the last Enter/Leave (loc->strict). */
@@ -604,7 +830,7 @@ static void begin(struct vt_loc *loc, uint64_t ts)
 	loc->began = true;
 	loc->first_ts = ts;
 	if (loc->index > 0)
-		OTF2_EvtWriter_ThreadBegin(loc->writer, NULL, ts, thread_comm, loc->index);
+		ok(OTF2_EvtWriter_ThreadBegin(loc->writer, NULL, ts, thread_comm, loc->index));
 }
 
 static bool enter(struct vt_loc *loc, OTF2_EvtWriter *w, uint64_t ts, uint32_t id)
@@ -615,7 +841,7 @@ static bool enter(struct vt_loc *loc, OTF2_EvtWriter *w, uint64_t ts, uint32_t i
 		recorded = __atomic_fetch_add(&reg->calls, 1, __ATOMIC_RELAXED) < reg->limit;
 	push(loc, id, recorded);
 	if (recorded)
-		OTF2_EvtWriter_Enter(w, NULL, ts, id);
+		ok(OTF2_EvtWriter_Enter(w, NULL, ts, id));
 	return recorded;
 }
 
@@ -677,16 +903,19 @@ uint64_t vt_otf2_metric_last_ts(void)
 	return metric_last_ts;
 }
 
-static void write_value(OTF2_EvtWriter *w, uint64_t ts, uint32_t id, uint32_t m, uint64_t value)
+static bool write_value(OTF2_EvtWriter *w, uint64_t ts, uint32_t id, uint32_t m, uint64_t value)
 {
-	vt_otf2_write_value(w, ts, id, m, value);
+	return vt_otf2_write_value(w, ts, id, m, value);
 }
 
-void vt_otf2_write_value(OTF2_EvtWriter *w, uint64_t ts, uint32_t id, uint32_t m, uint64_t value)
+bool vt_otf2_write_value(OTF2_EvtWriter *w, uint64_t ts, uint32_t id, uint32_t m, uint64_t value)
 {
 	/* A metric this process does not define has no type: nothing is written. */
 	if (m >= __atomic_load_n(&n_metrics, __ATOMIC_ACQUIRE))
-		return;
+		return true;
+	/* After a failed write no writer is touched again (vt_otf2_failed). */
+	if (vt_otf2_failed())
+		return false;
 	OTF2_Type type = metrics[m].type;
 	OTF2_MetricValue v;
 	if (metrics[m].is_float) {
@@ -698,207 +927,215 @@ void vt_otf2_write_value(OTF2_EvtWriter *w, uint64_t ts, uint32_t id, uint32_t m
 	} else {
 		v.unsigned_int = value;
 	}
-	OTF2_EvtWriter_Metric(w, NULL, ts, id, 1, &type, &v);
+	return ok(OTF2_EvtWriter_Metric(w, NULL, ts, id, 1, &type, &v));
 }
 
 /*
  * The encoders of the event kinds: head record r (its time clamped to ts) and its payload
  * p. One per kind, indexed by kind; a kind without an encoder is skipped with its payload.
  */
-typedef void (*encode_fn)(struct vt_loc *loc, OTF2_EvtWriter *w, uint64_t ts,
+typedef bool (*encode_fn)(struct vt_loc *loc, OTF2_EvtWriter *w, uint64_t ts,
 			  const struct vt_rec *r, const union vt_rec_payload *p);
 
-static void enc_send(struct vt_loc *loc, OTF2_EvtWriter *w, uint64_t ts, const struct vt_rec *r,
+static bool enc_send(struct vt_loc *loc, OTF2_EvtWriter *w, uint64_t ts, const struct vt_rec *r,
 		     const union vt_rec_payload *p)
 {
-	OTF2_EvtWriter_MpiSend(w, NULL, ts, r->region, p[0].msg.comm, p[0].msg.tag, p[0].msg.bytes);
+	return ok(OTF2_EvtWriter_MpiSend(w, NULL, ts, r->region, p[0].msg.comm, p[0].msg.tag,
+					 p[0].msg.bytes));
 }
 
-static void enc_recv(struct vt_loc *loc, OTF2_EvtWriter *w, uint64_t ts, const struct vt_rec *r,
+static bool enc_recv(struct vt_loc *loc, OTF2_EvtWriter *w, uint64_t ts, const struct vt_rec *r,
 		     const union vt_rec_payload *p)
 {
-	OTF2_EvtWriter_MpiRecv(w, NULL, ts, r->region, p[0].msg.comm, p[0].msg.tag, p[0].msg.bytes);
+	return ok(OTF2_EvtWriter_MpiRecv(w, NULL, ts, r->region, p[0].msg.comm, p[0].msg.tag,
+					 p[0].msg.bytes));
 }
 
-static void enc_isend(struct vt_loc *loc, OTF2_EvtWriter *w, uint64_t ts, const struct vt_rec *r,
+static bool enc_isend(struct vt_loc *loc, OTF2_EvtWriter *w, uint64_t ts, const struct vt_rec *r,
 		      const union vt_rec_payload *p)
 {
-	OTF2_EvtWriter_MpiIsend(w, NULL, ts, r->region, p[0].msg.comm, p[0].msg.tag, p[0].msg.bytes,
-				p[1].req.id);
+	return ok(OTF2_EvtWriter_MpiIsend(w, NULL, ts, r->region, p[0].msg.comm, p[0].msg.tag,
+					  p[0].msg.bytes, p[1].req.id));
 }
 
-static void enc_irecv(struct vt_loc *loc, OTF2_EvtWriter *w, uint64_t ts, const struct vt_rec *r,
+static bool enc_irecv(struct vt_loc *loc, OTF2_EvtWriter *w, uint64_t ts, const struct vt_rec *r,
 		      const union vt_rec_payload *p)
 {
-	OTF2_EvtWriter_MpiIrecv(w, NULL, ts, r->region, p[0].msg.comm, p[0].msg.tag, p[0].msg.bytes,
-				p[1].req.id);
+	return ok(OTF2_EvtWriter_MpiIrecv(w, NULL, ts, r->region, p[0].msg.comm, p[0].msg.tag,
+					  p[0].msg.bytes, p[1].req.id));
 }
 
-static void enc_isend_complete(struct vt_loc *loc, OTF2_EvtWriter *w, uint64_t ts,
+static bool enc_isend_complete(struct vt_loc *loc, OTF2_EvtWriter *w, uint64_t ts,
 			       const struct vt_rec *r, const union vt_rec_payload *p)
 {
-	OTF2_EvtWriter_MpiIsendComplete(w, NULL, ts, p[0].req.id);
+	return ok(OTF2_EvtWriter_MpiIsendComplete(w, NULL, ts, p[0].req.id));
 }
 
-static void enc_irecv_request(struct vt_loc *loc, OTF2_EvtWriter *w, uint64_t ts,
+static bool enc_irecv_request(struct vt_loc *loc, OTF2_EvtWriter *w, uint64_t ts,
 			      const struct vt_rec *r, const union vt_rec_payload *p)
 {
-	OTF2_EvtWriter_MpiIrecvRequest(w, NULL, ts, p[0].req.id);
+	return ok(OTF2_EvtWriter_MpiIrecvRequest(w, NULL, ts, p[0].req.id));
 }
 
-static void enc_request_test(struct vt_loc *loc, OTF2_EvtWriter *w, uint64_t ts,
+static bool enc_request_test(struct vt_loc *loc, OTF2_EvtWriter *w, uint64_t ts,
 			     const struct vt_rec *r, const union vt_rec_payload *p)
 {
-	OTF2_EvtWriter_MpiRequestTest(w, NULL, ts, p[0].req.id);
+	return ok(OTF2_EvtWriter_MpiRequestTest(w, NULL, ts, p[0].req.id));
 }
 
-static void enc_request_cancelled(struct vt_loc *loc, OTF2_EvtWriter *w, uint64_t ts,
+static bool enc_request_cancelled(struct vt_loc *loc, OTF2_EvtWriter *w, uint64_t ts,
 				  const struct vt_rec *r, const union vt_rec_payload *p)
 {
-	OTF2_EvtWriter_MpiRequestCancelled(w, NULL, ts, p[0].req.id);
+	return ok(OTF2_EvtWriter_MpiRequestCancelled(w, NULL, ts, p[0].req.id));
 }
 
-static void enc_coll_begin(struct vt_loc *loc, OTF2_EvtWriter *w, uint64_t ts,
+static bool enc_coll_begin(struct vt_loc *loc, OTF2_EvtWriter *w, uint64_t ts,
 			   const struct vt_rec *r, const union vt_rec_payload *p)
 {
-	OTF2_EvtWriter_MpiCollectiveBegin(w, NULL, ts);
+	return ok(OTF2_EvtWriter_MpiCollectiveBegin(w, NULL, ts));
 }
 
-static void enc_coll_end(struct vt_loc *loc, OTF2_EvtWriter *w, uint64_t ts, const struct vt_rec *r,
+static bool enc_coll_end(struct vt_loc *loc, OTF2_EvtWriter *w, uint64_t ts, const struct vt_rec *r,
 			 const union vt_rec_payload *p)
 {
-	OTF2_EvtWriter_MpiCollectiveEnd(w, NULL, ts, (OTF2_CollectiveOp)r->region, p[0].coll.comm,
-					p[0].coll.root, p[0].coll.sent, p[1].req.id);
+	return ok(OTF2_EvtWriter_MpiCollectiveEnd(w, NULL, ts, (OTF2_CollectiveOp)r->region,
+						  p[0].coll.comm, p[0].coll.root, p[0].coll.sent,
+						  p[1].req.id));
 }
 
-static void enc_nbc_request(struct vt_loc *loc, OTF2_EvtWriter *w, uint64_t ts,
+static bool enc_nbc_request(struct vt_loc *loc, OTF2_EvtWriter *w, uint64_t ts,
 			    const struct vt_rec *r, const union vt_rec_payload *p)
 {
-	OTF2_EvtWriter_NonBlockingCollectiveRequest(w, NULL, ts, p[0].req.id);
+	return ok(OTF2_EvtWriter_NonBlockingCollectiveRequest(w, NULL, ts, p[0].req.id));
 }
 
-static void enc_nbc_complete(struct vt_loc *loc, OTF2_EvtWriter *w, uint64_t ts,
+static bool enc_nbc_complete(struct vt_loc *loc, OTF2_EvtWriter *w, uint64_t ts,
 			     const struct vt_rec *r, const union vt_rec_payload *p)
 {
-	OTF2_EvtWriter_NonBlockingCollectiveComplete(w, NULL, ts, (OTF2_CollectiveOp)r->region,
-						     p[0].coll.comm, p[0].coll.root, p[0].coll.sent,
-						     p[1].nbc.received, p[1].nbc.id);
+	return ok(OTF2_EvtWriter_NonBlockingCollectiveComplete(
+	    w, NULL, ts, (OTF2_CollectiveOp)r->region, p[0].coll.comm, p[0].coll.root,
+	    p[0].coll.sent, p[1].nbc.received, p[1].nbc.id));
 }
 
-static void enc_rma_win(struct vt_loc *loc, OTF2_EvtWriter *w, uint64_t ts, const struct vt_rec *r,
+static bool enc_rma_win(struct vt_loc *loc, OTF2_EvtWriter *w, uint64_t ts, const struct vt_rec *r,
 			const union vt_rec_payload *p)
 {
 	if (r->kind == VT_REC_RMA_WIN_CREATE)
-		OTF2_EvtWriter_RmaWinCreate(w, NULL, ts, r->region);
+		return ok(OTF2_EvtWriter_RmaWinCreate(w, NULL, ts, r->region));
 	else
-		OTF2_EvtWriter_RmaWinDestroy(w, NULL, ts, r->region);
+		return ok(OTF2_EvtWriter_RmaWinDestroy(w, NULL, ts, r->region));
 }
 
-static void enc_rma_coll_begin(struct vt_loc *loc, OTF2_EvtWriter *w, uint64_t ts,
+static bool enc_rma_coll_begin(struct vt_loc *loc, OTF2_EvtWriter *w, uint64_t ts,
 			       const struct vt_rec *r, const union vt_rec_payload *p)
 {
-	OTF2_EvtWriter_RmaCollectiveBegin(w, NULL, ts);
+	return ok(OTF2_EvtWriter_RmaCollectiveBegin(w, NULL, ts));
 }
 
-static void enc_rma_coll_end(struct vt_loc *loc, OTF2_EvtWriter *w, uint64_t ts,
+static bool enc_rma_coll_end(struct vt_loc *loc, OTF2_EvtWriter *w, uint64_t ts,
 			     const struct vt_rec *r, const union vt_rec_payload *p)
 {
-	OTF2_EvtWriter_RmaCollectiveEnd(w, NULL, ts, (OTF2_CollectiveOp)(r->region & 0xFF),
-					(OTF2_RmaSyncLevel)(r->region >> 8), p[0].rma.win,
-					p[0].rma.remote, p[0].rma.value, p[1].nbc.received);
+	return ok(OTF2_EvtWriter_RmaCollectiveEnd(
+	    w, NULL, ts, (OTF2_CollectiveOp)(r->region & 0xFF), (OTF2_RmaSyncLevel)(r->region >> 8),
+	    p[0].rma.win, p[0].rma.remote, p[0].rma.value, p[1].nbc.received));
 }
 
-static void enc_rma_op(struct vt_loc *loc, OTF2_EvtWriter *w, uint64_t ts, const struct vt_rec *r,
+static bool enc_rma_op(struct vt_loc *loc, OTF2_EvtWriter *w, uint64_t ts, const struct vt_rec *r,
 		       const union vt_rec_payload *p)
 {
 	const struct vt_rec_rma *a = &p[0].rma;
 	if (r->kind == VT_REC_RMA_PUT)
-		OTF2_EvtWriter_RmaPut(w, NULL, ts, a->win, a->remote, a->value, p[1].nbc.id);
+		return ok(
+		    OTF2_EvtWriter_RmaPut(w, NULL, ts, a->win, a->remote, a->value, p[1].nbc.id));
 	else if (r->kind == VT_REC_RMA_GET)
-		OTF2_EvtWriter_RmaGet(w, NULL, ts, a->win, a->remote, a->value, p[1].nbc.id);
+		return ok(
+		    OTF2_EvtWriter_RmaGet(w, NULL, ts, a->win, a->remote, a->value, p[1].nbc.id));
 	else
-		OTF2_EvtWriter_RmaAtomic(w, NULL, ts, a->win, a->remote,
-					 (OTF2_RmaAtomicType)r->region, a->value, p[1].nbc.received,
-					 p[1].nbc.id);
+		return ok(OTF2_EvtWriter_RmaAtomic(w, NULL, ts, a->win, a->remote,
+						   (OTF2_RmaAtomicType)r->region, a->value,
+						   p[1].nbc.received, p[1].nbc.id));
 }
 
-static void enc_rma_complete(struct vt_loc *loc, OTF2_EvtWriter *w, uint64_t ts,
+static bool enc_rma_complete(struct vt_loc *loc, OTF2_EvtWriter *w, uint64_t ts,
 			     const struct vt_rec *r, const union vt_rec_payload *p)
 {
 	const struct vt_rec_rma *a = &p[0].rma;
 	if (r->region == VT_RMA_COMPLETE_BLOCKING)
-		OTF2_EvtWriter_RmaOpCompleteBlocking(w, NULL, ts, a->win, a->value);
+		return ok(OTF2_EvtWriter_RmaOpCompleteBlocking(w, NULL, ts, a->win, a->value));
 	else if (r->region == VT_RMA_COMPLETE_NONBLOCKING)
-		OTF2_EvtWriter_RmaOpCompleteNonBlocking(w, NULL, ts, a->win, a->value);
+		return ok(OTF2_EvtWriter_RmaOpCompleteNonBlocking(w, NULL, ts, a->win, a->value));
 	else
-		OTF2_EvtWriter_RmaOpCompleteRemote(w, NULL, ts, a->win, a->value);
+		return ok(OTF2_EvtWriter_RmaOpCompleteRemote(w, NULL, ts, a->win, a->value));
 }
 
-static void enc_rma_lock(struct vt_loc *loc, OTF2_EvtWriter *w, uint64_t ts, const struct vt_rec *r,
+static bool enc_rma_lock(struct vt_loc *loc, OTF2_EvtWriter *w, uint64_t ts, const struct vt_rec *r,
 			 const union vt_rec_payload *p)
 {
 	const struct vt_rec_rma *a = &p[0].rma;
 	if ((r->region & 0xFF) == VT_RMA_LOCK_REQUEST)
-		OTF2_EvtWriter_RmaRequestLock(w, NULL, ts, a->win, a->remote, a->value,
-					      (OTF2_LockType)(r->region >> 8));
+		return ok(OTF2_EvtWriter_RmaRequestLock(w, NULL, ts, a->win, a->remote, a->value,
+							(OTF2_LockType)(r->region >> 8)));
 	else
-		OTF2_EvtWriter_RmaReleaseLock(w, NULL, ts, a->win, a->remote, a->value);
+		return ok(OTF2_EvtWriter_RmaReleaseLock(w, NULL, ts, a->win, a->remote, a->value));
 }
 
-static void enc_rma_group_sync(struct vt_loc *loc, OTF2_EvtWriter *w, uint64_t ts,
+static bool enc_rma_group_sync(struct vt_loc *loc, OTF2_EvtWriter *w, uint64_t ts,
 			       const struct vt_rec *r, const union vt_rec_payload *p)
 {
-	OTF2_EvtWriter_RmaGroupSync(w, NULL, ts, (OTF2_RmaSyncLevel)r->region, p[0].rma.win,
-				    (OTF2_GroupRef)p[0].rma.value);
+	return ok(OTF2_EvtWriter_RmaGroupSync(w, NULL, ts, (OTF2_RmaSyncLevel)r->region,
+					      p[0].rma.win, (OTF2_GroupRef)p[0].rma.value));
 }
 
-static void enc_io(struct vt_loc *loc, OTF2_EvtWriter *w, uint64_t ts, const struct vt_rec *r,
+static bool enc_io(struct vt_loc *loc, OTF2_EvtWriter *w, uint64_t ts, const struct vt_rec *r,
 		   const union vt_rec_payload *p)
 {
 	const struct vt_rec_io *a = &p[0].io;
+	OTF2_ErrorCode rc = OTF2_SUCCESS;
 	switch (r->kind) {
 	case VT_REC_IO_CREATE:
-		OTF2_EvtWriter_IoCreateHandle(w, NULL, ts, a->handle, (OTF2_IoAccessMode)r->region,
-					      (OTF2_IoCreationFlag)a->value,
-					      (OTF2_IoStatusFlag)a->flags);
+		rc = OTF2_EvtWriter_IoCreateHandle(
+		    w, NULL, ts, a->handle, (OTF2_IoAccessMode)r->region,
+		    (OTF2_IoCreationFlag)a->value, (OTF2_IoStatusFlag)a->flags);
 		break;
 	case VT_REC_IO_DESTROY:
-		OTF2_EvtWriter_IoDestroyHandle(w, NULL, ts, a->handle);
+		rc = OTF2_EvtWriter_IoDestroyHandle(w, NULL, ts, a->handle);
 		break;
 	case VT_REC_IO_BEGIN:
-		OTF2_EvtWriter_IoOperationBegin(
+		rc = OTF2_EvtWriter_IoOperationBegin(
 		    w, NULL, ts, a->handle, (OTF2_IoOperationMode)(r->region & 0xFF),
 		    (OTF2_IoOperationFlag)(r->region >> 8), a->value, p[1].nbc.id);
 		break;
 	case VT_REC_IO_ISSUED:
-		OTF2_EvtWriter_IoOperationIssued(w, NULL, ts, a->handle, a->value);
+		rc = OTF2_EvtWriter_IoOperationIssued(w, NULL, ts, a->handle, a->value);
 		break;
 	case VT_REC_IO_COMPLETE:
-		OTF2_EvtWriter_IoOperationComplete(w, NULL, ts, a->handle, a->value, p[1].nbc.id);
+		rc = OTF2_EvtWriter_IoOperationComplete(w, NULL, ts, a->handle, a->value,
+							p[1].nbc.id);
 		break;
 	case VT_REC_IO_CANCELLED:
-		OTF2_EvtWriter_IoOperationCancelled(w, NULL, ts, a->handle, a->value);
+		rc = OTF2_EvtWriter_IoOperationCancelled(w, NULL, ts, a->handle, a->value);
 		break;
 	case VT_REC_IO_SEEK:
-		OTF2_EvtWriter_IoSeek(w, NULL, ts, a->handle, (int64_t)a->value,
-				      (OTF2_IoSeekOption)r->region, p[1].nbc.received);
+		rc = OTF2_EvtWriter_IoSeek(w, NULL, ts, a->handle, (int64_t)a->value,
+					   (OTF2_IoSeekOption)r->region, p[1].nbc.received);
 		break;
 	default:
 		break;
 	}
+	return ok(rc);
 }
 
-static void enc_counter(struct vt_loc *loc, OTF2_EvtWriter *w, uint64_t ts, const struct vt_rec *r,
+static bool enc_counter(struct vt_loc *loc, OTF2_EvtWriter *w, uint64_t ts, const struct vt_rec *r,
 			const union vt_rec_payload *p)
 {
-	vt_otf2_write_value(w, ts, r->region, r->region, p[0].value.value);
+	return vt_otf2_write_value(w, ts, r->region, r->region, p[0].value.value);
 }
 
-static void enc_measure(struct vt_loc *loc, OTF2_EvtWriter *w, uint64_t ts, const struct vt_rec *r,
+static bool enc_measure(struct vt_loc *loc, OTF2_EvtWriter *w, uint64_t ts, const struct vt_rec *r,
 			const union vt_rec_payload *p)
 {
-	OTF2_EvtWriter_MeasurementOnOff(w, NULL, ts,
-					r->region ? OTF2_MEASUREMENT_ON : OTF2_MEASUREMENT_OFF);
+	return ok(OTF2_EvtWriter_MeasurementOnOff(
+	    w, NULL, ts, r->region ? OTF2_MEASUREMENT_ON : OTF2_MEASUREMENT_OFF));
 }
 
 /*
@@ -907,29 +1144,31 @@ static void enc_measure(struct vt_loc *loc, OTF2_EvtWriter *w, uint64_t ts, cons
  * part both share, plus the deepest shared one, which made progress as far as a sample can
  * tell.
  */
-static void enc_sample(struct vt_loc *loc, OTF2_EvtWriter *w, uint64_t ts, const struct vt_rec *r,
+static bool enc_sample(struct vt_loc *loc, OTF2_EvtWriter *w, uint64_t ts, const struct vt_rec *r,
 		       const union vt_rec_payload *p)
 {
 	uint32_t path[VT_REC_SAMPLE_MAX + 1], depth;
 	uint32_t n = VT_REC_SAMPLE_FRAMES(r->region);
 	if (n > VT_REC_SAMPLE_MAX)
-		return;
+		return true;
 	uint32_t ctx = vt_callctx_path((const uint64_t *)(const void *)p, n,
 				       r->region & VT_REC_SAMPLE_CUT, path, &depth);
 	if (ctx == VT_CALLCTX_NONE)
-		return;
+		return true;
 	uint32_t same = 0;
 	while (loc->sample_path && same < depth && same < loc->sample_depth &&
 	       path[same] == loc->sample_path[same])
 		same++;
 	uint32_t distance = same ? depth - same + 1 : depth;
-	OTF2_EvtWriter_CallingContextSample(w, NULL, ts, ctx, distance, 0);
+	if (!ok(OTF2_EvtWriter_CallingContextSample(w, NULL, ts, ctx, distance, 0)))
+		return false;
 	if (!loc->sample_path)
 		loc->sample_path = malloc((VT_REC_SAMPLE_MAX + 1) * sizeof(*loc->sample_path));
 	if (loc->sample_path) {
 		memcpy(loc->sample_path, path, depth * sizeof(*path));
 		loc->sample_depth = depth;
 	}
+	return true;
 }
 
 static const encode_fn encoders[VT_REC_KIND_MAX] = {
@@ -978,7 +1217,7 @@ void vt_otf2_encode(struct vt_loc *loc, const struct vt_rec *from, const struct 
 		return;
 	if (!loc->began)
 		begin(loc, from->ts);
-	for (const struct vt_rec *r = from; r < to; r++) {
+	for (const struct vt_rec *r = from; r < to && !vt_otf2_failed(); r++) {
 		if (r->kind == VT_REC_METRIC) {
 			/* A value of the Enter or Leave before it, at its time: none if that
 			 * event was not written (a call limit). */
@@ -1005,8 +1244,9 @@ void vt_otf2_encode(struct vt_loc *loc, const struct vt_rec *from, const struct 
 			continue;
 		}
 		unsigned n = vt_rec_payloads(r);
-		if (r + n < to && r->kind < VT_REC_KIND_MAX && encoders[r->kind])
-			encoders[r->kind](loc, w, ts, r, (const union vt_rec_payload *)(r + 1));
+		if (r + n < to && r->kind < VT_REC_KIND_MAX && encoders[r->kind] &&
+		    !encoders[r->kind](loc, w, ts, r, (const union vt_rec_payload *)(r + 1)))
+			break;
 		r += n;
 	}
 	loc->last_ts = last;
@@ -1019,7 +1259,7 @@ void vt_otf2_buffer_flush(struct vt_loc *loc, uint64_t start, uint64_t stop)
 	if (stop < start)
 		stop = start;
 	if (writer_of(loc))
-		OTF2_EvtWriter_BufferFlush(loc->writer, NULL, start, stop);
+		ok(OTF2_EvtWriter_BufferFlush(loc->writer, NULL, start, stop));
 	loc->last_ts = stop;
 }
 
@@ -1029,29 +1269,36 @@ void vt_otf2_loc_stop(struct vt_loc *loc, uint64_t ts)
 		ts = loc->last_ts;
 	if (!writer_of(loc))
 		return;
-	unwind(loc, 0, ts);
-	OTF2_EvtWriter_MeasurementOnOff(loc->writer, NULL, ts, OTF2_MEASUREMENT_OFF);
+	if (unwind(loc, 0, ts))
+		ok(OTF2_EvtWriter_MeasurementOnOff(loc->writer, NULL, ts, OTF2_MEASUREMENT_OFF));
 	loc->last_ts = ts;
 }
 
 void vt_otf2_loc_close(struct vt_loc *loc, uint64_t ts)
 {
-	if (!writer_of(loc))
-		return;
+	if (!writer_of(loc)) {
+		/* A failed write left the writer to libotf2's error state: it is not closed (a
+		 * close flushes), and the events are those its file holds. */
+		if (loc->writer)
+			loc->n_events = events_on_disk(loc->ref);
+		loc->writer = NULL;
+		goto out;
+	}
 	if (ts < loc->last_ts)
 		ts = loc->last_ts;
 	if (!loc->began)
 		begin(loc, ts);
-	unwind(loc, 0, ts);
-	if (loc->index > 0)
-		OTF2_EvtWriter_ThreadEnd(loc->writer, NULL, ts, thread_comm, loc->index);
+	if (unwind(loc, 0, ts) && loc->index > 0)
+		ok(OTF2_EvtWriter_ThreadEnd(loc->writer, NULL, ts, thread_comm, loc->index));
 	loc->last_ts = ts;
 	if (loc->repaired)
 		vt_info("thread %u: %lu Leave events added or dropped to keep regions balanced",
 			loc->index, (unsigned long)loc->repaired);
 	OTF2_EvtWriter_GetNumberOfEvents(loc->writer, &loc->n_events);
-	OTF2_Archive_CloseEvtWriter(archive, loc->writer);
+	if (vt_otf2_failed() || !ok(OTF2_Archive_CloseEvtWriter(archive, loc->writer)))
+		loc->n_events = events_on_disk(loc->ref);
 	loc->writer = NULL;
+out:
 	free(loc->stack);
 	free(loc->sample_path);
 	loc->sample_path = NULL;

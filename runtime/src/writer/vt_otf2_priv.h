@@ -35,6 +35,12 @@ struct vt_otf2_clock_offset {
 
 OTF2_Archive *vt_otf2_archive(void);
 const char *vt_otf2_anchor(void);
+/* After a failed write: the archive, whose writers libotf2 left broken, is abandoned and
+ * opened again for the definitions and the anchor (collectively, as at the start); NULL
+ * when that failed. */
+OTF2_Archive *vt_otf2_reopen(void);
+/* Gives back the room kept for the definitions (see vt_otf2.c). */
+void vt_otf2_reserve_release(void);
 /* The archive is closed: forget it. */
 void vt_otf2_closed(void);
 void vt_otf2_location_name(const struct vt_loc *l, char *buf, size_t len);
