@@ -21,6 +21,8 @@
 #include <unistd.h>
 
 #define EVT_CHUNK (1u << 20)
+/* vt's own descriptors stay at or above this, clear of the program's usual ones. */
+#define VT_FD_FLOOR 10
 /* libotf2 keeps up to 128 MiB per writer by default; vt keeps two chunks, so memory stays
  * VT_BUFFER_SIZE plus 2 MiB per thread, and a full chunk goes to disk at once. */
 #define EVT_CHUNKS_KEPT 2
@@ -285,13 +287,14 @@ const char *vt_otf2_path(void)
  */
 static int write_failed;
 static char failure_msg[512];
-static int failure_msg_taken, failure_errno;
+static int failure_msg_taken, failure_errno, last_errno;
 
 static OTF2_ErrorCode on_otf2_error(void *user, const char *file, uint64_t line,
 				    const char *function, OTF2_ErrorCode code, const char *fmt,
 				    va_list va)
 {
 	int saved = errno;
+	__atomic_store_n(&last_errno, saved, __ATOMIC_RELAXED);
 	if (!__atomic_exchange_n(&failure_msg_taken, 1, __ATOMIC_ACQ_REL)) {
 		/* A failed fclose is reported as a fault of libotf2's own, its errno says why. */
 		failure_errno = saved;
@@ -307,6 +310,12 @@ static OTF2_ErrorCode on_otf2_error(void *user, const char *file, uint64_t line,
 	}
 	errno = saved;
 	return code;
+}
+
+const char *vt_otf2_last_error(void)
+{
+	int e = __atomic_load_n(&last_errno, __ATOMIC_RELAXED);
+	return e ? strerror(e) : "libotf2 failed";
 }
 
 bool vt_otf2_failed(void)
@@ -349,10 +358,16 @@ static void stop_writing(OTF2_ErrorCode rc)
 		what = "no free file descriptor";
 	/* libotf2's message names the substrate and the file ("POSIX: DIR/NAME/0.evt"), or
 	 * only the call (a failed fclose): the archive is named then. */
+	char quoted[sizeof(failure_msg)];
 	if (strncmp(where, "POSIX: ", 7) == 0)
 		where += 7;
 	else if (anchor_path)
 		where = anchor_path;
+	size_t n = strlen(where);
+	if (n > 2 && where[0] == '\'' && where[n - 1] == '\'') {
+		snprintf(quoted, sizeof(quoted), "%.*s", (int)(n - 2), where + 1);
+		where = quoted;
+	}
 	vt_error("%s: recording stopped at %s (%s: %s); the events written before stay in the "
 		 "trace",
 		 what, when, where, why);
@@ -426,9 +441,19 @@ static uint64_t events_on_disk(uint64_t ref)
  */
 #define RESERVE_BYTES (256u << 10)
 static char *reserve_path;
+/* A descriptor kept for the same end: a program that took every descriptor makes libotf2's
+ * opens fail; with this one given back, the files are written one after the other. */
+static int spare_fd = -1;
 
 static void reserve_take(void)
 {
+	int fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	if (fd >= 0 && fd < VT_FD_FLOOR) {
+		spare_fd = fcntl(fd, F_DUPFD_CLOEXEC, VT_FD_FLOOR);
+		close(fd);
+	} else {
+		spare_fd = fd;
+	}
 	if (asprintf(&reserve_path, "%s/%s/vt-reserve.%ld", archive_dir, archive_name,
 		     (long)getpid()) < 0) {
 		reserve_path = NULL;
@@ -438,7 +463,7 @@ static void reserve_take(void)
 	if (dir)
 		mkdir(dir, 0777);
 	free(dir);
-	int fd = open(reserve_path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	fd = open(reserve_path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (fd < 0) {
 		free(reserve_path);
 		reserve_path = NULL;
@@ -455,6 +480,9 @@ static void reserve_take(void)
 
 void vt_otf2_reserve_release(void)
 {
+	int fd = __atomic_exchange_n(&spare_fd, -1, __ATOMIC_ACQ_REL);
+	if (fd >= 0)
+		close(fd);
 	char *path = __atomic_exchange_n(&reserve_path, NULL, __ATOMIC_ACQ_REL);
 	if (!path)
 		return;

@@ -343,8 +343,8 @@ int vt_otf2_close_mpi(struct vt_loc *locs, uint64_t end_ts, const struct vt_mpi_
 			total += counts[i];
 		if (defs_failed)
 			vt_error("the trace %s is incomplete and cannot be read: its definitions "
-				 "could not be written",
-				 vt_otf2_anchor());
+				 "could not be written (%s)",
+				 vt_otf2_anchor(), vt_otf2_last_error());
 		else if (rc < 0 || err != OTF2_SUCCESS || !on_disk(vt_otf2_anchor()))
 			vt_error("writing the trace %s failed (%s); it may be incomplete",
 				 vt_otf2_anchor(),

@@ -39,7 +39,9 @@ const char *vt_otf2_anchor(void);
  * opened again for the definitions and the anchor (collectively, as at the start); NULL
  * when that failed. */
 OTF2_Archive *vt_otf2_reopen(void);
-/* Gives back the room kept for the definitions (see vt_otf2.c). */
+/* Why libotf2's last call failed (strerror of its errno). */
+const char *vt_otf2_last_error(void);
+/* Gives back the room and the descriptor kept for the definitions (see vt_otf2.c). */
 void vt_otf2_reserve_release(void);
 /* The archive is closed: forget it. */
 void vt_otf2_closed(void);

@@ -26,7 +26,7 @@ STOPPED = re.compile(r'^error: disk full: recording stopped at \d+\.\d{3} s \((.
 INCOMPLETE = re.compile(r'^warning: incomplete trace written to (.+\.otf2) \((\d+) events?, '
                         r'(\d+) locations?\): recording stopped at the first failed write$')
 UNREADABLE = re.compile(r'^error: the trace (.+\.otf2) is incomplete and cannot be read: its '
-                        r'definitions could not be written$')
+                        r'definitions could not be written \(No space left on device\)$')
 
 
 def mount_small(path):
