@@ -620,12 +620,90 @@ static bool exists(const char *dir, const char *name, const char *suffix)
 	return lstat(path, &st) == 0;
 }
 
-/* Checks dir and picks the first free NAME, NAME.1, ... into name; -1 after an error line. */
+/* A finished trace: its anchor is a regular file that is not empty. */
+static bool finished(const char *dir, const char *name)
+{
+	char path[4096];
+	struct stat st;
+	snprintf(path, sizeof(path), "%s/%s.otf2", dir, name);
+	return lstat(path, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0;
+}
+
+/*
+ * The anchor (NAME.otf2) and the global definitions (NAME.def) sit beside the archive's
+ * directory, in VT_PFORM_GDIR, which others may write to (/tmp); libotf2 opens them with
+ * O_CREAT|O_TRUNC, following a symbolic link planted there. So vt creates both itself when
+ * it reserves the name (O_EXCL|O_NOFOLLOW: never through a link), and before libotf2 writes
+ * one, checks that it is still that file; one planted meanwhile is removed (the link, not
+ * what it points to) and the file made again the same way. In a sticky directory (/tmp) no
+ * one else can remove vt's file, so nothing can be planted at all.
+ */
+static struct {
+	dev_t dev;
+	ino_t ino;
+} own_files[2]; /* .otf2, .def */
+static const char *const own_suffix[2] = {".otf2", ".def"};
+
+static int make_own(const char *dir, const char *name, int k)
+{
+	char path[4096];
+	struct stat st;
+	snprintf(path, sizeof(path), "%s/%s%s", dir, name, own_suffix[k]);
+	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st) == 0) {
+		own_files[k].dev = st.st_dev;
+		own_files[k].ino = st.st_ino;
+	}
+	close(fd);
+	return 0;
+}
+
+void vt_otf2_own_file(int k)
+{
+	char path[4096];
+	struct stat st;
+	if (!archive_dir || !archive_name || k < 0 || k > 1)
+		return;
+	snprintf(path, sizeof(path), "%s/%s%s", archive_dir, archive_name, own_suffix[k]);
+	if (lstat(path, &st) == 0 && S_ISREG(st.st_mode) && st.st_nlink == 1 &&
+	    st.st_dev == own_files[k].dev && st.st_ino == own_files[k].ino)
+		return;
+	bool link = lstat(path, &st) == 0 && S_ISLNK(st.st_mode);
+	if (errno != ENOENT || link)
+		unlink(path);
+	if (make_own(archive_dir, archive_name, k) == 0)
+		vt_warn("%s was replaced during the run (%s); vt removed it and writes the "
+			"trace's own file",
+			path, link ? "by a symbolic link" : "by another file");
+	else
+		vt_error("%s was replaced during the run and cannot be made again (%s)", path,
+			 strerror(errno));
+}
+
+void vt_otf2_own_files_drop(void)
+{
+	char path[4096];
+	struct stat st;
+	for (int k = 0; k < 2 && archive_dir && archive_name; k++) {
+		snprintf(path, sizeof(path), "%s/%s%s", archive_dir, archive_name, own_suffix[k]);
+		if (lstat(path, &st) == 0 && S_ISREG(st.st_mode) && st.st_size == 0 &&
+		    st.st_ino == own_files[k].ino && st.st_dev == own_files[k].dev)
+			unlink(path);
+	}
+}
+
+/*
+ * Checks dir and reserves the first free NAME, NAME.1, ... into name; -1 after an error
+ * line. The reservation is the archive's directory, made with mkdir, which only one of
+ * several runs starting at once can make: the others go on to the next name.
+ */
 static int pick_name(char *name, size_t len)
 {
 	const char *dir = vt_cfg.gdir;
 	struct stat st;
-	char base[300];
+	char base[300], path[4096];
 
 	/* OTF2 puts the events in a folder named like the archive: the executable's own name
 	 * would collide with the executable, so the default is EXE.vt. */
@@ -642,9 +720,21 @@ static int pick_name(char *name, size_t len)
 	}
 	/* Never overwrite a trace: take the first free NAME, NAME.1, NAME.2, ... */
 	snprintf(name, len, "%s", base);
-	for (int i = 1;
-	     exists(dir, name, ".otf2") || exists(dir, name, "") || exists(dir, name, ".def");
-	     i++) {
+	for (int i = 1;; i++) {
+		if (!exists(dir, name, ".otf2") && !exists(dir, name, ".def")) {
+			snprintf(path, sizeof(path), "%s/%s", dir, name);
+			if (mkdir(path, 0755) == 0) {
+				if (make_own(dir, name, 0) == 0 && make_own(dir, name, 1) == 0)
+					break;
+				/* A file appeared since the look: the name is not free. */
+				rmdir(path);
+			} else if (errno != EEXIST) {
+				vt_error("VT_PFORM_GDIR='%s': cannot create the trace directory %s "
+					 "(%s); tracing is off",
+					 dir, path, strerror(errno));
+				return -1;
+			}
+		}
 		if (i > 9999) {
 			vt_error("VT_PFORM_GDIR='%s': holds traces %s.1 to %s.9999 already; "
 				 "tracing is off",
@@ -653,9 +743,17 @@ static int pick_name(char *name, size_t len)
 		}
 		snprintf(name, len, "%s.%d", base, i);
 	}
-	if (strcmp(name, base) != 0)
+	if (strcmp(name, base) == 0)
+		return 0;
+	/* What is there decides what is said: a trace, or what another run (one running now,
+	 * or one that was killed) left without an anchor. */
+	if (finished(dir, base))
 		vt_notice("trace %s/%s.otf2 exists; this run writes %s/%s.otf2", dir, base, dir,
 			  name);
+	else
+		vt_notice("%s/%s is taken by another run or an unfinished trace (no anchor); this "
+			  "run writes %s/%s.otf2",
+			  dir, base, dir, name);
 	return 0;
 }
 

@@ -318,6 +318,7 @@ int vt_otf2_close_mpi(struct vt_loc *locs, uint64_t end_ts, const struct vt_mpi_
 	bool defs_ok = write_local(archive, locs, map, n_map);
 
 	if (ops->rank == 0) {
+		vt_otf2_own_file(1);
 		OTF2_GlobalDefWriter *gw =
 		    archive ? OTF2_Archive_GetGlobalDefWriter(archive) : NULL;
 		if (gw && rc == 0) {
@@ -335,7 +336,11 @@ int vt_otf2_close_mpi(struct vt_loc *locs, uint64_t end_ts, const struct vt_mpi_
 	/* An archive whose definitions failed is not closed (libotf2 would flush its broken
 	 * writers): no anchor then, and the line says the trace cannot be read. */
 	bool defs_failed = any_rank(ops, !defs_ok) != 0;
+	if (ops->rank == 0 && !defs_failed)
+		vt_otf2_own_file(0);
 	OTF2_ErrorCode err = defs_failed ? OTF2_ERROR_END_OF_FUNCTION : OTF2_Archive_Close(archive);
+	if (ops->rank == 0 && defs_failed)
+		vt_otf2_own_files_drop();
 	vt_otf2_closed();
 	if (ops->rank == 0) {
 		uint64_t total = 0;

@@ -43,6 +43,11 @@ OTF2_Archive *vt_otf2_reopen(void);
 const char *vt_otf2_last_error(void);
 /* Gives back the room and the descriptor kept for the definitions (see vt_otf2.c). */
 void vt_otf2_reserve_release(void);
+/* Before libotf2 writes the anchor (k = 0) or the global definitions (k = 1): the file vt
+ * made when it reserved the name is still there, else it is made again (see vt_otf2.c). */
+void vt_otf2_own_file(int k);
+/* A trace that could not be written: the empty files vt made are removed. */
+void vt_otf2_own_files_drop(void);
 /* The archive is closed: forget it. */
 void vt_otf2_closed(void);
 void vt_otf2_location_name(const struct vt_loc *l, char *buf, size_t len);
