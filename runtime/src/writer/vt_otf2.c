@@ -43,6 +43,10 @@ static struct {
 static pthread_mutex_t spare_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static OTF2_Archive *archive;
+/* A descriptor (/dev/null, at fd 10 or above) kept from the start: given back when a program
+ * that took every descriptor made libotf2's opens fail, the definitions are still written,
+ * one file after the other; and copied to hold low descriptors (vt_otf2_low_fds_hold). */
+static int spare_fd = -1;
 static char *archive_dir, *archive_name, *anchor_path;
 /* MPI mode: set by vt_otf2_open_mpi; ids in events are then local and mapped at the end. */
 static const struct vt_mpi_ops *mpi;
@@ -332,12 +336,15 @@ static void run_time(char *buf, size_t len)
 	snprintf(buf, len, "%lu.%03lu s", ms / 1000, ms % 1000);
 }
 
+static void low_fds_drop(void);
+
 /* The first failed write of the run stops recording, with one line; the room kept for the
  * definitions is given back at once, for the ends of the event files. */
 static void stop_writing(OTF2_ErrorCode rc)
 {
 	if (__atomic_exchange_n(&write_failed, 1, __ATOMIC_ACQ_REL))
 		return;
+	low_fds_drop();
 	vt_otf2_reserve_release();
 	char when[32];
 	run_time(when, sizeof(when));
@@ -441,9 +448,6 @@ static uint64_t events_on_disk(uint64_t ref)
  */
 #define RESERVE_BYTES (256u << 10)
 static char *reserve_path;
-/* A descriptor kept for the same end: a program that took every descriptor makes libotf2's
- * opens fail; with this one given back, the files are written one after the other. */
-static int spare_fd = -1;
 
 static void reserve_take(void)
 {
@@ -500,14 +504,114 @@ OTF2_Archive *vt_otf2_reopen(void)
 	return open_archive(archive_name, archive_ops) == 0 ? archive : NULL;
 }
 
+/*
+ * vt's descriptors and libotf2's. libotf2 opens its files with fopen, at the lowest free
+ * descriptor and without close-on-exec: after the program's close(1), the event file became
+ * fd 1 and the program's output went into the trace. libotf2 has no file callbacks, but it
+ * opens files only while it flushes (between the flush callbacks below) and at the end, so
+ * for that time vt holds every free descriptor below VT_FD_FLOOR with a copy of its spare
+ * one; libotf2's files then land at VT_FD_FLOOR or above (where the limit allows), and the
+ * program finds its low descriptors free again afterwards. The event file is then marked
+ * close-on-exec: the descriptor it takes is the lowest free one at or above the floor,
+ * found before the flush and checked after it (the same file, by device and inode).
+ */
+static pthread_mutex_t low_lock = PTHREAD_MUTEX_INITIALIZER;
+static int low_users, low_fds[VT_FD_FLOOR], n_low;
+static __thread int flush_probe = -1;
+
+static int dup_spare(int min)
+{
+	int kept = __atomic_load_n(&spare_fd, __ATOMIC_ACQUIRE);
+	if (kept >= 0) {
+		int fd = fcntl(kept, F_DUPFD_CLOEXEC, min);
+		if (fd >= 0 || errno != EBADF)
+			return fd;
+	}
+	int fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	if (fd >= 0 && fd < min) {
+		int high = fcntl(fd, F_DUPFD_CLOEXEC, min);
+		close(fd);
+		fd = high;
+	}
+	return fd;
+}
+
+void vt_otf2_low_fds_hold(void)
+{
+	int saved = errno;
+	pthread_mutex_lock(&low_lock);
+	if (low_users++ == 0) {
+		n_low = 0;
+		while (n_low < VT_FD_FLOOR) {
+			int fd = dup_spare(0);
+			if (fd < 0)
+				break;
+			if (fd >= VT_FD_FLOOR) {
+				close(fd);
+				break;
+			}
+			low_fds[n_low++] = fd;
+		}
+	}
+	pthread_mutex_unlock(&low_lock);
+	errno = saved;
+}
+
+static void low_fds_close_locked(void)
+{
+	while (n_low > 0)
+		close(low_fds[--n_low]);
+}
+
+void vt_otf2_low_fds_release(void)
+{
+	int saved = errno;
+	pthread_mutex_lock(&low_lock);
+	if (low_users > 0 && --low_users == 0)
+		low_fds_close_locked();
+	pthread_mutex_unlock(&low_lock);
+	errno = saved;
+}
+
+/* After a failed write a flush may never have reached its post_flush: every hold ends. */
+static void low_fds_drop(void)
+{
+	pthread_mutex_lock(&low_lock);
+	low_users = 0;
+	low_fds_close_locked();
+	pthread_mutex_unlock(&low_lock);
+}
+
 static OTF2_FlushType pre_flush(void *user, OTF2_FileType type, OTF2_LocationRef loc, void *caller,
 				bool final)
 {
+	vt_otf2_low_fds_hold();
+	int saved = errno;
+	flush_probe = -1;
+	if (type == OTF2_FILETYPE_EVENTS) {
+		flush_probe = dup_spare(VT_FD_FLOOR);
+		if (flush_probe >= 0)
+			close(flush_probe);
+	}
+	errno = saved;
 	return OTF2_FLUSH;
 }
 
 static OTF2_TimeStamp post_flush(void *user, OTF2_FileType type, OTF2_LocationRef loc)
 {
+	int saved = errno;
+	char path[4096];
+	struct stat file, fd;
+	if (flush_probe >= 0 && archive_dir && archive_name) {
+		snprintf(path, sizeof(path), "%s/%s/%llu.evt", archive_dir, archive_name,
+			 (unsigned long long)loc);
+		if (stat(path, &file) == 0 && fstat(flush_probe, &fd) == 0 &&
+		    file.st_dev == fd.st_dev && file.st_ino == fd.st_ino)
+			fcntl(flush_probe, F_SETFD, FD_CLOEXEC);
+		flush_probe = -1;
+	}
+	errno = saved;
+	vt_otf2_low_fds_release();
 	return vt_clock_now();
 }
 

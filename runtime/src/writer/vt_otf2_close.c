@@ -277,6 +277,7 @@ int vt_otf2_close_mpi(struct vt_loc *locs, uint64_t end_ts, const struct vt_mpi_
 
 	if (!archive)
 		return -1;
+	vt_otf2_low_fds_hold();
 	/* A failed write of any rank: every rank writes its definitions into the archive
 	 * opened again (collectives must match), into the room kept for them. */
 	bool failed = vt_otf2_failed();
@@ -342,6 +343,7 @@ int vt_otf2_close_mpi(struct vt_loc *locs, uint64_t end_ts, const struct vt_mpi_
 	if (ops->rank == 0 && defs_failed)
 		vt_otf2_own_files_drop();
 	vt_otf2_closed();
+	vt_otf2_low_fds_release();
 	if (ops->rank == 0) {
 		uint64_t total = 0;
 		for (int i = 0; counts && i < ops->size; i++)

@@ -48,6 +48,10 @@ void vt_otf2_reserve_release(void);
 void vt_otf2_own_file(int k);
 /* A trace that could not be written: the empty files vt made are removed. */
 void vt_otf2_own_files_drop(void);
+/* While libotf2 may open files: the free descriptors below 10 are held, so that its files
+ * land above them (nested holds count; see vt_otf2.c). */
+void vt_otf2_low_fds_hold(void);
+void vt_otf2_low_fds_release(void);
 /* The archive is closed: forget it. */
 void vt_otf2_closed(void);
 void vt_otf2_location_name(const struct vt_loc *l, char *buf, size_t len);
