@@ -292,6 +292,11 @@ const char *vt_otf2_path(void)
 static int write_failed;
 static char failure_msg[512];
 static int failure_msg_taken, failure_errno, last_errno;
+/* The code of the last message: a message with another code starts a new report, and a
+ * report's first message is the one kept (harmless reports come before a failure: libotf2
+ * says so when the archive's directory, which vt made, exists). */
+static OTF2_ErrorCode failure_code = OTF2_SUCCESS;
+static pthread_mutex_t failure_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static OTF2_ErrorCode on_otf2_error(void *user, const char *file, uint64_t line,
 				    const char *function, OTF2_ErrorCode code, const char *fmt,
@@ -299,14 +304,18 @@ static OTF2_ErrorCode on_otf2_error(void *user, const char *file, uint64_t line,
 {
 	int saved = errno;
 	__atomic_store_n(&last_errno, saved, __ATOMIC_RELAXED);
-	if (!__atomic_exchange_n(&failure_msg_taken, 1, __ATOMIC_ACQ_REL)) {
+	pthread_mutex_lock(&failure_lock);
+	if (code != failure_code && !vt_otf2_failed()) {
 		/* A failed fclose is reported as a fault of libotf2's own, its errno says why. */
+		failure_code = code;
 		failure_errno = saved;
 		va_list copy;
 		va_copy(copy, va);
 		vsnprintf(failure_msg, sizeof(failure_msg), fmt, copy);
 		va_end(copy);
+		__atomic_store_n(&failure_msg_taken, 1, __ATOMIC_RELEASE);
 	}
+	pthread_mutex_unlock(&failure_lock);
 	if (vt_log_level >= VT_LOG_DEBUG) {
 		char msg[512];
 		vsnprintf(msg, sizeof(msg), fmt, va);
@@ -348,6 +357,9 @@ static void stop_writing(OTF2_ErrorCode rc)
 	vt_otf2_reserve_release();
 	char when[32];
 	run_time(when, sizeof(when));
+	/* The message is frozen from now on: wait for a report being written. */
+	pthread_mutex_lock(&failure_lock);
+	pthread_mutex_unlock(&failure_lock);
 	bool told = __atomic_load_n(&failure_msg_taken, __ATOMIC_ACQUIRE);
 	const char *where = told ? failure_msg : "libotf2";
 	const char *why = OTF2_Error_GetDescription(rc);
