@@ -4,6 +4,7 @@
 #include "vt_callctx.h"
 #include "vt_clock.h"
 #include "vt_defs.h"
+#include "vt_hostid.h"
 #include "vt_log.h"
 #include "vt_mpi_iface.h"
 #include "vt_otf2.h"
@@ -339,7 +340,9 @@ int vt_otf2_close_mpi(struct vt_loc *locs, uint64_t end_ts, const struct vt_mpi_
 	bool defs_failed = any_rank(ops, !defs_ok) != 0;
 	if (ops->rank == 0 && !defs_failed)
 		vt_otf2_own_file(0);
+	vt_hostid_begin();
 	OTF2_ErrorCode err = defs_failed ? OTF2_ERROR_END_OF_FUNCTION : OTF2_Archive_Close(archive);
+	vt_hostid_end();
 	if (ops->rank == 0 && defs_failed)
 		vt_otf2_own_files_drop();
 	vt_otf2_closed();
