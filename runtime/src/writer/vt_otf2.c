@@ -812,8 +812,10 @@ void vt_otf2_own_files_drop(void)
 
 /*
  * Checks dir and reserves the first free NAME, NAME.1, ... into name; -1 after an error
- * line. The reservation is the archive's directory, made with mkdir, which only one of
- * several runs starting at once can make: the others go on to the next name.
+ * line. The reservation is the anchor, created empty with O_EXCL, which only one of several
+ * runs starting at once can create: the others go on to the next name. (Not the archive's
+ * directory: libotf2 creates that itself, and in MPI mode one that exists already leaves its
+ * collective state broken.)
  */
 static int pick_name(char *name, size_t len)
 {
@@ -837,17 +839,19 @@ static int pick_name(char *name, size_t len)
 	/* Never overwrite a trace: take the first free NAME, NAME.1, NAME.2, ... */
 	snprintf(name, len, "%s", base);
 	for (int i = 1;; i++) {
-		if (!exists(dir, name, ".otf2") && !exists(dir, name, ".def")) {
-			snprintf(path, sizeof(path), "%s/%s", dir, name);
-			if (mkdir(path, 0755) == 0) {
-				if (make_own(dir, name, 0) == 0 && make_own(dir, name, 1) == 0)
+		if (!exists(dir, name, ".otf2") && !exists(dir, name, ".def") &&
+		    !exists(dir, name, "")) {
+			if (make_own(dir, name, 0) == 0) {
+				if (make_own(dir, name, 1) == 0)
 					break;
 				/* A file appeared since the look: the name is not free. */
-				rmdir(path);
+				snprintf(path, sizeof(path), "%s/%s.otf2", dir, name);
+				unlink(path);
 			} else if (errno != EEXIST) {
-				vt_error("VT_PFORM_GDIR='%s': cannot create the trace directory %s "
-					 "(%s); tracing is off",
-					 dir, path, strerror(errno));
+				vt_error(
+				    "VT_PFORM_GDIR='%s': cannot create the trace %s/%s.otf2 (%s); "
+				    "tracing is off",
+				    dir, dir, name, strerror(errno));
 				return -1;
 			}
 		}
@@ -954,11 +958,13 @@ uint64_t vt_otf2_location_ref(uint32_t index)
  * archive, and the rank that is part of the location id, exist only after MPI_Init. */
 static OTF2_EvtWriter *writer_of(struct vt_loc *loc)
 {
+	/* Every location defined has its id, also one made after a failed write. */
+	if (!loc->writer && archive)
+		loc->ref = vt_otf2_location_ref(loc->index);
 	if (vt_otf2_failed())
 		return NULL;
 	if (loc->writer || !archive)
 		return loc->writer;
-	loc->ref = vt_otf2_location_ref(loc->index);
 	loc->writer = OTF2_Archive_GetEvtWriter(archive, loc->ref);
 	if (!loc->writer)
 		vt_error("cannot open the event writer of thread %u in %s; its events are lost",
@@ -1011,7 +1017,13 @@ int vt_otf2_loc_open(struct vt_loc *loc)
 	/* Before MPI_Init there is no archive yet: the writer comes later. */
 	if (!archive)
 		return 0;
-	return writer_of(loc) ? 0 : -1;
+	if (writer_of(loc))
+		return 0;
+	/* A thread that starts after a failed write is not recorded, but it is a location of
+	 * the trace (as every thread that ran): its event file holds no events. */
+	if (vt_otf2_failed())
+		loc->n_events = events_on_disk(loc->ref);
+	return -1;
 }
 
 static void push(struct vt_loc *loc, uint32_t region, bool recorded)
@@ -1521,7 +1533,7 @@ void vt_otf2_loc_close(struct vt_loc *loc, uint64_t ts)
 	if (!writer_of(loc)) {
 		/* A failed write left the writer to libotf2's error state: it is not closed (a
 		 * close flushes), and the events are those its file holds. */
-		if (loc->writer)
+		if (vt_otf2_failed() && archive)
 			loc->n_events = events_on_disk(loc->ref);
 		loc->writer = NULL;
 		goto out;

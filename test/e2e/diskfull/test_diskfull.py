@@ -123,6 +123,9 @@ def full_during_run(t, exe, plain, disk):
              '%s: %s: only the program\'s regions' % (what, loc.name))
     t.check(sum(loc.enters['leaf'] for loc in tr.locations) > 5000,
             '%s: leaf entered thousands of times in what was written' % what)
+    # The thread that started after the disk filled is defined, with an id of its own.
+    t.eq(sorted(l.name for l in tr.locations), ['Master thread', 'Thread 1', 'Thread 2'],
+         '%s: every thread is a location, also the one that started later' % what)
     locs, problems = vttest.read_with_otf2_print(anchor)
     t.eq(problems, [], '%s: otf2-print reads what was written cleanly' % what)
     t.eq({lid: (l['events'], l['defined_events']) for lid, l in locs.items()},
