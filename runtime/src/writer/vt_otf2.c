@@ -8,6 +8,7 @@
 #include "vt_mpi_iface.h"
 #include "vt_otf2_priv.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <otf2/OTF2_Pthread_Locks.h>
@@ -509,11 +510,70 @@ void vt_otf2_reserve_release(void)
 static int open_archive(const char *name, const struct vt_mpi_ops *ops);
 static const struct vt_mpi_ops *archive_ops;
 
-OTF2_Archive *vt_otf2_reopen(void)
+/*
+ * libotf2 creates the archive's directory when an archive is opened for writing, and in
+ * MPI mode one that exists already breaks it (its collective state is freed while still
+ * in use). So while the archive is opened again, the directory with the event files waits
+ * under another name (rank 0 moves it, the others wait for that), and its files go back
+ * into the new one once the definitions are written (vt_otf2_reopen_done).
+ */
+static char *moved_dir;
+
+static char *archive_subdir(void)
+{
+	char *p;
+	return asprintf(&p, "%s/%s", archive_dir, archive_name) < 0 ? NULL : p;
+}
+
+OTF2_Archive *vt_otf2_reopen(const struct vt_mpi_ops *ops)
 {
 	/* The failed archive is left open: closing it would flush its broken writers. */
 	archive = NULL;
+	if (ops->rank == 0) {
+		char *dir = archive_subdir();
+		if (dir && asprintf(&moved_dir, "%s.vt-moving-%ld", dir, (long)getpid()) < 0)
+			moved_dir = NULL;
+		if (moved_dir && rename(dir, moved_dir) != 0) {
+			vt_debug("cannot move %s aside: %s", dir, strerror(errno));
+			free(moved_dir);
+			moved_dir = NULL;
+		}
+		free(dir);
+	}
+	int moved = 1;
+	ops->bcast(&moved, sizeof(moved), 0);
 	return open_archive(archive_name, archive_ops) == 0 ? archive : NULL;
+}
+
+void vt_otf2_reopen_done(void)
+{
+	char *dir = archive_subdir();
+	DIR *d = moved_dir && dir ? opendir(moved_dir) : NULL;
+	struct dirent *e;
+	char from[4096], to[4096];
+	bool all = d != NULL;
+	while (d && (e = readdir(d))) {
+		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+			continue;
+		snprintf(from, sizeof(from), "%s/%s", moved_dir, e->d_name);
+		snprintf(to, sizeof(to), "%s/%s", dir, e->d_name);
+		struct stat st;
+		/* The files vt kept room with are not part of the trace. */
+		if (strncmp(e->d_name, "vt-reserve.", 11) == 0)
+			unlink(from);
+		else if (lstat(to, &st) == 0 || rename(from, to) != 0)
+			all = false;
+	}
+	if (d)
+		closedir(d);
+	if (all)
+		rmdir(moved_dir);
+	else if (moved_dir)
+		vt_error("the event files of the trace are in %s; move them into %s", moved_dir,
+			 dir ? dir : "the archive's directory");
+	free(dir);
+	free(moved_dir);
+	moved_dir = NULL;
 }
 
 /*

@@ -281,13 +281,13 @@ int vt_otf2_close_mpi(struct vt_loc *locs, uint64_t end_ts, const struct vt_mpi_
 	vt_otf2_low_fds_hold();
 	/* A failed write of any rank: every rank writes its definitions into the archive
 	 * opened again (collectives must match), into the room kept for them. */
-	bool failed = vt_otf2_failed();
-	if (!failed && OTF2_Archive_CloseEvtFiles(archive) != OTF2_SUCCESS)
-		failed = true;
-	failed = any_rank(ops, failed) != 0;
+	bool failed = any_rank(ops, vt_otf2_failed()) != 0;
+	/* Collective: every rank or none. */
+	if (!failed)
+		failed = any_rank(ops, OTF2_Archive_CloseEvtFiles(archive) != OTF2_SUCCESS) != 0;
 	vt_otf2_reserve_release();
 	if (failed)
-		archive = vt_otf2_reopen();
+		archive = vt_otf2_reopen(ops);
 	for (struct vt_loc *l = locs; l; l = l->next)
 		events += l->n_events;
 	uint32_t n_inst;
@@ -346,6 +346,8 @@ int vt_otf2_close_mpi(struct vt_loc *locs, uint64_t end_ts, const struct vt_mpi_
 	if (ops->rank == 0 && defs_failed)
 		vt_otf2_own_files_drop();
 	vt_otf2_closed();
+	if (failed && ops->rank == 0)
+		vt_otf2_reopen_done();
 	vt_otf2_low_fds_release();
 	if (ops->rank == 0) {
 		uint64_t total = 0;

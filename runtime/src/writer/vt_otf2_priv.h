@@ -38,7 +38,9 @@ const char *vt_otf2_anchor(void);
 /* After a failed write: the archive, whose writers libotf2 left broken, is abandoned and
  * opened again for the definitions and the anchor (collectively, as at the start); NULL
  * when that failed. */
-OTF2_Archive *vt_otf2_reopen(void);
+OTF2_Archive *vt_otf2_reopen(const struct vt_mpi_ops *ops);
+/* After the definitions of an archive opened again: the event files join them (rank 0). */
+void vt_otf2_reopen_done(void);
 /* Why libotf2's last call failed (strerror of its errno). */
 const char *vt_otf2_last_error(void);
 /* Gives back the room and the descriptor kept for the definitions (see vt_otf2.c). */
