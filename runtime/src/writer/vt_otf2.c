@@ -608,31 +608,36 @@ static int dup_spare(int min)
 	return fd;
 }
 
+static void low_fds_close_locked(void)
+{
+	while (n_low > 0)
+		close(low_fds[--n_low]);
+}
+
 void vt_otf2_low_fds_hold(void)
 {
 	int saved = errno;
 	pthread_mutex_lock(&low_lock);
 	if (low_users++ == 0) {
 		n_low = 0;
+		bool room = false; /* a descriptor at or above the floor is free */
 		while (n_low < VT_FD_FLOOR) {
 			int fd = dup_spare(0);
 			if (fd < 0)
 				break;
 			if (fd >= VT_FD_FLOOR) {
 				close(fd);
+				room = true;
 				break;
 			}
 			low_fds[n_low++] = fd;
 		}
+		/* Only low descriptors were free: libotf2 takes one of them rather than none. */
+		if (!room)
+			low_fds_close_locked();
 	}
 	pthread_mutex_unlock(&low_lock);
 	errno = saved;
-}
-
-static void low_fds_close_locked(void)
-{
-	while (n_low > 0)
-		close(low_fds[--n_low]);
 }
 
 void vt_otf2_low_fds_release(void)

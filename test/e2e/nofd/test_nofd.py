@@ -6,6 +6,8 @@ flush cannot open the event file. Recording stops with one line, libotf2 prints 
 the program's stderr (before, it repeated its errors at ~14 MB/s and the program hung),
 the program runs on unchanged, and the definitions and the anchor are still written with
 the descriptor vt kept for them: the trace reads, with the events its files hold (none).
+When the only free descriptors are below 10 (where vt keeps libotf2's files from landing
+while it can), libotf2 gets one of them: the trace is whole.
 """
 
 import os
@@ -62,6 +64,16 @@ def body(t):
         t.eq({lid: l['defined_events'] for lid, l in locs.items()},
              {l.ref: l.number_of_events for l in tr.locations},
              '%s: otf2-print: the same locations and event counts' % what)
+
+
+    what = 'only descriptors below 10 free'
+    args = ['100000', 'low']
+    plain = t.run(plain_exe, args=args, label='plain')
+    run = t.run(exe, args=args, timeout=60, label='low')
+    t.same_as_plain(run, plain, what)
+    t.clean_run(run, what)
+    tr = t.trace(run, what)
+    t.enter_counts(tr.loc('Master thread'), {'main': 1, 'leaf': 100000}, what)
 
 
 vttest.main('nofd', body)
