@@ -580,12 +580,13 @@ void vt_otf2_reopen_done(void)
  * vt's descriptors and libotf2's. libotf2 opens its files with fopen, at the lowest free
  * descriptor and without close-on-exec: after the program's close(1), the event file became
  * fd 1 and the program's output went into the trace. libotf2 has no file callbacks, but it
- * opens files only while it flushes (between the flush callbacks below) and at the end, so
- * for that time vt holds every free descriptor below VT_FD_FLOOR with a copy of its spare
- * one; libotf2's files then land at VT_FD_FLOOR or above (where the limit allows), and the
- * program finds its low descriptors free again afterwards. The event file is then marked
- * close-on-exec: the descriptor it takes is the lowest free one at or above the floor,
- * found before the flush and checked after it (the same file, by device and inode).
+ * opens files only while it flushes (between the flush callbacks below: an event file at its
+ * first flush) and at the end, so for that time vt holds every free descriptor below
+ * VT_FD_FLOOR with a copy of its spare one; libotf2's files then land at VT_FD_FLOOR or above
+ * (where the limit allows), and the program finds its low descriptors free again afterwards. The
+ * event file is then marked close-on-exec: the descriptor it takes is the lowest free one at or
+ * above the floor, found before the flush and checked after it (the same file, by device and
+ * inode).
  */
 static pthread_mutex_t low_lock = PTHREAD_MUTEX_INITIALIZER;
 static int low_users, low_fds[VT_FD_FLOOR], n_low;
@@ -659,12 +660,51 @@ static void low_fds_drop(void)
 	pthread_mutex_unlock(&low_lock);
 }
 
+/*
+ * libotf2 opens a location's event file at its first flush and keeps it open: only that
+ * flush (and the end) needs the low descriptors held. Holding them at every flush would
+ * show the program, whose threads run on meanwhile, busy descriptors it had closed.
+ */
+static uint64_t *opened;
+static size_t n_opened, cap_opened;
+static __thread bool flush_held;
+
+static bool is_opened(uint64_t ref)
+{
+	bool found = false;
+	pthread_mutex_lock(&low_lock);
+	for (size_t i = 0; i < n_opened && !found; i++)
+		found = opened[i] == ref;
+	pthread_mutex_unlock(&low_lock);
+	return found;
+}
+
+static void mark_opened(uint64_t ref)
+{
+	pthread_mutex_lock(&low_lock);
+	if (n_opened == cap_opened) {
+		size_t cap = cap_opened ? 2 * cap_opened : 16;
+		uint64_t *grown = realloc(opened, cap * sizeof(*grown));
+		if (grown) {
+			opened = grown;
+			cap_opened = cap;
+		}
+	}
+	if (n_opened < cap_opened)
+		opened[n_opened++] = ref;
+	pthread_mutex_unlock(&low_lock);
+}
+
 static OTF2_FlushType pre_flush(void *user, OTF2_FileType type, OTF2_LocationRef loc, void *caller,
 				bool final)
 {
-	vt_otf2_low_fds_hold();
 	int saved = errno;
 	flush_probe = -1;
+	flush_held = false;
+	if (type == OTF2_FILETYPE_EVENTS && is_opened(loc))
+		return OTF2_FLUSH;
+	vt_otf2_low_fds_hold();
+	flush_held = true;
 	if (type == OTF2_FILETYPE_EVENTS) {
 		flush_probe = dup_spare(VT_FD_FLOOR);
 		if (flush_probe >= 0)
@@ -679,16 +719,21 @@ static OTF2_TimeStamp post_flush(void *user, OTF2_FileType type, OTF2_LocationRe
 	int saved = errno;
 	char path[4096];
 	struct stat file, fd;
-	if (flush_probe >= 0 && archive_dir && archive_name) {
+	if (flush_held && type == OTF2_FILETYPE_EVENTS && archive_dir && archive_name) {
 		snprintf(path, sizeof(path), "%s/%s/%llu.evt", archive_dir, archive_name,
 			 (unsigned long long)loc);
-		if (stat(path, &file) == 0 && fstat(flush_probe, &fd) == 0 &&
-		    file.st_dev == fd.st_dev && file.st_ino == fd.st_ino)
-			fcntl(flush_probe, F_SETFD, FD_CLOEXEC);
-		flush_probe = -1;
+		if (stat(path, &file) == 0) {
+			mark_opened(loc);
+			if (flush_probe >= 0 && fstat(flush_probe, &fd) == 0 &&
+			    file.st_dev == fd.st_dev && file.st_ino == fd.st_ino)
+				fcntl(flush_probe, F_SETFD, FD_CLOEXEC);
+		}
 	}
+	flush_probe = -1;
 	errno = saved;
-	vt_otf2_low_fds_release();
+	if (flush_held)
+		vt_otf2_low_fds_release();
+	flush_held = false;
 	return vt_clock_now();
 }
 
