@@ -293,9 +293,8 @@ const char *vt_otf2_path(void)
 static int write_failed;
 static char failure_msg[512];
 static int failure_msg_taken, failure_errno, last_errno;
-/* The code of the last message: a message with another code starts a new report, and a
- * report's first message is the one kept (harmless reports come before a failure: libotf2
- * says so when the archive's directory, which vt made, exists). */
+/* The code of the kept message: a message with another code starts a new report, and a
+ * report's first message is the one kept (harmless reports may come before a failure). */
 static OTF2_ErrorCode failure_code = OTF2_SUCCESS;
 static pthread_mutex_t failure_lock = PTHREAD_MUTEX_INITIALIZER;
 
@@ -306,7 +305,11 @@ static OTF2_ErrorCode on_otf2_error(void *user, const char *file, uint64_t line,
 	int saved = errno;
 	__atomic_store_n(&last_errno, saved, __ATOMIC_RELAXED);
 	pthread_mutex_lock(&failure_lock);
-	if (code != failure_code && !vt_otf2_failed()) {
+	/* libotf2 names the file in a message of its own ("POSIX: PATH"), and the layers
+	 * above report the same failure with other codes: those do not replace it. */
+	bool names_file = strncmp(fmt, "POSIX: ", 7) == 0;
+	bool kept_names_file = strncmp(failure_msg, "POSIX: ", 7) == 0;
+	if (code != failure_code && !vt_otf2_failed() && (names_file || !kept_names_file)) {
 		/* A failed fclose is reported as a fault of libotf2's own, its errno says why. */
 		failure_code = code;
 		failure_errno = saved;
@@ -381,13 +384,13 @@ static void stop_writing(OTF2_ErrorCode rc)
 	char quoted[sizeof(failure_msg)];
 	if (strncmp(where, "POSIX: ", 7) == 0)
 		where += 7;
-	else if (anchor_path)
-		where = anchor_path;
 	size_t n = strlen(where);
 	if (n > 2 && where[0] == '\'' && where[n - 1] == '\'') {
 		snprintf(quoted, sizeof(quoted), "%.*s", (int)(n - 2), where + 1);
 		where = quoted;
 	}
+	if ((!archive_name || !strstr(where, archive_name)) && anchor_path)
+		where = anchor_path;
 	vt_error("%s: recording stopped at %s (%s: %s); the events written before stay in the "
 		 "trace",
 		 what, when, where, why);
