@@ -46,6 +46,7 @@ def body(t):
                     '%s: the line names the event file' % what, stopped[0])
         done = [INCOMPLETE.match(m) for m in run.messages if INCOMPLETE.match(m)]
         t.eq(len(done), 1, '%s: one "incomplete trace written to" line' % what)
+        t.eq(run.written, [], '%s: no "trace written to" line for it' % what)
         others = [m for m in run.errors + run.warnings
                   if not STOPPED.match(m) and not INCOMPLETE.match(m)]
         t.eq(others, [], '%s: no other vt error or warning' % what)
