@@ -391,6 +391,9 @@ struct vt_rec *vt_thread_flush(struct vt_tls *t)
 				"(VT_MAX_FLUSHES=%ld); the trace marks where; raise VT_BUFFER_SIZE "
 				"or VT_MAX_FLUSHES to record more",
 				loc->index, loc->flushes, vt_cfg.max_flushes);
+		} else if (vt_otf2_failed()) {
+			/* A write failed (the writer said so, once): nothing more is recorded. */
+			loc->stopped = true;
 		} else {
 			loc->buf = loc->buf == loc->halves[0] ? loc->halves[1] : loc->halves[0];
 			loc->buf_end = loc->buf + (loc->halves[1] - loc->halves[0]);

@@ -283,6 +283,20 @@ static int parse_entry(const struct vt_cfg_entry *e, const char *s, char *why, s
 				 e->example);
 			return -1;
 		}
+		/* PREFIX.9999.otf2 must be a file name (NAME_MAX, 255 bytes): a longer prefix
+		 * is refused rather than cut, and '.' or '..' would name directories. */
+		if (e->dst == &vt_cfg.prefix && strlen(s) > VT_PREFIX_MAX) {
+			snprintf(
+			    why, len,
+			    "expected a file name of at most %d bytes (e.g. %s), got %zu bytes",
+			    VT_PREFIX_MAX, e->example, strlen(s));
+			return -1;
+		}
+		if (e->dst == &vt_cfg.prefix && (strcmp(s, ".") == 0 || strcmp(s, "..") == 0)) {
+			snprintf(why, len, "expected a file name, not a directory (e.g. %s)",
+				 e->example);
+			return -1;
+		}
 		*(const char **)e->dst = s;
 		return 0;
 	case VT_CFG_DURATION: {

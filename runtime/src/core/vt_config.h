@@ -7,6 +7,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* The longest VT_FILE_PREFIX: PREFIX.9999.otf2 is still a file name (NAME_MAX). */
+#define VT_PREFIX_MAX 240
+
 enum vt_timer_kind { VT_TIMER_AUTO, VT_TIMER_TSC, VT_TIMER_MONOTONIC };
 
 /* The values in force. Written once by vt_config_load() at init, read-only after. */

@@ -234,11 +234,11 @@ static void write_one(struct vt_async *a, uint64_t ts, uint64_t value)
 static void mark_gap(struct vt_async *a, uint64_t resume)
 {
 	uint64_t from = a->refused_since > a->last_ts ? a->refused_since : a->last_ts;
-	OTF2_EvtWriter_MeasurementOnOff(a->w, NULL, from, OTF2_MEASUREMENT_OFF);
+	vt_otf2_write_onoff(a->w, from, false);
 	a->last_ts = from;
 	if (resume) {
 		uint64_t on = resume > from ? resume : from;
-		OTF2_EvtWriter_MeasurementOnOff(a->w, NULL, on, OTF2_MEASUREMENT_ON);
+		vt_otf2_write_onoff(a->w, on, true);
 		a->last_ts = on;
 	}
 	a->refusing = false;

@@ -8,10 +8,13 @@
 #include "vt_mpi_iface.h"
 #include "vt_otf2_priv.h"
 
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <otf2/OTF2_Pthread_Locks.h>
 #include <otf2/otf2.h>
 #include <pthread.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +22,8 @@
 #include <unistd.h>
 
 #define EVT_CHUNK (1u << 20)
+/* vt's own descriptors stay at or above this, clear of the program's usual ones. */
+#define VT_FD_FLOOR 10
 /* libotf2 keeps up to 128 MiB per writer by default; vt keeps two chunks, so memory stays
  * VT_BUFFER_SIZE plus 2 MiB per thread, and a full chunk goes to disk at once. */
 #define EVT_CHUNKS_KEPT 2
@@ -39,6 +44,10 @@ static struct {
 static pthread_mutex_t spare_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static OTF2_Archive *archive;
+/* A descriptor (/dev/null, at fd 10 or above) kept from the start: given back when a program
+ * that took every descriptor made libotf2's opens fail, the definitions are still written,
+ * one file after the other; and copied to hold low descriptors (vt_otf2_low_fds_hold). */
+static int spare_fd = -1;
 static char *archive_dir, *archive_name, *anchor_path;
 /* MPI mode: set by vt_otf2_open_mpi; ids in events are then local and mapped at the end. */
 static const struct vt_mpi_ops *mpi;
@@ -272,14 +281,462 @@ const char *vt_otf2_path(void)
 	return anchor_path;
 }
 
+/* ---- failed writes ----
+ *
+ * libotf2 reports an error layer by layer through its error callback, the first call naming
+ * the file; by default it prints each to stderr, which is the program's. vt prints none of
+ * them: it keeps the first message of a failure for its own one line. A writer whose write
+ * failed is left as libotf2 left it (its buffer may be freed already): after the first
+ * failed write, no event writer is used again, recording stops for the run, and at the end
+ * the event files are cut to their whole chunks, which readers read.
+ */
+static int write_failed;
+static char failure_msg[512];
+static int failure_msg_taken, failure_errno, last_errno;
+/* The code of the kept message: a message with another code starts a new report, and a
+ * report's first message is the one kept (harmless reports may come before a failure). */
+static OTF2_ErrorCode failure_code = OTF2_SUCCESS;
+static pthread_mutex_t failure_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static OTF2_ErrorCode on_otf2_error(void *user, const char *file, uint64_t line,
+				    const char *function, OTF2_ErrorCode code, const char *fmt,
+				    va_list va)
+{
+	int saved = errno;
+	__atomic_store_n(&last_errno, saved, __ATOMIC_RELAXED);
+	pthread_mutex_lock(&failure_lock);
+	/* libotf2 names the file in a message of its own ("POSIX: PATH"), and the layers
+	 * above report the same failure with other codes: those do not replace it. */
+	bool names_file = strncmp(fmt, "POSIX: ", 7) == 0;
+	bool kept_names_file = strncmp(failure_msg, "POSIX: ", 7) == 0;
+	if (code != failure_code && !vt_otf2_failed() && (names_file || !kept_names_file)) {
+		/* A failed fclose is reported as a fault of libotf2's own, its errno says why. */
+		failure_code = code;
+		failure_errno = saved;
+		va_list copy;
+		va_copy(copy, va);
+		vsnprintf(failure_msg, sizeof(failure_msg), fmt, copy);
+		va_end(copy);
+		__atomic_store_n(&failure_msg_taken, 1, __ATOMIC_RELEASE);
+	}
+	pthread_mutex_unlock(&failure_lock);
+	if (vt_log_level >= VT_LOG_DEBUG) {
+		char msg[512];
+		vsnprintf(msg, sizeof(msg), fmt, va);
+		vt_debug("libotf2: %s: %s", OTF2_Error_GetName(code), msg);
+	}
+	errno = saved;
+	return code;
+}
+
+const char *vt_otf2_last_error(void)
+{
+	int e = __atomic_load_n(&last_errno, __ATOMIC_RELAXED);
+	return e ? strerror(e) : "libotf2 failed";
+}
+
+bool vt_otf2_failed(void)
+{
+	return __atomic_load_n(&write_failed, __ATOMIC_ACQUIRE);
+}
+
+/* The time since the start of the run, as "S.mmm" (no %f in vt's lines). */
+static void run_time(char *buf, size_t len)
+{
+	uint64_t res = vt_clock_resolution() ? vt_clock_resolution() : 1;
+	uint64_t d = vt_clock_now() - vt_clock_start_ticks();
+	unsigned long ms = (unsigned long)((double)d / (double)res * 1e3);
+	snprintf(buf, len, "%lu.%03lu s", ms / 1000, ms % 1000);
+}
+
+static void low_fds_drop(void);
+
+/* The first failed write of the run stops recording, with one line; the room kept for the
+ * definitions is given back at once, for the ends of the event files. */
+static void stop_writing(OTF2_ErrorCode rc)
+{
+	if (__atomic_exchange_n(&write_failed, 1, __ATOMIC_ACQ_REL))
+		return;
+	low_fds_drop();
+	vt_otf2_reserve_release();
+	char when[32];
+	run_time(when, sizeof(when));
+	/* The message is frozen from now on: wait for a report being written. */
+	pthread_mutex_lock(&failure_lock);
+	pthread_mutex_unlock(&failure_lock);
+	bool told = __atomic_load_n(&failure_msg_taken, __ATOMIC_ACQUIRE);
+	const char *where = told ? failure_msg : "libotf2";
+	const char *why = OTF2_Error_GetDescription(rc);
+	int e = told ? failure_errno : 0;
+	if (rc == OTF2_ERROR_ENOSPC || rc == OTF2_ERROR_EDQUOT || rc == OTF2_ERROR_EFBIG)
+		e = rc == OTF2_ERROR_ENOSPC ? ENOSPC : rc == OTF2_ERROR_EDQUOT ? EDQUOT : EFBIG;
+	else if (rc == OTF2_ERROR_EMFILE || rc == OTF2_ERROR_ENFILE)
+		e = rc == OTF2_ERROR_EMFILE ? EMFILE : ENFILE;
+	else if (e)
+		why = strerror(e);
+	const char *what = "writing the trace failed";
+	if (e == ENOSPC || e == EDQUOT || e == EFBIG)
+		what = "disk full";
+	else if (e == EMFILE || e == ENFILE)
+		what = "no free file descriptor";
+	/* libotf2's message names the substrate and the file ("POSIX: DIR/NAME/0.evt"), or
+	 * only the call (a failed fclose): the archive is named then. */
+	char quoted[sizeof(failure_msg)];
+	if (strncmp(where, "POSIX: ", 7) == 0)
+		where += 7;
+	size_t n = strlen(where);
+	if (n > 2 && where[0] == '\'' && where[n - 1] == '\'') {
+		snprintf(quoted, sizeof(quoted), "%.*s", (int)(n - 2), where + 1);
+		where = quoted;
+	}
+	if ((!archive_name || !strstr(where, archive_name)) && anchor_path)
+		where = anchor_path;
+	vt_error("%s: recording stopped at %s (%s: %s); the events written before stay in the "
+		 "trace",
+		 what, when, where, why);
+}
+
+/* Whether a libotf2 call of the write path succeeded; the first failure stops recording. */
+static inline bool ok(OTF2_ErrorCode rc)
+{
+	if (vt_likely(rc == OTF2_SUCCESS))
+		return true;
+	stop_writing(rc);
+	return false;
+}
+
+/*
+ * After a failed write: the event file of location ref is cut to its whole chunks (a write
+ * that failed halfway left part of one), and the events it then holds are the last event
+ * number of its last chunk's header. OTF2's chunk header is the type byte (3), the byte
+ * order ('B'), then the numbers of the chunk's first and last event, 64 bits each; a whole
+ * chunk ends in padding that sends readers to the next one, so a last chunk without events
+ * is added, holding only the end-of-file record (2), as libotf2's own last chunk ends.
+ */
+#define CHUNK_HEADER_LAST_EVENT 10
+#define CHUNK_HEADER_BYTES	18
+
+static uint64_t events_on_disk(uint64_t ref)
+{
+	char path[4096];
+	uint64_t events = 0;
+	if (!archive_dir || !archive_name)
+		return 0;
+	snprintf(path, sizeof(path), "%s/%s/%llu.evt", archive_dir, archive_name,
+		 (unsigned long long)ref);
+	int fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0666);
+	if (fd < 0)
+		return 0;
+	struct stat st;
+	if (fstat(fd, &st) == 0 && st.st_size > 0) {
+		off_t whole = st.st_size / EVT_CHUNK * EVT_CHUNK;
+		unsigned char head[CHUNK_HEADER_BYTES];
+		if (whole > 0 &&
+		    pread(fd, head, sizeof(head), whole - EVT_CHUNK) == (ssize_t)sizeof(head) &&
+		    head[0] == 3 && head[1] == 'B') {
+			for (int i = 7; i >= 0; i--)
+				events = events << 8 | head[CHUNK_HEADER_LAST_EVENT + i];
+		} else if (whole > 0 && ftruncate(fd, 0) == 0) {
+			whole = 0;
+		}
+		if (ftruncate(fd, whole) != 0) {
+			close(fd);
+			return 0;
+		}
+	}
+	unsigned char last[CHUNK_HEADER_BYTES + 1] = {3, 'B'};
+	for (int i = 0; i < 8; i++) {
+		last[2 + i] = (unsigned char)((events + 1) >> (8 * i));
+		last[CHUNK_HEADER_LAST_EVENT + i] = (unsigned char)(events >> (8 * i));
+	}
+	last[CHUNK_HEADER_BYTES] = 2;
+	if (lseek(fd, 0, SEEK_END) < 0 || write(fd, last, sizeof(last)) != (ssize_t)sizeof(last))
+		vt_debug("%s: cannot end the event file (%s)", path, strerror(errno));
+	close(fd);
+	return events;
+}
+
+/*
+ * Room for the definitions and the anchor, taken when the archive opens and given back
+ * before they are written: on a disk that the events filled, the trace can still be read.
+ * The files are as long as their records (libotf2 cuts the last chunk), a few KiB for most
+ * programs.
+ */
+#define RESERVE_BYTES (256u << 10)
+static char *reserve_path;
+
+static void reserve_take(void)
+{
+	int fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	if (fd >= 0 && fd < VT_FD_FLOOR) {
+		spare_fd = fcntl(fd, F_DUPFD_CLOEXEC, VT_FD_FLOOR);
+		close(fd);
+	} else {
+		spare_fd = fd;
+	}
+	if (asprintf(&reserve_path, "%s/%s/vt-reserve.%ld", archive_dir, archive_name,
+		     (long)getpid()) < 0) {
+		reserve_path = NULL;
+		return;
+	}
+	char *dir = strndup(reserve_path, strrchr(reserve_path, '/') - reserve_path);
+	if (dir)
+		mkdir(dir, 0777);
+	free(dir);
+	fd = open(reserve_path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0) {
+		free(reserve_path);
+		reserve_path = NULL;
+		return;
+	}
+	/* Without the room now, nothing is kept: the reserve is a help, not a condition. */
+	int err = posix_fallocate(fd, 0, RESERVE_BYTES);
+	close(fd);
+	if (err) {
+		vt_debug("no room kept for the definitions in %s: %s", reserve_path, strerror(err));
+		vt_otf2_reserve_release();
+	}
+}
+
+void vt_otf2_reserve_release(void)
+{
+	int fd = __atomic_exchange_n(&spare_fd, -1, __ATOMIC_ACQ_REL);
+	if (fd >= 0)
+		close(fd);
+	char *path = __atomic_exchange_n(&reserve_path, NULL, __ATOMIC_ACQ_REL);
+	if (!path)
+		return;
+	unlink(path);
+	free(path);
+}
+
+static int open_archive(const char *name, const struct vt_mpi_ops *ops);
+static const struct vt_mpi_ops *archive_ops;
+
+/*
+ * libotf2 creates the archive's directory when an archive is opened for writing, and in
+ * MPI mode one that exists already breaks it (its collective state is freed while still
+ * in use). So while the archive is opened again, the directory with the event files waits
+ * under another name (rank 0 moves it, the others wait for that), and its files go back
+ * into the new one once the definitions are written (vt_otf2_reopen_done).
+ */
+static char *moved_dir;
+
+static char *archive_subdir(void)
+{
+	char *p;
+	return asprintf(&p, "%s/%s", archive_dir, archive_name) < 0 ? NULL : p;
+}
+
+OTF2_Archive *vt_otf2_reopen(const struct vt_mpi_ops *ops)
+{
+	/* The failed archive is left open: closing it would flush its broken writers. */
+	archive = NULL;
+	if (ops->rank == 0) {
+		char *dir = archive_subdir();
+		if (dir && asprintf(&moved_dir, "%s.vt-moving-%ld", dir, (long)getpid()) < 0)
+			moved_dir = NULL;
+		if (moved_dir && rename(dir, moved_dir) != 0) {
+			vt_debug("cannot move %s aside: %s", dir, strerror(errno));
+			free(moved_dir);
+			moved_dir = NULL;
+		}
+		free(dir);
+	}
+	int moved = 1;
+	ops->bcast(&moved, sizeof(moved), 0);
+	return open_archive(archive_name, archive_ops) == 0 ? archive : NULL;
+}
+
+void vt_otf2_reopen_done(void)
+{
+	char *dir = archive_subdir();
+	DIR *d = moved_dir && dir ? opendir(moved_dir) : NULL;
+	struct dirent *e;
+	char from[4096], to[4096];
+	bool all = d != NULL;
+	while (d && (e = readdir(d))) {
+		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+			continue;
+		snprintf(from, sizeof(from), "%s/%s", moved_dir, e->d_name);
+		snprintf(to, sizeof(to), "%s/%s", dir, e->d_name);
+		struct stat st;
+		/* The files vt kept room with are not part of the trace. */
+		if (strncmp(e->d_name, "vt-reserve.", 11) == 0)
+			unlink(from);
+		else if (lstat(to, &st) == 0 || rename(from, to) != 0)
+			all = false;
+	}
+	if (d)
+		closedir(d);
+	if (all)
+		rmdir(moved_dir);
+	else if (moved_dir)
+		vt_error("the event files of the trace are in %s; move them into %s", moved_dir,
+			 dir ? dir : "the archive's directory");
+	free(dir);
+	free(moved_dir);
+	moved_dir = NULL;
+}
+
+/*
+ * vt's descriptors and libotf2's. libotf2 opens its files with fopen, at the lowest free
+ * descriptor and without close-on-exec: after the program's close(1), the event file became
+ * fd 1 and the program's output went into the trace. libotf2 has no file callbacks, but it
+ * opens files only while it flushes (between the flush callbacks below: an event file at its
+ * first flush) and at the end, so for that time vt holds every free descriptor below
+ * VT_FD_FLOOR with a copy of its spare one; libotf2's files then land at VT_FD_FLOOR or above
+ * (where the limit allows), and the program finds its low descriptors free again afterwards. The
+ * event file is then marked close-on-exec: the descriptor it takes is the lowest free one at or
+ * above the floor, found before the flush and checked after it (the same file, by device and
+ * inode).
+ */
+static pthread_mutex_t low_lock = PTHREAD_MUTEX_INITIALIZER;
+static int low_users, low_fds[VT_FD_FLOOR], n_low;
+static __thread int flush_probe = -1;
+
+static int dup_spare(int min)
+{
+	int kept = __atomic_load_n(&spare_fd, __ATOMIC_ACQUIRE);
+	if (kept >= 0) {
+		int fd = fcntl(kept, F_DUPFD_CLOEXEC, min);
+		if (fd >= 0 || errno != EBADF)
+			return fd;
+	}
+	int fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	if (fd >= 0 && fd < min) {
+		int high = fcntl(fd, F_DUPFD_CLOEXEC, min);
+		close(fd);
+		fd = high;
+	}
+	return fd;
+}
+
+static void low_fds_close_locked(void)
+{
+	while (n_low > 0)
+		close(low_fds[--n_low]);
+}
+
+void vt_otf2_low_fds_hold(void)
+{
+	int saved = errno;
+	pthread_mutex_lock(&low_lock);
+	if (low_users++ == 0) {
+		n_low = 0;
+		bool room = false; /* a descriptor at or above the floor is free */
+		while (n_low < VT_FD_FLOOR) {
+			int fd = dup_spare(0);
+			if (fd < 0)
+				break;
+			if (fd >= VT_FD_FLOOR) {
+				close(fd);
+				room = true;
+				break;
+			}
+			low_fds[n_low++] = fd;
+		}
+		/* Only low descriptors were free: libotf2 takes one of them rather than none. */
+		if (!room)
+			low_fds_close_locked();
+	}
+	pthread_mutex_unlock(&low_lock);
+	errno = saved;
+}
+
+void vt_otf2_low_fds_release(void)
+{
+	int saved = errno;
+	pthread_mutex_lock(&low_lock);
+	if (low_users > 0 && --low_users == 0)
+		low_fds_close_locked();
+	pthread_mutex_unlock(&low_lock);
+	errno = saved;
+}
+
+/* After a failed write a flush may never have reached its post_flush: every hold ends. */
+static void low_fds_drop(void)
+{
+	pthread_mutex_lock(&low_lock);
+	low_users = 0;
+	low_fds_close_locked();
+	pthread_mutex_unlock(&low_lock);
+}
+
+/*
+ * libotf2 opens a location's event file at its first flush and keeps it open: only that
+ * flush (and the end) needs the low descriptors held. Holding them at every flush would
+ * show the program, whose threads run on meanwhile, busy descriptors it had closed.
+ */
+static uint64_t *opened;
+static size_t n_opened, cap_opened;
+static __thread bool flush_held;
+
+static bool is_opened(uint64_t ref)
+{
+	bool found = false;
+	pthread_mutex_lock(&low_lock);
+	for (size_t i = 0; i < n_opened && !found; i++)
+		found = opened[i] == ref;
+	pthread_mutex_unlock(&low_lock);
+	return found;
+}
+
+static void mark_opened(uint64_t ref)
+{
+	pthread_mutex_lock(&low_lock);
+	if (n_opened == cap_opened) {
+		size_t cap = cap_opened ? 2 * cap_opened : 16;
+		uint64_t *grown = realloc(opened, cap * sizeof(*grown));
+		if (grown) {
+			opened = grown;
+			cap_opened = cap;
+		}
+	}
+	if (n_opened < cap_opened)
+		opened[n_opened++] = ref;
+	pthread_mutex_unlock(&low_lock);
+}
+
 static OTF2_FlushType pre_flush(void *user, OTF2_FileType type, OTF2_LocationRef loc, void *caller,
 				bool final)
 {
+	int saved = errno;
+	flush_probe = -1;
+	flush_held = false;
+	if (type == OTF2_FILETYPE_EVENTS && is_opened(loc))
+		return OTF2_FLUSH;
+	vt_otf2_low_fds_hold();
+	flush_held = true;
+	if (type == OTF2_FILETYPE_EVENTS) {
+		flush_probe = dup_spare(VT_FD_FLOOR);
+		if (flush_probe >= 0)
+			close(flush_probe);
+	}
+	errno = saved;
 	return OTF2_FLUSH;
 }
 
 static OTF2_TimeStamp post_flush(void *user, OTF2_FileType type, OTF2_LocationRef loc)
 {
+	int saved = errno;
+	char path[4096];
+	struct stat file, fd;
+	if (flush_held && type == OTF2_FILETYPE_EVENTS && archive_dir && archive_name) {
+		snprintf(path, sizeof(path), "%s/%s/%llu.evt", archive_dir, archive_name,
+			 (unsigned long long)loc);
+		if (stat(path, &file) == 0) {
+			mark_opened(loc);
+			if (flush_probe >= 0 && fstat(flush_probe, &fd) == 0 &&
+			    file.st_dev == fd.st_dev && file.st_ino == fd.st_ino)
+				fcntl(flush_probe, F_SETFD, FD_CLOEXEC);
+		}
+	}
+	flush_probe = -1;
+	errno = saved;
+	if (flush_held)
+		vt_otf2_low_fds_release();
+	flush_held = false;
 	return vt_clock_now();
 }
 
@@ -392,12 +849,92 @@ static bool exists(const char *dir, const char *name, const char *suffix)
 	return lstat(path, &st) == 0;
 }
 
-/* Checks dir and picks the first free NAME, NAME.1, ... into name; -1 after an error line. */
+/* A finished trace: its anchor is a regular file that is not empty. */
+static bool finished(const char *dir, const char *name)
+{
+	char path[4096];
+	struct stat st;
+	snprintf(path, sizeof(path), "%s/%s.otf2", dir, name);
+	return lstat(path, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0;
+}
+
+/*
+ * The anchor (NAME.otf2) and the global definitions (NAME.def) sit beside the archive's
+ * directory, in VT_PFORM_GDIR, which others may write to (/tmp); libotf2 opens them with
+ * O_CREAT|O_TRUNC, following a symbolic link planted there. So vt creates both itself when
+ * it reserves the name (O_EXCL|O_NOFOLLOW: never through a link), and before libotf2 writes
+ * one, checks that it is still that file; one planted meanwhile is removed (the link, not
+ * what it points to) and the file made again the same way. In a sticky directory (/tmp) no
+ * one else can remove vt's file, so nothing can be planted at all.
+ */
+static struct {
+	dev_t dev;
+	ino_t ino;
+} own_files[2]; /* .otf2, .def */
+static const char *const own_suffix[2] = {".otf2", ".def"};
+
+static int make_own(const char *dir, const char *name, int k)
+{
+	char path[4096];
+	struct stat st;
+	snprintf(path, sizeof(path), "%s/%s%s", dir, name, own_suffix[k]);
+	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st) == 0) {
+		own_files[k].dev = st.st_dev;
+		own_files[k].ino = st.st_ino;
+	}
+	close(fd);
+	return 0;
+}
+
+void vt_otf2_own_file(int k)
+{
+	char path[4096];
+	struct stat st;
+	if (!archive_dir || !archive_name || k < 0 || k > 1)
+		return;
+	snprintf(path, sizeof(path), "%s/%s%s", archive_dir, archive_name, own_suffix[k]);
+	if (lstat(path, &st) == 0 && S_ISREG(st.st_mode) && st.st_nlink == 1 &&
+	    st.st_dev == own_files[k].dev && st.st_ino == own_files[k].ino)
+		return;
+	bool link = lstat(path, &st) == 0 && S_ISLNK(st.st_mode);
+	if (errno != ENOENT || link)
+		unlink(path);
+	if (make_own(archive_dir, archive_name, k) == 0)
+		vt_warn("%s was replaced during the run (%s); vt removed it and writes the "
+			"trace's own file",
+			path, link ? "by a symbolic link" : "by another file");
+	else
+		vt_error("%s was replaced during the run and cannot be made again (%s)", path,
+			 strerror(errno));
+}
+
+void vt_otf2_own_files_drop(void)
+{
+	char path[4096];
+	struct stat st;
+	for (int k = 0; k < 2 && archive_dir && archive_name; k++) {
+		snprintf(path, sizeof(path), "%s/%s%s", archive_dir, archive_name, own_suffix[k]);
+		if (lstat(path, &st) == 0 && S_ISREG(st.st_mode) && st.st_size == 0 &&
+		    st.st_ino == own_files[k].ino && st.st_dev == own_files[k].dev)
+			unlink(path);
+	}
+}
+
+/*
+ * Checks dir and reserves the first free NAME, NAME.1, ... into name; -1 after an error
+ * line. The reservation is the anchor, created empty with O_EXCL, which only one of several
+ * runs starting at once can create: the others go on to the next name. (Not the archive's
+ * directory: libotf2 creates that itself, and in MPI mode one that exists already leaves its
+ * collective state broken.)
+ */
 static int pick_name(char *name, size_t len)
 {
 	const char *dir = vt_cfg.gdir;
 	struct stat st;
-	char base[300];
+	char base[300], path[4096];
 
 	/* OTF2 puts the events in a folder named like the archive: the executable's own name
 	 * would collide with the executable, so the default is EXE.vt. */
@@ -414,9 +951,23 @@ static int pick_name(char *name, size_t len)
 	}
 	/* Never overwrite a trace: take the first free NAME, NAME.1, NAME.2, ... */
 	snprintf(name, len, "%s", base);
-	for (int i = 1;
-	     exists(dir, name, ".otf2") || exists(dir, name, "") || exists(dir, name, ".def");
-	     i++) {
+	for (int i = 1;; i++) {
+		if (!exists(dir, name, ".otf2") && !exists(dir, name, ".def") &&
+		    !exists(dir, name, "")) {
+			if (make_own(dir, name, 0) == 0) {
+				if (make_own(dir, name, 1) == 0)
+					break;
+				/* A file appeared since the look: the name is not free. */
+				snprintf(path, sizeof(path), "%s/%s.otf2", dir, name);
+				unlink(path);
+			} else if (errno != EEXIST) {
+				vt_error(
+				    "VT_PFORM_GDIR='%s': cannot create the trace %s/%s.otf2 (%s); "
+				    "tracing is off",
+				    dir, dir, name, strerror(errno));
+				return -1;
+			}
+		}
 		if (i > 9999) {
 			vt_error("VT_PFORM_GDIR='%s': holds traces %s.1 to %s.9999 already; "
 				 "tracing is off",
@@ -425,9 +976,17 @@ static int pick_name(char *name, size_t len)
 		}
 		snprintf(name, len, "%s.%d", base, i);
 	}
-	if (strcmp(name, base) != 0)
+	if (strcmp(name, base) == 0)
+		return 0;
+	/* What is there decides what is said: a trace, or what another run (one running now,
+	 * or one that was killed) left without an anchor. */
+	if (finished(dir, base))
 		vt_notice("trace %s/%s.otf2 exists; this run writes %s/%s.otf2", dir, base, dir,
 			  name);
+	else
+		vt_notice("%s/%s is taken by another run or an unfinished trace (no anchor); this "
+			  "run writes %s/%s.otf2",
+			  dir, base, dir, name);
 	return 0;
 }
 
@@ -435,11 +994,18 @@ static int pick_name(char *name, size_t len)
 static int open_archive(const char *name, const struct vt_mpi_ops *ops)
 {
 	const char *dir = vt_cfg.gdir;
-	archive_dir = strdup(dir);
-	archive_name = strdup(name);
-	if (asprintf(&anchor_path, "%s/%s.otf2", dir, name) < 0)
-		anchor_path = NULL;
+	bool again = archive_name != NULL; /* vt_otf2_reopen: for the definitions only */
+	if (!again) {
+		archive_dir = strdup(dir);
+		archive_name = strdup(name);
+		if (asprintf(&anchor_path, "%s/%s.otf2", dir, name) < 0)
+			anchor_path = NULL;
+		archive_ops = ops;
+	}
 
+	/* libotf2 prints its errors on the program's stderr, and repeats them while a write
+	 * keeps failing: vt reports them itself, once. */
+	OTF2_Error_RegisterCallback(on_otf2_error, NULL);
 	/* The definition chunk size is set at the end, from the definitions (vt_otf2_close.c). */
 	archive =
 	    OTF2_Archive_Open(archive_dir, archive_name, OTF2_FILEMODE_WRITE, EVT_CHUNK,
@@ -461,6 +1027,8 @@ static int open_archive(const char *name, const struct vt_mpi_ops *ops)
 	char host[256] = "localhost";
 	gethostname(host, sizeof(host) - 1);
 	OTF2_Archive_SetMachineName(archive, host);
+	if (again)
+		return 0;
 	if (OTF2_Archive_OpenEvtFiles(archive) != OTF2_SUCCESS) {
 		vt_error("VT_PFORM_GDIR='%s': cannot create the event files of %s; "
 			 "tracing is off",
@@ -469,6 +1037,7 @@ static int open_archive(const char *name, const struct vt_mpi_ops *ops)
 		archive = NULL;
 		return -1;
 	}
+	reserve_take();
 	return 0;
 }
 
@@ -502,9 +1071,13 @@ uint64_t vt_otf2_location_ref(uint32_t index)
  * archive, and the rank that is part of the location id, exist only after MPI_Init. */
 static OTF2_EvtWriter *writer_of(struct vt_loc *loc)
 {
+	/* Every location defined has its id, also one made after a failed write. */
+	if (!loc->writer && archive)
+		loc->ref = vt_otf2_location_ref(loc->index);
+	if (vt_otf2_failed())
+		return NULL;
 	if (loc->writer || !archive)
 		return loc->writer;
-	loc->ref = vt_otf2_location_ref(loc->index);
 	loc->writer = OTF2_Archive_GetEvtWriter(archive, loc->ref);
 	if (!loc->writer)
 		vt_error("cannot open the event writer of thread %u in %s; its events are lost",
@@ -524,7 +1097,7 @@ uint64_t vt_otf2_metric_ref(uint32_t k)
 
 OTF2_EvtWriter *vt_otf2_metric_writer(uint32_t k, uint64_t *ref)
 {
-	if (!archive)
+	if (!archive || vt_otf2_failed())
 		return NULL;
 	*ref = vt_otf2_metric_ref(k);
 	OTF2_EvtWriter *w = OTF2_Archive_GetEvtWriter(archive, *ref);
@@ -537,8 +1110,19 @@ OTF2_EvtWriter *vt_otf2_metric_writer(uint32_t k, uint64_t *ref)
 
 void vt_otf2_metric_writer_close(OTF2_EvtWriter *w, uint64_t *events)
 {
+	uint64_t ref = 0;
+	OTF2_EvtWriter_GetLocationID(w, &ref);
 	OTF2_EvtWriter_GetNumberOfEvents(w, events);
-	OTF2_Archive_CloseEvtWriter(archive, w);
+	if (vt_otf2_failed() || !ok(OTF2_Archive_CloseEvtWriter(archive, w)))
+		*events = events_on_disk(ref);
+}
+
+bool vt_otf2_write_onoff(OTF2_EvtWriter *w, uint64_t ts, bool on)
+{
+	if (vt_otf2_failed())
+		return false;
+	return ok(OTF2_EvtWriter_MeasurementOnOff(w, NULL, ts,
+						  on ? OTF2_MEASUREMENT_ON : OTF2_MEASUREMENT_OFF));
 }
 
 int vt_otf2_loc_open(struct vt_loc *loc)
@@ -546,7 +1130,13 @@ int vt_otf2_loc_open(struct vt_loc *loc)
 	/* Before MPI_Init there is no archive yet: the writer comes later. */
 	if (!archive)
 		return 0;
-	return writer_of(loc) ? 0 : -1;
+	if (writer_of(loc))
+		return 0;
+	/* A thread that starts after a failed write is not recorded, but it is a location of
+	 * the trace (as every thread that ran): its event file holds no events. */
+	if (vt_otf2_failed())
+		loc->n_events = events_on_disk(loc->ref);
+	return -1;
 }
 
 static void push(struct vt_loc *loc, uint32_t region, bool recorded)
@@ -568,21 +1158,24 @@ static void push(struct vt_loc *loc, uint32_t region, bool recorded)
 }
 
 /* Leaves every open region down to (not including) depth 'keep' at ts. */
-static void write_value(OTF2_EvtWriter *w, uint64_t ts, uint32_t id, uint32_t m, uint64_t value);
+static bool write_value(OTF2_EvtWriter *w, uint64_t ts, uint32_t id, uint32_t m, uint64_t value);
 
-static void unwind(struct vt_loc *loc, size_t keep, uint64_t ts)
+static bool unwind(struct vt_loc *loc, size_t keep, uint64_t ts)
 {
 	OTF2_EvtWriter *w = loc->writer;
 	while (loc->depth > keep) {
 		struct vt_open_region *o = &loc->stack[--loc->depth];
 		if (!o->recorded)
 			continue;
-		OTF2_EvtWriter_Leave(w, NULL, ts, o->region);
+		if (!ok(OTF2_EvtWriter_Leave(w, NULL, ts, o->region)))
+			return false;
 		/* The thread's last values: a Leave vt writes itself has no reading of its own. */
 		for (uint32_t i = 0; i < loc->n_strict; i++)
-			write_value(w, ts, loc->strict[i].metric, loc->strict[i].metric,
-				    loc->strict[i].value);
+			if (!write_value(w, ts, loc->strict[i].metric, loc->strict[i].metric,
+					 loc->strict[i].value))
+				return false;
 	}
+	return true;
 }
 
 /* Keeps a strictly synchronous value that followed the last Enter/Leave (loc->strict). */
@@ -604,7 +1197,7 @@ static void begin(struct vt_loc *loc, uint64_t ts)
 	loc->began = true;
 	loc->first_ts = ts;
 	if (loc->index > 0)
-		OTF2_EvtWriter_ThreadBegin(loc->writer, NULL, ts, thread_comm, loc->index);
+		ok(OTF2_EvtWriter_ThreadBegin(loc->writer, NULL, ts, thread_comm, loc->index));
 }
 
 static bool enter(struct vt_loc *loc, OTF2_EvtWriter *w, uint64_t ts, uint32_t id)
@@ -615,7 +1208,7 @@ static bool enter(struct vt_loc *loc, OTF2_EvtWriter *w, uint64_t ts, uint32_t i
 		recorded = __atomic_fetch_add(&reg->calls, 1, __ATOMIC_RELAXED) < reg->limit;
 	push(loc, id, recorded);
 	if (recorded)
-		OTF2_EvtWriter_Enter(w, NULL, ts, id);
+		ok(OTF2_EvtWriter_Enter(w, NULL, ts, id));
 	return recorded;
 }
 
@@ -677,16 +1270,19 @@ uint64_t vt_otf2_metric_last_ts(void)
 	return metric_last_ts;
 }
 
-static void write_value(OTF2_EvtWriter *w, uint64_t ts, uint32_t id, uint32_t m, uint64_t value)
+static bool write_value(OTF2_EvtWriter *w, uint64_t ts, uint32_t id, uint32_t m, uint64_t value)
 {
-	vt_otf2_write_value(w, ts, id, m, value);
+	return vt_otf2_write_value(w, ts, id, m, value);
 }
 
-void vt_otf2_write_value(OTF2_EvtWriter *w, uint64_t ts, uint32_t id, uint32_t m, uint64_t value)
+bool vt_otf2_write_value(OTF2_EvtWriter *w, uint64_t ts, uint32_t id, uint32_t m, uint64_t value)
 {
 	/* A metric this process does not define has no type: nothing is written. */
 	if (m >= __atomic_load_n(&n_metrics, __ATOMIC_ACQUIRE))
-		return;
+		return true;
+	/* After a failed write no writer is touched again (vt_otf2_failed). */
+	if (vt_otf2_failed())
+		return false;
 	OTF2_Type type = metrics[m].type;
 	OTF2_MetricValue v;
 	if (metrics[m].is_float) {
@@ -698,14 +1294,14 @@ void vt_otf2_write_value(OTF2_EvtWriter *w, uint64_t ts, uint32_t id, uint32_t m
 	} else {
 		v.unsigned_int = value;
 	}
-	OTF2_EvtWriter_Metric(w, NULL, ts, id, 1, &type, &v);
+	return ok(OTF2_EvtWriter_Metric(w, NULL, ts, id, 1, &type, &v));
 }
 
 /*
  * The encoders of the event kinds: head record r (its time clamped to ts) and its payload
  * p. One per kind, indexed by kind; a kind without an encoder is skipped with its payload.
  */
-typedef void (*encode_fn)(struct vt_loc *loc, OTF2_EvtWriter *w, uint64_t ts,
+typedef bool (*encode_fn)(struct vt_loc *loc, OTF2_EvtWriter *w, uint64_t ts,
 			  const struct vt_rec *r, const union vt_rec_payload *p);
 
 /* The ids of the communicators that a thread other than the master makes MPI calls on,
@@ -730,203 +1326,211 @@ static void used_comm(struct vt_loc *loc, uint32_t comm)
 	loc->comms_used[word] |= UINT64_C(1) << (comm % 64);
 }
 
-static void enc_send(struct vt_loc *loc, OTF2_EvtWriter *w, uint64_t ts, const struct vt_rec *r,
+static bool enc_send(struct vt_loc *loc, OTF2_EvtWriter *w, uint64_t ts, const struct vt_rec *r,
 		     const union vt_rec_payload *p)
 {
 	used_comm(loc, p[0].msg.comm);
-	OTF2_EvtWriter_MpiSend(w, NULL, ts, r->region, p[0].msg.comm, p[0].msg.tag, p[0].msg.bytes);
+	return ok(OTF2_EvtWriter_MpiSend(w, NULL, ts, r->region, p[0].msg.comm, p[0].msg.tag,
+					 p[0].msg.bytes));
 }
 
-static void enc_recv(struct vt_loc *loc, OTF2_EvtWriter *w, uint64_t ts, const struct vt_rec *r,
+static bool enc_recv(struct vt_loc *loc, OTF2_EvtWriter *w, uint64_t ts, const struct vt_rec *r,
 		     const union vt_rec_payload *p)
 {
 	used_comm(loc, p[0].msg.comm);
-	OTF2_EvtWriter_MpiRecv(w, NULL, ts, r->region, p[0].msg.comm, p[0].msg.tag, p[0].msg.bytes);
+	return ok(OTF2_EvtWriter_MpiRecv(w, NULL, ts, r->region, p[0].msg.comm, p[0].msg.tag,
+					 p[0].msg.bytes));
 }
 
-static void enc_isend(struct vt_loc *loc, OTF2_EvtWriter *w, uint64_t ts, const struct vt_rec *r,
+static bool enc_isend(struct vt_loc *loc, OTF2_EvtWriter *w, uint64_t ts, const struct vt_rec *r,
 		      const union vt_rec_payload *p)
 {
 	used_comm(loc, p[0].msg.comm);
-	OTF2_EvtWriter_MpiIsend(w, NULL, ts, r->region, p[0].msg.comm, p[0].msg.tag, p[0].msg.bytes,
-				p[1].req.id);
+	return ok(OTF2_EvtWriter_MpiIsend(w, NULL, ts, r->region, p[0].msg.comm, p[0].msg.tag,
+					  p[0].msg.bytes, p[1].req.id));
 }
 
-static void enc_irecv(struct vt_loc *loc, OTF2_EvtWriter *w, uint64_t ts, const struct vt_rec *r,
+static bool enc_irecv(struct vt_loc *loc, OTF2_EvtWriter *w, uint64_t ts, const struct vt_rec *r,
 		      const union vt_rec_payload *p)
 {
 	used_comm(loc, p[0].msg.comm);
-	OTF2_EvtWriter_MpiIrecv(w, NULL, ts, r->region, p[0].msg.comm, p[0].msg.tag, p[0].msg.bytes,
-				p[1].req.id);
+	return ok(OTF2_EvtWriter_MpiIrecv(w, NULL, ts, r->region, p[0].msg.comm, p[0].msg.tag,
+					  p[0].msg.bytes, p[1].req.id));
 }
 
-static void enc_isend_complete(struct vt_loc *loc, OTF2_EvtWriter *w, uint64_t ts,
+static bool enc_isend_complete(struct vt_loc *loc, OTF2_EvtWriter *w, uint64_t ts,
 			       const struct vt_rec *r, const union vt_rec_payload *p)
 {
-	OTF2_EvtWriter_MpiIsendComplete(w, NULL, ts, p[0].req.id);
+	return ok(OTF2_EvtWriter_MpiIsendComplete(w, NULL, ts, p[0].req.id));
 }
 
-static void enc_irecv_request(struct vt_loc *loc, OTF2_EvtWriter *w, uint64_t ts,
+static bool enc_irecv_request(struct vt_loc *loc, OTF2_EvtWriter *w, uint64_t ts,
 			      const struct vt_rec *r, const union vt_rec_payload *p)
 {
-	OTF2_EvtWriter_MpiIrecvRequest(w, NULL, ts, p[0].req.id);
+	return ok(OTF2_EvtWriter_MpiIrecvRequest(w, NULL, ts, p[0].req.id));
 }
 
-static void enc_request_test(struct vt_loc *loc, OTF2_EvtWriter *w, uint64_t ts,
+static bool enc_request_test(struct vt_loc *loc, OTF2_EvtWriter *w, uint64_t ts,
 			     const struct vt_rec *r, const union vt_rec_payload *p)
 {
-	OTF2_EvtWriter_MpiRequestTest(w, NULL, ts, p[0].req.id);
+	return ok(OTF2_EvtWriter_MpiRequestTest(w, NULL, ts, p[0].req.id));
 }
 
-static void enc_request_cancelled(struct vt_loc *loc, OTF2_EvtWriter *w, uint64_t ts,
+static bool enc_request_cancelled(struct vt_loc *loc, OTF2_EvtWriter *w, uint64_t ts,
 				  const struct vt_rec *r, const union vt_rec_payload *p)
 {
-	OTF2_EvtWriter_MpiRequestCancelled(w, NULL, ts, p[0].req.id);
+	return ok(OTF2_EvtWriter_MpiRequestCancelled(w, NULL, ts, p[0].req.id));
 }
 
-static void enc_coll_begin(struct vt_loc *loc, OTF2_EvtWriter *w, uint64_t ts,
+static bool enc_coll_begin(struct vt_loc *loc, OTF2_EvtWriter *w, uint64_t ts,
 			   const struct vt_rec *r, const union vt_rec_payload *p)
 {
-	OTF2_EvtWriter_MpiCollectiveBegin(w, NULL, ts);
+	return ok(OTF2_EvtWriter_MpiCollectiveBegin(w, NULL, ts));
 }
 
-static void enc_coll_end(struct vt_loc *loc, OTF2_EvtWriter *w, uint64_t ts, const struct vt_rec *r,
+static bool enc_coll_end(struct vt_loc *loc, OTF2_EvtWriter *w, uint64_t ts, const struct vt_rec *r,
 			 const union vt_rec_payload *p)
 {
 	used_comm(loc, p[0].coll.comm);
-	OTF2_EvtWriter_MpiCollectiveEnd(w, NULL, ts, (OTF2_CollectiveOp)r->region, p[0].coll.comm,
-					p[0].coll.root, p[0].coll.sent, p[1].req.id);
+	return ok(OTF2_EvtWriter_MpiCollectiveEnd(w, NULL, ts, (OTF2_CollectiveOp)r->region,
+						  p[0].coll.comm, p[0].coll.root, p[0].coll.sent,
+						  p[1].req.id));
 }
 
-static void enc_nbc_request(struct vt_loc *loc, OTF2_EvtWriter *w, uint64_t ts,
+static bool enc_nbc_request(struct vt_loc *loc, OTF2_EvtWriter *w, uint64_t ts,
 			    const struct vt_rec *r, const union vt_rec_payload *p)
 {
-	OTF2_EvtWriter_NonBlockingCollectiveRequest(w, NULL, ts, p[0].req.id);
+	return ok(OTF2_EvtWriter_NonBlockingCollectiveRequest(w, NULL, ts, p[0].req.id));
 }
 
-static void enc_nbc_complete(struct vt_loc *loc, OTF2_EvtWriter *w, uint64_t ts,
+static bool enc_nbc_complete(struct vt_loc *loc, OTF2_EvtWriter *w, uint64_t ts,
 			     const struct vt_rec *r, const union vt_rec_payload *p)
 {
 	used_comm(loc, p[0].coll.comm);
-	OTF2_EvtWriter_NonBlockingCollectiveComplete(w, NULL, ts, (OTF2_CollectiveOp)r->region,
-						     p[0].coll.comm, p[0].coll.root, p[0].coll.sent,
-						     p[1].nbc.received, p[1].nbc.id);
+	return ok(OTF2_EvtWriter_NonBlockingCollectiveComplete(
+	    w, NULL, ts, (OTF2_CollectiveOp)r->region, p[0].coll.comm, p[0].coll.root,
+	    p[0].coll.sent, p[1].nbc.received, p[1].nbc.id));
 }
 
-static void enc_rma_win(struct vt_loc *loc, OTF2_EvtWriter *w, uint64_t ts, const struct vt_rec *r,
+static bool enc_rma_win(struct vt_loc *loc, OTF2_EvtWriter *w, uint64_t ts, const struct vt_rec *r,
 			const union vt_rec_payload *p)
 {
 	if (r->kind == VT_REC_RMA_WIN_CREATE)
-		OTF2_EvtWriter_RmaWinCreate(w, NULL, ts, r->region);
+		return ok(OTF2_EvtWriter_RmaWinCreate(w, NULL, ts, r->region));
 	else
-		OTF2_EvtWriter_RmaWinDestroy(w, NULL, ts, r->region);
+		return ok(OTF2_EvtWriter_RmaWinDestroy(w, NULL, ts, r->region));
 }
 
-static void enc_rma_coll_begin(struct vt_loc *loc, OTF2_EvtWriter *w, uint64_t ts,
+static bool enc_rma_coll_begin(struct vt_loc *loc, OTF2_EvtWriter *w, uint64_t ts,
 			       const struct vt_rec *r, const union vt_rec_payload *p)
 {
-	OTF2_EvtWriter_RmaCollectiveBegin(w, NULL, ts);
+	return ok(OTF2_EvtWriter_RmaCollectiveBegin(w, NULL, ts));
 }
 
-static void enc_rma_coll_end(struct vt_loc *loc, OTF2_EvtWriter *w, uint64_t ts,
+static bool enc_rma_coll_end(struct vt_loc *loc, OTF2_EvtWriter *w, uint64_t ts,
 			     const struct vt_rec *r, const union vt_rec_payload *p)
 {
-	OTF2_EvtWriter_RmaCollectiveEnd(w, NULL, ts, (OTF2_CollectiveOp)(r->region & 0xFF),
-					(OTF2_RmaSyncLevel)(r->region >> 8), p[0].rma.win,
-					p[0].rma.remote, p[0].rma.value, p[1].nbc.received);
+	return ok(OTF2_EvtWriter_RmaCollectiveEnd(
+	    w, NULL, ts, (OTF2_CollectiveOp)(r->region & 0xFF), (OTF2_RmaSyncLevel)(r->region >> 8),
+	    p[0].rma.win, p[0].rma.remote, p[0].rma.value, p[1].nbc.received));
 }
 
-static void enc_rma_op(struct vt_loc *loc, OTF2_EvtWriter *w, uint64_t ts, const struct vt_rec *r,
+static bool enc_rma_op(struct vt_loc *loc, OTF2_EvtWriter *w, uint64_t ts, const struct vt_rec *r,
 		       const union vt_rec_payload *p)
 {
 	const struct vt_rec_rma *a = &p[0].rma;
 	if (r->kind == VT_REC_RMA_PUT)
-		OTF2_EvtWriter_RmaPut(w, NULL, ts, a->win, a->remote, a->value, p[1].nbc.id);
+		return ok(
+		    OTF2_EvtWriter_RmaPut(w, NULL, ts, a->win, a->remote, a->value, p[1].nbc.id));
 	else if (r->kind == VT_REC_RMA_GET)
-		OTF2_EvtWriter_RmaGet(w, NULL, ts, a->win, a->remote, a->value, p[1].nbc.id);
+		return ok(
+		    OTF2_EvtWriter_RmaGet(w, NULL, ts, a->win, a->remote, a->value, p[1].nbc.id));
 	else
-		OTF2_EvtWriter_RmaAtomic(w, NULL, ts, a->win, a->remote,
-					 (OTF2_RmaAtomicType)r->region, a->value, p[1].nbc.received,
-					 p[1].nbc.id);
+		return ok(OTF2_EvtWriter_RmaAtomic(w, NULL, ts, a->win, a->remote,
+						   (OTF2_RmaAtomicType)r->region, a->value,
+						   p[1].nbc.received, p[1].nbc.id));
 }
 
-static void enc_rma_complete(struct vt_loc *loc, OTF2_EvtWriter *w, uint64_t ts,
+static bool enc_rma_complete(struct vt_loc *loc, OTF2_EvtWriter *w, uint64_t ts,
 			     const struct vt_rec *r, const union vt_rec_payload *p)
 {
 	const struct vt_rec_rma *a = &p[0].rma;
 	if (r->region == VT_RMA_COMPLETE_BLOCKING)
-		OTF2_EvtWriter_RmaOpCompleteBlocking(w, NULL, ts, a->win, a->value);
+		return ok(OTF2_EvtWriter_RmaOpCompleteBlocking(w, NULL, ts, a->win, a->value));
 	else if (r->region == VT_RMA_COMPLETE_NONBLOCKING)
-		OTF2_EvtWriter_RmaOpCompleteNonBlocking(w, NULL, ts, a->win, a->value);
+		return ok(OTF2_EvtWriter_RmaOpCompleteNonBlocking(w, NULL, ts, a->win, a->value));
 	else
-		OTF2_EvtWriter_RmaOpCompleteRemote(w, NULL, ts, a->win, a->value);
+		return ok(OTF2_EvtWriter_RmaOpCompleteRemote(w, NULL, ts, a->win, a->value));
 }
 
-static void enc_rma_lock(struct vt_loc *loc, OTF2_EvtWriter *w, uint64_t ts, const struct vt_rec *r,
+static bool enc_rma_lock(struct vt_loc *loc, OTF2_EvtWriter *w, uint64_t ts, const struct vt_rec *r,
 			 const union vt_rec_payload *p)
 {
 	const struct vt_rec_rma *a = &p[0].rma;
 	if ((r->region & 0xFF) == VT_RMA_LOCK_REQUEST)
-		OTF2_EvtWriter_RmaRequestLock(w, NULL, ts, a->win, a->remote, a->value,
-					      (OTF2_LockType)(r->region >> 8));
+		return ok(OTF2_EvtWriter_RmaRequestLock(w, NULL, ts, a->win, a->remote, a->value,
+							(OTF2_LockType)(r->region >> 8)));
 	else
-		OTF2_EvtWriter_RmaReleaseLock(w, NULL, ts, a->win, a->remote, a->value);
+		return ok(OTF2_EvtWriter_RmaReleaseLock(w, NULL, ts, a->win, a->remote, a->value));
 }
 
-static void enc_rma_group_sync(struct vt_loc *loc, OTF2_EvtWriter *w, uint64_t ts,
+static bool enc_rma_group_sync(struct vt_loc *loc, OTF2_EvtWriter *w, uint64_t ts,
 			       const struct vt_rec *r, const union vt_rec_payload *p)
 {
-	OTF2_EvtWriter_RmaGroupSync(w, NULL, ts, (OTF2_RmaSyncLevel)r->region, p[0].rma.win,
-				    (OTF2_GroupRef)p[0].rma.value);
+	return ok(OTF2_EvtWriter_RmaGroupSync(w, NULL, ts, (OTF2_RmaSyncLevel)r->region,
+					      p[0].rma.win, (OTF2_GroupRef)p[0].rma.value));
 }
 
-static void enc_io(struct vt_loc *loc, OTF2_EvtWriter *w, uint64_t ts, const struct vt_rec *r,
+static bool enc_io(struct vt_loc *loc, OTF2_EvtWriter *w, uint64_t ts, const struct vt_rec *r,
 		   const union vt_rec_payload *p)
 {
 	const struct vt_rec_io *a = &p[0].io;
+	OTF2_ErrorCode rc = OTF2_SUCCESS;
 	switch (r->kind) {
 	case VT_REC_IO_CREATE:
-		OTF2_EvtWriter_IoCreateHandle(w, NULL, ts, a->handle, (OTF2_IoAccessMode)r->region,
-					      (OTF2_IoCreationFlag)a->value,
-					      (OTF2_IoStatusFlag)a->flags);
+		rc = OTF2_EvtWriter_IoCreateHandle(
+		    w, NULL, ts, a->handle, (OTF2_IoAccessMode)r->region,
+		    (OTF2_IoCreationFlag)a->value, (OTF2_IoStatusFlag)a->flags);
 		break;
 	case VT_REC_IO_DESTROY:
-		OTF2_EvtWriter_IoDestroyHandle(w, NULL, ts, a->handle);
+		rc = OTF2_EvtWriter_IoDestroyHandle(w, NULL, ts, a->handle);
 		break;
 	case VT_REC_IO_BEGIN:
-		OTF2_EvtWriter_IoOperationBegin(
+		rc = OTF2_EvtWriter_IoOperationBegin(
 		    w, NULL, ts, a->handle, (OTF2_IoOperationMode)(r->region & 0xFF),
 		    (OTF2_IoOperationFlag)(r->region >> 8), a->value, p[1].nbc.id);
 		break;
 	case VT_REC_IO_ISSUED:
-		OTF2_EvtWriter_IoOperationIssued(w, NULL, ts, a->handle, a->value);
+		rc = OTF2_EvtWriter_IoOperationIssued(w, NULL, ts, a->handle, a->value);
 		break;
 	case VT_REC_IO_COMPLETE:
-		OTF2_EvtWriter_IoOperationComplete(w, NULL, ts, a->handle, a->value, p[1].nbc.id);
+		rc = OTF2_EvtWriter_IoOperationComplete(w, NULL, ts, a->handle, a->value,
+							p[1].nbc.id);
 		break;
 	case VT_REC_IO_CANCELLED:
-		OTF2_EvtWriter_IoOperationCancelled(w, NULL, ts, a->handle, a->value);
+		rc = OTF2_EvtWriter_IoOperationCancelled(w, NULL, ts, a->handle, a->value);
 		break;
 	case VT_REC_IO_SEEK:
-		OTF2_EvtWriter_IoSeek(w, NULL, ts, a->handle, (int64_t)a->value,
-				      (OTF2_IoSeekOption)r->region, p[1].nbc.received);
+		rc = OTF2_EvtWriter_IoSeek(w, NULL, ts, a->handle, (int64_t)a->value,
+					   (OTF2_IoSeekOption)r->region, p[1].nbc.received);
 		break;
 	default:
 		break;
 	}
+	return ok(rc);
 }
 
-static void enc_counter(struct vt_loc *loc, OTF2_EvtWriter *w, uint64_t ts, const struct vt_rec *r,
+static bool enc_counter(struct vt_loc *loc, OTF2_EvtWriter *w, uint64_t ts, const struct vt_rec *r,
 			const union vt_rec_payload *p)
 {
-	vt_otf2_write_value(w, ts, r->region, r->region, p[0].value.value);
+	return vt_otf2_write_value(w, ts, r->region, r->region, p[0].value.value);
 }
 
-static void enc_measure(struct vt_loc *loc, OTF2_EvtWriter *w, uint64_t ts, const struct vt_rec *r,
+static bool enc_measure(struct vt_loc *loc, OTF2_EvtWriter *w, uint64_t ts, const struct vt_rec *r,
 			const union vt_rec_payload *p)
 {
-	OTF2_EvtWriter_MeasurementOnOff(w, NULL, ts,
-					r->region ? OTF2_MEASUREMENT_ON : OTF2_MEASUREMENT_OFF);
+	return ok(OTF2_EvtWriter_MeasurementOnOff(
+	    w, NULL, ts, r->region ? OTF2_MEASUREMENT_ON : OTF2_MEASUREMENT_OFF));
 }
 
 /*
@@ -935,29 +1539,31 @@ static void enc_measure(struct vt_loc *loc, OTF2_EvtWriter *w, uint64_t ts, cons
  * part both share, plus the deepest shared one, which made progress as far as a sample can
  * tell.
  */
-static void enc_sample(struct vt_loc *loc, OTF2_EvtWriter *w, uint64_t ts, const struct vt_rec *r,
+static bool enc_sample(struct vt_loc *loc, OTF2_EvtWriter *w, uint64_t ts, const struct vt_rec *r,
 		       const union vt_rec_payload *p)
 {
 	uint32_t path[VT_REC_SAMPLE_MAX + 1], depth;
 	uint32_t n = VT_REC_SAMPLE_FRAMES(r->region);
 	if (n > VT_REC_SAMPLE_MAX)
-		return;
+		return true;
 	uint32_t ctx = vt_callctx_path((const uint64_t *)(const void *)p, n,
 				       r->region & VT_REC_SAMPLE_CUT, path, &depth);
 	if (ctx == VT_CALLCTX_NONE)
-		return;
+		return true;
 	uint32_t same = 0;
 	while (loc->sample_path && same < depth && same < loc->sample_depth &&
 	       path[same] == loc->sample_path[same])
 		same++;
 	uint32_t distance = same ? depth - same + 1 : depth;
-	OTF2_EvtWriter_CallingContextSample(w, NULL, ts, ctx, distance, 0);
+	if (!ok(OTF2_EvtWriter_CallingContextSample(w, NULL, ts, ctx, distance, 0)))
+		return false;
 	if (!loc->sample_path)
 		loc->sample_path = malloc((VT_REC_SAMPLE_MAX + 1) * sizeof(*loc->sample_path));
 	if (loc->sample_path) {
 		memcpy(loc->sample_path, path, depth * sizeof(*path));
 		loc->sample_depth = depth;
 	}
+	return true;
 }
 
 static const encode_fn encoders[VT_REC_KIND_MAX] = {
@@ -1006,7 +1612,7 @@ void vt_otf2_encode(struct vt_loc *loc, const struct vt_rec *from, const struct 
 		return;
 	if (!loc->began)
 		begin(loc, from->ts);
-	for (const struct vt_rec *r = from; r < to; r++) {
+	for (const struct vt_rec *r = from; r < to && !vt_otf2_failed(); r++) {
 		if (r->kind == VT_REC_METRIC) {
 			/* A value of the Enter or Leave before it, at its time: none if that
 			 * event was not written (a call limit). */
@@ -1033,8 +1639,9 @@ void vt_otf2_encode(struct vt_loc *loc, const struct vt_rec *from, const struct 
 			continue;
 		}
 		unsigned n = vt_rec_payloads(r);
-		if (r + n < to && r->kind < VT_REC_KIND_MAX && encoders[r->kind])
-			encoders[r->kind](loc, w, ts, r, (const union vt_rec_payload *)(r + 1));
+		if (r + n < to && r->kind < VT_REC_KIND_MAX && encoders[r->kind] &&
+		    !encoders[r->kind](loc, w, ts, r, (const union vt_rec_payload *)(r + 1)))
+			break;
 		r += n;
 	}
 	loc->last_ts = last;
@@ -1047,7 +1654,7 @@ void vt_otf2_buffer_flush(struct vt_loc *loc, uint64_t start, uint64_t stop)
 	if (stop < start)
 		stop = start;
 	if (writer_of(loc))
-		OTF2_EvtWriter_BufferFlush(loc->writer, NULL, start, stop);
+		ok(OTF2_EvtWriter_BufferFlush(loc->writer, NULL, start, stop));
 	loc->last_ts = stop;
 }
 
@@ -1057,29 +1664,36 @@ void vt_otf2_loc_stop(struct vt_loc *loc, uint64_t ts)
 		ts = loc->last_ts;
 	if (!writer_of(loc))
 		return;
-	unwind(loc, 0, ts);
-	OTF2_EvtWriter_MeasurementOnOff(loc->writer, NULL, ts, OTF2_MEASUREMENT_OFF);
+	if (unwind(loc, 0, ts))
+		ok(OTF2_EvtWriter_MeasurementOnOff(loc->writer, NULL, ts, OTF2_MEASUREMENT_OFF));
 	loc->last_ts = ts;
 }
 
 void vt_otf2_loc_close(struct vt_loc *loc, uint64_t ts)
 {
-	if (!writer_of(loc))
-		return;
+	if (!writer_of(loc)) {
+		/* A failed write left the writer to libotf2's error state: it is not closed (a
+		 * close flushes), and the events are those its file holds. */
+		if (vt_otf2_failed() && archive)
+			loc->n_events = events_on_disk(loc->ref);
+		loc->writer = NULL;
+		goto out;
+	}
 	if (ts < loc->last_ts)
 		ts = loc->last_ts;
 	if (!loc->began)
 		begin(loc, ts);
-	unwind(loc, 0, ts);
-	if (loc->index > 0)
-		OTF2_EvtWriter_ThreadEnd(loc->writer, NULL, ts, thread_comm, loc->index);
+	if (unwind(loc, 0, ts) && loc->index > 0)
+		ok(OTF2_EvtWriter_ThreadEnd(loc->writer, NULL, ts, thread_comm, loc->index));
 	loc->last_ts = ts;
 	if (loc->repaired)
 		vt_info("thread %u: %lu Leave events added or dropped to keep regions balanced",
 			loc->index, (unsigned long)loc->repaired);
 	OTF2_EvtWriter_GetNumberOfEvents(loc->writer, &loc->n_events);
-	OTF2_Archive_CloseEvtWriter(archive, loc->writer);
+	if (vt_otf2_failed() || !ok(OTF2_Archive_CloseEvtWriter(archive, loc->writer)))
+		loc->n_events = events_on_disk(loc->ref);
 	loc->writer = NULL;
+out:
 	free(loc->stack);
 	free(loc->sample_path);
 	loc->sample_path = NULL;

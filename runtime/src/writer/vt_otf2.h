@@ -94,7 +94,13 @@ void vt_otf2_set_instances(const struct vt_otf2_instance *in, uint32_t n, uint64
 
 /* Writes a value of metric m as a Metric event of id (its class, or an instance after the
  * classes) at ts. */
-void vt_otf2_write_value(OTF2_EvtWriter *w, uint64_t ts, uint32_t id, uint32_t m, uint64_t value);
+bool vt_otf2_write_value(OTF2_EvtWriter *w, uint64_t ts, uint32_t id, uint32_t m, uint64_t value);
+/* Writes a MeasurementOnOff event; false after a failed write (nothing is written then). */
+bool vt_otf2_write_onoff(OTF2_EvtWriter *w, uint64_t ts, bool on);
+
+/* Whether a write of the trace failed (disk full, no file descriptor): recording stopped
+ * then for the run, with one line, and no event writer is used again. */
+bool vt_otf2_failed(void);
 
 /* METRIC locations of plugin counters (k: the counter instance): the OTF2 location id, and
  * its event writer (NULL while there is no archive). */

@@ -5,6 +5,7 @@
 #include "vt_clock.h"
 #include "vt_config.h"
 #include "vt_defs.h"
+#include "vt_hostid.h"
 #include "vt_log.h"
 #include "vt_mpi_iface.h"
 #include "vt_otf2.h"
@@ -15,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 /*
@@ -175,8 +177,9 @@ static OTF2_IdMap *thread_comms(const struct vt_unify_maps *maps, uint64_t ref)
 	return m;
 }
 
-/* This process's locations get the mapping tables and the clock offsets. */
-static void write_local(OTF2_Archive *archive, struct vt_loc *locs, const char *map, size_t n)
+/* This process's locations get the mapping tables and the clock offsets; false when a write
+ * failed. */
+static bool write_local(OTF2_Archive *archive, struct vt_loc *locs, const char *map, size_t n)
 {
 	struct vt_unify_maps maps = {0};
 	if (vt_unify_maps_read(map, n, &maps) < 0)
@@ -194,10 +197,10 @@ static void write_local(OTF2_Archive *archive, struct vt_loc *locs, const char *
 
 	uint32_t n_inst;
 	const struct vt_otf2_instance *in = vt_otf2_instances(&n_inst);
-	OTF2_Archive_OpenDefFiles(archive);
+	bool ok = archive && OTF2_Archive_OpenDefFiles(archive) == OTF2_SUCCESS;
 	/* Every thread location, then every METRIC location of counters. */
 	struct vt_loc *l = locs;
-	for (uint32_t k = 0; l || k < n_inst;) {
+	for (uint32_t k = 0; ok && (l || k < n_inst);) {
 		uint64_t ref = l ? l->ref : in[k].recorder;
 		if (l)
 			l = l->next;
@@ -230,9 +233,9 @@ static void write_local(OTF2_Archive *archive, struct vt_loc *locs, const char *
 			OTF2_DefWriter_WriteMappingTable(dw, OTF2_MAPPING_GROUP, groups);
 		if (iohs)
 			OTF2_DefWriter_WriteMappingTable(dw, OTF2_MAPPING_IO_HANDLE, iohs);
-		OTF2_Archive_CloseDefWriter(archive, dw);
+		ok = OTF2_Archive_CloseDefWriter(archive, dw) == OTF2_SUCCESS;
 	}
-	OTF2_Archive_CloseDefFiles(archive);
+	ok = ok && OTF2_Archive_CloseDefFiles(archive) == OTF2_SUCCESS;
 	if (wins)
 		OTF2_IdMap_Free(wins);
 	if (groups)
@@ -249,6 +252,31 @@ static void write_local(OTF2_Archive *archive, struct vt_loc *locs, const char *
 		OTF2_IdMap_Free(ctxs);
 	if (igens)
 		OTF2_IdMap_Free(igens);
+	return ok;
+}
+
+/* Every rank's value or'ed, on every rank (a group of one: its own). */
+static uint64_t any_rank(const struct vt_mpi_ops *ops, uint64_t v)
+{
+	uint64_t *all = ops->gather(&v, sizeof(v), NULL);
+	for (int i = 0; all && i < ops->size; i++)
+		v |= all[i];
+	free(all);
+	ops->bcast(&v, sizeof(v), 0);
+	return v;
+}
+
+/* The anchor and the global definitions are on disk, not empty ("trace written" says so
+ * only then). */
+static bool on_disk(const char *anchor)
+{
+	struct stat st;
+	char def[4096];
+	size_t n = anchor ? strlen(anchor) : 0;
+	if (n < 5 || n - 5 + sizeof(".def") > sizeof(def))
+		return false;
+	snprintf(def, sizeof(def), "%.*s.def", (int)(n - 5), anchor);
+	return stat(anchor, &st) == 0 && st.st_size > 0 && stat(def, &st) == 0 && st.st_size > 0;
 }
 
 /*
@@ -287,7 +315,16 @@ int vt_otf2_close_mpi(struct vt_loc *locs, uint64_t end_ts, const struct vt_mpi_
 
 	if (!archive)
 		return -1;
-	OTF2_Archive_CloseEvtFiles(archive);
+	vt_otf2_low_fds_hold();
+	/* A failed write of any rank: every rank writes its definitions into the archive
+	 * opened again (collectives must match), into the room kept for them. */
+	bool failed = any_rank(ops, vt_otf2_failed()) != 0;
+	/* Collective: every rank or none. */
+	if (!failed)
+		failed = any_rank(ops, OTF2_Archive_CloseEvtFiles(archive) != OTF2_SUCCESS) != 0;
+	vt_otf2_reserve_release();
+	if (failed)
+		archive = vt_otf2_reopen(ops);
 	for (struct vt_loc *l = locs; l; l = l->next)
 		events += l->n_events;
 	uint32_t n_inst;
@@ -312,33 +349,61 @@ int vt_otf2_close_mpi(struct vt_loc *locs, uint64_t end_ts, const struct vt_mpi_
 		}
 	}
 	/* Collective: the primary archive's (rank 0's) value counts. */
-	OTF2_Archive_SetDefChunkSize(archive, ops->rank == 0
-						  ? def_chunk_size(&u, sizes, map_sizes, ops->size)
-						  : OTF2_UNDEFINED_UINT64);
+	if (archive)
+		OTF2_Archive_SetDefChunkSize(
+		    archive, ops->rank == 0 ? def_chunk_size(&u, sizes, map_sizes, ops->size)
+					    : OTF2_UNDEFINED_UINT64);
 	char *map = ops->scatter(maps, map_sizes, &n_map);
-	write_local(archive, locs, map, n_map);
+	bool defs_ok = write_local(archive, locs, map, n_map);
 
 	if (ops->rank == 0) {
-		OTF2_GlobalDefWriter *gw = OTF2_Archive_GetGlobalDefWriter(archive);
+		vt_otf2_own_file(1);
+		OTF2_GlobalDefWriter *gw =
+		    archive ? OTF2_Archive_GetGlobalDefWriter(archive) : NULL;
 		if (gw && rc == 0) {
 			vt_unify_write_global(gw, &u);
-			OTF2_Archive_CloseGlobalDefWriter(archive, gw);
-			vt_unify_write_annotations(archive, &u);
+			defs_ok = defs_ok &&
+				  OTF2_Archive_CloseGlobalDefWriter(archive, gw) == OTF2_SUCCESS;
+			if (defs_ok)
+				vt_unify_write_annotations(archive, &u);
 		} else {
 			rc = -1;
 		}
 	}
 	/* Every rank's total, for rank 0's one line about the trace. */
 	uint64_t *counts = ops->gather(&events, sizeof(events), NULL);
-	OTF2_ErrorCode err = OTF2_Archive_Close(archive);
+	/* An archive whose definitions failed is not closed (libotf2 would flush its broken
+	 * writers): no anchor then, and the line says the trace cannot be read. */
+	bool defs_failed = any_rank(ops, !defs_ok) != 0;
+	if (ops->rank == 0 && !defs_failed)
+		vt_otf2_own_file(0);
+	vt_hostid_begin();
+	OTF2_ErrorCode err = defs_failed ? OTF2_ERROR_END_OF_FUNCTION : OTF2_Archive_Close(archive);
+	vt_hostid_end();
+	if (ops->rank == 0 && defs_failed)
+		vt_otf2_own_files_drop();
 	vt_otf2_closed();
+	if (failed && ops->rank == 0)
+		vt_otf2_reopen_done();
+	vt_otf2_low_fds_release();
 	if (ops->rank == 0) {
 		uint64_t total = 0;
 		for (int i = 0; counts && i < ops->size; i++)
 			total += counts[i];
-		if (rc < 0 || err != OTF2_SUCCESS)
+		if (defs_failed)
+			vt_error("the trace %s is incomplete and cannot be read: its definitions "
+				 "could not be written (%s)",
+				 vt_otf2_anchor(), vt_otf2_last_error());
+		else if (rc < 0 || err != OTF2_SUCCESS || !on_disk(vt_otf2_anchor()))
 			vt_error("writing the trace %s failed (%s); it may be incomplete",
-				 vt_otf2_anchor(), OTF2_Error_GetDescription(err));
+				 vt_otf2_anchor(),
+				 err != OTF2_SUCCESS ? OTF2_Error_GetDescription(err)
+						     : "its files are missing or empty");
+		else if (failed)
+			vt_warn("incomplete trace written to %s (%lu events, %zu locations): "
+				"recording stopped at the first failed write",
+				vt_otf2_anchor(), (unsigned long)total,
+				u.n_locs + (size_t)u.n_insts);
 		else
 			vt_notice("trace written to %s (%lu events, %zu locations)",
 				  vt_otf2_anchor(), (unsigned long)total,

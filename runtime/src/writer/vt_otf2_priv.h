@@ -9,6 +9,8 @@
 
 #include <otf2/otf2.h>
 
+struct vt_mpi_ops;
+
 struct vt_otf2_comm {
 	uint64_t key;
 	uint32_t my_rank, size;
@@ -37,6 +39,25 @@ OTF2_Archive *vt_otf2_archive(void);
 const char *vt_otf2_anchor(void);
 /* VT_REPORT: runs vt-report on the written trace (vt_report_run.c). */
 void vt_report_run(const char *anchor);
+/* After a failed write: the archive, whose writers libotf2 left broken, is abandoned and
+ * opened again for the definitions and the anchor (collectively, as at the start); NULL
+ * when that failed. */
+OTF2_Archive *vt_otf2_reopen(const struct vt_mpi_ops *ops);
+/* After the definitions of an archive opened again: the event files join them (rank 0). */
+void vt_otf2_reopen_done(void);
+/* Why libotf2's last call failed (strerror of its errno). */
+const char *vt_otf2_last_error(void);
+/* Gives back the room and the descriptor kept for the definitions (see vt_otf2.c). */
+void vt_otf2_reserve_release(void);
+/* Before libotf2 writes the anchor (k = 0) or the global definitions (k = 1): the file vt
+ * made when it reserved the name is still there, else it is made again (see vt_otf2.c). */
+void vt_otf2_own_file(int k);
+/* A trace that could not be written: the empty files vt made are removed. */
+void vt_otf2_own_files_drop(void);
+/* While libotf2 may open files: the free descriptors below 10 are held, so that its files
+ * land above them (nested holds count; see vt_otf2.c). */
+void vt_otf2_low_fds_hold(void);
+void vt_otf2_low_fds_release(void);
 /* The archive is closed: forget it. */
 void vt_otf2_closed(void);
 void vt_otf2_location_name(const struct vt_loc *l, char *buf, size_t len);

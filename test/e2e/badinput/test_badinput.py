@@ -50,6 +50,10 @@ def body(t):
         ({'VT_TIMER': 'sundial'}, ['VT_TIMER', 'sundial']),
         ({'VT_VERBOSE': '9'}, ['VT_VERBOSE', "'9'"]),
         ({'VT_FILE_PREFIX': 'a/b'}, ['VT_FILE_PREFIX', 'a/b']),
+        # Too long for a file name with its suffixes: refused, never cut.
+        ({'VT_FILE_PREFIX': 'p' * 300}, ['VT_FILE_PREFIX', 'at most 240 bytes',
+                                         'got 300 bytes']),
+        ({'VT_FILE_PREFIX': '..'}, ['VT_FILE_PREFIX', "'..'"]),
         ({'VT_FILTER_SPEC': '/nonexistent/vt.filter'},
          ['VT_FILTER_SPEC', '/nonexistent/vt.filter']),
         ({'VT_FILTER_SPEC': bad_filter}, [bad_filter + ':3', 'lots']),
