@@ -390,6 +390,7 @@ int vt_otf2_close_mpi(struct vt_loc *locs, uint64_t end_ts, const struct vt_mpi_
 		uint64_t total = 0;
 		for (int i = 0; counts && i < ops->size; i++)
 			total += counts[i];
+		size_t n_locs = u.n_locs + (size_t)u.n_insts;
 		if (defs_failed)
 			vt_error("the trace %s is incomplete and cannot be read: its definitions "
 				 "could not be written (%s)",
@@ -400,14 +401,14 @@ int vt_otf2_close_mpi(struct vt_loc *locs, uint64_t end_ts, const struct vt_mpi_
 				 err != OTF2_SUCCESS ? OTF2_Error_GetDescription(err)
 						     : "its files are missing or empty");
 		else if (failed)
-			vt_warn("incomplete trace written to %s (%lu events, %zu locations): "
+			vt_warn("incomplete trace written to %s (%lu event%s, %zu location%s): "
 				"recording stopped at the first failed write",
-				vt_otf2_anchor(), (unsigned long)total,
-				u.n_locs + (size_t)u.n_insts);
+				vt_otf2_anchor(), (unsigned long)total, total == 1 ? "" : "s",
+				n_locs, n_locs == 1 ? "" : "s");
 		else
-			vt_notice("trace written to %s (%lu events, %zu locations)",
-				  vt_otf2_anchor(), (unsigned long)total,
-				  u.n_locs + (size_t)u.n_insts);
+			vt_notice("trace written to %s (%lu event%s, %zu location%s)",
+				  vt_otf2_anchor(), (unsigned long)total, total == 1 ? "" : "s",
+				  n_locs, n_locs == 1 ? "" : "s");
 		if (rc == 0 && err == OTF2_SUCCESS && vt_cfg.report)
 			vt_report_run(vt_otf2_anchor());
 	}
