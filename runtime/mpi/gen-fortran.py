@@ -249,7 +249,7 @@ def hooked(w, name, hook, sym, lc, params, call):
         kind, measure = gw.collective_hook(name, hook)
         margs = ', '.join(cargs[:len(cargs) - gw.COLL_KINDS[kind]])
         w.emit('\tint vtf_ok = %s;' % ok,
-               '\tuint64_t vtw_t0 = vt_mpi_now();',
+               '\tuint64_t vtw_t0 = vt_mpi_enter_time(&vtw_desc_%s);' % name,
                '\t%s;' % fwd_e)
         w.emit(*['\t' + l for l in post])
         w.emit('\tif (vtf_ok && *vtf_e == MPI_SUCCESS)')

@@ -107,11 +107,11 @@ def collective(name, hook, names, args):
     kind, measure = collective_hook(name, hook)
     margs = ', '.join(names[:len(names) - COLL_KINDS[kind]])
     if kind == 'coll':
-        return ['\tuint64_t vtw_t0 = vt_mpi_now();',
+        return ['\tuint64_t vtw_t0 = vt_mpi_enter_time(&vtw_desc_%s);' % name,
                 '\tint vtw_ret = P%s(%s);' % (name, args),
                 '\tif (vtw_ret == MPI_SUCCESS)',
                 '\t\tvtw_coll_done(vtw_t0, vtw_m_%s(%s));' % (measure, margs)]
-    return ['\tuint64_t vtw_t0 = vt_mpi_now();',
+    return ['\tuint64_t vtw_t0 = vt_mpi_enter_time(&vtw_desc_%s);' % name,
             '\tint vtw_ret = P%s(%s);' % (name, args),
             '\tif (vtw_ret == MPI_SUCCESS)',
             '\t\tvtw_nbc_issued(*%s, vtw_m_%s(%s), %d, vtw_t0);'

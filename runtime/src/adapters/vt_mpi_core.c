@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* libvt's side of MPI mode: what the MPI adapter calls (see vt_mpi_iface.h). */
+#include "vt/vt_inst.h"
 #include "vt_config.h"
 #include "vt_core.h"
 #include "vt_lifecycle.h"
@@ -78,6 +79,20 @@ VT_MPI_EXPORT uint64_t vt_mpi_now(void)
 	return vt_clock_now();
 }
 
+VT_MPI_EXPORT uint64_t vt_mpi_enter_time(const struct vt_inst_desc *d)
+{
+	struct vt_tls *t = &vt_tls;
+	const struct vt_rec *p = t->pos;
+	uint32_t h = __atomic_load_n(&d->handle, __ATOMIC_ACQUIRE);
+	/* The wrapper's Enter, if it is the last record of the half being filled: not when
+	 * the region is filtered or beyond VT_MAX_STACK_DEPTH (nothing written), nor when
+	 * synchronous counters or a signal handler's events followed it. */
+	if (p && h && t->loc && p > t->loc->buf && p[-1].kind == VT_REC_ENTER &&
+	    p[-1].region == h - 1)
+		return p[-1].ts;
+	return vt_clock_now();
+}
+
 VT_MPI_EXPORT int vt_mpi_recording(void)
 {
 	return vt_thread_self() != NULL;
@@ -126,8 +141,7 @@ VT_MPI_EXPORT void vt_mpi_coll(uint64_t t0, uint32_t op, uint32_t comm, uint32_t
 	if (!t)
 		return;
 	union vt_rec_payload p[2] = {{.coll = {sent, comm, root}}, {.req = {received, 0}}};
-	vt_thread_put_event_at(t, t0, 0, VT_REC_MPI_COLL_BEGIN, NULL, 0);
-	vt_thread_put_event(t, op, VT_REC_MPI_COLL_END, p, 2);
+	vt_thread_put_pair(t, t0, 0, VT_REC_MPI_COLL_BEGIN, op, VT_REC_MPI_COLL_END, p, 2);
 }
 
 VT_MPI_EXPORT void vt_mpi_nbc_complete(uint32_t op, uint32_t comm, uint32_t root, uint64_t sent,

@@ -89,6 +89,13 @@ void vt_thread_put_event(struct vt_tls *t, uint32_t head, uint32_t kind,
 void vt_thread_put_event_at(struct vt_tls *t, uint64_t ts, uint32_t head, uint32_t kind,
 			    const union vt_rec_payload *payload, unsigned n);
 
+/* Two events in one reservation: the first (head0, kind0; no payload) stamped ts0, the
+ * second (head1, kind1, then payload) now. A call's Begin and End (MPI collectives): one
+ * reservation, one clock read. */
+void vt_thread_put_pair(struct vt_tls *t, uint64_t ts0, uint32_t head0, uint32_t kind0,
+			uint32_t head1, uint32_t kind1, const union vt_rec_payload *payload,
+			unsigned n);
+
 /* Writes a one-record event stamped with the clock in force. */
 static inline __attribute__((always_inline)) void vt_thread_put(struct vt_tls *t, uint32_t region,
 								uint32_t kind)
