@@ -493,9 +493,15 @@
       ['timeline', M.aggregated ? 'levels of detail: ' + M.slices + ' slices one by one, shorter ones in bins of ' +
         fmtNs(M.bin_ns) : 'every slice (' + M.slices + ')'],
       ['problems', M.problems]];
+    // the recording's settings (VT::SETTINGS::NAME) under their variables' names, after
+    // the other properties
+    var settings = [];
     Object.keys(A).forEach(function (k) {
-      if (k !== 'description' && k !== 'creator' && k !== 'machine') r.push([k, A[k]]);
+      var s = /^VT::SETTINGS::(.*)$/i.exec(k);
+      if (s) settings.push([s[1], A[k]]);
+      else if (k !== 'description' && k !== 'creator' && k !== 'machine') r.push([k, A[k]]);
     });
+    r = r.concat(settings);
     table('meta', ['', ''], r);
   })();
 

@@ -139,6 +139,18 @@ static void encode(struct vt_defs_buf *b, int rank, struct vt_loc *locs, uint64_
 		vt_defs_put(b, VT_DEF_INSTANCE, &d);
 	}
 	vt_annot_put_defs(b, vt_otf2_location_ref);
+	/* The settings in force, so that a trace says how it was recorded (vt-report shows
+	 * them): one trace property VT::SETTINGS::NAME per variable, NAME::RANK<r> where a
+	 * rank's value differs. */
+	size_t n_cfg;
+	const struct vt_cfg_entry *cfg = vt_config_table(&n_cfg);
+	for (size_t i = 0; i < n_cfg; i++) {
+		char name[128], value[1024];
+		snprintf(name, sizeof(name), "VT::SETTINGS::%s", cfg[i].name);
+		vt_config_format(&cfg[i], value, sizeof(value));
+		d = (union vt_def){.property = {name, value}};
+		vt_defs_put(b, VT_DEF_PROPERTY, &d);
+	}
 	vt_callctx_put_defs(b);
 }
 

@@ -45,8 +45,10 @@ def properties_otf2(path):
     import _otf2
     import otf2
     with otf2.reader.open(path) as r:
+        # the recording's settings (VT::SETTINGS::*) are not the program's metadata
         return {n: _otf2.Reader_GetProperty(r.handle, n)
-                for n in _otf2.Reader_GetPropertyNames(r.handle)}
+                for n in _otf2.Reader_GetPropertyNames(r.handle)
+                if not n.startswith('VT::SETTINGS::')}
 
 
 def properties_print(path):
@@ -56,6 +58,8 @@ def properties_print(path):
     for line in out.splitlines():
         if line.startswith('Property name'):
             name = line.split(None, 2)[2].strip()
+            if name.startswith('VT::SETTINGS::'):
+                name = None
         elif line.startswith('Property value') and name:
             props[name] = line.split(None, 2)[2].strip() if len(line.split(None, 2)) > 2 \
                 else ''

@@ -209,6 +209,11 @@ def check_full_view(t, dom, facts, trace):
          ('viz_prog', str(vizprog.NP), str(len(facts.locations)),
           str(facts.events)),
          '%s: metadata: program, ranks, threads, events' % what)
+    # the settings the run was recorded with: the ones given, and the defaults
+    t.eq((meta.get('VT_PLUGIN_CNTR_METRICS'), meta.get('VT_BUFFER_SIZE'),
+          meta.get('VT_MPITRACE'), meta.get('VT_FILTER_SPEC')),
+         ('random_x', '8M', 'yes', '(unset)'),
+         '%s: metadata: the recording\'s settings, given and default' % what)
     return dom
 
 
