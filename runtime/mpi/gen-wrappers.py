@@ -107,10 +107,14 @@ def collective(name, hook, names, args):
     kind, measure = collective_hook(name, hook)
     margs = ', '.join(names[:len(names) - COLL_KINDS[kind]])
     if kind == 'coll':
+        # the Leave written with the End (the caller adds no vt_inst_exit)
         return ['\tuint64_t vtw_t0 = vt_mpi_enter_time(&vtw_desc_%s);' % name,
                 '\tint vtw_ret = P%s(%s);' % (name, args),
                 '\tif (vtw_ret == MPI_SUCCESS)',
-                '\t\tvtw_coll_done(vtw_t0, vtw_m_%s(%s));' % (measure, margs)]
+                '\t\tvtw_coll_done_leave(vtw_t0, vtw_m_%s(%s), &vtw_desc_%s);'
+                % (measure, margs, name),
+                '\telse',
+                '\t\tvt_inst_exit(&vtw_desc_%s);' % name]
     return ['\tuint64_t vtw_t0 = vt_mpi_enter_time(&vtw_desc_%s);' % name,
             '\tint vtw_ret = P%s(%s);' % (name, args),
             '\tif (vtw_ret == MPI_SUCCESS)',
@@ -156,7 +160,8 @@ def main():
             out.append('\t%s vtw_ret = P%s(%s);' % (ret, name, args))
         if hook != '-' and ':' not in hook:
             out.append('\tvtw_%s_post(&vtw_call, vtw_ret%s);' % (hook, ', ' + args if args else ''))
-        out.append('\tvt_inst_exit(&vtw_desc_%s);' % name)
+        if ':' not in hook or collective_hook(name, hook)[0] != 'coll':
+            out.append('\tvt_inst_exit(&vtw_desc_%s);' % name)
         out.append('\treturn vtw_ret;')
         out.append('}')
         out.append('')

@@ -255,6 +255,12 @@ static inline void vtw_coll_done(uint64_t t0, struct vtw_coll c)
 	vt_mpi_coll(t0, c.op, c.comm, vtw_root(c.root), c.sent, c.received);
 }
 
+/* The same and the call's Leave (the generated wrappers of blocking collectives). */
+static inline void vtw_coll_done_leave(uint64_t t0, struct vtw_coll c, struct vt_inst_desc *d)
+{
+	vt_mpi_coll_leave(t0, c.op, c.comm, vtw_root(c.root), c.sent, c.received, d);
+}
+
 /* A non-blocking or persistent collective's request: followed until it completes. */
 VTW_HIDDEN void vtw_nbc_issued(MPI_Request req, struct vtw_coll c, int persistent, uint64_t t0);
 

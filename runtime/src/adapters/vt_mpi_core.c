@@ -10,6 +10,8 @@
 #include "vt_thread.h"
 #include "vt_topo.h"
 
+#include <string.h>
+
 static const struct vt_mpi_ops *ops;
 static int detaching; /* inside MPI_Finalize: the only place the archive closes collectively */
 
@@ -142,6 +144,33 @@ VT_MPI_EXPORT void vt_mpi_coll(uint64_t t0, uint32_t op, uint32_t comm, uint32_t
 		return;
 	union vt_rec_payload p[2] = {{.coll = {sent, comm, root}}, {.req = {received, 0}}};
 	vt_thread_put_pair(t, t0, 0, VT_REC_MPI_COLL_BEGIN, op, VT_REC_MPI_COLL_END, p, 2);
+}
+
+VT_MPI_EXPORT void vt_mpi_coll_leave(uint64_t t0, uint32_t op, uint32_t comm, uint32_t root,
+				     uint64_t sent, uint64_t received, struct vt_inst_desc *d)
+{
+	struct vt_tls *t = &vt_tls;
+	uint32_t h = __atomic_load_n(&d->handle, __ATOMIC_ACQUIRE);
+	/* The common case, the Leave as vt_thread_leave would write it alone: a recording
+	 * thread, the region registered and not filtered, within VT_MAX_STACK_DEPTH, no
+	 * synchronous counters to read. Begin, End and Leave then cost one reservation and one
+	 * clock read. */
+	if (!t->pos || !h || ((h - 1) & VT_REGION_FILTERED) || t->sync || t->depth > vt_max_depth) {
+		vt_mpi_coll(t0, op, comm, root, sent, received);
+		vt_inst_exit(d);
+		return;
+	}
+	t->depth--;
+	struct vt_rec *p = vt_buf_reserve(t, 5);
+	if (!p)
+		return;
+	uint64_t now = vt_clock_now();
+	p[0] = (struct vt_rec){t0 < now ? t0 : now, 0, VT_REC_MPI_COLL_BEGIN};
+	p[1] = (struct vt_rec){now, op, VT_REC_MPI_COLL_END};
+	union vt_rec_payload pl[2] = {{.coll = {sent, comm, root}}, {.req = {received, 0}}};
+	memcpy(p + 2, pl, sizeof(pl));
+	p[4] = (struct vt_rec){now, h - 1, VT_REC_LEAVE};
+	vt_buf_commit(t, p, 5);
 }
 
 VT_MPI_EXPORT void vt_mpi_nbc_complete(uint32_t op, uint32_t comm, uint32_t root, uint64_t sent,

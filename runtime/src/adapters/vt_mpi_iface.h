@@ -73,6 +73,11 @@ VT_MPI_EXPORT void vt_mpi_request(uint32_t kind, uint64_t request);
  * CollectiveBegin and CollectiveEnd, written in one step after the call returned. */
 VT_MPI_EXPORT void vt_mpi_coll(uint64_t t0, uint32_t op, uint32_t comm, uint32_t root,
 			       uint64_t sent, uint64_t received);
+
+/* The same, then the Leave of the call's region (descriptor d), in one reservation where
+ * the Leave is a plain record (else as vt_mpi_coll, then vt_inst_exit(d)). */
+VT_MPI_EXPORT void vt_mpi_coll_leave(uint64_t t0, uint32_t op, uint32_t comm, uint32_t root,
+				     uint64_t sent, uint64_t received, struct vt_inst_desc *d);
 /* A non-blocking collective: its request (kind VT_REC_MPI_NBC_REQUEST through
  * vt_mpi_request), and its completion at the Wait or Test that saw it done. */
 VT_MPI_EXPORT void vt_mpi_nbc_complete(uint32_t op, uint32_t comm, uint32_t root, uint64_t sent,
