@@ -86,15 +86,17 @@ int vt_core_pid(void)
 }
 
 /* A forked child must not write into its parent's archive; it runs untraced, and says so
- * at the default verbosity (docs/security.md). */
+ * at the default verbosity when it ends (docs/security.md). Not at the fork: most children
+ * exec at once (Open MPI starting its daemon for a program run without mpirun, popen),
+ * and a line for each would be noise. */
+static int forked_from;
+
 static void fork_child(void)
 {
 	set_state(VT_STATE_OFF);
 	vt_tls.pos = vt_tls.end = NULL;
 	vt_tls.state = VT_TLS_OFF;
-	vt_notice("forked child of process %d: not traced (a child that calls exec is traced "
-		  "again if the new program is built with vtcc)",
-		  init_pid);
+	forked_from = init_pid;
 	init_pid = getpid();
 }
 
@@ -157,6 +159,12 @@ void vt_finalize(void)
 {
 	pthread_mutex_lock(&state_lock);
 	if (vt_core_state() != VT_STATE_ON) {
+		if (forked_from) {
+			vt_notice("forked child of process %d: not traced (a child that calls exec "
+				  "is traced again if the new program is built with vtcc)",
+				  forked_from);
+			forked_from = 0;
+		}
 		pthread_mutex_unlock(&state_lock);
 		return;
 	}
