@@ -35,6 +35,11 @@ enum vtr_event {
 
 extern const char *const vtr_event_names[VTR_EV_COUNT];
 
+/* OTF2's collective operations by their OTF2_CollectiveOp number, in lower case ("allreduce");
+ * an operation this build does not know is VTR_COLL_OPS, "unknown". */
+#define VTR_COLL_OPS 23
+extern const char *const vtr_coll_op_names[VTR_COLL_OPS + 1];
+
 #define VTR_NONE UINT32_MAX
 
 struct vtr_region {

@@ -13,6 +13,33 @@
 /* libotf2 callbacks have fixed signatures; many parameters go unused. */
 #pragma GCC diagnostic ignored "-Wunused-parameter"
 
+const char *const vtr_coll_op_names[VTR_COLL_OPS + 1] = {
+    "barrier",
+    "bcast",
+    "gather",
+    "gatherv",
+    "scatter",
+    "scatterv",
+    "allgather",
+    "allgatherv",
+    "alltoall",
+    "alltoallv",
+    "alltoallw",
+    "allreduce",
+    "reduce",
+    "reduce_scatter",
+    "scan",
+    "exscan",
+    "reduce_scatter_block",
+    "create_handle",
+    "destroy_handle",
+    "allocate",
+    "deallocate",
+    "create_handle_and_allocate",
+    "destroy_handle_and_deallocate",
+    "unknown",
+};
+
 const char *const vtr_event_names[VTR_EV_COUNT] = {
 #define VTR_NAME(name, params) #name,
     VTR_MAIN_EVENT_KINDS(VTR_NAME) VTR_OTHER_EVENT_KINDS(VTR_NAME)

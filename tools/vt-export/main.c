@@ -11,6 +11,7 @@
 
 #include "chrome.h"
 #include "vtr.h"
+#include "vtr_cli.h"
 #include "vtr_out.h"
 
 #ifndef VT_VERSION
@@ -41,17 +42,6 @@ static const char usage_text[] =
     "cannot be read (then no output is left behind) or an output that cannot be\n"
     "written.\n";
 
-__attribute__((format(printf, 1, 2), noreturn)) static void usage_error(const char *fmt, ...)
-{
-	va_list ap;
-	fputs("vt-export: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputs(" (see vt-export --help)\n", stderr);
-	exit(EXIT_USAGE);
-}
-
 static bool parse_seconds(const char *s, size_t len, double *out)
 {
 	char buf[64], *end;
@@ -68,20 +58,21 @@ static void parse_window(const char *arg, struct vt_export_options *opt)
 {
 	const char *colon = strchr(arg, ':');
 	if (!colon)
-		usage_error("--window: '%s' is not T0:T1 (seconds)", arg);
+		vtr_usage_error("--window: '%s' is not T0:T1 (seconds)", arg);
 	size_t n0 = (size_t)(colon - arg), n1 = strlen(colon + 1);
 	opt->window = true;
 	opt->from = 0;
 	opt->to = -1;
 	if ((n0 && !parse_seconds(arg, n0, &opt->from)) ||
 	    (n1 && !parse_seconds(colon + 1, n1, &opt->to)))
-		usage_error("--window: '%s' is not T0:T1 (seconds)", arg);
+		vtr_usage_error("--window: '%s' is not T0:T1 (seconds)", arg);
 	if (n1 && opt->to < opt->from)
-		usage_error("--window: '%s' ends before it begins", arg);
+		vtr_usage_error("--window: '%s' ends before it begins", arg);
 }
 
 int main(int argc, char **argv)
 {
+	vtr_cli_tool = "vt-export";
 	static const struct option longopts[] = {
 	    {"chrome", no_argument, NULL, 'c'},	      {"output", required_argument, NULL, 'o'},
 	    {"window", required_argument, NULL, 'w'}, {"help", no_argument, NULL, 'h'},
@@ -107,22 +98,13 @@ int main(int argc, char **argv)
 		case 'V':
 			printf("vt-export (vt) %s\n", VT_VERSION);
 			return EXIT_CLEAN;
-		case ':':
-			usage_error("option '%s' needs a value", argv[optind - 1]);
-		default:
-			if (optopt)
-				usage_error("unknown option '-%c'", optopt);
-			usage_error("unknown option '%s'", argv[optind - 1]);
+		default: /* '?' or ':' */
+			vtr_cli_bad_option(c, argv);
 		}
 	}
-	if (optind == argc)
-		usage_error("no trace given");
-	if (optind + 1 < argc)
-		usage_error("one trace at a time, got '%s' and '%s'", argv[optind],
-			    argv[optind + 1]);
+	const char *path = vtr_cli_trace(argc, argv);
 	if (!output)
-		usage_error("no output given (-o FILE)");
-	const char *path = argv[optind];
+		vtr_usage_error("no output given (-o FILE)");
 
 	struct vtr_trace t;
 	char err[512];

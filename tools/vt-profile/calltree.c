@@ -8,6 +8,7 @@
  * depth N, whose exclusive time then takes in theirs (it becomes its inclusive time).
  */
 #include "report.h"
+#include "vtr_out.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
@@ -270,7 +271,7 @@ static void print_path(FILE *out, const struct vt_prof_trace *tr, const struct t
 	for (uint32_t k = 0; k < t->nodes[node].depth; k++) {
 		if (json) {
 			fputs(k ? ", " : "", out);
-			vt_prof_json_string(out, tr->regions[chain[k]].name);
+			vtr_json_string(out, tr->regions[chain[k]].name);
 			continue;
 		}
 		if (k)
@@ -308,7 +309,7 @@ static void report_json(FILE *out, const struct vt_prof_trace *tr, const struct 
 			const uint32_t *order, size_t n, uint32_t limit)
 {
 	fputs("{\n  \"trace\": ", out);
-	vt_prof_json_string(out, tr->path);
+	vtr_json_string(out, tr->path);
 	fprintf(out, ",\n  \"timer_resolution\": %" PRIu64 ",\n  \"depth_limit\": %" PRIu32 ",\n",
 		tr->timer_resolution, limit);
 	fputs("  \"paths\": [", out);
@@ -321,7 +322,7 @@ static void report_json(FILE *out, const struct vt_prof_trace *tr, const struct 
 			"%s\n    {\"id\": %" PRIu32 ", \"parent\": %" PRIu32 ", \"depth\": %" PRIu32
 			", \"region\": ",
 			first ? "" : ",", order[i], x->parent, x->depth);
-		vt_prof_json_string(out, tr->regions[x->region].name);
+		vtr_json_string(out, tr->regions[x->region].name);
 		fputs(", \"path\": ", out);
 		print_path(out, tr, t, order[i], true);
 		fprintf(out,

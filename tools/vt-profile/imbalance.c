@@ -6,6 +6,7 @@
  * not need if the work were even. Built from the flat profile's per-location results.
  */
 #include "report.h"
+#include "vtr_out.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
@@ -127,13 +128,13 @@ static void report_json(FILE *out, const struct vt_prof_trace *tr, const struct 
 			size_t shown)
 {
 	fputs("{\n  \"trace\": ", out);
-	vt_prof_json_string(out, tr->path);
+	vtr_json_string(out, tr->path);
 	fprintf(out, ",\n  \"timer_resolution\": %" PRIu64 ",\n  \"locations\": %zu,\n",
 		tr->timer_resolution, tr->nlocations);
 	fputs("  \"regions\": [", out);
 	for (size_t i = 0; i < shown; i++) {
 		fprintf(out, "%s\n    {\"id\": %" PRIu32 ", \"name\": ", i ? "," : "", s[i].region);
-		vt_prof_json_string(out, tr->regions[s[i].region].name);
+		vtr_json_string(out, tr->regions[s[i].region].name);
 		fprintf(out,
 			", \"locations\": %zu, \"min_ticks\": %" PRIu64 ", \"mean_ticks\": %.3f"
 			", \"max_ticks\": %" PRIu64 ", \"sum_ticks\": %" PRIu64

@@ -12,6 +12,7 @@
 #include "compare.h"
 #include "profile.h"
 #include "report.h"
+#include "vtr_cli.h"
 
 #ifndef VT_VERSION
 #define VT_VERSION "unknown"
@@ -48,23 +49,12 @@ static const char usage_text[] =
     "Enter/Leave, decreasing timestamps; listed as warnings), 2 on a usage error or\n"
     "a trace that cannot be read or has no events.\n";
 
-__attribute__((format(printf, 1, 2), noreturn)) static void usage_error(const char *fmt, ...)
-{
-	va_list ap;
-	fputs("vt-profile: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputs(" (see vt-profile --help)\n", stderr);
-	exit(EXIT_USAGE);
-}
-
 static int pick(const char *option, const char *value, const char *const *names, int n)
 {
 	for (int i = 0; i < n; i++)
 		if (strcmp(value, names[i]) == 0)
 			return i;
-	usage_error("%s: unknown value '%s'", option, value);
+	vtr_usage_error("%s: unknown value '%s'", option, value);
 }
 
 static size_t parse_count(const char *option, const char *value)
@@ -73,7 +63,7 @@ static size_t parse_count(const char *option, const char *value)
 	errno = 0;
 	unsigned long long v = strtoull(value, &end, 10);
 	if (errno || end == value || *end || value[0] == '-')
-		usage_error("%s: '%s' is not a count", option, value);
+		vtr_usage_error("%s: '%s' is not a count", option, value);
 	return (size_t)v;
 }
 
@@ -112,7 +102,7 @@ static void parse_args(int argc, char **argv, struct vt_prof_options *opt, const
 		case 'd':
 			depth = parse_count("--depth", optarg);
 			if (depth > UINT32_MAX)
-				usage_error("--depth: '%s' is too large", optarg);
+				vtr_usage_error("--depth: '%s' is too large", optarg);
 			opt->depth = (uint32_t)depth;
 			break;
 		case 'm':
@@ -133,24 +123,15 @@ static void parse_args(int argc, char **argv, struct vt_prof_options *opt, const
 		case 'V':
 			printf("vt-profile (vt) %s\n", VT_VERSION);
 			exit(EXIT_CLEAN);
-		case ':':
-			usage_error("option '%s' needs a value", argv[optind - 1]);
-		default:
-			if (optopt)
-				usage_error("unknown option '-%c'", optopt);
-			usage_error("unknown option '%s'", argv[optind - 1]);
+		default: /* '?' or ':' */
+			vtr_cli_bad_option(c, argv);
 		}
 	}
-	if (optind == argc)
-		usage_error("no trace given");
-	if (optind + 1 < argc)
-		usage_error("one trace at a time, got '%s' and '%s'", argv[optind],
-			    argv[optind + 1]);
-	*path = argv[optind];
+	*path = vtr_cli_trace(argc, argv);
 	if (opt->samples + opt->call_tree + opt->mpi + opt->imbalance > 1)
-		usage_error("--samples, --call-tree, --mpi and --imbalance exclude each other");
+		vtr_usage_error("--samples, --call-tree, --mpi and --imbalance exclude each other");
 	if (opt->depth && !opt->call_tree)
-		usage_error("--depth goes with --call-tree");
+		vtr_usage_error("--depth goes with --call-tree");
 }
 
 /* The modes that read once more (call tree, MPI) or present the flat reading differently. The
@@ -178,6 +159,7 @@ static int other_mode(const struct vt_prof_trace *tr, const struct vt_prof_optio
 
 int main(int argc, char **argv)
 {
+	vtr_cli_tool = "vt-profile";
 	struct vt_prof_options opt = {.format = VT_PROF_TEXT, .sort = VT_PROF_SORT_EXCL};
 	struct vt_prof_trace tr = {0};
 	char err[512];

@@ -6,38 +6,14 @@
  * members sent and received. Messages and collectives the layer could not match are problems.
  */
 #include "report.h"
+#include "vtr_out.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* OTF2_CollectiveOp, in its numbering (OTF2_Events.h). */
-static const char *const coll_names[] = {
-    "barrier",
-    "bcast",
-    "gather",
-    "gatherv",
-    "scatter",
-    "scatterv",
-    "allgather",
-    "allgatherv",
-    "alltoall",
-    "alltoallv",
-    "alltoallw",
-    "allreduce",
-    "reduce",
-    "reduce_scatter",
-    "scan",
-    "exscan",
-    "reduce_scatter_block",
-    "create_handle",
-    "destroy_handle",
-    "allocate",
-    "deallocate",
-    "create_handle_and_allocate",
-    "destroy_handle_and_deallocate",
-};
-#define NCOLL (sizeof(coll_names) / sizeof(coll_names[0]))
+/* OTF2's collective operations: vtr_coll_op_names (tools/lib). */
+#define NCOLL VTR_COLL_OPS
 
 struct pair {
 	uint32_t from, to; /* ranks; VTR_NONE: a location outside MPI */
@@ -150,7 +126,7 @@ static int cmp_pairs(const void *pa, const void *pb)
 
 static const char *kind_name(size_t k)
 {
-	return k < NCOLL ? coll_names[k] : "unknown";
+	return vtr_coll_op_names[k < NCOLL ? k : NCOLL];
 }
 
 static void print_rank(FILE *out, uint32_t rank, int width, bool json)
@@ -230,7 +206,7 @@ static void report_csv(FILE *out, const struct vt_prof_trace *tr, const struct m
 static void report_json(FILE *out, const struct vt_prof_trace *tr, const struct mpi_stats *m)
 {
 	fputs("{\n  \"trace\": ", out);
-	vt_prof_json_string(out, tr->path);
+	vtr_json_string(out, tr->path);
 	fprintf(out,
 		",\n  \"timer_resolution\": %" PRIu64 ",\n  \"messages\": %" PRIu64
 		",\n  \"bytes\": %" PRIu64 ",\n  \"collectives\": %" PRIu64

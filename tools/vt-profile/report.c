@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* vt-profile's outputs: the aligned text table, CSV and JSON, sorted and cut as asked. */
 #include "report.h"
+#include "vtr_out.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
@@ -283,64 +284,6 @@ static void report_csv(FILE *out, FILE *err, const struct vt_prof_trace *tr,
 
 /* ---- JSON ---- */
 
-/* Length of the valid UTF-8 sequence at s, or 0 if the bytes there are not one. */
-static size_t utf8_length(const unsigned char *s)
-{
-	unsigned char c = s[0];
-	size_t len;
-	unsigned char lo = 0x80, hi = 0xBF; /* allowed range of the second byte */
-
-	if (c >= 0xC2 && c <= 0xDF) {
-		len = 2;
-	} else if (c >= 0xE0 && c <= 0xEF) {
-		len = 3;
-		if (c == 0xE0)
-			lo = 0xA0;
-		else if (c == 0xED)
-			hi = 0x9F; /* no UTF-16 surrogates */
-	} else if (c >= 0xF0 && c <= 0xF4) {
-		len = 4;
-		if (c == 0xF0)
-			lo = 0x90;
-		else if (c == 0xF4)
-			hi = 0x8F;
-	} else {
-		return 0;
-	}
-	if (s[1] < lo || s[1] > hi)
-		return 0;
-	for (size_t i = 2; i < len; i++)
-		if (s[i] < 0x80 || s[i] > 0xBF)
-			return 0;
-	return len;
-}
-
-/* Names come from the trace as bytes; JSON must be UTF-8, so bad bytes become U+FFFD. */
-static void json_string(FILE *out, const char *str)
-{
-	const unsigned char *s = (const unsigned char *)str;
-	fputc('"', out);
-	while (*s) {
-		if (*s == '"' || *s == '\\') {
-			fprintf(out, "\\%c", *s++);
-		} else if (*s < 0x20 || *s == 0x7F) {
-			fprintf(out, "\\u%04x", *s++);
-		} else if (*s < 0x80) {
-			fputc(*s++, out);
-		} else {
-			size_t len = utf8_length(s);
-			if (len) {
-				fwrite(s, 1, len, out);
-				s += len;
-			} else {
-				fputs("\\ufffd", out);
-				s++;
-			}
-		}
-	}
-	fputc('"', out);
-}
-
 static void json_location_regions(FILE *out, const struct vt_prof_trace *tr,
 				  const struct vt_prof_options *opt,
 				  const struct vt_prof_location *loc)
@@ -350,7 +293,7 @@ static void json_location_regions(FILE *out, const struct vt_prof_trace *tr,
 	fputs(", \"regions\": [", out);
 	for (size_t j = 0; j < shown; j++) {
 		fprintf(out, "%s{\"id\": %" PRIu32 ", \"name\": ", j ? ", " : "", rows[j].region);
-		json_string(out, tr->regions[rows[j].region].name);
+		vtr_json_string(out, tr->regions[rows[j].region].name);
 		fprintf(out,
 			", \"calls\": %" PRIu64 ", \"incl_ticks\": %" PRIu64
 			", \"excl_ticks\": %" PRIu64 "}",
@@ -411,9 +354,9 @@ static void json_regions(FILE *out, const struct vt_prof_trace *tr,
 		const struct vt_prof_region *r = &tr->regions[rows[i].region];
 		fprintf(out, "%s\n    {\"id\": %" PRIu32 ", \"name\": ", i ? "," : "",
 			rows[i].region);
-		json_string(out, r->name);
+		vtr_json_string(out, r->name);
 		fputs(", \"file\": ", out);
-		json_string(out, r->file);
+		vtr_json_string(out, r->file);
 		fprintf(out,
 			", \"line\": %" PRIu32 ", \"calls\": %" PRIu64 ", \"incl_ticks\": %" PRIu64
 			", \"excl_ticks\": %" PRIu64 ", \"calls_per_location\": {",
@@ -461,11 +404,11 @@ static void json_problems(FILE *out, const struct vt_prof_trace *tr)
 			fputs("null", out);
 		fputs(", \"region\": ", out);
 		if (p->region != VT_PROF_NO_REGION)
-			json_string(out, tr->regions[p->region].name);
+			vtr_json_string(out, tr->regions[p->region].name);
 		else
 			fputs("null", out);
 		fputs(", \"message\": ", out);
-		json_string(out, p->message);
+		vtr_json_string(out, p->message);
 		fputs("}", out);
 	}
 	fputs(tr->nproblems ? "\n  ],\n" : "],\n", out);
@@ -480,7 +423,7 @@ static void report_json(FILE *out, const struct vt_prof_trace *tr,
 	free(rows);
 
 	fputs("{\n  \"trace\": ", out);
-	json_string(out, tr->path);
+	vtr_json_string(out, tr->path);
 	fprintf(out, ",\n  \"timer_resolution\": %" PRIu64 ",\n", tr->timer_resolution);
 	fprintf(out,
 		"  \"first_timestamp\": %" PRIu64 ",\n  \"last_timestamp\": %" PRIu64
@@ -494,9 +437,9 @@ static void report_json(FILE *out, const struct vt_prof_trace *tr,
 	for (size_t i = 0; i < tr->nlocations; i++) {
 		const struct vt_prof_location *loc = &tr->locations[i];
 		fprintf(out, "%s\n    {\"id\": %" PRIu64 ", \"name\": ", i ? "," : "", loc->id);
-		json_string(out, loc->name);
+		vtr_json_string(out, loc->name);
 		fputs(", \"group\": ", out);
-		json_string(out, loc->group_name);
+		vtr_json_string(out, loc->group_name);
 		fprintf(out,
 			", \"group_id\": %" PRIu32 ", \"events\": %" PRIu64 ", \"enters\": %" PRIu64
 			", \"leaves\": %" PRIu64 ", \"flush_ticks\": %" PRIu64
@@ -521,11 +464,6 @@ void vt_prof_print_problems(const struct vt_prof_trace *tr, FILE *out, const cha
 		fputs(prefix, out);
 		print_problem(out, tr, &tr->problems[i]);
 	}
-}
-
-void vt_prof_json_string(FILE *out, const char *s)
-{
-	json_string(out, s);
 }
 
 void vt_prof_csv_field(FILE *out, const char *s)

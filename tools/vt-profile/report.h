@@ -70,8 +70,7 @@ void vt_prof_report_imbalance(const struct vt_prof_trace *tr, const struct vt_pr
 /* The problems of the flat reading, one "warning: ..." line each, after prefix. */
 void vt_prof_print_problems(const struct vt_prof_trace *tr, FILE *out, const char *prefix);
 
-/* Shared by the reports: JSON strings, CSV fields. */
-void vt_prof_json_string(FILE *out, const char *s);
+/* Shared by the reports: CSV fields (JSON strings: vtr_json_string of vtr_out.h). */
 void vt_prof_csv_field(FILE *out, const char *s);
 
 #endif

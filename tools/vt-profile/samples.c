@@ -7,6 +7,7 @@
  * samples times the interrupt generator's period.
  */
 #include "report.h"
+#include "vtr_out.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
@@ -256,15 +257,15 @@ static void report_json(FILE *out, const struct vt_prof_trace *tr, const struct 
 {
 	const struct vtr_trace *t = m->t;
 	fputs("{\n  \"trace\": ", out);
-	vt_prof_json_string(out, tr->path);
+	vtr_json_string(out, tr->path);
 	fprintf(out, ",\n  \"samples\": %" PRIu64 ",\n  \"period_seconds\": %.9g,\n  \"source\": ",
 		tr->total_samples, t ? t->sample_period : 0.0);
-	vt_prof_json_string(out, t ? t->sample_source : "");
+	vtr_json_string(out, t ? t->sample_source : "");
 	fputs(",\n  \"locations\": [", out);
 	for (size_t i = 0; i < tr->nlocations; i++) {
 		fprintf(out, "%s\n    {\"id\": %" PRIu64 ", \"name\": ", i ? "," : "",
 			tr->locations[i].id);
-		vt_prof_json_string(out, tr->locations[i].name);
+		vtr_json_string(out, tr->locations[i].name);
 		fprintf(out, ", \"samples\": %" PRIu64 "}", tr->locations[i].samples);
 	}
 	fputs(tr->nlocations ? "\n  ],\n  \"functions\": [" : "],\n  \"functions\": [", out);
@@ -272,9 +273,9 @@ static void report_json(FILE *out, const struct vt_prof_trace *tr, const struct 
 		const struct fn_row *f = &m->fn[m->order[i]];
 		const struct vtr_region *r = &t->regions[f->region];
 		fputs(i ? ",\n    {\"name\": " : "\n    {\"name\": ", out);
-		vt_prof_json_string(out, r->name);
+		vtr_json_string(out, r->name);
 		fputs(", \"file\": ", out);
-		vt_prof_json_string(out, r->file);
+		vtr_json_string(out, r->file);
 		fprintf(out,
 			", \"line\": %" PRIu32 ", \"self\": %" PRIu64 ", \"total\": %" PRIu64 "}",
 			r->line, f->self, f->total);
@@ -290,9 +291,9 @@ static void report_json(FILE *out, const struct vt_prof_trace *tr, const struct 
 		else
 			fprintf(out, "%" PRIu32, x->parent);
 		fputs(", \"function\": ", out);
-		vt_prof_json_string(out, region_name(t, x->region));
+		vtr_json_string(out, region_name(t, x->region));
 		fputs(", \"at\": ", out);
-		vt_prof_json_string(out, at);
+		vtr_json_string(out, at);
 		fprintf(out, ", \"self\": %" PRIu64 ", \"total\": %" PRIu64 "}", tr->ctx_samples[c],
 			m->total[c]);
 	}

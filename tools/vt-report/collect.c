@@ -16,33 +16,6 @@
 #include <inttypes.h>
 #include <otf2/otf2.h>
 
-const char *const vt_report_coll_names[24] = {
-    "barrier",
-    "bcast",
-    "gather",
-    "gatherv",
-    "scatter",
-    "scatterv",
-    "allgather",
-    "allgatherv",
-    "alltoall",
-    "alltoallv",
-    "alltoallw",
-    "allreduce",
-    "reduce",
-    "reduce_scatter",
-    "scan",
-    "exscan",
-    "reduce_scatter_block",
-    "create_handle",
-    "destroy_handle",
-    "allocate",
-    "deallocate",
-    "create_handle_and_allocate",
-    "destroy_handle_and_deallocate",
-    "unknown",
-};
-
 uint64_t vt_report_ns(const struct vtr_trace *t, uint64_t ticks)
 {
 	uint64_t rel = ticks > t->offset ? ticks - t->offset : 0;
@@ -274,7 +247,7 @@ static void on_message(void *user, const struct vtr_message *m)
 static void on_collective(void *user, const struct vtr_collective *c)
 {
 	struct vt_report *r = user;
-	uint32_t op = c->op < 23 ? c->op : 23;
+	uint32_t op = c->op < VTR_COLL_OPS ? c->op : VTR_COLL_OPS;
 	struct vt_report_coll *k = &r->colls[op];
 	k->instances++;
 	for (uint32_t i = 0; i < c->n; i++) {

@@ -97,8 +97,8 @@ static void definitions(struct vt_report *r, FILE *out)
 			t->regions[i].role);
 	}
 	fputs("],\n\"coll_names\":[", out);
-	for (size_t i = 0; i < 24; i++)
-		fprintf(out, "%s\"%s\"", i ? "," : "", vt_report_coll_names[i]);
+	for (size_t i = 0; i <= VTR_COLL_OPS; i++)
+		fprintf(out, "%s\"%s\"", i ? "," : "", vtr_coll_op_names[i]);
 	fputs("]", out);
 }
 
@@ -237,12 +237,12 @@ static void mpi(struct vt_report *r, FILE *out)
 	}
 	fputs("],\n\"colls\":[", out);
 	first = true;
-	for (int k = 0; k < 24; k++) {
+	for (int k = 0; k <= VTR_COLL_OPS; k++) {
 		const struct vt_report_coll *c = &r->colls[k];
 		if (!c->instances)
 			continue;
 		fprintf(out, "%s[\"%s\",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 "]",
-			first ? "" : ",", vt_report_coll_names[k], c->instances, c->time, c->sent,
+			first ? "" : ",", vtr_coll_op_names[k], c->instances, c->time, c->sent,
 			c->received);
 		first = false;
 	}

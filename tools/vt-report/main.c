@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "vt_report.h"
+#include "vtr_cli.h"
 #include "vtr_out.h"
 
 #ifndef VT_VERSION
@@ -38,24 +39,13 @@ static const char usage_text[] =
     "still written and says how many), 2 on a usage error, a trace that cannot be\n"
     "read (then no report is left behind) or a report that cannot be written.\n";
 
-__attribute__((format(printf, 1, 2), noreturn)) static void usage_error(const char *fmt, ...)
-{
-	va_list ap;
-	fputs("vt-report: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputs(" (see vt-report --help)\n", stderr);
-	exit(EXIT_USAGE);
-}
-
 static uint64_t parse_count(const char *option, const char *value)
 {
 	char *end;
 	errno = 0;
 	unsigned long long v = strtoull(value, &end, 10);
 	if (errno || end == value || *end || value[0] == '-' || v == 0)
-		usage_error("%s: '%s' is not a positive count", option, value);
+		vtr_usage_error("%s: '%s' is not a positive count", option, value);
 	return v;
 }
 
@@ -76,6 +66,7 @@ static int fail(const char *what, const char *err, struct vt_report *r, FILE *ou
 
 int main(int argc, char **argv)
 {
+	vtr_cli_tool = "vt-report";
 	static const struct option longopts[] = {
 	    {"output", required_argument, NULL, 'o'},
 	    {"budget", required_argument, NULL, 'b'},
@@ -103,23 +94,15 @@ int main(int argc, char **argv)
 		case 'V':
 			printf("vt-report (vt) %s\n", VT_VERSION);
 			return EXIT_CLEAN;
-		case ':':
-			usage_error("option '%s' needs a value", argv[optind - 1]);
-		default:
-			if (optopt)
-				usage_error("unknown option '-%c'", optopt);
-			usage_error("unknown option '%s'", argv[optind - 1]);
+		default: /* '?' or ':' */
+			vtr_cli_bad_option(c, argv);
 		}
 	}
-	if (optind == argc)
-		usage_error("no trace given");
-	if (optind + 1 < argc)
-		usage_error("one trace at a time, got '%s' and '%s'", argv[optind],
-			    argv[optind + 1]);
+	const char *trace = vtr_cli_trace(argc, argv);
 	if (!output)
-		usage_error("no output given (-o FILE)");
+		vtr_usage_error("no output given (-o FILE)");
 
-	struct vt_prof_trace prof = {.path = argv[optind]};
+	struct vt_prof_trace prof = {.path = trace};
 	struct vt_report r = {.opt = &opt, .prof = &prof};
 	char err[512];
 	if (vt_prof_read(&prof, err, sizeof(err)) != 0)

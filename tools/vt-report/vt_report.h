@@ -81,7 +81,7 @@ struct vt_report {
 	uint64_t size_hist[65];
 	struct vt_report_coll {
 		uint64_t instances, time, sent, received;
-	} colls[24];
+	} colls[VTR_COLL_OPS + 1];
 	uint64_t problems;
 };
 
@@ -97,7 +97,5 @@ extern const char vt_report_js[], vt_report_css[];
 
 /* ns after the clock's offset. */
 uint64_t vt_report_ns(const struct vtr_trace *t, uint64_t ticks);
-
-extern const char *const vt_report_coll_names[24];
 
 #endif

@@ -22,6 +22,7 @@
 #include <sys/stat.h>
 
 #include "profile.h"
+#include "vtr_cli.h"
 
 #ifndef VT_VERSION
 #define VT_VERSION "unknown"
@@ -57,25 +58,14 @@ struct options {
 	size_t top;
 };
 
-__attribute__((format(printf, 1, 2), noreturn)) static void usage_error(const char *fmt, ...)
-{
-	va_list ap;
-	fputs("vt-score: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputs(" (see vt-score --help)\n", stderr);
-	exit(EXIT_USAGE);
-}
-
 static double number(const char *option, const char *value, bool whole)
 {
 	char *end;
 	errno = 0;
 	double v = strtod(value, &end);
 	if (errno || end == value || *end || v < 0 || (whole && v != (double)(uint64_t)v))
-		usage_error("%s: '%s' is not a %snumber >= 0", option, value,
-			    whole ? "whole " : "");
+		vtr_usage_error("%s: '%s' is not a %snumber >= 0", option, value,
+				whole ? "whole " : "");
 	return v;
 }
 
@@ -116,20 +106,11 @@ static void parse_args(int argc, char **argv, struct options *o, const char **pa
 		case 'V':
 			printf("vt-score (vt) %s\n", VT_VERSION);
 			exit(EXIT_OK);
-		case ':':
-			usage_error("option '%s' needs a value", argv[optind - 1]);
-		default:
-			if (optopt)
-				usage_error("unknown option '-%c'", optopt);
-			usage_error("unknown option '%s'", argv[optind - 1]);
+		default: /* '?' or ':' */
+			vtr_cli_bad_option(c, argv);
 		}
 	}
-	if (optind == argc)
-		usage_error("no trace given");
-	if (optind + 1 < argc)
-		usage_error("one trace at a time, got '%s' and '%s'", argv[optind],
-			    argv[optind + 1]);
-	*path = argv[optind];
+	*path = vtr_cli_trace(argc, argv);
 }
 
 /* Bytes of the archive's event files (PATH without .otf2 is their folder); 0 if unknown. */
@@ -243,6 +224,7 @@ static void human(char *buf, size_t len, double bytes)
 
 int main(int argc, char **argv)
 {
+	vtr_cli_tool = "vt-score";
 	struct options o = {.min_calls = 10000, .max_ns = 1000, .ns_per_event = 15, .top = 20};
 	struct vt_prof_trace tr = {0};
 	char err[512];

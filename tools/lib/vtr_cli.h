@@ -1,0 +1,21 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The command line of vt's trace tools, alike in each: a usage error is one line
+ * "TOOL: what (see TOOL --help)" and exit status 2.
+ */
+#ifndef VTR_CLI_H
+#define VTR_CLI_H
+
+/* The tool's name for the messages; main sets it first. */
+extern const char *vtr_cli_tool;
+
+/* Says what is wrong with the command line and exits with status 2. */
+__attribute__((format(printf, 1, 2), noreturn)) void vtr_usage_error(const char *fmt, ...);
+
+/* getopt_long's answer c ('?' or ':') for the option at argv[optind - 1]: its usage error. */
+__attribute__((noreturn)) void vtr_cli_bad_option(int c, char **argv);
+
+/* The one trace the arguments left after the options name, else a usage error. */
+const char *vtr_cli_trace(int argc, char **argv);
+
+#endif
