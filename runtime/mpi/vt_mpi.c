@@ -925,150 +925,98 @@ VTW_HIDDEN extern struct vt_inst_desc vtw_desc_MPI_Recv, vtw_desc_MPI_Sendrecv,
     vtw_desc_MPI_Testany, vtw_desc_MPI_Testsome, vtw_desc_MPI_Init, vtw_desc_MPI_Init_thread,
     vtw_desc_MPI_Finalize;
 
-VTW_EXPORT int MPI_Recv(void *buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm comm,
-			MPI_Status *status)
-{
-	if (!vtw_tracing())
-		return PMPI_Recv(buf, count, type, source, tag, comm, status);
-	MPI_Status own;
-	MPI_Status *st = status == MPI_STATUS_IGNORE ? &own : status;
-	vt_inst_enter(&vtw_desc_MPI_Recv);
-	int ret = PMPI_Recv(buf, count, type, source, tag, comm, st);
-	if (ret == MPI_SUCCESS)
-		received(st, comm);
-	vt_inst_exit(&vtw_desc_MPI_Recv);
-	return ret;
-}
+/*
+ * The blocking receives, each once for its int form and once (MPI 4.0; MPICH 4.0 has
+ * them, Open MPI 4.1 not) for its large-count _c form, whose messages must have their
+ * receive as MPI_Send_c's have their send. The status is read even where the caller
+ * ignores it.
+ */
+#define VTW_STATUS_OWN                                                                             \
+	MPI_Status own;                                                                            \
+	MPI_Status *st = status == MPI_STATUS_IGNORE ? &own : status
 
-VTW_EXPORT int MPI_Sendrecv(const void *sbuf, int scount, MPI_Datatype stype, int dest, int stag,
-			    void *rbuf, int rcount, MPI_Datatype rtype, int source, int rtag,
-			    MPI_Comm comm, MPI_Status *status)
-{
-	if (!vtw_tracing())
-		return PMPI_Sendrecv(sbuf, scount, stype, dest, stag, rbuf, rcount, rtype, source,
-				     rtag, comm, status);
-	MPI_Status own;
-	MPI_Status *st = status == MPI_STATUS_IGNORE ? &own : status;
-	vt_inst_enter(&vtw_desc_MPI_Sendrecv);
-	if (dest != MPI_PROC_NULL)
-		vtw_p2p(VT_REC_MPI_SEND, dest, vtw_comm(comm), stag, vtw_bytes(scount, stype));
-	int ret = PMPI_Sendrecv(sbuf, scount, stype, dest, stag, rbuf, rcount, rtype, source, rtag,
-				comm, st);
-	if (ret == MPI_SUCCESS)
-		received(st, comm);
-	vt_inst_exit(&vtw_desc_MPI_Sendrecv);
-	return ret;
-}
+#define VTW_RECV(NAME, COUNT)                                                                      \
+	VTW_EXPORT int NAME(void *buf, COUNT count, MPI_Datatype type, int source, int tag,        \
+			    MPI_Comm comm, MPI_Status *status)                                     \
+	{                                                                                          \
+		if (!vtw_tracing())                                                                \
+			return P##NAME(buf, count, type, source, tag, comm, status);               \
+		VTW_STATUS_OWN;                                                                    \
+		vt_inst_enter(&vtw_desc_##NAME);                                                   \
+		int ret = P##NAME(buf, count, type, source, tag, comm, st);                        \
+		if (ret == MPI_SUCCESS)                                                            \
+			received(st, comm);                                                        \
+		vt_inst_exit(&vtw_desc_##NAME);                                                    \
+		return ret;                                                                        \
+	}
 
-VTW_EXPORT int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype type, int dest, int stag,
-				    int source, int rtag, MPI_Comm comm, MPI_Status *status)
-{
-	if (!vtw_tracing())
-		return PMPI_Sendrecv_replace(buf, count, type, dest, stag, source, rtag, comm,
-					     status);
-	MPI_Status own;
-	MPI_Status *st = status == MPI_STATUS_IGNORE ? &own : status;
-	vt_inst_enter(&vtw_desc_MPI_Sendrecv_replace);
-	if (dest != MPI_PROC_NULL)
-		vtw_p2p(VT_REC_MPI_SEND, dest, vtw_comm(comm), stag, vtw_bytes(count, type));
-	int ret = PMPI_Sendrecv_replace(buf, count, type, dest, stag, source, rtag, comm, st);
-	if (ret == MPI_SUCCESS)
-		received(st, comm);
-	vt_inst_exit(&vtw_desc_MPI_Sendrecv_replace);
-	return ret;
-}
+#define VTW_SENDRECV(NAME, COUNT)                                                                  \
+	VTW_EXPORT int NAME(const void *sbuf, COUNT scount, MPI_Datatype stype, int dest,          \
+			    int stag, void *rbuf, COUNT rcount, MPI_Datatype rtype, int source,    \
+			    int rtag, MPI_Comm comm, MPI_Status *status)                           \
+	{                                                                                          \
+		if (!vtw_tracing())                                                                \
+			return P##NAME(sbuf, scount, stype, dest, stag, rbuf, rcount, rtype,       \
+				       source, rtag, comm, status);                                \
+		VTW_STATUS_OWN;                                                                    \
+		vt_inst_enter(&vtw_desc_##NAME);                                                   \
+		if (dest != MPI_PROC_NULL)                                                         \
+			vtw_p2p(VT_REC_MPI_SEND, dest, vtw_comm(comm), stag,                       \
+				vtw_bytes(scount, stype));                                         \
+		int ret = P##NAME(sbuf, scount, stype, dest, stag, rbuf, rcount, rtype, source,    \
+				  rtag, comm, st);                                                 \
+		if (ret == MPI_SUCCESS)                                                            \
+			received(st, comm);                                                        \
+		vt_inst_exit(&vtw_desc_##NAME);                                                    \
+		return ret;                                                                        \
+	}
+
+#define VTW_SENDRECV_REPLACE(NAME, COUNT)                                                          \
+	VTW_EXPORT int NAME(void *buf, COUNT count, MPI_Datatype type, int dest, int stag,         \
+			    int source, int rtag, MPI_Comm comm, MPI_Status *status)               \
+	{                                                                                          \
+		if (!vtw_tracing())                                                                \
+			return P##NAME(buf, count, type, dest, stag, source, rtag, comm, status);  \
+		VTW_STATUS_OWN;                                                                    \
+		vt_inst_enter(&vtw_desc_##NAME);                                                   \
+		if (dest != MPI_PROC_NULL)                                                         \
+			vtw_p2p(VT_REC_MPI_SEND, dest, vtw_comm(comm), stag,                       \
+				vtw_bytes(count, type));                                           \
+		int ret = P##NAME(buf, count, type, dest, stag, source, rtag, comm, st);           \
+		if (ret == MPI_SUCCESS)                                                            \
+			received(st, comm);                                                        \
+		vt_inst_exit(&vtw_desc_##NAME);                                                    \
+		return ret;                                                                        \
+	}
 
 /* A matched probe's message has no communicator handle at hand: the record uses the one
  * the message came from, which MPI does not tell; vt records it on MPI_COMM_WORLD. */
-VTW_EXPORT int MPI_Mrecv(void *buf, int count, MPI_Datatype type, MPI_Message *message,
-			 MPI_Status *status)
-{
-	if (!vtw_tracing())
-		return PMPI_Mrecv(buf, count, type, message, status);
-	MPI_Status own;
-	MPI_Status *st = status == MPI_STATUS_IGNORE ? &own : status;
-	vt_inst_enter(&vtw_desc_MPI_Mrecv);
-	int ret = PMPI_Mrecv(buf, count, type, message, st);
-	if (ret == MPI_SUCCESS)
-		received(st, MPI_COMM_WORLD);
-	vt_inst_exit(&vtw_desc_MPI_Mrecv);
-	return ret;
-}
+#define VTW_MRECV(NAME, COUNT)                                                                     \
+	VTW_EXPORT int NAME(void *buf, COUNT count, MPI_Datatype type, MPI_Message *message,       \
+			    MPI_Status *status)                                                    \
+	{                                                                                          \
+		if (!vtw_tracing())                                                                \
+			return P##NAME(buf, count, type, message, status);                         \
+		VTW_STATUS_OWN;                                                                    \
+		vt_inst_enter(&vtw_desc_##NAME);                                                   \
+		int ret = P##NAME(buf, count, type, message, st);                                  \
+		if (ret == MPI_SUCCESS)                                                            \
+			received(st, MPI_COMM_WORLD);                                              \
+		vt_inst_exit(&vtw_desc_##NAME);                                                    \
+		return ret;                                                                        \
+	}
 
-/* The large-count receives (MPI 4.0; MPICH 4.0 has them, Open MPI 4.1 not): the same
- * events as their int forms, so that MPI_Send_c's messages have their receive. */
+VTW_RECV(MPI_Recv, int)
+VTW_SENDRECV(MPI_Sendrecv, int)
+VTW_SENDRECV_REPLACE(MPI_Sendrecv_replace, int)
+VTW_MRECV(MPI_Mrecv, int)
 #if MPI_VERSION >= 4
 VTW_HIDDEN extern struct vt_inst_desc vtw_desc_MPI_Recv_c, vtw_desc_MPI_Sendrecv_c,
     vtw_desc_MPI_Sendrecv_replace_c, vtw_desc_MPI_Mrecv_c;
-
-VTW_EXPORT int MPI_Recv_c(void *buf, MPI_Count count, MPI_Datatype type, int source, int tag,
-			  MPI_Comm comm, MPI_Status *status)
-{
-	if (!vtw_tracing())
-		return PMPI_Recv_c(buf, count, type, source, tag, comm, status);
-	MPI_Status own;
-	MPI_Status *st = status == MPI_STATUS_IGNORE ? &own : status;
-	vt_inst_enter(&vtw_desc_MPI_Recv_c);
-	int ret = PMPI_Recv_c(buf, count, type, source, tag, comm, st);
-	if (ret == MPI_SUCCESS)
-		received(st, comm);
-	vt_inst_exit(&vtw_desc_MPI_Recv_c);
-	return ret;
-}
-
-VTW_EXPORT int MPI_Sendrecv_c(const void *sbuf, MPI_Count scount, MPI_Datatype stype, int dest,
-			      int stag, void *rbuf, MPI_Count rcount, MPI_Datatype rtype,
-			      int source, int rtag, MPI_Comm comm, MPI_Status *status)
-{
-	if (!vtw_tracing())
-		return PMPI_Sendrecv_c(sbuf, scount, stype, dest, stag, rbuf, rcount, rtype, source,
-				       rtag, comm, status);
-	MPI_Status own;
-	MPI_Status *st = status == MPI_STATUS_IGNORE ? &own : status;
-	vt_inst_enter(&vtw_desc_MPI_Sendrecv_c);
-	if (dest != MPI_PROC_NULL)
-		vtw_p2p(VT_REC_MPI_SEND, dest, vtw_comm(comm), stag, vtw_bytes(scount, stype));
-	int ret = PMPI_Sendrecv_c(sbuf, scount, stype, dest, stag, rbuf, rcount, rtype, source,
-				  rtag, comm, st);
-	if (ret == MPI_SUCCESS)
-		received(st, comm);
-	vt_inst_exit(&vtw_desc_MPI_Sendrecv_c);
-	return ret;
-}
-
-VTW_EXPORT int MPI_Sendrecv_replace_c(void *buf, MPI_Count count, MPI_Datatype type, int dest,
-				      int stag, int source, int rtag, MPI_Comm comm,
-				      MPI_Status *status)
-{
-	if (!vtw_tracing())
-		return PMPI_Sendrecv_replace_c(buf, count, type, dest, stag, source, rtag, comm,
-					       status);
-	MPI_Status own;
-	MPI_Status *st = status == MPI_STATUS_IGNORE ? &own : status;
-	vt_inst_enter(&vtw_desc_MPI_Sendrecv_replace_c);
-	if (dest != MPI_PROC_NULL)
-		vtw_p2p(VT_REC_MPI_SEND, dest, vtw_comm(comm), stag, vtw_bytes(count, type));
-	int ret = PMPI_Sendrecv_replace_c(buf, count, type, dest, stag, source, rtag, comm, st);
-	if (ret == MPI_SUCCESS)
-		received(st, comm);
-	vt_inst_exit(&vtw_desc_MPI_Sendrecv_replace_c);
-	return ret;
-}
-
-VTW_EXPORT int MPI_Mrecv_c(void *buf, MPI_Count count, MPI_Datatype type, MPI_Message *message,
-			   MPI_Status *status)
-{
-	if (!vtw_tracing())
-		return PMPI_Mrecv_c(buf, count, type, message, status);
-	MPI_Status own;
-	MPI_Status *st = status == MPI_STATUS_IGNORE ? &own : status;
-	vt_inst_enter(&vtw_desc_MPI_Mrecv_c);
-	int ret = PMPI_Mrecv_c(buf, count, type, message, st);
-	if (ret == MPI_SUCCESS)
-		received(st, MPI_COMM_WORLD);
-	vt_inst_exit(&vtw_desc_MPI_Mrecv_c);
-	return ret;
-}
+VTW_RECV(MPI_Recv_c, MPI_Count)
+VTW_SENDRECV(MPI_Sendrecv_c, MPI_Count)
+VTW_SENDRECV_REPLACE(MPI_Sendrecv_replace_c, MPI_Count)
+VTW_MRECV(MPI_Mrecv_c, MPI_Count)
 #endif
 
 /* -- completion ---------------------------------------------------------------------- */
