@@ -426,7 +426,11 @@ static int lanes(struct vt_unified *u, struct pending *pd, uint32_t n)
 	uint32_t *max_lane = calloc(u->n_comms ? u->n_comms : 1, sizeof(*max_lane));
 	uint32_t *first = calloc(u->n_comms ? u->n_comms : 1, sizeof(*first));
 	int rc = max_lane && first ? 0 : -1;
-	/* Each use's communicator and lane: (global, lane) pairs in pd->thread_comms first. */
+	/* Each use's communicator and lane (its thread's rank among the process's threads on
+	 * that communicator, from 1): (global, lane) pairs in pd->thread_comms first. */
+	uint32_t *seen = calloc(u->n_comms ? u->n_comms : 1, sizeof(*seen));
+	if (!seen)
+		rc = -1;
 	for (uint32_t r = 0; r < n && rc == 0; r++) {
 		struct vt_defs_buf gk = {0};
 		for (uint32_t i = 0; i < pd[r].n_uses; i++) {
@@ -435,19 +439,24 @@ static int lanes(struct vt_unified *u, struct pending *pd, uint32_t n)
 			    u->comms[g].key == 2 /* VT_MPI_KEY_SELF */ || !u->comms[g].members)
 				g = UINT32_MAX;
 			if (g != UINT32_MAX) {
-				k = 1;
-				for (uint32_t j = 0; j < i; j++)
-					k += paired(&pd[r].comms, pd[r].uses[j].comm, UINT32_MAX) ==
-					     g;
+				k = ++seen[g];
 				if (k > max_lane[g])
 					max_lane[g] = k;
 			}
 			pair(&gk, g, k);
 		}
+		for (size_t off = 0; off + 2 * sizeof(uint32_t) <= gk.n;
+		     off += 2 * sizeof(uint32_t)) {
+			uint32_t g;
+			memcpy(&g, gk.p + off, sizeof(g));
+			if (g != UINT32_MAX)
+				seen[g] = 0;
+		}
 		if (gk.failed)
 			rc = -1;
 		pd[r].thread_comms = gk;
 	}
+	free(seen);
 	for (uint32_t g = 0; g < u->n_comms && rc == 0; g++) {
 		first[g] = u->n_lanes;
 		if (!max_lane[g])
@@ -469,7 +478,9 @@ static int lanes(struct vt_unified *u, struct pending *pd, uint32_t n)
 				lane->locs[m] = UINT64_MAX; /* the rank's master */
 		}
 	}
-	/* The members, and each process's quadruples for its threads' mapping tables. */
+	/* The members, each process's quadruples for its threads' mapping tables, and the
+	 * threads among the MPI locations in the order of the locations (a process lists its
+	 * uses location by location, in that order). */
 	for (uint32_t r = 0; r < n; r++) {
 		struct vt_defs_buf gk = pd[r].thread_comms, quads = {0};
 		for (uint32_t i = 0; rc == 0 && i < pd[r].n_uses; i++) {
@@ -484,28 +495,20 @@ static int lanes(struct vt_unified *u, struct pending *pd, uint32_t n)
 				if (cm->members[m] == r)
 					u->lanes[id].locs[m] = c->location;
 			quad(&quads, c->location, c->comm, u->n_comms + id);
+			if (u->n_mpi_extra && u->mpi_extra[u->n_mpi_extra - 1] == c->location)
+				continue;
+			uint64_t *x = grow(u->mpi_extra, u->n_mpi_extra + 1, sizeof(*x));
+			if (!x) {
+				rc = -1;
+				break;
+			}
+			u->mpi_extra = x;
+			u->mpi_extra[u->n_mpi_extra++] = c->location;
 		}
 		free(gk.p);
 		if (quads.failed)
 			rc = -1;
 		pd[r].thread_comms = quads;
-	}
-	/* The threads among the MPI locations: in the order of the locations. */
-	for (size_t i = 0; rc == 0 && i < u->n_locs; i++) {
-		const struct vt_unify_loc *l = &u->locs[i];
-		bool used = false;
-		for (uint32_t k = 0; k < u->n_lanes && !used; k++)
-			for (uint32_t m = 0; m < u->comms[u->lanes[k].comm].size && !used; m++)
-				used = u->lanes[k].locs[m] == l->ref;
-		if (!used)
-			continue;
-		uint64_t *x = grow(u->mpi_extra, u->n_mpi_extra + 1, sizeof(*x));
-		if (!x) {
-			rc = -1;
-			break;
-		}
-		u->mpi_extra = x;
-		u->mpi_extra[u->n_mpi_extra++] = l->ref;
 	}
 	free(max_lane);
 	free(first);
@@ -745,6 +748,27 @@ static void write_process_group(OTF2_GlobalDefWriter *gw, struct vt_strtab *st, 
 					OTF2_PARADIGM_MPI, OTF2_GROUP_FLAG_NONE, n, ids);
 }
 
+/* A thread among the MPI locations: its OTF2 id, position and name. */
+struct extra {
+	uint64_t ref;
+	uint32_t pos;
+	const char *name;
+};
+
+static int extra_cmp(const void *a, const void *b)
+{
+	uint64_t x = ((const struct extra *)a)->ref, y = ((const struct extra *)b)->ref;
+	return x < y ? -1 : x > y;
+}
+
+static struct extra *find_extra(struct extra *by_ref, size_t n, uint64_t ref)
+{
+	struct extra key = {ref, 0, NULL};
+	if (!by_ref)
+		return NULL;
+	return bsearch(&key, by_ref, n, sizeof(*by_ref), extra_cmp);
+}
+
 static void write_groups(OTF2_GlobalDefWriter *gw, struct vt_strtab *st, const struct vt_unified *u)
 {
 	/*
@@ -808,26 +832,31 @@ static void write_groups(OTF2_GlobalDefWriter *gw, struct vt_strtab *st, const s
 					       OTF2_UNDEFINED_COMM, OTF2_COMM_FLAG_NONE);
 	}
 	/* Each lane of a communicator that threads use: its members' positions among the MPI
-	 * locations (a thread's after the masters'). */
+	 * locations (a thread's after the masters'), named after its threads where they share
+	 * a name ("Thread 2"). The threads by OTF2 id, for both. */
+	struct extra *by_ref = calloc(u->n_mpi_extra ? u->n_mpi_extra : 1, sizeof(*by_ref));
+	for (uint32_t x = 0; by_ref && x < u->n_mpi_extra; x++)
+		by_ref[x] = (struct extra){u->mpi_extra[x], u->size + x, ""};
+	if (by_ref)
+		qsort(by_ref, u->n_mpi_extra, sizeof(*by_ref), extra_cmp);
+	for (size_t l = 0; by_ref && l < u->n_locs; l++) {
+		struct extra *e = find_extra(by_ref, u->n_mpi_extra, u->locs[l].ref);
+		if (e)
+			e->name = u->locs[l].name;
+	}
+	/* (Out of memory: the masters stand in, and the numbering of groups holds.) */
 	for (uint32_t k = 0; k < u->n_lanes; k++) {
 		const struct vt_unify_lane *lane = &u->lanes[k];
 		const struct vt_unify_comm *g = &u->comms[lane->comm];
 		char base[VT_COMM_NAME_MAX], name[VT_COMM_NAME_MAX + 32];
+		const char *thread = NULL;
 		for (uint32_t i = 0; i < g->size; i++) {
-			ids[i] = g->members[i];
-			for (uint32_t x = 0; x < u->n_mpi_extra; x++)
-				if (u->mpi_extra[x] == lane->locs[i])
-					ids[i] = u->size + x;
+			const struct extra *e = find_extra(by_ref, u->n_mpi_extra, lane->locs[i]);
+			ids[i] = e ? e->pos : g->members[i];
+			if (e)
+				thread = !thread || strcmp(thread, e->name) == 0 ? e->name : "";
 		}
 		OTF2_GroupRef members = group++;
-		/* Named after its threads where they share a name ("Thread 2"). */
-		const char *thread = NULL;
-		for (uint32_t i = 0; i < g->size; i++)
-			for (size_t l = 0; l < u->n_locs; l++)
-				if (u->locs[l].ref == lane->locs[i])
-					thread = !thread || strcmp(thread, u->locs[l].name) == 0
-						     ? u->locs[l].name
-						     : "";
 		comm_name(u, lane->comm, base, sizeof(base));
 		if (thread && *thread)
 			snprintf(name, sizeof(name), "%s on %s", base, thread);
@@ -839,6 +868,7 @@ static void write_groups(OTF2_GlobalDefWriter *gw, struct vt_strtab *st, const s
 		OTF2_GlobalDefWriter_WriteComm(gw, u->n_comms + k, vt_strtab_ref(st, name), members,
 					       lane->comm, OTF2_COMM_FLAG_NONE);
 	}
+	free(by_ref);
 	for (uint32_t g = 0; g < u->n_groups; g++)
 		write_process_group(gw, st, group++, u->groups[g], ids, u->size);
 	for (uint32_t w = 0; w < u->n_wins; w++) {
