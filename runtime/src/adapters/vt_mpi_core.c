@@ -95,11 +95,6 @@ VT_MPI_EXPORT uint64_t vt_mpi_enter_time(const struct vt_inst_desc *d)
 	return vt_clock_now();
 }
 
-VT_MPI_EXPORT int vt_mpi_recording(void)
-{
-	return vt_thread_self() != NULL;
-}
-
 static void event(uint32_t kind, uint32_t head, const union vt_rec_payload *p, unsigned n)
 {
 	struct vt_tls *t = vt_thread_self();

@@ -52,9 +52,6 @@ VT_MPI_EXPORT uint64_t vt_mpi_now(void);
 struct vt_inst_desc;
 VT_MPI_EXPORT uint64_t vt_mpi_enter_time(const struct vt_inst_desc *d);
 
-/* Whether this thread records now (events are dropped cheaply otherwise). */
-VT_MPI_EXPORT int vt_mpi_recording(void);
-
 /*
  * MPI events of the calling thread, each with its fields by name (the records they become
  * are libvt's own, vt_rec.h). kind: VT_REC_MPI_SEND or _RECV (vt_mpi_p2p), _ISEND or _IRECV
