@@ -410,14 +410,12 @@ struct vt_rec *vt_thread_flush(struct vt_tls *t)
 		t->state = VT_TLS_OFF;
 	}
 	pthread_mutex_unlock(&loc->lock);
-	/* A flush is an event of the owner: on-event counter values are collected. Only then
-	 * may code that is not the program's run (a plugin's), and only then are a signal
-	 * handler's events dropped as foreign (the rest of a flush keeps them aside). */
-	if (loc->plugins) {
-		t->busy = VT_BUSY_FOREIGN;
-		vt_core_thread_flush(loc);
-	}
+	/* A flush is an event of the owner: on-event counter values are collected. A module
+	 * that runs code not the program's meanwhile (a plugin's) marks the thread busy with
+	 * foreign code itself (vt_metric.c); otherwise a signal handler's events are kept
+	 * aside as during the rest of a flush. */
 	t->busy = 0;
+	vt_core_thread_flush(loc);
 	if (vt_unlikely(vt_signal_pending))
 		vt_signal_deferred();
 	errno = saved;

@@ -606,11 +606,16 @@ void vt_metric_put(struct vt_tls *t, uint32_t val, uint32_t kind)
 
 /* ---- collecting, the end ---- */
 
+/* On the owner's thread, in its flush: the counters read at each event are read now too.
+ * A plugin's code runs meanwhile, so the thread's events then are dropped as foreign. */
 static void loc_flush(struct vt_loc *loc)
 {
 	struct vt_plugin_loc *pl = loc->plugins;
 	if (!pl)
 		return;
+	struct vt_tls *t = &vt_tls;
+	int busy = t->busy;
+	t->busy = VT_BUSY_FOREIGN;
 	uint64_t now = vt_clock_now();
 	for (struct vt_async *a = pl->async; a; a = a->loc_next) {
 		struct vt_metric_source *p = a->m->source;
@@ -623,6 +628,7 @@ static void loc_flush(struct vt_loc *loc)
 			fetch(a, now);
 		pthread_mutex_unlock(&a->lock);
 	}
+	t->busy = busy;
 }
 
 static const char *values(uint64_t n)
