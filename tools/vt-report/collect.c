@@ -266,6 +266,14 @@ static void on_collective(void *user, const struct vtr_collective *c)
 	}
 }
 
+static void on_sample(void *user, const struct vtr_location *loc, uint64_t time, uint32_t ctx)
+{
+	struct vt_report *r = user;
+	(void)time;
+	if (r->loc_samples && r->loc_samples[loc->index] && ctx < r->t->ncallctxs)
+		r->loc_samples[loc->index][ctx]++;
+}
+
 static void on_problem(void *user, const struct vtr_location *loc, enum vtr_problem kind,
 		       bool has_time, uint64_t time, uint32_t region, const char *message)
 {
@@ -305,6 +313,17 @@ int vt_report_collect(struct vt_report *r, char *err, size_t errlen)
 	r->slices = tmpfile();
 	r->messages = tmpfile();
 	r->marks = tmpfile();
+	/* Per-location samples only where they stay small: a few locations, bounded contexts. */
+	size_t sampled = 0;
+	for (size_t i = 0; i < r->prof->nlocations; i++)
+		sampled += r->prof->locations[i].samples > 0;
+	if (sampled > 1 && sampled <= VT_REPORT_FLAME_LOCATIONS &&
+	    t->ncallctxs <= VT_REPORT_FLAME_CONTEXTS) {
+		r->loc_samples = vtr_xcalloc(nloc, sizeof(*r->loc_samples));
+		for (size_t i = 0; i < r->prof->nlocations && i < nloc; i++)
+			if (r->prof->locations[i].samples)
+				r->loc_samples[i] = vtr_xcalloc(t->ncallctxs, sizeof(uint64_t));
+	}
 	if (!r->slices || !r->messages || !r->marks) {
 		snprintf(err, errlen, "cannot make temporary files");
 		return -1;
@@ -316,6 +335,7 @@ int vt_report_collect(struct vt_report *r, char *err, size_t errlen)
 	    .metric = on_metric,
 	    .message = on_message,
 	    .collective = on_collective,
+	    .sample = on_sample,
 	    .problem = on_problem,
 	};
 	if (vtr_read_merged(t, &cb, r) < 0) {
@@ -332,6 +352,9 @@ void vt_report_free(struct vt_report *r)
 		free(r->stacks[i].f);
 	for (size_t i = 0; r->bins_of && i < nloc; i++)
 		free(r->bins_of[i]);
+	for (size_t i = 0; r->loc_samples && i < nloc; i++)
+		free(r->loc_samples[i]);
+	free(r->loc_samples);
 	free(r->stacks);
 	free(r->bins_of);
 	vt_prof_ctree_free(r->ctree);

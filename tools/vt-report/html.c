@@ -211,6 +211,36 @@ static void profiles(struct vt_report *r, FILE *out)
 	free(any);
 }
 
+/* Calling-context samples: null when the trace has none; else the flame graph of all
+ * locations and, where few locations have samples, one per location. */
+static void samples(struct vt_report *r, FILE *out)
+{
+	const struct vt_prof_trace *p = r->prof;
+	const struct vtr_trace *t = r->t;
+	if (!p->total_samples) {
+		fputs(",\n\"samples\":null", out);
+		return;
+	}
+	fprintf(out, ",\n\"samples\":{\"total\":%" PRIu64 ",\"period\":%.9g,\"source\":",
+		p->total_samples, t->sample_period);
+	vtr_json_string(out, t->sample_source ? t->sample_source : "");
+	fprintf(out, ",\"share\":%g,\"all\":", VT_REPORT_FLAME_SHARE);
+	vt_report_flame(out, t, p->ctx_samples, p->total_samples, VT_REPORT_FLAME_SHARE);
+	fputs(",\"locations\":[", out);
+	bool first = true;
+	for (size_t i = 0; r->loc_samples && i < t->nlocations && i < p->nlocations; i++) {
+		if (!r->loc_samples[i])
+			continue;
+		fprintf(out, "%s{\"loc\":%zu,\"total\":%" PRIu64 ",\"frames\":", first ? "" : ",\n",
+			i, p->locations[i].samples);
+		vt_report_flame(out, t, r->loc_samples[i], p->locations[i].samples,
+				VT_REPORT_FLAME_SHARE);
+		fputs("}", out);
+		first = false;
+	}
+	fputs("]}", out);
+}
+
 static void mpi(struct vt_report *r, FILE *out)
 {
 	fputs(",\n\"pairs\":[", out);
@@ -256,11 +286,16 @@ int vt_report_html(struct vt_report *r, FILE *out, char *err, size_t errlen)
 	      "<style>\n",
 	      out);
 	fputs(vt_report_css, out);
+	bool sampled = r->prof->total_samples > 0;
 	fputs("</style>\n</head>\n<body>\n"
 	      "<header><h1>vt report</h1><div id=\"subtitle\"></div></header>\n"
 	      "<div id=\"errors\"></div>\n"
 	      "<nav><a href=\"#timeline-section\">Timeline</a> <a href=\"#profile-section\">"
-	      "Profiles</a> <a href=\"#load-section\">Load</a> <a href=\"#mpi-section\">MPI</a> "
+	      "Profiles</a> ",
+	      out);
+	if (sampled)
+		fputs("<a href=\"#samples-section\">Samples</a> ", out);
+	fputs("<a href=\"#load-section\">Load</a> <a href=\"#mpi-section\">MPI</a> "
 	      "<a href=\"#meta-section\">Trace</a></nav>\n"
 	      "<section id=\"timeline-section\"><h2>Timeline</h2>\n"
 	      "<div id=\"controls\"></div>\n<div id=\"timeline\"></div>\n"
@@ -268,8 +303,13 @@ int vt_report_html(struct vt_report *r, FILE *out, char *err, size_t errlen)
 	      "<section id=\"profile-section\"><h2>Flat profile</h2>\n"
 	      "<table id=\"flat\" class=\"sortable\"></table>\n"
 	      "<h2>Call paths</h2>\n<table id=\"calltree\" class=\"sortable\"></table>\n"
-	      "</section>\n"
-	      "<section id=\"load-section\"><h2>Load per rank</h2><div id=\"load\"></div>"
+	      "</section>\n",
+	      out);
+	if (sampled)
+		fputs("<section id=\"samples-section\"><h2>Samples</h2>\n"
+		      "<div id=\"flame-controls\"></div>\n<div id=\"flame\"></div>\n</section>\n",
+		      out);
+	fputs("<section id=\"load-section\"><h2>Load per rank</h2><div id=\"load\"></div>"
 	      "</section>\n"
 	      "<section id=\"mpi-section\"><h2>MPI</h2>\n"
 	      "<h3>Messages between ranks</h3><div id=\"matrix\"></div>\n"
@@ -293,6 +333,7 @@ int vt_report_html(struct vt_report *r, FILE *out, char *err, size_t errlen)
 	fputs("]", out);
 	counters(r, out);
 	profiles(r, out);
+	samples(r, out);
 	mpi(r, out);
 	fputs("}</script>\n<script>\n", out);
 	fputs(vt_report_js, out);

@@ -400,6 +400,129 @@
       attr: ' data-path="' + esc(path) + '"'}, num(p[4]), num(p[5], fmtTicks(p[5])), num(p[6], fmtTicks(p[6]))];
   }));
 
+  // ---- samples: a flame graph, drawn as an icicle (all samples on top, callees below) ----
+  // A frame is a call path of functions, as wide as its samples at and below it; a click
+  // zooms into it (it and its ancestors become full width), "reset zoom" goes back.
+  var flame = null;
+  (function () {
+    var S = D.samples, div = document.getElementById('flame');
+    if (!S || !div) return;
+    var FH = 17, ctl = document.getElementById('flame-controls');
+    function tree(frames) {
+      var nodes = frames.map(function (f, i) {
+        return {id: i, parent: f[0], region: f[1], total: f[2], self: f[3],
+          lines: f[1] === -2 ? [] : f[4], more: f[1] === -2 ? 0 : f[5],
+          folded: f[1] === -2 ? f[4] : 0, kids: [], depth: 0};
+      });
+      nodes.forEach(function (n) {
+        if (n.parent >= 0) {
+          nodes[n.parent].kids.push(n);
+          n.depth = nodes[n.parent].depth + 1;
+        }
+      });
+      nodes.forEach(function (n) {
+        n.name = n.region === -1 ? 'all samples' : n.region === -2 ? '(other)' :
+          n.region === -3 ? '<unknown>' : regionName(n.region);
+        n.path = n.parent > 0 ? nodes[n.parent].path + ';' + n.name : n.parent === 0 ? n.name : '';
+      });
+      return nodes;
+    }
+    var graphs = [{name: 'all locations', nodes: tree(S.all)}].concat(S.locations.map(function (l) {
+      return {name: locName(l.loc), nodes: tree(l.frames)};
+    }));
+    var cur = 0, focus = 0;
+    function pct(n, all) {
+      return (all ? 100 * n / all : 0).toFixed(1) + '%';
+    }
+    function title(n, all) {
+      var t = n.name;
+      if (n.region === -2)
+        t += '\n' + n.folded + ' call path' + (n.folded === 1 ? '' : 's') + ' under ' +
+          (S.share * 100) + '% of the samples each, merged';
+      n.lines.forEach(function (l) {
+        t += '\n' + l[0] + ':' + l[1] + (n.lines.length > 1 || n.more ? ' (' + l[2] + ' samples)' : '');
+      });
+      if (n.more) t += '\n' + n.more + ' more line' + (n.more === 1 ? '' : 's');
+      t += '\n' + n.total + ' sample' + (n.total === 1 ? '' : 's') + ', ' + pct(n.total, all) +
+        (n.self !== n.total ? ' (' + n.self + ' in the function itself)' : '');
+      if (S.period > 0) t += '\n~' + fmtNs(n.total * S.period * 1e9) + ' of ' + S.source + ' time';
+      return t;
+    }
+    function draw() {
+      var nodes = graphs[cur].nodes, all = nodes[0].total, f = nodes[focus] || nodes[0];
+      var W = Math.max(600, div.clientWidth || document.documentElement.clientWidth - 40);
+      var out = [], deepest = 0;
+      function frame(n, x, w, cls) {
+        var y = n.depth * FH;
+        deepest = Math.max(deepest, n.depth);
+        var fill = n.region === -1 ? '#b8bcc4' : n.region === -2 ? '#d0d0d0' : n.region === -3 ?
+          '#e0c0c0' : color(n.region);
+        out.push('<g class="flame-g" data-id="' + n.id + '"><rect class="flame-frame' + (cls ? ' ' + cls : '') +
+          '" data-id="' + n.id + '" data-name="' + esc(n.name) + '" data-path="' + esc(n.path) +
+          '" data-depth="' + n.depth + '" data-count="' + n.total + '" data-self="' + n.self + '"' +
+          (n.region === -2 ? ' data-folded="' + n.folded + '"' : '') + ' x="' + x.toFixed(2) +
+          '" y="' + y + '" width="' + w.toFixed(2) + '" height="' + (FH - 1) + '" fill="' + fill +
+          '"><title>' + esc(title(n, all)) + '</title></rect>');
+        var chars = Math.floor((w - 6) / 6.5);
+        if (chars >= 3) {
+          var label = n.name + ' (' + pct(n.total, all) + ')';
+          if (label.length > chars) label = n.name;
+          if (label.length > chars) label = label.slice(0, chars - 1) + '\u2026';
+          out.push('<text class="flame-label" x="' + (x + 3).toFixed(1) + '" y="' + (y + FH - 5) + '">' +
+            esc(label) + '</text>');
+        }
+        out.push('</g>');
+      }
+      function below(n, x, w) {
+        frame(n, x, w, n === f && focus ? 'focus' : '');
+        var at = x;
+        n.kids.forEach(function (k) {
+          var kw = n.total ? w * k.total / n.total : 0;
+          below(k, at, kw);
+          at += kw;
+        });
+      }
+      for (var a = f.parent; a >= 0; a = nodes[a].parent) frame(nodes[a], 0, W, 'ancestor');
+      below(f, 0, W);
+      div.innerHTML = '<svg xmlns="' + SVGNS + '" id="flame-svg" width="' + W + '" height="' +
+        ((deepest + 1) * FH + 2) + '">' + out.join('') + '</svg>';
+      document.getElementById('flame-reset').disabled = !focus;
+      document.getElementById('flame-zoomed').textContent = focus ? 'zoomed into ' + f.path + ' (' +
+        f.total + ' samples)' : '';
+    }
+    var sel = S.locations.length ? ' <label>location <select id="flame-loc">' + graphs.map(function (g, i) {
+      return '<option value="' + i + '">' + esc(g.name) + '</option>';
+    }).join('') + '</select></label>' : '';
+    ctl.innerHTML = '<button id="flame-reset">reset zoom</button>' + sel + ' <span id="flame-note">' +
+      esc(S.total + ' samples' + (S.period > 0 ? ', one per ' + fmtNs(S.period * 1e9) + ' of ' + S.source +
+        ' time' : '') + '; width: samples at and below a function; click a frame to zoom; call paths under ' +
+        (S.share * 100) + '% of the samples are merged into (other)') + '</span> <span id="flame-zoomed"></span>';
+    document.getElementById('flame-reset').onclick = function () {
+      focus = 0;
+      draw();
+    };
+    if (sel) document.getElementById('flame-loc').onchange = function (e) {
+      cur = +e.target.value;
+      focus = 0;
+      draw();
+    };
+    div.addEventListener('click', function (e) {
+      var g = e.target.closest && e.target.closest('g[data-id]');
+      if (!g) return;
+      focus = +g.dataset.id;
+      draw();
+    });
+    draw();
+    flame = {
+      click: function (name) {
+        var r = div.querySelector('rect.flame-frame[data-name="' + name.replace(/["\\]/g, '\\$&') + '"]');
+        if (r) r.dispatchEvent(new MouseEvent('click', {bubbles: true}));
+        return !!r;
+      },
+      reset: function () { document.getElementById('flame-reset').click(); }
+    };
+  })();
+
   // ---- load per rank ----
   (function () {
     var L = D.load, max = 1, out = [], BH = 16, LW = 160, WW = 700;
@@ -533,10 +656,23 @@
     note();
     document.body.setAttribute('data-selftest', seen.join(' '));
   }
+  // "#flame=NAME": the page clicks the first frame of the flame graph named NAME (and then its
+  // reset control with "#flame=NAME&reset"), for a browser test without input.
+  var hf = /flame=([^&]+)(&reset)?/.exec(location.hash);
+  if (hf && flame) {
+    document.body.setAttribute('data-flame-clicked', flame.click(decodeURIComponent(hf[1])) ? '1' : '0');
+    if (hf[2]) flame.reset();
+  }
   // Where the timeline was drawn, for tests that look at a screenshot.
   var box = tl.getBoundingClientRect();
   document.body.setAttribute('data-timeline-box', [box.left + window.scrollX, box.top + window.scrollY,
     box.width, box.height].map(Math.round).join(','));
+  var fbox = document.getElementById('flame');
+  if (fbox) {
+    var fb = fbox.getBoundingClientRect();
+    document.body.setAttribute('data-flame-box', [fb.left + window.scrollX, fb.top + window.scrollY,
+      fb.width, fb.height].map(Math.round).join(','));
+  }
   window.addEventListener('resize', function () {
     if (Math.abs(width() - W) > 20) drawTimeline();
   });

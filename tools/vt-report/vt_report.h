@@ -83,6 +83,9 @@ struct vt_report {
 		uint64_t instances, time, sent, received;
 	} colls[VTR_COLL_OPS + 1];
 	uint64_t problems;
+	/* Samples per calling context of each location, kept where few locations have
+	 * samples (NULL otherwise, and for locations without): the flame graph's selector. */
+	uint64_t **loc_samples;
 };
 
 /* Reads the trace (opened in r->prof->layer) in time order. 0, or -1 with err. */
@@ -91,6 +94,18 @@ void vt_report_free(struct vt_report *r);
 
 /* The whole page. 0, or -1 with err (a temporary file that cannot be read back). */
 int vt_report_html(struct vt_report *r, FILE *out, char *err, size_t errlen);
+
+/* Flame graph: locations with samples up to which each gets its own graph, their contexts up
+ * to which they are counted per location, and the smallest share of the samples a frame
+ * needs to be drawn on its own (smaller ones are folded into "(other)"). */
+#define VT_REPORT_FLAME_LOCATIONS 16
+#define VT_REPORT_FLAME_CONTEXTS  (1u << 18)
+#define VT_REPORT_FLAME_SHARE	  0.001
+
+/* The samples per context (counts, indexed like t->callctxs) as a JSON array of frames, call
+ * paths of functions with frames under share of all folded (flame.c). */
+void vt_report_flame(FILE *out, const struct vtr_trace *t, const uint64_t *counts, uint64_t all,
+		     double share);
 
 /* The page's script and style sheet (assets.c, made from report.js and report.css). */
 extern const char vt_report_js[], vt_report_css[];
