@@ -11,12 +11,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-static char *flame(const struct vtr_trace *t, const uint64_t *counts, uint64_t all, double share)
+static char *flame(const struct vtr_trace *t, const uint64_t *counts, uint64_t all, uint32_t ppm)
 {
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *m = open_memstream(&buf, &len);
-	vt_report_flame(m, t, counts, all, share);
+	vt_report_flame(m, t, counts, all, ppm);
 	fclose(m);
 	return buf;
 }
@@ -77,7 +77,7 @@ int main(void)
 		   "[1,5,4,4,[],0]]"));
 	/* Share 1%: tiny (0.6%) and other_tiny (0.4%) are one (other) of 10 samples, 2 frames;
 	 * 5 more samples without a context are the root's own. */
-	CHECK(same(flame(&t, counts, 1005, 0.01),
+	CHECK(same(flame(&t, counts, 1005, 10000),
 		   "[[-1,-1,1005,5,[],0],\n"
 		   "[0,0,1000,0,[[\"a.c\",2,1000]],0],\n"
 		   "[1,1,990,0,[[\"a.c\",6,700],[\"a.c\",7,290]],0],\n"
@@ -85,7 +85,7 @@ int main(void)
 		   "[2,3,190,190,[[\"a.c\",14,190]],0],\n"
 		   "[1,-2,10,10,2]]"));
 	/* Share 20%: light and both tiny ones folded, each under its own parent. */
-	CHECK(same(flame(&t, counts, 1000, 0.2),
+	CHECK(same(flame(&t, counts, 1000, 200000),
 		   "[[-1,-1,1000,0,[],0],\n"
 		   "[0,0,1000,0,[[\"a.c\",2,1000]],0],\n"
 		   "[1,1,990,0,[[\"a.c\",6,700],[\"a.c\",7,290]],0],\n"

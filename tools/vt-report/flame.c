@@ -262,14 +262,13 @@ static void write_node(struct writer *w, uint32_t node, int64_t parent, unsigned
 }
 
 void vt_report_flame(FILE *out, const struct vtr_trace *t, const uint64_t *counts, uint64_t all,
-		     double share)
+		     uint32_t ppm)
 {
 	struct tree tr = {.t = t};
 	build(&tr, counts, all);
-	/* The fewest samples shown: share of all, rounded up, at least one. */
-	uint64_t min = (uint64_t)((double)all * share);
-	if ((double)min < (double)all * share)
-		min++;
+	/* The fewest samples shown: ppm millionths of all, rounded up (in integers, so that the
+	 * rule is exact), at least one. */
+	uint64_t min = (uint64_t)(((unsigned __int128)all * ppm + 999999) / 1000000);
 	struct writer w = {.out = out, .tr = &tr, .min = min ? min : 1};
 	fputs("[", out);
 	write_node(&w, 0, -1, 0);

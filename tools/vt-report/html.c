@@ -224,8 +224,9 @@ static void samples(struct vt_report *r, FILE *out)
 	fprintf(out, ",\n\"samples\":{\"total\":%" PRIu64 ",\"period\":%.9g,\"source\":",
 		p->total_samples, t->sample_period);
 	vtr_json_string(out, t->sample_source ? t->sample_source : "");
-	fprintf(out, ",\"share\":%g,\"all\":", VT_REPORT_FLAME_SHARE);
-	vt_report_flame(out, t, p->ctx_samples, p->total_samples, VT_REPORT_FLAME_SHARE);
+	uint32_t ppm = r->opt->flame_ppm;
+	fprintf(out, ",\"share\":%.9g,\"all\":", ppm / 1e6);
+	vt_report_flame(out, t, p->ctx_samples, p->total_samples, ppm);
 	fputs(",\"locations\":[", out);
 	bool first = true;
 	for (size_t i = 0; r->loc_samples && i < t->nlocations && i < p->nlocations; i++) {
@@ -233,8 +234,7 @@ static void samples(struct vt_report *r, FILE *out)
 			continue;
 		fprintf(out, "%s{\"loc\":%zu,\"total\":%" PRIu64 ",\"frames\":", first ? "" : ",\n",
 			i, p->locations[i].samples);
-		vt_report_flame(out, t, r->loc_samples[i], p->locations[i].samples,
-				VT_REPORT_FLAME_SHARE);
+		vt_report_flame(out, t, r->loc_samples[i], p->locations[i].samples, ppm);
 		fputs("}", out);
 		first = false;
 	}

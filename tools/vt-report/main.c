@@ -26,12 +26,16 @@ static const char usage_text[] =
     "open it): a timeline with a row per location, messages and collectives, zoom\n"
     "and pan; counter plots on the same time axis; the flat and call-path profiles\n"
     "as sortable tables; the load per rank (user code vs MPI); an MPI summary\n"
-    "(message matrix, sizes, collectives); the trace's metadata.\n"
+    "(message matrix, sizes, collectives); a flame graph of the calling-context\n"
+    "samples when the trace has them; the trace's metadata.\n"
     "\n"
     "  -o, --output=FILE    where to write (- for standard output); required\n"
     "  -b, --budget=N       slices kept one by one (default 250000); a trace with\n"
     "                       more events gets levels of detail instead, so that the\n"
     "                       page's size does not grow with the trace\n"
+    "  -m, --min-share=PCT  flame graph frames with less than PCT percent of the\n"
+    "                       samples are merged into one (other) per caller\n"
+    "                       (default 0.1; from 0.0001 to 100)\n"
     "  -h, --help           show this help and exit\n"
     "  -V, --version        show the version and exit\n"
     "\n"
@@ -47,6 +51,17 @@ static uint64_t parse_count(const char *option, const char *value)
 	if (errno || end == value || *end || value[0] == '-' || v == 0)
 		vtr_usage_error("%s: '%s' is not a positive count", option, value);
 	return v;
+}
+
+/* A percentage as millionths of the whole: 0.0001 to 100. */
+static uint32_t parse_share(const char *option, const char *value)
+{
+	char *end;
+	errno = 0;
+	double v = strtod(value, &end);
+	if (errno || end == value || *end || !(v >= 0.0001 && v <= 100))
+		vtr_usage_error("%s: '%s' is not a percentage from 0.0001 to 100", option, value);
+	return (uint32_t)(v * 1e4 + 0.5);
 }
 
 static int fail(const char *what, const char *err, struct vt_report *r, FILE *out,
@@ -68,18 +83,18 @@ int main(int argc, char **argv)
 {
 	vtr_cli_tool = "vt-report";
 	static const struct option longopts[] = {
-	    {"output", required_argument, NULL, 'o'},
-	    {"budget", required_argument, NULL, 'b'},
-	    {"help", no_argument, NULL, 'h'},
-	    {"version", no_argument, NULL, 'V'},
-	    {NULL, 0, NULL, 0},
+	    {"output", required_argument, NULL, 'o'},	 {"budget", required_argument, NULL, 'b'},
+	    {"min-share", required_argument, NULL, 'm'}, {"help", no_argument, NULL, 'h'},
+	    {"version", no_argument, NULL, 'V'},	 {NULL, 0, NULL, 0},
 	};
-	struct vt_report_options opt = {
-	    .budget = 250000, .max_messages = 50000, .max_marks = 50000};
+	struct vt_report_options opt = {.budget = 250000,
+					.max_messages = 50000,
+					.max_marks = 50000,
+					.flame_ppm = VT_REPORT_FLAME_PPM};
 	const char *output = NULL;
 	int c;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":o:b:hV", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":o:b:m:hV", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'o':
 			output = optarg;
@@ -87,6 +102,9 @@ int main(int argc, char **argv)
 		case 'b':
 			opt.budget = parse_count("--budget", optarg);
 			opt.max_messages = opt.max_marks = opt.budget / 5 + 1;
+			break;
+		case 'm':
+			opt.flame_ppm = parse_share("--min-share", optarg);
 			break;
 		case 'h':
 			fputs(usage_text, stdout);

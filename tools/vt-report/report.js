@@ -458,7 +458,7 @@
         var fill = n.region === -1 ? '#b8bcc4' : n.region === -2 ? '#d0d0d0' : n.region === -3 ?
           '#e0c0c0' : color(n.region);
         out.push('<g class="flame-g" data-id="' + n.id + '"><rect class="flame-frame' + (cls ? ' ' + cls : '') +
-          '" data-id="' + n.id + '" data-name="' + esc(n.name) + '" data-path="' + esc(n.path) +
+          '" data-id="' + n.id + '" data-parent="' + n.parent + '" data-name="' + esc(n.name) + '" data-path="' + esc(n.path) +
           '" data-depth="' + n.depth + '" data-count="' + n.total + '" data-self="' + n.self + '"' +
           (n.region === -2 ? ' data-folded="' + n.folded + '"' : '') + ' x="' + x.toFixed(2) +
           '" y="' + y + '" width="' + w.toFixed(2) + '" height="' + (FH - 1) + '" fill="' + fill +

@@ -17,6 +17,7 @@ struct vt_report_options {
 	uint64_t budget; /* slices kept one by one; beyond, levels of detail */
 	uint64_t max_messages, max_marks;
 	const char *title;
+	uint32_t flame_ppm; /* frames under this many millionths of the samples are folded */
 };
 
 /* One short-slice bin of the aggregated timeline. */
@@ -96,16 +97,17 @@ void vt_report_free(struct vt_report *r);
 int vt_report_html(struct vt_report *r, FILE *out, char *err, size_t errlen);
 
 /* Flame graph: locations with samples up to which each gets its own graph, their contexts up
- * to which they are counted per location, and the smallest share of the samples a frame
- * needs to be drawn on its own (smaller ones are folded into "(other)"). */
+ * to which they are counted per location, and the default smallest share of the samples (in
+ * millionths) a frame needs to be drawn on its own (smaller ones are folded into "(other)"). */
 #define VT_REPORT_FLAME_LOCATIONS 16
 #define VT_REPORT_FLAME_CONTEXTS  (1u << 18)
-#define VT_REPORT_FLAME_SHARE	  0.001
+#define VT_REPORT_FLAME_PPM	  1000
 
-/* The samples per context (counts, indexed like t->callctxs) as a JSON array of frames, call
- * paths of functions with frames under share of all folded (flame.c). */
+/* The samples per context (counts, indexed like t->callctxs; all: every sample, those without
+ * a context included) as a JSON array of frames, call paths of functions, those under ppm
+ * millionths of all folded (flame.c). */
 void vt_report_flame(FILE *out, const struct vtr_trace *t, const uint64_t *counts, uint64_t all,
-		     double share);
+		     uint32_t ppm);
 
 /* The page's script and style sheet (assets.c, made from report.js and report.css). */
 extern const char vt_report_js[], vt_report_css[];

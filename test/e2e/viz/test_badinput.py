@@ -107,6 +107,9 @@ def check_usage(t, trace):
              ([VT_EXPORT, '--bogus', trace], "unknown option '--bogus'"),
              ([VT_REPORT, trace], 'no output given'),
              ([VT_REPORT, '--budget', '0', trace, '-o', '/dev/null'], "--budget: '0'"),
+             ([VT_REPORT, '--min-share', '0', trace, '-o', '/dev/null'],
+              "--min-share: '0' is not a percentage from 0.0001 to 100"),
+             ([VT_REPORT, '--min-share', '5%', trace, '-o', '/dev/null'], "--min-share: '5%'"),
              ([VT_REPORT, trace, trace, '-o', '/dev/null'], 'one trace at a time'),
              ([VT_PROFILE, '--imbalance', '--mpi', trace], 'exclude each other')]
     for cmd, text in cases:
