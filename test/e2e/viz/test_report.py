@@ -137,6 +137,8 @@ def check_page_file(t, page):
 def check_dom(t, dom, facts, trace, what):
     t.eq(dom.find('body', data_ready='1') != [], True, '%s: the script ran to its end' % what)
     t.eq(dom.errors_text.strip(), '', '%s: no error caught by the page' % what)
+    t.eq((dom.find('section', id='samples-section'), dom.with_class('rect', 'flame-frame')),
+         ([], []), '%s: no Samples section: the trace has no samples' % what)
     rows = dom.with_class('g', 'row')
     t.eq(len(rows), len(facts.locations), '%s: one timeline row per location' % what)
     labels = [e for e in dom.elements if e['<tag>'] == 'rect' and
@@ -363,4 +365,5 @@ def body(t):
         t.fail('the page gives the timeline\'s box')
 
 
-vttest.main('viz_report', body)
+if __name__ == '__main__':
+    vttest.main('viz_report', body)
