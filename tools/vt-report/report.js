@@ -519,7 +519,14 @@
         if (r) r.dispatchEvent(new MouseEvent('click', {bubbles: true}));
         return !!r;
       },
-      reset: function () { document.getElementById('flame-reset').click(); }
+      reset: function () { document.getElementById('flame-reset').click(); },
+      location: function (i) {
+        var s = document.getElementById('flame-loc');
+        if (!s || !s.options[i]) return false;
+        s.value = String(i);
+        s.dispatchEvent(new Event('change', {bubbles: true}));
+        return true;
+      }
     };
   })();
 
@@ -657,7 +664,11 @@
     document.body.setAttribute('data-selftest', seen.join(' '));
   }
   // "#flame=NAME": the page clicks the first frame of the flame graph named NAME (and then its
-  // reset control with "#flame=NAME&reset"), for a browser test without input.
+  // reset control with "#flame=NAME&reset"); "#flameloc=I" picks the I-th entry of the
+  // location selector first. For a browser test without input.
+  var hl = /flameloc=(\d+)/.exec(location.hash);
+  if (hl && flame)
+    document.body.setAttribute('data-flame-location', flame.location(+hl[1]) ? '1' : '0');
   var hf = /flame=([^&]+)(&reset)?/.exec(location.hash);
   if (hf && flame) {
     document.body.setAttribute('data-flame-clicked', flame.click(decodeURIComponent(hf[1])) ? '1' : '0');

@@ -8,7 +8,8 @@ path; the root holds every sample python3-otf2 reads; each frame's children fit 
 (counts and x ranges) and the own samples of all frames add up to every sample; heavy's and
 light's widths have the ratio of their counts (about 3); titles name function, line and
 count; a click on heavy zooms it to full width with its ancestors, the reset control goes
-back; each thread has its own graph with its own counts; a screenshot is drawn where the
+back; --min-share 20 folds light into an (other) frame with its count; each thread has its own
+graph with its own counts, drawn when picked in the selector; a screenshot is drawn where the
 graph is; no script error."""
 import collections
 import json
@@ -258,6 +259,21 @@ def body(t):
     t.eq(got, want_locs, 'per thread: a graph of its own samples, the counts python3-otf2 reads')
     options = [e for e in dom.elements if e['<tag>'] == 'option']
     t.eq(len(options), 1 + len(s.by_loc), 'a selector: all locations, and each thread')
+    # The selector's second entry (the first thread): its graph is drawn, with its counts.
+    if locs:
+        first_loc = names[locs[0]['loc']]
+        one = FlameDom(chromium(t, ['--dump-dom'], url + '#flameloc=1', 'one thread'))
+        t.eq([b.get('data-flame-location') for b in one.find('body')], ['1'],
+             'one thread: the page picked it in the selector')
+        of = one.frames()
+        t.eq(sorted((f['data-path'], int(f['data-count']), int(f['data-self']))
+                    for f in of if f['data-name'] not in ('all samples', '(other)')),
+             sorted((p, n, own) for p, (n, own) in path_counts(s.by_loc[first_loc]).items()
+                    if n * 1000 >= len(s.by_loc[first_loc])),
+             'one thread: its frames have the counts of its own samples (%s)' % first_loc)
+        t.eq([int(f['data-count']) for f in of if f['data-depth'] == '0'],
+             [len(s.by_loc[first_loc])], 'one thread: the root holds its samples')
+        check_tree(t, of, len(s.by_loc[first_loc]), 'one thread')
 
     # A screenshot: the graph is drawn where the page says it is.
     boxes = [b.get('data-flame-box') for b in dom.find('body')]
