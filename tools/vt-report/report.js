@@ -487,7 +487,7 @@
       div.innerHTML = '<svg xmlns="' + SVGNS + '" id="flame-svg" width="' + W + '" height="' +
         ((deepest + 1) * FH + 2) + '">' + out.join('') + '</svg>';
       document.getElementById('flame-reset').disabled = !focus;
-      document.getElementById('flame-zoomed').textContent = focus ? 'zoomed into ' + f.path + ' (' +
+      document.getElementById('flame-zoomed').textContent = focus ? '\u2014 zoomed into ' + f.path + ' (' +
         f.total + ' samples)' : '';
     }
     var sel = S.locations.length ? ' <label>location <select id="flame-loc">' + graphs.map(function (g, i) {
