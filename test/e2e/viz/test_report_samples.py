@@ -220,7 +220,9 @@ def body(t):
          'reset zoom: the full graph again')
 
     # --min-share 20: light (an eighth of the samples on each thread) is folded into an
-    # (other) frame below each work, which says it holds one path and has light's samples.
+    # (other) frame below each work, with whatever else under 20% has the same parent (a
+    # sample of main outside work on a loaded machine): one (other) per parent, saying how
+    # many paths it holds and with their samples.
     folded = os.path.join(d, 'folded.html')
     p = subprocess.run([VT_REPORT, '--min-share', '20', tr.path, '-o', folded],
                        stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True,
@@ -230,8 +232,19 @@ def body(t):
     ff = fd.frames()
     got = sorted((f['data-path'], int(f['data-count']), f.get('data-folded'))
                  for f in ff if f['data-name'] == '(other)')
-    want_other = sorted((w + ';(other)', want[w + ';light'][0], '1') for w in work.values())
-    t.eq(got, want_other, '--min-share 20: light folded into one (other) below each work')
+    kept = {p for p, (n, _) in want.items() if n * 5 >= total}  # at least 20%, rounded up
+    t.eq([w + ';light' for w in work.values() if w in kept and w + ';light' not in kept],
+         [w + ';light' for w in work.values()], '--min-share 20: each work kept, its light not')
+    groups = collections.defaultdict(lambda: [0, 0])
+    for path, (n, _) in want.items():
+        parent = path.rpartition(';')[0]
+        if n * 5 < total and (parent in kept or not parent):
+            groups[parent][0] += n
+            groups[parent][1] += 1
+    want_other = sorted(((par + ';' if par else '') + '(other)', n, str(k))
+                        for par, (n, k) in groups.items())
+    t.eq(got, want_other, '--min-share 20: one (other) per parent of the paths under 20%, '
+         'light below each work')
     t.eq(sorted(f['data-path'] for f in ff if f['data-name'] not in ('all samples', '(other)')),
          sorted(p for p, (n, _) in want.items() if n * 5 >= total),
          '--min-share 20: a frame for each path with at least 20% of the samples')
