@@ -1,0 +1,215 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""e2e "mpi_abort_trace": an MPI rank that ends without the others writes what it has into an
+archive of its own, NAME.abort-RANK.otf2, without MPI (docs/mpi.md, "When a run does not end
+normally"):
+
+- MPI_Abort: rank 1 calls work() 7 times, sends 3 messages to rank 0 and receives its reply,
+  then calls MPI_Abort(MPI_COMM_WORLD, 3). The job ends as without vt (mpirun's status 3, the
+  program's stdout lines), vt says in one line where rank 1's archive is, and the archive,
+  read by python3-otf2, otf2-print and vt-profile, holds exactly rank 1's events up to the
+  call (7 work() calls, the 3 sends and the receive with their tags and sizes), its
+  definitions (location group "MPI Rank 1", its master thread as location 1), a HIGH marker
+  and the property VT::END saying it aborted.
+- A terminating signal: with "term", rank 0 is sent SIGTERM by a timer while it waits in
+  MPI_Recv, after it received those messages and replied. It writes its archive the same way
+  and ends by the signal: mpirun's status is as without vt.
+
+What is not checked, because it does not happen every time: the archives of the ranks that
+the launcher ends after an abort. Open MPI sends them SIGTERM, then SIGKILL one second later
+(odls_base_sigkill_timeout), so they usually write theirs, but a loaded machine may kill one
+while it writes; MPICH's hydra sends SIGKILL at once. They are listed in the log.
+
+An abort makes the launcher tear down its output forwarding while lines may be in flight
+(test mpi_abort): each run's stdout lines must be the program's, and one of the runs of a
+variant must have them all.
+"""
+
+import os
+import re
+import subprocess
+
+import vtmpi
+import vttest
+from vtmpi import MPICH, OPENMPI, Var
+
+VARIANTS = [(OPENMPI, 4), (MPICH, 2)]
+REPEAT = 2
+WORK, MSGS = 7, 3
+
+# vt's one line for a rank that ended alone.
+ALONE = re.compile(r'^warning: (\S+) on rank (\d+): the trace of this rank alone written to '
+                   r'(\S+\.otf2) \((\d+) events?, (\d+) locations?\)$')
+
+
+def alone_lines(run):
+    """[(why, rank, path, events, locations)] of vt's lines for ranks that ended alone."""
+    out = []
+    for m in run.messages:
+        a = ALONE.match(m)
+        if a:
+            out.append((a.group(1), int(a.group(2)), a.group(3), int(a.group(4)),
+                        int(a.group(5))))
+    return out
+
+
+def properties(path):
+    import _otf2
+    import otf2
+    with otf2.reader.open(path) as r:
+        return {n: _otf2.Reader_GetProperty(r.handle, n)
+                for n in _otf2.Reader_GetPropertyNames(r.handle)}
+
+
+def markers(path):
+    """[(category, severity, text)] as otf2-marker prints the marker file."""
+    p = subprocess.run(['otf2-marker', path], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                       universal_newlines=True)
+    out, cat = [], None
+    for line in p.stdout.splitlines():
+        m = re.match(r'MARKER_DEF\s+Group: "([^"]*)", Category: "([^"]*)", Severity: (\w+)',
+                     line)
+        if m:
+            cat = (m.group(2), m.group(3))
+            continue
+        m = re.match(r'MARKER\s+Time: \d+, Duration \d+, Scope: \w+:\d+, Text: "(.*)"$', line)
+        if m and cat:
+            out.append((cat[0], cat[1], m.group(1)))
+    return out
+
+
+def check_archive(t, run, rank, why, end, enters, steps, last, what):
+    """Rank's own archive: read by every reader, its one location and group, exactly the
+    Enter counts enters and the MPI events steps, last the innermost region at the end, the
+    marker and VT::END text end, and vt's one line for it. Returns the binding of steps."""
+    prefix = '%s.abort-%d' % (run.prefix, rank)
+    tr = t.trace(run, what, prefix=prefix, notice=False)
+    path = tr.path
+    t.eq([l for l in alone_lines(run) if l[1] == rank],
+         [(why, rank, path, tr.events, 1)],
+         '%s: one line names rank %d\'s archive, its events and locations' % (what, rank))
+    mt = vtmpi.read_mpi(path)
+    t.eq(sorted((l.ref, l.name, l.group) for l in mt.locs.values()),
+         [(rank, 'Master thread', 'MPI Rank %d' % rank)],
+         '%s: the archive holds rank %d\'s master thread alone, location %d' % (what, rank, rank))
+    t.eq([g[0] for g in mt.groups], ['MPI Rank %d' % rank], '%s: one location group' % what)
+    t.eq(mt.comm_locations, [rank], '%s: the MPI locations: rank %d\'s' % (what, rank))
+    t.enter_counts(tr.loc('Master thread'), enters, what)
+    seq = vttest.enter_leave_sequence(path)['Master thread']
+    opened = []
+    for kind, region in seq[:-len(last)]:
+        if kind == 'Enter':
+            opened.append(region)
+        else:
+            opened.pop()
+    t.eq(opened, last, '%s: the regions open when the rank ended' % what)
+    t.eq(seq[-len(last):], [('Leave', r) for r in reversed(last)],
+         '%s: they are left at the end' % what)
+    binding = vtmpi.match_sequence(t, mt.sequence(rank), steps, what)
+    world = binding.get('comm:WORLD')
+    c = mt.comms.get(world)
+    t.eq((c.name, c.members) if c else None, ('MPI_COMM_WORLD', ()),
+         '%s: the messages\' communicator is MPI_COMM_WORLD, members not listed (the other '
+         'ranks are not in the archive)' % what)
+    t.eq(properties(path).get('VT::END'), end, '%s: property VT::END' % what)
+    t.eq(markers(path), [('vt', 'HIGH', end)], '%s: a HIGH marker where it ended' % what)
+    return binding
+
+
+def no_half_written(t, run, what):
+    """What the run leaves in VT_PFORM_GDIR: the run's unfinished archive (empty anchor and
+    definitions, its directory) and complete .abort-R archives, nothing else."""
+    names = sorted(os.listdir(run.gdir))
+    base = run.prefix
+    bad = []
+    for n in names:
+        path = os.path.join(run.gdir, n)
+        if n in (base + '.otf2', base + '.def'):
+            if os.path.getsize(path) != 0:
+                bad.append('%s is not empty' % n)
+        elif n == base:
+            continue
+        else:
+            m = re.match(re.escape(base) + r'\.abort-(\d+)(\.otf2|\.def|\.marker)?$', n)
+            if not m:
+                bad.append('%s: not expected' % n)
+    t.eq(bad, [], '%s: only the run\'s unfinished archive and the ranks\' own ones' % what)
+    t.note('%s: trace directory holds %r' % (what, names))
+
+
+def body(t):
+    exes = vtmpi.build_all(t, 'abort_work', ['abort_work.c'], [OPENMPI, MPICH])
+    W = Var('comm:WORLD')
+    for impl, np in VARIANTS:
+        expected = sorted(['rank %d: started' % r for r in range(np)] + ['rank 1: aborting'])
+        plain = vtmpi.mpirun(t, impl, np, exes[(impl, False)], label='plain-%s%d' % (impl, np))
+        t.eq(plain.status, 3, '%s np %d uninstrumented: mpirun exits with MPI_Abort\'s code'
+             % (impl, np))
+        plain_term = vtmpi.mpirun(t, impl, np, exes[(impl, False)], args=['term'],
+                                  label='plainterm-%s%d' % (impl, np))
+        t.check(plain_term.status != 0, '%s np %d uninstrumented, SIGTERM: mpirun fails'
+                % (impl, np), 'status %d' % plain_term.status)
+        vtmpi.require_runtime(impl)
+        complete = 0
+        for i in range(REPEAT):
+            what = '%s np %d MPI_Abort run %d' % (impl, np, i + 1)
+            run = vtmpi.mpirun(t, impl, np, exes[(impl, True)], timeout=60,
+                               label='%s%d-%d' % (impl, np, i + 1))
+            t.eq(run.status, plain.status, '%s: exit status as uninstrumented' % what)
+            t.check(set(run.lines) <= set(expected) and len(run.lines) <= len(expected),
+                    '%s: stdout lines are the program\'s' % what, repr(run.lines))
+            complete += run.lines == expected
+            t.eq(run.errors, [], '%s: no vt error' % what)
+            vtmpi.messages_well_formed(t, run, what)
+            vtmpi.no_crash(t, run, what)
+            t.eq(run.leftovers, [], '%s: no process of the run outlives mpirun' % what)
+            others = [l for l in alone_lines(run) if l[1] != 1]
+            t.eq([l[0] for l in others], ['SIGTERM'] * len(others),
+                 '%s: the other ranks that wrote theirs say SIGTERM' % what)
+            t.note('%s: the other ranks wrote %r' % (what, others))
+            check_archive(
+                t, run, 1, 'MPI_Abort', 'MPI_Abort, errorcode 3',
+                {'main': 1, 'MPI_Init': 1, 'MPI_Comm_rank': 1, 'work': WORK, 'MPI_Send': MSGS,
+                 'MPI_Recv': 1, 'give_up': 1, 'MPI_Abort': 1},
+                vtmpi.steps_of(*[vtmpi.send('MPI_Send', 0, W, 10 + k, 4 * (k + 1))
+                                 for k in range(MSGS)],
+                               vtmpi.recv('MPI_Recv', 0, W, 20, 8)),
+                ['main', 'give_up', 'MPI_Abort'], what)
+            no_half_written(t, run, what)
+        t.check(complete > 0, '%s np %d: at least one run has every stdout line' % (impl, np),
+                '%d of %d' % (complete, REPEAT))
+
+        # The next run into the same directory: not "trace exists"; a name of its own.
+        what = '%s np %d MPI_Abort, the next run' % (impl, np)
+        again = vtmpi.mpirun(t, impl, np, exes[(impl, True)], timeout=60,
+                             env={'VT_PFORM_GDIR': run.gdir}, label='%s%d-again' % (impl, np))
+        t.eq(again.status, 3, '%s: exit status 3' % what)
+        t.eq([m for m in again.messages if 'exists' in m], [], '%s: no "trace exists"' % what)
+        t.eq([l[2] for l in alone_lines(again) if l[1] == 1],
+             [os.path.join(run.gdir, run.prefix + '.1.abort-1.otf2')],
+             '%s: rank 1 writes NAME.1.abort-1.otf2' % what)
+
+        what = '%s np %d SIGTERM' % (impl, np)
+        run = vtmpi.mpirun(t, impl, np, exes[(impl, True)], args=['term'], timeout=60,
+                           label='%s%d-term' % (impl, np))
+        t.eq(run.status, plain_term.status, '%s: exit status as uninstrumented' % what)
+        # (hydra prints its report of the signal on stdout, with a PID)
+        t.eq([l for l in run.lines if l.startswith('rank ')],
+             [l for l in plain_term.lines if l.startswith('rank ')],
+             '%s: the program\'s stdout lines as uninstrumented' % what)
+        t.eq(len(run.lines), len(plain_term.lines), '%s: as many stdout lines' % what)
+        t.eq(run.errors, [], '%s: no vt error' % what)
+        vtmpi.messages_well_formed(t, run, what)
+        t.eq(run.leftovers, [], '%s: no process of the run outlives mpirun' % what)
+        t.note('%s: vt said %r' % (what, run.messages))
+        check_archive(
+            t, run, 0, 'SIGTERM', 'SIGTERM',
+            {'main': 1, 'MPI_Init': 1, 'MPI_Comm_rank': 1, 'MPI_Recv': MSGS + 1,
+             'MPI_Send': 1, 'arm_sigterm': 1, 'wait_forever': 1},
+            vtmpi.steps_of(*[vtmpi.recv('MPI_Recv', 1, W, 10 + k, 4 * (k + 1))
+                             for k in range(MSGS)],
+                           vtmpi.send('MPI_Send', 1, W, 20, 8)),
+            ['main', 'wait_forever', 'MPI_Recv'], what)
+        no_half_written(t, run, what)
+
+
+vttest.main('mpi_abort_trace', body)
