@@ -9,7 +9,8 @@ normally"):
   read by python3-otf2, otf2-print and vt-profile, holds exactly rank 1's events up to the
   call (7 work() calls, the 3 sends and the receive with their tags and sizes), its
   definitions (location group "MPI Rank 1", its master thread as location 1), a HIGH marker
-  and the property VT::END saying it aborted.
+  and the property VT::END saying it aborted. The same for Fortran's MPI_Abort (use
+  mpi_f08, whose entry points vt wraps for both MPIs).
 - A terminating signal: with "term", rank 0 is sent SIGTERM by a timer while it waits in
   MPI_Recv, after it received those messages and replied. It writes its archive the same way
   and ends by the signal: mpirun's status is as without vt.
@@ -105,11 +106,11 @@ def check_archive(t, run, rank, why, end, enters, steps, last, what):
     t.eq(seq[-len(last):], [('Leave', r) for r in reversed(last)],
          '%s: they are left at the end' % what)
     binding = vtmpi.match_sequence(t, mt.sequence(rank), steps, what)
-    world = binding.get('comm:WORLD')
-    c = mt.comms.get(world)
-    t.eq((c.name, c.members) if c else None, ('MPI_COMM_WORLD', ()),
-         '%s: the messages\' communicator is MPI_COMM_WORLD, members not listed (the other '
-         'ranks are not in the archive)' % what)
+    if steps:
+        c = mt.comms.get(binding.get('comm:WORLD'))
+        t.eq((c.name, c.members) if c else None, ('MPI_COMM_WORLD', ()),
+             '%s: the messages\' communicator is MPI_COMM_WORLD, members not listed (the '
+             'other ranks are not in the archive)' % what)
     t.eq(properties(path).get('VT::END'), end, '%s: property VT::END' % what)
     t.eq(markers(path), [('vt', 'HIGH', end)], '%s: a HIGH marker where it ended' % what)
     return binding
@@ -210,6 +211,21 @@ def body(t):
                            vtmpi.send('MPI_Send', 1, W, 20, 8)),
             ['main', 'wait_forever', 'MPI_Recv'], what)
         no_half_written(t, run, what)
+
+    # Fortran's MPI_Abort (use mpi_f08: Open MPI's and MPICH's own entry points).
+    for impl in (OPENMPI, MPICH):
+        what = '%s np 2 Fortran MPI_Abort' % impl
+        exe, plain_exe = t.parallel(
+            lambda inst: vtmpi.compile_fortran(t, impl, 'abort_f', ['abort_f.f90'], opt='-O0',
+                                               instrument=inst), [True, False])
+        plain = vtmpi.mpirun(t, impl, 2, plain_exe, label='plain-f-%s' % impl)
+        t.eq(plain.status, 4, '%s uninstrumented: mpirun exits with MPI_ABORT\'s code' % what)
+        run = vtmpi.mpirun(t, impl, 2, exe, timeout=60, label='f-%s' % impl)
+        t.eq(run.status, plain.status, '%s: exit status as uninstrumented' % what)
+        t.eq(run.errors, [], '%s: no vt error' % what)
+        check_archive(t, run, 1, 'MPI_Abort', 'MPI_Abort, errorcode 4',
+                      {'main': 1, 'abort_f': 1, 'MPI_Init': 1, 'MPI_Comm_rank': 1, 'work': 5,
+                       'MPI_Abort': 1}, [], ['main', 'abort_f', 'MPI_Abort'], what)
 
 
 vttest.main('mpi_abort_trace', body)
