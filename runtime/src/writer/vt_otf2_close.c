@@ -498,5 +498,11 @@ int vt_otf2_close_alone(struct vt_loc *locs, uint64_t end_ts, const char *why)
 	const struct vt_mpi_ops *run = vt_otf2_mpi_ops();
 	if (!why || !run || vt_otf2_open_alone() < 0)
 		return -1;
+	/* Which rank of how many the archive holds: its readers see no other. */
+	char rank[16], size[16];
+	snprintf(rank, sizeof(rank), "%d", run->rank);
+	snprintf(size, sizeof(size), "%d", run->size);
+	vt_annot_property("VT::MPI::RANK", rank);
+	vt_annot_property("VT::MPI::SIZE", size);
 	return close_archive(locs, end_ts, &vt_otf2_serial_ops, why, (uint32_t)run->rank);
 }

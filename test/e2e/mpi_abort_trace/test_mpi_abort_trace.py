@@ -78,7 +78,7 @@ def markers(path):
     return out
 
 
-def check_archive(t, run, rank, why, end, enters, steps, last, what):
+def check_archive(t, run, rank, why, end, enters, steps, last, what, size):
     """Rank's own archive: read by every reader, its one location and group, exactly the
     Enter counts enters and the MPI events steps, last the innermost region at the end, the
     marker and VT::END text end, and vt's one line for it. Returns the binding of steps."""
@@ -111,7 +111,9 @@ def check_archive(t, run, rank, why, end, enters, steps, last, what):
         t.eq((c.name, c.members) if c else None, ('MPI_COMM_WORLD', ()),
              '%s: the messages\' communicator is MPI_COMM_WORLD, members not listed (the '
              'other ranks are not in the archive)' % what)
-    t.eq(properties(path).get('VT::END'), end, '%s: property VT::END' % what)
+    props = properties(path)
+    t.eq((props.get('VT::END'), props.get('VT::MPI::RANK'), props.get('VT::MPI::SIZE')),
+         (end, str(rank), str(size)), '%s: properties VT::END, VT::MPI::RANK and SIZE' % what)
     t.eq(markers(path), [('vt', 'HIGH', end)], '%s: a HIGH marker where it ended' % what)
     return binding
 
@@ -174,7 +176,7 @@ def body(t):
                 vtmpi.steps_of(*[vtmpi.send('MPI_Send', 0, W, 10 + k, 4 * (k + 1))
                                  for k in range(MSGS)],
                                vtmpi.recv('MPI_Recv', 0, W, 20, 8)),
-                ['main', 'give_up', 'MPI_Abort'], what)
+                ['main', 'give_up', 'MPI_Abort'], what, np)
             no_half_written(t, run, what)
         t.check(complete > 0, '%s np %d: at least one run has every stdout line' % (impl, np),
                 '%d of %d' % (complete, REPEAT))
@@ -209,7 +211,7 @@ def body(t):
             vtmpi.steps_of(*[vtmpi.recv('MPI_Recv', 1, W, 10 + k, 4 * (k + 1))
                              for k in range(MSGS)],
                            vtmpi.send('MPI_Send', 1, W, 20, 8)),
-            ['main', 'wait_forever', 'MPI_Recv'], what)
+            ['main', 'wait_forever', 'MPI_Recv'], what, np)
         no_half_written(t, run, what)
 
     # Fortran's MPI_Abort (use mpi_f08: Open MPI's and MPICH's own entry points).
@@ -225,7 +227,7 @@ def body(t):
         t.eq(run.errors, [], '%s: no vt error' % what)
         check_archive(t, run, 1, 'MPI_Abort', 'MPI_Abort, errorcode 4',
                       {'main': 1, 'abort_f': 1, 'MPI_Init': 1, 'MPI_Comm_rank': 1, 'work': 5,
-                       'MPI_Abort': 1}, [], ['main', 'abort_f', 'MPI_Abort'], what)
+                       'MPI_Abort': 1}, [], ['main', 'abort_f', 'MPI_Abort'], what, 2)
 
 
 vttest.main('mpi_abort_trace', body)
