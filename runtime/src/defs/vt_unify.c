@@ -810,7 +810,8 @@ static void write_groups(OTF2_GlobalDefWriter *gw, struct vt_strtab *st, const s
 				if (u->locs[i].rank == g->thread_rank)
 					ids[n++] = i;
 			if (u->mpi)
-				snprintf(name, sizeof(name), "Threads of rank %u", g->thread_rank);
+				snprintf(name, sizeof(name), "Threads of rank %u",
+					 u->base + g->thread_rank);
 			else
 				snprintf(name, sizeof(name), "Threads");
 			OTF2_GlobalDefWriter_WriteGroup(

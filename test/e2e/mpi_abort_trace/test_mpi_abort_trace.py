@@ -10,7 +10,8 @@ normally"):
   call (7 work() calls, the 3 sends and the receive with their tags and sizes), its
   definitions (location group "MPI Rank 1", its master thread as location 1), a HIGH marker
   and the property VT::END saying it aborted. The same for Fortran's MPI_Abort (use
-  mpi_f08, whose entry points vt wraps for both MPIs).
+  mpi_f08, whose entry points vt wraps for both MPIs), and for a rank whose threads sent
+  messages: all its locations are in its archive.
 - A terminating signal: with "term", rank 0 is sent SIGTERM by a timer while it waits in
   MPI_Recv, after it received those messages and replied. It writes its archive the same way
   and ends by the signal: mpirun's status is as without vt.
@@ -228,6 +229,40 @@ def body(t):
         check_archive(t, run, 1, 'MPI_Abort', 'MPI_Abort, errorcode 4',
                       {'main': 1, 'abort_f': 1, 'MPI_Init': 1, 'MPI_Comm_rank': 1, 'work': 5,
                        'MPI_Abort': 1}, [], ['main', 'abort_f', 'MPI_Abort'], what, 2)
+
+
+    # Threads: every location of the rank moves into its archive, with its own events.
+    what = 'openmpi np 3 threads MPI_Abort'
+    exe, plain_exe = t.parallel(
+        lambda inst: vtmpi.compile(t, OPENMPI, 'abort_threads', ['abort_threads.c'],
+                                   flags=['-pthread'], instrument=inst), [True, False])
+    plain = vtmpi.mpirun(t, OPENMPI, 3, plain_exe, label='plain-threads')
+    t.eq(plain.status, 5, '%s uninstrumented: mpirun exits with MPI_Abort\'s code' % what)
+    run = vtmpi.mpirun(t, OPENMPI, 3, exe, timeout=60, label='threads')
+    t.eq(run.status, plain.status, '%s: exit status as uninstrumented' % what)
+    t.eq(run.errors, [], '%s: no vt error' % what)
+    tr = t.trace(run, what, prefix=run.prefix + '.abort-1', notice=False)
+    t.eq([l for l in alone_lines(run) if l[1] == 1], [('MPI_Abort', 1, tr.path, tr.events, 3)],
+         '%s: one line names rank 1\'s archive, its events and locations' % what)
+    mt = vtmpi.read_mpi(tr.path)
+    t.eq(sorted((l.ref, l.name, l.group) for l in mt.locs.values()),
+         [(1, 'Master thread', 'MPI Rank 1'), ((1 << 32) | 1, 'Thread 1', 'MPI Rank 1'),
+          ((2 << 32) | 1, 'Thread 2', 'MPI Rank 1')],
+         '%s: rank 1\'s three threads, with their ids of a whole trace' % what)
+    # (which thread is "Thread 1" depends on which recorded first)
+    sends = []
+    for k in range(2):
+        loc = mt.locs[((k + 1) << 32) | 1]
+        t.enter_counts(tr.loc(loc.name), {'body': 1, 'work': 3, 'MPI_Send': 1}, what)
+        sends += [(e.region, e.kind, e.field('receiver'), e.field('msg_tag'),
+                   e.field('msg_length')) for e in loc.events]
+        t.eq(len(loc.events), 1, '%s: %s has one MPI event' % (what, loc.name))
+    t.eq(sorted(sends), [('MPI_Send', 'MpiSend', 0, 30 + k, 4) for k in range(2)],
+         '%s: the threads\' messages to rank 0, tags 30 and 31' % what)
+    t.enter_counts(tr.loc('Master thread'), {'main': 1, 'MPI_Init_thread': 1,
+                                             'MPI_Comm_rank': 1, 'MPI_Abort': 1}, what)
+    t.eq(properties(tr.path).get('VT::END'), 'MPI_Abort, errorcode 5',
+         '%s: property VT::END' % what)
 
 
 vttest.main('mpi_abort_trace', body)
