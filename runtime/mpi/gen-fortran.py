@@ -330,6 +330,13 @@ MANUAL = {
 	vtw_finalizing();
 	FWD(ierr);
 '''),
+    # This rank's archive of its own, as by the C MPI_Abort (the other ranks do not take part).
+    'MPI_Abort': (['comm', 'errorcode', 'ierr'], '''
+	if (vtw_tracing())
+		vt_inst_enter(&vtw_desc_MPI_Abort);
+	vtw_aborting(*(MPI_Fint *)errorcode);
+	FWD(comm, errorcode, ierr);
+'''),
     'MPI_Recv': (['buf', 'count', 'datatype', 'source', 'tag', 'comm', 'status', 'ierr'], '''
 	TRACING_OR(buf, count, datatype, source, tag, comm, status, ierr);
 	struct vtf_statuses s;

@@ -923,7 +923,7 @@ VTW_HIDDEN extern struct vt_inst_desc vtw_desc_MPI_Recv, vtw_desc_MPI_Sendrecv,
     vtw_desc_MPI_Sendrecv_replace, vtw_desc_MPI_Mrecv, vtw_desc_MPI_Wait, vtw_desc_MPI_Waitall,
     vtw_desc_MPI_Waitany, vtw_desc_MPI_Waitsome, vtw_desc_MPI_Test, vtw_desc_MPI_Testall,
     vtw_desc_MPI_Testany, vtw_desc_MPI_Testsome, vtw_desc_MPI_Init, vtw_desc_MPI_Init_thread,
-    vtw_desc_MPI_Finalize;
+    vtw_desc_MPI_Finalize, vtw_desc_MPI_Abort;
 
 /*
  * The blocking receives, each once for its int form and once (MPI 4.0; MPICH 4.0 has
@@ -1422,6 +1422,17 @@ VTW_EXPORT int MPI_Finalize(void)
 	return PMPI_Finalize();
 }
 
+/* This rank writes what it has into an archive of its own, without MPI (the other ranks
+ * are not there to write the run's), then MPI ends the job as without vt. MPI_Abort's own
+ * Leave is that of every region still open. */
+VTW_EXPORT int MPI_Abort(MPI_Comm comm, int errorcode)
+{
+	if (vtw_tracing())
+		vt_inst_enter(&vtw_desc_MPI_Abort);
+	vt_mpi_abort(errorcode);
+	return PMPI_Abort(comm, errorcode);
+}
+
 /* -- what the Fortran wrappers (vt-*-fortran.c, from gen-fortran.py) share ---------- */
 
 void vtw_request_done(uint64_t handle, const MPI_Status *status)
@@ -1443,4 +1454,9 @@ void vtw_finalizing(void)
 {
 	sync_clocks();
 	vt_mpi_detach();
+}
+
+void vtw_aborting(int errorcode)
+{
+	vt_mpi_abort(errorcode);
 }

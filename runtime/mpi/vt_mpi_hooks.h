@@ -81,6 +81,8 @@ VTW_HIDDEN void vtw_request_done(uint64_t handle, const MPI_Status *status);
 VTW_HIDDEN void vtw_received(const MPI_Status *status, MPI_Comm comm);
 VTW_HIDDEN void vtw_initialized(void);
 VTW_HIDDEN void vtw_finalizing(void);
+/* MPI_Abort: this rank's archive of its own, before MPI ends the job (vt_mpi_abort). */
+VTW_HIDDEN void vtw_aborting(int errorcode);
 
 /* Events. */
 static inline void vtw_p2p(uint32_t kind, int peer, uint32_t comm, int tag, uint64_t bytes)

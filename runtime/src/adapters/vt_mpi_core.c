@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* libvt's side of MPI mode: what the MPI adapter calls (see vt_mpi_iface.h). */
 #include "vt/vt_inst.h"
+#include "vt_annot.h"
+#include "vt_clock.h"
 #include "vt_config.h"
 #include "vt_core.h"
 #include "vt_lifecycle.h"
@@ -10,6 +12,7 @@
 #include "vt_thread.h"
 #include "vt_topo.h"
 
+#include <stdio.h>
 #include <string.h>
 
 static const struct vt_mpi_ops *ops;
@@ -59,6 +62,20 @@ VT_MPI_EXPORT void vt_mpi_detach(void)
 		return;
 	detaching = 1;
 	vt_finalize();
+}
+
+VT_MPI_EXPORT void vt_mpi_abort(int errorcode)
+{
+	if (!ops || vt_core_state() != VT_STATE_ON)
+		return;
+	struct vt_tls *t = &vt_tls;
+	char what[64];
+	snprintf(what, sizeof(what), "MPI_Abort, errorcode %d", errorcode);
+	/* The trace says how the run ended, as for a signal (vt_signal.c): a marker where the
+	 * rank aborted, a property. */
+	vt_annot_marker(vt_clock_now(), t && t->loc ? t->loc->index : 0, "vt", 3 /* HIGH */, what);
+	vt_annot_property("VT::END", what);
+	vt_finalize_alone("MPI_Abort");
 }
 
 const struct vt_mpi_ops *vt_mpi_ops(void)

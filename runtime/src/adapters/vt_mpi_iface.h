@@ -41,6 +41,11 @@ VT_MPI_EXPORT void vt_mpi_clock_offset(uint64_t t, int64_t offset, double stddev
 /* Before PMPI_Finalize: drains every location, unifies definitions, closes the archive. */
 VT_MPI_EXPORT void vt_mpi_detach(void);
 
+/* MPI_Abort, before PMPI_Abort: this rank's events, definitions and a marker of the abort go
+ * into an archive of its own (NAME.abort-RANK), without MPI: the other ranks do not take part
+ * (docs/mpi.md). */
+VT_MPI_EXPORT void vt_mpi_abort(int errorcode);
+
 /* VT_MPITRACE: whether MPI calls and messages are recorded. */
 VT_MPI_EXPORT int vt_mpi_trace_enabled(void);
 

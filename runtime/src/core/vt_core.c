@@ -155,7 +155,8 @@ static void finished(void)
 		vt_signal_deferred();
 }
 
-void vt_finalize(void)
+/* alone: NULL, or how an MPI rank ended without the others (vt_finalize_alone). */
+static void finalize(const char *alone)
 {
 	pthread_mutex_lock(&state_lock);
 	if (vt_core_state() != VT_STATE_ON) {
@@ -172,7 +173,7 @@ void vt_finalize(void)
 	pthread_mutex_unlock(&state_lock);
 
 	const struct vt_mpi_ops *mpi = vt_mpi_ops();
-	if (vt_mpi_attached() && !mpi) {
+	if (vt_mpi_attached() && !mpi && !alone) {
 		/* MPI_Init ran but MPI_Finalize did not (a rank returned from main, or exit):
 		 * the archive can only be closed together with the other ranks. */
 		vt_warn("MPI_Finalize was not called: the events of this process are not "
@@ -192,13 +193,26 @@ void vt_finalize(void)
 	struct vt_loc *locs = vt_thread_finalize(end);
 	EACH(finalize, end);
 	vt_region_resolve_all();
-	if (mpi)
+	if (alone)
+		vt_otf2_close_alone(locs, end, alone);
+	else if (mpi)
 		vt_otf2_close_mpi(locs, end, mpi);
 	else
 		vt_otf2_close(locs, end);
 	vt_sym_finish();
 	EACH(release);
 	finished();
+}
+
+void vt_finalize(void)
+{
+	finalize(NULL);
+}
+
+void vt_finalize_alone(const char *why)
+{
+	/* Outside MPI mode, or before MPI_Init: the ordinary trace. */
+	finalize(vt_mpi_attached() && !vt_mpi_ops() ? why : NULL);
 }
 
 void vt_core_switch_off(void)

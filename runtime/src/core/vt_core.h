@@ -30,6 +30,11 @@ void vt_init(void);
 /* Writes the trace; runs once (atexit, exec, or MPI_Finalize in MPI mode). */
 void vt_finalize(void);
 
+/* MPI mode, a rank that ends without the others (MPI_Abort, a terminating signal; why says
+ * which): writes its own locations into an archive of its own, without MPI; runs once, as
+ * vt_finalize. */
+void vt_finalize_alone(const char *why);
+
 /* Init failed later (MPI mode: the archive could not be opened): stop recording. */
 void vt_core_switch_off(void);
 

@@ -116,15 +116,12 @@ static void write_trace(int sig)
 {
 	struct vt_tls *t = &vt_tls;
 	const char *name = sigabbrev_np(sig);
-	if (vt_mpi_attached() && !vt_mpi_ops()) {
-		/* The archive of an MPI run is written by all ranks together in MPI_Finalize. */
-		vt_warn("SIG%s before MPI_Finalize: the events of this MPI process are not "
-			"written",
-			name ? name : "?");
-		return;
-	}
+	/* The archive of an MPI run is written by all ranks together in MPI_Finalize: a rank
+	 * that ends before writes its own, alone (its one line says where). */
+	bool alone = vt_mpi_attached() && !vt_mpi_ops();
 	t->busy = VT_BUSY_OWN;
-	vt_notice("SIG%s: writing the trace before the program ends", name ? name : "?");
+	if (!alone)
+		vt_notice("SIG%s: writing the trace before the program ends", name ? name : "?");
 	char what[64];
 	snprintf(what, sizeof(what), "SIG%s", name ? name : "?");
 	/* The trace says how the run ended: a marker where the signal arrived, a property. */
@@ -132,7 +129,10 @@ static void write_trace(int sig)
 	vt_annot_property("VT::END", what);
 	arm_watchdog();
 	t->busy = 0;
-	vt_finalize();
+	if (alone)
+		vt_finalize_alone(what);
+	else
+		vt_finalize();
 	alarm(0);
 }
 

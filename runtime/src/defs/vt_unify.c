@@ -730,9 +730,10 @@ static void comm_name(const struct vt_unified *u, uint32_t c, char *name, size_t
 		snprintf(name, size, "MPI comm %u", c);
 }
 
-/* A group of processes: its world ranks, positions in the MPI locations group. */
+/* A group of processes: its world ranks, positions in the MPI locations group (whose first
+ * is world rank base). */
 static void write_process_group(OTF2_GlobalDefWriter *gw, struct vt_strtab *st, OTF2_GroupRef ref,
-				const char *members, uint64_t *ids, uint32_t max)
+				const char *members, uint64_t *ids, uint32_t base, uint32_t max)
 {
 	uint32_t n = 0;
 	for (const char *p = members; *p && n < max;) {
@@ -740,8 +741,8 @@ static void write_process_group(OTF2_GlobalDefWriter *gw, struct vt_strtab *st, 
 		unsigned long r = strtoul(p, &end, 10);
 		if (end == p)
 			break;
-		if (r < max)
-			ids[n++] = r;
+		if (r >= base && r - base < max)
+			ids[n++] = r - base;
 		p = *end == ',' ? end + 1 : end;
 	}
 	OTF2_GlobalDefWriter_WriteGroup(gw, ref, vt_strtab_ref(st, ""), OTF2_GROUP_TYPE_COMM_GROUP,
@@ -783,7 +784,7 @@ static void write_groups(OTF2_GlobalDefWriter *gw, struct vt_strtab *st, const s
 	if (u->mpi) {
 		const OTF2_GroupRef mpi_locations = group++;
 		for (uint32_t i = 0; i < u->size; i++)
-			ids[i] = i;
+			ids[i] = u->base + i;
 		for (uint32_t i = 0; i < u->n_mpi_extra; i++)
 			ids[u->size + i] = u->mpi_extra[i];
 		OTF2_GlobalDefWriter_WriteGroup(gw, mpi_locations, vt_strtab_ref(st, "MPI ranks"),
@@ -809,7 +810,8 @@ static void write_groups(OTF2_GlobalDefWriter *gw, struct vt_strtab *st, const s
 				if (u->locs[i].rank == g->thread_rank)
 					ids[n++] = i;
 			if (u->mpi)
-				snprintf(name, sizeof(name), "Threads of rank %u", g->thread_rank);
+				snprintf(name, sizeof(name), "Threads of rank %u",
+					 u->base + g->thread_rank);
 			else
 				snprintf(name, sizeof(name), "Threads");
 			OTF2_GlobalDefWriter_WriteGroup(
@@ -821,7 +823,12 @@ static void write_groups(OTF2_GlobalDefWriter *gw, struct vt_strtab *st, const s
 			    gw, members, vt_strtab_ref(st, ""), OTF2_GROUP_TYPE_COMM_SELF,
 			    OTF2_PARADIGM_MPI, OTF2_GROUP_FLAG_NONE, 0, ids);
 		} else {
-			for (uint32_t i = 0; i < g->size; i++)
+			/* A member not seen (a rank not in the archive of a rank alone): the
+			 * members are not known, and none is listed rather than wrong ones. */
+			bool known = true;
+			for (uint32_t i = 0; g->members && i < g->size; i++)
+				known = known && g->members[i] != UINT32_MAX;
+			for (uint32_t i = 0; known && i < g->size; i++)
 				ids[n++] = g->members ? g->members[i] : 0;
 			comm_name(u, c, name, sizeof(name));
 			OTF2_GlobalDefWriter_WriteGroup(
@@ -850,9 +857,13 @@ static void write_groups(OTF2_GlobalDefWriter *gw, struct vt_strtab *st, const s
 		const struct vt_unify_comm *g = &u->comms[lane->comm];
 		char base[VT_COMM_NAME_MAX], name[VT_COMM_NAME_MAX + 32];
 		const char *thread = NULL;
-		for (uint32_t i = 0; i < g->size; i++) {
+		uint32_t n = 0;
+		bool known = true; /* as for the communicator itself */
+		for (uint32_t i = 0; i < g->size; i++)
+			known = known && g->members[i] != UINT32_MAX;
+		for (uint32_t i = 0; known && i < g->size; i++) {
 			const struct extra *e = find_extra(by_ref, u->n_mpi_extra, lane->locs[i]);
-			ids[i] = e ? e->pos : g->members[i];
+			ids[n++] = e ? e->pos : g->members[i];
 			if (e)
 				thread = !thread || strcmp(thread, e->name) == 0 ? e->name : "";
 		}
@@ -864,13 +875,13 @@ static void write_groups(OTF2_GlobalDefWriter *gw, struct vt_strtab *st, const s
 			snprintf(name, sizeof(name), "%s on threads (lane %u)", base, lane->lane);
 		OTF2_GlobalDefWriter_WriteGroup(gw, members, vt_strtab_ref(st, ""),
 						OTF2_GROUP_TYPE_COMM_GROUP, OTF2_PARADIGM_MPI,
-						OTF2_GROUP_FLAG_NONE, g->size, ids);
+						OTF2_GROUP_FLAG_NONE, n, ids);
 		OTF2_GlobalDefWriter_WriteComm(gw, u->n_comms + k, vt_strtab_ref(st, name), members,
 					       lane->comm, OTF2_COMM_FLAG_NONE);
 	}
 	free(by_ref);
 	for (uint32_t g = 0; g < u->n_groups; g++)
-		write_process_group(gw, st, group++, u->groups[g], ids, u->size);
+		write_process_group(gw, st, group++, u->groups[g], ids, u->base, u->size);
 	for (uint32_t w = 0; w < u->n_wins; w++) {
 		char name[VT_COMM_NAME_MAX];
 		if (u->wins[w].name)
@@ -914,7 +925,7 @@ void vt_unify_write_global(OTF2_GlobalDefWriter *gw, const struct vt_unified *u)
 		/* An MPI process by its rank; a process on its own by its pid, which is what
 		 * ps, top and the program's own output call it. */
 		if (u->mpi)
-			snprintf(name, sizeof(name), "MPI Rank %u", rank);
+			snprintf(name, sizeof(name), "MPI Rank %u", u->base + rank);
 		else
 			snprintf(name, sizeof(name), "Process %u", u->procs[rank].pid);
 		OTF2_GlobalDefWriter_WriteLocationGroup(

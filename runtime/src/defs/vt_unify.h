@@ -51,6 +51,9 @@ struct vt_unify_process {
 struct vt_unified {
 	bool mpi;      /* location groups "MPI Rank N" and the MPI groups; else "Process PID" */
 	uint32_t size; /* processes */
+	/* The world rank of process 0: 0, but in the archive of an MPI rank that ended alone
+	 * (vt_otf2_close_alone), which holds that rank only. */
+	uint32_t base;
 	struct vt_unify_process *procs;
 	const char **hosts; /* node i + 1 */
 	uint32_t n_hosts;

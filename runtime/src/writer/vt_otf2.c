@@ -512,6 +512,8 @@ void vt_otf2_reserve_release(void)
 
 static int open_archive(const char *name, const struct vt_mpi_ops *ops);
 static const struct vt_mpi_ops *archive_ops;
+static bool exists(const char *dir, const char *name, const char *suffix);
+static int make_own(const char *dir, const char *name, int k);
 
 /*
  * libotf2 creates the archive's directory when an archive is opened for writing, and in
@@ -577,6 +579,79 @@ void vt_otf2_reopen_done(void)
 	free(dir);
 	free(moved_dir);
 	moved_dir = NULL;
+}
+
+/*
+ * An MPI rank that ends without the others (MPI_Abort, a terminating signal) cannot close
+ * the run's archive: that takes every rank, over MPI. Its event files move from the run's
+ * archive directory into an archive of its own beside it, NAME.abort-R, opened as a process
+ * on its own opens one (libotf2's serial collectives, no MPI), where its definitions are
+ * written next (vt_otf2_close_alone). The run's archive stays as it is, open: closing it
+ * would call MPI. The name is reserved as a run reserves its own (pick_name), its anchor
+ * and definitions made with O_EXCL; derived from the run's name, which this run holds, it
+ * is no other run's.
+ */
+int vt_otf2_open_alone(void)
+{
+	if (!archive || !mpi || !archive_dir || !archive_name)
+		return -1;
+	uint32_t rank = (uint32_t)mpi->rank;
+	char *from = archive_subdir(), *name = NULL, *anchor = NULL, *to = NULL;
+	if (!from || asprintf(&name, "%s.abort-%u", archive_name, rank) < 0) {
+		free(from);
+		return -1;
+	}
+	bool taken = exists(archive_dir, name, "");
+	if (taken || make_own(archive_dir, name, 0) != 0) {
+		vt_error("cannot create %s/%s.otf2 (%s): the events of rank %u are not written",
+			 archive_dir, name, taken ? "its directory exists" : strerror(errno), rank);
+		free(from);
+		free(name);
+		return -1;
+	}
+	if (make_own(archive_dir, name, 1) != 0 ||
+	    asprintf(&anchor, "%s/%s.otf2", archive_dir, name) < 0) {
+		vt_error("cannot create %s/%s.def (%s): the events of rank %u are not written",
+			 archive_dir, name, strerror(errno), rank);
+		char path[4096];
+		snprintf(path, sizeof(path), "%s/%s.otf2", archive_dir, name);
+		unlink(path);
+		free(from);
+		free(name);
+		return -1;
+	}
+	vt_otf2_reserve_release();
+	archive = NULL;
+	free(archive_name);
+	archive_name = name;
+	free(anchor_path);
+	anchor_path = anchor;
+	if (open_archive(name, &vt_otf2_serial_ops) < 0 || !(to = archive_subdir())) {
+		vt_otf2_own_files_drop();
+		free(from);
+		return -1;
+	}
+	if (mkdir(to, 0777) != 0 && errno != EEXIST)
+		vt_debug("cannot create %s: %s", to, strerror(errno));
+	/* This rank's locations: those whose id holds its rank (vt_otf2_location_ref). */
+	DIR *d = opendir(from);
+	struct dirent *e;
+	char src[4096], dst[4096];
+	while (d && (e = readdir(d))) {
+		char *end;
+		unsigned long long ref = strtoull(e->d_name, &end, 10);
+		if (end == e->d_name || strcmp(end, ".evt") != 0 || (uint32_t)ref != rank)
+			continue;
+		snprintf(src, sizeof(src), "%s/%s", from, e->d_name);
+		snprintf(dst, sizeof(dst), "%s/%s", to, e->d_name);
+		if (rename(src, dst) != 0)
+			vt_error("cannot move %s into %s: %s", src, to, strerror(errno));
+	}
+	if (d)
+		closedir(d);
+	free(from);
+	free(to);
+	return 0;
 }
 
 /*
@@ -1060,6 +1135,11 @@ int vt_otf2_open_mpi(const struct vt_mpi_ops *ops)
 		return -1;
 	mpi = ops;
 	return open_archive(name, ops);
+}
+
+const struct vt_mpi_ops *vt_otf2_mpi_ops(void)
+{
+	return mpi;
 }
 
 uint64_t vt_otf2_location_ref(uint32_t index)

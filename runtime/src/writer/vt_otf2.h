@@ -20,6 +20,11 @@ int vt_otf2_open_mpi(const struct vt_mpi_ops *ops);
 /* MPI mode: unifies the definitions of all ranks at rank 0 and closes collectively. */
 int vt_otf2_close_mpi(struct vt_loc *locs, uint64_t end_ts, const struct vt_mpi_ops *ops);
 
+/* MPI mode, a rank that ends without the others (why: "MPI_Abort", "SIGTERM"): its own
+ * locations into an archive of its own beside the run's, without MPI; one line says where.
+ */
+int vt_otf2_close_alone(struct vt_loc *locs, uint64_t end_ts, const char *why);
+
 /* MPI mode: communicators and clock offsets of this process (see vt_mpi_iface.h). */
 uint32_t vt_otf2_comm_define(uint64_t key, uint32_t my_rank, uint32_t size);
 /* RMA windows (key as a communicator's, comm its local id) and groups of processes (world

@@ -316,7 +316,11 @@ static uint64_t def_chunk_size(const struct vt_unified *u, const size_t *def_siz
 	return size;
 }
 
-int vt_otf2_close_mpi(struct vt_loc *locs, uint64_t end_ts, const struct vt_mpi_ops *ops)
+/* The closing of every archive: of an MPI run (ops over MPI), of a process on its own (the
+ * serial ops), or of an MPI rank that ends alone (the serial ops, alone: how it ended, what
+ * the one line says, and base: its world rank). */
+static int close_archive(struct vt_loc *locs, uint64_t end_ts, const struct vt_mpi_ops *ops,
+			 const char *alone, uint32_t base)
 {
 	OTF2_Archive *archive = vt_otf2_archive();
 	struct vt_defs_buf mine = {0};
@@ -331,11 +335,12 @@ int vt_otf2_close_mpi(struct vt_loc *locs, uint64_t end_ts, const struct vt_mpi_
 	/* A failed write of any rank: every rank writes its definitions into the archive
 	 * opened again (collectives must match), into the room kept for them. */
 	bool failed = any_rank(ops, vt_otf2_failed()) != 0;
-	/* Collective: every rank or none. */
-	if (!failed)
+	/* Collective: every rank or none. (Alone: the archive is new, its event files were
+	 * moved in, closed; failed writes were cut to whole chunks then.) */
+	if (!failed && !alone)
 		failed = any_rank(ops, OTF2_Archive_CloseEvtFiles(archive) != OTF2_SUCCESS) != 0;
 	vt_otf2_reserve_release();
-	if (failed)
+	if (failed && !alone)
 		archive = vt_otf2_reopen(ops);
 	for (struct vt_loc *l = locs; l; l = l->next)
 		events += l->n_events;
@@ -353,8 +358,9 @@ int vt_otf2_close_mpi(struct vt_loc *locs, uint64_t end_ts, const struct vt_mpi_
 		map_sizes = calloc((size_t)ops->size, sizeof(*map_sizes));
 		if (!all || !maps || !map_sizes ||
 		    vt_unify_merge(&u, all, sizes, (uint32_t)ops->size,
-				   ops != &vt_otf2_serial_ops) < 0)
+				   ops != &vt_otf2_serial_ops || alone) < 0)
 			rc = -1;
+		u.base = base;
 		for (int i = 0; i < ops->size && maps && map_sizes && u.maps; i++) {
 			maps[i] = u.maps[i].p;
 			map_sizes[i] = u.maps[i].failed ? 0 : u.maps[i].n;
@@ -395,7 +401,7 @@ int vt_otf2_close_mpi(struct vt_loc *locs, uint64_t end_ts, const struct vt_mpi_
 	if (ops->rank == 0 && defs_failed)
 		vt_otf2_own_files_drop();
 	vt_otf2_closed();
-	if (failed && ops->rank == 0)
+	if (failed && ops->rank == 0 && !alone)
 		vt_otf2_reopen_done();
 	vt_otf2_low_fds_release();
 	if (ops->rank == 0) {
@@ -412,6 +418,13 @@ int vt_otf2_close_mpi(struct vt_loc *locs, uint64_t end_ts, const struct vt_mpi_
 				 vt_otf2_anchor(),
 				 err != OTF2_SUCCESS ? OTF2_Error_GetDescription(err)
 						     : "its files are missing or empty");
+		else if (alone)
+			vt_warn("%s on rank %u: %sthe trace of this rank alone written to %s "
+				"(%lu event%s, %zu location%s)",
+				alone, base,
+				failed ? "incomplete (recording stopped at a failed write): " : "",
+				vt_otf2_anchor(), (unsigned long)total, total == 1 ? "" : "s",
+				n_locs, n_locs == 1 ? "" : "s");
 		else if (failed)
 			vt_warn("incomplete trace written to %s (%lu event%s, %zu location%s): "
 				"recording stopped at the first failed write",
@@ -421,7 +434,7 @@ int vt_otf2_close_mpi(struct vt_loc *locs, uint64_t end_ts, const struct vt_mpi_
 			vt_notice("trace written to %s (%lu event%s, %zu location%s)",
 				  vt_otf2_anchor(), (unsigned long)total, total == 1 ? "" : "s",
 				  n_locs, n_locs == 1 ? "" : "s");
-		if (rc == 0 && err == OTF2_SUCCESS && vt_cfg.report)
+		if (rc == 0 && err == OTF2_SUCCESS && vt_cfg.report && !alone)
 			vt_report_run(vt_otf2_anchor());
 	}
 	free(counts);
@@ -470,7 +483,26 @@ static void serial_collectives(void *archive)
 const struct vt_mpi_ops vt_otf2_serial_ops = {
     0, 1, serial_bcast, serial_gather, serial_scatter, serial_collectives};
 
+int vt_otf2_close_mpi(struct vt_loc *locs, uint64_t end_ts, const struct vt_mpi_ops *ops)
+{
+	return close_archive(locs, end_ts, ops, NULL, 0);
+}
+
 int vt_otf2_close(struct vt_loc *locs, uint64_t end_ts)
 {
-	return vt_otf2_close_mpi(locs, end_ts, &vt_otf2_serial_ops);
+	return close_archive(locs, end_ts, &vt_otf2_serial_ops, NULL, 0);
+}
+
+int vt_otf2_close_alone(struct vt_loc *locs, uint64_t end_ts, const char *why)
+{
+	const struct vt_mpi_ops *run = vt_otf2_mpi_ops();
+	if (!why || !run || vt_otf2_open_alone() < 0)
+		return -1;
+	/* Which rank of how many the archive holds: its readers see no other. */
+	char rank[16], size[16];
+	snprintf(rank, sizeof(rank), "%d", run->rank);
+	snprintf(size, sizeof(size), "%d", run->size);
+	vt_annot_property("VT::MPI::RANK", rank);
+	vt_annot_property("VT::MPI::SIZE", size);
+	return close_archive(locs, end_ts, &vt_otf2_serial_ops, why, (uint32_t)run->rank);
 }

@@ -74,6 +74,12 @@ const struct vt_otf2_metric *vt_otf2_metrics(uint32_t *n);
 const struct vt_otf2_instance *vt_otf2_instances(uint32_t *n);
 uint64_t vt_otf2_metric_last_ts(void);
 
+/* MPI mode: the run's collectives (NULL outside MPI mode). */
+const struct vt_mpi_ops *vt_otf2_mpi_ops(void);
+/* MPI mode, a rank that ends alone: its event files move into an archive of its own,
+ * NAME.abort-RANK, opened for its definitions; -1 after an error line. */
+int vt_otf2_open_alone(void);
+
 /* The collectives of a process on its own: it unifies its definitions as a group of one. */
 extern const struct vt_mpi_ops vt_otf2_serial_ops;
 
