@@ -239,17 +239,17 @@ def hooked(w, name, hook, sym, lc, params, call):
            '\t\t%s;' % fwd,
            '\t\treturn;',
            '\t}',
-           '\tMPI_Fint vtf_own = MPI_SUCCESS, *vtf_e = ierr ? ierr : &vtf_own;',
-           '\tvt_inst_enter(&vtw_desc_%s);' % name)
-    w.emit(*['\t' + l for l in pre])
+           '\tMPI_Fint vtf_own = MPI_SUCCESS, *vtf_e = ierr ? ierr : &vtf_own;')
     ok = ' && '.join('%s != NULL' % c for c in frees) or '1'
     ca = ', '.join(cargs)
     if ':' in hook:
         # A collective (gen-wrappers.py's collective()): measured after the call.
         kind, measure = gw.collective_hook(name, hook)
         margs = ', '.join(cargs[:len(cargs) - gw.COLL_KINDS[kind]])
+        # The arguments converted first: the Enter's time is when the call began.
+        w.emit(*['\t' + l for l in pre])
         w.emit('\tint vtf_ok = %s;' % ok,
-               '\tuint64_t vtw_t0 = vt_mpi_enter_time(&vtw_desc_%s);' % name,
+               '\tuint64_t vtw_t0 = vt_mpi_enter(&vtw_desc_%s);' % name,
                '\t%s;' % fwd_e)
         w.emit(*['\t' + l for l in post])
         w.emit('\tif (vtf_ok && *vtf_e == MPI_SUCCESS)')
@@ -262,6 +262,8 @@ def hooked(w, name, hook, sym, lc, params, call):
         w.emit(*['\tfree(%s);' % c for c in frees])
         w.emit('\tvt_inst_exit(&vtw_desc_%s);' % name, '}')
         return
+    w.emit('\tvt_inst_enter(&vtw_desc_%s);' % name)
+    w.emit(*['\t' + l for l in pre])
     w.emit('\tint vtf_ok = %s;' % ok,
            '\tstruct vtw_call vtw_call = vtw_none;',
            '\tif (vtf_ok)',

@@ -103,19 +103,19 @@ def collective_hook(name, hook):
 
 
 def collective(name, hook, names, args):
-    """The body of a collective's wrapper after its Enter (see vt_mpi_hooks.h)."""
+    """The body of a collective's wrapper from its Enter (see vt_mpi_hooks.h)."""
     kind, measure = collective_hook(name, hook)
     margs = ', '.join(names[:len(names) - COLL_KINDS[kind]])
     if kind == 'coll':
         # the Leave written with the End (the caller adds no vt_inst_exit)
-        return ['\tuint64_t vtw_t0 = vt_mpi_enter_time(&vtw_desc_%s);' % name,
+        return ['\tuint64_t vtw_t0 = vt_mpi_enter(&vtw_desc_%s);' % name,
                 '\tint vtw_ret = P%s(%s);' % (name, args),
                 '\tif (vtw_ret == MPI_SUCCESS)',
                 '\t\tvtw_coll_done_leave(vtw_t0, vtw_m_%s(%s), &vtw_desc_%s);'
                 % (measure, margs, name),
                 '\telse',
                 '\t\tvt_inst_exit(&vtw_desc_%s);' % name]
-    return ['\tuint64_t vtw_t0 = vt_mpi_enter_time(&vtw_desc_%s);' % name,
+    return ['\tuint64_t vtw_t0 = vt_mpi_enter(&vtw_desc_%s);' % name,
             '\tint vtw_ret = P%s(%s);' % (name, args),
             '\tif (vtw_ret == MPI_SUCCESS)',
             '\t\tvtw_nbc_issued(*%s, vtw_m_%s(%s), %d, vtw_t0);'
@@ -151,15 +151,17 @@ def main():
         out.append('{')
         out.append('\tif (!vtw_tracing())')
         out.append('\t\treturn P%s(%s);' % (name, args))
-        out.append('\tvt_inst_enter(&vtw_desc_%s);' % name)
         if ':' in hook:
+            # its Enter and the time the call began, in one step
             out.extend(collective(name, hook, [a for _, a in params], args))
-        elif hook != '-':
-            out.append('\tstruct vtw_call vtw_call = vtw_%s_pre(%s);' % (hook, args))
-        if ':' not in hook:
+        else:
+            out.append('\tvt_inst_enter(&vtw_desc_%s);' % name)
+            if hook != '-':
+                out.append('\tstruct vtw_call vtw_call = vtw_%s_pre(%s);' % (hook, args))
             out.append('\t%s vtw_ret = P%s(%s);' % (ret, name, args))
-        if hook != '-' and ':' not in hook:
-            out.append('\tvtw_%s_post(&vtw_call, vtw_ret%s);' % (hook, ', ' + args if args else ''))
+            if hook != '-':
+                out.append('\tvtw_%s_post(&vtw_call, vtw_ret%s);'
+                           % (hook, ', ' + args if args else ''))
         if ':' not in hook or collective_hook(name, hook)[0] != 'coll':
             out.append('\tvt_inst_exit(&vtw_desc_%s);' % name)
         out.append('\treturn vtw_ret;')

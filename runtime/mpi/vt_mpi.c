@@ -33,13 +33,9 @@ static struct vt_u64map comm_map;
 #define VT_COMM_NAME_LEN 128
 static uint32_t comm_counter = 16; /* creator's part of new keys; low values are reserved */
 static pthread_mutex_t comm_lock = PTHREAD_MUTEX_INITIALIZER;
-/* Each thread remembers its last look-up; any change of the map (a communicator made or
- * freed, so a handle may come back for another one) makes every thread's memory stale. */
-static uint32_t comm_generation;
-static __thread __attribute__((tls_model("initial-exec"))) struct {
-	uint64_t handle;
-	uint32_t id, generation;
-} comm_last = {0, 0, UINT32_MAX};
+/* Each thread's last look-up and when the map changed last (vt_mpi_hooks.h). */
+uint32_t vtw_comm_generation;
+__thread struct vtw_comm_last vtw_comm_last = {0, 0, UINT32_MAX};
 
 /* The local id of handle h, or UINT32_MAX; caller holds comm_lock. */
 static uint32_t comm_find(uint64_t h)
@@ -87,25 +83,22 @@ static void comm_add(MPI_Comm c, uint64_t key, const char *name)
 	pthread_mutex_lock(&comm_lock);
 	/* Out of memory, the handle stays unknown and is recorded as MPI_COMM_WORLD (id 0). */
 	vt_u64map_set(&comm_map, VTW_BITS(c), (void *)((uintptr_t)id + 1));
-	__atomic_add_fetch(&comm_generation, 1, __ATOMIC_RELEASE);
+	__atomic_add_fetch(&vtw_comm_generation, 1, __ATOMIC_RELEASE);
 	pthread_mutex_unlock(&comm_lock);
 }
 
-uint32_t vtw_comm(MPI_Comm c)
+/* Not the thread's last look-up (vtw_comm, vt_mpi_hooks.h): the map, under its lock. */
+uint32_t vtw_comm_lookup(MPI_Comm c)
 {
 	uint64_t h = VTW_BITS(c);
-	/* Most calls use the communicator of the previous one: no lock then. */
-	uint32_t gen = __atomic_load_n(&comm_generation, __ATOMIC_ACQUIRE);
-	if (comm_last.handle == h && comm_last.generation == gen)
-		return comm_last.id;
 	pthread_mutex_lock(&comm_lock);
 	uint32_t id = comm_find(h);
-	gen = comm_generation;
+	uint32_t gen = vtw_comm_generation;
 	pthread_mutex_unlock(&comm_lock);
 	if (id != UINT32_MAX) {
-		comm_last.handle = h;
-		comm_last.id = id;
-		comm_last.generation = gen;
+		vtw_comm_last.handle = h;
+		vtw_comm_last.id = id;
+		vtw_comm_last.generation = gen;
 		return id;
 	}
 	/* Made by a function vt does not wrap: known to this rank only (not unified). */
@@ -167,7 +160,7 @@ void vtw_comm_freed(MPI_Comm c)
 {
 	pthread_mutex_lock(&comm_lock);
 	vt_u64map_del(&comm_map, VTW_BITS(c));
-	__atomic_add_fetch(&comm_generation, 1, __ATOMIC_RELEASE);
+	__atomic_add_fetch(&vtw_comm_generation, 1, __ATOMIC_RELEASE);
 	pthread_mutex_unlock(&comm_lock);
 }
 
@@ -218,27 +211,21 @@ static const MPI_Datatype predefined_types[] = {
     MPI_LOGICAL,
     MPI_CHARACTER,
 };
-static __thread __attribute__((tls_model("initial-exec"))) struct {
-	uint64_t handle;
-	uint64_t size;
-	bool valid;
-} type_last;
+__thread struct vtw_type_last vtw_type_last;
 
-uint64_t vtw_bytes(MPI_Count count, MPI_Datatype type)
+uint64_t vtw_bytes_lookup(MPI_Count count, MPI_Datatype type)
 {
 	if (count <= 0 || type == MPI_DATATYPE_NULL)
 		return 0;
 	uint64_t h = VTW_BITS(type);
-	if (type_last.valid && type_last.handle == h)
-		return (uint64_t)count * type_last.size;
 	int size = 0;
 	if (PMPI_Type_size(type, &size) != MPI_SUCCESS || size < 0)
 		return 0;
 	for (size_t i = 0; i < sizeof(predefined_types) / sizeof(*predefined_types); i++)
 		if (VTW_BITS(predefined_types[i]) == h) {
-			type_last.handle = h;
-			type_last.size = (uint64_t)size;
-			type_last.valid = true;
+			vtw_type_last.handle = h;
+			vtw_type_last.size = (uint64_t)size;
+			vtw_type_last.valid = true;
 			break;
 		}
 	return (uint64_t)count * (uint64_t)size;

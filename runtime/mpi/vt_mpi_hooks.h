@@ -16,6 +16,7 @@
 #include <otf2/OTF2_Definitions.h>
 #include <otf2/OTF2_Events.h>
 #include <otf2/OTF2_GeneralDefinitions.h>
+#include <stdbool.h>
 #include <string.h>
 
 #define VTW_EXPORT __attribute__((visibility("default")))
@@ -59,12 +60,53 @@ static inline int vtw_tracing(void)
 }
 
 /* State shared by the hooks and the hand-written wrappers (vt_mpi.c). */
-VTW_HIDDEN uint32_t vtw_comm(MPI_Comm comm);
+
+/*
+ * The local id of a communicator, and the bytes of count elements of a datatype. Most calls
+ * use the communicator and the (predefined) datatype of the thread's previous call: each
+ * thread remembers its last look-up, and that answer is inline (no call, no lock); the rest
+ * is vtw_comm_lookup and vtw_bytes_lookup. Any change of the communicator map (one made or
+ * freed, so a handle may come back for another one) bumps vtw_comm_generation and makes
+ * every thread's memory stale; a datatype is remembered only when predefined (never freed).
+ */
+struct vtw_comm_last {
+	uint64_t handle;
+	uint32_t id, generation;
+};
+struct vtw_type_last {
+	uint64_t handle;
+	uint64_t size;
+	bool valid;
+};
+VTW_HIDDEN extern uint32_t vtw_comm_generation;
+VTW_HIDDEN extern __thread struct vtw_comm_last vtw_comm_last
+    __attribute__((tls_model("initial-exec")));
+VTW_HIDDEN extern __thread struct vtw_type_last vtw_type_last
+    __attribute__((tls_model("initial-exec")));
+VTW_HIDDEN uint32_t vtw_comm_lookup(MPI_Comm comm);
+VTW_HIDDEN uint64_t vtw_bytes_lookup(MPI_Count count, MPI_Datatype type);
+
+static inline uint32_t vtw_comm(MPI_Comm comm)
+{
+	uint64_t h = VTW_BITS(comm);
+	uint32_t gen = __atomic_load_n(&vtw_comm_generation, __ATOMIC_ACQUIRE);
+	if (__builtin_expect(vtw_comm_last.handle == h && vtw_comm_last.generation == gen, 1))
+		return vtw_comm_last.id;
+	return vtw_comm_lookup(comm);
+}
+
+static inline uint64_t vtw_bytes(MPI_Count count, MPI_Datatype type)
+{
+	if (__builtin_expect(
+		count > 0 && vtw_type_last.valid && vtw_type_last.handle == VTW_BITS(type), 1))
+		return (uint64_t)count * vtw_type_last.size;
+	return vtw_bytes_lookup(count, type);
+}
+
 /* A communicator made by function fn from parent: defined collectively over it, and named
  * "fn of PARENT" until the program names it. */
 VTW_HIDDEN void vtw_comm_created(MPI_Comm newcomm, const char *fn, MPI_Comm parent);
 VTW_HIDDEN void vtw_comm_freed(MPI_Comm comm);
-VTW_HIDDEN uint64_t vtw_bytes(MPI_Count count, MPI_Datatype type);
 VTW_HIDDEN uint64_t vtw_sum_bytes(int n, const int counts[], MPI_Datatype type);
 VTW_HIDDEN int vtw_comm_size(MPI_Comm comm);
 VTW_HIDDEN int vtw_comm_rank(MPI_Comm comm);

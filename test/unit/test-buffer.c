@@ -208,6 +208,24 @@ static int child(const char *dir)
 	CHECK(vt_buf_reserve(t, HALF + 1) == NULL);
 	CHECK(t->nest == 0 && t->loc->dropped == dropped0 + 1);
 
+	/* The fast reservation: room in the half, else NULL with nothing changed, no flush;
+	 * inside another reservation, NULL too. */
+	fill_to(t, 2);
+	long flushes1 = t->loc->flushes;
+	struct vt_rec *pos1 = t->pos;
+	CHECK(vt_buf_reserve_fast(t, 3) == NULL);
+	CHECK(t->nest == 0 && t->pos == pos1 && t->loc->flushes == flushes1);
+	p = vt_buf_reserve_fast(t, 2);
+	CHECK(p == pos1 && t->nest == 1);
+	if (p) {
+		CHECK(vt_buf_reserve_fast(t, 1) == NULL && t->nest == 1);
+		p[0] = (struct vt_rec){vt_clock_now(), a, VT_REC_ENTER};
+		p[1] = (struct vt_rec){vt_clock_now(), a, VT_REC_LEAVE};
+		vt_buf_commit(t, p, 2);
+		CHECK(t->nest == 0 && t->pos == t->end && t->loc->flushes == flushes1);
+		expect("EaLa", 1);
+	}
+
 	/* A handler recording 100 pairs while the producer holds the last record of a half:
 	 * its events follow the producer's, and appending them flushes 7 times. */
 	fill_to(t, 1);

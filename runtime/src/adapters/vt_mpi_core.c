@@ -98,18 +98,32 @@ VT_MPI_EXPORT uint64_t vt_mpi_now(void)
 	return vt_clock_now();
 }
 
-VT_MPI_EXPORT uint64_t vt_mpi_enter_time(const struct vt_inst_desc *d)
+/* vt_mpi_enter but for its common case. */
+__attribute__((noinline, cold)) static uint64_t enter_slow(struct vt_inst_desc *d)
+{
+	vt_inst_enter(d);
+	return vt_clock_now();
+}
+
+VT_MPI_EXPORT uint64_t vt_mpi_enter(struct vt_inst_desc *d)
 {
 	struct vt_tls *t = &vt_tls;
-	const struct vt_rec *p = t->pos;
 	uint32_t h = __atomic_load_n(&d->handle, __ATOMIC_ACQUIRE);
-	/* The wrapper's Enter, if it is the last record of the half being filled: not when
-	 * the region is filtered or beyond VT_MAX_STACK_DEPTH (nothing written), nor when
-	 * synchronous counters or a signal handler's events followed it. */
-	if (p && h && t->loc && p > t->loc->buf && p[-1].kind == VT_REC_ENTER &&
-	    p[-1].region == h - 1)
-		return p[-1].ts;
-	return vt_clock_now();
+	/* The common case, the Enter as vt_inst_enter writes it (the region registered and not
+	 * filtered, within VT_MAX_STACK_DEPTH, no synchronous counters, the TSC as the clock) and
+	 * room in the half being filled; its time is the call's beginning. The other cases are
+	 * out of line (this path makes no call). */
+	if (vt_unlikely(!h || ((h - 1) & VT_REGION_FILTERED) || t->sync ||
+			t->depth >= vt_max_depth || !vt_clock_tsc))
+		return enter_slow(d);
+	struct vt_rec *p = vt_buf_reserve_fast(t, 1);
+	if (vt_unlikely(!p))
+		return enter_slow(d);
+	t->depth++;
+	uint64_t now = __rdtsc();
+	*p = (struct vt_rec){now, h - 1, VT_REC_ENTER};
+	vt_buf_commit(t, p, 1);
+	return now;
 }
 
 static void event(uint32_t kind, uint32_t head, const union vt_rec_payload *p, unsigned n)
@@ -158,29 +172,40 @@ VT_MPI_EXPORT void vt_mpi_coll(uint64_t t0, uint32_t op, uint32_t comm, uint32_t
 	vt_thread_put_pair(t, t0, 0, VT_REC_MPI_COLL_BEGIN, op, VT_REC_MPI_COLL_END, p, 2);
 }
 
+/* vt_mpi_coll_leave but for its common case: the events one at a time. */
+__attribute__((noinline, cold)) static void coll_leave_slow(uint64_t t0, uint32_t op, uint32_t comm,
+							    uint32_t root, uint64_t sent,
+							    uint64_t received,
+							    struct vt_inst_desc *d)
+{
+	vt_mpi_coll(t0, op, comm, root, sent, received);
+	vt_inst_exit(d);
+}
+
 VT_MPI_EXPORT void vt_mpi_coll_leave(uint64_t t0, uint32_t op, uint32_t comm, uint32_t root,
 				     uint64_t sent, uint64_t received, struct vt_inst_desc *d)
 {
 	struct vt_tls *t = &vt_tls;
 	uint32_t h = __atomic_load_n(&d->handle, __ATOMIC_ACQUIRE);
-	/* The common case, the Leave as vt_thread_leave would write it alone: a recording
-	 * thread, the region registered and not filtered, within VT_MAX_STACK_DEPTH, no
-	 * synchronous counters to read. Begin, End and Leave then cost one reservation and one
-	 * clock read. */
-	if (!t->pos || !h || ((h - 1) & VT_REGION_FILTERED) || t->sync || t->depth > vt_max_depth) {
-		vt_mpi_coll(t0, op, comm, root, sent, received);
-		vt_inst_exit(d);
-		return;
-	}
+	/* The common case, the Leave as vt_thread_leave would write it alone (the region
+	 * registered and not filtered, within VT_MAX_STACK_DEPTH, no synchronous counters to
+	 * read, the TSC as the clock) and room in the half being filled: Begin, End and Leave cost
+	 * one reservation and one clock read, and the other cases are out of line, so that this
+	 * path makes no call and saves no register. */
+	if (vt_unlikely(!h || ((h - 1) & VT_REGION_FILTERED) || t->sync ||
+			t->depth > vt_max_depth || !vt_clock_tsc))
+		return coll_leave_slow(t0, op, comm, root, sent, received, d);
+	struct vt_rec *p = vt_buf_reserve_fast(t, 5);
+	if (vt_unlikely(!p))
+		return coll_leave_slow(t0, op, comm, root, sent, received, d);
 	t->depth--;
-	struct vt_rec *p = vt_buf_reserve(t, 5);
-	if (!p)
-		return;
-	uint64_t now = vt_clock_now();
+	uint64_t now = __rdtsc();
 	p[0] = (struct vt_rec){t0 < now ? t0 : now, 0, VT_REC_MPI_COLL_BEGIN};
 	p[1] = (struct vt_rec){now, op, VT_REC_MPI_COLL_END};
-	union vt_rec_payload pl[2] = {{.coll = {sent, comm, root}}, {.req = {received, 0}}};
-	memcpy(p + 2, pl, sizeof(pl));
+	/* The payloads written in place, not built aside and copied. */
+	union vt_rec_payload *pl = (union vt_rec_payload *)(p + 2);
+	pl[0].coll = (struct vt_rec_coll){sent, comm, root};
+	pl[1].req = (struct vt_rec_req){received, 0};
 	p[4] = (struct vt_rec){now, h - 1, VT_REC_LEAVE};
 	vt_buf_commit(t, p, 5);
 }

@@ -52,10 +52,11 @@ VT_MPI_EXPORT int vt_mpi_trace_enabled(void);
 /* The calling thread's timestamp (the trace's clock). */
 VT_MPI_EXPORT uint64_t vt_mpi_now(void);
 
-/* When the call of descriptor d began: the time of the Enter its wrapper has just written
- * (the thread's last record), else now. One clock read less per measured call. */
+/* A measured call's Enter (region of descriptor d, as vt_inst_enter writes it) and its time,
+ * when the call began: the wrappers of collectives stamp their CollectiveBegin with it. One
+ * call and one clock read for both. */
 struct vt_inst_desc;
-VT_MPI_EXPORT uint64_t vt_mpi_enter_time(const struct vt_inst_desc *d);
+VT_MPI_EXPORT uint64_t vt_mpi_enter(struct vt_inst_desc *d);
 
 /*
  * MPI events of the calling thread, each with its fields by name (the records they become

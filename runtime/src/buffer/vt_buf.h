@@ -102,6 +102,25 @@ static inline __attribute__((always_inline)) struct vt_rec *vt_buf_reserve(struc
 	return p;
 }
 
+/* vt_buf_reserve's common case alone, for callers whose other cases are out of line: room
+ * for n records in the current half, for an outermost producer; else NULL, nothing reserved
+ * and nothing changed. */
+static inline __attribute__((always_inline)) struct vt_rec *vt_buf_reserve_fast(struct vt_tls *t,
+										unsigned n)
+{
+	if (vt_unlikely(t->nest))
+		return NULL;
+	t->nest = 1;
+	vt_signal_fence();
+	struct vt_rec *p = t->pos;
+	if (vt_unlikely(!p || (size_t)(t->end - p) < n)) {
+		vt_signal_fence();
+		t->nest = 0;
+		return NULL;
+	}
+	return p;
+}
+
 /* Publishes the n records written at p (from vt_buf_reserve), and whatever a signal handler
  * recorded meanwhile after them. */
 static inline __attribute__((always_inline)) void vt_buf_commit(struct vt_tls *t, struct vt_rec *p,
