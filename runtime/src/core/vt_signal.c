@@ -18,6 +18,11 @@
 #include <unistd.h>
 
 #define VT_EXPORT __attribute__((visibility("default"), no_instrument_function))
+/* sigaction and signal run in other libraries' constructors, maybe before the address
+ * sanitizer (of a sanitized libvt, scripts/test-sanitize.sh) has mapped its shadow memory:
+ * MPICH's libucs asks for its handlers before libasan is initialised. What they run then is
+ * not checked. */
+#define VT_EARLY __attribute__((no_sanitize_address))
 
 /*
  * How it works, and how safe it is (docs/security.md, "Signals"):
@@ -54,7 +59,7 @@ static bool active;
 static int ending_tid;
 static volatile sig_atomic_t ending_sig;
 
-static __attribute__((unused)) int slot(int sig)
+static __attribute__((unused)) VT_EARLY int slot(int sig)
 {
 	for (size_t i = 0; i < N_WATCHED; i++)
 		if (watched[i] == sig)
@@ -62,7 +67,7 @@ static __attribute__((unused)) int slot(int sig)
 	return -1;
 }
 
-static sigaction_fn real(void)
+static VT_EARLY sigaction_fn real(void)
 {
 	if (!real_sigaction)
 		real_sigaction = (sigaction_fn)dlsym(RTLD_NEXT, "sigaction");
@@ -236,7 +241,7 @@ static __attribute__((unused)) bool is_default(const struct sigaction *a)
  * are then installed at init only, and a program's SIG_DFL does not bring them back.
  */
 #ifndef VT_NO_SIGNAL_INTERPOSE
-VT_EXPORT int sigaction(int sig, const struct sigaction *act, struct sigaction *old)
+VT_EXPORT VT_EARLY int sigaction(int sig, const struct sigaction *act, struct sigaction *old)
 {
 	int i = slot(sig);
 	if (i < 0 || !__atomic_load_n(&active, __ATOMIC_ACQUIRE))
@@ -272,7 +277,7 @@ typedef void (*sighandler_fn)(int);
 
 /* glibc's signal(): BSD semantics (SA_RESTART, the handler stays). Its own call of the
  * kernel would pass vt by, hence this one. */
-VT_EXPORT sighandler_fn signal(int sig, sighandler_fn handler)
+VT_EXPORT VT_EARLY sighandler_fn signal(int sig, sighandler_fn handler)
 {
 	struct sigaction act, old;
 	memset(&act, 0, sizeof(act));
