@@ -28,6 +28,11 @@ asan)
 	export ASAN_OPTIONS
 	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 	export UBSAN_OPTIONS
+	# The programs under test get libasan first: behind libc (as a dependency of libvt) it
+	# is initialised after other libraries' constructors, and crashes in some programs
+	# (its TLS set-up, in a program linked with -lm).
+	VT_TEST_PRELOAD=$(gcc -print-file-name=libasan.so)
+	export VT_TEST_PRELOAD
 	default=""
 	;;
 tsan)

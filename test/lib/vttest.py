@@ -517,7 +517,7 @@ class Test:
             else:
                 full[k] = v
         given = {k: v for k, v in given.items() if v is not None}
-        # scripts/test-sanitize.sh tsan: the sanitizer's runtime must come before libvt.
+        # scripts/test-sanitize.sh: the sanitizer's runtime must come before libvt.
         if os.environ.get('VT_TEST_PRELOAD'):
             full['LD_PRELOAD'] = os.environ['VT_TEST_PRELOAD']
         cmd = [exe] + list(args)

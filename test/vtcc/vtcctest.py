@@ -121,7 +121,11 @@ def check_trace(exe, want_stdout, regions):
     each of REGIONS."""
     name = os.path.basename(exe)
     gdir = tmpdir("trace-" + name)
-    p = run([exe], env=clean_env(VT_PFORM_GDIR=gdir))
+    env = clean_env(VT_PFORM_GDIR=gdir)
+    # scripts/test-sanitize.sh: the sanitizer's runtime must come before libvt.
+    if os.environ.get("VT_TEST_PRELOAD"):
+        env["LD_PRELOAD"] = os.environ["VT_TEST_PRELOAD"]
+    p = run([exe], env=env)
     eq(p.stdout, want_stdout, exe)
     archives = sorted(os.path.basename(a) for a in glob.glob(os.path.join(gdir, "*.otf2")))
     # contracts.md names the archive EXE.otf2; the runtime so far writes EXE.vt.otf2 (an
