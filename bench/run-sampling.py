@@ -16,7 +16,9 @@ that period). Per sample:
     encoding the samples and resolving their addresses at the end).
 The overhead at 1 kHz is the work's own wall time (the program times it) with sampling
 over the plain program's, beside the floor's the same way; vt's fixed start and end (mostly
-resolving the sampled addresses with elfutils, libc's debug information included) apart.
+resolving the sampled addresses with elfutils, libc's debug information included) apart;
+and, where perf is installed, perf record's overhead on the same program at 1 kHz (no
+signal at all: the timer interrupt and the kernel's unwinding alone).
 Medians of --runs runs.
 
 Usage: bench/run-sampling.py BUILD_DIR [--runs N] [--iters N]"""
@@ -146,6 +148,21 @@ def main():
         print('%-10s %+9.2f%% %+9.2f%% %12.3f' % (unwind, (med - 1) * 100,
                                                  (statistics.median(floors) - 1) * 100,
                                                  statistics.median(ends)))
+    # A second witness of the floor, without any signal: the kernel's own sampler (perf
+    # record, cpu-clock at 1 kHz with call chains, written to a ring buffer and drained by
+    # another process) costs the program the timer interrupts and the kernel's unwinding.
+    perf = shutil.which('perf')
+    if perf:
+        ratios = []
+        for _ in range(args.runs):
+            _, _, out, _ = run([fp, '20', iters], base)
+            plain = float(out.split()[2])
+            _, _, out, _ = run([perf, 'record', '-q', '-e', 'cpu-clock', '-F', '1000', '-g',
+                                '-o', os.path.join(work, 'perf.data'), fp, '20', iters], base)
+            ratios.append(float(out.split()[2]) / plain)
+        res['overhead_1khz']['perf-record'] = {'ratio': statistics.median(ratios)}
+        print('%-10s %+9.2f%%   (perf record -e cpu-clock -F 1000 -g, no vt)'
+              % ('perf', (statistics.median(ratios) - 1) * 100))
     shutil.rmtree(work, ignore_errors=True)
     os.makedirs(os.path.join(HERE, 'results'), exist_ok=True)
     out = os.path.join(HERE, 'results', 'sampling-%s.json' % time.strftime('%Y%m%d-%H%M%S'))
