@@ -21,7 +21,7 @@ static void *run(void *arg)
 
 int main(int argc, char **argv)
 {
-	int n = argc > 1 ? atoi(argv[1]) : 640;
+	int n = argc > 1 ? atoi(argv[1]) : 1000;
 	for (int i = 0; i < n; i++) {
 		pthread_t t;
 		if (pthread_create(&t, NULL, run, NULL) != 0) {
