@@ -226,15 +226,60 @@ static size_t buffer_bytes(void)
 }
 
 /*
- * A closed location's buffer goes back to the system, so that memory follows the threads
- * alive, not the threads that ever were. Only once its events are encoded (in MPI mode they
- * wait in it for MPI_Init's archive). Caller holds loc->lock.
+ * The buffers of a few ended threads, kept for the next new threads: a program that starts
+ * threads one after the other then maps and unmaps nothing per thread (an munmap of touched
+ * pages interrupts every CPU the process ran on, and a fresh page costs a fault, ~30 us on a
+ * paravirtualised VM). Only a buffer that never flushed comes here (its resident part is what
+ * its thread wrote, less than a half), and at most SPARE_BUFFERS of them: memory still
+ * follows the threads alive.
+ */
+#define SPARE_BUFFERS 2
+static pthread_mutex_t spare_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct vt_rec *spare[SPARE_BUFFERS];
+static int n_spare;
+
+static struct vt_rec *buffer_take(void)
+{
+	struct vt_rec *buf = NULL;
+	pthread_mutex_lock(&spare_lock);
+	if (n_spare > 0)
+		buf = spare[--n_spare];
+	pthread_mutex_unlock(&spare_lock);
+	if (buf)
+		return buf;
+	/* mmap: pages become resident as the buffer fills, not up front. */
+	buf =
+	    mmap(NULL, buffer_bytes(), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	return buf == MAP_FAILED ? NULL : buf;
+}
+
+static void buffer_give_back(struct vt_rec *buf, bool keep)
+{
+	size_t half = vt_buf_half_records(vt_cfg.buffer_size);
+	if (keep) {
+		/* The side area's free slots are zero (vt_buf.c): as in a fresh mapping. */
+		memset(buf + 2 * half, 0, VT_BUF_SIDE * sizeof(*buf));
+		pthread_mutex_lock(&spare_lock);
+		if (n_spare < SPARE_BUFFERS) {
+			spare[n_spare++] = buf;
+			buf = NULL;
+		}
+		pthread_mutex_unlock(&spare_lock);
+	}
+	if (buf)
+		munmap(buf, buffer_bytes());
+}
+
+/*
+ * A closed location's buffer goes back (to the spare buffers or the system), so that memory
+ * follows the threads alive, not the threads that ever were. Only once its events are encoded
+ * (in MPI mode they wait in it for MPI_Init's archive). Caller holds loc->lock.
  */
 static void release_buffer_locked(struct vt_loc *loc)
 {
 	if (!loc->done || !loc->halves[0] || !vt_otf2_ready())
 		return;
-	munmap(loc->halves[0], buffer_bytes());
+	buffer_give_back(loc->halves[0], loc->flushes == 0 && !loc->held);
 	loc->halves[0] = loc->halves[1] = loc->buf = loc->buf_end = NULL;
 }
 
@@ -274,16 +319,14 @@ static struct vt_loc *new_location(struct vt_tls *t)
 	/* Two halves: one filling while the other is written; then the side area of producers
 	 * interrupted by signal handlers (vt_buf.h). */
 	size_t n = vt_buf_half_records(vt_cfg.buffer_size) * 2;
-	size_t bytes = buffer_bytes();
-	/* mmap: pages become resident as the buffer fills, not up front. */
-	void *buf = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	struct vt_rec *buf = buffer_take();
 	struct vt_loc *loc = calloc(1, sizeof(*loc));
-	if (buf == MAP_FAILED || !loc) {
+	if (!buf || !loc) {
 		vt_error("cannot allocate a %lu-byte event buffer (VT_BUFFER_SIZE) for a new "
 			 "thread: %s; that thread is not recorded",
 			 (unsigned long)vt_cfg.buffer_size, strerror(errno));
-		if (buf != MAP_FAILED)
-			munmap(buf, bytes);
+		if (buf)
+			munmap(buf, buffer_bytes());
 		free(loc);
 		return NULL;
 	}

@@ -1165,6 +1165,21 @@ static OTF2_EvtWriter *writer_of(struct vt_loc *loc)
 	return loc->writer;
 }
 
+bool vt_otf2_local_defs_link(uint64_t from, uint64_t to)
+{
+	char a[4096], b[4096];
+	if (!archive_dir || !archive_name)
+		return false;
+	/* libotf2's names of a location's files (OTF2's POSIX substrate). */
+	snprintf(a, sizeof(a), "%s/%s/%llu.def", archive_dir, archive_name,
+		 (unsigned long long)from);
+	snprintf(b, sizeof(b), "%s/%s/%llu.def", archive_dir, archive_name, (unsigned long long)to);
+	if (link(a, b) == 0)
+		return true;
+	vt_debug("%s: not linked to %s (%s); written", b, a, strerror(errno));
+	return false;
+}
+
 /* METRIC locations of plugin counters: ids far above any thread's, with the rank in MPI
  * mode as for threads. */
 #define METRIC_LOC_BASE 0x40000000u

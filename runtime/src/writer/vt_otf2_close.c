@@ -189,8 +189,17 @@ static OTF2_IdMap *thread_comms(const struct vt_unify_maps *maps, uint64_t ref)
 	return m;
 }
 
-/* This process's locations get the mapping tables and the clock offsets; false when a write
- * failed. */
+/*
+ * This process's locations get the mapping tables and the clock offsets; false when a write
+ * failed. OTF2 wants a local definition file per location, and a location without a
+ * communicator map of its own (vt_unify.h: a thread with MPI lanes has one) gets exactly the
+ * records of every other such location: so only the first of them is written, and the others'
+ * files are hard links to it. On a disk file system, creating a file is the cost of a
+ * location at finalisation (an inode allocated; on ext4 without a journal, a look-up for each
+ * inode deleted in the last minutes), a link only adds a name. Where the file system refuses
+ * (no hard links, too many links to one file), libotf2 writes the file, and the next
+ * locations link to that one.
+ */
 static bool write_local(OTF2_Archive *archive, struct vt_loc *locs, const char *map, size_t n)
 {
 	struct vt_unify_maps maps = {0};
@@ -210,6 +219,8 @@ static bool write_local(OTF2_Archive *archive, struct vt_loc *locs, const char *
 	uint32_t n_inst;
 	const struct vt_otf2_instance *in = vt_otf2_instances(&n_inst);
 	bool ok = archive && OTF2_Archive_OpenDefFiles(archive) == OTF2_SUCCESS;
+	bool have_common = false; /* the file of the process's common records is written */
+	uint64_t common = 0;	  /* and is that location's */
 	/* Every thread location, then every METRIC location of counters. */
 	struct vt_loc *l = locs;
 	for (uint32_t k = 0; ok && (l || k < n_inst);) {
@@ -218,20 +229,22 @@ static bool write_local(OTF2_Archive *archive, struct vt_loc *locs, const char *
 			l = l->next;
 		else
 			k++;
-		OTF2_DefWriter *dw = OTF2_Archive_GetDefWriter(archive, ref);
-		if (!dw)
+		OTF2_IdMap *mine = comms ? thread_comms(&maps, ref) : NULL;
+		if (!mine && have_common && vt_otf2_local_defs_link(common, ref))
 			continue;
+		OTF2_DefWriter *dw = OTF2_Archive_GetDefWriter(archive, ref);
+		if (!dw) {
+			if (mine)
+				OTF2_IdMap_Free(mine);
+			continue;
+		}
 		for (int i = 0; i < n_offsets; i++)
 			OTF2_DefWriter_WriteClockOffset(dw, off[i].t, off[i].offset, off[i].stddev);
 		if (regions)
 			OTF2_DefWriter_WriteMappingTable(dw, OTF2_MAPPING_REGION, regions);
-		OTF2_IdMap *mine = comms ? thread_comms(&maps, ref) : NULL;
-		if (mine) {
-			OTF2_DefWriter_WriteMappingTable(dw, OTF2_MAPPING_COMM, mine);
-			OTF2_IdMap_Free(mine);
-		} else if (comms) {
-			OTF2_DefWriter_WriteMappingTable(dw, OTF2_MAPPING_COMM, comms);
-		}
+		if (mine || comms)
+			OTF2_DefWriter_WriteMappingTable(dw, OTF2_MAPPING_COMM,
+							 mine ? mine : comms);
 		if (metrics)
 			OTF2_DefWriter_WriteMappingTable(dw, OTF2_MAPPING_METRIC, metrics);
 		if (ctxs)
@@ -246,6 +259,12 @@ static bool write_local(OTF2_Archive *archive, struct vt_loc *locs, const char *
 		if (iohs)
 			OTF2_DefWriter_WriteMappingTable(dw, OTF2_MAPPING_IO_HANDLE, iohs);
 		ok = OTF2_Archive_CloseDefWriter(archive, dw) == OTF2_SUCCESS;
+		if (ok && !mine) {
+			have_common = true;
+			common = ref;
+		}
+		if (mine)
+			OTF2_IdMap_Free(mine);
 	}
 	ok = ok && OTF2_Archive_CloseDefFiles(archive) == OTF2_SUCCESS;
 	if (wins)

@@ -58,6 +58,9 @@ void vt_otf2_own_files_drop(void);
  * land above them (nested holds count; see vt_otf2.c). */
 void vt_otf2_low_fds_hold(void);
 void vt_otf2_low_fds_release(void);
+/* Location to gets the local definition file of location from, written and closed already:
+ * a hard link to it; false (nothing made) when the file system refused. */
+bool vt_otf2_local_defs_link(uint64_t from, uint64_t to);
 /* The archive is closed: forget it. */
 void vt_otf2_closed(void);
 void vt_otf2_location_name(const struct vt_loc *l, char *buf, size_t len);

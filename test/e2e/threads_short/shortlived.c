@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* argv[1] threads, one after the other, each calling work() 10 times; then the process's
- * virtual size is compared with the limit the test set (RLIMIT_AS). */
+ * virtual size is compared with the limit the test set (RLIMIT_AS). argv[2], if given: a
+ * file made under $VT_PFORM_GDIR at the end of main (where vt would put a link). */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,7 +22,7 @@ static void *run(void *arg)
 
 int main(int argc, char **argv)
 {
-	int n = argc > 1 ? atoi(argv[1]) : 640;
+	int n = argc > 1 ? atoi(argv[1]) : 1000;
 	for (int i = 0; i < n; i++) {
 		pthread_t t;
 		if (pthread_create(&t, NULL, run, NULL) != 0) {
@@ -31,5 +32,14 @@ int main(int argc, char **argv)
 		pthread_join(t, NULL);
 	}
 	printf("%d threads\n", n);
+	if (argc > 2 && getenv("VT_PFORM_GDIR")) {
+		char path[4096];
+		snprintf(path, sizeof(path), "%s/%s", getenv("VT_PFORM_GDIR"), argv[2]);
+		FILE *f = fopen(path, "w");
+		if (!f || fputs("planted\n", f) < 0 || fclose(f) != 0) {
+			perror(path);
+			return 1;
+		}
+	}
 	return 0;
 }

@@ -1,16 +1,20 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""e2e "threads_short": 640 threads, one after the other, under `ulimit -v` 1 GiB. The
+"""e2e "threads_short": 1000 threads, one after the other, under `ulimit -v` 1 GiB. The
 buffer of an ended thread goes back to the system, so memory follows the threads alive:
-the program runs as without vt (every thread created) and the trace holds all 641
-locations with every call (before, each thread kept its 8 MiB buffer: 5 GiB of address
-space, and thread creation failed)."""
+the program runs as without vt (every thread created) and the trace holds all 1001
+locations with every call (before, each thread kept its 8 MiB buffer: 8 GiB of address
+space, and thread creation failed). The locations' local definition files, identical, are
+one file with a name per location (hard links, vt_otf2_close.c): otf2-print, python3-otf2
+and vt-profile read every location's events from it. Where a link cannot be made (here: a
+file is in the way, made by the program), libotf2 writes that location's file, and the
+locations after it link to that one."""
 
 import os
 import sys
 
 import vttest
 
-N = 640
+N = 1000
 LIMIT_KB = 1024 * 1024
 
 
@@ -28,11 +32,37 @@ def body(t):
                 label='vt', timeout=300)
     t.same_as_plain(run, ref, 'ulimit -v %d' % LIMIT_KB)
     t.clean_run(run, 'ulimit -v')
-    tr = t.trace(run, 'ulimit -v', prefix='short', profile=False)
+    tr = t.trace(run, 'ulimit -v', prefix='short')
     t.eq(len(tr.locations), N + 1, 'every thread has its location')
     short = [l for l in tr.locations if l.name != 'Master thread']
     bad = [l.name for l in short if dict(l.enters) != {'run': 1, 'work': 10}]
     t.eq(bad, [], 'every thread: run once, work 10 times')
+    defs = [os.stat(os.path.join(run.anchor('short')[:-len('.otf2')], '%d.def' % l.ref))
+            for l in tr.locations]
+    t.eq(len({(d.st_dev, d.st_ino) for d in defs}), 1,
+         'the %d local definition files are one file' % len(defs))
+    t.eq(sorted({d.st_nlink for d in defs}), [N + 1], 'with a name per location')
+
+    # A link refused: location 2's name is taken when vt comes to link it.
+    run = t.run(exe, ['3', 'refused/2.def'], env={'VT_FILE_PREFIX': 'refused'},
+                label='refused')
+    t.eq((run.status, run.stdout), (0, '3 threads\n'), 'refused: the program ran')
+    t.clean_run(run, 'refused')
+    tr = t.trace(run, 'refused', prefix='refused')
+    t.eq(sorted((l.name, dict(l.enters)) for l in tr.locations if l.name != 'Master thread'),
+         [('Thread %d' % i, {'run': 1, 'work': 10}) for i in (1, 2, 3)],
+         'refused: every thread, run once, work 10 times')
+    evdir = run.anchor('refused')[:-len('.otf2')]
+    ino = {}
+    content = {}
+    for ref in range(4):
+        path = os.path.join(evdir, '%d.def' % ref)
+        ino[ref] = os.stat(path).st_ino
+        with open(path, 'rb') as f:
+            content[ref] = f.read()
+    t.eq([ino[0] == ino[1], ino[1] == ino[2], ino[2] == ino[3]], [True, False, True],
+         'refused: locations 0-1 share a file, 2 has its own, 3 links to it')
+    t.eq(len(set(content.values())), 1, 'refused: the written file has the same records')
 
 
 vttest.main('threads_short', body)
