@@ -6,13 +6,17 @@ by a vtcc build or by vtrun in front of the plain build) on 2 ranks, MPI_Waitall
 outstanding requests (posting and waiting), and MPI_Finalize time for 2 to 64 ranks. Open
 MPI, oversubscribed.
 
-Usage: bench/run-mpi.py BUILD_DIR [--runs N] [--ranks 2,4,8,16,32,64]
+Usage: bench/run-mpi.py BUILD_DIR [--runs N] [--ranks 2,4,8,16,32,64] [--dir DIR]
+                         [--only latency|finalize]
+--dir puts the programs and their traces in DIR (a tmpfs such as /dev/shm shows vt's own
+cost; on this VM's ext4 creating a file costs 0.1-3 ms, see the short-lived threads).
 Prints a table, writes JSON to bench/results/mpi-<date>.json.
 """
 import argparse
 import datetime
 import json
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -49,9 +53,13 @@ def main():
     ap.add_argument('--traced-buffer', default='256M',
                     help='VT_BUFFER_SIZE of the "traced-nf" variant, large enough that '
                          'nothing is flushed during the timed loops (default 256M)')
+    ap.add_argument('--dir', help='where the programs run and write their traces '
+                    '(default: a new folder in the temporary directory)')
+    ap.add_argument('--only', choices=('latency', 'finalize'),
+                    help='only the per-call figures or only MPI_Finalize')
     args = ap.parse_args()
     build = os.path.abspath(args.build)
-    work = tempfile.mkdtemp(prefix='vt-bench-mpi.')
+    work = tempfile.mkdtemp(prefix='vt-bench-mpi.', dir=args.dir)
     src = os.path.join(HERE, 'mpi-latency.c')
     plain, traced = os.path.join(work, 'plain'), os.path.join(work, 'traced')
     sh(['mpicc', '-O2', src, '-o', plain])
@@ -70,8 +78,8 @@ def main():
     # traced: the default 8M buffer fills during the loops, and the background writer then
     # competes with the ranks for the 2 cores; traced-nf: nothing flushed in the loops (the
     # cost of recording alone).
-    res = {'latency': {}, 'finalize': {}}
-    for name, exe, buf, pre in (('plain', plain, None, ()), ('traced', traced, None, ()),
+    res = {'latency': {}, 'finalize': {}, 'dir': work}
+    for name, exe, buf, pre in () if args.only == 'finalize' else (('plain', plain, None, ()), ('traced', traced, None, ()),
                                 ('traced-nf', traced, args.traced_buffer, ()),
                                 ('vtrun', plain, None, (vtrun,)),
                                 ('vtrun-nf', plain, args.traced_buffer, (vtrun,))):
@@ -79,13 +87,26 @@ def main():
         res['latency'][name] = {k: statistics.median(r[k] for r in runs)
                                 for k in ('pingpong_us', 'allreduce_us', 'iallreduce_us',
                                           'putfence_us', 'writeat_us', 'post_s', 'waitall_s')}
-    for np in [int(n) for n in args.ranks.split(',')]:
+    for np in [] if args.only == 'latency' else [int(n) for n in args.ranks.split(',')]:
         res['finalize'][np] = {}
         for name, exe in (('plain', plain), ('traced', traced)):
             runs = [run(exe, np, 200, nreq=0) for _ in range(args.runs)]
             res['finalize'][np][name] = statistics.median(r['finalize_s'] for r in runs)
 
     lat = res['latency']
+    if lat:
+        print_latency(args, lat)
+    if res['finalize']:
+        print_finalize(args, res['finalize'])
+    shutil.rmtree(work, ignore_errors=True)
+    os.makedirs(os.path.join(HERE, 'results'), exist_ok=True)
+    out = os.path.join(HERE, 'results',
+                       'mpi-%s.json' % datetime.datetime.now().strftime('%Y%m%d-%H%M%S'))
+    json.dump(res, open(out, 'w'), indent=1)
+    print('\nresults written to %s' % out)
+
+
+def print_latency(args, lat):
     print('8-byte operations on 2 ranks (median of %d runs, %d iterations):' % (args.runs,
                                                                           args.iters))
     print('%-12s %10s %10s %10s' % ('', 'plain us', 'traced us', 'added us'))
@@ -104,19 +125,17 @@ def main():
     for k, label in (('post_s', 'posting'), ('waitall_s', 'MPI_Waitall')):
         p, t = lat['plain'][k], lat['traced'][k]
         print('%-12s %10.4f %10.4f %10.2f' % (label, p, t, t / p if p else 0))
+
+
+def print_finalize(args, fin):
     print('\nMPI_Finalize on rank 0 (median of %d runs; traced includes unification and '
           'writing):' % args.runs)
     print('%-6s %10s %10s %10s %14s' % ('ranks', 'plain s', 'traced s', 'added s',
                                          'added ms/rank'))
-    for np, v in res['finalize'].items():
+    for np, v in fin.items():
         print('%-6d %10.4f %10.4f %10.4f %14.2f' % (np, v['plain'], v['traced'],
                                                     v['traced'] - v['plain'],
                                                     (v['traced'] - v['plain']) / np * 1e3))
-    os.makedirs(os.path.join(HERE, 'results'), exist_ok=True)
-    out = os.path.join(HERE, 'results',
-                       'mpi-%s.json' % datetime.datetime.now().strftime('%Y%m%d-%H%M%S'))
-    json.dump(res, open(out, 'w'), indent=1)
-    print('\nresults written to %s' % out)
 
 
 if __name__ == '__main__':
