@@ -95,7 +95,4 @@ int vt_report_html(struct vt_report *r, FILE *out, char *err, size_t errlen);
 /* The page's script and style sheet (assets.c, made from report.js and report.css). */
 extern const char vt_report_js[], vt_report_css[];
 
-/* ns after the clock's offset. */
-uint64_t vt_report_ns(const struct vtr_trace *t, uint64_t ticks);
-
 #endif
