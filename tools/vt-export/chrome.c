@@ -26,9 +26,12 @@
 enum phase { BEFORE, INSIDE, AFTER };
 
 struct lstate {
-	uint32_t *stack; /* open regions, outermost first */
+	uint32_t *stack; /* open regions, outermost first (only for a window) */
 	size_t depth, cap;
 	uint64_t last; /* the last timestamp written: never decreasing per thread */
+	/* What every record of the thread carries after its phase: "pid":G,"tid":I,"ts": */
+	char head[64];
+	size_t head_len;
 };
 
 /* Records are formatted into one large buffer written in blocks: a record of the hot path
@@ -53,6 +56,11 @@ struct writer {
 	enum phase phase;
 	struct vt_export_counts *n;
 	bool first; /* no event written yet: no comma */
+	/* The whole microseconds of the last timestamp written, in decimal: a trace has several
+	 * events per microsecond, which then differ in their last three digits only. */
+	uint64_t us;
+	char us_digits[24];
+	size_t us_len;
 };
 
 static void drain(struct writer *w)
@@ -121,6 +129,23 @@ static char *put_ts(char *p, const struct vtr_trace *t, uint64_t ticks)
 	return p + 4;
 }
 
+/* put_ts for the hot path: the whole microseconds formatted again only when they changed. */
+static char *put_ts_cached(struct writer *w, char *p, uint64_t ticks)
+{
+	uint64_t ns = vtr_ticks_to_ns(w->t, ticks), us = ns / 1000;
+	unsigned f = (unsigned)(ns - us * 1000);
+	if (us != w->us) {
+		w->us = us;
+		w->us_len = (size_t)(put_u64(w->us_digits, us) - w->us_digits);
+	}
+	memcpy(p, w->us_digits, sizeof(w->us_digits)); /* fixed size: a few moves, no call */
+	p += w->us_len;
+	p[0] = '.';
+	p[1] = (char)('0' + f / 100);
+	memcpy(p + 2, digit_pairs + 2 * (f % 100), 2);
+	return p + 4;
+}
+
 static void print_ts(FILE *out, const struct vtr_trace *t, uint64_t ticks)
 {
 	char buf[40];
@@ -167,21 +192,19 @@ static void slice(struct writer *w, const struct vtr_location *loc, uint64_t tim
 		  bool begin)
 {
 	time = clamp(w, loc->index, time);
+	const struct lstate *s = &w->locs[loc->index];
 	const struct name *nm = begin ? json_name(w, region) : NULL;
 	size_t name_len = nm && nm->len <= OUTBUF - RECORD_MAX ? nm->len : 0;
 	char *p = room(w, RECORD_MAX + name_len);
 	if (w->first)
-		p = PUT_LITERAL(p, "\n{\"ph\":\"");
+		*p++ = '\n';
 	else
-		p = PUT_LITERAL(p, ",\n{\"ph\":\"");
+		p = PUT_LITERAL(p, ",\n");
 	w->first = false;
-	*p++ = begin ? 'B' : 'E';
-	p = PUT_LITERAL(p, "\",\"pid\":");
-	p = put_u64(p, loc->group);
-	p = PUT_LITERAL(p, ",\"tid\":");
-	p = put_u64(p, loc->index);
-	p = PUT_LITERAL(p, ",\"ts\":");
-	p = put_ts(p, w->t, time);
+	p = begin ? PUT_LITERAL(p, "{\"ph\":\"B\",") : PUT_LITERAL(p, "{\"ph\":\"E\",");
+	memcpy(p, s->head, sizeof(s->head));
+	p += s->head_len;
+	p = put_ts_cached(w, p, time);
 	if (begin) {
 		p = PUT_LITERAL(p, ",\"name\":");
 		if (name_len == nm->len) {
@@ -229,12 +252,14 @@ static void on_event(void *user, const struct vtr_location *loc, enum vtr_event 
 static void on_enter(void *user, const struct vtr_location *loc, uint64_t time, uint32_t region)
 {
 	struct writer *w = user;
-	struct lstate *s = &w->locs[loc->index];
-	if (s->depth == s->cap) {
-		s->cap = s->cap ? 2 * s->cap : 32;
-		s->stack = vtr_xrealloc(s->stack, s->cap, sizeof(*s->stack));
+	if (w->opt->window) { /* the regions open at the window's edges, kept for them */
+		struct lstate *s = &w->locs[loc->index];
+		if (s->depth == s->cap) {
+			s->cap = s->cap ? 2 * s->cap : 32;
+			s->stack = vtr_xrealloc(s->stack, s->cap, sizeof(*s->stack));
+		}
+		s->stack[s->depth++] = region;
 	}
-	s->stack[s->depth++] = region;
 	if (w->phase == INSIDE)
 		slice(w, loc, time, region, true);
 }
@@ -446,6 +471,14 @@ int vt_export_chrome(struct vtr_trace *t, const struct vt_export_options *opt, F
 		return -1;
 	}
 	w.locs = vtr_xcalloc(t->nlocations + 1, sizeof(*w.locs));
+	for (size_t i = 0; i < t->nlocations; i++) {
+		struct lstate *s = &w.locs[i];
+		int n =
+		    snprintf(s->head, sizeof(s->head),
+			     "\"pid\":%" PRIu32 ",\"tid\":%zu,\"ts\":", t->locations[i].group, i);
+		s->head_len = (size_t)n;
+	}
+	w.us = UINT64_MAX; /* no timestamp formatted yet */
 	w.names = vtr_xcalloc(t->nregions + 1, sizeof(*w.names));
 	w.buf = vtr_xrealloc(NULL, OUTBUF, 1);
 	fputs("{\"traceEvents\":[", out);
