@@ -16,22 +16,17 @@
 #include <inttypes.h>
 #include <otf2/otf2.h>
 
-static void seen(struct vt_report *r, uint64_t ns)
-{
-	if (!r->any || ns < r->tmin)
-		r->tmin = ns;
-	if (!r->any || ns > r->tmax)
-		r->tmax = ns;
-	r->any = true;
-}
-
 static void on_event(void *user, const struct vtr_location *loc, enum vtr_event kind, uint64_t time)
 {
 	struct vt_report *r = user;
 	(void)loc;
 	(void)kind;
 	r->events++;
-	seen(r, vtr_ticks_to_ns(r->t, time));
+	if (!r->any || time < r->ticks_min)
+		r->ticks_min = time;
+	if (!r->any || time > r->ticks_max)
+		r->ticks_max = time;
+	r->any = true;
 }
 
 static void on_enter(void *user, const struct vtr_location *loc, uint64_t time, uint32_t region)
@@ -309,6 +304,11 @@ int vt_report_collect(struct vt_report *r, char *err, size_t errlen)
 	if (vtr_read_merged(t, &cb, r) < 0) {
 		snprintf(err, errlen, "%s", t->err);
 		return -1;
+	}
+	/* The conversion never decreases: the extremes of the ticks are those of the ns. */
+	if (r->any) {
+		r->tmin = vtr_ticks_to_ns(t, r->ticks_min);
+		r->tmax = vtr_ticks_to_ns(t, r->ticks_max);
 	}
 	return 0;
 }

@@ -45,7 +45,8 @@ struct vt_report {
 	struct vt_prof_trace *prof; /* the flat profile (vt-profile's read.c) and the layer */
 	struct vtr_trace *t;
 	bool aggregated;
-	uint64_t tmin, tmax; /* ns after the clock offset, over all events */
+	uint64_t tmin, tmax;	       /* ns after the clock offset, over all events */
+	uint64_t ticks_min, ticks_max; /* the same in ticks while reading: converted once */
 	bool any;
 	/* temporary files of JSON array members, each led by "," */
 	FILE *slices, *messages, *marks;
