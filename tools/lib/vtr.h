@@ -23,6 +23,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "vtr_clock.h"
 #include "vtr_event_kinds.h"
 
 /* Event kinds in the order of the lists in vtr_event_kinds.h; names in vtr_event_names. */
@@ -115,6 +116,7 @@ struct vtr_trace {
 	const char *path;
 	uint64_t resolution, offset, length; /* clock properties */
 	bool have_clock;
+	struct vtr_ns_clock ns; /* their conversion to nanoseconds: vtr_ticks_to_ns */
 	char **strings;
 	size_t nstrings;
 	struct vtr_region *regions;
@@ -148,6 +150,13 @@ struct vtr_trace {
  * -1 with a one-line reason (without the path) in tr->err. */
 int vtr_open(struct vtr_trace *tr, const char *path);
 void vtr_close(struct vtr_trace *tr);
+
+/* A timestamp of the trace in whole nanoseconds after the clock's offset (rounded down; 0
+ * before the offset, at most VTR_NS_MAX): what every tool shows, exact to the nanosecond. */
+static inline uint64_t vtr_ticks_to_ns(const struct vtr_trace *tr, uint64_t ticks)
+{
+	return vtr_ns_clock_convert(&tr->ns, ticks);
+}
 
 /* The location of an OTF2 location id, or NULL. */
 const struct vtr_location *vtr_location(const struct vtr_trace *tr, uint64_t id);

@@ -584,8 +584,10 @@ static int read_global_defs(struct vtr_trace *tr)
 			 "no clock properties (timer resolution) in the definitions");
 	else
 		result = 0;
-	if (result == 0)
+	if (result == 0) {
+		vtr_ns_clock_init(&tr->ns, tr->resolution, tr->offset);
 		resolve(&ds);
+	}
 	free_defs(&ds);
 	return result;
 }

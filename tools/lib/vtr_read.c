@@ -148,6 +148,10 @@ struct reader {
 	bool merged;		  /* match messages and collectives */
 	struct loc_state *states; /* merged: one per location; else the current one */
 	struct loc_state one;
+	/* merged: the state of the last location looked up (runs of one location's events are
+	 * the common case), NULL for none yet */
+	struct loc_state *last_state;
+	uint64_t last_id;
 	/* merged: what waits for its other end */
 	struct p2p p2p;
 	size_t open_messages;
@@ -182,8 +186,14 @@ static struct loc_state *state_of(struct reader *rd, OTF2_LocationRef location)
 {
 	if (!rd->merged)
 		return &rd->one;
+	if (rd->last_state && rd->last_id == location)
+		return rd->last_state;
 	const struct vtr_location *l = vtr_location(rd->tr, location);
-	return l ? &rd->states[l->index] : NULL;
+	if (!l)
+		return NULL;
+	rd->last_id = location;
+	rd->last_state = &rd->states[l->index];
+	return rd->last_state;
 }
 
 static void count(struct reader *rd, struct loc_state *s, enum vtr_event kind, uint64_t time)

@@ -26,54 +26,124 @@
 enum phase { BEFORE, INSIDE, AFTER };
 
 struct lstate {
-	uint32_t *stack; /* open regions, outermost first */
+	uint32_t *stack; /* open regions, outermost first (only for a window) */
 	size_t depth, cap;
 	uint64_t last; /* the last timestamp written: never decreasing per thread */
+	/* What every record of the thread carries after its phase: "pid":G,"tid":I,"ts": */
+	char head[64];
+	size_t head_len;
+};
+
+/* Records are formatted into one large buffer written in blocks: a record of the hot path
+ * costs no stdio call. Cold paths (metadata, counters) write through stdio after draining it. */
+#define OUTBUF	   (1u << 20)
+#define RECORD_MAX 160 /* a B or E record without the region's name */
+
+struct name {
+	char *json; /* the region's name as a JSON string, made on first use */
+	size_t len;
 };
 
 struct writer {
 	struct vtr_trace *t;
 	const struct vt_export_options *opt;
 	FILE *out, *flows, *warn;
+	char *buf; /* OUTBUF bytes, len of them used */
+	size_t len;
 	struct lstate *locs;
-	char **names;	   /* per region: its name as a JSON string, once used */
-	uint64_t from, to; /* ticks; inclusive */
+	struct name *names; /* per region */
+	uint64_t from, to;  /* ticks; inclusive */
 	enum phase phase;
 	struct vt_export_counts *n;
 	bool first; /* no event written yet: no comma */
+	/* The whole microseconds of the last timestamp written, in decimal: a trace has several
+	 * events per microsecond, which then differ in their last three digits only. */
+	uint64_t us;
+	char us_digits[24];
+	size_t us_len;
 };
 
+static void drain(struct writer *w)
+{
+	fwrite_unlocked(w->buf, 1, w->len, w->out);
+	w->len = 0;
+}
+
+/* Room for n more bytes at the end of the buffer (n <= OUTBUF). */
+static char *room(struct writer *w, size_t n)
+{
+	if (OUTBUF - w->len < n)
+		drain(w);
+	return w->buf + w->len;
+}
+
+/* The output for stdio, behind everything written so far. */
+static FILE *file(struct writer *w)
+{
+	if (w->len)
+		drain(w);
+	return w->out;
+}
+
+/* Two decimal digits per entry: "00" to "99". */
+#define DIGITS_ROW(d) d "0" d "1" d "2" d "3" d "4" d "5" d "6" d "7" d "8" d "9"
+static const char digit_pairs[] = DIGITS_ROW("0") DIGITS_ROW("1") DIGITS_ROW("2") DIGITS_ROW("3")
+    DIGITS_ROW("4") DIGITS_ROW("5") DIGITS_ROW("6") DIGITS_ROW("7") DIGITS_ROW("8") DIGITS_ROW("9");
+
+static unsigned decimal_digits(uint64_t v)
+{
+	unsigned n = 1;
+	while (v >= 10000) {
+		v /= 10000;
+		n += 4;
+	}
+	return n + (v >= 10) + (v >= 100) + (v >= 1000);
+}
+
+/* v in decimal, written from its last digit back, two at a time. */
 static char *put_u64(char *p, uint64_t v)
 {
-	char tmp[24];
-	int n = 0;
-	do {
-		tmp[n++] = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
-	while (n)
-		*p++ = tmp[--n];
-	return p;
+	char *end = p + decimal_digits(v), *q = end;
+	while (v >= 100) {
+		unsigned r = (unsigned)(v % 100);
+		v /= 100;
+		q -= 2;
+		memcpy(q, digit_pairs + 2 * r, 2);
+	}
+	if (v >= 10)
+		memcpy(q - 2, digit_pairs + 2 * v, 2);
+	else
+		q[-1] = (char)('0' + v);
+	return end;
 }
 
 /* Microseconds after the clock's offset, exact to the nanosecond: "123.456". */
 static char *put_ts(char *p, const struct vtr_trace *t, uint64_t ticks)
 {
-	uint64_t rel = ticks > t->offset ? ticks - t->offset : 0;
-	uint64_t res = t->resolution ? t->resolution : 1, ns;
-	if (res == 1000000000u)
-		ns = rel;
-	else if (res < (1ull << 34)) /* exact in 64 bits: the remainder times 1e9 fits */
-		ns = rel / res * 1000000000u + rel % res * 1000000000u / res;
-	else
-		ns = (uint64_t)((unsigned __int128)rel * 1000000000u / res);
-	p = put_u64(p, ns / 1000);
-	unsigned f = (unsigned)(ns % 1000);
-	*p++ = '.';
-	*p++ = (char)('0' + f / 100);
-	*p++ = (char)('0' + f / 10 % 10);
-	*p++ = (char)('0' + f % 10);
-	return p;
+	uint64_t ns = vtr_ticks_to_ns(t, ticks), us = ns / 1000;
+	unsigned f = (unsigned)(ns - us * 1000);
+	p = put_u64(p, us);
+	p[0] = '.';
+	p[1] = (char)('0' + f / 100);
+	memcpy(p + 2, digit_pairs + 2 * (f % 100), 2);
+	return p + 4;
+}
+
+/* put_ts for the hot path: the whole microseconds formatted again only when they changed. */
+static char *put_ts_cached(struct writer *w, char *p, uint64_t ticks)
+{
+	uint64_t ns = vtr_ticks_to_ns(w->t, ticks), us = ns / 1000;
+	unsigned f = (unsigned)(ns - us * 1000);
+	if (us != w->us) {
+		w->us = us;
+		w->us_len = (size_t)(put_u64(w->us_digits, us) - w->us_digits);
+	}
+	memcpy(p, w->us_digits, sizeof(w->us_digits)); /* fixed size: a few moves, no call */
+	p += w->us_len;
+	p[0] = '.';
+	p[1] = (char)('0' + f / 100);
+	memcpy(p + 2, digit_pairs + 2 * (f % 100), 2);
+	return p + 4;
 }
 
 static void print_ts(FILE *out, const struct vtr_trace *t, uint64_t ticks)
@@ -83,16 +153,11 @@ static void print_ts(FILE *out, const struct vtr_trace *t, uint64_t ticks)
 	fwrite(buf, 1, (size_t)(end - buf), out);
 }
 
-static char *put_str(char *p, const char *s)
-{
-	size_t n = strlen(s);
-	memcpy(p, s, n);
-	return p + n;
-}
+#define PUT_LITERAL(p, s) (memcpy((p), (s), sizeof(s) - 1), (p) + sizeof(s) - 1)
 
 static void sep(struct writer *w)
 {
-	fputs(w->first ? "\n" : ",\n", w->out);
+	fputs(w->first ? "\n" : ",\n", file(w));
 	w->first = false;
 }
 
@@ -106,48 +171,54 @@ static uint64_t clamp(struct writer *w, size_t loc, uint64_t time)
 }
 
 /* A region's name as a JSON string, made once. */
-static const char *json_name(struct writer *w, uint32_t region)
+static const struct name *json_name(struct writer *w, uint32_t region)
 {
-	if (!w->names[region]) {
-		char *buf = NULL;
-		size_t len = 0;
-		FILE *m = open_memstream(&buf, &len);
+	struct name *nm = &w->names[region];
+	if (!nm->json) {
+		FILE *m = open_memstream(&nm->json, &nm->len);
 		if (!m) {
 			fputs("vt-export: out of memory\n", stderr);
 			exit(2);
 		}
 		vtr_json_string(m, w->t->regions[region].name);
 		fclose(m);
-		w->names[region] = buf;
 	}
-	return w->names[region];
+	return nm;
 }
 
-/* The hot path: one B or E record, formatted by hand (printf would be most of the time). */
+/* The hot path: one B or E record, formatted by hand into the buffer. Only what the format
+ * needs: phase, process, thread, time, and the name on B (E closes the thread's innermost). */
 static void slice(struct writer *w, const struct vtr_location *loc, uint64_t time, uint32_t region,
 		  bool begin)
 {
 	time = clamp(w, loc->index, time);
-	char buf[160], *p = buf;
-	p = put_str(p, w->first ? "\n{\"ph\":\"" : ",\n{\"ph\":\"");
+	const struct lstate *s = &w->locs[loc->index];
+	const struct name *nm = begin ? json_name(w, region) : NULL;
+	size_t name_len = nm && nm->len <= OUTBUF - RECORD_MAX ? nm->len : 0;
+	char *p = room(w, RECORD_MAX + name_len);
+	if (w->first)
+		*p++ = '\n';
+	else
+		p = PUT_LITERAL(p, ",\n");
 	w->first = false;
-	*p++ = begin ? 'B' : 'E';
-	p = put_str(p, "\",\"pid\":");
-	p = put_u64(p, loc->group);
-	p = put_str(p, ",\"tid\":");
-	p = put_u64(p, loc->index);
-	p = put_str(p, ",\"ts\":");
-	p = put_ts(p, w->t, time);
-	if (!begin) {
-		*p++ = '}';
-		fwrite_unlocked(buf, 1, (size_t)(p - buf), w->out);
-		return;
+	p = begin ? PUT_LITERAL(p, "{\"ph\":\"B\",") : PUT_LITERAL(p, "{\"ph\":\"E\",");
+	memcpy(p, s->head, sizeof(s->head));
+	p += s->head_len;
+	p = put_ts_cached(w, p, time);
+	if (begin) {
+		p = PUT_LITERAL(p, ",\"name\":");
+		if (name_len == nm->len) {
+			memcpy(p, nm->json, name_len);
+			p += name_len;
+		} else { /* a name longer than the buffer, written on its own */
+			w->len = (size_t)(p - w->buf);
+			fwrite_unlocked(nm->json, 1, nm->len, file(w));
+			p = w->buf;
+		}
+		w->n->slices++;
 	}
-	p = put_str(p, ",\"name\":");
-	fwrite_unlocked(buf, 1, (size_t)(p - buf), w->out);
-	fputs_unlocked(json_name(w, region), w->out);
-	fputs_unlocked(",\"cat\":\"region\"}", w->out);
-	w->n->slices++;
+	*p++ = '}';
+	w->len = (size_t)(p - w->buf);
 }
 
 /* Regions open when the window opens begin at its start; those open at its end end there. */
@@ -181,12 +252,14 @@ static void on_event(void *user, const struct vtr_location *loc, enum vtr_event 
 static void on_enter(void *user, const struct vtr_location *loc, uint64_t time, uint32_t region)
 {
 	struct writer *w = user;
-	struct lstate *s = &w->locs[loc->index];
-	if (s->depth == s->cap) {
-		s->cap = s->cap ? 2 * s->cap : 32;
-		s->stack = vtr_xrealloc(s->stack, s->cap, sizeof(*s->stack));
+	if (w->opt->window) { /* the regions open at the window's edges, kept for them */
+		struct lstate *s = &w->locs[loc->index];
+		if (s->depth == s->cap) {
+			s->cap = s->cap ? 2 * s->cap : 32;
+			s->stack = vtr_xrealloc(s->stack, s->cap, sizeof(*s->stack));
+		}
+		s->stack[s->depth++] = region;
 	}
-	s->stack[s->depth++] = region;
 	if (w->phase == INSIDE)
 		slice(w, loc, time, region, true);
 }
@@ -244,20 +317,21 @@ static void on_metric(void *user, const struct vtr_location *loc, uint64_t time,
 		: NULL;
 	time = clamp(w, loc->index, time);
 	sep(w);
+	FILE *out = file(w);
 	/* Counter tracks are per process in this format: the location in the name keeps the
 	 * threads' tracks apart. */
-	fprintf(w->out, "{\"ph\":\"C\",\"pid\":%" PRIu32 ",\"tid\":%zu,\"ts\":", loc->group,
+	fprintf(out, "{\"ph\":\"C\",\"pid\":%" PRIu32 ",\"tid\":%zu,\"ts\":", loc->group,
 		loc->index);
-	print_ts(w->out, w->t, time);
+	print_ts(out, w->t, time);
 	char name[256];
 	const char *first = member_name(w->t, c, 0);
 	if (first && n == 1)
 		snprintf(name, sizeof(name), "%s (%s)", first, loc->name);
 	else
 		snprintf(name, sizeof(name), "metric %" PRIu32 " (%s)", metric, loc->name);
-	fputs(",\"name\":", w->out);
-	vtr_json_string(w->out, name);
-	fputs(",\"cat\":\"metric\",\"args\":{", w->out);
+	fputs(",\"name\":", out);
+	vtr_json_string(out, name);
+	fputs(",\"cat\":\"metric\",\"args\":{", out);
 	for (uint32_t i = 0; i < n; i++) {
 		const char *mn = member_name(w->t, c, i);
 		char buf[32];
@@ -276,12 +350,12 @@ static void on_metric(void *user, const struct vtr_location *loc, uint64_t time,
 			mn = buf;
 		}
 		if (i)
-			putc(',', w->out);
-		vtr_json_string(w->out, mn);
-		putc(':', w->out);
-		print_value(w->out, types[i], values, i);
+			putc(',', out);
+		vtr_json_string(out, mn);
+		putc(':', out);
+		print_value(out, types[i], values, i);
 	}
-	fputs("}}", w->out);
+	fputs("}}", out);
 	w->n->counters++;
 }
 
@@ -397,7 +471,16 @@ int vt_export_chrome(struct vtr_trace *t, const struct vt_export_options *opt, F
 		return -1;
 	}
 	w.locs = vtr_xcalloc(t->nlocations + 1, sizeof(*w.locs));
+	for (size_t i = 0; i < t->nlocations; i++) {
+		struct lstate *s = &w.locs[i];
+		int n =
+		    snprintf(s->head, sizeof(s->head),
+			     "\"pid\":%" PRIu32 ",\"tid\":%zu,\"ts\":", t->locations[i].group, i);
+		s->head_len = (size_t)n;
+	}
+	w.us = UINT64_MAX; /* no timestamp formatted yet */
 	w.names = vtr_xcalloc(t->nregions + 1, sizeof(*w.names));
+	w.buf = vtr_xrealloc(NULL, OUTBUF, 1);
 	fputs("{\"traceEvents\":[", out);
 	metadata(&w);
 	const struct vtr_callbacks cb = {
@@ -414,6 +497,7 @@ int vt_export_chrome(struct vtr_trace *t, const struct vt_export_options *opt, F
 	if (rc == 0 && w.phase == INSIDE && w.to != UINT64_MAX)
 		window_edge(&w, AFTER);
 	/* The flows after the slices they bind to; "," leads each of them. */
+	file(&w);
 	if (rc == 0) {
 		rewind(w.flows);
 		char buf[1 << 16];
@@ -434,8 +518,9 @@ int vt_export_chrome(struct vtr_trace *t, const struct vt_export_options *opt, F
 		free(w.locs[i].stack);
 	free(w.locs);
 	for (size_t i = 0; i < t->nregions; i++)
-		free(w.names[i]);
+		free(w.names[i].json);
 	free(w.names);
+	free(w.buf);
 	if (rc < 0)
 		return rc;
 	fprintf(

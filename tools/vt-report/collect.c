@@ -16,34 +16,17 @@
 #include <inttypes.h>
 #include <otf2/otf2.h>
 
-uint64_t vt_report_ns(const struct vtr_trace *t, uint64_t ticks)
-{
-	uint64_t rel = ticks > t->offset ? ticks - t->offset : 0;
-	uint64_t res = t->resolution ? t->resolution : 1;
-	unsigned __int128 ns;
-	if (res < (1ull << 34)) /* exact in 64 bits: the remainder times 1e9 fits */
-		ns = (unsigned __int128)(rel / res) * 1000000000u + rel % res * 1000000000u / res;
-	else
-		ns = (unsigned __int128)rel * 1000000000u / res;
-	return ns > UINT64_MAX / 2 ? UINT64_MAX / 2 : (uint64_t)ns;
-}
-
-static void seen(struct vt_report *r, uint64_t ns)
-{
-	if (!r->any || ns < r->tmin)
-		r->tmin = ns;
-	if (!r->any || ns > r->tmax)
-		r->tmax = ns;
-	r->any = true;
-}
-
 static void on_event(void *user, const struct vtr_location *loc, enum vtr_event kind, uint64_t time)
 {
 	struct vt_report *r = user;
 	(void)loc;
 	(void)kind;
 	r->events++;
-	seen(r, vt_report_ns(r->t, time));
+	if (!r->any || time < r->ticks_min)
+		r->ticks_min = time;
+	if (!r->any || time > r->ticks_max)
+		r->ticks_max = time;
+	r->any = true;
 }
 
 static void on_enter(void *user, const struct vtr_location *loc, uint64_t time, uint32_t region)
@@ -56,7 +39,7 @@ static void on_enter(void *user, const struct vtr_location *loc, uint64_t time, 
 		s->f = vtr_xrealloc(s->f, s->cap, sizeof(*s->f));
 	}
 	s->f[s->depth].region = region;
-	s->f[s->depth].enter = vt_report_ns(r->t, time);
+	s->f[s->depth].enter = vtr_ticks_to_ns(r->t, time);
 	s->depth++;
 	if (s->depth > s->maxdepth)
 		s->maxdepth = (uint32_t)s->depth;
@@ -87,7 +70,7 @@ static void on_leave(void *user, const struct vtr_location *loc, uint64_t time, 
 	if (!s->depth)
 		return;
 	s->depth--;
-	uint64_t begin = s->f[s->depth].enter, end = vt_report_ns(r->t, time);
+	uint64_t begin = s->f[s->depth].enter, end = vtr_ticks_to_ns(r->t, time);
 	if (end < begin)
 		end = begin;
 	region = s->f[s->depth].region;
@@ -181,7 +164,7 @@ static void on_metric(void *user, const struct vtr_location *loc, uint64_t time,
 	    metric < r->t->nmetric_classes && r->t->metric_classes[metric].defined
 		? &r->t->metric_classes[metric]
 		: NULL;
-	uint64_t ns = vt_report_ns(r->t, time);
+	uint64_t ns = vtr_ticks_to_ns(r->t, time);
 	for (uint32_t i = 0; i < n && c && i < c->nmembers; i++) {
 		if (c->members[i] == VTR_NONE)
 			continue;
@@ -239,8 +222,8 @@ static void on_message(void *user, const struct vtr_message *m)
 		return;
 	}
 	fprintf(r->messages, ",[%zu,%zu,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu32 "]\n",
-		m->sender->index, m->receiver->index, vt_report_ns(r->t, m->send_begin),
-		vt_report_ns(r->t, m->recv_end), m->bytes, m->tag);
+		m->sender->index, m->receiver->index, vtr_ticks_to_ns(r->t, m->send_begin),
+		vtr_ticks_to_ns(r->t, m->recv_end), m->bytes, m->tag);
 	r->nmessages++;
 }
 
@@ -260,8 +243,8 @@ static void on_collective(void *user, const struct vtr_collective *c)
 			continue;
 		}
 		fprintf(r->marks, ",[%zu,%" PRIu32 ",%" PRIu64 ",%" PRIu64 "]\n",
-			x->location->index, op, vt_report_ns(r->t, x->begin),
-			vt_report_ns(r->t, x->end));
+			x->location->index, op, vtr_ticks_to_ns(r->t, x->begin),
+			vtr_ticks_to_ns(r->t, x->end));
 		r->nmarks++;
 	}
 }
@@ -296,7 +279,7 @@ int vt_report_collect(struct vt_report *r, char *err, size_t errlen)
 	/* The definitions say how many events there are; a trace that does not say is read as
 	 * a long one, so that the page stays bounded whatever it holds. */
 	r->aggregated = defined_events == 0 || defined_events > 2 * r->opt->budget;
-	uint64_t span = vt_report_ns(t, t->offset + t->length) + 1;
+	uint64_t span = vtr_ticks_to_ns(t, t->offset + t->length) + 1;
 	if (!t->have_clock || t->length == 0)
 		span = UINT64_MAX / 4;
 	size_t nloc = t->nlocations ? t->nlocations : 1;
@@ -341,6 +324,11 @@ int vt_report_collect(struct vt_report *r, char *err, size_t errlen)
 	if (vtr_read_merged(t, &cb, r) < 0) {
 		snprintf(err, errlen, "%s", t->err);
 		return -1;
+	}
+	/* The conversion never decreases: the extremes of the ticks are those of the ns. */
+	if (r->any) {
+		r->tmin = vtr_ticks_to_ns(t, r->ticks_min);
+		r->tmax = vtr_ticks_to_ns(t, r->ticks_max);
 	}
 	return 0;
 }

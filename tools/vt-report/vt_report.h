@@ -46,7 +46,8 @@ struct vt_report {
 	struct vt_prof_trace *prof; /* the flat profile (vt-profile's read.c) and the layer */
 	struct vtr_trace *t;
 	bool aggregated;
-	uint64_t tmin, tmax; /* ns after the clock offset, over all events */
+	uint64_t tmin, tmax;	       /* ns after the clock offset, over all events */
+	uint64_t ticks_min, ticks_max; /* the same in ticks while reading: converted once */
 	bool any;
 	/* temporary files of JSON array members, each led by "," */
 	FILE *slices, *messages, *marks;
@@ -111,8 +112,5 @@ void vt_report_flame(FILE *out, const struct vtr_trace *t, const uint64_t *count
 
 /* The page's script and style sheet (assets.c, made from report.js and report.css). */
 extern const char vt_report_js[], vt_report_css[];
-
-/* ns after the clock's offset. */
-uint64_t vt_report_ns(const struct vtr_trace *t, uint64_t ticks);
 
 #endif

@@ -4,15 +4,20 @@ plugin): the JSON parses (plain and gzip), one thread per location with its name
 has its end on its thread, timestamps never decrease per thread, message flows pair up between
 the right ranks with the right sizes, and the numbers of slices, counter samples and flows are
 the numbers of Enter, Metric and send events python3-otf2 reads. A window keeps exactly the
-activations that overlap it, cut at its edges."""
+activations that overlap it, cut at its edges. A longer trace written with python3-otf2 (a
+TSC-like clock, a region name larger than vt-export's output buffer) comes out with every
+timestamp exactly as floor((ticks - offset) * 1e9 / resolution) ns, and every name whole."""
 import collections
 import gzip
 import json
 import os
+import random
+import re
 import subprocess
 
 import vttest
 import vizprog
+from vttest import otf2
 
 VT_EXPORT = os.path.join(vttest.BUILD_ROOT, 'tools', 'vt-export', 'vt-export')
 
@@ -145,6 +150,60 @@ def check_window(t, facts, path, d):
             'window: flows only inside it')
 
 
+def write_large(path, resolution, long_name):
+    """One thread: PAIRS short activations of 'r' at irregular times (equal ones too, and
+    whole seconds, where a conversion that rounds wrong shows), and in the middle one of a
+    region with long_name. Returns the Enter/Leave times in order."""
+    rng = random.Random(13)
+    times = []
+    with otf2.writer.open(path, timer_resolution=resolution) as trace:
+        d = trace.definitions
+        proc = d.location_group('Process 0', system_tree_parent=d.system_tree_node('node'))
+        short, big = d.region('r'), d.region(long_name)
+        w = trace.event_writer('Master thread', group=proc)
+        first = now = 10**12 + 12345  # the clock's offset: the first event's time
+        for i in range(PAIRS):
+            if i % 1000 == 1:  # a whole second after the offset: a whole number of ns
+                now = first + -(-(now - first) // resolution) * resolution
+            region = big if i == PAIRS // 2 else short
+            for kind in (otf2.events.Enter, otf2.events.Leave):
+                w(kind(now, region))
+                times.append(now)
+                now += rng.choice((0, 1, 7, 2596, 2597, rng.randrange(10**7)))
+    return times
+
+
+PAIRS = 40000  # 80000 events, about 4 MB of JSON: the 1 MiB output buffer fills several times
+
+
+def check_large(t, d):
+    resolution = 2596130195  # a TSC's rate: no whole number of ticks per nanosecond
+    long_name = 'n' * (3 << 19) + '"'  # 1.5 MiB and a quote: longer than the buffer
+    path = os.path.join(d, 'large')
+    times = write_large(path, resolution, long_name)
+    anchor = os.path.join(path, 'traces.otf2')
+    with otf2.reader.open(anchor) as r:
+        offset = r.definitions.clock_properties.global_offset
+    out = os.path.join(d, 'large.json')
+    code, _, err = export('--chrome', anchor, '-o', out)
+    t.eq((code, err), (0, ''), 'large: exit 0')
+    with open(out, encoding='utf-8') as f:
+        text = f.read()
+    want = ['%d.%03d' % divmod((x - offset) * 10**9 // resolution, 1000) for x in times]
+    got = re.findall(r'^,?\{"ph":"[BE]",[^\n]*?"ts":([0-9.]+)', text, re.M)
+    t.eq(len(got), len(want), 'large: one B or E per Enter or Leave')
+    bad = [(i, g, w) for i, (g, w) in enumerate(zip(got, want)) if g != w]
+    t.eq(bad[:3], [], 'large: every timestamp floor((ticks - offset) * 1e9 / resolution) ns')
+    try:
+        doc = json.loads(text)
+    except ValueError as e:
+        t.fail('large: valid JSON', repr(e))
+        return
+    names = collections.Counter(e['name'] for e in doc['traceEvents'] if e['ph'] == 'B')
+    t.eq(dict(names), {'r': PAIRS - 1, long_name: 1}, 'large: every name whole')
+    per_thread(t, doc['traceEvents'], 'large')
+
+
 def body(t):
     _, path = vizprog.traced_run(t)
     facts = vizprog.Facts(path)
@@ -160,6 +219,7 @@ def body(t):
         if doc:
             check_full(t, facts, doc, name)
     check_window(t, facts, path, d)
+    check_large(t, d)
 
 
 vttest.main('viz_export', body)
