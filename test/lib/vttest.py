@@ -519,7 +519,9 @@ class Test:
         given = {k: v for k, v in given.items() if v is not None}
         # scripts/test-sanitize.sh: the sanitizer's runtime must come before libvt.
         if os.environ.get('VT_TEST_PRELOAD'):
-            full['LD_PRELOAD'] = os.environ['VT_TEST_PRELOAD']
+            full['LD_PRELOAD'] = ' '.join([os.environ['VT_TEST_PRELOAD']] +
+                                          ([given['LD_PRELOAD']] if 'LD_PRELOAD' in given
+                                           else []))
         cmd = [exe] + list(args)
         proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                 cwd=cwd, env=full, universal_newlines=True,
