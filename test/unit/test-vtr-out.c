@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The tools' outputs (tools/lib/vtr_out.c): JSON strings (escapes, '<' for HTML, UTF-8 kept,
- * bad bytes as U+FFFD), plain and gzip files (read back with zlib), and a file that cannot
- * be written.
+ * bad bytes as U+FFFD), plain and gzip files (read back with zlib) through the writer thread,
+ * a device that refuses the bytes, and a file that cannot be written.
  */
 #include "unit.h"
 #include "vtr_out.h"
@@ -46,6 +46,39 @@ int main(void)
 	CHECK(r && fread(back, 1, sizeof(back) - 1, r) == 9 && strcmp(back, "{\"x\": 1}\n") == 0);
 	if (r)
 		fclose(r);
+	/* plain, larger than the blocks on their way to the writer thread (4 of 1 MiB), in
+	 * writes of every size: the same bytes in the same order */
+	snprintf(path, sizeof(path), "%s/big.json", dir);
+	f = vtr_out_open(path, err, sizeof(err));
+	CHECK(f != NULL);
+	static char piece[3 << 20];
+	for (size_t i = 0; i < sizeof(piece); i++)
+		piece[i] = (char)('a' + (i * 7 + i / 4096) % 26);
+	size_t total = 0;
+	for (size_t n = 1; f && total + n <= sizeof(piece); n = n * 3 + 1) {
+		fwrite(piece + total, 1, n, f);
+		total += n;
+	}
+	for (int rep = 0; f && rep < 3; rep++) /* then 9 MiB more, in large writes */
+		fwrite(piece, 1, sizeof(piece), f);
+	CHECK(f && vtr_out_close(f, err, sizeof(err)) == 0);
+	r = fopen(path, "r");
+	static char big[3 << 20];
+	CHECK(r && fread(big, 1, total, r) == total && memcmp(big, piece, total) == 0);
+	for (int rep = 0; r && rep < 3; rep++)
+		CHECK(fread(big, 1, sizeof(big), r) == sizeof(big) &&
+		      memcmp(big, piece, sizeof(big)) == 0);
+	CHECK(r && fread(big, 1, 1, r) == 0);
+	if (r)
+		fclose(r);
+	/* a device that takes nothing (a full disk): the close says why, once */
+	f = vtr_out_open("/dev/full", err, sizeof(err));
+	CHECK(f != NULL);
+	for (int rep = 0; f && rep < 3; rep++)
+		fwrite(piece, 1, sizeof(piece), f);
+	err[0] = '\0';
+	CHECK(f && vtr_out_close(f, err, sizeof(err)) == -1 &&
+	      strcmp(err, "cannot write: No space left on device") == 0);
 	/* gzip: a large output, read back through zlib */
 	CHECK(vtr_out_have_gzip());
 	snprintf(path, sizeof(path), "%s/b.json.gz", dir);

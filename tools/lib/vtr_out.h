@@ -8,7 +8,9 @@
 #include <stdio.h>
 
 /* Opens path for writing; "-" is standard output. A path ending in ".gz" is written
- * gzip-compressed. NULL with a one-line reason in err (without the path). */
+ * gzip-compressed. A file is written by a thread of its own while the tool goes on, and only
+ * vtr_out_close (or fclose) writes its last part: exit() alone loses it. NULL with a one-line
+ * reason in err (without the path). */
 FILE *vtr_out_open(const char *path, char *err, size_t errlen);
 
 /* Flushes and closes (standard output is only flushed). 0, or -1 with err. */
