@@ -532,8 +532,15 @@
 
   // ---- load per rank ----
   (function () {
-    var L = D.load, max = 1, out = [], BH = 16, LW = 160, WW = 700;
-    L.forEach(function (l) { max = Math.max(max, l.user + l.mpi); });
+    var L = D.load, max = 1, out = [], BH = 16, LW = 160, WW = 700, all = 0;
+    L.forEach(function (l) { max = Math.max(max, l.user + l.mpi); all += l.user + l.mpi; });
+    if (!all) {
+      // A program traced by sampling alone (vtrun on a plain build) has no regions to weigh.
+      document.getElementById('load').innerHTML = '<p class="note" id="load-none">No instrumented ' +
+        'function or MPI call was recorded' + (D.samples ? ': where the time went is in the ' +
+        '<a href="#samples-section">samples</a>.' : '.') + '</p>';
+      return;
+    }
     out.push('<div class="legend"><span><i class="swatch" style="background:#4a7fc1"></i>user code</span>' +
       '<span><i class="swatch" style="background:#d9534f"></i>MPI</span></div>');
     out.push('<svg xmlns="' + SVGNS + '" width="' + (LW + WW + 120) + '" height="' + (L.length * (BH + 4) + 4) + '">');

@@ -146,7 +146,12 @@ def body(t):
     t.eq([(r['data-name'], int(r['data-count'])) for r in roots], [('all samples', total)],
          'the root frame holds every sample python3-otf2 reads (%d)' % total)
     width = float(roots[0]['width']) if roots else 0
-    t.eq(len(dom.find('a', href='#samples-section')), 1, 'the Samples section in the menu')
+    # The menu's link to the Samples section, and the load per rank's: a plain build under
+    # vtrun has no regions, and that section says so and points there instead of empty bars.
+    t.eq(len(dom.find('a', href='#samples-section')), 2,
+         'the Samples section in the menu and in the note of the load per rank')
+    t.eq((len(dom.find('p', id='load-none')), len(dom.find('rect', class_='load-bar'))), (1, 0),
+         'load per rank: a note that nothing instrumented was recorded, no empty bars')
 
     # Every frame of a function: python3-otf2's and vt-profile's counts for its call path.
     drawn = {f['data-path']: (int(f['data-count']), int(f['data-self']))
