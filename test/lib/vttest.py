@@ -353,6 +353,23 @@ def read_with_otf2_print(path):
 # The trace as vt-profile reports it
 
 
+def otf2_markers(path):
+    """[(category, severity, text)] of a trace's markers, as otf2-marker prints them."""
+    p = subprocess.run(['otf2-marker', path], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                       universal_newlines=True)
+    out, cat = [], None
+    for line in p.stdout.splitlines():
+        m = re.match(r'MARKER_DEF\s+Group: "([^"]*)", Category: "([^"]*)", Severity: (\w+)',
+                     line)
+        if m:
+            cat = (m.group(2), m.group(3))
+            continue
+        m = re.match(r'MARKER\s+Time: \d+, Duration \d+, Scope: \w+:\d+, Text: "(.*)"$', line)
+        if m and cat:
+            out.append((cat[0], cat[1], m.group(1)))
+    return out
+
+
 def read_with_vt_profile(path):
     """Returns (vt-profile's JSON document, problems), or (None, [why]) when not built.
 

@@ -29,7 +29,6 @@ it must be right where it is there, and there in one of the runs of a variant.
 
 import os
 import re
-import subprocess
 
 import vtmpi
 import vttest
@@ -61,23 +60,6 @@ def properties(path):
     with otf2.reader.open(path) as r:
         return {n: _otf2.Reader_GetProperty(r.handle, n)
                 for n in _otf2.Reader_GetPropertyNames(r.handle)}
-
-
-def markers(path):
-    """[(category, severity, text)] as otf2-marker prints the marker file."""
-    p = subprocess.run(['otf2-marker', path], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                       universal_newlines=True)
-    out, cat = [], None
-    for line in p.stdout.splitlines():
-        m = re.match(r'MARKER_DEF\s+Group: "([^"]*)", Category: "([^"]*)", Severity: (\w+)',
-                     line)
-        if m:
-            cat = (m.group(2), m.group(3))
-            continue
-        m = re.match(r'MARKER\s+Time: \d+, Duration \d+, Scope: \w+:\d+, Text: "(.*)"$', line)
-        if m and cat:
-            out.append((cat[0], cat[1], m.group(1)))
-    return out
 
 
 def check_archive(t, run, rank, why, end, enters, steps, last, what, size):
@@ -118,7 +100,7 @@ def check_archive(t, run, rank, why, end, enters, steps, last, what, size):
     props = properties(path)
     t.eq((props.get('VT::END'), props.get('VT::MPI::RANK'), props.get('VT::MPI::SIZE')),
          (end, str(rank), str(size)), '%s: properties VT::END, VT::MPI::RANK and SIZE' % what)
-    t.eq(markers(path), [('vt', 'HIGH', end)], '%s: a HIGH marker where it ended' % what)
+    t.eq(vttest.otf2_markers(path), [('vt', 'HIGH', end)], '%s: a HIGH marker where it ended' % what)
     return bool(lines)
 
 

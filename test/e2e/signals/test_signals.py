@@ -9,7 +9,6 @@ _exit() writes no trace, as documented (docs/security.md). A signal that comes w
 writes the trace at exit waits for the trace, then ends the process."""
 
 import os
-import re
 import signal
 import subprocess
 import time
@@ -44,23 +43,6 @@ def properties_print(path):
     return props
 
 
-def markers(path):
-    """[(category, severity, text)] as otf2-marker prints the marker file."""
-    p = subprocess.run(['otf2-marker', path], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                       universal_newlines=True)
-    out, cat = [], None
-    for line in p.stdout.splitlines():
-        m = re.match(r'MARKER_DEF\s+Group: "([^"]*)", Category: "([^"]*)", Severity: (\w+)',
-                     line)
-        if m:
-            cat = (m.group(2), m.group(3))
-            continue
-        m = re.match(r'MARKER\s+Time: \d+, Duration \d+, Scope: \w+:\d+, Text: "(.*)"$', line)
-        if m and cat:
-            out.append((cat[0], cat[1], m.group(1)))
-    return out
-
-
 def check_ending(t, run, sig, what):
     name = 'SIG' + signal.Signals(sig).name[3:]
     lines = [m for m in run.messages if 'writing the trace before the program ends' in m]
@@ -72,7 +54,7 @@ def check_ending(t, run, sig, what):
          '%s: python3-otf2: property VT::END names the signal' % what)
     t.eq(properties_print(tr.path).get('VT::END'), name,
          '%s: otf2-print -I: property VT::END names the signal' % what)
-    t.eq(markers(tr.path), [('vt', 'HIGH', name)], '%s: a marker where it arrived' % what)
+    t.eq(vttest.otf2_markers(tr.path), [('vt', 'HIGH', name)], '%s: a marker where it arrived' % what)
     return tr
 
 
