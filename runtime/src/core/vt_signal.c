@@ -207,32 +207,38 @@ static void on_signal(int sig, siginfo_t *si, void *uc)
 	errno = saved;
 }
 
+static bool is_default(const struct sigaction *a)
+{
+	return !(a->sa_flags & SA_SIGINFO) && a->sa_handler == SIG_DFL;
+}
+
+/* vt's disposition: its handler, with the other terminating signals waiting while the
+ * trace is written. */
+static void mine_action(struct sigaction *m)
+{
+	memset(m, 0, sizeof(*m));
+	m->sa_sigaction = on_signal;
+	m->sa_flags = SA_SIGINFO;
+	sigemptyset(&m->sa_mask);
+	for (size_t i = 0; i < N_WATCHED; i++)
+		sigaddset(&m->sa_mask, watched[i]);
+}
+
 void vt_signal_init(void)
 {
 	if (!real())
 		return;
 	struct sigaction mine_act;
-	memset(&mine_act, 0, sizeof(mine_act));
-	mine_act.sa_sigaction = on_signal;
-	mine_act.sa_flags = SA_SIGINFO;
-	/* The other terminating signals wait while the trace is written. */
-	sigemptyset(&mine_act.sa_mask);
-	for (size_t i = 0; i < N_WATCHED; i++)
-		sigaddset(&mine_act.sa_mask, watched[i]);
+	mine_action(&mine_act);
 	for (size_t i = 0; i < N_WATCHED; i++) {
 		struct sigaction cur;
 		if (real()(watched[i], NULL, &cur) != 0)
 			continue;
 		program[i] = cur;
-		if (!(cur.sa_flags & SA_SIGINFO) && cur.sa_handler == SIG_DFL)
+		if (is_default(&cur))
 			mine[i] = real()(watched[i], &mine_act, NULL) == 0;
 	}
 	__atomic_store_n(&active, true, __ATOMIC_RELEASE);
-}
-
-static __attribute__((unused)) bool is_default(const struct sigaction *a)
-{
-	return !(a->sa_flags & SA_SIGINFO) && a->sa_handler == SIG_DFL;
 }
 
 /*
@@ -251,12 +257,7 @@ VT_EXPORT VT_EARLY int sigaction(int sig, const struct sigaction *act, struct si
 		if (is_default(act)) {
 			if (!mine[i]) {
 				struct sigaction m;
-				memset(&m, 0, sizeof(m));
-				m.sa_sigaction = on_signal;
-				m.sa_flags = SA_SIGINFO;
-				sigemptyset(&m.sa_mask);
-				for (size_t k = 0; k < N_WATCHED; k++)
-					sigaddset(&m.sa_mask, watched[k]);
+				mine_action(&m);
 				if (real()(sig, &m, NULL) != 0)
 					return -1;
 				mine[i] = true;
