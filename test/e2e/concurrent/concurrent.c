@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// e2e "concurrent": step() called N times (argv[1]) once the file argv[2] exists (several
-// copies of the program started at once are let go together, or one is killed waiting).
+// e2e "concurrent" and "symlinks": step() called N times (argv[1]) once the file argv[2]
+// exists (several copies of the program started at once are let go together, or one is
+// killed waiting; links are planted in the trace directory while it waits).
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>

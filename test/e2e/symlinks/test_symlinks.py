@@ -20,9 +20,14 @@ REPLACED = re.compile(r'^warning: (.+) was replaced during the run \(by a symbol
                       r'removed it and writes the trace\'s own file$')
 
 
+# The concurrent test's program: links are planted while it waits for its file.
+GATED = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'concurrent',
+                     'concurrent.c')
+
+
 def body(t):
     exe, plain_exe = t.parallel(
-        lambda instrument: t.compile('symlinks', ['symlinks.c'], compiler='gcc', opt='-O0',
+        lambda instrument: t.compile('symlinks', [GATED], compiler='gcc', opt='-O0',
                                      instrument=instrument), [True, False])
     files = t.newdir('files')
     go = os.path.join(files, 'go')
