@@ -231,6 +231,13 @@ int vtr_read_merged(struct vtr_trace *tr, const struct vtr_callbacks *cb, void *
 void vtr_archive_info(struct vtr_trace *tr,
 		      void (*cb)(void *user, const char *name, const char *value), void *user);
 
+/* For a tool that reads the events again with a libotf2 reader of its own (vt-sim), its
+ * location's definition files selected and opened: reads that location's local definitions
+ * (mapping tables, clock offsets), which libotf2 then applies to its events. False when the
+ * location has none; then do not ask for the next locations' (vtr_read.c says why). */
+struct OTF2_Reader_struct;
+bool vtr_read_local_defs(struct OTF2_Reader_struct *reader, uint64_t location);
+
 /* Allocation for tools: ends the tool with "NAME: out of memory" when memory runs out. */
 void *vtr_xrealloc(void *p, size_t n, size_t size);
 void *vtr_xcalloc(size_t n, size_t size);

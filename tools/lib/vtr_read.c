@@ -900,14 +900,14 @@ static int select_all(struct vtr_trace *tr, bool *local_defs)
  * (4 MiB) on every OTF2_Reader_GetDefReader that finds no file, and writers write local
  * definitions for every location or for none: the first miss ends the attempts.
  */
-static bool read_local_defs(struct vtr_trace *tr, uint64_t location)
+bool vtr_read_local_defs(OTF2_Reader *reader, uint64_t location)
 {
-	OTF2_DefReader *defs = OTF2_Reader_GetDefReader(tr->reader, location);
+	OTF2_DefReader *defs = OTF2_Reader_GetDefReader(reader, location);
 	if (!defs)
 		return false;
 	uint64_t n = 0;
-	OTF2_Reader_ReadAllLocalDefinitions(tr->reader, defs, &n);
-	OTF2_Reader_CloseDefReader(tr->reader, defs);
+	OTF2_Reader_ReadAllLocalDefinitions(reader, defs, &n);
+	OTF2_Reader_CloseDefReader(reader, defs);
 	return true;
 }
 
@@ -940,7 +940,7 @@ int vtr_read_locations(struct vtr_trace *tr, const struct vtr_callbacks *cb, voi
 					    .capcoll = rd.one.capcoll};
 		vtr_reset_reason();
 		if (local_defs)
-			local_defs = read_local_defs(tr, loc->id);
+			local_defs = vtr_read_local_defs(tr->reader, loc->id);
 		OTF2_EvtReader *evt = OTF2_Reader_GetEvtReader(tr->reader, loc->id);
 		if (!evt) {
 			snprintf(tr->err, sizeof(tr->err),
@@ -990,7 +990,7 @@ int vtr_read_merged(struct vtr_trace *tr, const struct vtr_callbacks *cb, void *
 	for (size_t i = 0; i < tr->nlocations && result == 0; i++) {
 		rd.states[i].loc = &tr->locations[i];
 		if (local_defs)
-			local_defs = read_local_defs(tr, tr->locations[i].id);
+			local_defs = vtr_read_local_defs(tr->reader, tr->locations[i].id);
 		if (!OTF2_Reader_GetEvtReader(tr->reader, tr->locations[i].id)) {
 			snprintf(tr->err, sizeof(tr->err),
 				 "cannot open the events of location %" PRIu64 ": %s",

@@ -1158,16 +1158,8 @@ int vts_replay(const char *input, struct vtr_trace *tr, struct vts_sim *sims, in
 	bool local_defs = OTF2_Reader_OpenDefFiles(r) == OTF2_SUCCESS;
 	OTF2_Reader_OpenEvtFiles(r);
 	for (size_t i = 0; i < tr->nlocations; i++) {
-		if (local_defs) {
-			OTF2_DefReader *d = OTF2_Reader_GetDefReader(r, tr->locations[i].id);
-			if (d) {
-				uint64_t n = 0;
-				OTF2_Reader_ReadAllLocalDefinitions(r, d, &n);
-				OTF2_Reader_CloseDefReader(r, d);
-			} else {
-				local_defs = false;
-			}
-		}
+		if (local_defs)
+			local_defs = vtr_read_local_defs(r, tr->locations[i].id);
 		OTF2_Reader_GetEvtReader(r, tr->locations[i].id);
 	}
 	OTF2_GlobalEvtReader *g = OTF2_Reader_GetGlobalEvtReader(r);

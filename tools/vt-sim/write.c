@@ -287,16 +287,8 @@ int vts_write(const char *input, struct vtr_trace *tr, struct vts_spool *spool, 
 	vts_copy_evt_callbacks(ecb);
 	for (size_t i = 0; i < tr->nlocations && result == 0; i++) {
 		uint64_t id = tr->locations[i].id;
-		if (local_defs) {
-			OTF2_DefReader *d = OTF2_Reader_GetDefReader(r, id);
-			if (d) {
-				uint64_t n = 0;
-				OTF2_Reader_ReadAllLocalDefinitions(r, d, &n);
-				OTF2_Reader_CloseDefReader(r, d);
-			} else {
-				local_defs = false;
-			}
-		}
+		if (local_defs)
+			local_defs = vtr_read_local_defs(r, id);
 		/* Every location gets its (empty) local definitions: the ids are global. */
 		OTF2_DefWriter *dw = OTF2_Archive_GetDefWriter(a, id);
 		if (dw)
