@@ -28,25 +28,29 @@ VT_SIM = os.environ.get('VT_SIM', '')
 ROOT_NONE = 0xFFFFFFFF
 
 
+def two_ranks(d, mpi_regions):
+    """Definitions of a 2-rank MPI run on one host: its two master threads, MPI_COMM_WORLD,
+    and regions by name (the MPI ones given as (name, role), main and compute)."""
+    host = d.system_tree_node('host', parent=d.system_tree_node('machine'))
+    groups = [d.location_group('MPI Rank %d' % r, system_tree_parent=host) for r in range(2)]
+    locs = [d.location('Master thread', group=g) for g in groups]
+    d.group('MPI locations', group_type=otf2.GroupType.COMM_LOCATIONS,
+            paradigm=otf2.Paradigm.MPI, members=locs)
+    wg = d.group('MPI_COMM_WORLD', group_type=otf2.GroupType.COMM_GROUP,
+                 paradigm=otf2.Paradigm.MPI, members=[0, 1])
+    world = d.comm('MPI_COMM_WORLD', group=wg)
+    reg = {name: d.region(name, paradigm=otf2.Paradigm.MPI,
+                          region_role=getattr(otf2.RegionRole, role))
+           for name, role in mpi_regions}
+    reg['main'] = d.region('main')
+    reg['compute'] = d.region('compute')
+    return locs, world, reg
+
+
 def write(path, faults):
     with otf2.writer.open(path, archive_name='synth', timer_resolution=10**9) as trace:
-        d = trace.definitions
-        host = d.system_tree_node('host', parent=d.system_tree_node('machine'))
-        groups = [d.location_group('MPI Rank %d' % r, system_tree_parent=host)
-                  for r in range(2)]
-        locs = [d.location('Master thread', group=g) for g in groups]
-        d.group('MPI locations', group_type=otf2.GroupType.COMM_LOCATIONS,
-                paradigm=otf2.Paradigm.MPI, members=locs)
-        wg = d.group('MPI_COMM_WORLD', group_type=otf2.GroupType.COMM_GROUP,
-                     paradigm=otf2.Paradigm.MPI, members=[0, 1])
-        world = d.comm('MPI_COMM_WORLD', group=wg)
-        reg = {}
-        for name, role in [('MPI_Send', 'POINT2POINT'), ('MPI_Recv', 'POINT2POINT'),
-                           ('MPI_Barrier', 'BARRIER')]:
-            reg[name] = d.region(name, paradigm=otf2.Paradigm.MPI,
-                                 region_role=getattr(otf2.RegionRole, role))
-        reg['main'] = d.region('main')
-        reg['compute'] = d.region('compute')
+        locs, world, reg = two_ranks(trace.definitions, [
+            ('MPI_Send', 'POINT2POINT'), ('MPI_Recv', 'POINT2POINT'), ('MPI_Barrier', 'BARRIER')])
         E, L, ev = otf2.events.Enter, otf2.events.Leave, otf2.events
 
         def barrier(w, a, b, c, e):
@@ -152,24 +156,10 @@ def write_nb(path):
               610; Waitall 620 (630, 635) 640; Bcast 650 (651, 855) 865; Recv 1100 (1190)
               1195; main 1250"""
     with otf2.writer.open(path, archive_name='nb', timer_resolution=10**9) as trace:
-        d = trace.definitions
-        host = d.system_tree_node('host', parent=d.system_tree_node('machine'))
-        groups = [d.location_group('MPI Rank %d' % r, system_tree_parent=host)
-                  for r in range(2)]
-        locs = [d.location('Master thread', group=g) for g in groups]
-        d.group('MPI locations', group_type=otf2.GroupType.COMM_LOCATIONS,
-                paradigm=otf2.Paradigm.MPI, members=locs)
-        wg = d.group('MPI_COMM_WORLD', group_type=otf2.GroupType.COMM_GROUP,
-                     paradigm=otf2.Paradigm.MPI, members=[0, 1])
-        world = d.comm('MPI_COMM_WORLD', group=wg)
-        reg = {}
-        for name, role in [('MPI_Irecv', 'POINT2POINT'), ('MPI_Isend', 'POINT2POINT'),
-                           ('MPI_Waitall', 'POINT2POINT'), ('MPI_Ssend', 'POINT2POINT'),
-                           ('MPI_Recv', 'POINT2POINT'), ('MPI_Bcast', 'COLL_ONE2ALL')]:
-            reg[name] = d.region(name, paradigm=otf2.Paradigm.MPI,
-                                 region_role=getattr(otf2.RegionRole, role))
-        reg['main'] = d.region('main')
-        reg['compute'] = d.region('compute')
+        locs, world, reg = two_ranks(trace.definitions, [
+            ('MPI_Irecv', 'POINT2POINT'), ('MPI_Isend', 'POINT2POINT'),
+            ('MPI_Waitall', 'POINT2POINT'), ('MPI_Ssend', 'POINT2POINT'),
+            ('MPI_Recv', 'POINT2POINT'), ('MPI_Bcast', 'COLL_ONE2ALL')])
         E, L, ev = otf2.events.Enter, otf2.events.Leave, otf2.events
         for r, peer in ((0, 1), (1, 0)):
             w = trace.event_writer_from_location(locs[r])
