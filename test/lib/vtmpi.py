@@ -417,12 +417,13 @@ class MpiEvent:
     Enter opened it), and the fields of FIELDS[kind] as plain values (communicators by
     reference, the collective operation by name)."""
 
-    def __init__(self, index, kind, time, region, instance, values):
+    def __init__(self, index, kind, time, region, instance, values, entered=None):
         self.index = index  # position among all events of its location
         self.kind = kind
         self.time = time
         self.region = region
         self.instance = instance  # index of the Enter of the innermost open region
+        self.entered = entered  # and that Enter's time
         self.values = values
 
     @property
@@ -584,7 +585,8 @@ def read_mpi(path):
                                      h.comm._ref if h.comm is not None else None)
         for w in defs.rma_wins:
             mt.wins[w._ref] = (w.name, w.comm._ref if w.comm is not None else None)
-        stacks = collections.defaultdict(list)  # location ref -> [(region, Enter index)]
+        # location ref -> [(region, Enter index, Enter time)]
+        stacks = collections.defaultdict(list)
         counts = collections.Counter()
         for l, ev in reader.events:
             kind = type(ev).__name__
@@ -592,7 +594,7 @@ def read_mpi(path):
             counts[l._ref] += 1
             stack = stacks[l._ref]
             if kind == 'Enter':
-                stack.append((ev.region.name, index))
+                stack.append((ev.region.name, index, ev.time))
                 continue
             if kind == 'Leave':
                 if stack:
@@ -616,9 +618,9 @@ def read_mpi(path):
                 elif name == 'group':
                     v = tuple(rank_of.get(m._ref, 'location %d' % m._ref) for m in v.members)
                 values.append(v)
-            region, instance = stack[-1] if stack else (None, None)
+            region, instance, entered = stack[-1] if stack else (None, None, None)
             mt.locs[l._ref].events.append(MpiEvent(index, kind, ev.time, region, instance,
-                                                   values))
+                                                   values, entered))
     return mt
 
 
@@ -913,7 +915,8 @@ def collectives(mt, skip_handles=True):
 
 def check_collective_pairs(t, mt, what):
     """Every MpiCollectiveBegin is followed by its MpiCollectiveEnd in the same region
-    instance, before any other collective event."""
+    instance, before any other collective event; a Begin right after its call's Enter has
+    the Enter's time (the call's beginning, one clock read for both)."""
     bad = []
     for loc in mt.locs.values():
         open_ = None
@@ -921,6 +924,9 @@ def check_collective_pairs(t, mt, what):
             if e.kind == 'MpiCollectiveBegin':
                 if open_ is not None:
                     bad.append('rank %s: %r while %r is open' % (loc.rank, e, open_))
+                if e.index == e.instance + 1 and e.time != e.entered:
+                    bad.append('rank %s: %r at %d, its call entered at %d'
+                               % (loc.rank, e, e.time, e.entered))
                 open_ = e
             elif e.kind == 'MpiCollectiveEnd':
                 if open_ is None or open_.instance != e.instance:

@@ -98,10 +98,19 @@ VT_MPI_EXPORT uint64_t vt_mpi_now(void)
 	return vt_clock_now();
 }
 
-/* vt_mpi_enter but for its common case. */
+/* vt_mpi_enter but for its common case: the Enter as vt_inst_enter writes it (the first
+ * call registers the region), and its time read back when it is the last record of the half
+ * being filled (not when filtered or too deep, nor when synchronous counters or a signal
+ * handler's events followed it); else now. */
 __attribute__((noinline, cold)) static uint64_t enter_slow(struct vt_inst_desc *d)
 {
 	vt_inst_enter(d);
+	struct vt_tls *t = &vt_tls;
+	const struct vt_rec *p = t->pos;
+	uint32_t h = __atomic_load_n(&d->handle, __ATOMIC_ACQUIRE);
+	if (p && h && t->loc && p > t->loc->buf && p[-1].kind == VT_REC_ENTER &&
+	    p[-1].region == h - 1)
+		return p[-1].ts;
 	return vt_clock_now();
 }
 

@@ -83,11 +83,12 @@ def write(path, faults=()):
         w(ev.MpiIrecv(900, 1, world, 20, 64, 8 if 'wrong request' in f else 7))
         w(L(910, reg['MPI_Waitall']))
         w(E(1000, reg['MPI_Barrier']))
-        w(ev.MpiCollectiveBegin(1001))
+        # vt stamps a collective's Begin with its call's Enter (one clock read).
+        w(ev.MpiCollectiveBegin(1001 if 'late begin' in f else 1000))
         w(ev.MpiCollectiveEnd(1200, otf2.CollectiveOp.BARRIER, world, ROOT_NONE, 0, 0))
         w(L(1201, reg['MPI_Barrier']))
         w(E(1300, reg['MPI_Bcast']))
-        w(ev.MpiCollectiveBegin(1301))
+        w(ev.MpiCollectiveBegin(1300))
         w(ev.MpiCollectiveEnd(1400, otf2.CollectiveOp.BCAST, world, 0, 40, 0))
         w(L(1401, reg['MPI_Bcast']))
         w(L(2000, reg['main']))
@@ -107,12 +108,12 @@ def write(path, faults=()):
         w(ev.MpiIsendComplete(600 - s, 3))
         w(L(610 - s, reg['MPI_Wait']))
         w(E(700 - s, reg['MPI_Barrier']))
-        w(ev.MpiCollectiveBegin(701 - s))
+        w(ev.MpiCollectiveBegin(700 - s))
         end = 990 if 'early barrier' in f else 1150
         w(ev.MpiCollectiveEnd(end - s, otf2.CollectiveOp.BARRIER, world, ROOT_NONE, 0, 0))
         w(L(end + 1 - s, reg['MPI_Barrier']))
         w(E(1350 - s, reg['MPI_Bcast']))
-        w(ev.MpiCollectiveBegin(1351 - s))
+        w(ev.MpiCollectiveBegin(1350 - s))
         w(ev.MpiCollectiveEnd(1450 - s, otf2.CollectiveOp.BCAST, world, 0, 0, 40))
         w(L(1451 - s, reg['MPI_Bcast']))
         w(L(1900 - s, reg['main']))
@@ -183,6 +184,7 @@ def body(t):
         ('early receive', ['no receive before its send began']),
         ('length', ['same length at both ends', 'rank 1: MPI events']),
         ('early barrier', ['collectives agree across ranks, in time']),
+        ('late begin', ['collective Begin/End pairs well formed']),
         ('wrong request', ['rank 0: MPI events',
                            'message events name defined communicators and ranks']),
     ]
