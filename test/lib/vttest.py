@@ -353,6 +353,30 @@ def read_with_otf2_print(path):
 # The trace as vt-profile reports it
 
 
+def otf2_properties(path):
+    """{name: value} of a trace's properties, as python3-otf2 reads them."""
+    import _otf2
+    import otf2
+    with otf2.reader.open(path) as r:
+        return {n: _otf2.Reader_GetProperty(r.handle, n)
+                for n in _otf2.Reader_GetPropertyNames(r.handle)}
+
+
+def otf2_print_properties(path):
+    """{name: value} of a trace's properties, as otf2-print -I shows them."""
+    out = subprocess.run(['otf2-print', '-I', path], stdout=subprocess.PIPE,
+                         universal_newlines=True).stdout
+    props, name = {}, None
+    for line in out.splitlines():
+        parts = line.split(None, 2)
+        if line.startswith('Property name'):
+            name = parts[2].strip()
+        elif line.startswith('Property value') and name:
+            props[name] = parts[2].strip() if len(parts) > 2 else ''
+            name = None
+    return props
+
+
 def otf2_markers(path):
     """[(category, severity, text)] of a trace's markers, as otf2-marker prints them."""
     p = subprocess.run(['otf2-marker', path], stdout=subprocess.PIPE, stderr=subprocess.PIPE,

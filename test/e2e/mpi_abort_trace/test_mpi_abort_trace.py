@@ -54,14 +54,6 @@ def alone_lines(run):
     return out
 
 
-def properties(path):
-    import _otf2
-    import otf2
-    with otf2.reader.open(path) as r:
-        return {n: _otf2.Reader_GetProperty(r.handle, n)
-                for n in _otf2.Reader_GetPropertyNames(r.handle)}
-
-
 def check_archive(t, run, rank, why, end, enters, steps, last, what, size):
     """Rank's own archive: read by every reader, its one location and group, exactly the
     Enter counts enters and the MPI events steps, last the innermost region at the end, the
@@ -97,7 +89,7 @@ def check_archive(t, run, rank, why, end, enters, steps, last, what, size):
         t.eq((c.name, c.members) if c else None, ('MPI_COMM_WORLD', ()),
              '%s: the messages\' communicator is MPI_COMM_WORLD, members not listed (the '
              'other ranks are not in the archive)' % what)
-    props = properties(path)
+    props = vttest.otf2_properties(path)
     t.eq((props.get('VT::END'), props.get('VT::MPI::RANK'), props.get('VT::MPI::SIZE')),
          (end, str(rank), str(size)), '%s: properties VT::END, VT::MPI::RANK and SIZE' % what)
     t.eq(vttest.otf2_markers(path), [('vt', 'HIGH', end)], '%s: a HIGH marker where it ended' % what)
@@ -256,7 +248,7 @@ def body(t):
          '%s: the threads\' messages to rank 0, tags 30 and 31' % what)
     t.enter_counts(tr.loc('Master thread'), {'main': 1, 'MPI_Init_thread': 1,
                                              'MPI_Comm_rank': 1, 'MPI_Abort': 1}, what)
-    t.eq(properties(tr.path).get('VT::END'), 'MPI_Abort, errorcode 5',
+    t.eq(vttest.otf2_properties(tr.path).get('VT::END'), 'MPI_Abort, errorcode 5',
          '%s: property VT::END' % what)
 
 

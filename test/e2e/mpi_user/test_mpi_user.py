@@ -29,20 +29,6 @@ def markers(t, path, what):
     return sorted(out)
 
 
-def properties(path):
-    out = subprocess.run(['otf2-print', '-I', path], stdout=subprocess.PIPE,
-                         universal_newlines=True).stdout
-    props, name = {}, None
-    for line in out.splitlines():
-        parts = line.split(None, 2)
-        if line.startswith('Property name'):
-            name = parts[2].strip()
-        elif line.startswith('Property value') and name:
-            props[name] = parts[2].strip() if len(parts) > 2 else ''
-            name = None
-    return props
-
-
 MANY = 20000
 
 
@@ -77,7 +63,7 @@ def check(t, run, plain, impl, np, what):
             '(%r)' % (what, size))
     want = {'PERFSTUBS::METADATA::METHOD': 'POSIX', 'PERFSTUBS::METADATA::SAME': 'yes',
             'PERFSTUBS::METADATA::METHOD::RANK1': 'MPIIO'}
-    props = properties(tr.path)
+    props = vttest.otf2_print_properties(tr.path)
     # the recording's settings (VT::SETTINGS::NAME): alike on every rank, so once each
     settings = {k: v for k, v in props.items() if k.startswith('VT::SETTINGS::')}
     t.eq((settings.get('VT::SETTINGS::VT_MPITRACE'),

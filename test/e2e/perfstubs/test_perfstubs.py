@@ -41,30 +41,9 @@ NO_TOOL = 'total 6\nno tool\n'
 PROPS = {'PERFSTUBS::METADATA::ADIOS_METHOD': 'POSIX', 'PERFSTUBS::PARAMETER::STEPS': '4'}
 
 
-def properties_otf2(path):
-    import _otf2
-    import otf2
-    with otf2.reader.open(path) as r:
-        # the recording's settings (VT::SETTINGS::*) are not the program's metadata
-        return {n: _otf2.Reader_GetProperty(r.handle, n)
-                for n in _otf2.Reader_GetPropertyNames(r.handle)
-                if not n.startswith('VT::SETTINGS::')}
-
-
-def properties_print(path):
-    out = subprocess.run(['otf2-print', '-I', path], stdout=subprocess.PIPE,
-                         universal_newlines=True).stdout
-    props, name = {}, None
-    for line in out.splitlines():
-        if line.startswith('Property name'):
-            name = line.split(None, 2)[2].strip()
-            if name.startswith('VT::SETTINGS::'):
-                name = None
-        elif line.startswith('Property value') and name:
-            props[name] = line.split(None, 2)[2].strip() if len(line.split(None, 2)) > 2 \
-                else ''
-            name = None
-    return props
+def program_properties(props):
+    """The program's metadata: the recording's settings (VT::SETTINGS::*) left out."""
+    return {n: v for n, v in props.items() if not n.startswith('VT::SETTINGS::')}
 
 
 def check_trace(t, run, what):
@@ -92,8 +71,10 @@ def check_trace(t, run, what):
                         ('Thread 1', [5.0, 5.0])):
         got = [e.values[0] for e in mv.metric_events(mv.loc(loc).ref)]
         t.eq(got, values, '%s: %s: every sample of the counter, exactly' % (what, loc))
-    t.eq(properties_otf2(tr.path), PROPS, '%s: metadata and parameter as properties' % what)
-    t.eq(properties_print(tr.path), PROPS, '%s: otf2-print -I: the same properties' % what)
+    t.eq(program_properties(vttest.otf2_properties(tr.path)), PROPS,
+         '%s: metadata and parameter as properties' % what)
+    t.eq(program_properties(vttest.otf2_print_properties(tr.path)), PROPS,
+         '%s: otf2-print -I: the same properties' % what)
 
 
 def body(t):

@@ -21,28 +21,6 @@ RAISED = [('term', signal.SIGTERM), ('int', signal.SIGINT), ('hup', signal.SIGHU
           ('abort', signal.SIGABRT), ('pipe', signal.SIGPIPE)]
 
 
-def properties_otf2(path):
-    import _otf2
-    import otf2
-    with otf2.reader.open(path) as r:
-        return {n: _otf2.Reader_GetProperty(r.handle, n)
-                for n in _otf2.Reader_GetPropertyNames(r.handle)}
-
-
-def properties_print(path):
-    out = subprocess.run(['otf2-print', '-I', path], stdout=subprocess.PIPE,
-                         universal_newlines=True).stdout
-    props, name = {}, None
-    for line in out.splitlines():
-        if line.startswith('Property name'):
-            name = line.split(None, 2)[2].strip()
-        elif line.startswith('Property value') and name:
-            parts = line.split(None, 2)
-            props[name] = parts[2].strip() if len(parts) > 2 else ''
-            name = None
-    return props
-
-
 def check_ending(t, run, sig, what):
     name = 'SIG' + signal.Signals(sig).name[3:]
     lines = [m for m in run.messages if 'writing the trace before the program ends' in m]
@@ -50,9 +28,9 @@ def check_ending(t, run, sig, what):
          '%s: one line says the trace is written at the signal' % what)
     t.clean_run(run, what)
     tr = t.trace(run, what)
-    t.eq(properties_otf2(tr.path).get('VT::END'), name,
+    t.eq(vttest.otf2_properties(tr.path).get('VT::END'), name,
          '%s: python3-otf2: property VT::END names the signal' % what)
-    t.eq(properties_print(tr.path).get('VT::END'), name,
+    t.eq(vttest.otf2_print_properties(tr.path).get('VT::END'), name,
          '%s: otf2-print -I: property VT::END names the signal' % what)
     t.eq(vttest.otf2_markers(tr.path), [('vt', 'HIGH', name)], '%s: a marker where it arrived' % what)
     return tr
@@ -159,7 +137,7 @@ def body(t):
     t.eq((run.status, run.stdout), (0, 'before the end\nafter\n'), 'ignored: ran to its end')
     t.clean_run(run, 'ignored')
     tr = t.trace(run, 'ignored')
-    t.eq(properties_otf2(tr.path).get('VT::END'), None, 'ignored: no VT::END property')
+    t.eq(vttest.otf2_properties(tr.path).get('VT::END'), None, 'ignored: no VT::END property')
 
     # _exit(): no atexit handler runs, and no trace is written (docs/security.md).
     ref = t.run(plain, ['_exit'], label='plain-_exit')
