@@ -18,21 +18,13 @@ import json
 import os
 import shutil
 import statistics
-import subprocess
-import sys
 import tempfile
+
+import benchlib
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 MPIRUN = ['mpirun', '--allow-run-as-root', '--oversubscribe', '--bind-to', 'none',
           '--mca', 'mpi_yield_when_idle', '1']
-
-
-def sh(cmd, **kw):
-    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                       universal_newlines=True, **kw)
-    if p.returncode != 0:
-        sys.exit('failed (%d): %s\n%s%s' % (p.returncode, ' '.join(cmd), p.stdout, p.stderr))
-    return p.stdout
 
 
 def parse(out):
@@ -62,8 +54,9 @@ def main():
     work = tempfile.mkdtemp(prefix='vt-bench-mpi.', dir=args.dir)
     src = os.path.join(HERE, 'mpi-latency.c')
     plain, traced = os.path.join(work, 'plain'), os.path.join(work, 'traced')
-    sh(['mpicc', '-O2', src, '-o', plain])
-    sh([os.path.join(build, 'vtcc', 'vtcc'), '-vt:cc', 'mpicc', '-O2', src, '-o', traced])
+    benchlib.sh(['mpicc', '-O2', src, '-o', plain])
+    benchlib.sh([os.path.join(build, 'vtcc', 'vtcc'), '-vt:cc', 'mpicc', '-O2', src, '-o',
+                 traced])
     env = dict(os.environ, VT_PFORM_GDIR=work, VT_VERBOSE='0')
 
     vtrun = os.path.join(build, 'vtcc', 'vtrun')
@@ -71,18 +64,19 @@ def main():
     def run(exe, np, iters, buffer=None, nreq=65536, pre=()):
         e = dict(env, VT_BUFFER_SIZE=buffer) if buffer else env
         fwd = ['-x', 'VT_BUFFER_SIZE'] if buffer else []
-        return parse(sh(MPIRUN + ['-x', 'VT_PFORM_GDIR', '-x', 'VT_VERBOSE'] + fwd
-                        + ['-np', str(np)] + list(pre) + [exe, str(iters), str(nreq)], env=e,
-                        cwd=work))
+        return parse(benchlib.sh(MPIRUN + ['-x', 'VT_PFORM_GDIR', '-x', 'VT_VERBOSE'] + fwd
+                                 + ['-np', str(np)] + list(pre) + [exe, str(iters), str(nreq)],
+                                 with_stderr=False, env=e, cwd=work))
 
     # traced: the default 8M buffer fills during the loops, and the background writer then
     # competes with the ranks for the 2 cores; traced-nf: nothing flushed in the loops (the
     # cost of recording alone).
     res = {'latency': {}, 'finalize': {}, 'dir': work}
-    for name, exe, buf, pre in () if args.only == 'finalize' else (('plain', plain, None, ()), ('traced', traced, None, ()),
-                                ('traced-nf', traced, args.traced_buffer, ()),
-                                ('vtrun', plain, None, (vtrun,)),
-                                ('vtrun-nf', plain, args.traced_buffer, (vtrun,))):
+    variants = (('plain', plain, None, ()), ('traced', traced, None, ()),
+                ('traced-nf', traced, args.traced_buffer, ()),
+                ('vtrun', plain, None, (vtrun,)),
+                ('vtrun-nf', plain, args.traced_buffer, (vtrun,)))
+    for name, exe, buf, pre in () if args.only == 'finalize' else variants:
         runs = [run(exe, 2, args.iters, buf, pre=pre) for _ in range(args.runs)]
         res['latency'][name] = {k: statistics.median(r[k] for r in runs)
                                 for k in ('pingpong_us', 'allreduce_us', 'iallreduce_us',

@@ -11,19 +11,11 @@ import argparse
 import os
 import shutil
 import statistics
-import subprocess
-import sys
 import tempfile
 
+import benchlib
+
 HERE = os.path.dirname(os.path.abspath(__file__))
-
-
-def sh(cmd, **kw):
-    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                       universal_newlines=True, **kw)
-    if p.returncode != 0:
-        sys.exit('failed (%d): %s\n%s%s' % (p.returncode, ' '.join(cmd), p.stdout, p.stderr))
-    return p.stdout + p.stderr
 
 
 def main():
@@ -37,11 +29,12 @@ def main():
     work = tempfile.mkdtemp(prefix='vt-bench-read.', dir=os.environ.get('TMPDIR', '/tmp'))
     try:
         exe = os.path.join(work, 'overhead')
-        sh([os.path.join(build, 'vtcc', 'vtcc'), '-O2', os.path.join(HERE, 'overhead.c'),
+        benchlib.sh([os.path.join(build, 'vtcc', 'vtcc'), '-O2', os.path.join(HERE, 'overhead.c'),
             '-o', exe])
         calls = args.events // 2
         print('writing a trace of ~%d events ...' % args.events, flush=True)
-        out = sh([exe, str(calls)], env=dict(os.environ, VT_PFORM_GDIR=work, VT_VERBOSE='1'))
+        out = benchlib.sh([exe, str(calls)],
+                          env=dict(os.environ, VT_PFORM_GDIR=work, VT_VERBOSE='1'))
         anchor = os.path.join(work, 'overhead.vt.otf2')
         size = sum(os.path.getsize(os.path.join(d, f)) for d, _, fs in os.walk(work)
                    for f in fs if not f == 'overhead')
@@ -50,7 +43,7 @@ def main():
         for mode in ('locations', 'merged'):
             runs = []
             for _ in range(args.runs):
-                vals = sh([reader, anchor, mode]).split()
+                vals = benchlib.sh([reader, anchor, mode]).split()
                 runs.append(dict(zip(vals[::2], vals[1::2])))
             med = lambda k: statistics.median(float(r[k]) for r in runs)
             print('%-9s events %d  %.2f s  %.1f M events/s  maxrss %.1f MiB (median of %d)'

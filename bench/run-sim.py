@@ -15,25 +15,18 @@ import os
 import re
 import shutil
 import statistics
-import subprocess
 import sys
 import tempfile
+
+import benchlib
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 EVENTS_PER_ITER = 96.0  # measured with vt: 9,602,400 events for 100.4 planned per iteration
 
 
-def sh(cmd, **kw):
-    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                       universal_newlines=True, **kw)
-    if p.returncode != 0:
-        sys.exit('failed (%d): %s\n%s%s' % (p.returncode, ' '.join(cmd), p.stdout, p.stderr))
-    return p.stdout + p.stderr
-
-
 def measured(build, result, cmd, env=None):
     """wall s, peak RSS MiB, and vt-sim -v's replay and write rates (M events/s)."""
-    text = sh([os.path.join(build, 'bench', 'bench-run'), result] + cmd, env=env)
+    text = benchlib.sh([os.path.join(build, 'bench', 'bench-run'), result] + cmd, env=env)
     with open(result) as f:
         vals = dict(kv.split('=') for kv in f.read().split())
     if vals['exit'] != '0':
@@ -48,7 +41,7 @@ def trace(build, work, exe, np_, events):
     gdir = os.path.join(work, 'trace-%d' % events)
     os.makedirs(gdir)
     iters = int(events / np_ / EVENTS_PER_ITER)
-    out = sh(['mpirun', '--allow-run-as-root', '--oversubscribe', '-np', str(np_),
+    out = benchlib.sh(['mpirun', '--allow-run-as-root', '--oversubscribe', '-np', str(np_),
               '-x', 'VT_PFORM_GDIR', exe, str(iters)], env=dict(os.environ, VT_PFORM_GDIR=gdir))
     anchor = os.path.join(gdir, 'sim-app.vt.otf2')
     line = [x for x in out.splitlines() if 'trace written' in x]
@@ -70,14 +63,14 @@ def main():
     work = tempfile.mkdtemp(prefix='vt-bench-sim.', dir=os.environ.get('TMPDIR', '/tmp'))
     try:
         exe = os.path.join(work, 'sim-app')
-        sh([os.path.join(build, 'vtcc', 'vtcc'), '-vt:cc', 'mpicc', '-O2',
+        benchlib.sh([os.path.join(build, 'vtcc', 'vtcc'), '-vt:cc', 'mpicc', '-O2',
             os.path.join(HERE, 'sim-app.c'), '-o', exe])
         for events in (args.events // 10, args.events):
             anchor, n = trace(build, work, exe, args.np, events)
-            rows = []
             walls = []
             for _ in range(args.runs):
-                vals = sh([os.path.join(build, 'bench', 'read-bench'), anchor, 'merged']).split()
+                vals = benchlib.sh([os.path.join(build, 'bench', 'read-bench'), anchor,
+                                    'merged']).split()
                 walls.append(float(dict(zip(vals[::2], vals[1::2]))['seconds']))
             print('%-9s %9d events  %7.2f s  %6.2f M events/s  (read merged, no output)'
                   % ('read', n, statistics.median(walls), n / statistics.median(walls) / 1e6))

@@ -25,15 +25,9 @@ import sys
 import tempfile
 import time
 
+import benchlib
+
 HERE = os.path.dirname(os.path.abspath(__file__))
-
-
-def sh(cmd, **kw):
-    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                       universal_newlines=True, **kw)
-    if p.returncode != 0:
-        sys.exit('failed (%d): %s\n%s%s' % (p.returncode, ' '.join(cmd), p.stdout, p.stderr))
-    return p.stdout + p.stderr
 
 
 def measured(build, work, cmd):
@@ -64,10 +58,10 @@ def main():
     work = tempfile.mkdtemp(prefix='vt-bench-viz.', dir=args.dir)
     try:
         exe = os.path.join(work, 'overhead')
-        sh([os.path.join(build, 'vtcc', 'vtcc'), '-O2', os.path.join(HERE, 'overhead.c'),
+        benchlib.sh([os.path.join(build, 'vtcc', 'vtcc'), '-O2', os.path.join(HERE, 'overhead.c'),
             '-o', exe])
         print('writing a trace of ~%d events ...' % args.events, flush=True)
-        out = sh([exe, str(args.events // 2)], env=dict(os.environ, VT_PFORM_GDIR=work))
+        out = benchlib.sh([exe, str(args.events // 2)], env=dict(os.environ, VT_PFORM_GDIR=work))
         m = re.search(r'trace written to \S+ \((\d+) events', out)
         events = int(m.group(1))
         anchor = os.path.join(work, 'overhead.vt.otf2')
@@ -135,7 +129,7 @@ def main():
             renders, readies, walls = [], [], []
             for i in range(args.runs):
                 t0 = time.monotonic()
-                dom = sh(['chromium', '--headless', '--no-sandbox', '--disable-gpu',
+                dom = benchlib.sh(['chromium', '--headless', '--no-sandbox', '--disable-gpu',
                           '--user-data-dir=' + os.path.join(work, 'chromium-%d' % i),
                           '--window-size=1400,1000', '--dump-dom', 'file://' + page])
                 walls.append(time.monotonic() - t0)

@@ -1,0 +1,14 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""What the bench/run-*.py scripts share."""
+import subprocess
+import sys
+
+
+def sh(cmd, with_stderr=True, **kw):
+    """Runs cmd (a list); its output (stdout, then stderr unless with_stderr is false), or the
+    script ends with the command and what it said."""
+    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                       universal_newlines=True, **kw)
+    if p.returncode != 0:
+        sys.exit('failed (%d): %s\n%s%s' % (p.returncode, ' '.join(cmd), p.stdout, p.stderr))
+    return p.stdout + p.stderr if with_stderr else p.stdout
