@@ -10,7 +10,7 @@
  * missing) vtrun says so in one line and runs it untouched: vtrun never stops a program
  * from running. Its exit status is the program's (127 when it cannot be started).
  */
-#include "vt_config.h"
+#include "base/vt_config.h"
 #include "vtcc_paths.h"
 
 #include <ctype.h>

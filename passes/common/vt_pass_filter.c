@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* The compile-time filter: the shared filter files (vt_filter_spec.c), with source files known. */
 #include "vt_pass_filter.h"
-#include "vt_filter_spec.h"
+#include "filter/vt_filter_spec.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -4,7 +4,7 @@
 #define OTF2_MPI_USE_PMPI /* vt's own communication never shows in the trace */
 #include "vt_mpi_hooks.h"
 
-#include "vt_log.h"
+#include "base/vt_log.h"
 #include "vt_mpi_maps.h"
 
 #include <otf2/OTF2_MPI_Collectives.h>

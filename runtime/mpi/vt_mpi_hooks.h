@@ -7,9 +7,9 @@
 #ifndef VT_MPI_HOOKS_H
 #define VT_MPI_HOOKS_H
 
+#include "mpi/vt_mpi_iface.h"
+#include "record/vt_thread.h"
 #include "vt/vt_inst.h"
-#include "vt_mpi_iface.h"
-#include "vt_thread.h"
 
 #include <limits.h>
 #include <mpi.h>

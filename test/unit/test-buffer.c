@@ -9,9 +9,9 @@
  * The runtime starts in a constructor with the environment it finds, so the test re-executes
  * itself with VT_BUFFER_SIZE=1k (halves of 32 records) and a fresh VT_PFORM_GDIR.
  */
+#include "lifecycle/vt_core.h"
+#include "record/vt_thread.h"
 #include "unit.h"
-#include "vt_core.h"
-#include "vt_thread.h"
 
 #include <otf2/otf2.h>
 #include <signal.h>

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Unit test of the configuration table and its parsers. */
+#include "base/vt_config.h"
 #include "unit.h"
-#include "vt_config.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -45,11 +45,9 @@ int main(void)
 
 	/* Each bad value fails the load and leaves the default in force. */
 	const char *bad[][2] = {
-		{ "VT_ON", "maybe" },		{ "VT_BUFFER_SIZE", "0" },
-		{ "VT_BUFFER_SIZE", "512" },	{ "VT_MAX_FLUSHES", "-3" },
-		{ "VT_MAX_STACK_DEPTH", "abc" }, { "VT_TIMER", "sundial" },
-		{ "VT_VERBOSE", "9" },		{ "VT_FILE_PREFIX", "a/b" },
-		{ "VT_PFORM_GDIR", "" },
+	    {"VT_ON", "maybe"},	      {"VT_BUFFER_SIZE", "0"},	     {"VT_BUFFER_SIZE", "512"},
+	    {"VT_MAX_FLUSHES", "-3"}, {"VT_MAX_STACK_DEPTH", "abc"}, {"VT_TIMER", "sundial"},
+	    {"VT_VERBOSE", "9"},      {"VT_FILE_PREFIX", "a/b"},     {"VT_PFORM_GDIR", ""},
 	};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		clear_env();

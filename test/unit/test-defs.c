@@ -5,10 +5,10 @@
  * (duplicates merged, ids mapped); three processes on two hosts unify to exact global ids,
  * maps, communicator members, thread teams and metric instances.
  */
+#include "base/vt_log.h"
+#include "defs/vt_defs.h"
+#include "defs/vt_unify.h"
 #include "unit.h"
-#include "vt_defs.h"
-#include "vt_log.h"
-#include "vt_unify.h"
 
 #include <stdio.h>
 #include <stdlib.h>

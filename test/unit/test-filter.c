@@ -5,10 +5,10 @@
  * files). One table of files and questions; both must give the same answer wherever the
  * question has no file, and the plugins' answers with files are checked exactly.
  */
+#include "base/vt_log.h"
+#include "filter/vt_filter.h"
+#include "filter/vt_filter_spec.h"
 #include "unit.h"
-#include "vt_filter.h"
-#include "vt_filter_spec.h"
-#include "vt_log.h"
 #include "vt_pass_filter.h"
 
 #include <stdlib.h>

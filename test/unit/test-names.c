@@ -5,8 +5,8 @@
  * the same as the user API's region of that name; different texts are different regions;
  * four threads looking up the same names at once agree on every id.
  */
+#include "regions/vt_region.h"
 #include "unit.h"
-#include "vt_region.h"
 
 #include <pthread.h>
 #include <stdio.h>

@@ -1,14 +1,14 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* vt-info: prints vt's version, the timer it would use and every variable in force, or what
  * a counter plugin offers. */
-#include "vt_clock.h"
-#include "vt_config.h"
-#include "vt_log.h"
-#include "vt_metric_rusage.h"
+#include "base/vt_clock.h"
+#include "base/vt_config.h"
+#include "base/vt_log.h"
+#include "metrics/vt_metric_rusage.h"
 #ifdef VT_HAVE_SDE
 #include "vt_info_sde.h"
 #endif
-#include "vt_plugin_load.h"
+#include "metrics/vt_plugin_load.h"
 
 #include <getopt.h>
 #ifdef VT_HAVE_PAPI

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* The -finstrument-functions adapter: the hot path of enter and exit. */
-#include "vt_region.h"
-#include "vt_thread.h"
+#include "record/vt_thread.h"
+#include "regions/vt_region.h"
 
 #define VT_EXPORT __attribute__((visibility("default"), no_instrument_function))
 

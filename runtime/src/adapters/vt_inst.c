@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* The compiler-plugin adapter: descriptor-based enter and exit, no address look-up. */
 #include "vt/vt_inst.h"
-#include "vt_region.h"
-#include "vt_thread.h"
+#include "record/vt_thread.h"
+#include "regions/vt_region.h"
 
 #define VT_EXPORT __attribute__((visibility("default"), no_instrument_function))
 

@@ -18,14 +18,14 @@
  * thread, as VT_USER_TRACE_OFF/ON do. Stopping a timer that is not the innermost one
  * started on the thread stops those started after it first.
  */
-#include "vt_perfstubs.h"
-#include "vt_annot.h"
-#include "vt_clock.h"
-#include "vt_core.h"
-#include "vt_log.h"
-#include "vt_metric.h"
-#include "vt_region.h"
-#include "vt_thread.h"
+#include "adapters/vt_perfstubs.h"
+#include "base/vt_clock.h"
+#include "base/vt_log.h"
+#include "defs/vt_annot.h"
+#include "lifecycle/vt_core.h"
+#include "metrics/vt_metric.h"
+#include "record/vt_thread.h"
+#include "regions/vt_region.h"
 
 #include <errno.h>
 #include <pthread.h>

@@ -2,12 +2,12 @@
 /* The user API: regions named in the source (include/vt/vt_user.h). */
 #define VT_USER 1 /* the prototypes, whatever the build flags */
 #include "vt/vt_user.h"
-#include "vt_annot.h"
-#include "vt_core.h"
-#include "vt_log.h"
-#include "vt_metric.h"
-#include "vt_region.h"
-#include "vt_thread.h"
+#include "base/vt_log.h"
+#include "defs/vt_annot.h"
+#include "lifecycle/vt_core.h"
+#include "metrics/vt_metric.h"
+#include "record/vt_thread.h"
+#include "regions/vt_region.h"
 
 #include <string.h>
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Markers and properties of the program, until they go with the definitions (vt_annot.h). */
-#include "vt_annot.h"
+#include "defs/vt_annot.h"
 
 #include <errno.h>
 #include <pthread.h>

@@ -8,7 +8,7 @@
 #ifndef VT_ANNOT_H
 #define VT_ANNOT_H
 
-#include "vt_defs.h"
+#include "defs/vt_defs.h"
 
 #include <stddef.h>
 #include <stdint.h>

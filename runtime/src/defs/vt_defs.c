@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* The definitions model's encoding: one encode/decode pair per kind (see vt_defs.h). */
-#include "vt_defs.h"
+#include "defs/vt_defs.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* The unification of every process's definitions and the one global writer (vt_unify.h). */
-#include "vt_unify.h"
-#include "vt_log.h"
-#include "vt_strtab.h"
+#include "defs/vt_unify.h"
+#include "base/vt_log.h"
+#include "regions/vt_strtab.h"
 
 #include <stdio.h>
 #include <stdlib.h>

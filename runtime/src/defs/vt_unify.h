@@ -7,7 +7,7 @@
 #ifndef VT_UNIFY_H
 #define VT_UNIFY_H
 
-#include "vt_defs.h"
+#include "defs/vt_defs.h"
 
 #include <otf2/otf2.h>
 

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* The runtime filter: the rules of VT_FILTER_SPEC (parsed by filter/vt_filter_spec.c). */
-#include "vt_filter.h"
-#include "vt_config.h"
-#include "vt_filter_spec.h"
-#include "vt_lifecycle.h"
-#include "vt_log.h"
+#include "filter/vt_filter.h"
+#include "base/vt_config.h"
+#include "base/vt_log.h"
+#include "filter/vt_filter_spec.h"
+#include "lifecycle/vt_lifecycle.h"
 
 #include <string.h>
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* The one parser of vt's filter files (see vt_filter_spec.h). */
-#include "vt_filter_spec.h"
+#include "filter/vt_filter_spec.h"
 
 #include <ctype.h>
 #include <errno.h>

@@ -1,17 +1,17 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* The metric service (see vt_metric.h and docs/dev/plugin-host.md). */
-#include "vt_clock.h"
-#include "vt_config.h"
-#include "vt_core.h"
-#include "vt_lifecycle.h"
-#include "vt_log.h"
-#include "vt_metric_papi.h"
-#include "vt_metric_plugins.h"
-#include "vt_metric_rusage.h"
-#include "vt_otf2.h"
-#include "vt_otf2_priv.h"
-#include "vt_thread.h"
-#include "vt_topo.h"
+#include "archive/vt_otf2.h"
+#include "archive/vt_otf2_priv.h"
+#include "base/vt_clock.h"
+#include "base/vt_config.h"
+#include "base/vt_log.h"
+#include "lifecycle/vt_core.h"
+#include "lifecycle/vt_lifecycle.h"
+#include "metrics/vt_metric_papi.h"
+#include "metrics/vt_metric_plugins.h"
+#include "metrics/vt_metric_rusage.h"
+#include "mpi/vt_topo.h"
+#include "record/vt_thread.h"
 
 #include <errno.h>
 #include <pthread.h>

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* A metric source: PAPI events of each thread (VT_METRICS), read with its events. */
-#include "vt_metric_papi.h"
-#include "vt_config.h"
-#include "vt_log.h"
+#include "metrics/vt_metric_papi.h"
+#include "base/vt_config.h"
+#include "base/vt_log.h"
 
 #include <dlfcn.h>
 #include <otf2/otf2.h>

@@ -3,7 +3,7 @@
 #ifndef VT_METRIC_PAPI_H
 #define VT_METRIC_PAPI_H
 
-#include "vt_metric.h"
+#include "metrics/vt_metric.h"
 
 /* The source of the events VT_METRICS names that can be counted here, or NULL (none; each
  * event that cannot be counted gets one line). */

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Two metric sources: VampirTrace counter plugins and Score-P metric plugins (vt_metric.h). */
-#include "vt_metric_plugins.h"
-#include "vt_config.h"
-#include "vt_plugin_load.h"
+#include "metrics/vt_metric_plugins.h"
+#include "base/vt_config.h"
+#include "metrics/vt_plugin_load.h"
 
 /* The loader (vt_plugin_load.c) describes a plugin; these tables say how it is used. */
 static struct vt_plugin *plugin_of(struct vt_metric_source *s)

@@ -3,7 +3,7 @@
 #ifndef VT_METRIC_PLUGINS_H
 #define VT_METRIC_PLUGINS_H
 
-#include "vt_metric.h"
+#include "metrics/vt_metric.h"
 
 /* Loads the plugins VT_PLUGIN_CNTR_METRICS and SCOREP_METRIC_PLUGINS name; the list of their
  * sources (NULL: none). wtime is the clock handed to asynchronous plugins. */

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* A metric source: getrusage fields of each thread (VT_RUSAGE), read with its events. */
-#include "vt_metric_rusage.h"
-#include "vt_clock.h"
-#include "vt_config.h"
-#include "vt_log.h"
+#include "metrics/vt_metric_rusage.h"
+#include "base/vt_clock.h"
+#include "base/vt_config.h"
+#include "base/vt_log.h"
 
 #include <otf2/otf2.h>
 #include <stdlib.h>

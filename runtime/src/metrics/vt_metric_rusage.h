@@ -3,7 +3,7 @@
 #ifndef VT_METRIC_RUSAGE_H
 #define VT_METRIC_RUSAGE_H
 
-#include "vt_metric.h"
+#include "metrics/vt_metric.h"
 
 /* The fields VT_RUSAGE knows, in their order (for vt-info --metrics). */
 struct vt_rusage_field {

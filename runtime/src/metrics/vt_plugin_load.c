@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Opening, checking and expanding counter plugins of both interfaces (see vt_plugin_load.h). */
-#include "vt_plugin_load.h"
-#include "vt_config.h"
-#include "vt_log.h"
+#include "metrics/vt_plugin_load.h"
+#include "base/vt_config.h"
+#include "base/vt_log.h"
 
 #include <ctype.h>
 #include <dlfcn.h>

@@ -12,7 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "vt_metric.h"
+#include "metrics/vt_metric.h"
 
 #include <scorep/SCOREP_MetricPlugins.h>
 #include <vampirtrace/vt_plugin_cntr.h>

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Region ids: first sight of an address or a user-API name, filter decisions, names. */
-#include "vt_region.h"
+#include "regions/vt_region.h"
+#include "base/vt_log.h"
+#include "filter/vt_filter.h"
+#include "regions/vt_symbols.h"
 #include "vt/vt_inst.h"
-#include "vt_filter.h"
-#include "vt_log.h"
-#include "vt_symbols.h"
 
 #include <errno.h>
 #include <pthread.h>

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* An open-addressing table of owned strings. */
-#include "vt_strtab.h"
+#include "regions/vt_strtab.h"
 
 #include <stdlib.h>
 #include <string.h>

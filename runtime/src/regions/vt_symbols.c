@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Name resolution with elfutils, off the hot path, once per address. */
-#include "vt_symbols.h"
-#include "vt_log.h"
+#include "regions/vt_symbols.h"
+#include "base/vt_log.h"
 
 #include <dlfcn.h>
 #include <dwarf.h>

@@ -1,14 +1,14 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Call-path sampling: timers, the signal handler, unwinding, thread start (vt_sample.h). */
-#include "vt_sample.h"
-#include "vt_annot.h"
-#include "vt_callctx.h"
-#include "vt_clock.h"
-#include "vt_config.h"
-#include "vt_core.h"
-#include "vt_log.h"
-#include "vt_thread.h"
-#include "vt_unwind.h"
+#include "sampling/vt_sample.h"
+#include "base/vt_clock.h"
+#include "base/vt_config.h"
+#include "base/vt_log.h"
+#include "defs/vt_annot.h"
+#include "defs/vt_callctx.h"
+#include "lifecycle/vt_core.h"
+#include "record/vt_thread.h"
+#include "sampling/vt_unwind.h"
 
 #define UNW_LOCAL_ONLY
 #include <libunwind.h>

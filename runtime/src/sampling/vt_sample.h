@@ -8,7 +8,7 @@
 #ifndef VT_SAMPLE_H
 #define VT_SAMPLE_H
 
-#include "vt_lifecycle.h"
+#include "lifecycle/vt_lifecycle.h"
 
 extern const struct vt_subsystem vt_sample_subsystem;
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* A lock-free DWARF CFI unwinder for x86-64 signal handlers (vt_unwind.h). */
-#include "vt_unwind.h"
+#include "sampling/vt_unwind.h"
 
 #include <dlfcn.h>
 #include <pthread.h>

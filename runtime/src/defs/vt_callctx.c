@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* The calling-context tree of samples and its definitions (vt_callctx.h). */
-#include "vt_callctx.h"
-#include "vt_region.h"
-#include "vt_strtab.h"
-#include "vt_symbols.h"
+#include "defs/vt_callctx.h"
+#include "regions/vt_region.h"
+#include "regions/vt_strtab.h"
+#include "regions/vt_symbols.h"
 
 #include <otf2/otf2.h>
 #include <pthread.h>

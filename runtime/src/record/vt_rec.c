@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* The table of record kinds: names (for messages and tests) and payload sizes. */
-#include "vt_rec.h"
+#include "record/vt_rec.h"
 
 const struct vt_rec_kind_info vt_rec_kinds[VT_REC_KIND_MAX] = {
     [VT_REC_ENTER] = {"enter", 0},

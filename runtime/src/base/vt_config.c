@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* The table of vt's environment variables and their parser. */
-#include "vt_config.h"
-#include "vt_log.h"
+#include "base/vt_config.h"
+#include "base/vt_log.h"
 
 /* VT_REC_SAMPLE_MAX of vt_rec.h, which this table (shared with the tools) does not include. */
 #define VT_REC_SAMPLE_MAX_CFG 256

@@ -6,7 +6,7 @@
  * network at exit. While vt writes the anchor it answers that call itself, from the host
  * name, on its own thread only; every other call, the program's, goes to libc.
  */
-#include "vt_hostid.h"
+#include "interpose/vt_hostid.h"
 
 #include <dlfcn.h>
 #include <errno.h>

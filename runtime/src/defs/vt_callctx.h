@@ -7,7 +7,7 @@
 #ifndef VT_CALLCTX_H
 #define VT_CALLCTX_H
 
-#include "vt_defs.h"
+#include "defs/vt_defs.h"
 
 #include <stdint.h>
 

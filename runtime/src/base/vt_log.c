@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Signal-safe, line-atomic logging to stderr. */
-#include "vt_log.h"
+#include "base/vt_log.h"
 
 #include <errno.h>
 #include <stdarg.h>

@@ -3,16 +3,14 @@
 #ifndef VT_BUF_H
 #define VT_BUF_H
 
-#include "vt_rec.h"
+#include "base/vt_compiler.h"
+#include "record/vt_rec.h"
 
 #include <x86intrin.h>
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-
-#define vt_likely(x)   __builtin_expect(!!(x), 1)
-#define vt_unlikely(x) __builtin_expect(!!(x), 0)
 
 /*
  * Records that producers interrupted by a signal handler keep aside (per thread). 8 KiB: a

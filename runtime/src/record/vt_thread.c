@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Thread state: first-event set-up, buffer flushes, recording stops, thread exit, finalize. */
-#include "vt_thread.h"
-#include "vt_config.h"
-#include "vt_core.h"
-#include "vt_lifecycle.h"
-#include "vt_log.h"
-#include "vt_otf2.h"
-#include "vt_signal.h"
+#include "record/vt_thread.h"
+#include "archive/vt_otf2.h"
+#include "base/vt_config.h"
+#include "base/vt_log.h"
+#include "interpose/vt_signal.h"
+#include "lifecycle/vt_core.h"
+#include "lifecycle/vt_lifecycle.h"
 
 #include <errno.h>
 #include <sched.h>

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* The slow paths of the buffer reservation: flushes, producers interrupted by signal handlers. */
-#include "vt_buf.h"
-#include "vt_clock.h"
-#include "vt_thread.h"
+#include "record/vt_buf.h"
+#include "base/vt_clock.h"
+#include "record/vt_thread.h"
 
 #include <string.h>
 

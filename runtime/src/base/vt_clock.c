@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Timer choice and TSC calibration against CLOCK_MONOTONIC over the whole run. */
-#include "vt_clock.h"
-#include "vt_config.h"
+#include "base/vt_clock.h"
+#include "base/vt_config.h"
 
 #include <cpuid.h>
 #include <stdio.h>

@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Writes vt's records as an OTF2 archive through libotf2. */
-#include "vt_otf2.h"
-#include "vt_callctx.h"
-#include "vt_clock.h"
-#include "vt_config.h"
-#include "vt_log.h"
-#include "vt_mpi_iface.h"
-#include "vt_otf2_priv.h"
+#include "archive/vt_otf2.h"
+#include "archive/vt_otf2_priv.h"
+#include "base/vt_clock.h"
+#include "base/vt_config.h"
+#include "base/vt_log.h"
+#include "defs/vt_callctx.h"
+#include "mpi/vt_mpi_iface.h"
 
 #include <dirent.h>
 #include <errno.h>

@@ -17,8 +17,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "vt_log.h"
-#include "vt_otf2_priv.h"
+#include "archive/vt_otf2_priv.h"
+#include "base/vt_log.h"
 
 extern char **environ;
 

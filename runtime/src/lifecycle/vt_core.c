@@ -1,18 +1,18 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* vt's lifecycle: configuration, timer, archive at load time; the trace at exit. */
-#include "vt_core.h"
-#include "vt_clock.h"
-#include "vt_config.h"
-#include "vt_filter.h"
-#include "vt_lifecycle.h"
-#include "vt_log.h"
-#include "vt_mpi_iface.h"
-#include "vt_otf2.h"
-#include "vt_region.h"
-#include "vt_sample.h"
-#include "vt_signal.h"
-#include "vt_symbols.h"
-#include "vt_thread.h"
+#include "lifecycle/vt_core.h"
+#include "archive/vt_otf2.h"
+#include "base/vt_clock.h"
+#include "base/vt_config.h"
+#include "base/vt_log.h"
+#include "filter/vt_filter.h"
+#include "interpose/vt_signal.h"
+#include "lifecycle/vt_lifecycle.h"
+#include "mpi/vt_mpi_iface.h"
+#include "record/vt_thread.h"
+#include "regions/vt_region.h"
+#include "regions/vt_symbols.h"
+#include "sampling/vt_sample.h"
 
 #include <dlfcn.h>
 #include <errno.h>

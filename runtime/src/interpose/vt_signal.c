@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Terminating signals: the trace is written, then the process ends as the signal makes it. */
-#include "vt_signal.h"
-#include "vt_annot.h"
-#include "vt_buf.h"
-#include "vt_clock.h"
-#include "vt_core.h"
-#include "vt_log.h"
-#include "vt_thread.h"
+#include "interpose/vt_signal.h"
+#include "base/vt_clock.h"
+#include "base/vt_log.h"
+#include "defs/vt_annot.h"
+#include "lifecycle/vt_core.h"
+#include "record/vt_buf.h"
+#include "record/vt_thread.h"
 
 #include <dlfcn.h>
 #include <errno.h>

@@ -3,7 +3,7 @@
 #ifndef VT_OTF2_H
 #define VT_OTF2_H
 
-#include "vt_thread.h"
+#include "record/vt_thread.h"
 
 #include <otf2/otf2.h>
 

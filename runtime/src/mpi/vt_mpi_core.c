@@ -1,16 +1,16 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* libvt's side of MPI mode: what the MPI adapter calls (see vt_mpi_iface.h). */
+#include "archive/vt_otf2.h"
+#include "base/vt_clock.h"
+#include "base/vt_config.h"
+#include "base/vt_log.h"
+#include "defs/vt_annot.h"
+#include "lifecycle/vt_core.h"
+#include "lifecycle/vt_lifecycle.h"
+#include "mpi/vt_mpi_iface.h"
+#include "mpi/vt_topo.h"
+#include "record/vt_thread.h"
 #include "vt/vt_inst.h"
-#include "vt_annot.h"
-#include "vt_clock.h"
-#include "vt_config.h"
-#include "vt_core.h"
-#include "vt_lifecycle.h"
-#include "vt_log.h"
-#include "vt_mpi_iface.h"
-#include "vt_otf2.h"
-#include "vt_thread.h"
-#include "vt_topo.h"
 
 #include <stdio.h>
 #include <string.h>

@@ -3,9 +3,9 @@
 #ifndef VT_OTF2_PRIV_H
 #define VT_OTF2_PRIV_H
 
-#include "vt_region.h"
-#include "vt_thread.h"
-#include "vt_unify.h"
+#include "defs/vt_unify.h"
+#include "record/vt_thread.h"
+#include "regions/vt_region.h"
 
 #include <otf2/otf2.h>
 

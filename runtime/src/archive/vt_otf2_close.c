@@ -1,16 +1,16 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Closing the archive: this process's definitions encoded, unified at rank 0, written. */
-#include "vt_annot.h"
-#include "vt_callctx.h"
-#include "vt_clock.h"
-#include "vt_config.h"
-#include "vt_defs.h"
-#include "vt_hostid.h"
-#include "vt_log.h"
-#include "vt_mpi_iface.h"
-#include "vt_otf2.h"
-#include "vt_otf2_priv.h"
-#include "vt_unify.h"
+#include "archive/vt_otf2.h"
+#include "archive/vt_otf2_priv.h"
+#include "base/vt_clock.h"
+#include "base/vt_config.h"
+#include "base/vt_log.h"
+#include "defs/vt_annot.h"
+#include "defs/vt_callctx.h"
+#include "defs/vt_defs.h"
+#include "defs/vt_unify.h"
+#include "interpose/vt_hostid.h"
+#include "mpi/vt_mpi_iface.h"
 
 #include <otf2/otf2.h>
 #include <stdio.h>

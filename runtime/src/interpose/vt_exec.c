@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* exec* replaces the process without running atexit handlers: write the trace first. */
-#include "vt_core.h"
-#include "vt_log.h"
+#include "base/vt_log.h"
+#include "lifecycle/vt_core.h"
 
 #include <dlfcn.h>
 #include <stdarg.h>

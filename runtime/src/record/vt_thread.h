@@ -3,9 +3,9 @@
 #ifndef VT_THREAD_H
 #define VT_THREAD_H
 
-#include "vt_buf.h"
-#include "vt_clock.h"
-#include "vt_region.h"
+#include "base/vt_clock.h"
+#include "record/vt_buf.h"
+#include "regions/vt_region.h"
 
 #include <limits.h>
 #include <pthread.h>
