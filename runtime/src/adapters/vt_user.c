@@ -3,8 +3,8 @@
 #define VT_USER 1 /* the prototypes, whatever the build flags */
 #include "vt/vt_user.h"
 #include "base/vt_log.h"
+#include "base/vt_state.h"
 #include "defs/vt_annot.h"
-#include "lifecycle/vt_core.h"
 #include "metrics/vt_metric.h"
 #include "record/vt_thread.h"
 #include "regions/vt_region.h"

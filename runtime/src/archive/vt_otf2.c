@@ -6,7 +6,7 @@
 #include "base/vt_config.h"
 #include "base/vt_log.h"
 #include "defs/vt_callctx.h"
-#include "mpi/vt_mpi_iface.h"
+#include "defs/vt_mpi_ops.h"
 
 #include <dirent.h>
 #include <errno.h>

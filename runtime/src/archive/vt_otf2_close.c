@@ -8,9 +8,9 @@
 #include "defs/vt_annot.h"
 #include "defs/vt_callctx.h"
 #include "defs/vt_defs.h"
+#include "defs/vt_mpi_ops.h"
 #include "defs/vt_unify.h"
 #include "interpose/vt_hostid.h"
-#include "mpi/vt_mpi_iface.h"
 
 #include <otf2/otf2.h>
 #include <stdio.h>

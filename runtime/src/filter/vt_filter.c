@@ -3,8 +3,8 @@
 #include "filter/vt_filter.h"
 #include "base/vt_config.h"
 #include "base/vt_log.h"
+#include "base/vt_subsystem.h"
 #include "filter/vt_filter_spec.h"
-#include "lifecycle/vt_lifecycle.h"
 
 #include <string.h>
 

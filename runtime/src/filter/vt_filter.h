@@ -3,6 +3,8 @@
 #ifndef VT_FILTER_H
 #define VT_FILTER_H
 
+#include "base/vt_subsystem.h"
+
 #include <stdbool.h>
 
 /*
@@ -18,5 +20,8 @@ bool vt_filter_active(void);
 long vt_filter_limit(const char *name);
 
 void vt_filter_free(void);
+
+/* The module's part in the phases of a run (lifecycle/vt_core.c runs them). */
+extern const struct vt_subsystem vt_filter_subsystem;
 
 #endif

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* exec* replaces the process without running atexit handlers: write the trace first. */
-#include "base/vt_log.h"
-#include "lifecycle/vt_core.h"
+#include "base/vt_state.h"
+#include "interpose/vt_interpose.h"
 
 #include <dlfcn.h>
 #include <stdarg.h>
@@ -14,7 +14,8 @@ extern char **environ;
 
 /*
  * The trace of this process ends here: if the exec fails, the process goes on untraced.
- * A forked child is already off (see vt_core.c), so its exec leaves the parent's trace alone.
+ * A forked child is already off (see lifecycle/vt_core.c), so its exec leaves the parent's trace
+ * alone.
  */
 static void before_exec(const char *what)
 {
@@ -25,8 +26,8 @@ static void before_exec(const char *what)
 	 * fork handlers that switch a forked child off do not run for it. */
 	if (getpid() != vt_core_pid())
 		return;
-	vt_info("%s: writing the trace before the process image is replaced", what);
-	vt_finalize();
+	if (vt_interpose_hooks.exec)
+		vt_interpose_hooks.exec(what);
 }
 
 typedef int (*execve_fn)(const char *, char *const[], char *const[]);
@@ -34,7 +35,7 @@ typedef int (*execvpe_fn)(const char *, char *const[], char *const[]);
 
 static void *next(const char *name)
 {
-	return dlsym(RTLD_NEXT, name);
+	return vt_interpose_next(name);
 }
 
 VT_EXPORT int execve(const char *path, char *const argv[], char *const envp[])

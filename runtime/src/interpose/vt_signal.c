@@ -1,12 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Terminating signals: the trace is written, then the process ends as the signal makes it. */
 #include "interpose/vt_signal.h"
-#include "base/vt_clock.h"
 #include "base/vt_log.h"
-#include "defs/vt_annot.h"
-#include "lifecycle/vt_core.h"
-#include "record/vt_buf.h"
-#include "record/vt_thread.h"
+#include "base/vt_state.h"
+#include "interpose/vt_interpose.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -70,8 +67,17 @@ static __attribute__((unused)) VT_EARLY int slot(int sig)
 static VT_EARLY sigaction_fn real(void)
 {
 	if (!real_sigaction)
-		real_sigaction = (sigaction_fn)dlsym(RTLD_NEXT, "sigaction");
+		real_sigaction = (sigaction_fn)vt_interpose_next("sigaction");
 	return real_sigaction;
+}
+
+VT_EARLY int vt_real_sigaction(int sig, const struct sigaction *act, struct sigaction *old)
+{
+	if (!real()) {
+		errno = ENOSYS;
+		return -1;
+	}
+	return real()(sig, act, old);
 }
 
 /* The default disposition, and sig raised again: blocked while its handler runs, it is
@@ -116,35 +122,29 @@ static void arm_watchdog(void)
 	alarm(VT_SIGNAL_GRACE);
 }
 
-/* Runs on a thread that is not inside vt (busy is 0). */
+/* Whether the thread is inside vt's own code (the lifecycle knows its busy flag). */
+static bool busy(void)
+{
+	return vt_interpose_hooks.thread_busy && vt_interpose_hooks.thread_busy();
+}
+
+/* Runs on a thread that is not inside vt: the lifecycle writes the trace (a marker and a
+ * property say how the run ended), under the watchdog. */
 static void write_trace(int sig)
 {
-	struct vt_tls *t = &vt_tls;
 	const char *name = sigabbrev_np(sig);
-	/* The archive of an MPI run is written by all ranks together in MPI_Finalize: a rank
-	 * that ends before writes its own, alone (its one line says where). */
-	bool alone = vt_mpi_attached() && !vt_mpi_ops();
-	t->busy = VT_BUSY_OWN;
-	if (!alone)
-		vt_notice("SIG%s: writing the trace before the program ends", name ? name : "?");
 	char what[64];
 	snprintf(what, sizeof(what), "SIG%s", name ? name : "?");
-	/* The trace says how the run ended: a marker where the signal arrived, a property. */
-	vt_annot_marker(vt_clock_now(), t->loc ? t->loc->index : 0, "vt", 3 /* HIGH */, what);
-	vt_annot_property("VT::END", what);
 	arm_watchdog();
-	t->busy = 0;
-	if (alone)
-		vt_finalize_alone(what);
-	else
-		vt_finalize();
+	if (vt_interpose_hooks.signal_end)
+		vt_interpose_hooks.signal_end(sig, what);
 	alarm(0);
 }
 
 void vt_signal_deferred(void)
 {
 	int sig = vt_signal_pending;
-	if (!sig || (vt_tls.busy && vt_core_state() != VT_STATE_DONE))
+	if (!sig || (busy() && vt_core_state() != VT_STATE_DONE))
 		return;
 	vt_signal_pending = 0;
 	if (vt_core_state() == VT_STATE_ON)
@@ -178,7 +178,7 @@ static void on_signal(int sig, siginfo_t *si, void *uc)
 			errno = saved;
 			return;
 		}
-		if (vt_core_state() == VT_STATE_ON && vt_tls.busy && !is_fault(sig, si)) {
+		if (vt_core_state() == VT_STATE_ON && busy() && !is_fault(sig, si)) {
 			/* Inside vt (a flush waiting for the writer, say): the trace is written
 			 * when vt is done (vt_signal_deferred), under the watchdog meanwhile. */
 			vt_signal_pending = sig;
@@ -188,7 +188,7 @@ static void on_signal(int sig, siginfo_t *si, void *uc)
 			errno = saved;
 			return;
 		}
-		if (vt_core_state() == VT_STATE_ON && vt_tls.busy) {
+		if (vt_core_state() == VT_STATE_ON && busy()) {
 			const char *name = sigabbrev_np(sig);
 			vt_warn("SIG%s in vt's own code: the trace is not written",
 				name ? name : "?");

@@ -5,9 +5,12 @@
 #include "base/vt_clock.h"
 #include "base/vt_config.h"
 #include "base/vt_log.h"
+#include "defs/vt_annot.h"
 #include "filter/vt_filter.h"
+#include "interpose/vt_interpose.h"
 #include "interpose/vt_signal.h"
 #include "lifecycle/vt_lifecycle.h"
+#include "metrics/vt_metric.h"
 #include "mpi/vt_mpi_iface.h"
 #include "record/vt_thread.h"
 #include "regions/vt_region.h"
@@ -20,11 +23,9 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-int vt_state_word = VT_STATE_NEW;
-
 static void set_state(int state)
 {
-	__atomic_store_n(&vt_state_word, state, __ATOMIC_RELEASE);
+	__atomic_store_n(&vt_state_data.word, state, __ATOMIC_RELEASE);
 }
 
 /* The subsystems around the data path, in the order they start; they stop in reverse. */
@@ -75,15 +76,7 @@ void vt_core_mpi_attach(const struct vt_topo *topo, struct vt_tls *t)
 {
 	EACH(mpi_attach, topo, t);
 }
-int vt_mpi_mode;
 static pthread_mutex_t state_lock = PTHREAD_MUTEX_INITIALIZER;
-
-static int init_pid;
-
-int vt_core_pid(void)
-{
-	return init_pid;
-}
 
 /* A forked child must not write into its parent's archive; it runs untraced, and says so
  * at the default verbosity when it ends (docs/security.md). Not at the fork: most children
@@ -96,8 +89,8 @@ static void fork_child(void)
 	set_state(VT_STATE_OFF);
 	vt_tls.pos = vt_tls.end = NULL;
 	vt_tls.state = VT_TLS_OFF;
-	forked_from = init_pid;
-	init_pid = getpid();
+	forked_from = vt_state_data.pid;
+	vt_state_data.pid = getpid();
 }
 
 static int start(void)
@@ -111,7 +104,7 @@ static int start(void)
 	vt_clock_init(vt_cfg.timer);
 	vt_thread_init();
 	/* With the MPI adapter loaded, rank 0 names the archive once MPI_Init has run. */
-	vt_mpi_mode = dlsym(RTLD_DEFAULT, VT_MPI_ADAPTER_SYMBOL) != NULL;
+	vt_state_data.mpi_mode = dlsym(RTLD_DEFAULT, VT_MPI_ADAPTER_SYMBOL) != NULL;
 	/* Before the archive, so that bad input leaves no trace behind; before the first
 	 * location, whose counters the metric service adds. */
 	int saved = errno;
@@ -122,7 +115,7 @@ static int start(void)
 		}
 	}
 	errno = saved;
-	if (!vt_mpi_mode && vt_otf2_open() < 0)
+	if (!vt_state_data.mpi_mode && vt_otf2_open() < 0)
 		return -1;
 	vt_info("tracing with timer %s (%s), %lu-byte buffers", vt_clock_name(), vt_clock_reason(),
 		(unsigned long)vt_cfg.buffer_size);
@@ -134,7 +127,7 @@ void vt_init(void)
 	pthread_mutex_lock(&state_lock);
 	if (vt_core_state() == VT_STATE_NEW) {
 		set_state(VT_STATE_INITIALISING);
-		init_pid = getpid();
+		vt_state_data.pid = getpid();
 		int rc = start();
 		if (rc == 0) {
 			atexit(vt_finalize);
@@ -219,6 +212,81 @@ void vt_core_switch_off(void)
 {
 	set_state(VT_STATE_OFF);
 	vt_thread_switch_off();
+}
+
+/*
+ * The layers below know nothing above them: the lifecycle connects them. The record layer
+ * hands a location's records to the archive's encoders and its threads' phases to the
+ * subsystems; the interposed libc calls report here.
+ */
+static const struct vt_loc_sink archive_sink = {
+    .ready = vt_otf2_ready,
+    .failed = vt_otf2_failed,
+    .open = vt_otf2_loc_open,
+    .encode = vt_otf2_encode,
+    .flushed = vt_otf2_buffer_flush,
+    .stop = vt_otf2_loc_stop,
+    .close = vt_otf2_loc_close,
+};
+
+static const struct vt_thread_hooks thread_hooks = {
+    .init = vt_init,
+    .is_own = vt_core_thread_is_own,
+    .begin = vt_core_thread_begin,
+    .flush = vt_core_thread_flush,
+    .end = vt_core_thread_end,
+};
+
+static void on_exec(const char *what)
+{
+	vt_info("%s: writing the trace before the process image is replaced", what);
+	vt_finalize();
+}
+
+/* A terminating signal, outside vt (interpose/vt_signal.c arms its watchdog first): the
+ * trace says how the run ended, with a marker where the signal arrived and a property. */
+static void on_signal_end(int sig, const char *what)
+{
+	(void)sig;
+	struct vt_tls *t = &vt_tls;
+	/* The archive of an MPI run is written by all ranks together in MPI_Finalize: a rank
+	 * that ends before writes its own, alone (its one line says where). */
+	bool alone = vt_mpi_attached() && !vt_mpi_ops();
+	t->busy = VT_BUSY_OWN;
+	if (!alone)
+		vt_notice("%s: writing the trace before the program ends", what);
+	vt_annot_marker(vt_clock_now(), t->loc ? t->loc->index : 0, "vt", 3 /* HIGH */, what);
+	vt_annot_property("VT::END", what);
+	t->busy = 0;
+	if (alone)
+		vt_finalize_alone(what);
+	else
+		vt_finalize();
+}
+
+static bool thread_busy(void)
+{
+	return vt_tls.busy != 0;
+}
+
+static void thread_start(void)
+{
+	(void)vt_thread_self();
+}
+
+static const struct vt_interpose_hooks interpose_hooks = {
+    .exec = on_exec,
+    .signal_end = on_signal_end,
+    .thread_busy = thread_busy,
+    .thread_wanted = vt_sample_wants_threads,
+    .thread_start = thread_start,
+};
+
+/* First of libvt's constructors: before it, a thread's first event leaves it NEW. */
+__attribute__((constructor(101))) static void vt_connect(void)
+{
+	vt_thread_connect(&archive_sink, &thread_hooks);
+	vt_interpose_set_hooks(&interpose_hooks);
 }
 
 /* At load, on the main thread: the main thread becomes location 0 and bad input is

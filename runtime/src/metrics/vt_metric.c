@@ -5,12 +5,12 @@
 #include "base/vt_clock.h"
 #include "base/vt_config.h"
 #include "base/vt_log.h"
-#include "lifecycle/vt_core.h"
-#include "lifecycle/vt_lifecycle.h"
+#include "base/vt_state.h"
+#include "base/vt_subsystem.h"
+#include "defs/vt_topo.h"
 #include "metrics/vt_metric_papi.h"
 #include "metrics/vt_metric_plugins.h"
 #include "metrics/vt_metric_rusage.h"
-#include "mpi/vt_topo.h"
 #include "record/vt_thread.h"
 
 #include <errno.h>
@@ -372,9 +372,9 @@ static bool in_scope(enum vt_metric_per per, struct vt_loc *loc, bool at_mpi_ini
 	case VT_METRIC_PER_PROCESS:
 		return !at_mpi_init && loc->index == 0;
 	case VT_METRIC_PER_HOST:
-		return vt_mpi_mode ? at_mpi_init && host_first : loc->index == 0;
+		return vt_state_data.mpi_mode ? at_mpi_init && host_first : loc->index == 0;
 	default:
-		return vt_mpi_mode ? at_mpi_init && rank0 : loc->index == 0;
+		return vt_state_data.mpi_mode ? at_mpi_init && rank0 : loc->index == 0;
 	}
 }
 
@@ -537,7 +537,7 @@ static void loc_begin(struct vt_tls *t, struct vt_loc *loc)
 	if (!active)
 		return;
 	add_counters(t, loc, false, false, false);
-	if (loc->index == 0 && !vt_mpi_mode)
+	if (loc->index == 0 && !vt_state_data.mpi_mode)
 		synchronize_all(VT_METRIC_BEGIN);
 }
 

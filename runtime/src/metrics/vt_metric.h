@@ -11,6 +11,8 @@
 #ifndef VT_METRIC_H
 #define VT_METRIC_H
 
+#include "base/vt_subsystem.h"
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -137,5 +139,8 @@ int32_t vt_metric_define(const char *name, const char *unit, bool is_double);
 /* Records a value of metric (from vt_metric_define; the bits of an int64 or a double) now on
  * thread t. */
 void vt_metric_set(struct vt_tls *t, int32_t metric, uint64_t bits);
+
+/* The module's part in the phases of a run (lifecycle/vt_core.c runs them). */
+extern const struct vt_subsystem vt_metric_subsystem;
 
 #endif

@@ -4,46 +4,15 @@
 #include "base/vt_clock.h"
 #include "base/vt_config.h"
 #include "base/vt_log.h"
+#include "base/vt_state.h"
 #include "defs/vt_annot.h"
-#include "lifecycle/vt_core.h"
-#include "lifecycle/vt_lifecycle.h"
+#include "defs/vt_topo.h"
 #include "mpi/vt_mpi_iface.h"
-#include "mpi/vt_topo.h"
 #include "record/vt_thread.h"
 #include "vt/vt_inst.h"
 
 #include <stdio.h>
 #include <string.h>
-
-static const struct vt_mpi_ops *ops;
-static int detaching; /* inside MPI_Finalize: the only place the archive closes collectively */
-
-VT_MPI_EXPORT void vt_mpi_attach(const struct vt_mpi_ops *o)
-{
-	if (vt_core_state() != VT_STATE_ON || ops)
-		return;
-	if (vt_otf2_open_mpi(o) < 0) {
-		/* Rank 0 said why; every rank goes on untraced. */
-		vt_core_switch_off();
-		return;
-	}
-	ops = o;
-	vt_mpi_comm_define(VT_MPI_KEY_WORLD, (uint32_t)o->rank, (uint32_t)o->size);
-	vt_mpi_comm_define(VT_MPI_KEY_SELF, 0, 1);
-	/* Halves that filled up before MPI_Init waited for the archive. */
-	vt_thread_archive_ready();
-	/* Every rank takes part, with counters or not: one whose plugin failed to load must
-	 * not leave the others waiting. */
-	const struct vt_topo *topo = vt_topo_gather(o);
-	/* Per-host and once counters: where they belong is known now. */
-	struct vt_tls *t = vt_thread_self();
-	if (t)
-		t->busy = 1;
-	vt_core_mpi_attach(topo, t);
-	if (t)
-		t->busy = 0;
-	vt_info("MPI rank %d of %d: tracing into %s", o->rank, o->size, vt_otf2_path());
-}
 
 VT_MPI_EXPORT int vt_mpi_host_of(int rank)
 {
@@ -54,38 +23,6 @@ VT_MPI_EXPORT int vt_mpi_host_of(int rank)
 VT_MPI_EXPORT void vt_mpi_clock_offset(uint64_t t, int64_t offset, double stddev)
 {
 	vt_otf2_clock_offset(t, offset, stddev);
-}
-
-VT_MPI_EXPORT void vt_mpi_detach(void)
-{
-	if (!ops)
-		return;
-	detaching = 1;
-	vt_finalize();
-}
-
-VT_MPI_EXPORT void vt_mpi_abort(int errorcode)
-{
-	if (!ops || vt_core_state() != VT_STATE_ON)
-		return;
-	struct vt_tls *t = &vt_tls;
-	char what[64];
-	snprintf(what, sizeof(what), "MPI_Abort, errorcode %d", errorcode);
-	/* The trace says how the run ended, as for a signal (vt_signal.c): a marker where the
-	 * rank aborted, a property. */
-	vt_annot_marker(vt_clock_now(), t && t->loc ? t->loc->index : 0, "vt", 3 /* HIGH */, what);
-	vt_annot_property("VT::END", what);
-	vt_finalize_alone("MPI_Abort");
-}
-
-const struct vt_mpi_ops *vt_mpi_ops(void)
-{
-	return detaching ? ops : NULL;
-}
-
-int vt_mpi_attached(void)
-{
-	return ops != NULL;
 }
 
 VT_MPI_EXPORT int vt_mpi_trace_enabled(void)

@@ -3,26 +3,12 @@
 #ifndef VT_MPI_IFACE_H
 #define VT_MPI_IFACE_H
 
+#include "defs/vt_mpi_ops.h"
+
 #include <stddef.h>
 #include <stdint.h>
 
 #define VT_MPI_EXPORT __attribute__((visibility("default")))
-
-/*
- * Collective operations over MPI_COMM_WORLD, made by the adapter with PMPI only, so that
- * vt's own communication never shows in the trace. Written once by vt_mpi_attach.
- */
-struct vt_mpi_ops {
-	int rank, size;
-	void (*bcast)(void *buf, size_t n, int root);
-	/* Gathers n bytes of each rank at rank 0: returns the concatenation (malloc'd) and
-	 * each rank's size in *sizes (malloc'd), at rank 0 only; NULL elsewhere. */
-	void *(*gather)(const void *buf, size_t n, size_t **sizes);
-	/* Rank 0 gives each rank its buffer; returns this rank's (malloc'd), its size in *n. */
-	void *(*scatter)(void *const *bufs, const size_t *sizes, size_t *n);
-	/* Sets libotf2's collective callbacks of the archive (OTF2_Archive *). */
-	void (*set_collectives)(void *archive);
-};
 
 /* libvt-mpi defines this symbol; libvt looks for it at load to know it runs in MPI mode,
  * where the archive is opened at MPI_Init and written collectively at MPI_Finalize. */
@@ -91,7 +77,6 @@ VT_MPI_EXPORT void vt_mpi_nbc_complete(uint32_t op, uint32_t comm, uint32_t root
  * ranks (the same key on every member), my_rank/size are this rank's place in it. Keys:
  * 1 is MPI_COMM_WORLD, 2 MPI_COMM_SELF, others (creator's world rank << 32 | counter).
  */
-enum { VT_MPI_KEY_WORLD = 1, VT_MPI_KEY_SELF = 2 };
 VT_MPI_EXPORT uint32_t vt_mpi_comm_define(uint64_t key, uint32_t my_rank, uint32_t size);
 /*
  * One-sided communication and MPI-IO. Windows and I/O handles are defined like communicators

@@ -1,12 +1,11 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Thread state: first-event set-up, buffer flushes, recording stops, thread exit, finalize. */
 #include "record/vt_thread.h"
-#include "archive/vt_otf2.h"
 #include "base/vt_config.h"
 #include "base/vt_log.h"
+#include "base/vt_state.h"
+#include "interpose/vt_interpose.h"
 #include "interpose/vt_signal.h"
-#include "lifecycle/vt_core.h"
-#include "lifecycle/vt_lifecycle.h"
 
 #include <errno.h>
 #include <sched.h>
@@ -14,6 +13,17 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+
+/* Where records go and who hears of threads (vt_thread_connect): written once by the
+ * lifecycle's constructor, before any location exists, read after. */
+static const struct vt_loc_sink *sink;
+static const struct vt_thread_hooks *hooks;
+
+void vt_thread_connect(const struct vt_loc_sink *s, const struct vt_thread_hooks *h)
+{
+	sink = s;
+	hooks = h;
+}
 
 long vt_max_depth = LONG_MAX;
 
@@ -31,15 +41,15 @@ uint32_t vt_thread_count(void)
 static void write_pending_locked(struct vt_loc *loc)
 {
 	/* In MPI mode nothing can be written before MPI_Init has opened the archive. */
-	if (!loc->pending.to || !vt_otf2_ready())
+	if (!loc->pending.to || !sink->ready())
 		return;
 	if (loc->pending.to > loc->pending.from)
-		vt_otf2_encode(loc, loc->pending.from, loc->pending.to);
+		sink->encode(loc, loc->pending.from, loc->pending.to);
 	/* Written inline, the flush lasted until now; handed over, until the thread went on. */
 	uint64_t t1 = loc->pending.t1 ? loc->pending.t1 : vt_clock_now();
-	vt_otf2_buffer_flush(loc, loc->pending.t0, t1);
+	sink->flushed(loc, loc->pending.t0, t1);
 	if (loc->pending.stop)
-		vt_otf2_loc_stop(loc, t1);
+		sink->stop(loc, t1);
 	loc->pending.to = NULL;
 	pthread_cond_broadcast(&loc->written);
 }
@@ -51,13 +61,13 @@ static void drain_locked(struct vt_loc *loc, struct vt_rec *upto)
 	if (loc->held) {
 		/* Stopped before MPI_Init: the rest, then the marker of the stop. */
 		if (loc->held > loc->buf)
-			vt_otf2_encode(loc, loc->buf, loc->held);
-		vt_otf2_loc_stop(loc, loc->last_ts);
+			sink->encode(loc, loc->buf, loc->held);
+		sink->stop(loc, loc->last_ts);
 		loc->held = NULL;
 		return;
 	}
 	if (upto > loc->buf && upto <= loc->buf_end)
-		vt_otf2_encode(loc, loc->buf, upto);
+		sink->encode(loc, loc->buf, upto);
 }
 
 /* The background writer: encodes halves handed over by full buffers, in hand-over order. */
@@ -119,7 +129,7 @@ static void start_writer_locked(void)
 	/* Signals are the program's business: the writer takes none of them. */
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
-	writer_started = pthread_create(&writer, NULL, writer_main, NULL) == 0;
+	writer_started = vt_real_pthread_create(&writer, NULL, writer_main, NULL) == 0;
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (!writer_started)
 		writer_quit = true;
@@ -148,7 +158,7 @@ struct vt_rec *vt_thread_flush_signal(struct vt_tls *t)
 	if (!loc || !vt_cfg.flush_thread || pthread_mutex_trylock(&loc->lock) != 0)
 		return NULL;
 	bool last = vt_cfg.max_flushes && loc->flushes + 1 >= vt_cfg.max_flushes;
-	if (!loc->done && !loc->pending.to && !last && vt_otf2_ready() &&
+	if (!loc->done && !loc->pending.to && !last && sink->ready() &&
 	    pthread_mutex_trylock(&queue_lock) == 0) {
 		if (writer_started && !writer_quit) {
 			loc->flushes++;
@@ -209,7 +219,7 @@ static void close_locked(struct vt_loc *loc, struct vt_rec *upto, uint64_t end_t
 	if (loc->done)
 		return;
 	drain_locked(loc, upto);
-	vt_otf2_loc_close(loc, end_ts);
+	sink->close(loc, end_ts);
 	loc->done = true;
 	if (loc->dropped)
 		vt_warn(
@@ -277,7 +287,7 @@ static void buffer_give_back(struct vt_rec *buf, bool keep)
  */
 static void release_buffer_locked(struct vt_loc *loc)
 {
-	if (!loc->done || !loc->halves[0] || !vt_otf2_ready())
+	if (!loc->done || !loc->halves[0] || !sink->ready())
 		return;
 	buffer_give_back(loc->halves[0], loc->flushes == 0 && !loc->held);
 	loc->halves[0] = loc->halves[1] = loc->buf = loc->buf_end = NULL;
@@ -293,7 +303,7 @@ static void thread_exit(void *arg)
 	t->busy = 1;
 	/* What the subsystems keep per thread ends with it, on it (counters: disable_counter,
 	 * last values). */
-	vt_core_thread_end(t, loc);
+	hooks->end(t, loc);
 	pthread_mutex_lock(&loc->lock);
 	close_locked(loc, t->pos ? t->pos : t->paused, vt_clock_now());
 	loc->tls = NULL;
@@ -343,7 +353,7 @@ static struct vt_loc *new_location(struct vt_tls *t)
 	locs_tail = &loc->next;
 	__atomic_store_n(&n_locs, n_locs + 1, __ATOMIC_RELEASE);
 	pthread_mutex_unlock(&locs_lock);
-	if (vt_otf2_loc_open(loc) < 0) {
+	if (sink->open(loc) < 0) {
 		loc->done = true;
 		return NULL;
 	}
@@ -359,9 +369,16 @@ bool vt_thread_begin(struct vt_tls *t)
 	bool on = false;
 
 	t->busy = 1;
-	if (vt_core_state() == VT_STATE_NEW)
-		vt_init();
-	if (vt_core_state() == VT_STATE_ON && t->state == VT_TLS_NEW && vt_core_thread_is_own()) {
+	if (vt_core_state() == VT_STATE_NEW) {
+		if (!hooks) {
+			/* Before the lifecycle connected the layer (its constructor): stays NEW. */
+			t->busy = 0;
+			errno = saved;
+			return false;
+		}
+		hooks->init();
+	}
+	if (vt_core_state() == VT_STATE_ON && t->state == VT_TLS_NEW && hooks->is_own()) {
 		/* A subsystem's own thread (a plugin's: is_thread_registered): never recorded. */
 		t->state = VT_TLS_OFF;
 	} else if (vt_core_state() == VT_STATE_ON && t->state == VT_TLS_NEW) {
@@ -375,7 +392,7 @@ bool vt_thread_begin(struct vt_tls *t)
 			__atomic_store_n(&t->pos, loc->buf, __ATOMIC_RELEASE);
 			on = true;
 			/* Counters in scope are added before the thread's first event. */
-			vt_core_thread_begin(t, loc);
+			hooks->begin(t, loc);
 		}
 	}
 	/* A thread that starts while vt initialises (on this thread) stays NEW and is retried. */
@@ -407,7 +424,7 @@ struct vt_rec *vt_thread_flush(struct vt_tls *t)
 	/* The writer is a whole half behind: wait for it (this is what the trace's BufferFlush
 	 * event then shows as time lost to flushing). The wait drops the lock, and the
 	 * location may be closed meanwhile (finalize on another thread): test done after it. */
-	while (loc->pending.to && !loc->done && vt_otf2_ready())
+	while (loc->pending.to && !loc->done && sink->ready())
 		pthread_cond_wait(&loc->written, &loc->lock);
 	if (!loc->done && loc->pending.to) {
 		/* Both halves full before MPI_Init opened the archive: nowhere to write. */
@@ -434,7 +451,7 @@ struct vt_rec *vt_thread_flush(struct vt_tls *t)
 				"(VT_MAX_FLUSHES=%ld); the trace marks where; raise VT_BUFFER_SIZE "
 				"or VT_MAX_FLUSHES to record more",
 				loc->index, loc->flushes, vt_cfg.max_flushes);
-		} else if (vt_otf2_failed()) {
+		} else if (sink->failed()) {
 			/* A write failed (the writer said so, once): nothing more is recorded. */
 			loc->stopped = true;
 		} else {
@@ -458,7 +475,7 @@ struct vt_rec *vt_thread_flush(struct vt_tls *t)
 	 * foreign code itself (vt_metric.c); otherwise a signal handler's events are kept
 	 * aside as during the rest of a flush. */
 	t->busy = 0;
-	vt_core_thread_flush(loc);
+	hooks->flush(loc);
 	if (vt_unlikely(vt_signal_pending))
 		vt_signal_deferred();
 	errno = saved;

@@ -69,6 +69,36 @@ struct vt_loc {
 	struct vt_loc *next;
 };
 
+/*
+ * Where a location's records go, and who hears of its thread: the record layer hands
+ * "location, records" on and knows nothing above it. The lifecycle connects both before
+ * the first location (the archive's encoders as the sink, the subsystems' phases as the
+ * hooks). Every sink function is called with loc->lock held (or before the location is
+ * shared); the hooks run on the location's thread, with errno saved by the caller.
+ */
+struct vt_loc_sink {
+	bool (*ready)(void);  /* the archive is open (in MPI mode: from MPI_Init on) */
+	bool (*failed)(void); /* a write of the trace failed: recording stops for the run */
+	int (*open)(struct vt_loc *loc);
+	void (*encode)(struct vt_loc *loc, const struct vt_rec *from, const struct vt_rec *to);
+	/* A half was handed over at start and the thread went on at stop (a BufferFlush). */
+	void (*flushed)(struct vt_loc *loc, uint64_t start, uint64_t stop);
+	/* Recording stops: open regions are left at ts and a MeasurementOnOff(off) marks it. */
+	void (*stop)(struct vt_loc *loc, uint64_t ts);
+	/* The end of a location: open regions are left at ts, the writer is closed. */
+	void (*close)(struct vt_loc *loc, uint64_t ts);
+};
+
+struct vt_thread_hooks {
+	void (*init)(void);   /* the process's first event comes before vt started: start it */
+	bool (*is_own)(void); /* a new thread belongs to a subsystem: never recorded */
+	void (*begin)(struct vt_tls *t, struct vt_loc *loc);
+	void (*flush)(struct vt_loc *loc); /* the owner's buffer was flushed, on its thread */
+	void (*end)(struct vt_tls *t, struct vt_loc *loc);
+};
+
+void vt_thread_connect(const struct vt_loc_sink *sink, const struct vt_thread_hooks *hooks);
+
 /* LONG_MAX when VT_MAX_STACK_DEPTH is unlimited. Written at init. */
 extern long vt_max_depth __attribute__((visibility("hidden")));
 

@@ -4,9 +4,10 @@
 #include "base/vt_clock.h"
 #include "base/vt_config.h"
 #include "base/vt_log.h"
+#include "base/vt_state.h"
 #include "defs/vt_annot.h"
 #include "defs/vt_callctx.h"
-#include "lifecycle/vt_core.h"
+#include "interpose/vt_interpose.h"
 #include "record/vt_thread.h"
 #include "sampling/vt_unwind.h"
 
@@ -401,7 +402,7 @@ static int init(void)
 	int sig = (int)vt_cfg.sampling_signal;
 	struct sigaction old, sa = {.sa_sigaction = on_signal, .sa_flags = SA_SIGINFO | SA_RESTART};
 	sigemptyset(&sa.sa_mask);
-	if (sig == SIGKILL || sig == SIGSTOP || sigaction(sig, &sa, &old) != 0) {
+	if (sig == SIGKILL || sig == SIGSTOP || vt_real_sigaction(sig, &sa, &old) != 0) {
 		vt_error(
 		    "VT_SAMPLING_SIGNAL=%d: cannot take this signal (%s); sampling is off", sig,
 		    sig == SIGKILL || sig == SIGSTOP ? "it cannot be caught" : strerror(errno));
@@ -465,41 +466,10 @@ const struct vt_subsystem vt_sample_subsystem = {
     .stop = stop,
 };
 
-/*
- * Threads the program starts get their location at once when sampling is on: a program
- * nobody instrumented (vtrun) records nothing else that would make one. Threads vt or a
- * plugin start while inside vt (busy) are theirs and are left alone.
- */
-struct start {
-	void *(*fn)(void *);
-	void *arg;
-};
-
-static void *vt_thread_start(void *p)
+/* interpose/vt_pthread.c asks, through the lifecycle, whether a new thread of the program
+ * gets its location at its start: when sampling is on, since a program nobody instrumented
+ * (vtrun) records nothing else that would make one; not once the run ends. */
+bool vt_sample_wants_threads(void)
 {
-	struct start s = *(struct start *)p;
-	free(p);
-	vt_thread_self();
-	return s.fn(s.arg);
-}
-
-__attribute__((visibility("default"))) int pthread_create(pthread_t *th, const pthread_attr_t *attr,
-							  void *(*fn)(void *), void *arg)
-{
-	typedef int (*create_fn)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
-	static create_fn real;
-	if (!real)
-		*(void **)&real = dlsym(RTLD_NEXT, "pthread_create");
-	if (!real)
-		return EAGAIN;
-	if (!on || vt_tls.busy || __atomic_load_n(&stopping, __ATOMIC_RELAXED))
-		return real(th, attr, fn, arg);
-	struct start *s = malloc(sizeof(*s));
-	if (!s)
-		return real(th, attr, fn, arg);
-	*s = (struct start){fn, arg};
-	int rc = real(th, attr, vt_thread_start, s);
-	if (rc)
-		free(s);
-	return rc;
+	return on && !__atomic_load_n(&stopping, __ATOMIC_RELAXED);
 }

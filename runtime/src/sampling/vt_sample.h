@@ -8,8 +8,11 @@
 #ifndef VT_SAMPLE_H
 #define VT_SAMPLE_H
 
-#include "lifecycle/vt_lifecycle.h"
+#include "base/vt_subsystem.h"
 
 extern const struct vt_subsystem vt_sample_subsystem;
+
+/* Whether a thread the program starts gets its location at once (interpose/vt_pthread.c). */
+bool vt_sample_wants_threads(void);
 
 #endif

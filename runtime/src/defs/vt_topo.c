@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* The hosts of an MPI run, gathered once at MPI_Init (see vt_topo.h). */
-#include "mpi/vt_topo.h"
-#include "mpi/vt_mpi_iface.h"
+#include "defs/vt_topo.h"
+#include "defs/vt_mpi_ops.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* The interface a module implements to take part in the phases of a run (struct vt_subsystem). */
+#ifndef VT_SUBSYSTEM_H
+#define VT_SUBSYSTEM_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/*
+ * The subsystems around the data path are registered with the lifecycle in one table
+ * (lifecycle/vt_core.c), which runs each phase over it, so no module calls another
+ * module's hooks by name. The type lives in the ground so that a module of any layer can
+ * offer one without knowing the lifecycle above it. A hook may be NULL; every hook runs
+ * with the program's errno saved around it.
+ */
+struct vt_tls;
+struct vt_loc;
+struct vt_topo;
+
+struct vt_subsystem {
+	const char *name;
+	/* At start, after the configuration, the clock and the archive (outside MPI); < 0:
+	 * vt cannot trace (the subsystem said why). */
+	int (*init)(void);
+	/* A new thread, before vt records it: true if it belongs to the subsystem (a plugin's
+	 * sampler, say), and is never recorded. */
+	bool (*thread_is_own)(void);
+	/* On a new location's thread, before its first event. */
+	void (*thread_begin)(struct vt_tls *t, struct vt_loc *loc);
+	/* The owner's buffer was flushed, on its thread. */
+	void (*thread_flush)(struct vt_loc *loc);
+	/* The location's thread ends, on that thread. */
+	void (*thread_end)(struct vt_tls *t, struct vt_loc *loc);
+	/* MPI_Init: the archive is open and the hosts of every rank are known. */
+	void (*mpi_attach)(const struct vt_topo *topo, struct vt_tls *t);
+	/* At finalize, before the locations are closed: no more reads on the hot path. */
+	void (*stop)(void);
+	/* At finalize, after the locations are closed and before the definitions are written
+	 * (end: the run's last timestamp). */
+	void (*finalize)(uint64_t end);
+	/* After the archive is closed. */
+	void (*release)(void);
+};
+
+#endif

@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* The hooks through which interposed libc calls reach the modules, and libc's own functions. */
+#include "interpose/vt_interpose.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+
+struct vt_interpose_hooks vt_interpose_hooks;
+
+void vt_interpose_set_hooks(const struct vt_interpose_hooks *h)
+{
+	vt_interpose_hooks = *h;
+}
+
+void *vt_interpose_next(const char *name)
+{
+	return dlsym(RTLD_NEXT, name);
+}
+
+int vt_real_pthread_create(pthread_t *th, const pthread_attr_t *attr, void *(*fn)(void *),
+			   void *arg)
+{
+	typedef int (*create_fn)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
+	static create_fn real;
+	if (!real)
+		*(void **)&real = vt_interpose_next("pthread_create");
+	return real ? real(th, attr, fn, arg) : EAGAIN;
+}
