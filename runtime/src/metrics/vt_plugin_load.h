@@ -2,8 +2,8 @@
 /*
  * Loading counter plugins: VampirTrace plugins (vt_plugin_cntr.h) and Score-P metric plugins
  * (SCOREP_MetricPlugins.h) opened, checked and expanded into one normalised description,
- * which the runtime (vt_plugin.c) records and vt-info --plugins prints. Nothing here touches
- * the trace; it is shared by both.
+ * which the runtime (vt_metric_plugins.c) records and vt-info --plugins prints. Nothing here
+ * touches the trace; it is shared by both.
  */
 #ifndef VT_PLUGIN_LOAD_H
 #define VT_PLUGIN_LOAD_H
