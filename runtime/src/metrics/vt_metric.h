@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
+/* The metric service: sources, scopes, synchronous and asynchronous values, definitions. */
 /*
  * The metric service: counters from sources (VampirTrace counter plugins and Score-P metric
  * plugins today; PAPI, software-defined events, rusage, perfstubs and user counters next),

@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
+/* Loading counter plugins of both interfaces, shared by the runtime and vt-info --plugins. */
 /*
  * Loading counter plugins: VampirTrace plugins (vt_plugin_cntr.h) and Score-P metric plugins
  * (SCOREP_MetricPlugins.h) opened, checked and expanded into one normalised description,

@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
+/* Call-path sampling: a timer signal per thread, its stack unwound and recorded. */
 /*
  * Call-path sampling (VT_SAMPLING): a timer per thread sends it a signal every period; the
  * handler unwinds the interrupted stack (libunwind, or frame pointers) and records the frames
