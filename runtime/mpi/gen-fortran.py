@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: BSD-3-Clause
+# Generates the wrappers of the Fortran MPI entry points from mpi.spec (at build time).
 """Generates vt's wrappers of the Fortran MPI entry points from mpi.spec.
 
 Usage: gen-fortran.py SPEC OUTPUT {openmpi|mpich} LIB... -- HEADER...

@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: BSD-3-Clause
+# Generates the PMPI wrappers from mpi.spec and the prototypes of an mpi.h (at build time).
 """Generates vt's PMPI wrappers from mpi.spec and the prototypes of an mpi.h.
 
 Usage: gen-wrappers.py SPEC OUTPUT HEADER...

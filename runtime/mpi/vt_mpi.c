@@ -1,6 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* The MPI adapter: init and finalize, communicators, requests, and the wrappers that need
- * more than a hook (receives and request completion). */
+/* The MPI adapter: init and finalize, communicators, requests, receive and completion wrappers. */
 #define OTF2_MPI_USE_PMPI /* vt's own communication never shows in the trace */
 #include "vt_mpi_hooks.h"
 

@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
+/* What the generated Fortran wrappers need besides the C hooks. */
 /*
  * What the generated Fortran wrappers (gen-fortran.py) need besides the C hooks: Fortran
  * statuses, sentinels and handles seen from C, and MPI's own Fortran entry points.

@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
+/* The hooks the generated wrappers call before and after each PMPI call. */
 /*
  * What the generated wrappers call around each PMPI call: vtw_HOOK_pre(args) before,
  * vtw_HOOK_post(&call, ret, args) after. Each records the MPI events of its function the way

@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
+/* The MPI adapter's maps of communicators and requests by handle, with no MPI in them. */
 /*
  * The MPI adapter's maps, with no MPI in them (so that they are unit-tested alone):
  * handle -> value in O(1) (communicators), and the requests in flight by handle, where one

@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
+/* libvttrace: the one trace-reading layer of vt's tools (definitions, events, stacks, MPI). */
 /*
  * libvttrace: the one trace-reading layer of vt's tools, over libotf2's reader API only (any
  * OTF2 archive: vt's, Score-P's). It gives a tool

@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
+/* The trace tools' common command line: one-line usage errors, exit status 2. */
 /*
  * The command line of vt's trace tools, alike in each: a usage error is one line
  * "TOOL: what (see TOOL --help)" and exit status 2.

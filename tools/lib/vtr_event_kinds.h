@@ -1,6 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* Every OTF2 3.0 event kind, with its reader callback parameters: the trace layer reads them all.
- */
+/* Every OTF2 3.0 event kind with its reader callback parameters: the trace layer reads all. */
 #ifndef VTR_EVENT_KINDS_H
 #define VTR_EVENT_KINDS_H
 

@@ -1,6 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* The tools' output files: through a stdio cookie (a writer thread, gzip where asked), so that
- * writers need only fprintf. */
+/* The tools' output files: a stdio cookie (writer thread, gzip where asked) under fprintf. */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE /* fopencookie */
 #endif

@@ -1,6 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* Output files of the tools: plain, standard output ("-") or gzip-compressed (a name ending in
- * ".gz", through zlib where vt was built with it), all as one FILE *; JSON strings. */
+/* Output files of the tools (plain, "-" or ".gz" through zlib) as one FILE *; JSON strings. */
 #ifndef VTR_OUT_H
 #define VTR_OUT_H
 

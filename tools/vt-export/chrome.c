@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
+/* vt-export's Chrome trace-event writer, streamed in time order. */
 /*
  * The Chrome trace-event format (what Perfetto's UI and chrome://tracing open), written while
  * the trace is read in time order: processes are location groups (ranks), threads are

@@ -1,6 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* vt-info: prints vt's version, the timer it would use and every variable in force, or what
- * a counter plugin offers. */
+/* vt-info: vt's version, its timer and every variable in force, or what a plugin offers. */
 #include "base/vt_clock.h"
 #include "base/vt_config.h"
 #include "base/vt_log.h"

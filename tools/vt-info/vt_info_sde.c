@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
+/* vt-info --metrics FILE: the SDEs a program or library exports, found without running it. */
 /*
  * vt-info --metrics FILE: the PAPI software-defined events a program or library exports.
  * A library that exports SDEs has papi_sde_hook_list_events, which tools call with a table

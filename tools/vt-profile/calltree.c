@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
+/* vt-profile --call-tree: the call-path profile. */
 /*
  * vt-profile --call-tree: the call-path profile. Every distinct path of regions from a
  * location's outermost region down (main > compute > fib > fib) is one node of a tree shared

@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
+/* vt-profile --compare A B: two traces' profiles side by side. */
 /*
  * vt-profile --compare A B: per region (matched by name) and per location (matched by
  * position, as vt-sim keeps them) the calls and exclusive time in A and in B, the

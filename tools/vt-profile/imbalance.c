@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
+/* vt-profile --imbalance: how each region's time spreads over the locations. */
 /*
  * vt-profile --imbalance: per region, how its inclusive time spreads over the locations that
  * entered it: minimum, mean and maximum, the locations of the minimum and maximum, and the

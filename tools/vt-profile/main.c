@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* vt-profile: prints the profiles of an OTF2 trace; options, exit codes, error messages. One
- * file per mode beside the flat profile (samples.c, calltree.c, mpi.c, imbalance.c). */
+/* vt-profile: prints the profiles of an OTF2 trace; options, exit codes, error messages. */
+/* One file per mode beside the flat profile (samples.c, calltree.c, mpi.c, imbalance.c). */
 #include <errno.h>
 #include <getopt.h>
 #include <stdarg.h>

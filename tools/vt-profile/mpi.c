@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
+/* vt-profile --mpi: messages per pair of ranks and collectives per kind. */
 /*
  * vt-profile --mpi: MPI statistics from the trace layer's matching (tools/lib, merged order):
  * per pair of ranks the messages sent and their bytes, and per collective kind the instances,

@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
+/* vt-profile --samples: flat and call-path profiles of calling-context samples. */
 /*
  * vt-profile --samples: the profiles of calling-context samples. Flat: per function (region)
  * the samples whose innermost frame it is (self) and those it is anywhere on the stack of,

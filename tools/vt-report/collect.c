@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
+/* vt-report's reading: one pass in time order, memory bounded by levels of detail. */
 /*
  * vt-report's reading: one pass in time order over the trace layer. Slices (region
  * activations), messages and collective marks go to temporary files as they are closed or

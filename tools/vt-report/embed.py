@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: BSD-3-Clause
+# Embeds report.js and report.css in vt-report as C strings (at build time).
 """Writes assets.c: report.js and report.css as C strings (generated at build time by meson,
 never committed). Usage: embed.py OUT.c report.js report.css"""
 import sys

@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
+/* vt-report's flame graph data: the samples merged into call paths of functions. */
 /*
  * vt-report's flame graph data: the calling contexts of the samples merged into call paths of
  * functions (OTF2 has a context per code address, so one function called from one place is

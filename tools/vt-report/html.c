@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
+/* vt-report's page: one self-contained HTML file, its data one JSON object. */
 /*
  * vt-report's page: one HTML file with its style sheet, its script and its data inline (no
  * network, no external file). The data is one JSON object in a <script type=

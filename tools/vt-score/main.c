@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
+/* vt-score: each region's cost in trace size and run time, and a filter that keeps it small. */
 /*
  * vt-score: what each region of a trace cost in trace size and run time, and a filter that
  * keeps the trace small. From the flat profile (vt-profile's model): per region its calls,

@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: BSD-3-Clause
+# Generates vts_copy.h and vts_other.h from the installed libotf2 (at build time).
 """Writes vts_copy.h: for every global definition and every event of the installed libotf2,
 a reader callback that writes the same record through libotf2's writer API. vt-sim copies
 definitions and events with them; the includer supplies the time of each event (VTS_TIME),

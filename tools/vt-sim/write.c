@@ -1,6 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* Pass 2 of vt-sim: every definition and every event of the input written out through
- * libotf2's writer API, each event at the time the replay spooled for it. */
+/* Pass 2 of vt-sim: the input written out through libotf2, each event at its replayed time. */
 #include "vts.h"
 
 #include <inttypes.h>

@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
+/* vt's compiler-plugin ABI: the descriptors and enter/exit calls the plugins emit. */
 /*
  * The entry points compiler plugins call: one static descriptor per instrumented function.
  *

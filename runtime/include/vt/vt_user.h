@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
+/* vt's user API for C and C++: regions, markers, counters, tracing off and on. */
 /*
  * vt's user API: name regions of your code in the trace.
  *

@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
+/* The perfstubs tool interface: timers, phases, counters, metadata and the data calls. */
 /*
  * The perfstubs tool interface: libraries instrumented with perfstubs (ADIOS2 and others)
  * find these functions with dlsym(RTLD_DEFAULT) or through weak symbols, and vt records what

@@ -1,6 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* The perfstubs tool interface that libvt provides (vt_perfstubs.c): its data structures and
- * functions, as perfstubs' tool.h publishes them. */
+/* The perfstubs tool interface libvt provides (vt_perfstubs.c), as perfstubs' tool.h has it. */
 #ifndef VT_PERFSTUBS_H
 #define VT_PERFSTUBS_H
 

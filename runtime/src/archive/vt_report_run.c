@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
+/* VT_REPORT=yes: vt-report runs on the trace once it is written. */
 /*
  * VT_REPORT=yes: once the trace is written, vt-report makes PREFIX.html next to it. The tool is
  * looked for where this libvt came from: the build tree's for a libvt of the build tree (tests,

@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
+/* The program's markers and named values, kept until they go with the definitions. */
 /*
  * What the program annotates its trace with besides events: markers (user API) and named
  * values (perfstubs metadata and parameters). They are rare, so they are kept in process

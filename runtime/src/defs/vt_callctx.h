@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
+/* The calling-context tree of samples: code addresses per process, resolved at the end. */
 /*
  * The calling contexts of samples: one tree per process of code addresses, built by the
  * encoder from each sample's frames (off the signal handler), resolved to functions and

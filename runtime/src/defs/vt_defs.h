@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
+/* The definitions model: one process's typed records, encoded to and from one byte stream. */
 /*
  * The definitions model: what one process defines (itself, its locations, regions,
  * communicators, metrics and metric instances), as typed records that encode to and decode

@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
+/* The unification: every process's definitions merged, id maps, the global definitions. */
 /*
  * The unification: every process's definitions (vt_defs.h) merged into one global set, the
  * local -> global id maps each process writes as OTF2 mapping tables, and the one writer of

@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
+/* libotf2's gethostid() answered from the host name while vt writes the anchor. */
 /*
  * The host id in the trace id. libotf2 hashes gethostid() into the trace id when it writes
  * the anchor, at the program's exit; glibc's gethostid, without /etc/hostid, looks the host

@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
+/* The subsystem interface: the hooks the core runs over one table, phase by phase. */
 /*
  * The subsystems around the data path, registered with the core in one table (vt_core.c):
  * the core runs each phase over the table, so no module calls another module's hooks by

@@ -96,7 +96,7 @@ static uint64_t wtime(void)
 }
 
 /* What makes metric sources from the configuration, in the order their metrics are
- * numbered. The next sources (PAPI, SDE, rusage, perfstubs, user counters) are rows here. */
+ * numbered. A new source is a row here. */
 static struct vt_metric_source *(*const providers[])(uint64_t (*wtime)(void)) = {
     vt_metric_plugins_load,
     vt_metric_rusage_load,

@@ -1,12 +1,14 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
+/* The metric service: sources, scopes, synchronous and asynchronous values, definitions. */
 /*
- * The metric service: counters from sources (VampirTrace counter plugins and Score-P metric
- * plugins today; PAPI, software-defined events, rusage, perfstubs and user counters next),
+ * The metric service: counters from sources (VampirTrace counter plugins, Score-P metric
+ * plugins, getrusage fields, PAPI events and software-defined events),
  * added where their scope says, read with the events of their thread (synchronous) or
  * recorded at their own times on METRIC locations (asynchronous), and defined as OTF2
  * metrics. A source is a description (its counters, how and where they are read) and one
  * ops table; the service owns everything else, so a new source touches neither the thread
- * nor the OTF2 code. The contract with plugins and readers is docs/dev/plugin-host.md.
+ * nor the OTF2 code. Counters the program defines while it runs (user API, perfstubs) are
+ * vt_metric_define. The contract with plugins and readers is docs/dev/plugin-host.md.
  */
 #ifndef VT_METRIC_H
 #define VT_METRIC_H

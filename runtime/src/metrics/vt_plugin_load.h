@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
+/* Loading counter plugins of both interfaces, shared by the runtime and vt-info --plugins. */
 /*
  * Loading counter plugins: VampirTrace plugins (vt_plugin_cntr.h) and Score-P metric plugins
  * (SCOREP_MetricPlugins.h) opened, checked and expanded into one normalised description,
- * which the runtime (vt_plugin.c) records and vt-info --plugins prints. Nothing here touches
- * the trace; it is shared by both.
+ * which the runtime (vt_metric_plugins.c) records and vt-info --plugins prints. Nothing here
+ * touches the trace; it is shared by both.
  */
 #ifndef VT_PLUGIN_LOAD_H
 #define VT_PLUGIN_LOAD_H

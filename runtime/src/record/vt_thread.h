@@ -58,7 +58,7 @@ struct vt_loc {
 		uint64_t value;
 	} * strict;
 	uint32_t n_strict, cap_strict;
-	struct vt_plugin_loc *plugins; /* counters added here (vt_plugin.c), or NULL */
+	struct vt_plugin_loc *plugins; /* counters added here (vt_metric.c), or NULL */
 	/* The calling contexts of the last sample, outermost first, for the next one's unwind
 	 * distance (vt_otf2.c); VT_REC_SAMPLE_MAX + 1 when allocated. */
 	uint32_t *sample_path, sample_depth;

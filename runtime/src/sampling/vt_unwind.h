@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
+/* vt's own async-signal-safe stack unwinder (DWARF CFI) for the sampling handler. */
 /*
  * vt's own stack unwinder for signal handlers: DWARF call-frame information (.eh_frame, found
  * through .eh_frame_hdr), objects found with glibc's _dl_find_object, which takes no lock and
