@@ -35,10 +35,11 @@ static void clock_range(struct vt_loc *locs, uint64_t end_ts, uint64_t *lo_out, 
 {
 	uint64_t first = vt_clock_start_ticks(), last = end_ts;
 	for (struct vt_loc *l = locs; l; l = l->next) {
-		if (l->began && l->first_ts < first)
-			first = l->first_ts;
-		if (l->last_ts > last)
-			last = l->last_ts;
+		const struct vt_enc_loc *e = vt_enc_loc(l->index);
+		if (e->began && e->first_ts < first)
+			first = e->first_ts;
+		if (e->last_ts > last)
+			last = e->last_ts;
 	}
 	if (vt_otf2_metric_last_ts() > last)
 		last = vt_otf2_metric_last_ts();
@@ -76,7 +77,7 @@ static void encode(struct vt_defs_buf *b, int rank, struct vt_loc *locs, uint64_
 	for (struct vt_loc *l = locs; l; l = l->next) {
 		char name[64];
 		vt_otf2_location_name(l, name, sizeof(name));
-		d = (union vt_def){.location = {l->ref, name, l->n_events}};
+		d = (union vt_def){.location = {l->ref, name, vt_enc_loc(l->index)->n_events}};
 		vt_defs_put(b, VT_DEF_LOCATION, &d);
 	}
 	for (struct vt_loc *l = locs; l; l = l->next)
@@ -362,7 +363,7 @@ static int close_archive(struct vt_loc *locs, uint64_t end_ts, const struct vt_m
 	if (failed && !alone)
 		archive = vt_otf2_reopen(ops);
 	for (struct vt_loc *l = locs; l; l = l->next)
-		events += l->n_events;
+		events += vt_enc_loc(l->index)->n_events;
 	uint32_t n_inst;
 	const struct vt_otf2_instance *in = vt_otf2_instances(&n_inst);
 	for (uint32_t k = 0; k < n_inst; k++)

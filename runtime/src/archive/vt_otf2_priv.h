@@ -7,7 +7,52 @@
 #include "record/vt_thread.h"
 #include "regions/vt_region.h"
 
+#include "base/vt_compiler.h"
+
 #include <otf2/otf2.h>
+
+/*
+ * What the encoders (vt_encode.c) know of a location, in their table indexed by its index:
+ * its event writer, the times and number of its events, and the state the next records
+ * need. Touched with the location's lock held.
+ */
+struct vt_enc_value {
+	uint32_t metric;
+	uint64_t value;
+};
+
+struct vt_enc_loc {
+	OTF2_EvtWriter *writer;
+	uint64_t last_ts, first_ts, n_events;
+	bool began;
+	bool last_recorded; /* the last Enter/Leave was written: its metric values follow */
+	/* The strictly synchronous values that followed the last Enter/Leave, in their order:
+	 * what the Leaves vt writes itself (unwinding at a stop or at the end) carry, since
+	 * readers expect a value of every such metric at every Enter and Leave. */
+	struct vt_enc_value *strict;
+	uint32_t n_strict, cap_strict;
+	/* The calling contexts of the last sample, outermost first, for the next one's unwind
+	 * distance; VT_REC_SAMPLE_MAX + 1 when allocated. */
+	uint32_t *sample_path, sample_depth;
+};
+
+/* Location index's encoder state (all zero for a location never encoded). */
+const struct vt_enc_loc *vt_enc_loc(uint32_t index);
+
+/* The first failed write of the trace: one line, and recording stops (vt_otf2.c). */
+void vt_otf2_stop_writing(OTF2_ErrorCode rc);
+
+/* Whether a libotf2 call of the write path succeeded; the first failure stops recording. */
+static inline bool vt_otf2_ok(OTF2_ErrorCode rc)
+{
+	if (vt_likely(rc == OTF2_SUCCESS))
+		return true;
+	vt_otf2_stop_writing(rc);
+	return false;
+}
+
+/* After a failed write: the events location ref's file holds, cut to its whole chunks. */
+uint64_t vt_otf2_events_on_disk(uint64_t ref);
 
 struct vt_mpi_ops;
 

@@ -62,7 +62,7 @@ static void drain_locked(struct vt_loc *loc, struct vt_rec *upto)
 		/* Stopped before MPI_Init: the rest, then the marker of the stop. */
 		if (loc->held > loc->buf)
 			sink->encode(loc, loc->buf, loc->held);
-		sink->stop(loc, loc->last_ts);
+		sink->stop(loc, 0); /* at its last event (the sink keeps times in order) */
 		loc->held = NULL;
 		return;
 	}

@@ -12,11 +12,6 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-struct vt_open_region {
-	uint32_t region;
-	bool recorded; /* false: dropped by a call limit, so its Leave is dropped too */
-};
-
 /*
  * A location: the lasting state of one thread. It outlives the thread (its TLS does not)
  * and is only touched under its lock, except buf, which the owning thread fills.
@@ -42,26 +37,7 @@ struct vt_loc {
 	struct vt_rec *held; /* stopped before MPI_Init: the current half's end, kept for later */
 	uint64_t dropped;    /* events not recorded: made inside vt or a plugin, or too many in a
 				signal handler (vt_buf.c) */
-	/* encoder state */
-	void *writer; /* OTF2_EvtWriter */
-	uint64_t last_ts, first_ts, n_events;
-	bool began;
-	struct vt_open_region *stack;
-	size_t depth, cap;
-	uint64_t repaired;  /* Leaves added or dropped to keep the stack balanced */
-	bool last_recorded; /* the last Enter/Leave was written: its metric values follow */
-	/* The strictly synchronous values that followed the last Enter/Leave, in their order:
-	 * what the Leaves vt writes itself (unwinding at a stop or at the end) carry, since
-	 * readers expect a value of every such metric at every Enter and Leave. */
-	struct vt_loc_value {
-		uint32_t metric;
-		uint64_t value;
-	} * strict;
-	uint32_t n_strict, cap_strict;
 	struct vt_plugin_loc *plugins; /* counters added here (vt_metric.c), or NULL */
-	/* The calling contexts of the last sample, outermost first, for the next one's unwind
-	 * distance (vt_otf2.c); VT_REC_SAMPLE_MAX + 1 when allocated. */
-	uint32_t *sample_path, sample_depth;
 	/* A thread other than the master: the local ids of the communicators its MPI events
 	 * name, one bit each (vt_otf2.c), for the unification's communicator locations. */
 	uint64_t *comms_used;

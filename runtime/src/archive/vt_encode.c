@@ -1,0 +1,639 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* The encoders: a location's records become OTF2 events of its writer, at flush time. */
+#include "archive/vt_otf2.h"
+#include "archive/vt_otf2_priv.h"
+#include "base/vt_loctab.h"
+#include "base/vt_log.h"
+#include "defs/vt_callctx.h"
+#include "regions/vt_stack.h"
+
+#include <otf2/otf2.h>
+#include <stdlib.h>
+#include <string.h>
+
+/*
+ * What the encoder knows of each location (struct vt_enc_loc, archive/vt_otf2_priv.h), in
+ * its own table indexed by the location; the open regions are the regions' (vt_stack). All
+ * of it is touched with the location's lock held.
+ */
+static struct vt_loctab encs = VT_LOCTAB_INIT(struct vt_enc_loc);
+
+/* The location's entry: made at its first encoding. A location whose entry cannot be made
+ * (out of memory) has its events dropped, with one line. */
+static struct vt_enc_loc *enc_of(struct vt_loc *loc)
+{
+	struct vt_enc_loc *e = vt_loctab_get(&encs, loc->index);
+	if (!e)
+		vt_error("thread %u: no memory for its encoder state; its events are lost",
+			 loc->index);
+	return e;
+}
+
+const struct vt_enc_loc *vt_enc_loc(uint32_t index)
+{
+	static const struct vt_enc_loc none;
+	const struct vt_enc_loc *e = vt_loctab_peek(&encs, index);
+	return e ? e : &none;
+}
+
+/* The writer of a location, made when it first has something to write: in MPI mode the
+ * archive, and the rank that is part of the location id, exist only after MPI_Init. */
+static OTF2_EvtWriter *writer_of(struct vt_loc *loc, struct vt_enc_loc *e)
+{
+	OTF2_Archive *archive = vt_otf2_archive();
+	/* Every location defined has its id, also one made after a failed write. */
+	if (!e->writer && archive)
+		loc->ref = vt_otf2_location_ref(loc->index);
+	if (vt_otf2_failed())
+		return NULL;
+	if (e->writer || !archive)
+		return e->writer;
+	e->writer = OTF2_Archive_GetEvtWriter(archive, loc->ref);
+	if (!e->writer)
+		vt_error("cannot open the event writer of thread %u in %s; its events are lost",
+			 loc->index, vt_otf2_anchor());
+	return e->writer;
+}
+
+int vt_otf2_loc_open(struct vt_loc *loc)
+{
+	/* Before MPI_Init there is no archive yet: the writer comes later. */
+	if (!vt_otf2_archive())
+		return 0;
+	struct vt_enc_loc *e = enc_of(loc);
+	if (!e)
+		return -1;
+	if (writer_of(loc, e))
+		return 0;
+	/* A thread that starts after a failed write is not recorded, but it is a location of
+	 * the trace (as every thread that ran): its event file holds no events. */
+	if (vt_otf2_failed())
+		e->n_events = vt_otf2_events_on_disk(loc->ref);
+	return -1;
+}
+
+/* What the metric service told the writer once (its tables stay the service's): how values
+ * are written, and the definitions. n_metrics grows while the program defines counters. */
+static struct {
+	const struct vt_otf2_metric *metrics;
+	uint32_t n_metrics;
+	const struct vt_otf2_instance *instances;
+	uint32_t n_instances;
+	uint64_t last_ts;
+} mt;
+
+void vt_otf2_set_metrics(const struct vt_otf2_metric *m, uint32_t n)
+{
+	mt.metrics = m;
+	__atomic_store_n(&mt.n_metrics, n, __ATOMIC_RELEASE);
+}
+
+void vt_otf2_metrics_grew(uint32_t n)
+{
+	__atomic_store_n(&mt.n_metrics, n, __ATOMIC_RELEASE);
+}
+
+void vt_otf2_set_instances(const struct vt_otf2_instance *in, uint32_t n, uint64_t last_ts)
+{
+	mt.instances = in;
+	mt.n_instances = n;
+	mt.last_ts = last_ts;
+}
+
+const struct vt_otf2_metric *vt_otf2_metrics(uint32_t *n)
+{
+	*n = __atomic_load_n(&mt.n_metrics, __ATOMIC_ACQUIRE);
+	return mt.metrics;
+}
+
+const struct vt_otf2_instance *vt_otf2_instances(uint32_t *n)
+{
+	*n = mt.instances ? mt.n_instances : 0;
+	return mt.instances;
+}
+
+uint64_t vt_otf2_metric_last_ts(void)
+{
+	return mt.last_ts;
+}
+
+static bool write_value(OTF2_EvtWriter *w, uint64_t ts, uint32_t id, uint32_t m, uint64_t value)
+{
+	return vt_otf2_write_value(w, ts, id, m, value);
+}
+
+bool vt_otf2_write_value(OTF2_EvtWriter *w, uint64_t ts, uint32_t id, uint32_t m, uint64_t value)
+{
+	/* A metric this process does not define has no type: nothing is written. */
+	if (m >= __atomic_load_n(&mt.n_metrics, __ATOMIC_ACQUIRE))
+		return true;
+	/* After a failed write no writer is touched again (vt_otf2_failed). */
+	if (vt_otf2_failed())
+		return false;
+	OTF2_Type type = mt.metrics[m].type;
+	OTF2_MetricValue v;
+	if (mt.metrics[m].is_float) {
+		/* A float in the low 32 bits; OTF2 has doubles. */
+		float f;
+		uint32_t low = (uint32_t)value;
+		memcpy(&f, &low, sizeof(f));
+		v.floating_point = f;
+	} else {
+		v.unsigned_int = value;
+	}
+	return vt_otf2_ok(OTF2_EvtWriter_Metric(w, NULL, ts, id, 1, &type, &v));
+}
+
+/* Leaves every open region down to (not including) depth 'keep' at ts, each with the
+ * thread's last strictly synchronous values: a Leave vt writes itself has no reading of its
+ * own. */
+static bool unwind(struct vt_enc_loc *e, struct vt_stack *s, size_t keep, uint64_t ts)
+{
+	while (s && s->depth > keep) {
+		uint32_t region;
+		if (!vt_stack_pop(s, &region))
+			continue;
+		if (!vt_otf2_ok(OTF2_EvtWriter_Leave(e->writer, NULL, ts, region)))
+			return false;
+		for (uint32_t i = 0; i < e->n_strict; i++)
+			if (!write_value(e->writer, ts, e->strict[i].metric, e->strict[i].metric,
+					 e->strict[i].value))
+				return false;
+	}
+	return true;
+}
+
+/* Keeps a strictly synchronous value that followed the last Enter/Leave (e->strict). */
+static void keep_strict(struct vt_enc_loc *e, uint32_t metric, uint64_t value)
+{
+	if (e->n_strict == e->cap_strict) {
+		uint32_t cap = e->cap_strict ? 2 * e->cap_strict : 8;
+		struct vt_enc_value *v = realloc(e->strict, cap * sizeof(*v));
+		if (!v)
+			return;
+		e->strict = v;
+		e->cap_strict = cap;
+	}
+	e->strict[e->n_strict++] = (struct vt_enc_value){metric, value};
+}
+
+static void begin(struct vt_loc *loc, struct vt_enc_loc *e, uint64_t ts)
+{
+	e->began = true;
+	e->first_ts = ts;
+	if (loc->index > 0)
+		vt_otf2_ok(OTF2_EvtWriter_ThreadBegin(e->writer, NULL, ts,
+						      VT_OTF2_THREAD_COMM_LOCAL, loc->index));
+}
+
+static bool enter(struct vt_stack *s, OTF2_EvtWriter *w, uint64_t ts, uint32_t id)
+{
+	if (!s)
+		return false;
+	bool recorded = vt_stack_enter(s, id);
+	if (recorded)
+		vt_otf2_ok(OTF2_EvtWriter_Enter(w, NULL, ts, id));
+	return recorded;
+}
+
+/* A Leave closes the innermost open region; longjmp or an exception may have skipped
+ * Leaves: those regions are left here too (vt_stack counts them as repaired). */
+static bool leave(struct vt_enc_loc *e, struct vt_stack *s, uint64_t ts, uint32_t id)
+{
+	long d = s ? vt_stack_leave(s, id) : -1;
+	if (d < 0)
+		return false;
+	bool recorded = s->frames[d].recorded;
+	unwind(e, s, (size_t)d, ts);
+	return recorded;
+}
+
+/*
+ * The encoders of the event kinds: head record r (its time clamped to ts) and its payload
+ * p. One per kind, indexed by kind; a kind without an encoder is skipped with its payload.
+ */
+typedef bool (*encode_fn)(struct vt_loc *loc, OTF2_EvtWriter *w, uint64_t ts,
+			  const struct vt_rec *r, const union vt_rec_payload *p);
+
+/* The ids of the communicators that a thread other than the master makes MPI calls on,
+ * noted as its events are encoded (off the program's path); out of memory, the
+ * communicator stays the master's in the trace. */
+#define COMMS_USED_MAX (1u << 20)
+static void used_comm(struct vt_loc *loc, uint32_t comm)
+{
+	if (loc->index == 0 || comm >= COMMS_USED_MAX)
+		return;
+	uint32_t word = comm / 64;
+	if (word >= loc->comms_used_words) {
+		uint32_t n = word + 4;
+		uint64_t *bits = realloc(loc->comms_used, n * sizeof(*bits));
+		if (!bits)
+			return;
+		memset(bits + loc->comms_used_words, 0,
+		       (n - loc->comms_used_words) * sizeof(*bits));
+		loc->comms_used = bits;
+		loc->comms_used_words = n;
+	}
+	loc->comms_used[word] |= UINT64_C(1) << (comm % 64);
+}
+
+static bool enc_send(struct vt_loc *loc, OTF2_EvtWriter *w, uint64_t ts, const struct vt_rec *r,
+		     const union vt_rec_payload *p)
+{
+	used_comm(loc, p[0].msg.comm);
+	return vt_otf2_ok(OTF2_EvtWriter_MpiSend(w, NULL, ts, r->region, p[0].msg.comm,
+						 p[0].msg.tag, p[0].msg.bytes));
+}
+
+static bool enc_recv(struct vt_loc *loc, OTF2_EvtWriter *w, uint64_t ts, const struct vt_rec *r,
+		     const union vt_rec_payload *p)
+{
+	used_comm(loc, p[0].msg.comm);
+	return vt_otf2_ok(OTF2_EvtWriter_MpiRecv(w, NULL, ts, r->region, p[0].msg.comm,
+						 p[0].msg.tag, p[0].msg.bytes));
+}
+
+static bool enc_isend(struct vt_loc *loc, OTF2_EvtWriter *w, uint64_t ts, const struct vt_rec *r,
+		      const union vt_rec_payload *p)
+{
+	used_comm(loc, p[0].msg.comm);
+	return vt_otf2_ok(OTF2_EvtWriter_MpiIsend(w, NULL, ts, r->region, p[0].msg.comm,
+						  p[0].msg.tag, p[0].msg.bytes, p[1].req.id));
+}
+
+static bool enc_irecv(struct vt_loc *loc, OTF2_EvtWriter *w, uint64_t ts, const struct vt_rec *r,
+		      const union vt_rec_payload *p)
+{
+	used_comm(loc, p[0].msg.comm);
+	return vt_otf2_ok(OTF2_EvtWriter_MpiIrecv(w, NULL, ts, r->region, p[0].msg.comm,
+						  p[0].msg.tag, p[0].msg.bytes, p[1].req.id));
+}
+
+static bool enc_isend_complete(struct vt_loc *loc, OTF2_EvtWriter *w, uint64_t ts,
+			       const struct vt_rec *r, const union vt_rec_payload *p)
+{
+	return vt_otf2_ok(OTF2_EvtWriter_MpiIsendComplete(w, NULL, ts, p[0].req.id));
+}
+
+static bool enc_irecv_request(struct vt_loc *loc, OTF2_EvtWriter *w, uint64_t ts,
+			      const struct vt_rec *r, const union vt_rec_payload *p)
+{
+	return vt_otf2_ok(OTF2_EvtWriter_MpiIrecvRequest(w, NULL, ts, p[0].req.id));
+}
+
+static bool enc_request_test(struct vt_loc *loc, OTF2_EvtWriter *w, uint64_t ts,
+			     const struct vt_rec *r, const union vt_rec_payload *p)
+{
+	return vt_otf2_ok(OTF2_EvtWriter_MpiRequestTest(w, NULL, ts, p[0].req.id));
+}
+
+static bool enc_request_cancelled(struct vt_loc *loc, OTF2_EvtWriter *w, uint64_t ts,
+				  const struct vt_rec *r, const union vt_rec_payload *p)
+{
+	return vt_otf2_ok(OTF2_EvtWriter_MpiRequestCancelled(w, NULL, ts, p[0].req.id));
+}
+
+static bool enc_coll_begin(struct vt_loc *loc, OTF2_EvtWriter *w, uint64_t ts,
+			   const struct vt_rec *r, const union vt_rec_payload *p)
+{
+	return vt_otf2_ok(OTF2_EvtWriter_MpiCollectiveBegin(w, NULL, ts));
+}
+
+static bool enc_coll_end(struct vt_loc *loc, OTF2_EvtWriter *w, uint64_t ts, const struct vt_rec *r,
+			 const union vt_rec_payload *p)
+{
+	used_comm(loc, p[0].coll.comm);
+	return vt_otf2_ok(OTF2_EvtWriter_MpiCollectiveEnd(w, NULL, ts, (OTF2_CollectiveOp)r->region,
+							  p[0].coll.comm, p[0].coll.root,
+							  p[0].coll.sent, p[1].req.id));
+}
+
+static bool enc_nbc_request(struct vt_loc *loc, OTF2_EvtWriter *w, uint64_t ts,
+			    const struct vt_rec *r, const union vt_rec_payload *p)
+{
+	return vt_otf2_ok(OTF2_EvtWriter_NonBlockingCollectiveRequest(w, NULL, ts, p[0].req.id));
+}
+
+static bool enc_nbc_complete(struct vt_loc *loc, OTF2_EvtWriter *w, uint64_t ts,
+			     const struct vt_rec *r, const union vt_rec_payload *p)
+{
+	used_comm(loc, p[0].coll.comm);
+	return vt_otf2_ok(OTF2_EvtWriter_NonBlockingCollectiveComplete(
+	    w, NULL, ts, (OTF2_CollectiveOp)r->region, p[0].coll.comm, p[0].coll.root,
+	    p[0].coll.sent, p[1].nbc.received, p[1].nbc.id));
+}
+
+static bool enc_rma_win(struct vt_loc *loc, OTF2_EvtWriter *w, uint64_t ts, const struct vt_rec *r,
+			const union vt_rec_payload *p)
+{
+	if (r->kind == VT_REC_RMA_WIN_CREATE)
+		return vt_otf2_ok(OTF2_EvtWriter_RmaWinCreate(w, NULL, ts, r->region));
+	else
+		return vt_otf2_ok(OTF2_EvtWriter_RmaWinDestroy(w, NULL, ts, r->region));
+}
+
+static bool enc_rma_coll_begin(struct vt_loc *loc, OTF2_EvtWriter *w, uint64_t ts,
+			       const struct vt_rec *r, const union vt_rec_payload *p)
+{
+	return vt_otf2_ok(OTF2_EvtWriter_RmaCollectiveBegin(w, NULL, ts));
+}
+
+static bool enc_rma_coll_end(struct vt_loc *loc, OTF2_EvtWriter *w, uint64_t ts,
+			     const struct vt_rec *r, const union vt_rec_payload *p)
+{
+	return vt_otf2_ok(OTF2_EvtWriter_RmaCollectiveEnd(
+	    w, NULL, ts, (OTF2_CollectiveOp)(r->region & 0xFF), (OTF2_RmaSyncLevel)(r->region >> 8),
+	    p[0].rma.win, p[0].rma.remote, p[0].rma.value, p[1].nbc.received));
+}
+
+static bool enc_rma_op(struct vt_loc *loc, OTF2_EvtWriter *w, uint64_t ts, const struct vt_rec *r,
+		       const union vt_rec_payload *p)
+{
+	const struct vt_rec_rma *a = &p[0].rma;
+	if (r->kind == VT_REC_RMA_PUT)
+		return vt_otf2_ok(
+		    OTF2_EvtWriter_RmaPut(w, NULL, ts, a->win, a->remote, a->value, p[1].nbc.id));
+	else if (r->kind == VT_REC_RMA_GET)
+		return vt_otf2_ok(
+		    OTF2_EvtWriter_RmaGet(w, NULL, ts, a->win, a->remote, a->value, p[1].nbc.id));
+	else
+		return vt_otf2_ok(OTF2_EvtWriter_RmaAtomic(w, NULL, ts, a->win, a->remote,
+							   (OTF2_RmaAtomicType)r->region, a->value,
+							   p[1].nbc.received, p[1].nbc.id));
+}
+
+static bool enc_rma_complete(struct vt_loc *loc, OTF2_EvtWriter *w, uint64_t ts,
+			     const struct vt_rec *r, const union vt_rec_payload *p)
+{
+	const struct vt_rec_rma *a = &p[0].rma;
+	if (r->region == VT_RMA_COMPLETE_BLOCKING)
+		return vt_otf2_ok(
+		    OTF2_EvtWriter_RmaOpCompleteBlocking(w, NULL, ts, a->win, a->value));
+	else if (r->region == VT_RMA_COMPLETE_NONBLOCKING)
+		return vt_otf2_ok(
+		    OTF2_EvtWriter_RmaOpCompleteNonBlocking(w, NULL, ts, a->win, a->value));
+	else
+		return vt_otf2_ok(
+		    OTF2_EvtWriter_RmaOpCompleteRemote(w, NULL, ts, a->win, a->value));
+}
+
+static bool enc_rma_lock(struct vt_loc *loc, OTF2_EvtWriter *w, uint64_t ts, const struct vt_rec *r,
+			 const union vt_rec_payload *p)
+{
+	const struct vt_rec_rma *a = &p[0].rma;
+	if ((r->region & 0xFF) == VT_RMA_LOCK_REQUEST)
+		return vt_otf2_ok(OTF2_EvtWriter_RmaRequestLock(
+		    w, NULL, ts, a->win, a->remote, a->value, (OTF2_LockType)(r->region >> 8)));
+	else
+		return vt_otf2_ok(
+		    OTF2_EvtWriter_RmaReleaseLock(w, NULL, ts, a->win, a->remote, a->value));
+}
+
+static bool enc_rma_group_sync(struct vt_loc *loc, OTF2_EvtWriter *w, uint64_t ts,
+			       const struct vt_rec *r, const union vt_rec_payload *p)
+{
+	return vt_otf2_ok(OTF2_EvtWriter_RmaGroupSync(w, NULL, ts, (OTF2_RmaSyncLevel)r->region,
+						      p[0].rma.win, (OTF2_GroupRef)p[0].rma.value));
+}
+
+static bool enc_io(struct vt_loc *loc, OTF2_EvtWriter *w, uint64_t ts, const struct vt_rec *r,
+		   const union vt_rec_payload *p)
+{
+	const struct vt_rec_io *a = &p[0].io;
+	OTF2_ErrorCode rc = OTF2_SUCCESS;
+	switch (r->kind) {
+	case VT_REC_IO_CREATE:
+		rc = OTF2_EvtWriter_IoCreateHandle(
+		    w, NULL, ts, a->handle, (OTF2_IoAccessMode)r->region,
+		    (OTF2_IoCreationFlag)a->value, (OTF2_IoStatusFlag)a->flags);
+		break;
+	case VT_REC_IO_DESTROY:
+		rc = OTF2_EvtWriter_IoDestroyHandle(w, NULL, ts, a->handle);
+		break;
+	case VT_REC_IO_BEGIN:
+		rc = OTF2_EvtWriter_IoOperationBegin(
+		    w, NULL, ts, a->handle, (OTF2_IoOperationMode)(r->region & 0xFF),
+		    (OTF2_IoOperationFlag)(r->region >> 8), a->value, p[1].nbc.id);
+		break;
+	case VT_REC_IO_ISSUED:
+		rc = OTF2_EvtWriter_IoOperationIssued(w, NULL, ts, a->handle, a->value);
+		break;
+	case VT_REC_IO_COMPLETE:
+		rc = OTF2_EvtWriter_IoOperationComplete(w, NULL, ts, a->handle, a->value,
+							p[1].nbc.id);
+		break;
+	case VT_REC_IO_CANCELLED:
+		rc = OTF2_EvtWriter_IoOperationCancelled(w, NULL, ts, a->handle, a->value);
+		break;
+	case VT_REC_IO_SEEK:
+		rc = OTF2_EvtWriter_IoSeek(w, NULL, ts, a->handle, (int64_t)a->value,
+					   (OTF2_IoSeekOption)r->region, p[1].nbc.received);
+		break;
+	default:
+		break;
+	}
+	return vt_otf2_ok(rc);
+}
+
+static bool enc_counter(struct vt_loc *loc, OTF2_EvtWriter *w, uint64_t ts, const struct vt_rec *r,
+			const union vt_rec_payload *p)
+{
+	return vt_otf2_write_value(w, ts, r->region, r->region, p[0].value.value);
+}
+
+static bool enc_measure(struct vt_loc *loc, OTF2_EvtWriter *w, uint64_t ts, const struct vt_rec *r,
+			const union vt_rec_payload *p)
+{
+	return vt_otf2_ok(OTF2_EvtWriter_MeasurementOnOff(
+	    w, NULL, ts, r->region ? OTF2_MEASUREMENT_ON : OTF2_MEASUREMENT_OFF));
+}
+
+/*
+ * A sample: its frames become calling contexts; the unwind distance says how much of the
+ * stack is new since the location's last sample (OTF2's definition): the nodes below the
+ * part both share, plus the deepest shared one, which made progress as far as a sample can
+ * tell.
+ */
+static bool enc_sample(struct vt_loc *loc, OTF2_EvtWriter *w, uint64_t ts, const struct vt_rec *r,
+		       const union vt_rec_payload *p)
+{
+	uint32_t path[VT_REC_SAMPLE_MAX + 1], depth;
+	uint32_t n = VT_REC_SAMPLE_FRAMES(r->region);
+	if (n > VT_REC_SAMPLE_MAX)
+		return true;
+	uint32_t ctx = vt_callctx_path((const uint64_t *)(const void *)p, n,
+				       r->region & VT_REC_SAMPLE_CUT, path, &depth);
+	if (ctx == VT_CALLCTX_NONE)
+		return true;
+	struct vt_enc_loc *e = enc_of(loc);
+	if (!e)
+		return true;
+	uint32_t same = 0;
+	while (e->sample_path && same < depth && same < e->sample_depth &&
+	       path[same] == e->sample_path[same])
+		same++;
+	uint32_t distance = same ? depth - same + 1 : depth;
+	if (!vt_otf2_ok(OTF2_EvtWriter_CallingContextSample(w, NULL, ts, ctx, distance, 0)))
+		return false;
+	if (!e->sample_path)
+		e->sample_path = malloc((VT_REC_SAMPLE_MAX + 1) * sizeof(*e->sample_path));
+	if (e->sample_path) {
+		memcpy(e->sample_path, path, depth * sizeof(*path));
+		e->sample_depth = depth;
+	}
+	return true;
+}
+
+static const encode_fn encoders[VT_REC_KIND_MAX] = {
+    /* VT_REC_ENTER, VT_REC_LEAVE: in the loop below, without an indirect call. */
+    [VT_REC_MPI_SEND] = enc_send,
+    [VT_REC_MPI_RECV] = enc_recv,
+    [VT_REC_MPI_ISEND] = enc_isend,
+    [VT_REC_MPI_IRECV] = enc_irecv,
+    [VT_REC_MPI_ISEND_COMPLETE] = enc_isend_complete,
+    [VT_REC_MPI_IRECV_REQUEST] = enc_irecv_request,
+    [VT_REC_MPI_REQUEST_TEST] = enc_request_test,
+    [VT_REC_MPI_REQUEST_CANCELLED] = enc_request_cancelled,
+    [VT_REC_MPI_COLL_BEGIN] = enc_coll_begin,
+    [VT_REC_MPI_COLL_END] = enc_coll_end,
+    [VT_REC_MPI_NBC_REQUEST] = enc_nbc_request,
+    [VT_REC_MPI_NBC_COMPLETE] = enc_nbc_complete,
+    [VT_REC_RMA_WIN_CREATE] = enc_rma_win,
+    [VT_REC_RMA_WIN_DESTROY] = enc_rma_win,
+    [VT_REC_RMA_COLL_BEGIN] = enc_rma_coll_begin,
+    [VT_REC_RMA_COLL_END] = enc_rma_coll_end,
+    [VT_REC_RMA_PUT] = enc_rma_op,
+    [VT_REC_RMA_GET] = enc_rma_op,
+    [VT_REC_RMA_ATOMIC] = enc_rma_op,
+    [VT_REC_RMA_COMPLETE] = enc_rma_complete,
+    [VT_REC_RMA_LOCK] = enc_rma_lock,
+    [VT_REC_RMA_GROUP_SYNC] = enc_rma_group_sync,
+    [VT_REC_IO_CREATE] = enc_io,
+    [VT_REC_IO_DESTROY] = enc_io,
+    [VT_REC_IO_BEGIN] = enc_io,
+    [VT_REC_IO_ISSUED] = enc_io,
+    [VT_REC_IO_COMPLETE] = enc_io,
+    [VT_REC_IO_CANCELLED] = enc_io,
+    [VT_REC_IO_SEEK] = enc_io,
+    [VT_REC_COUNTER] = enc_counter,
+    [VT_REC_MEASURE] = enc_measure,
+    [VT_REC_SAMPLE] = enc_sample,
+    /* VT_REC_METRIC: in the loop below, at the time of the event before it. */
+};
+
+void vt_otf2_encode(struct vt_loc *loc, const struct vt_rec *from, const struct vt_rec *to)
+{
+	struct vt_enc_loc *e = enc_of(loc);
+	if (!e)
+		return;
+	OTF2_EvtWriter *w = writer_of(loc, e);
+	struct vt_stack *s = vt_stack_of(loc->index);
+	uint64_t last = e->last_ts;
+
+	if (!w)
+		return;
+	if (!e->began)
+		begin(loc, e, from->ts);
+	for (const struct vt_rec *r = from; r < to && !vt_otf2_failed(); r++) {
+		if (r->kind == VT_REC_METRIC) {
+			/* A value of the Enter or Leave before it, at its time: none if that
+			 * event was not written (a call limit). */
+			const struct vt_rec_metric *m = (const struct vt_rec_metric *)r;
+			if (e->last_recorded)
+				vt_otf2_write_value(w, last, m->metric, m->metric, m->value);
+			if (m->metric < __atomic_load_n(&mt.n_metrics, __ATOMIC_ACQUIRE) &&
+			    mt.metrics[m->metric].occurrence == OTF2_METRIC_SYNCHRONOUS_STRICT)
+				keep_strict(e, m->metric, m->value);
+			continue;
+		}
+		/* Records are in the order they happened; a clock that steps back is clamped. */
+		uint64_t ts = r->ts > last ? r->ts : last;
+		last = ts;
+		/* Enter and Leave, by far the most; the values that follow are theirs. */
+		if (r->kind == VT_REC_ENTER || r->kind == VT_REC_LEAVE)
+			e->n_strict = 0;
+		if (r->kind == VT_REC_ENTER) {
+			e->last_recorded = enter(s, w, ts, r->region & VT_REGION_ID_MASK);
+			continue;
+		}
+		if (r->kind == VT_REC_LEAVE) {
+			e->last_recorded = leave(e, s, ts, r->region & VT_REGION_ID_MASK);
+			continue;
+		}
+		unsigned n = vt_rec_payloads(r);
+		if (r + n < to && r->kind < VT_REC_KIND_MAX && encoders[r->kind] &&
+		    !encoders[r->kind](loc, w, ts, r, (const union vt_rec_payload *)(r + 1)))
+			break;
+		r += n;
+	}
+	e->last_ts = last;
+}
+
+void vt_otf2_buffer_flush(struct vt_loc *loc, uint64_t start, uint64_t stop)
+{
+	struct vt_enc_loc *e = enc_of(loc);
+	if (!e)
+		return;
+	if (start < e->last_ts)
+		start = e->last_ts;
+	if (stop < start)
+		stop = start;
+	if (writer_of(loc, e))
+		vt_otf2_ok(OTF2_EvtWriter_BufferFlush(e->writer, NULL, start, stop));
+	e->last_ts = stop;
+}
+
+void vt_otf2_loc_stop(struct vt_loc *loc, uint64_t ts)
+{
+	struct vt_enc_loc *e = enc_of(loc);
+	if (!e)
+		return;
+	if (ts < e->last_ts)
+		ts = e->last_ts;
+	if (!writer_of(loc, e))
+		return;
+	if (unwind(e, vt_stack_of(loc->index), 0, ts))
+		vt_otf2_ok(
+		    OTF2_EvtWriter_MeasurementOnOff(e->writer, NULL, ts, OTF2_MEASUREMENT_OFF));
+	e->last_ts = ts;
+}
+
+void vt_otf2_loc_close(struct vt_loc *loc, uint64_t ts)
+{
+	struct vt_enc_loc *e = enc_of(loc);
+	if (!e)
+		return;
+	struct vt_stack *s = vt_stack_of(loc->index);
+	OTF2_Archive *archive = vt_otf2_archive();
+	if (!writer_of(loc, e)) {
+		/* A failed write left the writer to libotf2's error state: it is not closed (a
+		 * close flushes), and the events are those its file holds. */
+		if (vt_otf2_failed() && archive)
+			e->n_events = vt_otf2_events_on_disk(loc->ref);
+		e->writer = NULL;
+		goto out;
+	}
+	if (ts < e->last_ts)
+		ts = e->last_ts;
+	if (!e->began)
+		begin(loc, e, ts);
+	if (unwind(e, s, 0, ts) && loc->index > 0)
+		vt_otf2_ok(OTF2_EvtWriter_ThreadEnd(e->writer, NULL, ts, VT_OTF2_THREAD_COMM_LOCAL,
+						    loc->index));
+	e->last_ts = ts;
+	if (s && s->repaired)
+		vt_info("thread %u: %lu Leave events added or dropped to keep regions balanced",
+			loc->index, (unsigned long)s->repaired);
+	OTF2_EvtWriter_GetNumberOfEvents(e->writer, &e->n_events);
+	if (vt_otf2_failed() || !vt_otf2_ok(OTF2_Archive_CloseEvtWriter(archive, e->writer)))
+		e->n_events = vt_otf2_events_on_disk(loc->ref);
+	e->writer = NULL;
+out:
+	if (s)
+		vt_stack_release(s);
+	free(e->sample_path);
+	e->sample_path = NULL;
+	free(e->strict);
+	e->strict = NULL;
+	e->n_strict = e->cap_strict = 0;
+}
