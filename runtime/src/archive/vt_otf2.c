@@ -21,33 +21,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define EVT_CHUNK (1u << 20)
-/* vt's own descriptors stay at or above this, clear of the program's usual ones. */
-#define VT_FD_FLOOR 10
-/* libotf2 keeps up to 128 MiB per writer by default; vt keeps two chunks, so memory stays
- * VT_BUFFER_SIZE plus 2 MiB per thread, and a full chunk goes to disk at once. */
-#define EVT_CHUNKS_KEPT 2
-
-/*
- * Chunks that writers gave back, kept for the next writer. libotf2 fills a chunk's unused
- * rest when it writes it, so a fresh chunk costs a page fault per 4 KiB even for a definition
- * file of 200 bytes; on a paravirtualised VM that is ~30 us a fault, 30 ms for a 4 MiB
- * chunk. A reused chunk is resident already: the local definitions of every location, and
- * the event writers of threads that start after others ended, take no faults.
- */
-#define SPARE_CHUNKS 4
-static struct {
-	void *p[SPARE_CHUNKS];
-	uint64_t size[SPARE_CHUNKS];
-	int n;
-} spare;
-static pthread_mutex_t spare_lock = PTHREAD_MUTEX_INITIALIZER;
-
 static OTF2_Archive *archive;
-/* A descriptor (/dev/null, at fd 10 or above) kept from the start: given back when a program
- * that took every descriptor made libotf2's opens fail, the definitions are still written,
- * one file after the other; and copied to hold low descriptors (vt_otf2_low_fds_hold). */
-static int spare_fd = -1;
 static char *archive_dir, *archive_name, *anchor_path;
 /* MPI mode: set by vt_otf2_open_mpi; ids in events are then local and mapped at the end. */
 static const struct vt_mpi_ops *mpi;
@@ -264,10 +238,7 @@ const struct vt_otf2_clock_offset *vt_otf2_clock_offsets(int *n)
 void vt_otf2_closed(void)
 {
 	archive = NULL;
-	pthread_mutex_lock(&spare_lock);
-	while (spare.n)
-		free(spare.p[--spare.n]);
-	pthread_mutex_unlock(&spare_lock);
+	vt_otf2_chunks_release();
 }
 
 bool vt_otf2_ready(void)
@@ -348,15 +319,13 @@ static void run_time(char *buf, size_t len)
 	snprintf(buf, len, "%lu.%03lu s", ms / 1000, ms % 1000);
 }
 
-static void low_fds_drop(void);
-
 /* The first failed write of the run stops recording, with one line; the room kept for the
  * definitions is given back at once, for the ends of the event files. */
 void vt_otf2_stop_writing(OTF2_ErrorCode rc)
 {
 	if (__atomic_exchange_n(&write_failed, 1, __ATOMIC_ACQ_REL))
 		return;
-	low_fds_drop();
+	vt_otf2_low_fds_drop();
 	vt_otf2_reserve_release();
 	char when[32];
 	run_time(when, sizeof(when));
@@ -395,6 +364,16 @@ void vt_otf2_stop_writing(OTF2_ErrorCode rc)
 		 what, when, where, why);
 }
 
+bool vt_otf2_file_path(char *buf, size_t len, uint64_t ref, const char *ext)
+{
+	if (!archive_dir || !archive_name)
+		return false;
+	/* libotf2's names of a location's files (OTF2's POSIX substrate). */
+	int n = snprintf(buf, len, "%s/%s/%llu.%s", archive_dir, archive_name,
+			 (unsigned long long)ref, ext);
+	return n > 0 && (size_t)n < len;
+}
+
 /*
  * After a failed write: the event file of location ref is cut to its whole chunks (a write
  * that failed halfway left part of one), and the events it then holds are the last event
@@ -412,8 +391,8 @@ uint64_t vt_otf2_events_on_disk(uint64_t ref)
 	uint64_t events = 0;
 	if (!archive_dir || !archive_name)
 		return 0;
-	snprintf(path, sizeof(path), "%s/%s/%llu.evt", archive_dir, archive_name,
-		 (unsigned long long)ref);
+	if (!vt_otf2_file_path(path, sizeof(path), ref, "evt"))
+		return 0;
 	int fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0666);
 	if (fd < 0)
 		return 0;
@@ -457,13 +436,8 @@ static char *reserve_path;
 
 static void reserve_take(void)
 {
-	int fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
-	if (fd >= 0 && fd < VT_FD_FLOOR) {
-		spare_fd = fcntl(fd, F_DUPFD_CLOEXEC, VT_FD_FLOOR);
-		close(fd);
-	} else {
-		spare_fd = fd;
-	}
+	vt_otf2_spare_fd_take();
+	int fd;
 	if (asprintf(&reserve_path, "%s/%s/vt-reserve.%ld", archive_dir, archive_name,
 		     (long)getpid()) < 0) {
 		reserve_path = NULL;
@@ -490,9 +464,7 @@ static void reserve_take(void)
 
 void vt_otf2_reserve_release(void)
 {
-	int fd = __atomic_exchange_n(&spare_fd, -1, __ATOMIC_ACQ_REL);
-	if (fd >= 0)
-		close(fd);
+	vt_otf2_spare_fd_release();
 	char *path = __atomic_exchange_n(&reserve_path, NULL, __ATOMIC_ACQ_REL);
 	if (!path)
 		return;
@@ -643,248 +615,6 @@ int vt_otf2_open_alone(void)
 	free(to);
 	return 0;
 }
-
-/*
- * vt's descriptors and libotf2's. libotf2 opens its files with fopen, at the lowest free
- * descriptor and without close-on-exec: after the program's close(1), the event file became
- * fd 1 and the program's output went into the trace. libotf2 has no file callbacks, but it
- * opens files only while it flushes (between the flush callbacks below: an event file at its
- * first flush) and at the end, so for that time vt holds every free descriptor below
- * VT_FD_FLOOR with a copy of its spare one; libotf2's files then land at VT_FD_FLOOR or above
- * (where the limit allows), and the program finds its low descriptors free again afterwards. The
- * event file is then marked close-on-exec: the descriptor it takes is the lowest free one at or
- * above the floor, found before the flush and checked after it (the same file, by device and
- * inode).
- */
-static pthread_mutex_t low_lock = PTHREAD_MUTEX_INITIALIZER;
-static int low_users, low_fds[VT_FD_FLOOR], n_low;
-static __thread int flush_probe = -1;
-
-static int dup_spare(int min)
-{
-	int kept = __atomic_load_n(&spare_fd, __ATOMIC_ACQUIRE);
-	if (kept >= 0) {
-		int fd = fcntl(kept, F_DUPFD_CLOEXEC, min);
-		if (fd >= 0 || errno != EBADF)
-			return fd;
-	}
-	int fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
-	if (fd >= 0 && fd < min) {
-		int high = fcntl(fd, F_DUPFD_CLOEXEC, min);
-		close(fd);
-		fd = high;
-	}
-	return fd;
-}
-
-static void low_fds_close_locked(void)
-{
-	while (n_low > 0)
-		close(low_fds[--n_low]);
-}
-
-void vt_otf2_low_fds_hold(void)
-{
-	int saved = errno;
-	pthread_mutex_lock(&low_lock);
-	if (low_users++ == 0) {
-		n_low = 0;
-		bool room = false; /* a descriptor at or above the floor is free */
-		while (n_low < VT_FD_FLOOR) {
-			int fd = dup_spare(0);
-			if (fd < 0)
-				break;
-			if (fd >= VT_FD_FLOOR) {
-				close(fd);
-				room = true;
-				break;
-			}
-			low_fds[n_low++] = fd;
-		}
-		/* Only low descriptors were free: libotf2 takes one of them rather than none. */
-		if (!room)
-			low_fds_close_locked();
-	}
-	pthread_mutex_unlock(&low_lock);
-	errno = saved;
-}
-
-void vt_otf2_low_fds_release(void)
-{
-	int saved = errno;
-	pthread_mutex_lock(&low_lock);
-	if (low_users > 0 && --low_users == 0)
-		low_fds_close_locked();
-	pthread_mutex_unlock(&low_lock);
-	errno = saved;
-}
-
-/* After a failed write a flush may never have reached its post_flush: every hold ends. */
-static void low_fds_drop(void)
-{
-	pthread_mutex_lock(&low_lock);
-	low_users = 0;
-	low_fds_close_locked();
-	pthread_mutex_unlock(&low_lock);
-}
-
-/*
- * libotf2 opens a location's event file at its first flush and keeps it open: only that
- * flush (and the end) needs the low descriptors held. Holding them at every flush would
- * show the program, whose threads run on meanwhile, busy descriptors it had closed.
- */
-static uint64_t *opened;
-static size_t n_opened, cap_opened;
-static __thread bool flush_held;
-
-static bool is_opened(uint64_t ref)
-{
-	bool found = false;
-	pthread_mutex_lock(&low_lock);
-	for (size_t i = 0; i < n_opened && !found; i++)
-		found = opened[i] == ref;
-	pthread_mutex_unlock(&low_lock);
-	return found;
-}
-
-static void mark_opened(uint64_t ref)
-{
-	pthread_mutex_lock(&low_lock);
-	if (n_opened == cap_opened) {
-		size_t cap = cap_opened ? 2 * cap_opened : 16;
-		uint64_t *grown = realloc(opened, cap * sizeof(*grown));
-		if (grown) {
-			opened = grown;
-			cap_opened = cap;
-		}
-	}
-	if (n_opened < cap_opened)
-		opened[n_opened++] = ref;
-	pthread_mutex_unlock(&low_lock);
-}
-
-static OTF2_FlushType pre_flush(void *user, OTF2_FileType type, OTF2_LocationRef loc, void *caller,
-				bool final)
-{
-	int saved = errno;
-	flush_probe = -1;
-	flush_held = false;
-	if (type == OTF2_FILETYPE_EVENTS && is_opened(loc))
-		return OTF2_FLUSH;
-	vt_otf2_low_fds_hold();
-	flush_held = true;
-	if (type == OTF2_FILETYPE_EVENTS) {
-		flush_probe = dup_spare(VT_FD_FLOOR);
-		if (flush_probe >= 0)
-			close(flush_probe);
-	}
-	errno = saved;
-	return OTF2_FLUSH;
-}
-
-static OTF2_TimeStamp post_flush(void *user, OTF2_FileType type, OTF2_LocationRef loc)
-{
-	int saved = errno;
-	char path[4096];
-	struct stat file, fd;
-	if (flush_held && type == OTF2_FILETYPE_EVENTS && archive_dir && archive_name) {
-		snprintf(path, sizeof(path), "%s/%s/%llu.evt", archive_dir, archive_name,
-			 (unsigned long long)loc);
-		if (stat(path, &file) == 0) {
-			mark_opened(loc);
-			if (flush_probe >= 0 && fstat(flush_probe, &fd) == 0 &&
-			    file.st_dev == fd.st_dev && file.st_ino == fd.st_ino)
-				fcntl(flush_probe, F_SETFD, FD_CLOEXEC);
-		}
-	}
-	flush_probe = -1;
-	errno = saved;
-	if (flush_held)
-		vt_otf2_low_fds_release();
-	flush_held = false;
-	return vt_clock_now();
-}
-
-static const OTF2_FlushCallbacks flush_callbacks = {pre_flush, post_flush};
-
-struct chunks {
-	size_t n, cap;
-	void **p;
-	uint64_t size; /* of each: a buffer's chunks are all of one size */
-};
-
-/* Called by libotf2 under its own locking per writer; each buffer has its own list. */
-static void *chunk_new(uint64_t size)
-{
-	void *m = NULL;
-	pthread_mutex_lock(&spare_lock);
-	for (int i = 0; i < spare.n; i++) {
-		if (spare.size[i] == size) {
-			m = spare.p[i];
-			spare.n--;
-			spare.p[i] = spare.p[spare.n];
-			spare.size[i] = spare.size[spare.n];
-			break;
-		}
-	}
-	pthread_mutex_unlock(&spare_lock);
-	return m ? m : malloc(size);
-}
-
-static void chunk_give_back(void *m, uint64_t size)
-{
-	pthread_mutex_lock(&spare_lock);
-	if (spare.n < SPARE_CHUNKS) {
-		spare.p[spare.n] = m;
-		spare.size[spare.n++] = size;
-		m = NULL;
-	}
-	pthread_mutex_unlock(&spare_lock);
-	free(m);
-}
-
-static void *chunk_alloc(void *user, OTF2_FileType type, OTF2_LocationRef loc, void **per_buffer,
-			 uint64_t size)
-{
-	struct chunks *c = *per_buffer;
-	if (!c && !(c = *per_buffer = calloc(1, sizeof(*c))))
-		return NULL;
-	/* NULL makes libotf2 write the chunks out and free them, then ask again. */
-	if (type == OTF2_FILETYPE_EVENTS && c->n >= EVT_CHUNKS_KEPT)
-		return NULL;
-	if (c->n == c->cap) {
-		size_t cap = c->cap ? 2 * c->cap : 4;
-		void **p = realloc(c->p, cap * sizeof(*p));
-		if (!p)
-			return NULL;
-		c->p = p;
-		c->cap = cap;
-	}
-	void *m = chunk_new(size);
-	if (m) {
-		c->size = size;
-		c->p[c->n++] = m;
-	}
-	return m;
-}
-
-static void chunk_free_all(void *user, OTF2_FileType type, OTF2_LocationRef loc, void **per_buffer,
-			   bool final)
-{
-	struct chunks *c = *per_buffer;
-	if (!c)
-		return;
-	for (size_t i = 0; i < c->n; i++)
-		chunk_give_back(c->p[i], c->size);
-	c->n = 0;
-	if (final) {
-		free(c->p);
-		free(c);
-		*per_buffer = NULL;
-	}
-}
-
-static const OTF2_MemoryCallbacks memory_callbacks = {chunk_alloc, chunk_free_all};
 
 static const char *exe_name(void)
 {
@@ -1080,8 +810,8 @@ static int open_archive(const char *name, const struct vt_mpi_ops *ops)
 			 dir, name);
 		return -1;
 	}
-	OTF2_Archive_SetFlushCallbacks(archive, &flush_callbacks, NULL);
-	OTF2_Archive_SetMemoryCallbacks(archive, &memory_callbacks, NULL);
+	OTF2_Archive_SetFlushCallbacks(archive, &vt_otf2_flush_callbacks, NULL);
+	OTF2_Archive_SetMemoryCallbacks(archive, &vt_otf2_memory_callbacks, NULL);
 	if (ops)
 		ops->set_collectives(archive);
 	else

@@ -54,6 +54,28 @@ static inline bool vt_otf2_ok(OTF2_ErrorCode rc)
 /* After a failed write: the events location ref's file holds, cut to its whole chunks. */
 uint64_t vt_otf2_events_on_disk(uint64_t ref);
 
+/* The path of location ref's file of kind ext ("evt", "def") in the archive; false when
+ * there is no archive or the path does not fit. */
+bool vt_otf2_file_path(char *buf, size_t len, uint64_t ref, const char *ext);
+
+/* libotf2's event chunks: 1 MiB. libotf2 keeps up to 128 MiB per writer by default; vt
+ * keeps two chunks, so memory stays VT_BUFFER_SIZE plus 2 MiB per thread, and a full chunk
+ * goes to disk at once (vt_chunks.c). */
+#define EVT_CHUNK	(1u << 20)
+#define EVT_CHUNKS_KEPT 2
+extern const OTF2_MemoryCallbacks vt_otf2_memory_callbacks;
+/* The archive is closed: the spare chunks go back to the system. */
+void vt_otf2_chunks_release(void);
+
+/* vt's own descriptors stay at or above this, clear of the program's usual ones (vt_fds.c). */
+#define VT_FD_FLOOR 10
+extern const OTF2_FlushCallbacks vt_otf2_flush_callbacks;
+/* After a failed write a flush may never have reached its post_flush: every hold ends. */
+void vt_otf2_low_fds_drop(void);
+/* The spare descriptor: taken when the archive opens, given back for the definitions. */
+void vt_otf2_spare_fd_take(void);
+void vt_otf2_spare_fd_release(void);
+
 struct vt_mpi_ops;
 
 struct vt_otf2_comm {
