@@ -237,6 +237,32 @@ static void matched(struct reader *rd, uint32_t i)
 	deliver(rd, i);
 }
 
+/* The oldest entry of the key waiting for this end (*found), or a new one. */
+static uint32_t take_or_open(struct reader *rd, enum wait state, uint32_t comm, uint32_t sender,
+			     uint32_t receiver, uint32_t tag, bool *found)
+{
+	struct p2p *q = &rd->match->p2p;
+	uint32_t i = take(q, state, comm, sender, receiver, tag);
+	*found = i != UINT32_MAX;
+	if (!*found) {
+		i = new_entry(q);
+		opened(rd);
+	}
+	return i;
+}
+
+/* This end handed over with its match. True: its other end was there, the message is
+ * complete (delivered, or kept until its Isend completes). */
+static bool hand_over(struct reader *rd, struct loc_state *s, struct vtr_record *r, uint32_t i,
+		      bool found)
+{
+	r->match = &rd->match->p2p.pool[i].slot;
+	vtr_emit(rd, s, r);
+	if (found)
+		matched(rd, i);
+	return found;
+}
+
 void vtr_match_send(struct reader *rd, struct loc_state *s, struct vtr_record *r)
 {
 	if (!rd->merged) {
@@ -248,12 +274,8 @@ void vtr_match_send(struct reader *rd, struct loc_state *s, struct vtr_record *r
 	bool nonblocking = r->kind == VTR_EV_MpiIsend;
 	struct p2p *q = &match_of(rd)->p2p;
 	uint32_t sender = rank_in_comm(rd->tr, s->loc, comm);
-	uint32_t i = take(q, WAIT_SEND, comm, sender, receiver, tag);
-	bool found = i != UINT32_MAX;
-	if (!found) {
-		i = new_entry(q);
-		opened(rd);
-	}
+	bool found;
+	uint32_t i = take_or_open(rd, WAIT_SEND, comm, sender, receiver, tag, &found);
 	struct pending *p = &q->pool[i];
 	p->comm = comm;
 	p->sender = sender;
@@ -268,12 +290,8 @@ void vtr_match_send(struct reader *rd, struct loc_state *s, struct vtr_record *r
 	p->m.send_begin = s->depth ? s->stack[s->depth - 1].enter : time;
 	p->m.send_end = time;
 	p->m.send_nonblocking = nonblocking;
-	r->match = &p->slot;
-	vtr_emit(rd, s, r);
-	if (found) {
-		matched(rd, i);
+	if (hand_over(rd, s, r, i, found))
 		return;
-	}
 	p->state = WAIT_RECV;
 	chain(q, i);
 	/* The Isend may complete before its receive: found by its request then. */
@@ -318,23 +336,15 @@ void vtr_match_recv(struct reader *rd, struct loc_state *s, struct vtr_record *r
 	if (nonblocking && req_take(q, s->loc->index | (1ull << 63), request, &start))
 		begin = start.time;
 	uint32_t receiver = rank_in_comm(rd->tr, s->loc, comm);
-	uint32_t i = take(q, WAIT_RECV, comm, sender, receiver, tag);
-	bool found = i != UINT32_MAX;
-	if (!found) {
-		i = new_entry(q);
-		opened(rd);
-	}
+	bool found;
+	uint32_t i = take_or_open(rd, WAIT_RECV, comm, sender, receiver, tag, &found);
 	struct pending *p = &q->pool[i];
 	p->m.receiver = s->loc;
 	p->m.recv_begin = begin;
 	p->m.recv_end = time;
 	p->m.recv_nonblocking = nonblocking;
-	r->match = &p->slot;
-	vtr_emit(rd, s, r);
-	if (found) {
-		matched(rd, i);
+	if (hand_over(rd, s, r, i, found))
 		return;
-	}
 	p->comm = comm;
 	p->sender = sender;
 	p->receiver = receiver;
