@@ -5,7 +5,7 @@
 #include "unit.h"
 #include "vts.h"
 
-const char *vts_prog = "test-sim-spool";
+const char *const vts_prog = "test-sim-spool";
 
 int main(void)
 {

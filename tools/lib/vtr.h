@@ -144,6 +144,7 @@ struct vtr_trace {
 	/* internal */
 	void *reader, *group_defs, *loc_by_id;
 	size_t nloc_by_id;
+	bool stop; /* vtr_stop */
 	char err[512];
 };
 
@@ -195,6 +196,33 @@ struct vtr_collective {
 	const struct vtr_coll_member *members;
 };
 
+/*
+ * One event as read, for a tool that replays the events one by one (vt-sim): every event of
+ * every kind, with the fields of the kinds named here (the others are 0).
+ */
+struct vtr_record {
+	enum vtr_event kind;
+	uint64_t time;
+	uint32_t region;	  /* Enter, Leave: as recorded, defined or not */
+	uint32_t mode;		  /* MeasurementOnOff: its OTF2_MeasurementMode */
+	uint64_t request;	  /* MpiIsend, MpiIrecv, MpiIrecvRequest, MpiIsendComplete */
+	uint32_t comm, tag, peer; /* MpiSend, MpiIsend, MpiRecv, MpiIrecv: peer is the other
+				   * end's rank in comm; comm: MpiCollectiveEnd's too */
+	uint64_t bytes;		  /* point-to-point */
+	uint32_t op, root;	  /* MpiCollectiveEnd */
+	uint64_t sent, received;  /* MpiCollectiveEnd */
+	uint32_t member;	  /* merged, MpiCollectiveEnd: the location's index in comm,
+				   * VTR_NONE where it is none (then match is NULL) */
+	/*
+	 * Merged reading: the message (MpiSend, MpiIsend, MpiRecv, MpiIrecv) or collective
+	 * (MpiCollectiveEnd) this event is an end of, as the matching pairs them: one pointer
+	 * shared by all of its ends, NULL at the first one read, where the tool may keep what
+	 * it needs at the others. The library never looks at it; valid during the callback.
+	 * NULL: no matching (location by location; a collective of no member).
+	 */
+	void **match;
+};
+
 /* What a tool is told; any may be NULL. loc is the event's location. */
 struct vtr_callbacks {
 	void (*location_begin)(void *user, const struct vtr_location *loc);
@@ -202,6 +230,10 @@ struct vtr_callbacks {
 	/* Every event, counted by kind, before the kind's own callback. */
 	void (*event)(void *user, const struct vtr_location *loc, enum vtr_event kind,
 		      uint64_t time);
+	/* Every event again, with its fields and its match: right after event, before anything
+	 * else it leads to (its enter or leave, its problems, the message or collective it
+	 * completes). */
+	void (*record)(void *user, const struct vtr_location *loc, const struct vtr_record *r);
 	void (*enter)(void *user, const struct vtr_location *loc, uint64_t time, uint32_t region);
 	/* Every close of an open region, the repairs too (then time is the repairing event's or
 	 * the location's last); enter: when it was entered. */
@@ -219,12 +251,17 @@ struct vtr_callbacks {
 			bool has_time, uint64_t time, uint32_t region, const char *message);
 };
 
-/* Reads every location's events, one location after the other. 0, or -1 (tr->err). */
+/* Reads every location's events, one location after the other. 0, -1 (tr->err), or 1 when a
+ * callback called vtr_stop. */
 int vtr_read_locations(struct vtr_trace *tr, const struct vtr_callbacks *cb, void *user);
 
 /* Reads every event of every location in time order, matching messages and collectives.
- * 0, or -1 (tr->err). */
+ * 0, -1 (tr->err), or 1 when a callback called vtr_stop. */
 int vtr_read_merged(struct vtr_trace *tr, const struct vtr_callbacks *cb, void *user);
+
+/* From a callback: the reading ends after the current event, without closing what is open
+ * or reporting what is unmatched; it returns 1. */
+void vtr_stop(struct vtr_trace *tr);
 
 /* The archive's own description, handed to cb one by one: "creator", "description" and
  * "machine" (where the archive gives them), then every property (name, value), as libotf2

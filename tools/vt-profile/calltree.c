@@ -1,13 +1,11 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* vt-profile --call-tree: the call-path profile. */
+/* vt-profile --call-tree: the call-path profile (tools/lib/profile/ctree.h) as text, CSV, JSON. */
 /*
- * vt-profile --call-tree: the call-path profile. Every distinct path of regions from a
- * location's outermost region down (main > compute > fib > fib) is one node of a tree shared
- * by all locations; a node has the Enter count, inclusive time (every activation on the path,
- * recursion being a longer path) and exclusive time (inclusive minus that of the paths
- * directly below). With --depth N, paths longer than N are folded into their ancestor of
- * depth N, whose exclusive time then takes in theirs (it becomes its inclusive time).
+ * One row per call path, depth first, siblings sorted. With --depth N, paths longer than N
+ * are folded into their ancestor of depth N, whose exclusive time then takes in theirs (it
+ * becomes its inclusive time).
  */
+#include "ctree.h"
 #include "report.h"
 #include "vtr_out.h"
 
@@ -15,192 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-struct node {
-	uint32_t region, parent, depth;
-	uint32_t first, next; /* first child, next sibling: VTR_NONE for none */
-	uint64_t calls, incl, excl;
-};
-
-struct frame {
-	uint32_t node;
-	uint64_t child; /* inclusive time of the activations directly inside */
-};
-
-struct stack {
-	struct frame *f;
-	size_t depth, cap;
-};
-
-/* Read location by location, one stack serves all; read merged in time order (other tools,
- * vt_prof_ctree_new), each location has its own. */
-struct tree {
-	struct node *nodes; /* nodes[0]: the root above every location's outermost regions */
-	size_t n, cap;
-	uint32_t *slots; /* open addressing over (parent, region), node index + 1; 0: empty */
-	size_t nslots;
-	struct stack *stacks;
-	size_t nstacks;
-};
-
-static struct stack *stack_of(struct tree *t, const struct vtr_location *l)
-{
-	return &t->stacks[t->nstacks > 1 && l->index < t->nstacks ? l->index : 0];
-}
-
-static size_t slot_of(uint32_t parent, uint32_t region, size_t nslots)
-{
-	uint64_t h = ((uint64_t)parent << 32 | region) * 0x9E3779B97F4A7C15ull;
-	return (size_t)(h >> 17) & (nslots - 1);
-}
-
-static void rehash(struct tree *t)
-{
-	size_t nslots = t->nslots ? 2 * t->nslots : 1024;
-	uint32_t *slots = vtr_xcalloc(nslots, sizeof(*slots));
-	for (size_t i = 1; i < t->n; i++) {
-		size_t s = slot_of(t->nodes[i].parent, t->nodes[i].region, nslots);
-		while (slots[s])
-			s = (s + 1) & (nslots - 1);
-		slots[s] = (uint32_t)i + 1;
-	}
-	free(t->slots);
-	t->slots = slots;
-	t->nslots = nslots;
-}
-
-/* The child of parent for region, made on first use: O(1) expected per Enter. */
-static uint32_t child(struct tree *t, uint32_t parent, uint32_t region)
-{
-	if (2 * t->n >= t->nslots)
-		rehash(t);
-	size_t s = slot_of(parent, region, t->nslots);
-	for (; t->slots[s]; s = (s + 1) & (t->nslots - 1)) {
-		const struct node *x = &t->nodes[t->slots[s] - 1];
-		if (x->parent == parent && x->region == region)
-			return t->slots[s] - 1;
-	}
-	if (t->n == t->cap) {
-		t->cap = 2 * t->cap;
-		t->nodes = vtr_xrealloc(t->nodes, t->cap, sizeof(*t->nodes));
-	}
-	uint32_t i = (uint32_t)t->n++;
-	t->nodes[i] = (struct node){.region = region,
-				    .parent = parent,
-				    .depth = t->nodes[parent].depth + 1,
-				    .first = VTR_NONE,
-				    .next = VTR_NONE};
-	t->slots[s] = i + 1;
-	return i;
-}
-
-static void on_enter(void *user, const struct vtr_location *l, uint64_t time, uint32_t region)
-{
-	struct tree *t = user;
-	struct stack *s = stack_of(t, l);
-	(void)time;
-	uint32_t parent = s->depth ? s->f[s->depth - 1].node : 0;
-	uint32_t node = child(t, parent, region);
-	t->nodes[node].calls++;
-	if (s->depth == s->cap) {
-		s->cap = s->cap ? 2 * s->cap : 64;
-		s->f = vtr_xrealloc(s->f, s->cap, sizeof(*s->f));
-	}
-	s->f[s->depth++] = (struct frame){.node = node};
-}
-
-/* The layer closes every open region, the repairs too, so the stack always matches. */
-static void on_leave(void *user, const struct vtr_location *l, uint64_t time, uint32_t region,
-		     uint64_t enter)
-{
-	struct tree *t = user;
-	struct stack *s = stack_of(t, l);
-	(void)region;
-	if (!s->depth)
-		return;
-	struct frame f = s->f[--s->depth];
-	uint64_t dur = time > enter ? time - enter : 0;
-	t->nodes[f.node].incl += dur;
-	t->nodes[f.node].excl += dur > f.child ? dur - f.child : 0;
-	if (s->depth)
-		s->f[s->depth - 1].child += dur;
-}
-
-static void on_begin(void *user, const struct vtr_location *l)
-{
-	struct tree *t = user;
-	stack_of(t, l)->depth = 0;
-}
-
-/* ---- output ---- */
-
-static const struct vt_prof_trace *sort_trace;
-static enum vt_prof_sort sort_key;
-static const struct node *sort_nodes;
-
-static int cmp_nodes(const void *pa, const void *pb)
-{
-	const struct node *a = &sort_nodes[*(const uint32_t *)pa];
-	const struct node *b = &sort_nodes[*(const uint32_t *)pb];
-	uint64_t x = 0, y = 0;
-	switch (sort_key) {
-	case VT_PROF_SORT_EXCL:
-		x = a->excl, y = b->excl;
-		break;
-	case VT_PROF_SORT_INCL:
-		x = a->incl, y = b->incl;
-		break;
-	case VT_PROF_SORT_CALLS:
-		x = a->calls, y = b->calls;
-		break;
-	case VT_PROF_SORT_NAME:
-		break;
-	}
-	if (x != y)
-		return x < y ? 1 : -1;
-	int c = strcmp(sort_trace->regions[a->region].name, sort_trace->regions[b->region].name);
-	return c ? c : (a->region > b->region) - (a->region < b->region);
-}
-
-/* Links every node's children, sorted, and returns the nodes in depth-first order. */
-static uint32_t *preorder(struct tree *t, const struct vt_prof_trace *tr, enum vt_prof_sort key,
-			  size_t *count)
-{
-	uint32_t *order = vtr_xrealloc(NULL, t->n, sizeof(*order));
-	size_t n = 0;
-	/* Children sorted per parent: sort all nodes, then prepend in reverse. */
-	uint32_t *all = vtr_xrealloc(NULL, t->n, sizeof(*all));
-	for (size_t i = 1; i < t->n; i++)
-		all[i - 1] = (uint32_t)i;
-	sort_trace = tr;
-	sort_key = key;
-	sort_nodes = t->nodes;
-	qsort(all, t->n - 1, sizeof(*all), cmp_nodes);
-	for (size_t i = t->n - 1; i-- > 0;) {
-		struct node *x = &t->nodes[all[i]];
-		x->next = t->nodes[x->parent].first;
-		t->nodes[x->parent].first = all[i];
-	}
-	free(all);
-	/* Depth-first without recursion: the stack holds the next sibling to visit. */
-	uint32_t *stack = vtr_xrealloc(NULL, t->n + 1, sizeof(*stack));
-	size_t sp = 0;
-	if (t->nodes[0].first != VTR_NONE)
-		stack[sp++] = t->nodes[0].first;
-	while (sp) {
-		uint32_t i = stack[--sp];
-		order[n++] = i;
-		if (t->nodes[i].next != VTR_NONE)
-			stack[sp++] = t->nodes[i].next;
-		if (t->nodes[i].first != VTR_NONE)
-			stack[sp++] = t->nodes[i].first;
-	}
-	free(stack);
-	*count = n;
-	return order;
-}
-
-/* With a depth limit, a node at the limit takes in its descendants' exclusive time. */
-static uint64_t shown_excl(const struct node *x, uint32_t limit)
+static uint64_t shown_excl(const struct vt_prof_path *x, uint32_t limit)
 {
 	return limit && x->depth == limit ? x->incl : x->excl;
 }
@@ -218,14 +31,14 @@ static void format_time(char *buf, size_t len, uint64_t ticks, uint64_t resoluti
 		snprintf(buf, len, "%.0f ns", s * 1e9);
 }
 
-static void report_text(FILE *out, const struct vt_prof_trace *tr, const struct tree *t,
-			const uint32_t *order, size_t n, uint32_t limit)
+static void report_text(FILE *out, const struct vt_prof_trace *tr, const struct vt_prof_path *p,
+			size_t n, uint32_t limit)
 {
 	char(*cells)[3][32] = vtr_xrealloc(NULL, n + 1, sizeof(*cells));
 	int width[3] = {4, 4, 5};
 	size_t shown = 0;
 	for (size_t i = 0; i < n; i++) {
-		const struct node *x = &t->nodes[order[i]];
+		const struct vt_prof_path *x = &p[i];
 		if (limit && x->depth > limit)
 			continue;
 		format_time(cells[shown][0], 32, x->incl, tr->timer_resolution);
@@ -249,7 +62,7 @@ static void report_text(FILE *out, const struct vt_prof_trace *tr, const struct 
 		"calls");
 	shown = 0;
 	for (size_t i = 0; i < n; i++) {
-		const struct node *x = &t->nodes[order[i]];
+		const struct vt_prof_path *x = &p[i];
 		if (limit && x->depth > limit)
 			continue;
 		fprintf(out, "%*s  %*s  %*s  %*s%s\n", width[0], cells[shown][0], width[1],
@@ -260,16 +73,20 @@ static void report_text(FILE *out, const struct vt_prof_trace *tr, const struct 
 	free(cells);
 }
 
-/* The path's region names from the outermost, separated by sep (CSV) or as a JSON array. */
-static void print_path(FILE *out, const struct vt_prof_trace *tr, const struct tree *t,
-		       uint32_t node, bool json)
+/* The path's region names from the outermost, separated by sep (CSV) or as a JSON array;
+ * pos: a path's index in p by its id (its ancestors' are smaller: p is depth first). */
+static void print_path(FILE *out, const struct vt_prof_trace *tr, const struct vt_prof_path *p,
+		       const size_t *pos, size_t i, bool json)
 {
-	uint32_t d = t->nodes[node].depth;
+	uint32_t d = p[i].depth;
 	uint32_t *chain = vtr_xrealloc(NULL, d + 1, sizeof(*chain));
-	for (uint32_t i = node; i; i = t->nodes[i].parent)
-		chain[--d] = t->nodes[i].region;
+	for (size_t k = i;; k = pos[p[k].parent]) {
+		chain[--d] = p[k].region;
+		if (!p[k].parent)
+			break;
+	}
 	fputc(json ? '[' : '"', out);
-	for (uint32_t k = 0; k < t->nodes[node].depth; k++) {
+	for (uint32_t k = 0; k < p[i].depth; k++) {
 		if (json) {
 			fputs(k ? ", " : "", out);
 			vtr_json_string(out, tr->regions[chain[k]].name);
@@ -287,27 +104,27 @@ static void print_path(FILE *out, const struct vt_prof_trace *tr, const struct t
 	free(chain);
 }
 
-static void report_csv(FILE *out, const struct vt_prof_trace *tr, const struct tree *t,
-		       const uint32_t *order, size_t n, uint32_t limit)
+static void report_csv(FILE *out, const struct vt_prof_trace *tr, const struct vt_prof_path *p,
+		       const size_t *pos, size_t n, uint32_t limit)
 {
 	double res = tr->timer_resolution ? (double)tr->timer_resolution : 1;
 	fputs("id,parent,depth,region,path,calls,incl_ticks,excl_ticks,incl_s,excl_s\n", out);
 	for (size_t i = 0; i < n; i++) {
-		const struct node *x = &t->nodes[order[i]];
+		const struct vt_prof_path *x = &p[i];
 		if (limit && x->depth > limit)
 			continue;
-		fprintf(out, "%" PRIu32 ",%" PRIu32 ",%" PRIu32 ",", order[i], x->parent, x->depth);
+		fprintf(out, "%" PRIu32 ",%" PRIu32 ",%" PRIu32 ",", x->id, x->parent, x->depth);
 		vt_prof_csv_field(out, tr->regions[x->region].name);
 		fputc(',', out);
-		print_path(out, tr, t, order[i], false);
+		print_path(out, tr, p, pos, i, false);
 		fprintf(out, ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%.9g,%.9g\n", x->calls, x->incl,
 			shown_excl(x, limit), (double)x->incl / res,
 			(double)shown_excl(x, limit) / res);
 	}
 }
 
-static void report_json(FILE *out, const struct vt_prof_trace *tr, const struct tree *t,
-			const uint32_t *order, size_t n, uint32_t limit)
+static void report_json(FILE *out, const struct vt_prof_trace *tr, const struct vt_prof_path *p,
+			const size_t *pos, size_t n, uint32_t limit)
 {
 	fputs("{\n  \"trace\": ", out);
 	vtr_json_string(out, tr->path);
@@ -316,16 +133,16 @@ static void report_json(FILE *out, const struct vt_prof_trace *tr, const struct 
 	fputs("  \"paths\": [", out);
 	bool first = true;
 	for (size_t i = 0; i < n; i++) {
-		const struct node *x = &t->nodes[order[i]];
+		const struct vt_prof_path *x = &p[i];
 		if (limit && x->depth > limit)
 			continue;
 		fprintf(out,
 			"%s\n    {\"id\": %" PRIu32 ", \"parent\": %" PRIu32 ", \"depth\": %" PRIu32
 			", \"region\": ",
-			first ? "" : ",", order[i], x->parent, x->depth);
+			first ? "" : ",", x->id, x->parent, x->depth);
 		vtr_json_string(out, tr->regions[x->region].name);
 		fputs(", \"path\": ", out);
-		print_path(out, tr, t, order[i], true);
+		print_path(out, tr, p, pos, i, true);
 		fprintf(out,
 			", \"calls\": %" PRIu64 ", \"incl_ticks\": %" PRIu64
 			", \"excl_ticks\": %" PRIu64 "}",
@@ -335,119 +152,32 @@ static void report_json(FILE *out, const struct vt_prof_trace *tr, const struct 
 	fputs(first ? "]\n}\n" : "\n  ]\n}\n", out);
 }
 
-static void init(struct tree *t, size_t nstacks)
-{
-	*t = (struct tree){.cap = 256};
-	t->nodes = vtr_xrealloc(NULL, t->cap, sizeof(*t->nodes));
-	t->nodes[0] = (struct node){.region = VTR_NONE, .first = VTR_NONE, .next = VTR_NONE};
-	t->n = 1;
-	t->nstacks = nstacks ? nstacks : 1;
-	t->stacks = vtr_xcalloc(t->nstacks, sizeof(*t->stacks));
-	rehash(t);
-}
-
-/* Reads the trace's call paths into t; 0, or -1 with err. */
-static int build(struct tree *t, const struct vt_prof_trace *tr, char *err, size_t errlen)
-{
-	init(t, 1);
-	const struct vtr_callbacks cb = {
-	    .location_begin = on_begin, .enter = on_enter, .leave = on_leave};
-	int rc = vtr_read_locations(tr->layer, &cb, t);
-	if (rc < 0)
-		snprintf(err, errlen, "%s", tr->layer->err);
-	return rc;
-}
-
-static void drop(struct tree *t)
-{
-	free(t->nodes);
-	free(t->slots);
-	for (size_t i = 0; i < t->nstacks; i++)
-		free(t->stacks[i].f);
-	free(t->stacks);
-}
-
-/* The call paths as a list in the order --call-tree gives them. */
-static struct vt_prof_path *paths_of(struct tree *t, const struct vt_prof_trace *tr,
-				     enum vt_prof_sort key, size_t *count)
-{
-	size_t n;
-	uint32_t *order = preorder(t, tr, key, &n);
-	struct vt_prof_path *p = vtr_xrealloc(NULL, n + 1, sizeof(*p));
-	for (size_t i = 0; i < n; i++) {
-		const struct node *x = &t->nodes[order[i]];
-		p[i] = (struct vt_prof_path){.id = order[i],
-					     .parent = x->parent,
-					     .depth = x->depth,
-					     .region = x->region,
-					     .calls = x->calls,
-					     .incl = x->incl,
-					     .excl = x->excl};
-	}
-	free(order);
-	*count = n;
-	return p;
-}
-
-struct vt_prof_ctree {
-	struct tree t;
-};
-
-struct vt_prof_ctree *vt_prof_ctree_new(size_t nlocations)
-{
-	struct vt_prof_ctree *c = vtr_xcalloc(1, sizeof(*c));
-	init(&c->t, nlocations);
-	return c;
-}
-
-void vt_prof_ctree_enter(struct vt_prof_ctree *c, const struct vtr_location *l, uint64_t time,
-			 uint32_t region)
-{
-	on_enter(&c->t, l, time, region);
-}
-
-void vt_prof_ctree_leave(struct vt_prof_ctree *c, const struct vtr_location *l, uint64_t time,
-			 uint32_t region, uint64_t enter)
-{
-	on_leave(&c->t, l, time, region, enter);
-}
-
-struct vt_prof_path *vt_prof_ctree_paths(struct vt_prof_ctree *c, const struct vt_prof_trace *tr,
-					 enum vt_prof_sort key, size_t *count)
-{
-	return paths_of(&c->t, tr, key, count);
-}
-
-void vt_prof_ctree_free(struct vt_prof_ctree *c)
-{
-	if (!c)
-		return;
-	drop(&c->t);
-	free(c);
-}
-
 int vt_prof_report_calltree(const struct vt_prof_trace *tr, const struct vt_prof_options *opt,
 			    FILE *out, char *err, size_t errlen)
 {
-	struct tree t;
-	int rc = build(&t, tr, err, errlen);
-	if (rc == 0) {
-		size_t n;
-		uint32_t *order =
-		    preorder(&t, tr, opt->sort_given ? opt->sort : VT_PROF_SORT_INCL, &n);
-		switch (opt->format) {
-		case VT_PROF_TEXT:
-			report_text(out, tr, &t, order, n, opt->depth);
-			break;
-		case VT_PROF_CSV:
-			report_csv(out, tr, &t, order, n, opt->depth);
-			break;
-		case VT_PROF_JSON:
-			report_json(out, tr, &t, order, n, opt->depth);
-			break;
-		}
-		free(order);
+	struct vt_prof_ctree *c = vt_prof_ctree_read(tr, err, errlen);
+	if (!c)
+		return -1;
+	size_t n;
+	struct vt_prof_path *p =
+	    vt_prof_ctree_paths(c, tr, opt->sort_given ? opt->sort : VT_PROF_SORT_INCL, &n);
+	size_t *pos = vtr_xcalloc(n + 1, sizeof(*pos));
+	for (size_t i = 0; i < n; i++)
+		if (p[i].id <= n)
+			pos[p[i].id] = i;
+	switch (opt->format) {
+	case VT_PROF_TEXT:
+		report_text(out, tr, p, n, opt->depth);
+		break;
+	case VT_PROF_CSV:
+		report_csv(out, tr, p, pos, n, opt->depth);
+		break;
+	case VT_PROF_JSON:
+		report_json(out, tr, p, pos, n, opt->depth);
+		break;
 	}
-	drop(&t);
-	return rc;
+	free(pos);
+	free(p);
+	vt_prof_ctree_free(c);
+	return 0;
 }

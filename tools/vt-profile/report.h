@@ -8,11 +8,9 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "profile.h"
+#include "ctree.h"
 
 enum vt_prof_format { VT_PROF_TEXT, VT_PROF_CSV, VT_PROF_JSON };
-
-enum vt_prof_sort { VT_PROF_SORT_EXCL, VT_PROF_SORT_INCL, VT_PROF_SORT_CALLS, VT_PROF_SORT_NAME };
 
 struct vt_prof_options {
 	enum vt_prof_format format;
@@ -38,25 +36,6 @@ void vt_prof_report_samples(const struct vt_prof_trace *tr, const struct vt_prof
 /* The call-path profile (--call-tree), read in a pass of its own. 0, or -1 with err. */
 int vt_prof_report_calltree(const struct vt_prof_trace *tr, const struct vt_prof_options *opt,
 			    FILE *out, char *err, size_t errlen);
-
-/* One call path, as --call-tree gives it. */
-struct vt_prof_path {
-	uint32_t id, parent, depth, region; /* parent 0: an outermost region */
-	uint64_t calls, incl, excl;
-};
-
-/* The same call paths built from events another reading hands over (vt-report's, merged in
- * time order: a stack per location): enter and leave as the layer's callbacks say. */
-struct vt_prof_ctree;
-struct vt_prof_ctree *vt_prof_ctree_new(size_t nlocations);
-void vt_prof_ctree_enter(struct vt_prof_ctree *c, const struct vtr_location *l, uint64_t time,
-			 uint32_t region);
-void vt_prof_ctree_leave(struct vt_prof_ctree *c, const struct vtr_location *l, uint64_t time,
-			 uint32_t region, uint64_t enter);
-/* The paths in --call-tree's order; the caller frees. */
-struct vt_prof_path *vt_prof_ctree_paths(struct vt_prof_ctree *c, const struct vt_prof_trace *tr,
-					 enum vt_prof_sort key, size_t *count);
-void vt_prof_ctree_free(struct vt_prof_ctree *c);
 
 /* The MPI statistics (--mpi), read in merged order; unmatched messages and collectives are
  * written to warn and counted in *problems. 0, or -1 with err. */

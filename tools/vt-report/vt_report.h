@@ -7,8 +7,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "ctree.h"
 #include "profile.h"
-#include "report.h" /* vt-profile's: the call paths */
 
 /* Aggregated timeline: bins per location and depth, depths beyond this share the last. */
 #define VT_REPORT_MAX_DEPTH 32

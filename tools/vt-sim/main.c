@@ -14,6 +14,8 @@
 #include <time.h>
 #include <unistd.h>
 
+const char *const vts_prog = "vt-sim";
+
 #ifndef VT_VERSION
 #define VT_VERSION "unknown"
 #endif

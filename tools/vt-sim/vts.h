@@ -76,10 +76,15 @@ int vts_write(const char *input, struct vtr_trace *tr, struct vts_spool *spool, 
 /* Calls into simulator sim outside the replay (create, destroy): a crash inside is reported
  * naming it and the call; NULL ends the guard. */
 void vts_guard(const char *sim, const char *call);
+/* The replay's guard: on for the trace tr, off with NULL; between them, each simulator call is
+ * announced (sim, call, the event's location, region and time) and ended (sim NULL). */
+void vts_guard_replay(const struct vtr_trace *tr);
+void vts_guard_call(const char *sim, const char *call, uint32_t loc, uint32_t region,
+		    uint64_t time);
 
 /* The region classes of the context (enum vt_sim_class per region id). */
 uint32_t *vts_classify(const struct vtr_trace *tr);
 
-extern const char *vts_prog;
+extern const char *const vts_prog;
 
 #endif

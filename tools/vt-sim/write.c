@@ -147,6 +147,11 @@ static void write_markers(OTF2_Archive *a, struct copy *c)
 #define VTS_STOP(t, time, stop)	       ((stop) >= (time) ? (t) + ((stop) - (time)) : (t))
 #include "vts_copy.h"
 
+/* Pass 1 (tools/lib's reading) must time every event this copies: tools/lib's list of kinds
+ * (vtr_event_kinds.h, with its Unknown, which is not copied) has to cover this libotf2's. */
+_Static_assert(VTS_COPY_EVENT_KINDS == VTR_EV_COUNT - 1,
+	       "tools/lib/vtr_event_kinds.h does not list every event kind of this libotf2");
+
 static OTF2_CallbackCode clock_properties(void *user, uint64_t resolution, uint64_t offset,
 					  uint64_t length, uint64_t realtime)
 {

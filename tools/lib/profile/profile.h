@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* vt-profile's model of a trace: definitions, per-region and per-location results, problems. */
+/* The flat profile of a trace (vt-profile, vt-report, vt-score): regions, locations, problems. */
 #ifndef VT_PROF_PROFILE_H
 #define VT_PROF_PROFILE_H
 

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* vt-profile's reading: the flat profile from the trace layer's events (tools/lib/vtr.h). */
+/* The flat profile read from the trace layer's events (tools/lib/vtr.h), location by location. */
 #include "profile.h"
 
 #include <inttypes.h>

@@ -1,0 +1,145 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* What the parts of vt-sim's replay share: the queues, stacks, messages and collectives. */
+#ifndef VTS_REPLAY_H
+#define VTS_REPLAY_H
+
+#include "vts.h"
+
+enum qkind {
+	Q_ENTER,
+	Q_LEAVE,
+	Q_SEND,
+	Q_ISEND,
+	Q_RECV,
+	Q_IRECV,
+	Q_IRECV_REQ,
+	Q_COLL_END,
+	Q_ONOFF,
+	Q_METRIC,
+	Q_OTHER
+};
+
+/* A message, from its first end read to both ends' replay: what the matching of tools/lib
+ * pairs (vtr_record.match points to it). */
+struct msg {
+	uint32_t comm, tag;
+	uint64_t bytes;
+	bool have_send, have_recv; /* seen in the stream */
+	bool send_done;		   /* the sender's replay passed the send */
+	uint32_t sloc, rloc;
+	uint32_t send_func;
+	uint64_t o_send_start, n_send_start;
+	bool recv_seen; /* the receiver's replay passed the receive: its start is known */
+	uint64_t o_recv_start, n_recv_start;
+	bool send_ended; /* a synchronous send's end, decided */
+	uint64_t n_send_end;
+	int refs;
+	struct msg *prev, *next; /* while one end only is known: in the replay's list of them */
+};
+
+/* A collective, from its first member's end read to the last member's Leave. */
+struct coll {
+	uint32_t comm, op, root, n, arrived, ready;
+	uint32_t func;
+	struct coll_member {
+		uint32_t loc;
+		uint64_t o_start, o_end, n_start, sent, received;
+		bool here;
+	} * m;
+	struct coll *next;
+};
+
+struct qev {
+	uint64_t t;
+	uint32_t kind, arg; /* arg: region, on/off mode, member index */
+	void *p;	    /* struct msg or struct coll */
+	uint64_t req;
+};
+
+struct frame {
+	uint32_t region;
+	uint64_t n_start, o_start;
+	uint64_t child, o_child; /* inclusive time of the children: new, original */
+	struct msg **msgs;
+	size_t nmsgs, capmsgs;
+	uint64_t *irecv_start; /* per message */
+	struct msg *isend;
+	struct msg *ssend; /* a synchronous send: it completes once its receive started */
+	struct coll *coll;
+	uint32_t coll_index;
+	bool mpi, recv_nb;
+	size_t hold_from; /* held events before this frame's */
+};
+
+struct req {
+	uint64_t req, n_time, o_time;
+};
+
+struct loc {
+	uint32_t index;
+	struct qev *q;
+	size_t qhead, qlen, qcap;
+	bool started, blocked_coll, queued;
+	uint64_t now, last_orig, last_out;
+	struct frame *stack;
+	size_t depth, cap;
+	uint64_t *held; /* new times waiting for the end of the MPI call they are in */
+	size_t nheld, capheld;
+	size_t mpi_depth; /* open MPI frames */
+	bool off;	  /* recording switched off */
+	struct req *reqs; /* Irecv starts not yet completed */
+	size_t nreqs, capreqs;
+	uint64_t coll_end; /* the end decided for the collective it waits in */
+	bool coll_done;
+};
+
+struct replay {
+	struct vtr_trace *tr;
+	struct vts_sim *sims;
+	int nsims;
+	struct vts_spool *spool;
+	struct vts_replay_result *res;
+	struct loc *locs;
+	size_t nlocs;
+	uint32_t *cls;
+	uint32_t *rank_loc; /* world rank -> location index */
+	size_t nranks;
+	struct msg *open; /* messages of which one end only has been read */
+	size_t open_msgs;
+	struct coll *colls;
+	uint32_t *work;
+	size_t nwork;
+	uint64_t trace_start;
+	int failed;
+};
+
+/* Calls fn of simulator s, if it has one, under the crash guard (guard.c). */
+#define CALL(rp, s, fn, loc, region, time, ...)                                                    \
+	do {                                                                                       \
+		if ((s)->p->fn) {                                                                  \
+			vts_guard_call((s)->name, #fn, (loc), (region), (time));                   \
+			(s)->p->fn((s)->state, __VA_ARGS__);                                       \
+			vts_guard_call(NULL, NULL, 0, 0, 0);                                       \
+		}                                                                                  \
+	} while (0)
+
+/* The same for a call without arguments but the simulator's state. */
+#define CALL0(s, fn)                                                                               \
+	do {                                                                                       \
+		if ((s)->p->fn) {                                                                  \
+			vts_guard_call((s)->name, #fn, 0, VT_SIM_NONTRACING, 0);                   \
+			(s)->p->fn((s)->state);                                                    \
+			vts_guard_call(NULL, NULL, 0, 0, 0);                                       \
+		}                                                                                  \
+	} while (0)
+
+/* Replays a location's queue as far as it can, then every location it unblocked. */
+void vts_push_work(struct replay *rp, uint32_t loc);
+void vts_pump(struct replay *rp, struct loc *l);
+void vts_drain(struct replay *rp);
+void vts_unref(struct msg *m);
+void vts_coll_free(struct replay *rp, struct coll *c);
+struct frame *vts_top(struct loc *l);
+void vts_span(struct vts_totals *tt, uint64_t t);
+
+#endif
