@@ -4,6 +4,7 @@
 #include "archive/vt_otf2_priv.h"
 #include "base/vt_clock.h"
 #include "base/vt_config.h"
+#include "base/vt_loctab.h"
 #include "base/vt_log.h"
 #include "base/vt_state.h"
 #include "base/vt_subsystem.h"
@@ -83,6 +84,15 @@ struct vt_plugin_loc {
 	bool ended;
 	struct vt_plugin_loc *next;
 };
+
+/* The counters added on each location, by its index (NULL: none). */
+static struct vt_loctab loc_counters = VT_LOCTAB_INIT(struct vt_plugin_loc *);
+
+static struct vt_plugin_loc *counters_of(const struct vt_loc *loc)
+{
+	struct vt_plugin_loc **p = vt_loctab_peek(&loc_counters, loc->index);
+	return p ? *p : NULL;
+}
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static struct vt_async *asyncs, **asyncs_tail = &asyncs;
@@ -421,7 +431,7 @@ static struct vt_async *new_async(struct vt_metric *m, int32_t id, struct vt_loc
 static void add_counters(struct vt_tls *t, struct vt_loc *loc, bool at_mpi_init, bool host_first,
 			 bool rank0)
 {
-	struct vt_plugin_loc *pl = loc->plugins;
+	struct vt_plugin_loc *pl = counters_of(loc);
 	struct vt_metric_sync_ctr sync[MAX_SYNC];
 	uint32_t n_sync = 0;
 	struct added *added = NULL;
@@ -430,7 +440,8 @@ static void add_counters(struct vt_tls *t, struct vt_loc *loc, bool at_mpi_init,
 
 	vt_otf2_location_name(loc, owner, sizeof(owner));
 	if (!pl) {
-		pl = calloc(1, sizeof(*pl));
+		struct vt_plugin_loc **slot = vt_loctab_get(&loc_counters, loc->index);
+		pl = slot ? calloc(1, sizeof(*pl)) : NULL;
 		if (!pl)
 			return;
 		pl->tls = t;
@@ -438,7 +449,7 @@ static void add_counters(struct vt_tls *t, struct vt_loc *loc, bool at_mpi_init,
 		pl->next = plocs;
 		plocs = pl;
 		pthread_mutex_unlock(&lock);
-		loc->plugins = pl;
+		*slot = pl;
 	}
 	if (pl->sync) {
 		memcpy(sync, pl->sync->c, pl->sync->n * sizeof(*sync));
@@ -610,7 +621,7 @@ void vt_metric_put(struct vt_tls *t, uint32_t val, uint32_t kind)
  * A plugin's code runs meanwhile, so the thread's events then are dropped as foreign. */
 static void loc_flush(struct vt_loc *loc)
 {
-	struct vt_plugin_loc *pl = loc->plugins;
+	struct vt_plugin_loc *pl = counters_of(loc);
 	if (!pl)
 		return;
 	struct vt_tls *t = &vt_tls;
@@ -700,8 +711,9 @@ static void end_loc(struct vt_plugin_loc *pl, uint64_t end)
 
 static void loc_end(struct vt_tls *t, struct vt_loc *loc)
 {
-	if (loc->plugins)
-		end_loc(loc->plugins, vt_clock_now());
+	struct vt_plugin_loc *pl = counters_of(loc);
+	if (pl)
+		end_loc(pl, vt_clock_now());
 }
 
 static void stop_sync(void)
