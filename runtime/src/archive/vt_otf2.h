@@ -3,6 +3,7 @@
 #ifndef VT_OTF2_H
 #define VT_OTF2_H
 
+#include "defs/vt_defs.h"
 #include "record/vt_thread.h"
 
 #include <otf2/otf2.h>
@@ -73,14 +74,6 @@ void vt_otf2_set_metrics(const struct vt_otf2_metric *metrics, uint32_t n);
  * n - 1 of the same table, which has room for them: the writer now knows n. */
 void vt_otf2_metrics_grew(uint32_t n);
 
-/* Where a metric instance applies. */
-enum vt_otf2_scope {
-	VT_OTF2_SCOPE_LOCATION,
-	VT_OTF2_SCOPE_PROCESS,
-	VT_OTF2_SCOPE_HOST,
-	VT_OTF2_SCOPE_RUN
-};
-
 /* An instance of a metric with a METRIC location of its own (asynchronous values). */
 struct vt_otf2_instance {
 	uint32_t id;	   /* local metric id, after the metrics */
@@ -88,8 +81,8 @@ struct vt_otf2_instance {
 	uint64_t recorder; /* its METRIC location */
 	const char *recorder_name;
 	uint64_t events;
-	enum vt_otf2_scope scope;
-	uint64_t owner; /* the owner location (VT_OTF2_SCOPE_LOCATION) */
+	enum vt_def_scope scope;
+	uint64_t owner; /* the owner location (VT_DEF_SCOPE_LOCATION) */
 };
 
 /* At finalize, from the metric service: the instances (the table stays the service's) and
