@@ -15,6 +15,9 @@ folder graph (edges, upward edges, cycles) is printed either way, for the record
 libvt-mpi (runtime/mpi) sees libvt through one interface: it may include only the headers
 listed in MPI_IFACE, and the libvt symbols its objects use must be declared in them.
 
+No C file of the runtime or the tools is longer than MAX_LINES: a file that grows past it
+does more than one job and is to be split by job (issue 24).
+
 Usage: test_layers.py SOURCE_ROOT STATIC_LIB... [--mpi-lib LIB]...
 """
 
@@ -28,6 +31,23 @@ INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 # What libvt-mpi may include from runtime/src: the MPI interface and the record kinds that
 # its inline producers write (besides its own headers and the public include folder).
 MPI_IFACE = ["mpi/vt_mpi_iface.h", "record/vt_rec.h", "record/vt_buf.h", "base/vt_compiler.h"]
+
+
+MAX_LINES = 1000
+
+
+def check_sizes(root, errors):
+    """Every .c file under runtime/ and tools/ has at most MAX_LINES lines."""
+    for top in ("runtime", "tools"):
+        for d, dirs, files in os.walk(os.path.join(root, top)):
+            dirs[:] = sorted(x for x in dirs if not x.startswith(("build", ".")))
+            for f in sorted(files):
+                if f.endswith(".c"):
+                    path = os.path.join(d, f)
+                    n = sum(1 for _ in open(path, encoding="utf-8", errors="replace"))
+                    if n > MAX_LINES:
+                        errors.append(f"{os.path.relpath(path, root)}: {n} lines, more than "
+                                      f"{MAX_LINES}: split it by job")
 
 
 def declared_order(root):
@@ -223,6 +243,7 @@ def main():
     for c in cyc:
         errors.append("cycle: " + " <-> ".join(c))
     check_mpi(root, mpi_libs, libs, errors)
+    check_sizes(root, errors)
     for e in errors:
         print("FAIL: " + e)
     if errors:
