@@ -149,7 +149,7 @@ bool vt_otf2_write_value(OTF2_EvtWriter *w, uint64_t ts, uint32_t id, uint32_t m
  * own. */
 static bool unwind(struct vt_enc_loc *e, struct vt_stack *s, size_t keep, uint64_t ts)
 {
-	while (s && s->depth > keep) {
+	while (s->depth > keep) {
 		uint32_t region;
 		if (!vt_stack_pop(s, &region))
 			continue;
@@ -188,8 +188,6 @@ static void begin(struct vt_loc *loc, struct vt_enc_loc *e, uint64_t ts)
 
 static bool enter(struct vt_stack *s, OTF2_EvtWriter *w, uint64_t ts, uint32_t id)
 {
-	if (!s)
-		return false;
 	bool recorded = vt_stack_enter(s, id);
 	if (recorded)
 		vt_otf2_ok(OTF2_EvtWriter_Enter(w, NULL, ts, id));
@@ -200,7 +198,7 @@ static bool enter(struct vt_stack *s, OTF2_EvtWriter *w, uint64_t ts, uint32_t i
  * Leaves: those regions are left here too (vt_stack counts them as repaired). */
 static bool leave(struct vt_enc_loc *e, struct vt_stack *s, uint64_t ts, uint32_t id)
 {
-	long d = s ? vt_stack_leave(s, id) : -1;
+	long d = vt_stack_leave(s, id);
 	if (d < 0)
 		return false;
 	bool recorded = s->frames[d].recorded;
@@ -530,7 +528,7 @@ void vt_otf2_encode(struct vt_loc *loc, const struct vt_rec *from, const struct 
 	struct vt_stack *s = vt_stack_of(loc->index);
 	uint64_t last = e->last_ts;
 
-	if (!w)
+	if (!w || !s)
 		return;
 	if (!e->began)
 		begin(loc, e, from->ts);
@@ -590,9 +588,10 @@ void vt_otf2_loc_stop(struct vt_loc *loc, uint64_t ts)
 		return;
 	if (ts < e->last_ts)
 		ts = e->last_ts;
-	if (!writer_of(loc, e))
+	struct vt_stack *s = vt_stack_of(loc->index);
+	if (!writer_of(loc, e) || !s)
 		return;
-	if (unwind(e, vt_stack_of(loc->index), 0, ts))
+	if (unwind(e, s, 0, ts))
 		vt_otf2_ok(
 		    OTF2_EvtWriter_MeasurementOnOff(e->writer, NULL, ts, OTF2_MEASUREMENT_OFF));
 	e->last_ts = ts;
@@ -617,7 +616,7 @@ void vt_otf2_loc_close(struct vt_loc *loc, uint64_t ts)
 		ts = e->last_ts;
 	if (!e->began)
 		begin(loc, e, ts);
-	if (unwind(e, s, 0, ts) && loc->index > 0)
+	if ((!s || unwind(e, s, 0, ts)) && loc->index > 0)
 		vt_otf2_ok(OTF2_EvtWriter_ThreadEnd(e->writer, NULL, ts, VT_OTF2_THREAD_COMM_LOCAL,
 						    loc->index));
 	e->last_ts = ts;

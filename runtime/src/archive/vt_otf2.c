@@ -260,7 +260,7 @@ const char *vt_otf2_path(void)
  * failed write, no event writer is used again, recording stops for the run, and at the end
  * the event files are cut to their whole chunks, which readers read.
  */
-static int write_failed;
+int vt_otf2_write_failed;
 static char failure_msg[512];
 static int failure_msg_taken, failure_errno, last_errno;
 /* The code of the kept message: a message with another code starts a new report, and a
@@ -305,11 +305,6 @@ const char *vt_otf2_last_error(void)
 	return e ? strerror(e) : "libotf2 failed";
 }
 
-bool vt_otf2_failed(void)
-{
-	return __atomic_load_n(&write_failed, __ATOMIC_ACQUIRE);
-}
-
 /* The time since the start of the run, as "S.mmm" (no %f in vt's lines). */
 static void run_time(char *buf, size_t len)
 {
@@ -323,7 +318,7 @@ static void run_time(char *buf, size_t len)
  * definitions is given back at once, for the ends of the event files. */
 void vt_otf2_stop_writing(OTF2_ErrorCode rc)
 {
-	if (__atomic_exchange_n(&write_failed, 1, __ATOMIC_ACQ_REL))
+	if (__atomic_exchange_n(&vt_otf2_write_failed, 1, __ATOMIC_ACQ_REL))
 		return;
 	vt_otf2_low_fds_drop();
 	vt_otf2_reserve_release();

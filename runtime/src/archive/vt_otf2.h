@@ -97,8 +97,13 @@ bool vt_otf2_write_value(OTF2_EvtWriter *w, uint64_t ts, uint32_t id, uint32_t m
 bool vt_otf2_write_onoff(OTF2_EvtWriter *w, uint64_t ts, bool on);
 
 /* Whether a write of the trace failed (disk full, no file descriptor): recording stopped
- * then for the run, with one line, and no event writer is used again. */
-bool vt_otf2_failed(void);
+ * then for the run, with one line, and no event writer is used again. Inline: the encoder
+ * asks before every record. */
+extern int vt_otf2_write_failed __attribute__((visibility("hidden")));
+static inline bool vt_otf2_failed(void)
+{
+	return __atomic_load_n(&vt_otf2_write_failed, __ATOMIC_ACQUIRE);
+}
 
 /* METRIC locations of plugin counters (k: the counter instance): the OTF2 location id, and
  * its event writer (NULL while there is no archive). */

@@ -3,6 +3,9 @@
 #ifndef VT_STACK_H
 #define VT_STACK_H
 
+#include "base/vt_compiler.h"
+#include "regions/vt_region.h"
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -28,12 +31,41 @@ struct vt_stack {
 /* The stack of location index (made empty on first use); NULL when memory ran out. */
 struct vt_stack *vt_stack_of(uint32_t index);
 
-/* An Enter of region id, pushed: whether it is recorded (its call limit). */
-bool vt_stack_enter(struct vt_stack *s, uint32_t id);
+/* Pushes a frame where the stack is full: grows it (out of memory: counted as repaired). */
+void vt_stack_push_slow(struct vt_stack *s, uint32_t id, bool recorded);
+
+/* An Enter of region id, pushed: whether it is recorded (its call limit). Inline: the
+ * encoder runs it for every Enter. */
+static inline bool vt_stack_enter(struct vt_stack *s, uint32_t id)
+{
+	struct vt_region *reg = &vt_regions[id];
+	bool recorded = true;
+	if (vt_unlikely(reg->limit > 0))
+		recorded = __atomic_fetch_add(&reg->calls, 1, __ATOMIC_RELAXED) < reg->limit;
+	if (vt_unlikely(s->depth == s->cap)) {
+		vt_stack_push_slow(s, id, recorded);
+		return recorded;
+	}
+	s->frames[s->depth].region = id;
+	s->frames[s->depth].recorded = recorded;
+	s->depth++;
+	return recorded;
+}
 
 /* A Leave of region id: the depth of its frame (the regions from there up are to be left,
  * those above it counted as repaired), or -1 when no open region matches (counted too). */
-long vt_stack_leave(struct vt_stack *s, uint32_t id);
+static inline long vt_stack_leave(struct vt_stack *s, uint32_t id)
+{
+	size_t d = s->depth;
+	while (d > 0 && s->frames[d - 1].region != id)
+		d--;
+	if (vt_unlikely(d == 0)) {
+		s->repaired++;
+		return -1;
+	}
+	s->repaired += s->depth - d;
+	return (long)(d - 1);
+}
 
 /* Pops the innermost open region: its id in *region, and whether it was recorded. */
 static inline bool vt_stack_pop(struct vt_stack *s, uint32_t *region)
