@@ -3,6 +3,7 @@
 #ifndef VT_OTF2_H
 #define VT_OTF2_H
 
+#include "defs/vt_defs.h"
 #include "record/vt_thread.h"
 
 #include <otf2/otf2.h>
@@ -24,20 +25,6 @@ int vt_otf2_close_mpi(struct vt_loc *locs, uint64_t end_ts, const struct vt_mpi_
  * locations into an archive of its own beside the run's, without MPI; one line says where.
  */
 int vt_otf2_close_alone(struct vt_loc *locs, uint64_t end_ts, const char *why);
-
-/* MPI mode: communicators and clock offsets of this process (see vt_mpi_iface.h). */
-uint32_t vt_otf2_comm_define(uint64_t key, uint32_t my_rank, uint32_t size);
-/* RMA windows (key as a communicator's, comm its local id) and groups of processes (world
- * ranks "0,2,5"; the same members, the same id): their local ids, UINT32_MAX when memory ran
- * out. */
-uint32_t vt_otf2_win_define(uint64_t key, uint32_t comm, const char *name);
-void vt_otf2_win_name(uint32_t id, const char *name);
-uint32_t vt_otf2_group_define(const char *members);
-/* An MPI-IO handle: key as a window's, comm a local id, file the name the program opened. */
-uint32_t vt_otf2_io_define(uint64_t key, uint32_t comm, const char *file);
-/* Names communicator id (a copy of name, cut at VT_COMM_NAME_MAX - 1 bytes); the last wins. */
-void vt_otf2_comm_name(uint32_t id, const char *name);
-void vt_otf2_clock_offset(uint64_t t, int64_t offset, double stddev);
 
 /* The archive's anchor file path (DIR/NAME.otf2). */
 const char *vt_otf2_path(void);
@@ -73,14 +60,6 @@ void vt_otf2_set_metrics(const struct vt_otf2_metric *metrics, uint32_t n);
  * n - 1 of the same table, which has room for them: the writer now knows n. */
 void vt_otf2_metrics_grew(uint32_t n);
 
-/* Where a metric instance applies. */
-enum vt_otf2_scope {
-	VT_OTF2_SCOPE_LOCATION,
-	VT_OTF2_SCOPE_PROCESS,
-	VT_OTF2_SCOPE_HOST,
-	VT_OTF2_SCOPE_RUN
-};
-
 /* An instance of a metric with a METRIC location of its own (asynchronous values). */
 struct vt_otf2_instance {
 	uint32_t id;	   /* local metric id, after the metrics */
@@ -88,8 +67,8 @@ struct vt_otf2_instance {
 	uint64_t recorder; /* its METRIC location */
 	const char *recorder_name;
 	uint64_t events;
-	enum vt_otf2_scope scope;
-	uint64_t owner; /* the owner location (VT_OTF2_SCOPE_LOCATION) */
+	enum vt_def_scope scope;
+	uint64_t owner; /* the owner location (VT_DEF_SCOPE_LOCATION) */
 };
 
 /* At finalize, from the metric service: the instances (the table stays the service's) and

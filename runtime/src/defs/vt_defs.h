@@ -74,14 +74,21 @@ struct vt_def_metric {
 	int64_t exponent;
 };
 
-/* Where a metric instance applies (enum vt_otf2_scope of vt_otf2.h). */
+/* Where a metric instance applies: the metric service says it, the unification writes it. */
+enum vt_def_scope {
+	VT_DEF_SCOPE_LOCATION,
+	VT_DEF_SCOPE_PROCESS,
+	VT_DEF_SCOPE_HOST,
+	VT_DEF_SCOPE_RUN
+};
+
 struct vt_def_instance {
 	uint32_t id;	   /* local metric id, after the metrics */
 	uint32_t metric;   /* local metric of its class */
 	uint64_t recorder; /* its METRIC location */
 	const char *recorder_name;
 	uint64_t events;
-	uint32_t scope;
+	uint32_t scope; /* enum vt_def_scope */
 	uint64_t owner; /* the location, for a per-location scope */
 };
 

@@ -2,14 +2,12 @@
 /* The unification of every process's definitions and the one global writer (vt_unify.h). */
 #include "defs/vt_unify.h"
 #include "base/vt_log.h"
+#include "defs/vt_mpi_defs.h"
 #include "regions/vt_strtab.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* The scopes of metric instances (enum vt_otf2_scope in vt_otf2.h). */
-enum { SCOPE_LOCATION, SCOPE_PROCESS, SCOPE_HOST, SCOPE_RUN };
 
 /* What merge keeps per process until the maps are written. */
 struct pending {
@@ -436,7 +434,7 @@ static int lanes(struct vt_unified *u, struct pending *pd, uint32_t n)
 		for (uint32_t i = 0; i < pd[r].n_uses; i++) {
 			uint32_t g = paired(&pd[r].comms, pd[r].uses[i].comm, UINT32_MAX), k = 0;
 			if (g >= u->n_comms || u->comms[g].thread_rank != UINT32_MAX ||
-			    u->comms[g].key == 2 /* VT_MPI_KEY_SELF */ || !u->comms[g].members)
+			    u->comms[g].key == VT_MPI_KEY_SELF || !u->comms[g].members)
 				g = UINT32_MAX;
 			if (g != UINT32_MAX) {
 				k = ++seen[g];
@@ -671,15 +669,15 @@ static void instance_scope(const struct vt_unified *u, const struct vt_unify_ins
 			   OTF2_MetricScope *type, uint64_t *scope)
 {
 	switch (g->scope) {
-	case SCOPE_LOCATION:
+	case VT_DEF_SCOPE_LOCATION:
 		*type = OTF2_SCOPE_LOCATION;
 		*scope = g->owner;
 		break;
-	case SCOPE_PROCESS:
+	case VT_DEF_SCOPE_PROCESS:
 		*type = OTF2_SCOPE_LOCATION_GROUP;
 		*scope = g->rank;
 		break;
-	case SCOPE_HOST:
+	case VT_DEF_SCOPE_HOST:
 		*type = OTF2_SCOPE_SYSTEM_TREE_NODE;
 		*scope = u->procs[g->rank].node;
 		break;
@@ -722,9 +720,9 @@ static void comm_name(const struct vt_unified *u, uint32_t c, char *name, size_t
 	const struct vt_unify_comm *g = &u->comms[c];
 	if (g->name)
 		snprintf(name, size, "%s", g->name);
-	else if (g->key == 1 /* VT_MPI_KEY_WORLD */)
+	else if (g->key == VT_MPI_KEY_WORLD)
 		snprintf(name, size, "MPI_COMM_WORLD");
-	else if (g->key == 2 /* VT_MPI_KEY_SELF */)
+	else if (g->key == VT_MPI_KEY_SELF)
 		snprintf(name, size, "MPI_COMM_SELF");
 	else
 		snprintf(name, size, "MPI comm %u", c);
@@ -817,7 +815,7 @@ static void write_groups(OTF2_GlobalDefWriter *gw, struct vt_strtab *st, const s
 			OTF2_GlobalDefWriter_WriteGroup(
 			    gw, members, vt_strtab_ref(st, name), OTF2_GROUP_TYPE_COMM_GROUP,
 			    OTF2_PARADIGM_PTHREAD, OTF2_GROUP_FLAG_NONE, n, ids);
-		} else if (g->key == 2 /* VT_MPI_KEY_SELF */) {
+		} else if (g->key == VT_MPI_KEY_SELF) {
 			comm_name(u, c, name, sizeof(name));
 			OTF2_GlobalDefWriter_WriteGroup(
 			    gw, members, vt_strtab_ref(st, ""), OTF2_GROUP_TYPE_COMM_SELF,

@@ -51,7 +51,7 @@ struct vt_async {
 	struct vt_metric *m;
 	int32_t id;
 	uint32_t k; /* instance number: METRIC location k, metric id inst_base() + k */
-	enum vt_otf2_scope scope;
+	enum vt_def_scope scope;
 	struct vt_loc *owner;
 	char *name; /* COUNTER@OWNER */
 	OTF2_EvtWriter *w;
@@ -378,8 +378,8 @@ static bool in_scope(enum vt_metric_per per, struct vt_loc *loc, bool at_mpi_ini
 	}
 }
 
-static const enum vt_otf2_scope scope_of[] = {VT_OTF2_SCOPE_LOCATION, VT_OTF2_SCOPE_PROCESS,
-					      VT_OTF2_SCOPE_HOST, VT_OTF2_SCOPE_RUN};
+static const enum vt_def_scope scope_of[] = {VT_DEF_SCOPE_LOCATION, VT_DEF_SCOPE_PROCESS,
+					     VT_DEF_SCOPE_HOST, VT_DEF_SCOPE_RUN};
 
 static struct vt_async *new_async(struct vt_metric *m, int32_t id, struct vt_loc *loc)
 {

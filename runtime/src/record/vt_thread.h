@@ -62,10 +62,6 @@ struct vt_loc {
 	/* The calling contexts of the last sample, outermost first, for the next one's unwind
 	 * distance (vt_otf2.c); VT_REC_SAMPLE_MAX + 1 when allocated. */
 	uint32_t *sample_path, sample_depth;
-	/* A thread other than the master: the local ids of the communicators its MPI events
-	 * name, one bit each (vt_otf2.c), for the unification's communicator locations. */
-	uint64_t *comms_used;
-	uint32_t comms_used_words;
 	struct vt_loc *next;
 };
 
