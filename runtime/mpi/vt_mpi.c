@@ -4,7 +4,6 @@
 #define OTF2_MPI_USE_PMPI /* vt's own communication never shows in the trace */
 #include "vt_mpi_hooks.h"
 
-#include "base/vt_log.h"
 #include "vt_mpi_maps.h"
 
 #include <otf2/OTF2_MPI_Collectives.h>
@@ -29,8 +28,6 @@ static int world_rank, world_size;
  * creates or frees a communicator.
  */
 static struct vt_u64map comm_map;
-/* The longest name kept: the trace's limit (VT_COMM_NAME_MAX of vt_unify.h). */
-#define VT_COMM_NAME_LEN 128
 static uint32_t comm_counter = 16; /* creator's part of new keys; low values are reserved */
 static pthread_mutex_t comm_lock = PTHREAD_MUTEX_INITIALIZER;
 /* Each thread's last look-up and when the map changed last (vt_mpi_hooks.h). */
@@ -44,32 +41,14 @@ static uint32_t comm_find(uint64_t h)
 	return v ? (uint32_t)(v - 1) : UINT32_MAX;
 }
 
-/* The name each local id has in the trace (NULL: none), to name the communicators made
- * from it; under comm_lock. */
-static char **comm_names;
-static uint32_t n_comm_names;
-
-static void comm_set_name(uint32_t id, const char *name)
+/* "FN of NAME" (sep "of") or "FN on NAME": what a communicator or window made by function fn
+ * over communicator id is called until the program names it; "?" where id has no name. */
+static void derived_name(char *buf, size_t len, const char *fn, const char *sep, uint32_t id)
 {
-	char *copy = strndup(name, VT_COMM_NAME_LEN - 1);
-	pthread_mutex_lock(&comm_lock);
-	if (id >= n_comm_names) {
-		uint32_t n = id + 16;
-		char **grown = realloc(comm_names, n * sizeof(*grown));
-		if (grown) {
-			memset(grown + n_comm_names, 0, (n - n_comm_names) * sizeof(*grown));
-			comm_names = grown;
-			n_comm_names = n;
-		}
-	}
-	if (id < n_comm_names) {
-		free(comm_names[id]);
-		comm_names[id] = copy;
-		copy = NULL;
-	}
-	pthread_mutex_unlock(&comm_lock);
-	free(copy);
-	vt_mpi_comm_name(id, name);
+	char parent[VT_COMM_NAME_MAX];
+	if (!vt_mpi_comm_name_get(id, parent, sizeof(parent)))
+		strcpy(parent, "?");
+	snprintf(buf, len, "%s %s %s", fn, sep, parent);
 }
 
 static void comm_add(MPI_Comm c, uint64_t key, const char *name)
@@ -79,7 +58,7 @@ static void comm_add(MPI_Comm c, uint64_t key, const char *name)
 	PMPI_Comm_size(c, &size);
 	uint32_t id = vt_mpi_comm_define(key, (uint32_t)rank, (uint32_t)size);
 	if (name)
-		comm_set_name(id, name);
+		vt_mpi_comm_name(id, name);
 	pthread_mutex_lock(&comm_lock);
 	/* Out of memory, the handle stays unknown and is recorded as MPI_COMM_WORLD (id 0). */
 	vt_u64map_set(&comm_map, VTW_BITS(c), (void *)((uintptr_t)id + 1));
@@ -141,19 +120,15 @@ void vtw_comm_created(MPI_Comm c, const char *fn, MPI_Comm parent)
 		PMPI_Bcast(&key, 1, MPI_UINT64_T, 0, c);
 	/* "MPI_Comm_split of MPI_COMM_WORLD": the same on every member, as long as the
 	 * program named the parent alike on all of them. */
-	char name[VT_COMM_NAME_LEN];
-	uint32_t pid = vtw_comm(parent);
-	pthread_mutex_lock(&comm_lock);
-	const char *pname = pid < n_comm_names && comm_names[pid] ? comm_names[pid] : "?";
-	snprintf(name, sizeof(name), "%s of %s", fn, pname);
-	pthread_mutex_unlock(&comm_lock);
+	char name[VT_COMM_NAME_MAX];
+	derived_name(name, sizeof(name), fn, "of", vtw_comm(parent));
 	comm_add(c, key, name);
 }
 
 void vtw_comm_named(MPI_Comm c, const char *name)
 {
 	if (c != MPI_COMM_NULL && name)
-		comm_set_name(vtw_comm(c), name);
+		vt_mpi_comm_name(vtw_comm(c), name);
 }
 
 void vtw_comm_freed(MPI_Comm c)
@@ -513,11 +488,8 @@ void vtw_win_created(MPI_Win win, MPI_Comm comm, const char *fn, int allocated, 
 	if (!inter)
 		PMPI_Bcast(&key, 1, MPI_UINT64_T, 0, comm);
 	uint32_t cid = vtw_comm(comm);
-	char name[VT_COMM_NAME_LEN];
-	pthread_mutex_lock(&comm_lock);
-	snprintf(name, sizeof(name), "%s on %s", fn,
-		 cid < n_comm_names && comm_names[cid] ? comm_names[cid] : "?");
-	pthread_mutex_unlock(&comm_lock);
+	char name[VT_COMM_NAME_MAX];
+	derived_name(name, sizeof(name), fn, "on", cid);
 	uint32_t id = vt_mpi_win_define(key, cid, name);
 	struct win_state *w = calloc(1, sizeof(*w));
 	if (id == UINT32_MAX || !w) {

@@ -8,7 +8,7 @@
 #define VT_MPI_HOOKS_H
 
 #include "mpi/vt_mpi_iface.h"
-#include "record/vt_thread.h"
+#include "record/vt_rec.h"
 #include "vt/vt_inst.h"
 
 #include <limits.h>

@@ -4,6 +4,9 @@
 #define VT_MPI_IFACE_H
 
 #include "defs/vt_mpi_defs.h" /* VT_COMM_NAME_MAX and the keys: one definition */
+/* The adapter enters and leaves the regions of MPI calls (descriptors of paradigm MPI) with
+ * the public vt_inst_enter and vt_inst_exit, besides vt_mpi_enter below. */
+#include "vt/vt_inst.h"
 
 #include <stdbool.h>
 #include <stddef.h>
