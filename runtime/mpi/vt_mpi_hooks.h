@@ -59,7 +59,7 @@ static inline int vtw_tracing(void)
 	return vtw_mpitrace;
 }
 
-/* State shared by the hooks and the hand-written wrappers (vt_mpi.c). */
+/* State shared by the hooks and the hand-written wrappers (vt_mpi_*.c). */
 
 /*
  * The local id of a communicator, and the bytes of count elements of a datatype. Most calls
@@ -117,8 +117,9 @@ VTW_HIDDEN uint64_t vtw_request_new(MPI_Request req, int kind, uint32_t comm, in
 VTW_HIDDEN void vtw_request_started(MPI_Request req);
 VTW_HIDDEN void vtw_request_freed(MPI_Request req);
 VTW_HIDDEN void vtw_request_cancelled(MPI_Request req);
-/* For the Fortran wrappers: what the C wrappers of vt_mpi.c do by hand. A completed request
- * (its handle's bits before the call), a completed receive, MPI initialised, MPI about to end. */
+/* For the Fortran wrappers: what the C wrappers of vt_mpi_req.c and vt_mpi_init.c do by hand. A
+ * completed request (its handle's bits before the call), a completed receive, MPI initialised, MPI
+ * about to end. */
 VTW_HIDDEN void vtw_request_done(uint64_t handle, const MPI_Status *status);
 VTW_HIDDEN void vtw_received(const MPI_Status *status, MPI_Comm comm);
 VTW_HIDDEN void vtw_initialized(void);
@@ -590,7 +591,7 @@ static inline void vtw_comm_free_post(struct vtw_call *c, int ret, MPI_Comm *com
 }
 
 /*
- * One-sided communication (vt_mpi.c keeps each window's operations until a synchronization
+ * One-sided communication (vt_mpi_rma.c keeps each window's operations until a synchronization
  * completes them). An operation is RmaPut, RmaGet or RmaAtomic with a matching id, once the
  * call returned; it completes remotely (RmaOpCompleteRemote) at the fence, flush, unlock or
  * complete that covers its target, locally (RmaOpCompleteBlocking) at a flush_local, and a
