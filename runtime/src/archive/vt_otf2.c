@@ -1212,10 +1212,12 @@ typedef bool (*encode_fn)(struct vt_loc *loc, OTF2_EvtWriter *w, uint64_t ts,
 			  const struct vt_rec *r, const union vt_rec_payload *p);
 
 /* The communicators a thread other than the master makes MPI calls on, noted as its events
- * are encoded (off the program's path), for its communicator lanes (vt_mpi_defs.h). */
+ * are encoded (off the program's path), for its communicator lanes (vt_mpi_defs.h). The
+ * master's events, most of them, make no call. */
 static void used_comm(struct vt_loc *loc, uint32_t comm)
 {
-	vt_mpi_defs_comm_used(loc->index, comm);
+	if (loc->index != 0)
+		vt_mpi_defs_comm_used(loc->index, comm);
 }
 
 static bool enc_send(struct vt_loc *loc, OTF2_EvtWriter *w, uint64_t ts, const struct vt_rec *r,
