@@ -14,63 +14,66 @@ static struct {
 	pthread_mutex_t lock;
 } requests = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
-uint64_t vtw_request_new(MPI_Request req, int kind, uint32_t comm, int peer, int tag,
-			 uint64_t bytes, int persistent)
+/* Follows req with the fields of like (a new request id when like.id is 0); its id, and
+ * whether memory sufficed (else its completion goes unseen). */
+static uint64_t follow(MPI_Request req, struct vt_req like, bool *ok)
 {
 	pthread_mutex_lock(&requests.lock);
-	uint64_t id = ++requests.ids;
+	if (!like.id)
+		like.id = ++requests.ids;
 	/* Handles repeat: MPI hands the same handle to requests that completed at once (both
 	 * Open MPI and MPICH do for small eager sends), so a handle may stand for several
 	 * requests, completed in the order they were made: the map keeps that order. */
 	struct vt_req *r = vt_reqmap_add(&requests.map, VTW_BITS(req));
 	if (r) {
-		r->id = id;
-		r->kind = kind;
-		r->peer = peer;
-		r->tag = tag;
-		r->persistent = persistent;
-		r->active = !persistent;
-		r->comm = comm;
-		r->bytes = bytes;
+		like.handle = r->handle;
+		like.next = r->next;
+		*r = like;
 	}
 	pthread_mutex_unlock(&requests.lock);
-	return id;
+	*ok = r != NULL;
+	return like.id;
+}
+
+uint64_t vtw_request_new(MPI_Request req, int kind, uint32_t comm, int peer, int tag,
+			 uint64_t bytes, int persistent)
+{
+	bool ok;
+	return follow(req,
+		      (struct vt_req){.kind = kind,
+				      .peer = peer,
+				      .tag = tag,
+				      .persistent = persistent,
+				      .active = !persistent,
+				      .comm = comm,
+				      .bytes = bytes},
+		      &ok);
 }
 
 void vtw_nbc_issued(MPI_Request req, struct vtw_coll c, int persistent, uint64_t t0)
 {
-	pthread_mutex_lock(&requests.lock);
-	uint64_t id = ++requests.ids;
-	struct vt_req *r = vt_reqmap_add(&requests.map, VTW_BITS(req));
-	if (r) {
-		r->id = id;
-		r->kind = VTW_REQ_COLL;
-		r->peer = c.root;
-		r->tag = (int)c.op;
-		r->persistent = persistent;
-		r->active = !persistent;
-		r->comm = c.comm;
-		r->bytes = c.sent;
-		r->received = c.received;
-	}
-	pthread_mutex_unlock(&requests.lock);
+	bool ok;
+	uint64_t id = follow(req,
+			     (struct vt_req){.kind = VTW_REQ_COLL,
+					     .peer = c.root,
+					     .tag = (int)c.op,
+					     .persistent = persistent,
+					     .active = !persistent,
+					     .comm = c.comm,
+					     .bytes = c.sent,
+					     .received = c.received},
+			     &ok);
 	/* Out of memory the completion is not seen: no request event either. */
-	if (r && !persistent)
+	if (ok && !persistent)
 		vt_mpi_event(t0, VT_REC_MPI_NBC_REQUEST, 0, id, 0, 0, 0, 0);
 }
 
 void vtw_request_track(MPI_Request req, int kind, uint64_t id, uint32_t handle, uint64_t bytes)
 {
-	pthread_mutex_lock(&requests.lock);
-	struct vt_req *r = vt_reqmap_add(&requests.map, VTW_BITS(req));
-	if (r) {
-		r->id = id;
-		r->kind = kind;
-		r->active = 1;
-		r->comm = handle;
-		r->bytes = bytes;
-	}
-	pthread_mutex_unlock(&requests.lock);
+	bool ok;
+	follow(req,
+	       (struct vt_req){.id = id, .kind = kind, .active = 1, .comm = handle, .bytes = bytes},
+	       &ok);
 }
 
 void vtw_request_started(MPI_Request req)
