@@ -303,8 +303,9 @@ def region_only(w, name, ret, sym, params, call):
            '}')
 
 
-# The hand-written C wrappers of vt_mpi.c, for Fortran: (Fortran arguments, body). In the
-# body, FWD(...) is the call of MPI's entry point, B the binding, E the ierror to read.
+# The hand-written C wrappers (vt_mpi_req.c, vt_mpi_init.c), for Fortran: (Fortran
+# arguments, body). In the body, FWD(...) is the call of MPI's entry point, B the binding,
+# E the ierror to read.
 MANUAL = {
     'MPI_Init': (['ierr'], '''
 	vtw_mpitrace = vt_mpi_trace_enabled();

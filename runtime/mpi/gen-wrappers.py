@@ -143,7 +143,7 @@ def main():
         args = ', '.join(a for _, a in params)
         desc = 'VTW_DESC(%s, "%s", %s)' % (name, name, ROLES[role])
         if hook == 'manual':
-            # The hand-written wrapper in vt_mpi.c uses this descriptor.
+            # The hand-written wrapper (vt_mpi_req.c, vt_mpi_init.c) uses this descriptor.
             out.append(desc + ';')
             out.append('')
             continue

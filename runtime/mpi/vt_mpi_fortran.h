@@ -115,7 +115,7 @@ static inline void *vtf_buf(void *p)
 	return p;
 }
 
-/* The bits of a Fortran request's C handle, as vt_mpi.c keys requests. */
+/* The bits of a Fortran request's C handle, as vt_mpi_req.c keys requests. */
 static inline uint64_t vtf_req_bits(MPI_Fint f)
 {
 	MPI_Request r = MPI_Request_f2c(f);

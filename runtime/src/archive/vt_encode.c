@@ -5,6 +5,7 @@
 #include "base/vt_loctab.h"
 #include "base/vt_log.h"
 #include "defs/vt_callctx.h"
+#include "defs/vt_mpi_defs.h"
 #include "regions/vt_stack.h"
 
 #include <otf2/otf2.h>
@@ -213,26 +214,13 @@ static bool leave(struct vt_enc_loc *e, struct vt_stack *s, uint64_t ts, uint32_
 typedef bool (*encode_fn)(struct vt_loc *loc, OTF2_EvtWriter *w, uint64_t ts,
 			  const struct vt_rec *r, const union vt_rec_payload *p);
 
-/* The ids of the communicators that a thread other than the master makes MPI calls on,
- * noted as its events are encoded (off the program's path); out of memory, the
- * communicator stays the master's in the trace. */
-#define COMMS_USED_MAX (1u << 20)
+/* The communicators a thread other than the master makes MPI calls on, noted as its events
+ * are encoded (off the program's path), for its communicator lanes (vt_mpi_defs.h). The
+ * master's events, most of them, make no call. */
 static void used_comm(struct vt_loc *loc, uint32_t comm)
 {
-	if (loc->index == 0 || comm >= COMMS_USED_MAX)
-		return;
-	uint32_t word = comm / 64;
-	if (word >= loc->comms_used_words) {
-		uint32_t n = word + 4;
-		uint64_t *bits = realloc(loc->comms_used, n * sizeof(*bits));
-		if (!bits)
-			return;
-		memset(bits + loc->comms_used_words, 0,
-		       (n - loc->comms_used_words) * sizeof(*bits));
-		loc->comms_used = bits;
-		loc->comms_used_words = n;
-	}
-	loc->comms_used[word] |= UINT64_C(1) << (comm % 64);
+	if (loc->index != 0)
+		vt_mpi_defs_comm_used(loc->index, comm);
 }
 
 static bool enc_send(struct vt_loc *loc, OTF2_EvtWriter *w, uint64_t ts, const struct vt_rec *r,

@@ -6,6 +6,7 @@
 #include "base/vt_config.h"
 #include "base/vt_log.h"
 #include "defs/vt_callctx.h"
+#include "defs/vt_mpi_defs.h"
 #include "defs/vt_mpi_ops.h"
 
 #include <dirent.h>
@@ -28,92 +29,6 @@ static const struct vt_mpi_ops *mpi;
 /* The thread team's comm: a local id mapped to the process's own team at unification, far
  * from the MPI comms' local ids. */
 
-/* MPI mode: this process's communicators (index = local id) and clock offsets. */
-static struct vt_otf2_comm *comms;
-static uint32_t n_comms, cap_comms;
-static pthread_mutex_t comms_lock = PTHREAD_MUTEX_INITIALIZER;
-
-static struct vt_otf2_clock_offset offsets[4];
-static int n_offsets;
-
-/* RMA windows and groups of processes (MPI mode), under comms_lock like the comms; the
- * tables grow by append. */
-static struct vt_otf2_win *wins;
-static uint32_t n_wins, cap_wins;
-static char **groups;
-static uint32_t n_groups, cap_groups;
-
-/* Appends one element of size to *arr (n, cap); NULL when memory ran out. */
-static void *append(void *arr_p, uint32_t *n, uint32_t *cap, size_t size)
-{
-	void **arr = arr_p;
-	if (*n == *cap) {
-		uint32_t c = *cap ? 2 * *cap : 16;
-		void *grown = realloc(*arr, c * size);
-		if (!grown)
-			return NULL;
-		*arr = grown;
-		*cap = c;
-	}
-	return (char *)*arr + (*n)++ * size;
-}
-
-uint32_t vt_otf2_comm_define(uint64_t key, uint32_t my_rank, uint32_t size)
-{
-	pthread_mutex_lock(&comms_lock);
-	uint32_t id = n_comms;
-	/* World and self are defined once, however often asked. */
-	for (uint32_t i = 0; i < n_comms && key <= VT_MPI_KEY_SELF; i++)
-		if (comms[i].key == key)
-			id = i;
-	if (id == n_comms) {
-		struct vt_otf2_comm *c = append(&comms, &n_comms, &cap_comms, sizeof(*c));
-		if (c)
-			*c = (struct vt_otf2_comm){key, my_rank, size, NULL};
-		else
-			id = 0; /* recorded as MPI_COMM_WORLD: better than nothing */
-	}
-	pthread_mutex_unlock(&comms_lock);
-	return id;
-}
-
-/* Sets the name of entry id of a table under comms_lock (slot: where entry id keeps its
- * name, NULL for no such entry) to a copy of name cut at VT_COMM_NAME_MAX - 1 bytes. */
-static void rename_entry(char **(*slot)(uint32_t id), uint32_t id, const char *name)
-{
-	char *copy = name ? strndup(name, VT_COMM_NAME_MAX - 1) : NULL;
-	pthread_mutex_lock(&comms_lock);
-	char **at = slot(id);
-	if (at) {
-		free(*at);
-		*at = copy;
-		copy = NULL;
-	}
-	pthread_mutex_unlock(&comms_lock);
-	free(copy);
-}
-
-static char **comm_name_slot(uint32_t id)
-{
-	return id < n_comms ? &comms[id].name : NULL;
-}
-
-static char **win_name_slot(uint32_t id)
-{
-	return id < n_wins ? &wins[id].name : NULL;
-}
-
-void vt_otf2_comm_name(uint32_t id, const char *name)
-{
-	rename_entry(comm_name_slot, id, name);
-}
-
-void vt_otf2_clock_offset(uint64_t t, int64_t offset, double stddev)
-{
-	if (n_offsets < (int)(sizeof(offsets) / sizeof(offsets[0])))
-		offsets[n_offsets++] = (struct vt_otf2_clock_offset){t, offset, stddev};
-}
-
 OTF2_Archive *vt_otf2_archive(void)
 {
 	return archive;
@@ -130,109 +45,6 @@ void vt_otf2_location_name(const struct vt_loc *l, char *buf, size_t len)
 		snprintf(buf, len, "Master thread");
 	else
 		snprintf(buf, len, "Thread %u", l->index);
-}
-
-const struct vt_otf2_comm *vt_otf2_comms(uint32_t *n)
-{
-	*n = n_comms;
-	return comms;
-}
-
-uint32_t vt_otf2_win_define(uint64_t key, uint32_t comm, const char *name)
-{
-	pthread_mutex_lock(&comms_lock);
-	uint32_t id = n_wins;
-	struct vt_otf2_win *w = append(&wins, &n_wins, &cap_wins, sizeof(*w));
-	if (w)
-		*w = (struct vt_otf2_win){key, comm,
-					  name ? strndup(name, VT_COMM_NAME_MAX - 1) : NULL};
-	pthread_mutex_unlock(&comms_lock);
-	return w ? id : UINT32_MAX;
-}
-
-void vt_otf2_win_name(uint32_t id, const char *name)
-{
-	rename_entry(win_name_slot, id, name);
-}
-
-static struct vt_otf2_io *ios;
-static uint32_t n_ios, cap_ios;
-
-uint32_t vt_otf2_io_define(uint64_t key, uint32_t comm, const char *file)
-{
-	pthread_mutex_lock(&comms_lock);
-	uint32_t id = n_ios;
-	char *copy = strdup(file ? file : "");
-	struct vt_otf2_io *h = copy ? append(&ios, &n_ios, &cap_ios, sizeof(*h)) : NULL;
-	if (h)
-		*h = (struct vt_otf2_io){key, comm, copy};
-	else
-		free(copy);
-	pthread_mutex_unlock(&comms_lock);
-	return h ? id : UINT32_MAX;
-}
-
-const struct vt_otf2_io *vt_otf2_ios(uint32_t *n)
-{
-	*n = n_ios;
-	return ios;
-}
-
-uint32_t vt_otf2_group_define(const char *members)
-{
-	pthread_mutex_lock(&comms_lock);
-	uint32_t id = 0;
-	while (id < n_groups && strcmp(groups[id], members) != 0)
-		id++;
-	if (id == n_groups) {
-		char *copy = strdup(members);
-		char **slot = copy ? append(&groups, &n_groups, &cap_groups, sizeof(*slot)) : NULL;
-		if (slot)
-			*slot = copy;
-		else {
-			free(copy);
-			id = UINT32_MAX;
-		}
-	}
-	pthread_mutex_unlock(&comms_lock);
-	return id;
-}
-
-const struct vt_otf2_win *vt_otf2_wins(uint32_t *n)
-{
-	*n = n_wins;
-	return wins;
-}
-
-char *const *vt_otf2_groups(uint32_t *n)
-{
-	*n = n_groups;
-	return groups;
-}
-
-/*
- * A measurement whose round trips were all slow (both ends seldom ran at once: ranks
- * outnumber cores, a scheduler tick between the legs) is uncertain by milliseconds, and
- * interpolating through it would move every event of the rank by as much. Drift between two
- * hosts' clocks over one run is far smaller than that, so such a measurement takes the offset
- * of the most certain one. The uncertainty is half the tightest round trip (stddev).
- */
-static void settle_offsets(void)
-{
-	int best = 0;
-	for (int i = 1; i < n_offsets; i++)
-		if (offsets[i].stddev < offsets[best].stddev)
-			best = i;
-	for (int i = 0; i < n_offsets; i++)
-		if (offsets[i].stddev > 4 * offsets[best].stddev + 1.0)
-			offsets[i].offset = offsets[best].offset;
-}
-
-const struct vt_otf2_clock_offset *vt_otf2_clock_offsets(int *n)
-{
-	settle_offsets();
-	*n = n_offsets;
-	return offsets;
 }
 
 void vt_otf2_closed(void)

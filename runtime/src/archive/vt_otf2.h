@@ -26,20 +26,6 @@ int vt_otf2_close_mpi(struct vt_loc *locs, uint64_t end_ts, const struct vt_mpi_
  */
 int vt_otf2_close_alone(struct vt_loc *locs, uint64_t end_ts, const char *why);
 
-/* MPI mode: communicators and clock offsets of this process (see vt_mpi_iface.h). */
-uint32_t vt_otf2_comm_define(uint64_t key, uint32_t my_rank, uint32_t size);
-/* RMA windows (key as a communicator's, comm its local id) and groups of processes (world
- * ranks "0,2,5"; the same members, the same id): their local ids, UINT32_MAX when memory ran
- * out. */
-uint32_t vt_otf2_win_define(uint64_t key, uint32_t comm, const char *name);
-void vt_otf2_win_name(uint32_t id, const char *name);
-uint32_t vt_otf2_group_define(const char *members);
-/* An MPI-IO handle: key as a window's, comm a local id, file the name the program opened. */
-uint32_t vt_otf2_io_define(uint64_t key, uint32_t comm, const char *file);
-/* Names communicator id (a copy of name, cut at VT_COMM_NAME_MAX - 1 bytes); the last wins. */
-void vt_otf2_comm_name(uint32_t id, const char *name);
-void vt_otf2_clock_offset(uint64_t t, int64_t offset, double stddev);
-
 /* The archive's anchor file path (DIR/NAME.otf2). */
 const char *vt_otf2_path(void);
 

@@ -8,6 +8,7 @@
 #include "defs/vt_annot.h"
 #include "defs/vt_callctx.h"
 #include "defs/vt_defs.h"
+#include "defs/vt_mpi_defs.h"
 #include "defs/vt_mpi_ops.h"
 #include "defs/vt_unify.h"
 #include "interpose/vt_hostid.h"
@@ -44,7 +45,7 @@ static void clock_range(struct vt_loc *locs, uint64_t end_ts, uint64_t *lo_out, 
 	if (vt_otf2_metric_last_ts() > last)
 		last = vt_otf2_metric_last_ts();
 	int n_off;
-	const struct vt_otf2_clock_offset *off = vt_otf2_clock_offsets(&n_off);
+	const struct vt_mpi_defs_offset *off = vt_mpi_defs_clock_offsets(&n_off);
 	int64_t o0 = n_off ? off[0].offset : 0, o1 = n_off ? off[n_off - 1].offset : 0;
 	int64_t drift = o1 > o0 ? o1 - o0 : o0 - o1;
 	int64_t lo = (int64_t)first + (o0 < o1 ? o0 : o1) - drift;
@@ -80,13 +81,16 @@ static void encode(struct vt_defs_buf *b, int rank, struct vt_loc *locs, uint64_
 		d = (union vt_def){.location = {l->ref, name, vt_enc_loc(l->index)->n_events}};
 		vt_defs_put(b, VT_DEF_LOCATION, &d);
 	}
-	for (struct vt_loc *l = locs; l; l = l->next)
-		for (uint32_t w = 0; w < l->comms_used_words; w++)
+	for (struct vt_loc *l = locs; l; l = l->next) {
+		uint32_t words;
+		const uint64_t *used = vt_mpi_defs_comms_used(l->index, &words);
+		for (uint32_t w = 0; w < words; w++)
 			for (uint32_t bit = 0; bit < 64; bit++)
-				if (l->comms_used[w] >> bit & 1) {
+				if (used[w] >> bit & 1) {
 					d = (union vt_def){.commuse = {l->ref, w * 64 + bit}};
 					vt_defs_put(b, VT_DEF_COMMUSE, &d);
 				}
+	}
 
 	uint32_t n_regions = vt_region_count();
 	bool overflow = vt_region_overflowed();
@@ -100,25 +104,25 @@ static void encode(struct vt_defs_buf *b, int rank, struct vt_loc *locs, uint64_
 	}
 
 	uint32_t n_comms;
-	const struct vt_otf2_comm *c = vt_otf2_comms(&n_comms);
+	const struct vt_mpi_defs_comm *c = vt_mpi_defs_comms(&n_comms);
 	for (uint32_t i = 0; i < n_comms; i++) {
 		d = (union vt_def){.comm = {i, c[i].key, c[i].my_rank, c[i].size, c[i].name}};
 		vt_defs_put(b, VT_DEF_COMM, &d);
 	}
 	/* Windows after the communicators they refer to. */
 	uint32_t n_wins, n_groups;
-	const struct vt_otf2_win *w = vt_otf2_wins(&n_wins);
+	const struct vt_mpi_defs_win *w = vt_mpi_defs_wins(&n_wins);
 	for (uint32_t i = 0; i < n_wins; i++) {
 		d = (union vt_def){.rmawin = {i, w[i].key, w[i].comm, w[i].name}};
 		vt_defs_put(b, VT_DEF_RMAWIN, &d);
 	}
 	uint32_t n_ios;
-	const struct vt_otf2_io *io = vt_otf2_ios(&n_ios);
+	const struct vt_mpi_defs_io *io = vt_mpi_defs_ios(&n_ios);
 	for (uint32_t i = 0; i < n_ios; i++) {
 		d = (union vt_def){.iohandle = {i, io[i].key, io[i].comm, io[i].file}};
 		vt_defs_put(b, VT_DEF_IOHANDLE, &d);
 	}
-	char *const *g = vt_otf2_groups(&n_groups);
+	char *const *g = vt_mpi_defs_groups(&n_groups);
 	for (uint32_t i = 0; i < n_groups; i++) {
 		d = (union vt_def){.group = {i, g[i]}};
 		vt_defs_put(b, VT_DEF_GROUP, &d);
@@ -215,7 +219,7 @@ static bool write_local(OTF2_Archive *archive, struct vt_loc *locs, const char *
 	OTF2_IdMap *groups = id_map(maps.n_groups, maps.groups);
 	OTF2_IdMap *iohs = id_map(maps.n_ios, maps.ios);
 	int n_offsets;
-	const struct vt_otf2_clock_offset *off = vt_otf2_clock_offsets(&n_offsets);
+	const struct vt_mpi_defs_offset *off = vt_mpi_defs_clock_offsets(&n_offsets);
 
 	uint32_t n_inst;
 	const struct vt_otf2_instance *in = vt_otf2_instances(&n_inst);

@@ -78,30 +78,6 @@ void vt_otf2_spare_fd_release(void);
 
 struct vt_mpi_ops;
 
-struct vt_otf2_comm {
-	uint64_t key;
-	uint32_t my_rank, size;
-	char *name; /* NULL: none */
-};
-
-struct vt_otf2_win {
-	uint64_t key;
-	uint32_t comm; /* local id */
-	char *name;    /* NULL: none */
-};
-
-struct vt_otf2_io {
-	uint64_t key;
-	uint32_t comm; /* local id */
-	char *file;
-};
-
-struct vt_otf2_clock_offset {
-	uint64_t t;
-	int64_t offset;
-	double stddev;
-};
-
 OTF2_Archive *vt_otf2_archive(void);
 const char *vt_otf2_anchor(void);
 /* VT_REPORT: runs vt-report on the written trace (vt_report_run.c). */
@@ -133,11 +109,6 @@ void vt_otf2_closed(void);
 void vt_otf2_location_name(const struct vt_loc *l, char *buf, size_t len);
 OTF2_Paradigm vt_otf2_region_paradigm(const struct vt_region *r);
 OTF2_RegionRole vt_otf2_region_role(const struct vt_region *r);
-const struct vt_otf2_comm *vt_otf2_comms(uint32_t *n);
-const struct vt_otf2_win *vt_otf2_wins(uint32_t *n);
-char *const *vt_otf2_groups(uint32_t *n);
-const struct vt_otf2_io *vt_otf2_ios(uint32_t *n);
-const struct vt_otf2_clock_offset *vt_otf2_clock_offsets(int *n);
 
 /* What the metric service told the writer (vt_otf2.h), for the definitions. */
 const struct vt_otf2_metric *vt_otf2_metrics(uint32_t *n);

@@ -27,8 +27,4 @@ struct vt_mpi_ops {
 	void (*set_collectives)(void *archive);
 };
 
-/* The keys of the two communicators every rank has (a communicator's key is the same on
- * every member: others are the creator's world rank << 32 | a counter). */
-enum { VT_MPI_KEY_WORLD = 1, VT_MPI_KEY_SELF = 2 };
-
 #endif

@@ -2,7 +2,7 @@
 /* The unification of every process's definitions into one set, and the maps back (vt_unify.h). */
 #include "defs/vt_unify.h"
 #include "base/vt_log.h"
-#include "defs/vt_mpi_ops.h"
+#include "defs/vt_mpi_defs.h"
 #include "regions/vt_strtab.h"
 
 #include <stdio.h>

@@ -17,9 +17,6 @@ struct vt_unify_region {
 	uint32_t line, paradigm, role;
 };
 
-/* The longest communicator name kept (MPI_MAX_OBJECT_NAME is 64 in Open MPI, 128 in MPICH). */
-#define VT_COMM_NAME_MAX 128
-
 struct vt_unify_comm {
 	uint64_t key;
 	uint32_t size;

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* The one writer of global definitions, the marker file and the trace properties (vt_unify.h). */
 #include "base/vt_log.h"
-#include "defs/vt_mpi_ops.h"
+#include "defs/vt_mpi_defs.h"
 #include "defs/vt_unify.h"
 #include "regions/vt_strtab.h"
 

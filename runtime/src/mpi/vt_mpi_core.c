@@ -6,6 +6,7 @@
 #include "base/vt_log.h"
 #include "base/vt_state.h"
 #include "defs/vt_annot.h"
+#include "defs/vt_mpi_defs.h"
 #include "defs/vt_topo.h"
 #include "mpi/vt_mpi_iface.h"
 #include "record/vt_thread.h"
@@ -22,7 +23,7 @@ VT_MPI_EXPORT int vt_mpi_host_of(int rank)
 
 VT_MPI_EXPORT void vt_mpi_clock_offset(uint64_t t, int64_t offset, double stddev)
 {
-	vt_otf2_clock_offset(t, offset, stddev);
+	vt_mpi_defs_clock_offset(t, offset, stddev);
 }
 
 VT_MPI_EXPORT int vt_mpi_trace_enabled(void)
@@ -165,22 +166,22 @@ VT_MPI_EXPORT void vt_mpi_nbc_complete(uint32_t op, uint32_t comm, uint32_t root
 
 VT_MPI_EXPORT uint32_t vt_mpi_win_define(uint64_t key, uint32_t comm, const char *name)
 {
-	return vt_otf2_win_define(key, comm, name);
+	return vt_mpi_defs_win(key, comm, name);
 }
 
 VT_MPI_EXPORT void vt_mpi_win_name(uint32_t id, const char *name)
 {
-	vt_otf2_win_name(id, name);
+	vt_mpi_defs_win_name(id, name);
 }
 
 VT_MPI_EXPORT uint32_t vt_mpi_io_define(uint64_t key, uint32_t comm, const char *file)
 {
-	return vt_otf2_io_define(key, comm, file);
+	return vt_mpi_defs_io(key, comm, file);
 }
 
 VT_MPI_EXPORT uint32_t vt_mpi_group_define(const char *members)
 {
-	return vt_otf2_group_define(members);
+	return vt_mpi_defs_group(members);
 }
 
 VT_MPI_EXPORT void vt_mpi_event(uint64_t ts, uint32_t kind, uint32_t head, uint64_t value,
@@ -199,10 +200,15 @@ VT_MPI_EXPORT void vt_mpi_event(uint64_t ts, uint32_t kind, uint32_t head, uint6
 
 VT_MPI_EXPORT void vt_mpi_comm_name(uint32_t id, const char *name)
 {
-	vt_otf2_comm_name(id, name);
+	vt_mpi_defs_comm_name(id, name);
 }
 
 VT_MPI_EXPORT uint32_t vt_mpi_comm_define(uint64_t key, uint32_t my_rank, uint32_t size)
 {
-	return vt_otf2_comm_define(key, my_rank, size);
+	return vt_mpi_defs_comm(key, my_rank, size);
+}
+
+VT_MPI_EXPORT bool vt_mpi_comm_name_get(uint32_t id, char *buf, size_t len)
+{
+	return vt_mpi_defs_comm_name_get(id, buf, len);
 }

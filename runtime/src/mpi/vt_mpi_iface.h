@@ -3,8 +3,13 @@
 #ifndef VT_MPI_IFACE_H
 #define VT_MPI_IFACE_H
 
+#include "defs/vt_mpi_defs.h" /* VT_COMM_NAME_MAX and the keys: one definition */
 #include "defs/vt_mpi_ops.h"
+/* The adapter enters and leaves the regions of MPI calls (descriptors of paradigm MPI) with
+ * the public vt_inst_enter and vt_inst_exit, besides vt_mpi_enter below. */
+#include "vt/vt_inst.h"
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -74,8 +79,9 @@ VT_MPI_EXPORT void vt_mpi_nbc_complete(uint32_t op, uint32_t comm, uint32_t root
 
 /*
  * Communicators. A local id per communicator this process knows; key identifies it across
- * ranks (the same key on every member), my_rank/size are this rank's place in it. Keys:
- * 1 is MPI_COMM_WORLD, 2 MPI_COMM_SELF, others (creator's world rank << 32 | counter).
+ * ranks (the same key on every member), my_rank/size are this rank's place in it. Keys
+ * (VT_MPI_KEY_WORLD, VT_MPI_KEY_SELF, others: creator's world rank << 32 | counter) and
+ * the longest name kept (VT_COMM_NAME_MAX) are those of the registry, defs/vt_mpi_defs.h.
  */
 VT_MPI_EXPORT uint32_t vt_mpi_comm_define(uint64_t key, uint32_t my_rank, uint32_t size);
 /*
@@ -97,5 +103,8 @@ VT_MPI_EXPORT void vt_mpi_event(uint64_t ts, uint32_t kind, uint32_t head, uint6
 				uint32_t win, uint32_t remote, uint64_t received, uint64_t id);
 /* The name of communicator id in the trace (MPI_Comm_set_name's, or the adapter's default). */
 VT_MPI_EXPORT void vt_mpi_comm_name(uint32_t id, const char *name);
+/* Copies the name communicator id has now into buf (len bytes, cut); false (buf "") when
+ * it has none. The adapter names what it makes after it ("MPI_Comm_dup of NAME"). */
+VT_MPI_EXPORT bool vt_mpi_comm_name_get(uint32_t id, char *buf, size_t len);
 
 #endif

@@ -37,10 +37,6 @@ struct vt_loc {
 	struct vt_rec *held; /* stopped before MPI_Init: the current half's end, kept for later */
 	uint64_t dropped;    /* events not recorded: made inside vt or a plugin, or too many in a
 				signal handler (vt_buf.c) */
-	/* A thread other than the master: the local ids of the communicators its MPI events
-	 * name, one bit each (vt_otf2.c), for the unification's communicator locations. */
-	uint64_t *comms_used;
-	uint32_t comms_used_words;
 	struct vt_loc *next;
 };
 

@@ -1,0 +1,180 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* MPI_Init, MPI_Finalize and MPI_Abort, and the collectives libvt writes the trace with. */
+#define OTF2_MPI_USE_PMPI /* vt's own communication never shows in the trace */
+#include "vt_mpi_adapter.h"
+
+#include <otf2/OTF2_MPI_Collectives.h>
+#include <otf2/otf2.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* libvt looks for this symbol to know that it runs in MPI mode. */
+VTW_EXPORT const int vt_mpi_adapter = 1;
+
+/* Read inline by every wrapper (vtw_tracing, vt_mpi_hooks.h): not in a struct. */
+int vtw_mpitrace = 1;
+
+VTW_HIDDEN extern struct vt_inst_desc vtw_desc_MPI_Init, vtw_desc_MPI_Init_thread,
+    vtw_desc_MPI_Finalize, vtw_desc_MPI_Abort;
+
+static void op_bcast(void *buf, size_t n, int root)
+{
+	PMPI_Bcast(buf, (int)n, MPI_BYTE, root, MPI_COMM_WORLD);
+}
+
+static void *op_gather(const void *buf, size_t n, size_t **sizes_out)
+{
+	int rank = vtw_world_rank(), size = vtw_world_size();
+	int me = (int)n;
+	int *counts = rank == 0 ? calloc((size_t)size, sizeof(int)) : NULL;
+	PMPI_Gather(&me, 1, MPI_INT, counts, 1, MPI_INT, 0, MPI_COMM_WORLD);
+	char *all = NULL;
+	int *displs = NULL;
+	if (rank == 0 && counts) {
+		displs = calloc((size_t)size, sizeof(int));
+		size_t total = 0;
+		for (int i = 0; displs && i < size; i++) {
+			displs[i] = (int)total;
+			total += (size_t)counts[i];
+		}
+		all = malloc(total ? total : 1);
+		if (sizes_out && (*sizes_out = malloc((size_t)size * sizeof(size_t))))
+			for (int i = 0; i < size; i++)
+				(*sizes_out)[i] = (size_t)counts[i];
+	}
+	PMPI_Gatherv(buf, me, MPI_BYTE, all, counts, displs, MPI_BYTE, 0, MPI_COMM_WORLD);
+	free(counts);
+	free(displs);
+	return all;
+}
+
+static void *op_scatter(void *const *bufs, const size_t *sizes, size_t *n)
+{
+	int rank = vtw_world_rank(), size = vtw_world_size();
+	int mine = 0;
+	int *counts = NULL, *displs = NULL;
+	char *send = NULL;
+	if (rank == 0) {
+		counts = calloc((size_t)size, sizeof(int));
+		displs = calloc((size_t)size, sizeof(int));
+		size_t total = 0;
+		for (int i = 0; counts && displs && sizes && i < size; i++) {
+			counts[i] = (int)sizes[i];
+			displs[i] = (int)total;
+			total += sizes[i];
+		}
+		send = malloc(total ? total : 1);
+		for (int i = 0; send && counts && displs && bufs && i < size; i++)
+			if (counts[i])
+				memcpy(send + displs[i], bufs[i], (size_t)counts[i]);
+	}
+	PMPI_Scatter(counts, 1, MPI_INT, &mine, 1, MPI_INT, 0, MPI_COMM_WORLD);
+	char *recv = malloc(mine > 0 ? (size_t)mine : 1);
+	PMPI_Scatterv(send, counts, displs, MPI_BYTE, recv, mine, MPI_BYTE, 0, MPI_COMM_WORLD);
+	free(send);
+	free(counts);
+	free(displs);
+	*n = (size_t)mine;
+	return recv;
+}
+
+static void op_set_collectives(void *archive)
+{
+	OTF2_MPI_Archive_SetCollectiveCallbacks(archive, MPI_COMM_WORLD, MPI_COMM_NULL);
+}
+
+/* What libvt calls for its collectives; rank and size: this rank's place in MPI_COMM_WORLD,
+ * from MPI_Init on. */
+static struct vt_mpi_ops ops = {
+    .bcast = op_bcast,
+    .gather = op_gather,
+    .scatter = op_scatter,
+    .set_collectives = op_set_collectives,
+};
+
+int vtw_world_rank(void)
+{
+	return ops.rank;
+}
+
+int vtw_world_size(void)
+{
+	return ops.size;
+}
+
+static void after_init(void)
+{
+	PMPI_Comm_rank(MPI_COMM_WORLD, &ops.rank);
+	PMPI_Comm_size(MPI_COMM_WORLD, &ops.size);
+	vt_mpi_attach(&ops);
+	vtw_comm_add(MPI_COMM_WORLD, VT_MPI_KEY_WORLD, "MPI_COMM_WORLD");
+	vtw_comm_add(MPI_COMM_SELF, VT_MPI_KEY_SELF, "MPI_COMM_SELF");
+	vtw_rma_attach();
+	vtw_sync_clocks();
+}
+
+VTW_EXPORT int MPI_Init(int *argc, char ***argv)
+{
+	vtw_mpitrace = vt_mpi_trace_enabled();
+	if (vtw_tracing())
+		vt_inst_enter(&vtw_desc_MPI_Init);
+	int ret = PMPI_Init(argc, argv);
+	if (ret == MPI_SUCCESS)
+		after_init();
+	if (vtw_tracing())
+		vt_inst_exit(&vtw_desc_MPI_Init);
+	return ret;
+}
+
+VTW_EXPORT int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
+{
+	vtw_mpitrace = vt_mpi_trace_enabled();
+	if (vtw_tracing())
+		vt_inst_enter(&vtw_desc_MPI_Init_thread);
+	int ret = PMPI_Init_thread(argc, argv, required, provided);
+	if (ret == MPI_SUCCESS)
+		after_init();
+	if (vtw_tracing())
+		vt_inst_exit(&vtw_desc_MPI_Init_thread);
+	return ret;
+}
+
+/* The trace is written here, while MPI still works; MPI_Finalize's own Leave is that of
+ * every region still open: the end of the trace. */
+VTW_EXPORT int MPI_Finalize(void)
+{
+	if (vtw_tracing())
+		vt_inst_enter(&vtw_desc_MPI_Finalize);
+	vtw_sync_clocks();
+	vt_mpi_detach();
+	return PMPI_Finalize();
+}
+
+/* This rank writes what it has into an archive of its own, without MPI (the other ranks
+ * are not there to write the run's), then MPI ends the job as without vt. MPI_Abort's own
+ * Leave is that of every region still open. */
+VTW_EXPORT int MPI_Abort(MPI_Comm comm, int errorcode)
+{
+	if (vtw_tracing())
+		vt_inst_enter(&vtw_desc_MPI_Abort);
+	vt_mpi_abort(errorcode);
+	return PMPI_Abort(comm, errorcode);
+}
+
+/* -- what the Fortran wrappers (vt-*-fortran.c, from gen-fortran.py) share ---------- */
+
+void vtw_initialized(void)
+{
+	after_init();
+}
+
+void vtw_finalizing(void)
+{
+	vtw_sync_clocks();
+	vt_mpi_detach();
+}
+
+void vtw_aborting(int errorcode)
+{
+	vt_mpi_abort(errorcode);
+}
