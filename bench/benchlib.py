@@ -12,3 +12,12 @@ def sh(cmd, with_stderr=True, **kw):
     if p.returncode != 0:
         sys.exit('failed (%d): %s\n%s%s' % (p.returncode, ' '.join(cmd), p.stdout, p.stderr))
     return p.stdout + p.stderr if with_stderr else p.stdout
+
+
+def first_line(cmd):
+    """The first line a command prints (a tool's version), or None when it cannot run."""
+    try:
+        out = subprocess.run(cmd, capture_output=True, text=True, timeout=20)
+        return (out.stdout or out.stderr).strip().splitlines()[0]
+    except (OSError, IndexError, subprocess.SubprocessError):
+        return None

@@ -166,19 +166,13 @@ def try_sh(cmd, **kw):
         return None, '%s: %s' % (' '.join(cmd), e)
 
 
-def first_line(cmd):
-    try:
-        out = subprocess.run(cmd, capture_output=True, text=True, timeout=20)
-        return (out.stdout or out.stderr).strip().splitlines()[0]
-    except (OSError, IndexError, subprocess.SubprocessError):
-        return None
-
 
 def machine_info(build):
     info = {'kernel': platform.release(), 'arch': platform.machine(),
-            'valgrind': first_line(['valgrind', '--version']),
-            'gcc': first_line(['gcc', '--version']), 'clang': first_line(['clang', '--version']),
-            'git': first_line(['git', '-C', ROOT, 'describe', '--always', '--dirty'])}
+            'valgrind': benchlib.first_line(['valgrind', '--version']),
+            'gcc': benchlib.first_line(['gcc', '--version']),
+            'clang': benchlib.first_line(['clang', '--version']),
+            'git': benchlib.first_line(['git', '-C', ROOT, 'describe', '--always', '--dirty'])}
     try:
         with open('/proc/cpuinfo') as f:
             info['cpu_model'] = next((ln.split(':', 1)[1].strip() for ln in f
@@ -362,7 +356,7 @@ def run_mpi(args, build, work):
         elif args.mpirun:
             pre = ['mpirun.mpich', '-np', '1']  # hydra passes the whole environment on
         res = {'mpi': impl, 'calls': args.calls, 'launch': 'mpirun' if args.mpirun else
-               'singleton', 'mpi_version': first_line(['mpirun' if impl == 'openmpi' else
+               'singleton', 'mpi_version': benchlib.first_line(['mpirun' if impl == 'openmpi' else
                                                        'mpirun.mpich', '--version'])}
         for kind, cmd in (('plain', [mpicc] + args.cflags.split() + [src]),
                           ('vt', [vtcc, '-vt:cc', mpicc, '-vt:inst', 'compinst'] +

@@ -26,6 +26,8 @@ import time
 from dataclasses import dataclass, field
 from typing import Callable, Optional
 
+import benchlib
+
 SRC_DIR = os.path.dirname(os.path.abspath(__file__))
 ROOT_DIR = os.path.dirname(SRC_DIR)
 
@@ -287,13 +289,6 @@ def clean_env():
     return env
 
 
-def first_line(cmd):
-    try:
-        out = subprocess.run(cmd, capture_output=True, text=True, timeout=20)
-        return (out.stdout or out.stderr).strip().splitlines()[0]
-    except (OSError, IndexError, subprocess.SubprocessError):
-        return None
-
 
 def file_digest(path):
     try:
@@ -325,7 +320,7 @@ def machine_info(args, build_dir, vt_info):
             info["clocksource"] = f.read().strip()
     except OSError:
         info["clocksource"] = None
-    info["compiler"] = first_line([args.cc, "--version"])
+    info["compiler"] = benchlib.first_line([args.cc, "--version"])
     try:
         with open(os.path.join(build_dir, "meson-info", "intro-buildoptions.json")) as f:
             opts = {o["name"]: o["value"] for o in json.load(f)}
@@ -334,7 +329,7 @@ def machine_info(args, build_dir, vt_info):
         info["b_ndebug"] = opts.get("b_ndebug")
     except (OSError, ValueError, KeyError):
         info["buildtype"] = None
-    info["git"] = first_line(["git", "-C", ROOT_DIR, "describe", "--always", "--dirty"])
+    info["git"] = benchlib.first_line(["git", "-C", ROOT_DIR, "describe", "--always", "--dirty"])
     info["libvt_sha256"] = file_digest(os.path.join(build_dir, "runtime", "libvt.so"))
     info["vt_info"] = None
     if os.access(vt_info, os.X_OK):
