@@ -232,7 +232,7 @@ struct vtr_callbacks {
 		      uint64_t time);
 	/* Every event again, with its fields and its match: right after event, before anything
 	 * else it leads to (its enter or leave, its problems, the message or collective it
-	 * completes). */
+	 * completes). r is the library's, valid during the call only. */
 	void (*record)(void *user, const struct vtr_location *loc, const struct vtr_record *r);
 	void (*enter)(void *user, const struct vtr_location *loc, uint64_t time, uint32_t region);
 	/* Every close of an open region, the repairs too (then time is the repairing event's or

@@ -35,7 +35,11 @@ struct reader {
 	struct loc_state *last_state;
 	uint64_t last_id;
 	struct vtr_match *match; /* merged */
-	struct vtr_stats stats;	 /* of this reading: vtr_last_stats() once it ends */
+	/* The record of every kind the matching does not see (most events), handed over
+	 * without building one per event: only kind, time, region and mode ever change in it,
+	 * the other fields stay as they start (0, member VTR_NONE). */
+	struct vtr_record simple;
+	struct vtr_stats stats; /* of this reading: vtr_last_stats() once it ends */
 };
 
 /* A problem callback with a formatted message; s may be NULL. */

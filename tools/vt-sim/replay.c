@@ -429,7 +429,7 @@ struct frame *vts_top(struct loc *l)
 }
 
 /* One event at the head of a location's queue: 1 done, 0 must wait. */
-static int step(struct replay *rp, struct loc *l, struct qev *e)
+static int step(struct replay *rp, struct loc *l, const struct qev *e)
 {
 	if (!l->started) {
 		l->started = true;
@@ -563,11 +563,10 @@ static int step(struct replay *rp, struct loc *l, struct qev *e)
 void vts_pump(struct replay *rp, struct loc *l)
 {
 	while (l->qlen && !rp->failed) {
-		struct qev *e = &l->q[l->qhead];
-		if (!step(rp, l, e))
+		if (!step(rp, l, &l->q[l->qhead]))
 			return;
 		rp->res->events++;
-		l->qhead = (l->qhead + 1) % l->qcap;
+		l->qhead = (l->qhead + 1) & (l->qcap - 1);
 		l->qlen--;
 	}
 }
@@ -579,4 +578,45 @@ void vts_drain(struct replay *rp)
 		rp->locs[i].queued = false;
 		vts_pump(rp, &rp->locs[i]);
 	}
+}
+
+/* e behind the location's queue (a power of two long, in a ring). */
+static void queue(struct replay *rp, struct loc *l, const struct qev *e)
+{
+	if (l->qlen == l->qcap) {
+		size_t cap = l->qcap ? 2 * l->qcap : 64;
+		struct qev *q = vtr_xcalloc(cap, sizeof(*q));
+		for (size_t i = 0; i < l->qlen; i++)
+			q[i] = l->q[(l->qhead + i) & (l->qcap - 1)];
+		free(l->q);
+		l->q = q;
+		l->qhead = 0;
+		l->qcap = cap;
+	}
+	l->q[(l->qhead + l->qlen++) & (l->qcap - 1)] = *e;
+	if (l->qlen > rp->res->max_queued)
+		rp->res->max_queued = l->qlen;
+}
+
+/*
+ * An event read: queued on its location, then everything replayed that can be. Most events
+ * find their location's queue empty and nothing else to do: they are replayed at once, as the
+ * queue would have replayed them, without passing through it (the replay's hottest path).
+ */
+void vts_enqueue(struct replay *rp, struct loc *l, const struct qev *e)
+{
+	if (!l->qlen && !rp->nwork && !rp->failed) {
+		if (!rp->res->max_queued)
+			rp->res->max_queued = 1;
+		if (step(rp, l, e))
+			rp->res->events++;
+		else
+			queue(rp, l, e); /* it waits: first in the queue */
+		if (rp->nwork)
+			vts_drain(rp); /* the locations it unblocked */
+		return;
+	}
+	queue(rp, l, e);
+	vts_push_work(rp, l->index);
+	vts_drain(rp);
 }

@@ -137,6 +137,8 @@ struct replay {
 void vts_push_work(struct replay *rp, uint32_t loc);
 void vts_pump(struct replay *rp, struct loc *l);
 void vts_drain(struct replay *rp);
+/* An event read, in merged order: replayed as soon as what it waits for is. */
+void vts_enqueue(struct replay *rp, struct loc *l, const struct qev *e);
 void vts_unref(struct msg *m);
 void vts_coll_free(struct replay *rp, struct coll *c);
 struct frame *vts_top(struct loc *l);

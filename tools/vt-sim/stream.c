@@ -60,25 +60,6 @@ static struct coll *coll_new(struct replay *rp, uint32_t comm, uint32_t op, uint
 	return c;
 }
 
-static void enqueue(struct replay *rp, struct loc *l, struct qev e)
-{
-	if (l->qlen == l->qcap) {
-		size_t cap = l->qcap ? 2 * l->qcap : 64;
-		struct qev *q = vtr_xcalloc(cap, sizeof(*q));
-		for (size_t i = 0; i < l->qlen; i++)
-			q[i] = l->q[(l->qhead + i) % l->qcap];
-		free(l->q);
-		l->q = q;
-		l->qhead = 0;
-		l->qcap = cap;
-	}
-	l->q[(l->qhead + l->qlen++) % l->qcap] = e;
-	if (l->qlen > rp->res->max_queued)
-		rp->res->max_queued = l->qlen;
-	vts_push_work(rp, l->index);
-	vts_drain(rp);
-}
-
 static void coll_end(struct replay *rp, struct loc *l, const struct vtr_record *r)
 {
 	const struct vtr_trace *tr = rp->tr;
@@ -94,7 +75,7 @@ static void coll_end(struct replay *rp, struct loc *l, const struct vtr_record *
 		c = coll_new(rp, comm, r->op, r->root);
 	}
 	if (!c) {
-		enqueue(rp, l, (struct qev){r->time, Q_OTHER, 0, NULL, 0});
+		vts_enqueue(rp, l, &(struct qev){r->time, Q_OTHER, 0, NULL, 0});
 		return;
 	}
 	c->m[me].loc = l->index;
@@ -104,7 +85,7 @@ static void coll_end(struct replay *rp, struct loc *l, const struct vtr_record *
 		c->m[me].here = true;
 		c->arrived++;
 	}
-	enqueue(rp, l, (struct qev){r->time, Q_COLL_END, me, c, 0});
+	vts_enqueue(rp, l, &(struct qev){r->time, Q_COLL_END, me, c, 0});
 }
 
 /* Every event, in merged time order, into its location's queue. */
@@ -113,14 +94,22 @@ static void on_record(void *user, const struct vtr_location *loc, const struct v
 	struct replay *rp = user;
 	struct loc *l = &rp->locs[loc->index];
 	struct msg *m;
+	if (r->kind == VTR_EV_Enter || r->kind == VTR_EV_Leave) { /* most events: first */
+		vts_enqueue(rp, l,
+			    &(struct qev){r->time, r->kind == VTR_EV_Enter ? Q_ENTER : Q_LEAVE,
+					  r->region, NULL, 0});
+		if (rp->failed)
+			vtr_stop(rp->tr);
+		return;
+	}
 	switch (r->kind) {
 	case VTR_EV_Unknown: /* a kind this libotf2 does not know: pass 2 cannot copy it either */
 		return;
 	case VTR_EV_Enter:
-		enqueue(rp, l, (struct qev){r->time, Q_ENTER, r->region, NULL, 0});
+		vts_enqueue(rp, l, &(struct qev){r->time, Q_ENTER, r->region, NULL, 0});
 		break;
 	case VTR_EV_Leave:
-		enqueue(rp, l, (struct qev){r->time, Q_LEAVE, r->region, NULL, 0});
+		vts_enqueue(rp, l, &(struct qev){r->time, Q_LEAVE, r->region, NULL, 0});
 		break;
 	case VTR_EV_MpiSend:
 	case VTR_EV_MpiIsend:
@@ -130,9 +119,9 @@ static void on_record(void *user, const struct vtr_location *loc, const struct v
 		m->bytes = r->bytes;
 		if (m->rloc == VTR_NONE)
 			m->rloc = loc_of_member(rp, r->comm, r->peer);
-		enqueue(
+		vts_enqueue(
 		    rp, l,
-		    (struct qev){r->time, r->kind == VTR_EV_MpiIsend ? Q_ISEND : Q_SEND, 0, m, 0});
+		    &(struct qev){r->time, r->kind == VTR_EV_MpiIsend ? Q_ISEND : Q_SEND, 0, m, 0});
 		break;
 	case VTR_EV_MpiRecv:
 	case VTR_EV_MpiIrecv:
@@ -141,24 +130,24 @@ static void on_record(void *user, const struct vtr_location *loc, const struct v
 		m->rloc = l->index;
 		if (!m->have_send)
 			m->bytes = r->bytes;
-		enqueue(rp, l,
-			(struct qev){r->time, r->kind == VTR_EV_MpiIrecv ? Q_IRECV : Q_RECV, 0, m,
-				     r->request});
+		vts_enqueue(rp, l,
+			    &(struct qev){r->time, r->kind == VTR_EV_MpiIrecv ? Q_IRECV : Q_RECV, 0,
+					  m, r->request});
 		break;
 	case VTR_EV_MpiIrecvRequest:
-		enqueue(rp, l, (struct qev){r->time, Q_IRECV_REQ, 0, NULL, r->request});
+		vts_enqueue(rp, l, &(struct qev){r->time, Q_IRECV_REQ, 0, NULL, r->request});
 		break;
 	case VTR_EV_MpiCollectiveEnd:
 		coll_end(rp, l, r);
 		break;
 	case VTR_EV_MeasurementOnOff:
-		enqueue(rp, l, (struct qev){r->time, Q_ONOFF, r->mode, NULL, 0});
+		vts_enqueue(rp, l, &(struct qev){r->time, Q_ONOFF, r->mode, NULL, 0});
 		break;
 	case VTR_EV_Metric:
-		enqueue(rp, l, (struct qev){r->time, Q_METRIC, 0, NULL, 0});
+		vts_enqueue(rp, l, &(struct qev){r->time, Q_METRIC, 0, NULL, 0});
 		break;
 	default:
-		enqueue(rp, l, (struct qev){r->time, Q_OTHER, 0, NULL, 0});
+		vts_enqueue(rp, l, &(struct qev){r->time, Q_OTHER, 0, NULL, 0});
 		break;
 	}
 	if (rp->failed)
