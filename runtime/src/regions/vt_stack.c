@@ -34,7 +34,7 @@ static void push(struct vt_stack *s, uint32_t region, bool recorded)
 
 bool vt_stack_enter(struct vt_stack *s, uint32_t id)
 {
-	struct vt_region *reg = &vt_regions[id];
+	struct vt_region *reg = &vt_regtab.by_id[id];
 	bool recorded = true;
 	if (vt_unlikely(reg->limit > 0))
 		recorded = __atomic_fetch_add(&reg->calls, 1, __ATOMIC_RELAXED) < reg->limit;
