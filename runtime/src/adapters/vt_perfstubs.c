@@ -89,6 +89,8 @@ static struct {
 		uint32_t key; /* region id + 1; 0: empty; published last */
 		uint32_t timer;
 	} by_region[BY_REGION_SLOTS];
+	/* threads_tail NULL: the list is empty. An initialiser pointing into ps would move its
+	 * 128 KiB from .bss into libvt.so's .data. */
 	struct ps_thread *threads, **threads_tail;
 	uint32_t n_threads;
 	/* Metadata and parameters. */
@@ -98,7 +100,6 @@ static struct {
 	} meta;
 } ps = {
     .lock = PTHREAD_MUTEX_INITIALIZER,
-    .threads_tail = &ps.threads,
 };
 static __thread struct ps_thread *self __attribute__((tls_model("initial-exec")));
 
@@ -110,7 +111,7 @@ static struct ps_thread *me(void)
 	if (!p)
 		return NULL;
 	pthread_mutex_lock(&ps.lock);
-	*ps.threads_tail = p;
+	*(ps.threads_tail ? ps.threads_tail : &ps.threads) = p;
 	ps.threads_tail = &p->next;
 	ps.n_threads++;
 	pthread_mutex_unlock(&ps.lock);
