@@ -17,6 +17,14 @@ listed in MPI_IFACE, and the libvt symbols its objects use must be declared in t
 
 No C file of the runtime or the tools is longer than MAX_LINES: a file that grows past it
 does more than one job and is to be split by job (issue 24).
+Each module keeps its state in one struct (issue 24): for every object of runtime/src, the
+mutable variables of file scope are read from the static libraries (objdump -t: objects in
+.data, .bss, .tdata, .tbss and their subsections, not .data.rel.ro, which is const after
+relocation; function-local statics, named NAME.N, are not file scope). An object may have one
+of each kind: one static (the module's own state struct), one global (shared by design, like
+vt_cfg, or read by the hot path through its own symbol, like vt_regtab) and one thread-local.
+A second one of a kind fails, naming the file and its variables; the count of each object is
+printed either way.
 
 Usage: test_layers.py SOURCE_ROOT STATIC_LIB... [--mpi-lib LIB]...
 """
@@ -31,6 +39,11 @@ INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 # What libvt-mpi may include from runtime/src: the MPI interface and the record kinds that
 # its inline producers write (besides its own headers and the public include folder).
 MPI_IFACE = ["mpi/vt_mpi_iface.h", "record/vt_rec.h", "record/vt_buf.h", "base/vt_compiler.h"]
+
+
+# objdump -t: VALUE FLAGS(7) SECTION<tab>SIZE [.hidden] NAME
+OBJDUMP_SYM = re.compile(r"^[0-9a-f]+ (.{7}) (\S+)\t[0-9a-f]+ (?:\.hidden )?(\S+)$")
+STATE_KINDS = ("static", "global", "thread-local")
 
 
 MAX_LINES = 1000
@@ -139,6 +152,58 @@ def call_edges(src, libs, errors):
     return edges
 
 
+def state_variables(libs, names):
+    """(folder, file) -> {kind: [variable]}: the mutable variables of file scope of each object."""
+    state = {}
+    for lib in libs:
+        out = subprocess.run(["objdump", "-t", lib], capture_output=True, text=True)
+        if out.returncode != 0:
+            sys.exit(f"test_layers: objdump -t {lib} failed: {out.stderr.strip()}")
+        where = None
+        for line in out.stdout.splitlines():
+            if "file format" in line:
+                where = object_folder(line.split(":")[0], names)
+                if where:
+                    state.setdefault(where, {k: [] for k in STATE_KINDS})
+                continue
+            m = OBJDUMP_SYM.match(line)
+            if not where or not m:
+                continue
+            flags, section, name = m.groups()
+            if flags[5] in "dD" or flags[6] in "fF":
+                continue  # section, debugging, file and function symbols
+            tls = section.startswith((".tdata", ".tbss"))
+            if not (tls or section.startswith((".data", ".bss"))):
+                continue
+            if section.startswith(".data.rel.ro") or re.search(r"\.\d+$", name):
+                continue
+            kind = "thread-local" if tls else "global" if flags[0] in "gu" else "static"
+            state[where][kind].append(name)
+    return state
+
+
+def check_state(src, libs, errors):
+    """At most one variable of each kind of file-scope mutable state per object."""
+    names = {}
+    for d, f in source_files(src):
+        if f.endswith(".c"):
+            names[f"src_{d}_{f}.o"] = (d, f)
+    state = state_variables(libs, names)
+    print("file-scope mutable state per object (static, global, thread-local):")
+    for (d, f), kinds in sorted(state.items()):
+        path = f"{d}/{f}"
+        counts = " ".join(str(len(kinds[k])) for k in STATE_KINDS)
+        over = [k for k in STATE_KINDS if len(kinds[k]) > 1]
+        note = ""
+        if over:
+            note = "  FAIL"
+            for k in over:
+                errors.append(f"runtime/src/{path}: {len(kinds[k])} {k} variables of file "
+                              f"scope ({', '.join(sorted(kinds[k]))}): gather them in one "
+                              f"struct")
+        print(f"  {path}: {counts}{note}")
+
+
 def cycles(graph):
     """The strongly connected components of more than one folder (Tarjan)."""
     index, low, stack, on, out = {}, {}, [], set(), []
@@ -244,11 +309,14 @@ def main():
         errors.append("cycle: " + " <-> ".join(c))
     check_mpi(root, mpi_libs, libs, errors)
     check_sizes(root, errors)
+    check_state(src, libs, errors)
     for e in errors:
         print("FAIL: " + e)
     if errors:
         sys.exit(1)
     print("ok: every edge goes down the declared order")
+    print("ok: each object of runtime/src has at most one mutable variable of file scope of "
+          "each kind")
 
 
 if __name__ == "__main__":

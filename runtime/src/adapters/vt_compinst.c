@@ -32,7 +32,7 @@ __attribute__((noinline, cold)) static void slow(uintptr_t fn, uint32_t kind)
 static inline __attribute__((always_inline)) void fast(uintptr_t fn, uint32_t kind)
 {
 	struct vt_tls *t = &vt_tls;
-	const struct vt_addr_slot *s = &vt_addr_slots[vt_slot_index(fn)];
+	const struct vt_addr_slot *s = &vt_regtab.by_addr[vt_slot_index(fn)];
 	if (vt_unlikely(!t->pos)) {
 		/* Not recording: off (VT_ON=no, stopped) costs this test only. */
 		if (t->state == VT_TLS_OFF)

@@ -55,18 +55,7 @@ struct ps_counter {
 	char *name;
 };
 
-static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-static struct ps_timer *timers[MAX_ITEMS];
-static uint32_t n_timers;
-static struct ps_counter *counters[MAX_ITEMS];
-static uint32_t n_counters;
-
-/* Timers by region id: the timer of a region started by name (start_string). */
 #define BY_REGION_SLOTS (MAX_ITEMS * 2)
-static struct {
-	uint32_t key; /* region id + 1; 0: empty; published last */
-	uint32_t timer;
-} by_region[BY_REGION_SLOTS];
 
 struct ps_timer_fig {
 	uint64_t calls, incl, excl; /* ticks */
@@ -89,8 +78,29 @@ struct ps_thread {
 	struct ps_thread *next;
 };
 
-static struct ps_thread *threads, **threads_tail = &threads;
-static uint32_t n_threads;
+static struct {
+	pthread_mutex_t lock;
+	struct ps_timer *timers[MAX_ITEMS];
+	uint32_t n_timers;
+	struct ps_counter *counters[MAX_ITEMS];
+	uint32_t n_counters;
+	/* Timers by region id: the timer of a region started by name (start_string). */
+	struct {
+		uint32_t key; /* region id + 1; 0: empty; published last */
+		uint32_t timer;
+	} by_region[BY_REGION_SLOTS];
+	/* threads_tail NULL: the list is empty. An initialiser pointing into ps would move its
+	 * 128 KiB from .bss into libvt.so's .data. */
+	struct ps_thread *threads, **threads_tail;
+	uint32_t n_threads;
+	/* Metadata and parameters. */
+	struct {
+		char **names, **values;
+		unsigned n, cap;
+	} meta;
+} ps = {
+    .lock = PTHREAD_MUTEX_INITIALIZER,
+};
 static __thread struct ps_thread *self __attribute__((tls_model("initial-exec")));
 
 static struct ps_thread *me(void)
@@ -100,11 +110,11 @@ static struct ps_thread *me(void)
 	struct ps_thread *p = calloc(1, sizeof(*p));
 	if (!p)
 		return NULL;
-	pthread_mutex_lock(&lock);
-	*threads_tail = p;
-	threads_tail = &p->next;
-	n_threads++;
-	pthread_mutex_unlock(&lock);
+	pthread_mutex_lock(&ps.lock);
+	*(ps.threads_tail ? ps.threads_tail : &ps.threads) = p;
+	ps.threads_tail = &p->next;
+	ps.n_threads++;
+	pthread_mutex_unlock(&ps.lock);
 	/* The list only grows; the thread's figures stay for the data calls after it ends. */
 	self = p;
 	return p;
@@ -128,22 +138,22 @@ static struct ps_timer *timer_of_region(uint32_t val, const char *name, size_t l
 	uint32_t id = val & VT_REGION_ID_MASK, key = id + 1;
 	uint32_t h = (uint32_t)(key * 0x9E3779B1u) % BY_REGION_SLOTS;
 	for (uint32_t i = h;; i = (i + 1) % BY_REGION_SLOTS) {
-		uint32_t k = __atomic_load_n(&by_region[i].key, __ATOMIC_ACQUIRE);
+		uint32_t k = __atomic_load_n(&ps.by_region[i].key, __ATOMIC_ACQUIRE);
 		if (k == key)
-			return timers[by_region[i].timer];
+			return ps.timers[ps.by_region[i].timer];
 		if (!k)
 			break;
 	}
 	struct ps_timer *t = NULL;
-	pthread_mutex_lock(&lock);
+	pthread_mutex_lock(&ps.lock);
 	for (uint32_t i = h;; i = (i + 1) % BY_REGION_SLOTS) {
-		if (by_region[i].key == key) {
-			t = timers[by_region[i].timer];
+		if (ps.by_region[i].key == key) {
+			t = ps.timers[ps.by_region[i].timer];
 			break;
 		}
-		if (by_region[i].key)
+		if (ps.by_region[i].key)
 			continue;
-		if (n_timers == MAX_ITEMS) {
+		if (ps.n_timers == MAX_ITEMS) {
 			static bool said;
 			if (!said)
 				vt_warn("perfstubs: more than %d timers; the figures of later ones "
@@ -162,13 +172,13 @@ static struct ps_timer *timer_of_region(uint32_t val, const char *name, size_t l
 		}
 		memcpy(copy, name, len);
 		copy[len] = '\0';
-		*t = (struct ps_timer){n_timers, val, copy};
-		timers[n_timers] = t;
-		by_region[i].timer = n_timers++;
-		__atomic_store_n(&by_region[i].key, key, __ATOMIC_RELEASE);
+		*t = (struct ps_timer){ps.n_timers, val, copy};
+		ps.timers[ps.n_timers] = t;
+		ps.by_region[i].timer = ps.n_timers++;
+		__atomic_store_n(&ps.by_region[i].key, key, __ATOMIC_RELEASE);
 		break;
 	}
-	pthread_mutex_unlock(&lock);
+	pthread_mutex_unlock(&ps.lock);
 	return t;
 }
 
@@ -350,21 +360,21 @@ PS_EXPORT void *ps_tool_create_counter(const char *name)
 	if (vt_core_state() != VT_STATE_ON)
 		return NULL;
 	struct ps_counter *c = NULL;
-	pthread_mutex_lock(&lock);
-	for (uint32_t i = 0; i < n_counters && !c; i++)
-		if (strcmp(counters[i]->name, name) == 0)
-			c = counters[i];
-	if (!c && n_counters < MAX_ITEMS && (c = malloc(sizeof(*c)))) {
-		*c =
-		    (struct ps_counter){n_counters, vt_metric_define(name, "", true), strdup(name)};
+	pthread_mutex_lock(&ps.lock);
+	for (uint32_t i = 0; i < ps.n_counters && !c; i++)
+		if (strcmp(ps.counters[i]->name, name) == 0)
+			c = ps.counters[i];
+	if (!c && ps.n_counters < MAX_ITEMS && (c = malloc(sizeof(*c)))) {
+		*c = (struct ps_counter){ps.n_counters, vt_metric_define(name, "", true),
+					 strdup(name)};
 		if (c->name)
-			counters[n_counters++] = c;
+			ps.counters[ps.n_counters++] = c;
 		else {
 			free(c);
 			c = NULL;
 		}
 	}
-	pthread_mutex_unlock(&lock);
+	pthread_mutex_unlock(&ps.lock);
 	return c;
 }
 
@@ -392,11 +402,6 @@ PS_EXPORT void ps_tool_sample_counter(void *counter, double value)
 
 /* ---- metadata and parameters ---- */
 
-static struct {
-	char **names, **values;
-	unsigned n, cap;
-} meta;
-
 /* PERFSTUBS::KIND::NAME, in the characters OTF2 allows in property names. */
 static void property_name(char *out, size_t size, const char *kind, const char *name)
 {
@@ -421,36 +426,36 @@ PS_EXPORT void ps_tool_set_metadata(const char *name, const char *value)
 	property_name(prop, sizeof(prop), "METADATA", name);
 	vt_annot_property(prop, value);
 	int saved = errno;
-	pthread_mutex_lock(&lock);
+	pthread_mutex_lock(&ps.lock);
 	unsigned i = 0;
-	while (i < meta.n && strcmp(meta.names[i], name) != 0)
+	while (i < ps.meta.n && strcmp(ps.meta.names[i], name) != 0)
 		i++;
 	char *v = strdup(value);
-	if (v && i < meta.n) {
-		free(meta.values[i]);
-		meta.values[i] = v;
+	if (v && i < ps.meta.n) {
+		free(ps.meta.values[i]);
+		ps.meta.values[i] = v;
 	} else if (v) {
-		if (meta.n == meta.cap) {
-			unsigned cap = meta.cap ? 2 * meta.cap : 16;
-			char **n = realloc(meta.names, cap * sizeof(*n));
+		if (ps.meta.n == ps.meta.cap) {
+			unsigned cap = ps.meta.cap ? 2 * ps.meta.cap : 16;
+			char **n = realloc(ps.meta.names, cap * sizeof(*n));
 			if (n)
-				meta.names = n;
-			char **w = realloc(meta.values, cap * sizeof(*w));
+				ps.meta.names = n;
+			char **w = realloc(ps.meta.values, cap * sizeof(*w));
 			if (w)
-				meta.values = w;
+				ps.meta.values = w;
 			if (n && w)
-				meta.cap = cap;
+				ps.meta.cap = cap;
 		}
 		char *k = strdup(name);
-		if (meta.n < meta.cap && k) {
-			meta.names[meta.n] = k;
-			meta.values[meta.n++] = v;
+		if (ps.meta.n < ps.meta.cap && k) {
+			ps.meta.names[ps.meta.n] = k;
+			ps.meta.values[ps.meta.n++] = v;
 		} else {
 			free(k);
 			free(v);
 		}
 	}
-	pthread_mutex_unlock(&lock);
+	pthread_mutex_unlock(&ps.lock);
 	errno = saved;
 }
 
@@ -480,13 +485,13 @@ PS_EXPORT void ps_tool_get_timer_data(ps_tool_timer_data_t *d)
 	if (!d)
 		return;
 	memset(d, 0, sizeof(*d));
-	pthread_mutex_lock(&lock);
-	unsigned nt = n_timers, nth = n_threads;
+	pthread_mutex_lock(&ps.lock);
+	unsigned nt = ps.n_timers, nth = ps.n_threads;
 	d->timer_names = calloc(nt ? nt : 1, sizeof(char *));
 	for (unsigned i = 0; d->timer_names && i < nt; i++)
-		d->timer_names[i] = strdup(timers[i]->name);
-	struct ps_thread *list = threads;
-	pthread_mutex_unlock(&lock);
+		d->timer_names[i] = strdup(ps.timers[i]->name);
+	struct ps_thread *list = ps.threads;
+	pthread_mutex_unlock(&ps.lock);
 	d->metric_names = copy_names(metric_names, 3);
 	d->values = calloc((size_t)nt * nth * 3 + 1, sizeof(double));
 	if (!d->timer_names || !d->metric_names || !d->values)
@@ -530,13 +535,13 @@ PS_EXPORT void ps_tool_get_counter_data(ps_tool_counter_data_t *d)
 	if (!d)
 		return;
 	memset(d, 0, sizeof(*d));
-	pthread_mutex_lock(&lock);
-	unsigned nc = n_counters, nth = n_threads;
+	pthread_mutex_lock(&ps.lock);
+	unsigned nc = ps.n_counters, nth = ps.n_threads;
 	d->counter_names = calloc(nc ? nc : 1, sizeof(char *));
 	for (unsigned i = 0; d->counter_names && i < nc; i++)
-		d->counter_names[i] = strdup(counters[i]->name);
-	struct ps_thread *list = threads;
-	pthread_mutex_unlock(&lock);
+		d->counter_names[i] = strdup(ps.counters[i]->name);
+	struct ps_thread *list = ps.threads;
+	pthread_mutex_unlock(&ps.lock);
 	size_t n = (size_t)nc * nth + 1;
 	double **arrays[] = {&d->num_samples, &d->value_total, &d->value_min, &d->value_max,
 			     &d->value_sumsqr};
@@ -588,12 +593,12 @@ PS_EXPORT void ps_tool_get_metadata(ps_tool_metadata_t *d)
 	if (!d)
 		return;
 	memset(d, 0, sizeof(*d));
-	pthread_mutex_lock(&lock);
-	d->names = copy_names(meta.names, meta.n);
-	d->values = copy_names(meta.values, meta.n);
+	pthread_mutex_lock(&ps.lock);
+	d->names = copy_names(ps.meta.names, ps.meta.n);
+	d->values = copy_names(ps.meta.values, ps.meta.n);
 	if (d->names && d->values)
-		d->num_values = meta.n;
-	pthread_mutex_unlock(&lock);
+		d->num_values = ps.meta.n;
+	pthread_mutex_unlock(&ps.lock);
 }
 
 PS_EXPORT void ps_tool_free_metadata(ps_tool_metadata_t *d)

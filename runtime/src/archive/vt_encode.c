@@ -12,18 +12,32 @@
 #include <stdlib.h>
 #include <string.h>
 
-/*
- * What the encoder knows of each location (struct vt_enc_loc, archive/vt_otf2_priv.h), in
- * its own table indexed by the location; the open regions are the regions' (vt_stack). All
- * of it is touched with the location's lock held.
- */
-static struct vt_loctab encs = VT_LOCTAB_INIT(struct vt_enc_loc);
+static struct {
+	/*
+	 * What the encoder knows of each location (struct vt_enc_loc, archive/vt_otf2_priv.h),
+	 * in its own table indexed by the location; the open regions are the regions'
+	 * (vt_stack). All of it is touched with the location's lock held.
+	 */
+	struct vt_loctab encs;
+	/* What the metric service told the writer once (its tables stay the service's): how
+	 * values are written, and the definitions. n_metrics grows while the program defines
+	 * counters. */
+	struct {
+		const struct vt_otf2_metric *metrics;
+		uint32_t n_metrics;
+		const struct vt_otf2_instance *instances;
+		uint32_t n_instances;
+		uint64_t last_ts;
+	} mt;
+} enc = {
+    .encs = VT_LOCTAB_INIT(struct vt_enc_loc),
+};
 
 /* The location's entry: made at its first encoding. A location whose entry cannot be made
  * (out of memory) has its events dropped, with one line. */
 static struct vt_enc_loc *enc_of(struct vt_loc *loc)
 {
-	struct vt_enc_loc *e = vt_loctab_get(&encs, loc->index);
+	struct vt_enc_loc *e = vt_loctab_get(&enc.encs, loc->index);
 	if (!e)
 		vt_error("thread %u: no memory for its encoder state; its events are lost",
 			 loc->index);
@@ -33,7 +47,7 @@ static struct vt_enc_loc *enc_of(struct vt_loc *loc)
 const struct vt_enc_loc *vt_enc_loc(uint32_t index)
 {
 	static const struct vt_enc_loc none;
-	const struct vt_enc_loc *e = vt_loctab_peek(&encs, index);
+	const struct vt_enc_loc *e = vt_loctab_peek(&enc.encs, index);
 	return e ? e : &none;
 }
 
@@ -73,49 +87,39 @@ int vt_otf2_loc_open(struct vt_loc *loc)
 	return -1;
 }
 
-/* What the metric service told the writer once (its tables stay the service's): how values
- * are written, and the definitions. n_metrics grows while the program defines counters. */
-static struct {
-	const struct vt_otf2_metric *metrics;
-	uint32_t n_metrics;
-	const struct vt_otf2_instance *instances;
-	uint32_t n_instances;
-	uint64_t last_ts;
-} mt;
-
 void vt_otf2_set_metrics(const struct vt_otf2_metric *m, uint32_t n)
 {
-	mt.metrics = m;
-	__atomic_store_n(&mt.n_metrics, n, __ATOMIC_RELEASE);
+	enc.mt.metrics = m;
+	__atomic_store_n(&enc.mt.n_metrics, n, __ATOMIC_RELEASE);
 }
 
 void vt_otf2_metrics_grew(uint32_t n)
 {
-	__atomic_store_n(&mt.n_metrics, n, __ATOMIC_RELEASE);
+	__atomic_store_n(&enc.mt.n_metrics, n, __ATOMIC_RELEASE);
 }
 
 void vt_otf2_set_instances(const struct vt_otf2_instance *in, uint32_t n, uint64_t last_ts)
 {
-	mt.instances = in;
-	mt.n_instances = n;
-	mt.last_ts = last_ts;
+	enc.mt.instances = in;
+	enc.mt.n_instances = n;
+	enc.mt.last_ts = last_ts;
 }
 
 const struct vt_otf2_metric *vt_otf2_metrics(uint32_t *n)
 {
-	*n = __atomic_load_n(&mt.n_metrics, __ATOMIC_ACQUIRE);
-	return mt.metrics;
+	*n = __atomic_load_n(&enc.mt.n_metrics, __ATOMIC_ACQUIRE);
+	return enc.mt.metrics;
 }
 
 const struct vt_otf2_instance *vt_otf2_instances(uint32_t *n)
 {
-	*n = mt.instances ? mt.n_instances : 0;
-	return mt.instances;
+	*n = enc.mt.instances ? enc.mt.n_instances : 0;
+	return enc.mt.instances;
 }
 
 uint64_t vt_otf2_metric_last_ts(void)
 {
-	return mt.last_ts;
+	return enc.mt.last_ts;
 }
 
 static bool write_value(OTF2_EvtWriter *w, uint64_t ts, uint32_t id, uint32_t m, uint64_t value)
@@ -126,14 +130,14 @@ static bool write_value(OTF2_EvtWriter *w, uint64_t ts, uint32_t id, uint32_t m,
 bool vt_otf2_write_value(OTF2_EvtWriter *w, uint64_t ts, uint32_t id, uint32_t m, uint64_t value)
 {
 	/* A metric this process does not define has no type: nothing is written. */
-	if (m >= __atomic_load_n(&mt.n_metrics, __ATOMIC_ACQUIRE))
+	if (m >= __atomic_load_n(&enc.mt.n_metrics, __ATOMIC_ACQUIRE))
 		return true;
 	/* After a failed write no writer is touched again (vt_otf2_failed). */
 	if (vt_otf2_failed())
 		return false;
-	OTF2_Type type = mt.metrics[m].type;
+	OTF2_Type type = enc.mt.metrics[m].type;
 	OTF2_MetricValue v;
-	if (mt.metrics[m].is_float) {
+	if (enc.mt.metrics[m].is_float) {
 		/* A float in the low 32 bits; OTF2 has doubles. */
 		float f;
 		uint32_t low = (uint32_t)value;
@@ -527,8 +531,8 @@ void vt_otf2_encode(struct vt_loc *loc, const struct vt_rec *from, const struct 
 			const struct vt_rec_metric *m = (const struct vt_rec_metric *)r;
 			if (e->last_recorded)
 				vt_otf2_write_value(w, last, m->metric, m->metric, m->value);
-			if (m->metric < __atomic_load_n(&mt.n_metrics, __ATOMIC_ACQUIRE) &&
-			    mt.metrics[m->metric].occurrence == OTF2_METRIC_SYNCHRONOUS_STRICT)
+			if (m->metric < __atomic_load_n(&enc.mt.n_metrics, __ATOMIC_ACQUIRE) &&
+			    enc.mt.metrics[m->metric].occurrence == OTF2_METRIC_SYNCHRONOUS_STRICT)
 				keep_strict(e, m->metric, m->value);
 			continue;
 		}

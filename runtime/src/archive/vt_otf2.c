@@ -22,21 +22,51 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static OTF2_Archive *archive;
-static char *archive_dir, *archive_name, *anchor_path;
-/* MPI mode: set by vt_otf2_open_mpi; ids in events are then local and mapped at the end. */
-static const struct vt_mpi_ops *mpi;
-/* The thread team's comm: a local id mapped to the process's own team at unification, far
- * from the MPI comms' local ids. */
+/*
+ * The archive's state, one struct (the failure flag, read by the encoders before every
+ * record, is vt_otf2_write_failed, beside it).
+ */
+static struct {
+	OTF2_Archive *archive;
+	char *archive_dir, *archive_name, *anchor_path;
+	/* MPI mode: set by vt_otf2_open_mpi; ids in events are then local and mapped at the
+	 * end. */
+	const struct vt_mpi_ops *mpi;
+	/* The collectives the archive was opened with, for opening it again. */
+	const struct vt_mpi_ops *archive_ops;
+	/* The first failed write's message (see "failed writes" below). */
+	pthread_mutex_t failure_lock;
+	char failure_msg[512];
+	int failure_msg_taken, failure_errno, last_errno;
+	/* The code of the kept message: a message with another code starts a new report, and
+	 * a report's first message is the one kept (harmless reports may come before a
+	 * failure). */
+	OTF2_ErrorCode failure_code;
+	/* The room kept for the definitions (reserve_take). */
+	char *reserve_path;
+	/*
+	 * libotf2 creates the archive's directory when an archive is opened for writing, and in
+	 * MPI mode one that exists already breaks it (its collective state is freed while still
+	 * in use). So while the archive is opened again, the directory with the event files
+	 * waits under another name (rank 0 moves it, the others wait for that), and its files go
+	 * back into the new one once the definitions are written (vt_otf2_reopen_done).
+	 */
+	char *moved_dir;
+	/* The files vt made when it reserved the name (.otf2, .def; see make_own). */
+	struct {
+		dev_t dev;
+		ino_t ino;
+	} own_files[2];
+} arc = {.failure_lock = PTHREAD_MUTEX_INITIALIZER, .failure_code = OTF2_SUCCESS};
 
 OTF2_Archive *vt_otf2_archive(void)
 {
-	return archive;
+	return arc.archive;
 }
 
 const char *vt_otf2_anchor(void)
 {
-	return anchor_path;
+	return arc.anchor_path;
 }
 
 void vt_otf2_location_name(const struct vt_loc *l, char *buf, size_t len)
@@ -49,18 +79,18 @@ void vt_otf2_location_name(const struct vt_loc *l, char *buf, size_t len)
 
 void vt_otf2_closed(void)
 {
-	archive = NULL;
+	arc.archive = NULL;
 	vt_otf2_chunks_release();
 }
 
 bool vt_otf2_ready(void)
 {
-	return archive != NULL;
+	return arc.archive != NULL;
 }
 
 const char *vt_otf2_path(void)
 {
-	return anchor_path;
+	return arc.anchor_path;
 }
 
 /* ---- failed writes ----
@@ -73,35 +103,29 @@ const char *vt_otf2_path(void)
  * the event files are cut to their whole chunks, which readers read.
  */
 int vt_otf2_write_failed;
-static char failure_msg[512];
-static int failure_msg_taken, failure_errno, last_errno;
-/* The code of the kept message: a message with another code starts a new report, and a
- * report's first message is the one kept (harmless reports may come before a failure). */
-static OTF2_ErrorCode failure_code = OTF2_SUCCESS;
-static pthread_mutex_t failure_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static OTF2_ErrorCode on_otf2_error(void *user, const char *file, uint64_t line,
 				    const char *function, OTF2_ErrorCode code, const char *fmt,
 				    va_list va)
 {
 	int saved = errno;
-	__atomic_store_n(&last_errno, saved, __ATOMIC_RELAXED);
-	pthread_mutex_lock(&failure_lock);
+	__atomic_store_n(&arc.last_errno, saved, __ATOMIC_RELAXED);
+	pthread_mutex_lock(&arc.failure_lock);
 	/* libotf2 names the file in a message of its own ("POSIX: PATH"), and the layers
 	 * above report the same failure with other codes: those do not replace it. */
 	bool names_file = strncmp(fmt, "POSIX: ", 7) == 0;
-	bool kept_names_file = strncmp(failure_msg, "POSIX: ", 7) == 0;
-	if (code != failure_code && !vt_otf2_failed() && (names_file || !kept_names_file)) {
+	bool kept_names_file = strncmp(arc.failure_msg, "POSIX: ", 7) == 0;
+	if (code != arc.failure_code && !vt_otf2_failed() && (names_file || !kept_names_file)) {
 		/* A failed fclose is reported as a fault of libotf2's own, its errno says why. */
-		failure_code = code;
-		failure_errno = saved;
+		arc.failure_code = code;
+		arc.failure_errno = saved;
 		va_list copy;
 		va_copy(copy, va);
-		vsnprintf(failure_msg, sizeof(failure_msg), fmt, copy);
+		vsnprintf(arc.failure_msg, sizeof(arc.failure_msg), fmt, copy);
 		va_end(copy);
-		__atomic_store_n(&failure_msg_taken, 1, __ATOMIC_RELEASE);
+		__atomic_store_n(&arc.failure_msg_taken, 1, __ATOMIC_RELEASE);
 	}
-	pthread_mutex_unlock(&failure_lock);
+	pthread_mutex_unlock(&arc.failure_lock);
 	if (vt_log_level >= VT_LOG_DEBUG) {
 		char msg[512];
 		vsnprintf(msg, sizeof(msg), fmt, va);
@@ -113,7 +137,7 @@ static OTF2_ErrorCode on_otf2_error(void *user, const char *file, uint64_t line,
 
 const char *vt_otf2_last_error(void)
 {
-	int e = __atomic_load_n(&last_errno, __ATOMIC_RELAXED);
+	int e = __atomic_load_n(&arc.last_errno, __ATOMIC_RELAXED);
 	return e ? strerror(e) : "libotf2 failed";
 }
 
@@ -137,12 +161,12 @@ void vt_otf2_stop_writing(OTF2_ErrorCode rc)
 	char when[32];
 	run_time(when, sizeof(when));
 	/* The message is frozen from now on: wait for a report being written. */
-	pthread_mutex_lock(&failure_lock);
-	pthread_mutex_unlock(&failure_lock);
-	bool told = __atomic_load_n(&failure_msg_taken, __ATOMIC_ACQUIRE);
-	const char *where = told ? failure_msg : "libotf2";
+	pthread_mutex_lock(&arc.failure_lock);
+	pthread_mutex_unlock(&arc.failure_lock);
+	bool told = __atomic_load_n(&arc.failure_msg_taken, __ATOMIC_ACQUIRE);
+	const char *where = told ? arc.failure_msg : "libotf2";
 	const char *why = OTF2_Error_GetDescription(rc);
-	int e = told ? failure_errno : 0;
+	int e = told ? arc.failure_errno : 0;
 	if (rc == OTF2_ERROR_ENOSPC || rc == OTF2_ERROR_EDQUOT || rc == OTF2_ERROR_EFBIG)
 		e = rc == OTF2_ERROR_ENOSPC ? ENOSPC : rc == OTF2_ERROR_EDQUOT ? EDQUOT : EFBIG;
 	else if (rc == OTF2_ERROR_EMFILE || rc == OTF2_ERROR_ENFILE)
@@ -156,7 +180,7 @@ void vt_otf2_stop_writing(OTF2_ErrorCode rc)
 		what = "no free file descriptor";
 	/* libotf2's message names the substrate and the file ("POSIX: DIR/NAME/0.evt"), or
 	 * only the call (a failed fclose): the archive is named then. */
-	char quoted[sizeof(failure_msg)];
+	char quoted[sizeof(arc.failure_msg)];
 	if (strncmp(where, "POSIX: ", 7) == 0)
 		where += 7;
 	size_t n = strlen(where);
@@ -164,8 +188,8 @@ void vt_otf2_stop_writing(OTF2_ErrorCode rc)
 		snprintf(quoted, sizeof(quoted), "%.*s", (int)(n - 2), where + 1);
 		where = quoted;
 	}
-	if ((!archive_name || !strstr(where, archive_name)) && anchor_path)
-		where = anchor_path;
+	if ((!arc.archive_name || !strstr(where, arc.archive_name)) && arc.anchor_path)
+		where = arc.anchor_path;
 	vt_error("%s: recording stopped at %s (%s: %s); the events written before stay in the "
 		 "trace",
 		 what, when, where, why);
@@ -173,10 +197,10 @@ void vt_otf2_stop_writing(OTF2_ErrorCode rc)
 
 bool vt_otf2_file_path(char *buf, size_t len, uint64_t ref, const char *ext)
 {
-	if (!archive_dir || !archive_name)
+	if (!arc.archive_dir || !arc.archive_name)
 		return false;
 	/* libotf2's names of a location's files (OTF2's POSIX substrate). */
-	int n = snprintf(buf, len, "%s/%s/%llu.%s", archive_dir, archive_name,
+	int n = snprintf(buf, len, "%s/%s/%llu.%s", arc.archive_dir, arc.archive_name,
 			 (unsigned long long)ref, ext);
 	return n > 0 && (size_t)n < len;
 }
@@ -196,7 +220,7 @@ uint64_t vt_otf2_events_on_disk(uint64_t ref)
 {
 	char path[4096];
 	uint64_t events = 0;
-	if (!archive_dir || !archive_name)
+	if (!arc.archive_dir || !arc.archive_name)
 		return 0;
 	if (!vt_otf2_file_path(path, sizeof(path), ref, "evt"))
 		return 0;
@@ -239,32 +263,32 @@ uint64_t vt_otf2_events_on_disk(uint64_t ref)
  * programs.
  */
 #define RESERVE_BYTES (256u << 10)
-static char *reserve_path;
 
 static void reserve_take(void)
 {
 	vt_otf2_spare_fd_take();
 	int fd;
-	if (asprintf(&reserve_path, "%s/%s/vt-reserve.%ld", archive_dir, archive_name,
+	if (asprintf(&arc.reserve_path, "%s/%s/vt-reserve.%ld", arc.archive_dir, arc.archive_name,
 		     (long)getpid()) < 0) {
-		reserve_path = NULL;
+		arc.reserve_path = NULL;
 		return;
 	}
-	char *dir = strndup(reserve_path, strrchr(reserve_path, '/') - reserve_path);
+	char *dir = strndup(arc.reserve_path, strrchr(arc.reserve_path, '/') - arc.reserve_path);
 	if (dir)
 		mkdir(dir, 0777);
 	free(dir);
-	fd = open(reserve_path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	fd = open(arc.reserve_path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (fd < 0) {
-		free(reserve_path);
-		reserve_path = NULL;
+		free(arc.reserve_path);
+		arc.reserve_path = NULL;
 		return;
 	}
 	/* Without the room now, nothing is kept: the reserve is a help, not a condition. */
 	int err = posix_fallocate(fd, 0, RESERVE_BYTES);
 	close(fd);
 	if (err) {
-		vt_debug("no room kept for the definitions in %s: %s", reserve_path, strerror(err));
+		vt_debug("no room kept for the definitions in %s: %s", arc.reserve_path,
+			 strerror(err));
 		vt_otf2_reserve_release();
 	}
 }
@@ -272,7 +296,7 @@ static void reserve_take(void)
 void vt_otf2_reserve_release(void)
 {
 	vt_otf2_spare_fd_release();
-	char *path = __atomic_exchange_n(&reserve_path, NULL, __ATOMIC_ACQ_REL);
+	char *path = __atomic_exchange_n(&arc.reserve_path, NULL, __ATOMIC_ACQ_REL);
 	if (!path)
 		return;
 	unlink(path);
@@ -280,56 +304,46 @@ void vt_otf2_reserve_release(void)
 }
 
 static int open_archive(const char *name, const struct vt_mpi_ops *ops);
-static const struct vt_mpi_ops *archive_ops;
 static bool exists(const char *dir, const char *name, const char *suffix);
 static int make_own(const char *dir, const char *name, int k);
-
-/*
- * libotf2 creates the archive's directory when an archive is opened for writing, and in
- * MPI mode one that exists already breaks it (its collective state is freed while still
- * in use). So while the archive is opened again, the directory with the event files waits
- * under another name (rank 0 moves it, the others wait for that), and its files go back
- * into the new one once the definitions are written (vt_otf2_reopen_done).
- */
-static char *moved_dir;
 
 static char *archive_subdir(void)
 {
 	char *p;
-	return asprintf(&p, "%s/%s", archive_dir, archive_name) < 0 ? NULL : p;
+	return asprintf(&p, "%s/%s", arc.archive_dir, arc.archive_name) < 0 ? NULL : p;
 }
 
 OTF2_Archive *vt_otf2_reopen(const struct vt_mpi_ops *ops)
 {
 	/* The failed archive is left open: closing it would flush its broken writers. */
-	archive = NULL;
+	arc.archive = NULL;
 	if (ops->rank == 0) {
 		char *dir = archive_subdir();
-		if (dir && asprintf(&moved_dir, "%s.vt-moving-%ld", dir, (long)getpid()) < 0)
-			moved_dir = NULL;
-		if (moved_dir && rename(dir, moved_dir) != 0) {
+		if (dir && asprintf(&arc.moved_dir, "%s.vt-moving-%ld", dir, (long)getpid()) < 0)
+			arc.moved_dir = NULL;
+		if (arc.moved_dir && rename(dir, arc.moved_dir) != 0) {
 			vt_debug("cannot move %s aside: %s", dir, strerror(errno));
-			free(moved_dir);
-			moved_dir = NULL;
+			free(arc.moved_dir);
+			arc.moved_dir = NULL;
 		}
 		free(dir);
 	}
 	int moved = 1;
 	ops->bcast(&moved, sizeof(moved), 0);
-	return open_archive(archive_name, archive_ops) == 0 ? archive : NULL;
+	return open_archive(arc.archive_name, arc.archive_ops) == 0 ? arc.archive : NULL;
 }
 
 void vt_otf2_reopen_done(void)
 {
 	char *dir = archive_subdir();
-	DIR *d = moved_dir && dir ? opendir(moved_dir) : NULL;
+	DIR *d = arc.moved_dir && dir ? opendir(arc.moved_dir) : NULL;
 	struct dirent *e;
 	char from[4096], to[4096];
 	bool all = d != NULL;
 	while (d && (e = readdir(d))) {
 		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
 			continue;
-		snprintf(from, sizeof(from), "%s/%s", moved_dir, e->d_name);
+		snprintf(from, sizeof(from), "%s/%s", arc.moved_dir, e->d_name);
 		snprintf(to, sizeof(to), "%s/%s", dir, e->d_name);
 		struct stat st;
 		/* The files vt kept room with are not part of the trace. */
@@ -341,13 +355,13 @@ void vt_otf2_reopen_done(void)
 	if (d)
 		closedir(d);
 	if (all)
-		rmdir(moved_dir);
-	else if (moved_dir)
-		vt_error("the event files of the trace are in %s; move them into %s", moved_dir,
+		rmdir(arc.moved_dir);
+	else if (arc.moved_dir)
+		vt_error("the event files of the trace are in %s; move them into %s", arc.moved_dir,
 			 dir ? dir : "the archive's directory");
 	free(dir);
-	free(moved_dir);
-	moved_dir = NULL;
+	free(arc.moved_dir);
+	arc.moved_dir = NULL;
 }
 
 /*
@@ -362,39 +376,40 @@ void vt_otf2_reopen_done(void)
  */
 int vt_otf2_open_alone(void)
 {
-	if (!archive || !mpi || !archive_dir || !archive_name)
+	if (!arc.archive || !arc.mpi || !arc.archive_dir || !arc.archive_name)
 		return -1;
-	uint32_t rank = (uint32_t)mpi->rank;
+	uint32_t rank = (uint32_t)arc.mpi->rank;
 	char *from = archive_subdir(), *name = NULL, *anchor = NULL, *to = NULL;
-	if (!from || asprintf(&name, "%s.abort-%u", archive_name, rank) < 0) {
+	if (!from || asprintf(&name, "%s.abort-%u", arc.archive_name, rank) < 0) {
 		free(from);
 		return -1;
 	}
-	bool taken = exists(archive_dir, name, "");
-	if (taken || make_own(archive_dir, name, 0) != 0) {
+	bool taken = exists(arc.archive_dir, name, "");
+	if (taken || make_own(arc.archive_dir, name, 0) != 0) {
 		vt_error("cannot create %s/%s.otf2 (%s): the events of rank %u are not written",
-			 archive_dir, name, taken ? "its directory exists" : strerror(errno), rank);
+			 arc.archive_dir, name, taken ? "its directory exists" : strerror(errno),
+			 rank);
 		free(from);
 		free(name);
 		return -1;
 	}
-	if (make_own(archive_dir, name, 1) != 0 ||
-	    asprintf(&anchor, "%s/%s.otf2", archive_dir, name) < 0) {
+	if (make_own(arc.archive_dir, name, 1) != 0 ||
+	    asprintf(&anchor, "%s/%s.otf2", arc.archive_dir, name) < 0) {
 		vt_error("cannot create %s/%s.def (%s): the events of rank %u are not written",
-			 archive_dir, name, strerror(errno), rank);
+			 arc.archive_dir, name, strerror(errno), rank);
 		char path[4096];
-		snprintf(path, sizeof(path), "%s/%s.otf2", archive_dir, name);
+		snprintf(path, sizeof(path), "%s/%s.otf2", arc.archive_dir, name);
 		unlink(path);
 		free(from);
 		free(name);
 		return -1;
 	}
 	vt_otf2_reserve_release();
-	archive = NULL;
-	free(archive_name);
-	archive_name = name;
-	free(anchor_path);
-	anchor_path = anchor;
+	arc.archive = NULL;
+	free(arc.archive_name);
+	arc.archive_name = name;
+	free(arc.anchor_path);
+	arc.anchor_path = anchor;
 	if (open_archive(name, &vt_otf2_serial_ops) < 0 || !(to = archive_subdir())) {
 		vt_otf2_own_files_drop();
 		free(from);
@@ -469,10 +484,6 @@ static bool finished(const char *dir, const char *name)
  * what it points to) and the file made again the same way. In a sticky directory (/tmp) no
  * one else can remove vt's file, so nothing can be planted at all.
  */
-static struct {
-	dev_t dev;
-	ino_t ino;
-} own_files[2]; /* .otf2, .def */
 static const char *const own_suffix[2] = {".otf2", ".def"};
 
 static int make_own(const char *dir, const char *name, int k)
@@ -484,8 +495,8 @@ static int make_own(const char *dir, const char *name, int k)
 	if (fd < 0)
 		return -1;
 	if (fstat(fd, &st) == 0) {
-		own_files[k].dev = st.st_dev;
-		own_files[k].ino = st.st_ino;
+		arc.own_files[k].dev = st.st_dev;
+		arc.own_files[k].ino = st.st_ino;
 	}
 	close(fd);
 	return 0;
@@ -495,16 +506,16 @@ void vt_otf2_own_file(int k)
 {
 	char path[4096];
 	struct stat st;
-	if (!archive_dir || !archive_name || k < 0 || k > 1)
+	if (!arc.archive_dir || !arc.archive_name || k < 0 || k > 1)
 		return;
-	snprintf(path, sizeof(path), "%s/%s%s", archive_dir, archive_name, own_suffix[k]);
+	snprintf(path, sizeof(path), "%s/%s%s", arc.archive_dir, arc.archive_name, own_suffix[k]);
 	if (lstat(path, &st) == 0 && S_ISREG(st.st_mode) && st.st_nlink == 1 &&
-	    st.st_dev == own_files[k].dev && st.st_ino == own_files[k].ino)
+	    st.st_dev == arc.own_files[k].dev && st.st_ino == arc.own_files[k].ino)
 		return;
 	bool link = lstat(path, &st) == 0 && S_ISLNK(st.st_mode);
 	if (errno != ENOENT || link)
 		unlink(path);
-	if (make_own(archive_dir, archive_name, k) == 0)
+	if (make_own(arc.archive_dir, arc.archive_name, k) == 0)
 		vt_warn("%s was replaced during the run (%s); vt removed it and writes the "
 			"trace's own file",
 			path, link ? "by a symbolic link" : "by another file");
@@ -517,10 +528,11 @@ void vt_otf2_own_files_drop(void)
 {
 	char path[4096];
 	struct stat st;
-	for (int k = 0; k < 2 && archive_dir && archive_name; k++) {
-		snprintf(path, sizeof(path), "%s/%s%s", archive_dir, archive_name, own_suffix[k]);
+	for (int k = 0; k < 2 && arc.archive_dir && arc.archive_name; k++) {
+		snprintf(path, sizeof(path), "%s/%s%s", arc.archive_dir, arc.archive_name,
+			 own_suffix[k]);
 		if (lstat(path, &st) == 0 && S_ISREG(st.st_mode) && st.st_size == 0 &&
-		    st.st_ino == own_files[k].ino && st.st_dev == own_files[k].dev)
+		    st.st_ino == arc.own_files[k].ino && st.st_dev == arc.own_files[k].dev)
 			unlink(path);
 	}
 }
@@ -596,47 +608,47 @@ static int pick_name(char *name, size_t len)
 static int open_archive(const char *name, const struct vt_mpi_ops *ops)
 {
 	const char *dir = vt_cfg.gdir;
-	bool again = archive_name != NULL; /* vt_otf2_reopen: for the definitions only */
+	bool again = arc.archive_name != NULL; /* vt_otf2_reopen: for the definitions only */
 	if (!again) {
-		archive_dir = strdup(dir);
-		archive_name = strdup(name);
-		if (asprintf(&anchor_path, "%s/%s.otf2", dir, name) < 0)
-			anchor_path = NULL;
-		archive_ops = ops;
+		arc.archive_dir = strdup(dir);
+		arc.archive_name = strdup(name);
+		if (asprintf(&arc.anchor_path, "%s/%s.otf2", dir, name) < 0)
+			arc.anchor_path = NULL;
+		arc.archive_ops = ops;
 	}
 
 	/* libotf2 prints its errors on the program's stderr, and repeats them while a write
 	 * keeps failing: vt reports them itself, once. */
 	OTF2_Error_RegisterCallback(on_otf2_error, NULL);
 	/* The definition chunk size is set at the end, from the definitions (vt_otf2_close.c). */
-	archive =
-	    OTF2_Archive_Open(archive_dir, archive_name, OTF2_FILEMODE_WRITE, EVT_CHUNK,
+	arc.archive =
+	    OTF2_Archive_Open(arc.archive_dir, arc.archive_name, OTF2_FILEMODE_WRITE, EVT_CHUNK,
 			      OTF2_UNDEFINED_UINT64, OTF2_SUBSTRATE_POSIX, OTF2_COMPRESSION_NONE);
-	if (!archive) {
+	if (!arc.archive) {
 		vt_error("VT_PFORM_GDIR='%s': cannot create the trace archive %s; tracing is off",
 			 dir, name);
 		return -1;
 	}
-	OTF2_Archive_SetFlushCallbacks(archive, &vt_otf2_flush_callbacks, NULL);
-	OTF2_Archive_SetMemoryCallbacks(archive, &vt_otf2_memory_callbacks, NULL);
+	OTF2_Archive_SetFlushCallbacks(arc.archive, &vt_otf2_flush_callbacks, NULL);
+	OTF2_Archive_SetMemoryCallbacks(arc.archive, &vt_otf2_memory_callbacks, NULL);
 	if (ops)
-		ops->set_collectives(archive);
+		ops->set_collectives(arc.archive);
 	else
-		OTF2_Archive_SetSerialCollectiveCallbacks(archive);
-	OTF2_Pthread_Archive_SetLockingCallbacks(archive, NULL);
-	OTF2_Archive_SetCreator(archive, "vt " VT_VERSION);
-	OTF2_Archive_SetDescription(archive, exe_name());
+		OTF2_Archive_SetSerialCollectiveCallbacks(arc.archive);
+	OTF2_Pthread_Archive_SetLockingCallbacks(arc.archive, NULL);
+	OTF2_Archive_SetCreator(arc.archive, "vt " VT_VERSION);
+	OTF2_Archive_SetDescription(arc.archive, exe_name());
 	char host[256] = "localhost";
 	gethostname(host, sizeof(host) - 1);
-	OTF2_Archive_SetMachineName(archive, host);
+	OTF2_Archive_SetMachineName(arc.archive, host);
 	if (again)
 		return 0;
-	if (OTF2_Archive_OpenEvtFiles(archive) != OTF2_SUCCESS) {
+	if (OTF2_Archive_OpenEvtFiles(arc.archive) != OTF2_SUCCESS) {
 		vt_error("VT_PFORM_GDIR='%s': cannot create the event files of %s; "
 			 "tracing is off",
 			 dir, name);
-		OTF2_Archive_Close(archive);
-		archive = NULL;
+		OTF2_Archive_Close(arc.archive);
+		arc.archive = NULL;
 		return -1;
 	}
 	reserve_take();
@@ -660,29 +672,30 @@ int vt_otf2_open_mpi(const struct vt_mpi_ops *ops)
 	ops->bcast(name, sizeof(name), 0);
 	if (!name[0])
 		return -1;
-	mpi = ops;
+	arc.mpi = ops;
 	return open_archive(name, ops);
 }
 
 const struct vt_mpi_ops *vt_otf2_mpi_ops(void)
 {
-	return mpi;
+	return arc.mpi;
 }
 
 uint64_t vt_otf2_location_ref(uint32_t index)
 {
-	return mpi ? ((uint64_t)index << 32) | (uint32_t)mpi->rank : index;
+	return arc.mpi ? ((uint64_t)index << 32) | (uint32_t)arc.mpi->rank : index;
 }
 
 bool vt_otf2_local_defs_link(uint64_t from, uint64_t to)
 {
 	char a[4096], b[4096];
-	if (!archive_dir || !archive_name)
+	if (!arc.archive_dir || !arc.archive_name)
 		return false;
 	/* libotf2's names of a location's files (OTF2's POSIX substrate). */
-	snprintf(a, sizeof(a), "%s/%s/%llu.def", archive_dir, archive_name,
+	snprintf(a, sizeof(a), "%s/%s/%llu.def", arc.archive_dir, arc.archive_name,
 		 (unsigned long long)from);
-	snprintf(b, sizeof(b), "%s/%s/%llu.def", archive_dir, archive_name, (unsigned long long)to);
+	snprintf(b, sizeof(b), "%s/%s/%llu.def", arc.archive_dir, arc.archive_name,
+		 (unsigned long long)to);
 	if (link(a, b) == 0)
 		return true;
 	vt_debug("%s: not linked to %s (%s); written", b, a, strerror(errno));
@@ -696,19 +709,19 @@ bool vt_otf2_local_defs_link(uint64_t from, uint64_t to)
 uint64_t vt_otf2_metric_ref(uint32_t k)
 {
 	uint64_t hi = (uint64_t)(METRIC_LOC_BASE + k) << 32;
-	return mpi ? hi | (uint32_t)mpi->rank : hi;
+	return arc.mpi ? hi | (uint32_t)arc.mpi->rank : hi;
 }
 
 OTF2_EvtWriter *vt_otf2_metric_writer(uint32_t k, uint64_t *ref)
 {
-	if (!archive || vt_otf2_failed())
+	if (!arc.archive || vt_otf2_failed())
 		return NULL;
 	*ref = vt_otf2_metric_ref(k);
-	OTF2_EvtWriter *w = OTF2_Archive_GetEvtWriter(archive, *ref);
+	OTF2_EvtWriter *w = OTF2_Archive_GetEvtWriter(arc.archive, *ref);
 	if (!w)
 		vt_error("cannot open the event writer of plugin counter location %u in %s; its "
 			 "values are lost",
-			 k, anchor_path);
+			 k, arc.anchor_path);
 	return w;
 }
 
@@ -717,7 +730,7 @@ void vt_otf2_metric_writer_close(OTF2_EvtWriter *w, uint64_t *events)
 	uint64_t ref = 0;
 	OTF2_EvtWriter_GetLocationID(w, &ref);
 	OTF2_EvtWriter_GetNumberOfEvents(w, events);
-	if (vt_otf2_failed() || !vt_otf2_ok(OTF2_Archive_CloseEvtWriter(archive, w)))
+	if (vt_otf2_failed() || !vt_otf2_ok(OTF2_Archive_CloseEvtWriter(arc.archive, w)))
 		*events = vt_otf2_events_on_disk(ref);
 }
 

@@ -96,7 +96,7 @@ static void encode(struct vt_defs_buf *b, int rank, struct vt_loc *locs, uint64_
 	bool overflow = vt_region_overflowed();
 	for (uint32_t id = 0; id < n_regions + (overflow ? 1 : 0); id++) {
 		uint32_t rid = id < n_regions ? id : VT_REGION_UNKNOWN;
-		const struct vt_region *r = &vt_regions[rid];
+		const struct vt_region *r = &vt_regtab.by_id[rid];
 		d = (union vt_def){.region = {rid, r->name ? r->name : "unknown",
 					      r->file ? r->file : "", r->line,
 					      vt_otf2_region_paradigm(r), vt_otf2_region_role(r)}};

@@ -9,11 +9,15 @@
 
 bool vt_clock_tsc;
 
-static const char *reason = "not initialised";
-/* Calibration points: (tsc, monotonic ns). The TSC rate is taken over the whole run, so
- * no start-up spin is needed and the error shrinks as the run grows. */
-static uint64_t tsc0, ns0, tsc1, ns1, real0;
-static bool finished;
+static struct {
+	const char *reason;
+	/* Calibration points: (tsc, monotonic ns). The TSC rate is taken over the whole run,
+	 * so no start-up spin is needed and the error shrinks as the run grows. */
+	uint64_t tsc0, ns0, tsc1, ns1, real0;
+	bool finished;
+} clk = {
+    .reason = "not initialised",
+};
 
 static uint64_t mono_ns(clockid_t id)
 {
@@ -66,59 +70,59 @@ void vt_clock_init(int request)
 	switch (request) {
 	case VT_TIMER_TSC:
 		vt_clock_tsc = true;
-		reason = "forced by VT_TIMER=tsc";
+		clk.reason = "forced by VT_TIMER=tsc";
 		break;
 	case VT_TIMER_MONOTONIC:
 		vt_clock_tsc = false;
-		reason = "forced by VT_TIMER=monotonic";
+		clk.reason = "forced by VT_TIMER=monotonic";
 		break;
 	default:
 		vt_clock_tsc = vt_clock_tsc_invariant();
-		reason = vt_clock_tsc ? "the CPU has an invariant TSC"
-				      : "the CPU reports no invariant TSC";
+		clk.reason = vt_clock_tsc ? "the CPU has an invariant TSC"
+					  : "the CPU reports no invariant TSC";
 		break;
 	}
 	if (vt_clock_tsc)
-		sample(&tsc0, &ns0);
+		sample(&clk.tsc0, &clk.ns0);
 	else
-		tsc0 = ns0 = mono_ns(CLOCK_MONOTONIC);
-	real0 = mono_ns(CLOCK_REALTIME) - (mono_ns(CLOCK_MONOTONIC) - ns0);
-	finished = false;
+		clk.tsc0 = clk.ns0 = mono_ns(CLOCK_MONOTONIC);
+	clk.real0 = mono_ns(CLOCK_REALTIME) - (mono_ns(CLOCK_MONOTONIC) - clk.ns0);
+	clk.finished = false;
 }
 
 static void take_end(uint64_t *tsc, uint64_t *ns)
 {
 	sample(tsc, ns);
 	/* Under a millisecond the pairing jitter would matter; stretch the interval. */
-	while (*ns - ns0 < 1000000)
+	while (*ns - clk.ns0 < 1000000)
 		sample(tsc, ns);
 }
 
 void vt_clock_finish(void)
 {
 	if (vt_clock_tsc)
-		take_end(&tsc1, &ns1);
-	finished = true;
+		take_end(&clk.tsc1, &clk.ns1);
+	clk.finished = true;
 }
 
 uint64_t vt_clock_resolution(void)
 {
 	if (!vt_clock_tsc)
 		return 1000000000u;
-	uint64_t t = tsc1, n = ns1;
-	if (!finished)
+	uint64_t t = clk.tsc1, n = clk.ns1;
+	if (!clk.finished)
 		take_end(&t, &n);
-	return (uint64_t)((double)(t - tsc0) * 1e9 / (double)(n - ns0) + 0.5);
+	return (uint64_t)((double)(t - clk.tsc0) * 1e9 / (double)(n - clk.ns0) + 0.5);
 }
 
 uint64_t vt_clock_start_ticks(void)
 {
-	return tsc0;
+	return clk.tsc0;
 }
 
 uint64_t vt_clock_start_realtime_ns(void)
 {
-	return real0;
+	return clk.real0;
 }
 
 const char *vt_clock_name(void)
@@ -128,5 +132,5 @@ const char *vt_clock_name(void)
 
 const char *vt_clock_reason(void)
 {
-	return reason;
+	return clk.reason;
 }

@@ -18,11 +18,15 @@ struct property {
 	char *name, *value;
 };
 
-static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-static struct marker *markers;
-static size_t n_markers, cap_markers;
-static struct property *props;
-static size_t n_props, cap_props;
+static struct {
+	pthread_mutex_t lock;
+	struct marker *markers;
+	size_t n_markers, cap_markers;
+	struct property *props;
+	size_t n_props, cap_props;
+} ann = {
+    .lock = PTHREAD_MUTEX_INITIALIZER,
+};
 
 /* Room for one more of n in *v (capacity *cap); false when memory ran out. */
 static bool room(void **v, size_t n, size_t *cap, size_t size)
@@ -43,12 +47,13 @@ void vt_annot_marker(uint64_t ts, uint32_t index, const char *category, uint32_t
 {
 	int saved = errno;
 	char *c = strdup(category ? category : "marker"), *t = strdup(text ? text : "");
-	pthread_mutex_lock(&lock);
-	if (c && t && room((void **)&markers, n_markers, &cap_markers, sizeof(*markers))) {
-		markers[n_markers++] = (struct marker){ts, index, c, t, severity};
+	pthread_mutex_lock(&ann.lock);
+	if (c && t &&
+	    room((void **)&ann.markers, ann.n_markers, &ann.cap_markers, sizeof(*ann.markers))) {
+		ann.markers[ann.n_markers++] = (struct marker){ts, index, c, t, severity};
 		c = t = NULL;
 	}
-	pthread_mutex_unlock(&lock);
+	pthread_mutex_unlock(&ann.lock);
 	free(c);
 	free(t);
 	errno = saved;
@@ -59,20 +64,20 @@ void vt_annot_property(const char *name, const char *value)
 	int saved = errno;
 	char *v = strdup(value ? value : "");
 	char *n = NULL;
-	pthread_mutex_lock(&lock);
+	pthread_mutex_lock(&ann.lock);
 	size_t i = 0;
-	while (i < n_props && strcmp(props[i].name, name) != 0)
+	while (i < ann.n_props && strcmp(ann.props[i].name, name) != 0)
 		i++;
-	if (v && i < n_props) {
-		free(props[i].value);
-		props[i].value = v;
+	if (v && i < ann.n_props) {
+		free(ann.props[i].value);
+		ann.props[i].value = v;
 		v = NULL;
 	} else if (v && (n = strdup(name)) &&
-		   room((void **)&props, n_props, &cap_props, sizeof(*props))) {
-		props[n_props++] = (struct property){n, v};
+		   room((void **)&ann.props, ann.n_props, &ann.cap_props, sizeof(*ann.props))) {
+		ann.props[ann.n_props++] = (struct property){n, v};
 		v = n = NULL;
 	}
-	pthread_mutex_unlock(&lock);
+	pthread_mutex_unlock(&ann.lock);
 	free(v);
 	free(n);
 	errno = saved;
@@ -80,16 +85,16 @@ void vt_annot_property(const char *name, const char *value)
 
 void vt_annot_put_defs(struct vt_defs_buf *b, uint64_t (*ref_of)(uint32_t index))
 {
-	pthread_mutex_lock(&lock);
-	for (size_t i = 0; i < n_markers; i++) {
-		const struct marker *m = &markers[i];
+	pthread_mutex_lock(&ann.lock);
+	for (size_t i = 0; i < ann.n_markers; i++) {
+		const struct marker *m = &ann.markers[i];
 		union vt_def d = {
 		    .marker = {m->ts, ref_of(m->index), m->category, m->text, m->severity}};
 		vt_defs_put(b, VT_DEF_MARKER, &d);
 	}
-	for (size_t i = 0; i < n_props; i++) {
-		union vt_def d = {.property = {props[i].name, props[i].value}};
+	for (size_t i = 0; i < ann.n_props; i++) {
+		union vt_def d = {.property = {ann.props[i].name, ann.props[i].value}};
 		vt_defs_put(b, VT_DEF_PROPERTY, &d);
 	}
-	pthread_mutex_unlock(&lock);
+	pthread_mutex_unlock(&ann.lock);
 }

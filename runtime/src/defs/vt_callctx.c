@@ -23,18 +23,21 @@ struct node {
 	int32_t module;
 };
 
-static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-static struct node *nodes;
-static uint32_t n_nodes, cap_nodes;
-static uint32_t *slots; /* node index + 1; 0: empty */
-static uint32_t n_slots;
-
 static struct {
-	char name[64];
-	uint32_t mode;
-	uint64_t period;
-	bool set;
-} generator;
+	pthread_mutex_t lock;
+	struct node *nodes;
+	uint32_t n_nodes, cap_nodes;
+	uint32_t *slots; /* node index + 1; 0: empty */
+	uint32_t n_slots;
+	struct {
+		char name[64];
+		uint32_t mode;
+		uint64_t period;
+		bool set;
+	} generator;
+} cct = {
+    .lock = PTHREAD_MUTEX_INITIALIZER,
+};
 
 static uint64_t hash(uint32_t parent, uint64_t ip)
 {
@@ -44,19 +47,19 @@ static uint64_t hash(uint32_t parent, uint64_t ip)
 
 static bool grow_slots(void)
 {
-	uint32_t n = n_slots ? 2 * n_slots : 4096;
+	uint32_t n = cct.n_slots ? 2 * cct.n_slots : 4096;
 	uint32_t *s = calloc(n, sizeof(*s));
 	if (!s)
 		return false;
-	for (uint32_t i = 0; i < n_nodes; i++) {
-		uint64_t k = hash(nodes[i].parent, nodes[i].ip) & (n - 1);
+	for (uint32_t i = 0; i < cct.n_nodes; i++) {
+		uint64_t k = hash(cct.nodes[i].parent, cct.nodes[i].ip) & (n - 1);
 		while (s[k])
 			k = (k + 1) & (n - 1);
 		s[k] = i + 1;
 	}
-	free(slots);
-	slots = s;
-	n_slots = n;
+	free(cct.slots);
+	cct.slots = s;
+	cct.n_slots = n;
 	return true;
 }
 
@@ -64,26 +67,27 @@ static bool grow_slots(void)
  * Caller holds the lock. */
 static uint32_t child(uint32_t parent, uint64_t ip)
 {
-	if (2 * (n_nodes + 1) > n_slots && !grow_slots())
+	if (2 * (cct.n_nodes + 1) > cct.n_slots && !grow_slots())
 		return VT_CALLCTX_NONE;
-	uint64_t k = hash(parent, ip) & (n_slots - 1);
-	for (; slots[k]; k = (k + 1) & (n_slots - 1)) {
-		const struct node *o = &nodes[slots[k] - 1];
+	uint64_t k = hash(parent, ip) & (cct.n_slots - 1);
+	for (; cct.slots[k]; k = (k + 1) & (cct.n_slots - 1)) {
+		const struct node *o = &cct.nodes[cct.slots[k] - 1];
 		if (o->ip == ip && o->parent == parent)
-			return slots[k] - 1;
+			return cct.slots[k] - 1;
 	}
-	if (n_nodes == cap_nodes) {
-		uint32_t cap = cap_nodes ? 2 * cap_nodes : 4096;
-		struct node *p = realloc(nodes, cap * sizeof(*p));
+	if (cct.n_nodes == cct.cap_nodes) {
+		uint32_t cap = cct.cap_nodes ? 2 * cct.cap_nodes : 4096;
+		struct node *p = realloc(cct.nodes, cap * sizeof(*p));
 		if (!p)
 			return VT_CALLCTX_NONE;
-		nodes = p;
-		cap_nodes = cap;
+		cct.nodes = p;
+		cct.cap_nodes = cap;
 	}
 	/* The module now: a library may be gone by the end of the run (dlclose). */
-	nodes[n_nodes] = (struct node){ip, parent, ip ? vt_region_module_of((uintptr_t)ip) : -1};
-	slots[k] = n_nodes + 1;
-	return n_nodes++;
+	cct.nodes[cct.n_nodes] =
+	    (struct node){ip, parent, ip ? vt_region_module_of((uintptr_t)ip) : -1};
+	cct.slots[k] = cct.n_nodes + 1;
+	return cct.n_nodes++;
 }
 
 uint32_t vt_callctx_path(const uint64_t *frames, uint32_t n, bool cut, uint32_t *out,
@@ -93,7 +97,7 @@ uint32_t vt_callctx_path(const uint64_t *frames, uint32_t n, bool cut, uint32_t 
 	*depth = 0;
 	if (!n)
 		return ctx;
-	pthread_mutex_lock(&lock);
+	pthread_mutex_lock(&cct.lock);
 	if (cut)
 		out[k++] = ctx = child(VT_CALLCTX_NONE, 0);
 	for (uint32_t i = n; i-- > 0 && !(cut && ctx == VT_CALLCTX_NONE);) {
@@ -102,25 +106,25 @@ uint32_t vt_callctx_path(const uint64_t *frames, uint32_t n, bool cut, uint32_t 
 			break;
 		out[k++] = ctx;
 	}
-	pthread_mutex_unlock(&lock);
+	pthread_mutex_unlock(&cct.lock);
 	*depth = ctx == VT_CALLCTX_NONE ? 0 : k;
 	return ctx;
 }
 
 uint32_t vt_callctx_count(void)
 {
-	pthread_mutex_lock(&lock);
-	uint32_t n = n_nodes;
-	pthread_mutex_unlock(&lock);
+	pthread_mutex_lock(&cct.lock);
+	uint32_t n = cct.n_nodes;
+	pthread_mutex_unlock(&cct.lock);
 	return n;
 }
 
 void vt_callctx_set_generator(const char *name, uint32_t mode, uint64_t period)
 {
-	snprintf(generator.name, sizeof(generator.name), "%s", name);
-	generator.mode = mode;
-	generator.period = period;
-	generator.set = true;
+	snprintf(cct.generator.name, sizeof(cct.generator.name), "%s", name);
+	cct.generator.mode = mode;
+	cct.generator.period = period;
+	cct.generator.set = true;
 }
 
 /* One code address resolved; shared by the nodes of that address. */
@@ -131,7 +135,7 @@ struct resolved {
 
 static int by_ip(const void *a, const void *b)
 {
-	uint64_t x = nodes[*(const uint32_t *)a].ip, y = nodes[*(const uint32_t *)b].ip;
+	uint64_t x = cct.nodes[*(const uint32_t *)a].ip, y = cct.nodes[*(const uint32_t *)b].ip;
 	return x < y ? -1 : x > y;
 }
 
@@ -147,7 +151,7 @@ static void paradigms(struct resolved *res, uint32_t n)
 	char key[4096];
 	uint32_t regions = vt_region_count();
 	for (uint32_t id = 0; id < regions; id++) {
-		const struct vt_region *r = &vt_regions[id];
+		const struct vt_region *r = &vt_regtab.by_id[id];
 		if (!r->name || r->kind == VT_REGION_USER)
 			continue;
 		snprintf(key, sizeof(key), "%s\x1f%s\x1f%u", r->name, r->file ? r->file : "",
@@ -179,8 +183,8 @@ static void paradigms(struct resolved *res, uint32_t n)
 
 void vt_callctx_put_defs(struct vt_defs_buf *b)
 {
-	pthread_mutex_lock(&lock);
-	uint32_t n = n_nodes;
+	pthread_mutex_lock(&cct.lock);
+	uint32_t n = cct.n_nodes;
 	uint32_t *order = malloc((n ? n : 1) * sizeof(*order));
 	uint32_t *res_of = malloc((n ? n : 1) * sizeof(*res_of));
 	struct resolved *res = calloc(n ? n : 1, sizeof(*res));
@@ -192,8 +196,8 @@ void vt_callctx_put_defs(struct vt_defs_buf *b)
 	qsort(order, n, sizeof(*order), by_ip);
 	uint32_t n_res = 0;
 	for (uint32_t i = 0; i < n; i++) {
-		const struct node *o = &nodes[order[i]];
-		if (!i || o->ip != nodes[order[i - 1]].ip) {
+		const struct node *o = &cct.nodes[order[i]];
+		if (!i || o->ip != cct.nodes[order[i - 1]].ip) {
 			if (o->ip)
 				vt_region_resolve_code((uintptr_t)o->ip, o->module, &res[n_res].fn,
 						       &res[n_res].src);
@@ -203,7 +207,7 @@ void vt_callctx_put_defs(struct vt_defs_buf *b)
 	}
 	paradigms(res, n_res);
 	for (uint32_t i = 0; i < n; i++) {
-		const struct node *o = &nodes[i];
+		const struct node *o = &cct.nodes[i];
 		const struct resolved *r = &res[res_of[i]];
 		char addr[256];
 		const char *name = r->fn.name;
@@ -225,8 +229,9 @@ void vt_callctx_put_defs(struct vt_defs_buf *b)
 					      r->src.file ? r->src.file : "", r->src.line}};
 		vt_defs_put(b, VT_DEF_CALLCTX, &d);
 	}
-	if (generator.set) {
-		union vt_def d = {.igen = {0, generator.name, generator.mode, generator.period}};
+	if (cct.generator.set) {
+		union vt_def d = {
+		    .igen = {0, cct.generator.name, cct.generator.mode, cct.generator.period}};
 		vt_defs_put(b, VT_DEF_IGEN, &d);
 	}
 out:
@@ -238,17 +243,17 @@ out:
 	free(res);
 	free(res_of);
 	free(order);
-	pthread_mutex_unlock(&lock);
+	pthread_mutex_unlock(&cct.lock);
 }
 
 void vt_callctx_reset(void)
 {
-	pthread_mutex_lock(&lock);
-	free(nodes);
-	free(slots);
-	nodes = NULL;
-	slots = NULL;
-	n_nodes = cap_nodes = n_slots = 0;
-	generator.set = false;
-	pthread_mutex_unlock(&lock);
+	pthread_mutex_lock(&cct.lock);
+	free(cct.nodes);
+	free(cct.slots);
+	cct.nodes = NULL;
+	cct.slots = NULL;
+	cct.n_nodes = cct.cap_nodes = cct.n_slots = 0;
+	cct.generator.set = false;
+	pthread_mutex_unlock(&cct.lock);
 }

@@ -7,12 +7,14 @@
 #include <string.h>
 #include <unistd.h>
 
-static struct vt_topo topo;
-static bool have;
+static struct {
+	struct vt_topo topo;
+	bool have;
+} tp;
 
 const struct vt_topo *vt_topo(void)
 {
-	return have ? &topo : NULL;
+	return tp.have ? &tp.topo : NULL;
 }
 
 const struct vt_topo *vt_topo_gather(const struct vt_mpi_ops *ops)
@@ -42,30 +44,30 @@ const struct vt_topo *vt_topo_gather(const struct vt_mpi_ops *ops)
 	if (!all || !n)
 		return NULL;
 
-	topo.rank = ops->rank;
-	topo.size = ops->size;
-	topo.hosts = calloc((size_t)ops->size, sizeof(*topo.hosts));
-	topo.host_of = calloc((size_t)ops->size, sizeof(*topo.host_of));
-	if (!topo.hosts || !topo.host_of)
+	tp.topo.rank = ops->rank;
+	tp.topo.size = ops->size;
+	tp.topo.hosts = calloc((size_t)ops->size, sizeof(*tp.topo.hosts));
+	tp.topo.host_of = calloc((size_t)ops->size, sizeof(*tp.topo.host_of));
+	if (!tp.topo.hosts || !tp.topo.host_of)
 		return NULL;
 	const char *q = all, *end = all + n;
 	for (int r = 0; r < ops->size; r++) {
 		const char *name = q < end ? q : "";
 		q += q < end ? strlen(q) + 1 : 0;
 		uint32_t h = 0;
-		while (h < topo.n_hosts && strcmp(topo.hosts[h], name) != 0)
+		while (h < tp.topo.n_hosts && strcmp(tp.topo.hosts[h], name) != 0)
 			h++;
-		if (h == topo.n_hosts)
-			topo.hosts[topo.n_hosts++] = name;
-		topo.host_of[r] = h;
+		if (h == tp.topo.n_hosts)
+			tp.topo.hosts[tp.topo.n_hosts++] = name;
+		tp.topo.host_of[r] = h;
 	}
 	/* The lowest rank of each host is the one that introduced its name. */
-	topo.host_first = false;
+	tp.topo.host_first = false;
 	for (int r = 0; r <= ops->rank; r++)
-		if (topo.host_of[r] == topo.host_of[ops->rank]) {
-			topo.host_first = r == ops->rank;
+		if (tp.topo.host_of[r] == tp.topo.host_of[ops->rank]) {
+			tp.topo.host_first = r == ops->rank;
 			break;
 		}
-	have = true;
-	return &topo;
+	tp.have = true;
+	return &tp.topo;
 }

@@ -45,16 +45,16 @@ static const int watched[] = {SIGHUP, SIGINT, SIGQUIT, SIGILL,	SIGABRT,
 #define N_WATCHED (sizeof(watched) / sizeof(watched[0]))
 
 typedef int (*sigaction_fn)(int, const struct sigaction *, struct sigaction *);
-static sigaction_fn real_sigaction;
-
-/* Per watched signal: vt's handler is the kernel's disposition; what the program set. */
-static bool mine[N_WATCHED];
-static struct sigaction program[N_WATCHED];
-static bool active;
-
-/* The thread (kernel id) writing the trace for a signal, and the signal; 0: none yet. */
-static int ending_tid;
-static volatile sig_atomic_t ending_sig;
+static struct {
+	sigaction_fn real_sigaction;
+	/* Per watched signal: vt's handler is the kernel's disposition; what the program set. */
+	bool mine[N_WATCHED];
+	struct sigaction program[N_WATCHED];
+	bool active;
+	/* The thread (kernel id) writing the trace for a signal, and the signal; 0: none yet. */
+	int ending_tid;
+	volatile sig_atomic_t ending_sig;
+} sigs;
 
 static __attribute__((unused)) VT_EARLY int slot(int sig)
 {
@@ -66,9 +66,9 @@ static __attribute__((unused)) VT_EARLY int slot(int sig)
 
 static VT_EARLY sigaction_fn real(void)
 {
-	if (!real_sigaction)
-		real_sigaction = (sigaction_fn)vt_interpose_next("sigaction");
-	return real_sigaction;
+	if (!sigs.real_sigaction)
+		sigs.real_sigaction = (sigaction_fn)vt_interpose_next("sigaction");
+	return sigs.real_sigaction;
 }
 
 VT_EARLY int vt_real_sigaction(int sig, const struct sigaction *act, struct sigaction *old)
@@ -94,7 +94,7 @@ static void end_as_default(int sig)
 /* The watchdog: the writing took too long; the process ends with the original signal. */
 static void give_up(int alrm)
 {
-	int sig = ending_sig;
+	int sig = sigs.ending_sig;
 	static const char msg[] = "vt: the trace could not be written in time after a signal\n";
 	ssize_t w = write(2, msg, sizeof(msg) - 1);
 	(void)w;
@@ -164,9 +164,9 @@ static void on_signal(int sig, siginfo_t *si, void *uc)
 	int saved = errno;
 	int self = (int)syscall(SYS_gettid);
 	int expected = 0;
-	if (__atomic_compare_exchange_n(&ending_tid, &expected, self, false, __ATOMIC_ACQ_REL,
+	if (__atomic_compare_exchange_n(&sigs.ending_tid, &expected, self, false, __ATOMIC_ACQ_REL,
 					__ATOMIC_ACQUIRE)) {
-		ending_sig = sig;
+		sigs.ending_sig = sig;
 		if (vt_core_state() == VT_STATE_FINALIZING && !is_fault(sig, si)) {
 			/* The trace is being written (exit, exec): it is finished first, then
 			 * the process ends with the signal (vt_finalize), under the watchdog. */
@@ -234,11 +234,11 @@ void vt_signal_init(void)
 		struct sigaction cur;
 		if (real()(watched[i], NULL, &cur) != 0)
 			continue;
-		program[i] = cur;
+		sigs.program[i] = cur;
 		if (is_default(&cur))
-			mine[i] = real()(watched[i], &mine_act, NULL) == 0;
+			sigs.mine[i] = real()(watched[i], &mine_act, NULL) == 0;
 	}
-	__atomic_store_n(&active, true, __ATOMIC_RELEASE);
+	__atomic_store_n(&sigs.active, true, __ATOMIC_RELEASE);
 }
 
 /*
@@ -250,24 +250,24 @@ void vt_signal_init(void)
 VT_EXPORT VT_EARLY int sigaction(int sig, const struct sigaction *act, struct sigaction *old)
 {
 	int i = slot(sig);
-	if (i < 0 || !__atomic_load_n(&active, __ATOMIC_ACQUIRE))
+	if (i < 0 || !__atomic_load_n(&sigs.active, __ATOMIC_ACQUIRE))
 		return real()(sig, act, old);
-	struct sigaction prev = program[i];
+	struct sigaction prev = sigs.program[i];
 	if (act) {
 		if (is_default(act)) {
-			if (!mine[i]) {
+			if (!sigs.mine[i]) {
 				struct sigaction m;
 				mine_action(&m);
 				if (real()(sig, &m, NULL) != 0)
 					return -1;
-				mine[i] = true;
+				sigs.mine[i] = true;
 			}
 		} else {
 			if (real()(sig, act, NULL) != 0)
 				return -1;
-			mine[i] = false;
+			sigs.mine[i] = false;
 		}
-		program[i] = *act;
+		sigs.program[i] = *act;
 	}
 	if (old)
 		*old = prev;

@@ -76,20 +76,23 @@ void vt_core_mpi_attach(const struct vt_topo *topo, struct vt_tls *t)
 {
 	EACH(mpi_attach, topo, t);
 }
-static pthread_mutex_t state_lock = PTHREAD_MUTEX_INITIALIZER;
-
-/* A forked child must not write into its parent's archive; it runs untraced, and says so
- * at the default verbosity when it ends (docs/security.md). Not at the fork: most children
- * exec at once (Open MPI starting its daemon for a program run without mpirun, popen),
- * and a line for each would be noise. */
-static int forked_from;
+static struct {
+	pthread_mutex_t state_lock;
+	/* A forked child must not write into its parent's archive; it runs untraced, and says
+	 * so at the default verbosity when it ends (docs/security.md). Not at the fork: most
+	 * children exec at once (Open MPI starting its daemon for a program run without mpirun,
+	 * popen), and a line for each would be noise. */
+	int forked_from;
+} core = {
+    .state_lock = PTHREAD_MUTEX_INITIALIZER,
+};
 
 static void fork_child(void)
 {
 	set_state(VT_STATE_OFF);
 	vt_tls.pos = vt_tls.end = NULL;
 	vt_tls.state = VT_TLS_OFF;
-	forked_from = vt_state_data.pid;
+	core.forked_from = vt_state_data.pid;
 	vt_state_data.pid = getpid();
 }
 
@@ -124,7 +127,7 @@ static int start(void)
 
 void vt_init(void)
 {
-	pthread_mutex_lock(&state_lock);
+	pthread_mutex_lock(&core.state_lock);
 	if (vt_core_state() == VT_STATE_NEW) {
 		set_state(VT_STATE_INITIALISING);
 		vt_state_data.pid = getpid();
@@ -136,7 +139,7 @@ void vt_init(void)
 		}
 		set_state(rc == 0 ? VT_STATE_ON : VT_STATE_OFF);
 	}
-	pthread_mutex_unlock(&state_lock);
+	pthread_mutex_unlock(&core.state_lock);
 }
 
 /* The trace is written (or cannot be): a terminating signal that came meanwhile ends the
@@ -151,19 +154,19 @@ static void finished(void)
 /* alone: NULL, or how an MPI rank ended without the others (vt_finalize_alone). */
 static void finalize(const char *alone)
 {
-	pthread_mutex_lock(&state_lock);
+	pthread_mutex_lock(&core.state_lock);
 	if (vt_core_state() != VT_STATE_ON) {
-		if (forked_from) {
+		if (core.forked_from) {
 			vt_notice("forked child of process %d: not traced (a child that calls exec "
 				  "is traced again if the new program is built with vtcc)",
-				  forked_from);
-			forked_from = 0;
+				  core.forked_from);
+			core.forked_from = 0;
 		}
-		pthread_mutex_unlock(&state_lock);
+		pthread_mutex_unlock(&core.state_lock);
 		return;
 	}
 	set_state(VT_STATE_FINALIZING);
-	pthread_mutex_unlock(&state_lock);
+	pthread_mutex_unlock(&core.state_lock);
 
 	const struct vt_mpi_ops *mpi = vt_mpi_ops();
 	if (vt_mpi_attached() && !mpi && !alone) {

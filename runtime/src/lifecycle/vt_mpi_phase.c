@@ -17,19 +17,23 @@
  * phases that know every module (the archive, the subsystems, finalisation), so it is the
  * lifecycle's, not the MPI core's: mpi/ keeps the events and definitions of MPI.
  */
-static const struct vt_mpi_ops *ops;
-static int detaching; /* inside MPI_Finalize: the only place the archive closes collectively */
+/* MPI mode's phase state: the collectives libvt-mpi gave at MPI_Init, and whether MPI_Finalize
+ * is under way (the only place the archive closes collectively). */
+static struct {
+	const struct vt_mpi_ops *ops;
+	int detaching;
+} mpi;
 
 VT_MPI_EXPORT void vt_mpi_attach(const struct vt_mpi_ops *o)
 {
-	if (vt_core_state() != VT_STATE_ON || ops)
+	if (vt_core_state() != VT_STATE_ON || mpi.ops)
 		return;
 	if (vt_otf2_open_mpi(o) < 0) {
 		/* Rank 0 said why; every rank goes on untraced. */
 		vt_core_switch_off();
 		return;
 	}
-	ops = o;
+	mpi.ops = o;
 	vt_mpi_comm_define(VT_MPI_KEY_WORLD, (uint32_t)o->rank, (uint32_t)o->size);
 	vt_mpi_comm_define(VT_MPI_KEY_SELF, 0, 1);
 	/* Halves that filled up before MPI_Init waited for the archive. */
@@ -49,15 +53,15 @@ VT_MPI_EXPORT void vt_mpi_attach(const struct vt_mpi_ops *o)
 
 VT_MPI_EXPORT void vt_mpi_detach(void)
 {
-	if (!ops)
+	if (!mpi.ops)
 		return;
-	detaching = 1;
+	mpi.detaching = 1;
 	vt_finalize();
 }
 
 VT_MPI_EXPORT void vt_mpi_abort(int errorcode)
 {
-	if (!ops || vt_core_state() != VT_STATE_ON)
+	if (!mpi.ops || vt_core_state() != VT_STATE_ON)
 		return;
 	struct vt_tls *t = &vt_tls;
 	char what[64];
@@ -71,10 +75,10 @@ VT_MPI_EXPORT void vt_mpi_abort(int errorcode)
 
 const struct vt_mpi_ops *vt_mpi_ops(void)
 {
-	return detaching ? ops : NULL;
+	return mpi.detaching ? mpi.ops : NULL;
 }
 
 int vt_mpi_attached(void)
 {
-	return ops != NULL;
+	return mpi.ops != NULL;
 }

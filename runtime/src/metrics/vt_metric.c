@@ -24,13 +24,6 @@
  * are those whose values would not fit half a buffer with their event. */
 #define MAX_SYNC 64
 
-static struct vt_metric_source *sources;
-static uint32_t n_metrics; /* of the sources, numbered first */
-/* Per metric (by index): what the encoder and the definitions need. */
-static struct vt_metric **metric_of;
-static struct vt_otf2_metric *defs;
-static bool active;
-
 /*
  * Metrics the program defines while it runs (user counters, perfstubs counters) follow the
  * sources' in the same table, which has room for VT_METRIC_DYNAMIC_MAX of them from the
@@ -38,12 +31,34 @@ static bool active;
  * Instances (asynchronous counters' METRIC locations) are numbered after that room.
  */
 #define VT_METRIC_DYNAMIC_MAX 256
-static uint32_t n_defined; /* sources' and the program's; under dyn_lock */
-static pthread_mutex_t dyn_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* The service: its sources and definitions, the counters of each location. */
+static struct {
+	struct vt_metric_source *sources;
+	uint32_t n_metrics; /* of the sources, numbered first */
+	/* Per metric (by index): what the encoder and the definitions need. */
+	struct vt_metric **metric_of;
+	struct vt_otf2_metric *defs;
+	bool active;
+	uint32_t n_defined; /* sources' and the program's; under dyn_lock */
+	pthread_mutex_t dyn_lock;
+	/* The counters added on each location, by its index (NULL: none). */
+	struct vt_loctab loc_counters;
+	pthread_mutex_t lock;
+	struct vt_async *asyncs, **asyncs_tail;
+	uint32_t n_async;
+	struct vt_plugin_loc *plocs;
+	struct vt_otf2_instance *instances;
+} svc = {
+    .dyn_lock = PTHREAD_MUTEX_INITIALIZER,
+    .loc_counters = VT_LOCTAB_INIT(struct vt_plugin_loc *),
+    .lock = PTHREAD_MUTEX_INITIALIZER,
+    .asyncs_tail = &svc.asyncs,
+};
 
 static uint32_t inst_base(void)
 {
-	return n_metrics + VT_METRIC_DYNAMIC_MAX;
+	return svc.n_metrics + VT_METRIC_DYNAMIC_MAX;
 }
 
 /* One asynchronous counter where it was added: its own METRIC location. */
@@ -85,20 +100,11 @@ struct vt_plugin_loc {
 	struct vt_plugin_loc *next;
 };
 
-/* The counters added on each location, by its index (NULL: none). */
-static struct vt_loctab loc_counters = VT_LOCTAB_INIT(struct vt_plugin_loc *);
-
 static struct vt_plugin_loc *counters_of(const struct vt_loc *loc)
 {
-	struct vt_plugin_loc **p = vt_loctab_peek(&loc_counters, loc->index);
+	struct vt_plugin_loc **p = vt_loctab_peek(&svc.loc_counters, loc->index);
 	return p ? *p : NULL;
 }
-
-static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-static struct vt_async *asyncs, **asyncs_tail = &asyncs;
-static uint32_t n_async;
-static struct vt_plugin_loc *plocs;
-static struct vt_otf2_instance *instances;
 
 static uint64_t wtime(void)
 {
@@ -124,7 +130,7 @@ static void leave_out_oversized(void)
 	const char *first = NULL;
 	if (room > MAX_SYNC)
 		room = MAX_SYNC;
-	for (struct vt_metric_source *s = sources; s; s = s->next) {
+	for (struct vt_metric_source *s = svc.sources; s; s = s->next) {
 		if (s->sync != VT_METRIC_STRICT && s->sync != VT_METRIC_OPTIONAL)
 			continue;
 		for (size_t i = 0; i < s->n_metrics; i++) {
@@ -147,34 +153,34 @@ static void leave_out_oversized(void)
 static int init(void)
 {
 	/* Every provider's sources, in this order; a source's metrics are numbered on. */
-	struct vt_metric_source **tail = &sources;
+	struct vt_metric_source **tail = &svc.sources;
 	for (size_t i = 0; i < sizeof(providers) / sizeof(providers[0]); i++) {
 		*tail = providers[i](wtime);
 		while (*tail) {
 			for (size_t k = 0; k < (*tail)->n_metrics; k++) {
 				(*tail)->metrics[k].source = *tail;
-				(*tail)->metrics[k].index = n_metrics++;
+				(*tail)->metrics[k].index = svc.n_metrics++;
 			}
 			tail = &(*tail)->next;
 		}
 	}
-	if (!n_metrics)
+	if (!svc.n_metrics)
 		return 0;
-	metric_of = calloc(n_metrics, sizeof(*metric_of));
-	defs = calloc(n_metrics + VT_METRIC_DYNAMIC_MAX, sizeof(*defs));
-	if (!metric_of || !defs) {
+	svc.metric_of = calloc(svc.n_metrics, sizeof(*svc.metric_of));
+	svc.defs = calloc(svc.n_metrics + VT_METRIC_DYNAMIC_MAX, sizeof(*svc.defs));
+	if (!svc.metric_of || !svc.defs) {
 		vt_error("metrics: out of memory; no counters are recorded");
-		free(defs);
-		defs = NULL;
-		n_metrics = 0; /* the program's counters may still get a table of their own */
+		free(svc.defs);
+		svc.defs = NULL;
+		svc.n_metrics = 0; /* the program's counters may still get a table of their own */
 		return 0;
 	}
-	n_defined = n_metrics;
-	for (struct vt_metric_source *p = sources; p; p = p->next) {
+	svc.n_defined = svc.n_metrics;
+	for (struct vt_metric_source *p = svc.sources; p; p = p->next) {
 		for (size_t i = 0; i < p->n_metrics; i++) {
 			struct vt_metric *m = &p->metrics[i];
-			struct vt_otf2_metric *d = &defs[m->index];
-			metric_of[m->index] = m;
+			struct vt_otf2_metric *d = &svc.defs[m->index];
+			svc.metric_of[m->index] = m;
 			d->name = m->name;
 			d->unit = m->unit;
 			d->description = m->description;
@@ -201,16 +207,16 @@ static int init(void)
 	}
 	leave_out_oversized();
 	/* The writer encodes values by their type and writes the definitions: told once. */
-	vt_otf2_set_metrics(defs, n_metrics);
-	active = true;
+	vt_otf2_set_metrics(svc.defs, svc.n_metrics);
+	svc.active = true;
 	return 0;
 }
 
 static bool thread_is_own(void)
 {
-	if (!active)
+	if (!svc.active)
 		return false;
-	for (struct vt_metric_source *s = sources; s; s = s->next)
+	for (struct vt_metric_source *s = svc.sources; s; s = s->next)
 		if (s->ops->thread_is_own && s->ops->thread_is_own(s))
 			return true;
 	return false;
@@ -419,11 +425,11 @@ static struct vt_async *new_async(struct vt_metric *m, int32_t id, struct vt_loc
 			return NULL;
 		}
 	}
-	pthread_mutex_lock(&lock);
-	a->k = n_async++;
-	*asyncs_tail = a;
-	asyncs_tail = &a->next;
-	pthread_mutex_unlock(&lock);
+	pthread_mutex_lock(&svc.lock);
+	a->k = svc.n_async++;
+	*svc.asyncs_tail = a;
+	svc.asyncs_tail = &a->next;
+	pthread_mutex_unlock(&svc.lock);
 	return a;
 }
 
@@ -440,22 +446,22 @@ static void add_counters(struct vt_tls *t, struct vt_loc *loc, bool at_mpi_init,
 
 	vt_otf2_location_name(loc, owner, sizeof(owner));
 	if (!pl) {
-		struct vt_plugin_loc **slot = vt_loctab_get(&loc_counters, loc->index);
+		struct vt_plugin_loc **slot = vt_loctab_get(&svc.loc_counters, loc->index);
 		pl = slot ? calloc(1, sizeof(*pl)) : NULL;
 		if (!pl)
 			return;
 		pl->tls = t;
-		pthread_mutex_lock(&lock);
-		pl->next = plocs;
-		plocs = pl;
-		pthread_mutex_unlock(&lock);
+		pthread_mutex_lock(&svc.lock);
+		pl->next = svc.plocs;
+		svc.plocs = pl;
+		pthread_mutex_unlock(&svc.lock);
 		*slot = pl;
 	}
 	if (pl->sync) {
 		memcpy(sync, pl->sync->c, pl->sync->n * sizeof(*sync));
 		n_sync = pl->sync->n;
 	}
-	for (struct vt_metric_source *p = sources; p; p = p->next) {
+	for (struct vt_metric_source *p = svc.sources; p; p = p->next) {
 		if (!in_scope(p->per, loc, at_mpi_init, host_first, rank0))
 			continue;
 		struct vt_async *mine[p->n_metrics ? p->n_metrics : 1];
@@ -538,14 +544,14 @@ static void add_counters(struct vt_tls *t, struct vt_loc *loc, bool at_mpi_init,
  * 1); responsible says whether this process added counters of the source. */
 static void synchronize_all(enum vt_metric_phase ph)
 {
-	for (struct vt_metric_source *s = sources; s; s = s->next)
+	for (struct vt_metric_source *s = svc.sources; s; s = s->next)
 		if (s->ops->synchronize)
 			s->ops->synchronize(s, s->responsible, ph);
 }
 
 static void loc_begin(struct vt_tls *t, struct vt_loc *loc)
 {
-	if (!active)
+	if (!svc.active)
 		return;
 	add_counters(t, loc, false, false, false);
 	if (loc->index == 0 && !vt_state_data.mpi_mode)
@@ -554,7 +560,7 @@ static void loc_begin(struct vt_tls *t, struct vt_loc *loc)
 
 static void mpi_attach(const struct vt_topo *topo, struct vt_tls *t)
 {
-	if (!active)
+	if (!svc.active)
 		return;
 	/* Without the topology (no memory) per-host counters go to every rank's first thread. */
 	bool host_first = topo ? topo->host_first : true, rank0 = topo ? topo->rank == 0 : true;
@@ -562,7 +568,7 @@ static void mpi_attach(const struct vt_topo *topo, struct vt_tls *t)
 		add_counters(t, t->loc, true, host_first, rank0);
 	synchronize_all(VT_METRIC_BEGIN_MPP);
 	/* Values that came before the archive existed. */
-	for (struct vt_async *a = asyncs; a; a = a->next) {
+	for (struct vt_async *a = svc.asyncs; a; a = a->next) {
 		pthread_mutex_lock(&a->lock);
 		if (a->m->source->sync != VT_METRIC_CALLBACK)
 			drain(a, vt_clock_now());
@@ -718,19 +724,19 @@ static void loc_end(struct vt_tls *t, struct vt_loc *loc)
 
 static void stop_sync(void)
 {
-	if (!active)
+	if (!svc.active)
 		return;
-	pthread_mutex_lock(&lock);
-	for (struct vt_plugin_loc *pl = plocs; pl; pl = pl->next)
+	pthread_mutex_lock(&svc.lock);
+	for (struct vt_plugin_loc *pl = svc.plocs; pl; pl = pl->next)
 		if (pl->tls && !pl->ended)
 			__atomic_store_n(&pl->tls->sync, NULL, __ATOMIC_RELEASE);
-	pthread_mutex_unlock(&lock);
+	pthread_mutex_unlock(&svc.lock);
 }
 
 static uint64_t last_ts(void)
 {
 	uint64_t last = 0;
-	for (struct vt_async *a = asyncs; a; a = a->next)
+	for (struct vt_async *a = svc.asyncs; a; a = a->next)
 		if (a->last_ts > last)
 			last = a->last_ts;
 	return last;
@@ -738,17 +744,17 @@ static uint64_t last_ts(void)
 
 static void finalize(uint64_t end)
 {
-	if (!active)
+	if (!svc.active)
 		return;
 	synchronize_all(VT_METRIC_END);
-	pthread_mutex_lock(&lock);
-	struct vt_plugin_loc *list = plocs;
-	pthread_mutex_unlock(&lock);
+	pthread_mutex_lock(&svc.lock);
+	struct vt_plugin_loc *list = svc.plocs;
+	pthread_mutex_unlock(&svc.lock);
 	for (struct vt_plugin_loc *pl = list; pl; pl = pl->next)
 		end_loc(pl, end);
 	/* A thread that ended before MPI_Init left its values waiting for the archive; they
 	 * were written at MPI_Init, and their writer is closed here. */
-	for (struct vt_async *a = asyncs; a; a = a->next) {
+	for (struct vt_async *a = svc.asyncs; a; a = a->next) {
 		pthread_mutex_lock(&a->lock);
 		drain(a, end);
 		if (a->w) {
@@ -760,9 +766,9 @@ static void finalize(uint64_t end)
 		pthread_mutex_unlock(&a->lock);
 	}
 	/* Definitions of the instances, for the writer of the definitions. */
-	instances = calloc(n_async ? n_async : 1, sizeof(*instances));
-	for (struct vt_async *a = asyncs; a && instances; a = a->next) {
-		struct vt_otf2_instance *d = &instances[a->k];
+	svc.instances = calloc(svc.n_async ? svc.n_async : 1, sizeof(*svc.instances));
+	for (struct vt_async *a = svc.asyncs; a && svc.instances; a = a->next) {
+		struct vt_otf2_instance *d = &svc.instances[a->k];
 		d->id = inst_base() + a->k;
 		d->metric = a->m->index;
 		d->recorder = a->ref ? a->ref : vt_otf2_metric_ref(a->k);
@@ -771,9 +777,9 @@ static void finalize(uint64_t end)
 		d->scope = a->scope;
 		d->owner = a->owner->ref;
 	}
-	vt_otf2_set_instances(instances, instances ? n_async : 0, last_ts());
+	vt_otf2_set_instances(svc.instances, svc.instances ? svc.n_async : 0, last_ts());
 	/* The metric descriptions stay: the definitions are written after this. */
-	for (struct vt_metric_source *s = sources; s; s = s->next)
+	for (struct vt_metric_source *s = svc.sources; s; s = s->next)
 		if (s->ops->finalize)
 			s->ops->finalize(s);
 }
@@ -786,18 +792,18 @@ int32_t vt_metric_define(const char *name, const char *unit, bool is_double)
 	static bool full_said;
 	if (!name || !*name)
 		return -1;
-	pthread_mutex_lock(&dyn_lock);
-	if (!defs) {
+	pthread_mutex_lock(&svc.dyn_lock);
+	if (!svc.defs) {
 		/* No source has metrics: the table is made for the program's alone. */
-		defs = calloc(VT_METRIC_DYNAMIC_MAX, sizeof(*defs));
-		if (!defs)
+		svc.defs = calloc(VT_METRIC_DYNAMIC_MAX, sizeof(*svc.defs));
+		if (!svc.defs)
 			goto out;
-		vt_otf2_set_metrics(defs, 0);
+		vt_otf2_set_metrics(svc.defs, 0);
 	}
-	for (uint32_t i = n_metrics; i < n_defined; i++) {
-		if (strcmp(defs[i].name, name) != 0)
+	for (uint32_t i = svc.n_metrics; i < svc.n_defined; i++) {
+		if (strcmp(svc.defs[i].name, name) != 0)
 			continue;
-		if ((defs[i].type == OTF2_TYPE_DOUBLE) != is_double) {
+		if ((svc.defs[i].type == OTF2_TYPE_DOUBLE) != is_double) {
 			vt_error("counter \"%s\" is defined again as %s; it was defined as %s, and "
 				 "these values are not recorded",
 				 name, is_double ? "floating point" : "integer",
@@ -807,7 +813,7 @@ int32_t vt_metric_define(const char *name, const char *unit, bool is_double)
 		index = (int32_t)i;
 		goto out;
 	}
-	if (n_defined == n_metrics + VT_METRIC_DYNAMIC_MAX) {
+	if (svc.n_defined == svc.n_metrics + VT_METRIC_DYNAMIC_MAX) {
 		if (!full_said)
 			vt_error("the program defined more than %d counters; \"%s\" and later ones "
 				 "are not recorded",
@@ -815,7 +821,7 @@ int32_t vt_metric_define(const char *name, const char *unit, bool is_double)
 		full_said = true;
 		goto out;
 	}
-	struct vt_otf2_metric *d = &defs[n_defined];
+	struct vt_otf2_metric *d = &svc.defs[svc.n_defined];
 	d->name = strdup(name);
 	d->unit = strdup(unit ? unit : "#");
 	d->description = "set by the program";
@@ -826,10 +832,10 @@ int32_t vt_metric_define(const char *name, const char *unit, bool is_double)
 	d->base = OTF2_BASE_DECIMAL;
 	d->occurrence = OTF2_METRIC_ASYNCHRONOUS;
 	d->recorder_kind = OTF2_RECORDER_KIND_ABSTRACT;
-	index = (int32_t)n_defined++;
-	vt_otf2_metrics_grew(n_defined);
+	index = (int32_t)svc.n_defined++;
+	vt_otf2_metrics_grew(svc.n_defined);
 out:
-	pthread_mutex_unlock(&dyn_lock);
+	pthread_mutex_unlock(&svc.dyn_lock);
 	return index;
 }
 

@@ -29,20 +29,6 @@
  * event's position in the set, and the service reads a thread's counters in that order at
  * each event: the read of id 0 fetches the whole set, the others take their value from it.
  */
-static struct {
-	int (*library_init)(int);
-	int (*thread_init)(unsigned long (*)(void));
-	int (*create_eventset)(int *);
-	int (*add_named_event)(int, const char *);
-	int (*start)(int);
-	int (*read)(int, long long *);
-	int (*stop)(int, long long *);
-	int (*cleanup_eventset)(int);
-	int (*destroy_eventset)(int *);
-	int (*event_name_to_code)(const char *, int *);
-	char *(*strerror)(int);
-	void (*shutdown)(void);
-} papi;
 
 #define MAX_EVENTS 64
 
@@ -61,6 +47,62 @@ struct papi_thread {
 static __thread struct papi_thread *tls_p __attribute__((tls_model("initial-exec")));
 /* For the functions that run only after the thread's first add (tls_p set). */
 #define tls (*tls_p)
+
+#define MAX_RECORDERS 16
+
+struct recorder {
+	char *name;	/* the recorder's PAPI name */
+	int count;	/* its count's counter id in the PAPI source (the same on every thread) */
+	long long seen; /* values already taken */
+	struct vt_metric_tv *pending; /* taken, not yet handed to the service */
+	size_t n_pending;
+};
+
+struct metric_extra {
+	int recorder; /* the recorder whose count this is, or -1 */
+};
+
+static uint64_t get(int32_t id);
+static const struct vt_metric_ops ops, rec_ops;
+
+/* The functions of libpapi (dlopen'ed), the events of this source and its recorders. */
+static struct {
+	struct {
+		int (*library_init)(int);
+		int (*thread_init)(unsigned long (*)(void));
+		int (*create_eventset)(int *);
+		int (*add_named_event)(int, const char *);
+		int (*start)(int);
+		int (*read)(int, long long *);
+		int (*stop)(int, long long *);
+		int (*cleanup_eventset)(int);
+		int (*destroy_eventset)(int *);
+		int (*event_name_to_code)(const char *, int *);
+		char *(*strerror)(int);
+		void (*shutdown)(void);
+	} papi;
+	struct recorder recs[MAX_RECORDERS];
+	size_t n_recs;
+	struct metric_extra extra[MAX_EVENTS];
+	struct vt_metric metrics[MAX_EVENTS];
+	struct vt_metric_source source;
+	/* SDE recorders: the values they recorded, per process */
+	struct vt_metric rec_metrics[MAX_RECORDERS];
+	uint64_t (*now)(void);
+	struct vt_metric_source rec_source;
+} pp = {
+    .source.name = "libpapi",
+    .source.what = "PAPI",
+    .source.sync = VT_METRIC_STRICT,
+    .source.per = VT_METRIC_PER_THREAD,
+    .source.ops = &ops,
+    .source.get = get,
+    .rec_source.name = "libpapi",
+    .rec_source.what = "PAPI recorder",
+    .rec_source.sync = VT_METRIC_ON_EVENT,
+    .rec_source.per = VT_METRIC_PER_PROCESS,
+    .rec_source.ops = &rec_ops,
+};
 
 /* A thread without a set reads like one with nothing in it. */
 static bool has_set(void)
@@ -88,8 +130,8 @@ static bool open_papi(void)
 	}
 #define SYM(field, name)                                                                           \
 	do {                                                                                       \
-		*(void **)&papi.field = dlsym(dl, name);                                           \
-		if (!papi.field) {                                                                 \
+		*(void **)&pp.papi.field = dlsym(dl, name);                                        \
+		if (!pp.papi.field) {                                                              \
 			vt_error("VT_METRICS: libpapi has no %s; no PAPI counters are "            \
 				 "recorded",                                                       \
 				 name);                                                            \
@@ -109,13 +151,13 @@ static bool open_papi(void)
 	SYM(strerror, "PAPI_strerror");
 	SYM(shutdown, "PAPI_shutdown");
 #undef SYM
-	int v = papi.library_init(PAPI_VER_CURRENT);
+	int v = pp.papi.library_init(PAPI_VER_CURRENT);
 	if (v != PAPI_VER_CURRENT) {
 		vt_error("VT_METRICS: PAPI did not start (%s); no PAPI counters are recorded",
-			 v < 0 ? papi.strerror(v) : "another PAPI version");
+			 v < 0 ? pp.papi.strerror(v) : "another PAPI version");
 		return false;
 	}
-	if (papi.thread_init(thread_id) != PAPI_OK) {
+	if (pp.papi.thread_init(thread_id) != PAPI_OK) {
 		vt_error("VT_METRICS: PAPI's thread support did not start; no PAPI counters are "
 			 "recorded");
 		return false;
@@ -127,7 +169,7 @@ static uint64_t get(int32_t id)
 {
 	if (__builtin_expect(!tls_p, 0))
 		return 0;
-	if (id == 0 && tls.started && papi.read(tls.set, tls.values) != PAPI_OK)
+	if (id == 0 && tls.started && pp.papi.read(tls.set, tls.values) != PAPI_OK)
 		memset(tls.values, 0, sizeof(tls.values));
 	if (id < 0 || id >= tls.n)
 		return 0;
@@ -137,26 +179,10 @@ static uint64_t get(int32_t id)
 	return (uint64_t)v;
 }
 
-#define MAX_RECORDERS 16
-
-static struct recorder {
-	char *name;	/* the recorder's PAPI name */
-	int count;	/* its count's counter id in the PAPI source (the same on every thread) */
-	long long seen; /* values already taken */
-	struct vt_metric_tv *pending; /* taken, not yet handed to the service */
-	size_t n_pending;
-} recs[MAX_RECORDERS];
-static size_t n_recs;
-
-static struct metric_extra {
-	int recorder; /* the recorder whose count this is, or -1 */
-} extra[MAX_EVENTS];
-static struct vt_metric metrics[MAX_EVENTS];
-
 static struct recorder *recorder_of(const struct vt_metric *m)
 {
-	int r = extra[m - metrics].recorder;
-	return r >= 0 ? &recs[r] : NULL;
+	int r = pp.extra[m - pp.metrics].recorder;
+	return r >= 0 ? &pp.recs[r] : NULL;
 }
 
 static int32_t add(struct vt_metric_source *s, const struct vt_metric *m)
@@ -169,20 +195,20 @@ static int32_t add(struct vt_metric_source *s, const struct vt_metric *m)
 	}
 	if (tls.failed || tls.n == MAX_EVENTS)
 		return -1;
-	if (tls.set == PAPI_NULL && papi.create_eventset(&tls.set) != PAPI_OK) {
+	if (tls.set == PAPI_NULL && pp.papi.create_eventset(&tls.set) != PAPI_OK) {
 		tls.failed = true;
 		return -1;
 	}
 	/* A recorder's count: its address goes first, into the set but into no counter. */
 	struct recorder *r = recorder_of(m);
-	if (r && papi.add_named_event(tls.set, r->name) != PAPI_OK)
+	if (r && pp.papi.add_named_event(tls.set, r->name) != PAPI_OK)
 		return -1;
 	if (r)
 		tls.n_events++;
-	if (papi.add_named_event(tls.set, m->name) != PAPI_OK)
+	if (pp.papi.add_named_event(tls.set, m->name) != PAPI_OK)
 		return -1;
 	tls.pos[tls.n] = tls.n_events++;
-	tls.metric[tls.n] = (int)(m - metrics);
+	tls.metric[tls.n] = (int)(m - pp.metrics);
 	tls.real[tls.n] = false;
 	return tls.n++;
 }
@@ -192,7 +218,7 @@ static int32_t enable(struct vt_metric_source *s, int32_t id)
 {
 	if (!has_set() || tls.started)
 		return 0;
-	int rc = papi.start(tls.set);
+	int rc = pp.papi.start(tls.set);
 	tls.started = rc == PAPI_OK;
 	return rc == PAPI_OK ? 0 : rc;
 }
@@ -207,13 +233,13 @@ static void tell_unregistered(void)
 		return;
 	for (int id = 0; id < tls.n; id++) {
 		int m = tls.metric[id];
-		if (tls.real[id] || strncmp(metrics[m].name, "sde:::", 6) != 0 ||
+		if (tls.real[id] || strncmp(pp.metrics[m].name, "sde:::", 6) != 0 ||
 		    __atomic_exchange_n(&said[m], true, __ATOMIC_RELAXED))
 			continue;
 		vt_warn("VT_METRICS: PAPI read '%s' as not registered at every event of a thread: "
 			"no library registered it, or it is a group its library registered after "
 			"vt started, which PAPI does not count",
-			metrics[m].name);
+			pp.metrics[m].name);
 	}
 }
 
@@ -223,42 +249,30 @@ static void disable(struct vt_metric_source *s, int32_t id)
 		return;
 	tell_unregistered();
 	/* The recorders' last values, while their copies exist. */
-	if (tls.started && n_recs && papi.read(tls.set, tls.values) == PAPI_OK)
-		for (size_t i = 0; i < n_recs; i++)
-			collect(&recs[i]);
+	if (tls.started && pp.n_recs && pp.papi.read(tls.set, tls.values) == PAPI_OK)
+		for (size_t i = 0; i < pp.n_recs; i++)
+			collect(&pp.recs[i]);
 	if (tls.started)
-		papi.stop(tls.set, tls.values);
-	papi.cleanup_eventset(tls.set);
-	papi.destroy_eventset(&tls.set);
+		pp.papi.stop(tls.set, tls.values);
+	pp.papi.cleanup_eventset(tls.set);
+	pp.papi.destroy_eventset(&tls.set);
 	free(tls_p);
 	tls_p = NULL;
 }
 
 static void finalize(struct vt_metric_source *s)
 {
-	papi.shutdown();
+	pp.papi.shutdown();
 }
 
 static const struct vt_metric_ops ops = {
     .add = add, .enable = enable, .disable = disable, .finalize = finalize};
 
-static struct vt_metric_source source = {
-    .name = "libpapi",
-    .what = "PAPI",
-    .sync = VT_METRIC_STRICT,
-    .per = VT_METRIC_PER_THREAD,
-    .ops = &ops,
-    .get = get,
-};
-
 /* ---- SDE recorders: the values they recorded, per process ---- */
-
-static struct vt_metric rec_metrics[MAX_RECORDERS];
-static uint64_t (*now)(void);
 
 static int32_t rec_add(struct vt_metric_source *s, const struct vt_metric *m)
 {
-	return (int32_t)(m - rec_metrics);
+	return (int32_t)(m - pp.rec_metrics);
 }
 
 /* Takes the values recorded since the last look, stamped now, from the calling thread's last
@@ -277,7 +291,7 @@ static void collect(struct recorder *r)
 	if (!p)
 		return;
 	const long long *values = (const long long *)(intptr_t)address;
-	uint64_t ts = now();
+	uint64_t ts = pp.now();
 	for (size_t k = 0; k < n; k++)
 		p[r->n_pending + k] = (struct vt_metric_tv){ts, (uint64_t)values[r->seen + k]};
 	r->pending = p;
@@ -289,8 +303,8 @@ static void collect(struct recorder *r)
  * thread (its flushes), or after its set ended (disable collected the last values). */
 static uint64_t rec_get_all(struct vt_metric_source *s, int32_t id, struct vt_metric_tv **list)
 {
-	struct recorder *r = &recs[id];
-	if (has_set() && tls.started && papi.read(tls.set, tls.values) == PAPI_OK)
+	struct recorder *r = &pp.recs[id];
+	if (has_set() && tls.started && pp.papi.read(tls.set, tls.values) == PAPI_OK)
 		collect(r);
 	*list = r->pending;
 	uint64_t n = r->n_pending;
@@ -301,27 +315,19 @@ static uint64_t rec_get_all(struct vt_metric_source *s, int32_t id, struct vt_me
 
 static const struct vt_metric_ops rec_ops = {.add = rec_add, .get_all = rec_get_all};
 
-static struct vt_metric_source rec_source = {
-    .name = "libpapi",
-    .what = "PAPI recorder",
-    .sync = VT_METRIC_ON_EVENT,
-    .per = VT_METRIC_PER_PROCESS,
-    .ops = &rec_ops,
-};
-
 /* Whether the event can be counted here: added to a set of its own, started and stopped
  * once (a preset may exist and still need hardware counters this machine lacks). */
 static int probe(const char *name)
 {
-	int set = PAPI_NULL, rc = papi.create_eventset(&set);
+	int set = PAPI_NULL, rc = pp.papi.create_eventset(&set);
 	long long v[1];
 	if (rc == PAPI_OK)
-		rc = papi.add_named_event(set, name);
-	if (rc == PAPI_OK && (rc = papi.start(set)) == PAPI_OK)
-		rc = papi.stop(set, v);
+		rc = pp.papi.add_named_event(set, name);
+	if (rc == PAPI_OK && (rc = pp.papi.start(set)) == PAPI_OK)
+		rc = pp.papi.stop(set, v);
 	if (set != PAPI_NULL) {
-		papi.cleanup_eventset(set);
-		papi.destroy_eventset(&set);
+		pp.papi.cleanup_eventset(set);
+		pp.papi.destroy_eventset(&set);
 	}
 	return rc;
 }
@@ -369,7 +375,7 @@ struct vt_metric_source *vt_metric_papi_load(uint64_t (*wtime)(void))
 		return NULL;
 	size_t n = 0, at = 0;
 	char name[300], cnt[320];
-	now = wtime;
+	pp.now = wtime;
 	while (spec[at] && n < MAX_EVENTS) {
 		/* 255 characters at most, so NAME:CNT fits */
 		if (!next_name(spec, &at, name, 256))
@@ -394,23 +400,23 @@ struct vt_metric_source *vt_metric_papi_load(uint64_t (*wtime)(void))
 			}
 			*tag = '\0';
 		}
-		int code, rc = papi.event_name_to_code(name, &code);
+		int code, rc = pp.papi.event_name_to_code(name, &code);
 		if (rc == PAPI_OK)
 			rc = probe(name);
 		if (rc != PAPI_OK) {
 			vt_error("VT_METRICS: event '%s' cannot be counted here (PAPI: %s); it is "
 				 "left out",
-				 name, papi.strerror(rc));
+				 name, pp.papi.strerror(rc));
 			continue;
 		}
 		/* A recorder: its count (PAPI's NAME:CNT) and its values. */
 		snprintf(cnt, sizeof(cnt), "%s:CNT", name);
-		extra[n].recorder = -1;
-		if (recorder && n_recs < MAX_RECORDERS) {
-			struct recorder *r = &recs[n_recs];
+		pp.extra[n].recorder = -1;
+		if (recorder && pp.n_recs < MAX_RECORDERS) {
+			struct recorder *r = &pp.recs[pp.n_recs];
 			*r = (struct recorder){.name = strdup(name), .count = (int)n};
-			extra[n].recorder = (int)n_recs;
-			rec_metrics[n_recs] = (struct vt_metric){
+			pp.extra[n].recorder = (int)pp.n_recs;
+			pp.rec_metrics[pp.n_recs] = (struct vt_metric){
 			    .name = r->name,
 			    .unit = (char *)"#",
 			    .description = (char *)"values recorded by a PAPI SDE recorder",
@@ -418,9 +424,9 @@ struct vt_metric_source *vt_metric_papi_load(uint64_t (*wtime)(void))
 			    .type = is_double ? OTF2_TYPE_DOUBLE : OTF2_TYPE_INT64,
 			    .base = OTF2_BASE_DECIMAL};
 			if (r->name)
-				n_recs++;
+				pp.n_recs++;
 			else
-				extra[n].recorder = -1;
+				pp.extra[n].recorder = -1;
 			/* Its count is a counter of this thread's events. */
 			snprintf(name, sizeof(name), "%.290s", cnt);
 			is_double = false;
@@ -429,23 +435,23 @@ struct vt_metric_source *vt_metric_papi_load(uint64_t (*wtime)(void))
 				 MAX_RECORDERS, name);
 			continue;
 		}
-		metrics[n++] = (struct vt_metric){
+		pp.metrics[n++] = (struct vt_metric){
 		    .name = strdup(name),
 		    .unit = (char *)"#",
 		    .description = (char *)"PAPI event",
 		    .mode = is_double ? OTF2_METRIC_ABSOLUTE_POINT : OTF2_METRIC_ACCUMULATED_START,
 		    .type = is_double ? OTF2_TYPE_DOUBLE : OTF2_TYPE_UINT64,
 		    .base = OTF2_BASE_DECIMAL};
-		if (!metrics[n - 1].name)
+		if (!pp.metrics[n - 1].name)
 			n--;
 	}
 	if (spec[at])
 		vt_error("VT_METRICS: more than %d events; the rest are left out", MAX_EVENTS);
-	source.metrics = metrics;
-	source.n_metrics = n;
-	rec_source.metrics = rec_metrics;
-	rec_source.n_metrics = n_recs;
-	if (n_recs)
-		source.next = &rec_source;
-	return n ? &source : NULL;
+	pp.source.metrics = pp.metrics;
+	pp.source.n_metrics = n;
+	pp.rec_source.metrics = pp.rec_metrics;
+	pp.rec_source.n_metrics = pp.n_recs;
+	if (pp.n_recs)
+		pp.source.next = &pp.rec_source;
+	return n ? &pp.source : NULL;
 }

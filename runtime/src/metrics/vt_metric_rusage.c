@@ -78,16 +78,17 @@ static int32_t add(struct vt_metric_source *s, const struct vt_metric *m)
 
 static const struct vt_metric_ops ops = {.add = add};
 
-static struct vt_metric_source source = {
-    .name = "getrusage",
-    .what = "rusage",
-    .sync = VT_METRIC_OPTIONAL,
-    .per = VT_METRIC_PER_THREAD,
-    .ops = &ops,
-    .get_optional = get_optional,
+static struct {
+	struct vt_metric_source source;
+	struct vt_metric metrics[N_FIELDS];
+} ru = {
+    .source.name = "getrusage",
+    .source.what = "rusage",
+    .source.sync = VT_METRIC_OPTIONAL,
+    .source.per = VT_METRIC_PER_THREAD,
+    .source.ops = &ops,
+    .source.get_optional = get_optional,
 };
-
-static struct vt_metric metrics[N_FIELDS];
 
 /* Field i is in VT_RUSAGE ("all", or names separated by ':'); -1 after the error line. */
 static int parse(const char *spec, bool want[N_FIELDS])
@@ -128,7 +129,7 @@ struct vt_metric_source *vt_metric_rusage_load(uint64_t (*wtime)(void))
 	for (size_t i = 0; i < N_FIELDS; i++) {
 		if (!want[i])
 			continue;
-		struct vt_metric *m = &metrics[n++];
+		struct vt_metric *m = &ru.metrics[n++];
 		*m =
 		    (struct vt_metric){.name = (char *)fields[i].name,
 				       .unit = (char *)fields[i].unit,
@@ -138,9 +139,9 @@ struct vt_metric_source *vt_metric_rusage_load(uint64_t (*wtime)(void))
 				       .type = OTF2_TYPE_UINT64,
 				       .base = OTF2_BASE_DECIMAL};
 	}
-	source.metrics = metrics;
-	source.n_metrics = n;
+	ru.source.metrics = ru.metrics;
+	ru.source.n_metrics = n;
 	/* Milliseconds in ticks of the trace's clock. */
-	source.delta_t = (uint64_t)vt_cfg.rusage_intv * vt_clock_resolution() / 1000;
-	return n ? &source : NULL;
+	ru.source.delta_t = (uint64_t)vt_cfg.rusage_intv * vt_clock_resolution() / 1000;
+	return n ? &ru.source : NULL;
 }

@@ -14,42 +14,71 @@
 #include <string.h>
 #include <sys/mman.h>
 
-/* Where records go and who hears of threads (vt_thread_connect): written once by the
- * lifecycle's constructor, before any location exists, read after. */
-static const struct vt_loc_sink *sink;
-static const struct vt_thread_hooks *hooks;
+/*
+ * The buffers of a few ended threads, kept for the next new threads: a program that starts
+ * threads one after the other then maps and unmaps nothing per thread (an munmap of touched
+ * pages interrupts every CPU the process ran on, and a fresh page costs a fault, ~30 us on a
+ * paravirtualised VM). Only a buffer that never flushed comes here (its resident part is what
+ * its thread wrote, less than a half), and at most SPARE_BUFFERS of them: memory still
+ * follows the threads alive.
+ */
+#define SPARE_BUFFERS 2
+
+static struct {
+	/* Where records go and who hears of threads (vt_thread_connect): written once by the
+	 * lifecycle's constructor, before any location exists, read after. */
+	const struct vt_loc_sink *sink;
+	const struct vt_thread_hooks *hooks;
+	pthread_mutex_t locs_lock;
+	struct vt_loc *locs, **locs_tail;
+	uint32_t n_locs;
+	pthread_key_t exit_key;
+	/* The background writer: encodes halves handed over by full buffers, in hand-over
+	 * order. */
+	pthread_mutex_t queue_lock;
+	pthread_cond_t queue_cond;
+	struct vt_loc *queue_head, **queue_tail;
+	pthread_t writer;
+	bool writer_started, writer_quit;
+	/* The spare buffers (SPARE_BUFFERS above). */
+	pthread_mutex_t spare_lock;
+	struct vt_rec *spare[SPARE_BUFFERS];
+	int n_spare;
+} thr = {
+    .locs_lock = PTHREAD_MUTEX_INITIALIZER,
+    .locs_tail = &thr.locs,
+    .queue_lock = PTHREAD_MUTEX_INITIALIZER,
+    .queue_cond = PTHREAD_COND_INITIALIZER,
+    .queue_tail = &thr.queue_head,
+    .spare_lock = PTHREAD_MUTEX_INITIALIZER,
+};
 
 void vt_thread_connect(const struct vt_loc_sink *s, const struct vt_thread_hooks *h)
 {
-	sink = s;
-	hooks = h;
+	thr.sink = s;
+	thr.hooks = h;
 }
 
 long vt_max_depth = LONG_MAX;
 
-static pthread_mutex_t locs_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct vt_loc *locs, **locs_tail = &locs;
-static uint32_t n_locs;
-static pthread_key_t exit_key;
-
 uint32_t vt_thread_count(void)
 {
-	return __atomic_load_n(&n_locs, __ATOMIC_ACQUIRE);
+	return __atomic_load_n(&thr.n_locs, __ATOMIC_ACQUIRE);
 }
 
 /* Writes the half handed over, if the writer has not yet; caller holds loc->lock. */
 static void write_pending_locked(struct vt_loc *loc)
 {
 	/* In MPI mode nothing can be written before MPI_Init has opened the archive. */
-	if (!loc->pending.to || !sink->ready())
+	if (!loc->pending.to || !thr.sink->ready())
 		return;
 	if (loc->pending.to > loc->pending.from)
-		sink->encode(loc, loc->pending.from, loc->pending.to);
+		thr.sink->encode(loc, loc->pending.from, loc->pending.to);
 	/* Written inline, the flush lasted until now; handed over, until the thread went on. */
 	uint64_t t1 = loc->pending.t1 ? loc->pending.t1 : vt_clock_now();
-	sink->flushed(loc, loc->pending.t0, t1);
+	thr.sink->flushed(loc, loc->pending.t0, t1);
 	if (loc->pending.stop)
-		sink->stop(loc, t1);
+		thr.sink->stop(loc, t1);
 	loc->pending.to = NULL;
 	pthread_cond_broadcast(&loc->written);
 }
@@ -61,44 +90,37 @@ static void drain_locked(struct vt_loc *loc, struct vt_rec *upto)
 	if (loc->held) {
 		/* Stopped before MPI_Init: the rest, then the marker of the stop. */
 		if (loc->held > loc->buf)
-			sink->encode(loc, loc->buf, loc->held);
-		sink->stop(loc, 0); /* at its last event (the sink keeps times in order) */
+			thr.sink->encode(loc, loc->buf, loc->held);
+		thr.sink->stop(loc, 0); /* at its last event (the sink keeps times in order) */
 		loc->held = NULL;
 		return;
 	}
 	if (upto > loc->buf && upto <= loc->buf_end)
-		sink->encode(loc, loc->buf, upto);
+		thr.sink->encode(loc, loc->buf, upto);
 }
-
-/* The background writer: encodes halves handed over by full buffers, in hand-over order. */
-static pthread_mutex_t queue_lock = PTHREAD_MUTEX_INITIALIZER;
-static pthread_cond_t queue_cond = PTHREAD_COND_INITIALIZER;
-static struct vt_loc *queue_head, **queue_tail = &queue_head;
-static pthread_t writer;
-static bool writer_started, writer_quit;
 
 static void *writer_main(void *arg)
 {
 	/* vt's own thread: never traced, even if it runs instrumented code. */
 	vt_tls.state = VT_TLS_OFF;
 	vt_tls.busy = 1;
-	pthread_mutex_lock(&queue_lock);
+	pthread_mutex_lock(&thr.queue_lock);
 	for (;;) {
-		while (!queue_head && !writer_quit)
-			pthread_cond_wait(&queue_cond, &queue_lock);
-		struct vt_loc *loc = queue_head;
+		while (!thr.queue_head && !thr.writer_quit)
+			pthread_cond_wait(&thr.queue_cond, &thr.queue_lock);
+		struct vt_loc *loc = thr.queue_head;
 		if (!loc)
 			break;
-		queue_head = loc->queue_next;
-		if (!queue_head)
-			queue_tail = &queue_head;
-		pthread_mutex_unlock(&queue_lock);
+		thr.queue_head = loc->queue_next;
+		if (!thr.queue_head)
+			thr.queue_tail = &thr.queue_head;
+		pthread_mutex_unlock(&thr.queue_lock);
 		pthread_mutex_lock(&loc->lock);
 		write_pending_locked(loc);
 		pthread_mutex_unlock(&loc->lock);
-		pthread_mutex_lock(&queue_lock);
+		pthread_mutex_lock(&thr.queue_lock);
 	}
-	pthread_mutex_unlock(&queue_lock);
+	pthread_mutex_unlock(&thr.queue_lock);
 	return arg;
 }
 
@@ -117,31 +139,31 @@ static void keep_writer_away(void)
 	if (CPU_COUNT(&allowed) < 2 || !CPU_ISSET(here, &allowed))
 		return;
 	CPU_CLR(here, &allowed);
-	pthread_setaffinity_np(writer, sizeof(allowed), &allowed);
+	pthread_setaffinity_np(thr.writer, sizeof(allowed), &allowed);
 }
 
 /* Caller holds queue_lock. */
 static void start_writer_locked(void)
 {
-	if (writer_started || writer_quit)
+	if (thr.writer_started || thr.writer_quit)
 		return;
 	sigset_t all, old;
 	/* Signals are the program's business: the writer takes none of them. */
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
-	writer_started = vt_real_pthread_create(&writer, NULL, writer_main, NULL) == 0;
+	thr.writer_started = vt_real_pthread_create(&thr.writer, NULL, writer_main, NULL) == 0;
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	if (!writer_started)
-		writer_quit = true;
+	if (!thr.writer_started)
+		thr.writer_quit = true;
 }
 
 void vt_thread_writer_start(void)
 {
 	if (!vt_cfg.flush_thread)
 		return;
-	pthread_mutex_lock(&queue_lock);
+	pthread_mutex_lock(&thr.queue_lock);
 	start_writer_locked();
-	pthread_mutex_unlock(&queue_lock);
+	pthread_mutex_unlock(&thr.queue_lock);
 }
 
 /*
@@ -158,9 +180,9 @@ struct vt_rec *vt_thread_flush_signal(struct vt_tls *t)
 	if (!loc || !vt_cfg.flush_thread || pthread_mutex_trylock(&loc->lock) != 0)
 		return NULL;
 	bool last = vt_cfg.max_flushes && loc->flushes + 1 >= vt_cfg.max_flushes;
-	if (!loc->done && !loc->pending.to && !last && sink->ready() &&
-	    pthread_mutex_trylock(&queue_lock) == 0) {
-		if (writer_started && !writer_quit) {
+	if (!loc->done && !loc->pending.to && !last && thr.sink->ready() &&
+	    pthread_mutex_trylock(&thr.queue_lock) == 0) {
+		if (thr.writer_started && !thr.writer_quit) {
 			loc->flushes++;
 			uint64_t now = vt_clock_now();
 			loc->pending.from = loc->buf;
@@ -168,16 +190,16 @@ struct vt_rec *vt_thread_flush_signal(struct vt_tls *t)
 			loc->pending.stop = false;
 			loc->pending.t0 = loc->pending.t1 = now;
 			loc->queue_next = NULL;
-			*queue_tail = loc;
-			queue_tail = &loc->queue_next;
-			pthread_cond_signal(&queue_cond);
+			*thr.queue_tail = loc;
+			thr.queue_tail = &loc->queue_next;
+			pthread_cond_signal(&thr.queue_cond);
 			loc->buf = loc->buf == loc->halves[0] ? loc->halves[1] : loc->halves[0];
 			loc->buf_end = loc->buf + (loc->halves[1] - loc->halves[0]);
 			next = loc->buf;
 			t->end = loc->buf_end;
 			__atomic_store_n(&t->pos, next, __ATOMIC_RELEASE);
 		}
-		pthread_mutex_unlock(&queue_lock);
+		pthread_mutex_unlock(&thr.queue_lock);
 	}
 	pthread_mutex_unlock(&loc->lock);
 	return next;
@@ -189,29 +211,29 @@ static bool enqueue_locked(struct vt_loc *loc)
 {
 	if (!vt_cfg.flush_thread)
 		return false;
-	pthread_mutex_lock(&queue_lock);
+	pthread_mutex_lock(&thr.queue_lock);
 	start_writer_locked();
-	bool queued = writer_started && !writer_quit;
+	bool queued = thr.writer_started && !thr.writer_quit;
 	if (queued) {
 		loc->queue_next = NULL;
-		*queue_tail = loc;
-		queue_tail = &loc->queue_next;
+		*thr.queue_tail = loc;
+		thr.queue_tail = &loc->queue_next;
 		keep_writer_away();
-		pthread_cond_signal(&queue_cond);
+		pthread_cond_signal(&thr.queue_cond);
 	}
-	pthread_mutex_unlock(&queue_lock);
+	pthread_mutex_unlock(&thr.queue_lock);
 	return queued;
 }
 
 static void writer_stop(void)
 {
-	pthread_mutex_lock(&queue_lock);
-	bool started = writer_started;
-	writer_quit = true;
-	pthread_cond_broadcast(&queue_cond);
-	pthread_mutex_unlock(&queue_lock);
+	pthread_mutex_lock(&thr.queue_lock);
+	bool started = thr.writer_started;
+	thr.writer_quit = true;
+	pthread_cond_broadcast(&thr.queue_cond);
+	pthread_mutex_unlock(&thr.queue_lock);
 	if (started)
-		pthread_join(writer, NULL);
+		pthread_join(thr.writer, NULL);
 }
 
 static void close_locked(struct vt_loc *loc, struct vt_rec *upto, uint64_t end_ts)
@@ -219,7 +241,7 @@ static void close_locked(struct vt_loc *loc, struct vt_rec *upto, uint64_t end_t
 	if (loc->done)
 		return;
 	drain_locked(loc, upto);
-	sink->close(loc, end_ts);
+	thr.sink->close(loc, end_ts);
 	loc->done = true;
 	if (loc->dropped)
 		vt_warn(
@@ -235,26 +257,13 @@ static size_t buffer_bytes(void)
 	return (vt_buf_half_records(vt_cfg.buffer_size) * 2 + VT_BUF_SIDE) * sizeof(struct vt_rec);
 }
 
-/*
- * The buffers of a few ended threads, kept for the next new threads: a program that starts
- * threads one after the other then maps and unmaps nothing per thread (an munmap of touched
- * pages interrupts every CPU the process ran on, and a fresh page costs a fault, ~30 us on a
- * paravirtualised VM). Only a buffer that never flushed comes here (its resident part is what
- * its thread wrote, less than a half), and at most SPARE_BUFFERS of them: memory still
- * follows the threads alive.
- */
-#define SPARE_BUFFERS 2
-static pthread_mutex_t spare_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct vt_rec *spare[SPARE_BUFFERS];
-static int n_spare;
-
 static struct vt_rec *buffer_take(void)
 {
 	struct vt_rec *buf = NULL;
-	pthread_mutex_lock(&spare_lock);
-	if (n_spare > 0)
-		buf = spare[--n_spare];
-	pthread_mutex_unlock(&spare_lock);
+	pthread_mutex_lock(&thr.spare_lock);
+	if (thr.n_spare > 0)
+		buf = thr.spare[--thr.n_spare];
+	pthread_mutex_unlock(&thr.spare_lock);
 	if (buf)
 		return buf;
 	/* mmap: pages become resident as the buffer fills, not up front. */
@@ -269,12 +278,12 @@ static void buffer_give_back(struct vt_rec *buf, bool keep)
 	if (keep) {
 		/* The side area's free slots are zero (vt_buf.c): as in a fresh mapping. */
 		memset(buf + 2 * half, 0, VT_BUF_SIDE * sizeof(*buf));
-		pthread_mutex_lock(&spare_lock);
-		if (n_spare < SPARE_BUFFERS) {
-			spare[n_spare++] = buf;
+		pthread_mutex_lock(&thr.spare_lock);
+		if (thr.n_spare < SPARE_BUFFERS) {
+			thr.spare[thr.n_spare++] = buf;
 			buf = NULL;
 		}
-		pthread_mutex_unlock(&spare_lock);
+		pthread_mutex_unlock(&thr.spare_lock);
 	}
 	if (buf)
 		munmap(buf, buffer_bytes());
@@ -287,7 +296,7 @@ static void buffer_give_back(struct vt_rec *buf, bool keep)
  */
 static void release_buffer_locked(struct vt_loc *loc)
 {
-	if (!loc->done || !loc->halves[0] || !sink->ready())
+	if (!loc->done || !loc->halves[0] || !thr.sink->ready())
 		return;
 	buffer_give_back(loc->halves[0], loc->flushes == 0 && !loc->held);
 	loc->halves[0] = loc->halves[1] = loc->buf = loc->buf_end = NULL;
@@ -303,7 +312,7 @@ static void thread_exit(void *arg)
 	t->busy = 1;
 	/* What the subsystems keep per thread ends with it, on it (counters: disable_counter,
 	 * last values). */
-	hooks->end(t, loc);
+	thr.hooks->end(t, loc);
 	pthread_mutex_lock(&loc->lock);
 	close_locked(loc, t->pos ? t->pos : t->paused, vt_clock_now());
 	loc->tls = NULL;
@@ -320,7 +329,7 @@ static void thread_exit(void *arg)
 
 void vt_thread_init(void)
 {
-	pthread_key_create(&exit_key, thread_exit);
+	pthread_key_create(&thr.exit_key, thread_exit);
 	vt_max_depth = vt_cfg.max_stack_depth ? vt_cfg.max_stack_depth : LONG_MAX;
 }
 
@@ -347,17 +356,17 @@ static struct vt_loc *new_location(struct vt_tls *t)
 	loc->buf = loc->halves[0];
 	loc->buf_end = loc->halves[1];
 	loc->tls = t;
-	pthread_mutex_lock(&locs_lock);
-	loc->index = n_locs;
-	*locs_tail = loc;
-	locs_tail = &loc->next;
-	__atomic_store_n(&n_locs, n_locs + 1, __ATOMIC_RELEASE);
-	pthread_mutex_unlock(&locs_lock);
-	if (sink->open(loc) < 0) {
+	pthread_mutex_lock(&thr.locs_lock);
+	loc->index = thr.n_locs;
+	*thr.locs_tail = loc;
+	thr.locs_tail = &loc->next;
+	__atomic_store_n(&thr.n_locs, thr.n_locs + 1, __ATOMIC_RELEASE);
+	pthread_mutex_unlock(&thr.locs_lock);
+	if (thr.sink->open(loc) < 0) {
 		loc->done = true;
 		return NULL;
 	}
-	pthread_setspecific(exit_key, loc);
+	pthread_setspecific(thr.exit_key, loc);
 	return loc;
 }
 
@@ -370,15 +379,15 @@ bool vt_thread_begin(struct vt_tls *t)
 
 	t->busy = 1;
 	if (vt_core_state() == VT_STATE_NEW) {
-		if (!hooks) {
+		if (!thr.hooks) {
 			/* Before the lifecycle connected the layer (its constructor): stays NEW. */
 			t->busy = 0;
 			errno = saved;
 			return false;
 		}
-		hooks->init();
+		thr.hooks->init();
 	}
-	if (vt_core_state() == VT_STATE_ON && t->state == VT_TLS_NEW && hooks->is_own()) {
+	if (vt_core_state() == VT_STATE_ON && t->state == VT_TLS_NEW && thr.hooks->is_own()) {
 		/* A subsystem's own thread (a plugin's: is_thread_registered): never recorded. */
 		t->state = VT_TLS_OFF;
 	} else if (vt_core_state() == VT_STATE_ON && t->state == VT_TLS_NEW) {
@@ -392,7 +401,7 @@ bool vt_thread_begin(struct vt_tls *t)
 			__atomic_store_n(&t->pos, loc->buf, __ATOMIC_RELEASE);
 			on = true;
 			/* Counters in scope are added before the thread's first event. */
-			hooks->begin(t, loc);
+			thr.hooks->begin(t, loc);
 		}
 	}
 	/* A thread that starts while vt initialises (on this thread) stays NEW and is retried. */
@@ -424,7 +433,7 @@ struct vt_rec *vt_thread_flush(struct vt_tls *t)
 	/* The writer is a whole half behind: wait for it (this is what the trace's BufferFlush
 	 * event then shows as time lost to flushing). The wait drops the lock, and the
 	 * location may be closed meanwhile (finalize on another thread): test done after it. */
-	while (loc->pending.to && !loc->done && sink->ready())
+	while (loc->pending.to && !loc->done && thr.sink->ready())
 		pthread_cond_wait(&loc->written, &loc->lock);
 	if (!loc->done && loc->pending.to) {
 		/* Both halves full before MPI_Init opened the archive: nowhere to write. */
@@ -451,7 +460,7 @@ struct vt_rec *vt_thread_flush(struct vt_tls *t)
 				"(VT_MAX_FLUSHES=%ld); the trace marks where; raise VT_BUFFER_SIZE "
 				"or VT_MAX_FLUSHES to record more",
 				loc->index, loc->flushes, vt_cfg.max_flushes);
-		} else if (sink->failed()) {
+		} else if (thr.sink->failed()) {
 			/* A write failed (the writer said so, once): nothing more is recorded. */
 			loc->stopped = true;
 		} else {
@@ -475,7 +484,7 @@ struct vt_rec *vt_thread_flush(struct vt_tls *t)
 	 * foreign code itself (vt_metric.c); otherwise a signal handler's events are kept
 	 * aside as during the rest of a flush. */
 	t->busy = 0;
-	hooks->flush(loc);
+	thr.hooks->flush(loc);
 	if (vt_unlikely(vt_signal_pending))
 		vt_signal_deferred();
 	errno = saved;
@@ -580,27 +589,27 @@ void vt_thread_flush_now(struct vt_tls *t)
 
 void vt_thread_archive_ready(void)
 {
-	pthread_mutex_lock(&locs_lock);
-	for (struct vt_loc *loc = locs; loc; loc = loc->next) {
+	pthread_mutex_lock(&thr.locs_lock);
+	for (struct vt_loc *loc = thr.locs; loc; loc = loc->next) {
 		pthread_mutex_lock(&loc->lock);
 		if (!loc->done)
 			drain_locked(loc, NULL);
 		pthread_mutex_unlock(&loc->lock);
 	}
-	pthread_mutex_unlock(&locs_lock);
+	pthread_mutex_unlock(&thr.locs_lock);
 }
 
 void vt_thread_switch_off(void)
 {
-	pthread_mutex_lock(&locs_lock);
-	for (struct vt_loc *loc = locs; loc; loc = loc->next) {
+	pthread_mutex_lock(&thr.locs_lock);
+	for (struct vt_loc *loc = thr.locs; loc; loc = loc->next) {
 		pthread_mutex_lock(&loc->lock);
 		loc->done = true;
 		loc->pending.to = NULL;
 		pthread_cond_broadcast(&loc->written);
 		pthread_mutex_unlock(&loc->lock);
 	}
-	pthread_mutex_unlock(&locs_lock);
+	pthread_mutex_unlock(&thr.locs_lock);
 	__atomic_store_n(&vt_tls.pos, NULL, __ATOMIC_RELEASE);
 	vt_tls.end = NULL;
 	vt_tls.state = VT_TLS_OFF;
@@ -610,8 +619,8 @@ struct vt_loc *vt_thread_finalize(uint64_t end_ts)
 {
 	struct vt_tls *self = &vt_tls;
 	self->busy = 1;
-	pthread_mutex_lock(&locs_lock);
-	for (struct vt_loc *loc = locs; loc; loc = loc->next) {
+	pthread_mutex_lock(&thr.locs_lock);
+	for (struct vt_loc *loc = thr.locs; loc; loc = loc->next) {
 		pthread_mutex_lock(&loc->lock);
 		/* A live thread keeps writing above this snapshot; that is after the trace's end.
 		 */
@@ -622,11 +631,11 @@ struct vt_loc *vt_thread_finalize(uint64_t end_ts)
 		close_locked(loc, upto, end_ts);
 		pthread_mutex_unlock(&loc->lock);
 	}
-	pthread_mutex_unlock(&locs_lock);
+	pthread_mutex_unlock(&thr.locs_lock);
 	writer_stop();
 	__atomic_store_n(&self->pos, NULL, __ATOMIC_RELEASE);
 	self->end = NULL;
 	self->state = VT_TLS_OFF;
 	self->busy = 0;
-	return locs;
+	return thr.locs;
 }

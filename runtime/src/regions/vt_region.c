@@ -15,29 +15,54 @@
 #include <sys/mman.h>
 
 /* Zero pages until touched: 32 MiB + 56 MiB of address space, a few KiB resident. */
-struct vt_addr_slot vt_addr_slots[VT_ADDR_SLOTS];
-struct vt_region vt_regions[VT_REGION_MAX];
+struct vt_regtab vt_regtab;
 
-/*
- * Serialises first sight (inserts into the table, module and symbol look-ups). First sight
- * can happen in a signal handler (an instrumented handler's first call), so the lock is held
- * with every signal blocked: a handler never interrupts its own thread's holder and waits for
- * it. Names are copied into an arena of vt's own (mmap), not with malloc, whose lock the
- * interrupted code may hold.
- */
-static pthread_mutex_t region_lock = PTHREAD_MUTEX_INITIALIZER;
+#define NAME_SLOTS (1u << 14)
+
+struct name_slot {
+	const char *key; /* vt's copy, NUL-terminated; NULL: empty; published last */
+	uint64_t hash;
+	uint32_t len;
+	uint32_t val;
+};
+
+static struct {
+	/*
+	 * Serialises first sight (inserts into the table, module and symbol look-ups). First
+	 * sight can happen in a signal handler (an instrumented handler's first call), so the
+	 * lock is held with every signal blocked: a handler never interrupts its own thread's
+	 * holder and waits for it. Names are copied into an arena of vt's own (mmap), not with
+	 * malloc, whose lock the interrupted code may hold.
+	 */
+	pthread_mutex_t region_lock;
+	uint32_t n_regions; /* ids are dense from 0, as OTF2 wants them */
+	int table_full_warned;
+	/*
+	 * Regions by the contents of their name (perfstubs' start_string, Fortran names, which
+	 * are neither NUL-terminated nor guaranteed to stay at one address): a lock-free
+	 * open-addressing table from the name's bytes to its region, whose keys are vt's own
+	 * copies. The copy is also the key of vt_region_of_name, so each name takes one slot
+	 * there, however many buffers the program passes it in.
+	 */
+	struct name_slot name_slots[NAME_SLOTS];
+	uint32_t n_names;
+	pthread_mutex_t names_lock;
+} rgn = {
+    .region_lock = PTHREAD_MUTEX_INITIALIZER,
+    .names_lock = PTHREAD_MUTEX_INITIALIZER,
+};
 
 static void lock_regions(sigset_t *old)
 {
 	sigset_t all;
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, old);
-	pthread_mutex_lock(&region_lock);
+	pthread_mutex_lock(&rgn.region_lock);
 }
 
 static void unlock_regions(const sigset_t *old)
 {
-	pthread_mutex_unlock(&region_lock);
+	pthread_mutex_unlock(&rgn.region_lock);
 	pthread_sigmask(SIG_SETMASK, old, NULL);
 }
 
@@ -61,22 +86,20 @@ static char *copy_locked(const char *s)
 	at += n;
 	return c;
 }
-static uint32_t n_regions; /* ids are dense from 0, as OTF2 wants them */
-static int table_full_warned;
 
 bool vt_region_overflowed(void)
 {
-	return table_full_warned != 0;
+	return rgn.table_full_warned != 0;
 }
 
 uint32_t vt_region_count(void)
 {
-	return __atomic_load_n(&n_regions, __ATOMIC_ACQUIRE);
+	return __atomic_load_n(&rgn.n_regions, __ATOMIC_ACQUIRE);
 }
 
 static void resolve_locked(uint32_t id)
 {
-	struct vt_region *r = &vt_regions[id];
+	struct vt_region *r = &vt_regtab.by_id[id];
 	if (r->resolved)
 		return;
 	r->resolved = 1;
@@ -96,20 +119,20 @@ static void resolve_locked(uint32_t id)
 
 uint32_t vt_region_apply_filter(uint32_t id)
 {
-	struct vt_region *r = &vt_regions[id];
+	struct vt_region *r = &vt_regtab.by_id[id];
 	r->limit = vt_filter_active() && r->name ? vt_filter_limit(r->name) : -1;
 	return r->limit == 0 ? VT_REGION_FILTERED : 0;
 }
 
 static uint32_t new_id_locked(void)
 {
-	if (n_regions == VT_REGION_UNKNOWN) {
-		if (!table_full_warned++)
+	if (rgn.n_regions == VT_REGION_UNKNOWN) {
+		if (!rgn.table_full_warned++)
 			vt_warn("more than %u regions; further ones are recorded as 'unknown'",
 				VT_REGION_UNKNOWN);
 		return VT_REGION_UNKNOWN;
 	}
-	return n_regions;
+	return rgn.n_regions;
 }
 
 /* Fills a new region for a key; returns the filter flags. Caller holds region_lock. */
@@ -117,7 +140,7 @@ typedef uint32_t (*make_fn)(uint32_t id, uintptr_t key);
 
 static uint32_t make_addr(uint32_t id, uintptr_t addr)
 {
-	struct vt_region *r = &vt_regions[id];
+	struct vt_region *r = &vt_regtab.by_id[id];
 	int mod = vt_sym_module_of(addr);
 	r->addr = addr;
 	r->kind = VT_REGION_ADDR;
@@ -134,12 +157,12 @@ static uint32_t make_name(uint32_t id, uintptr_t name_ptr)
 {
 	const char *name = (const char *)name_ptr;
 	/* The same name from another call site (another string) is the same region. */
-	for (uint32_t other = 0; other < n_regions; other++) {
-		struct vt_region *o = &vt_regions[other];
+	for (uint32_t other = 0; other < rgn.n_regions; other++) {
+		struct vt_region *o = &vt_regtab.by_id[other];
 		if (o->kind == VT_REGION_USER && strcmp(o->name, name) == 0)
 			return UINT32_MAX - other;
 	}
-	struct vt_region *r = &vt_regions[id];
+	struct vt_region *r = &vt_regtab.by_id[id];
 	r->kind = VT_REGION_USER;
 	r->name = copy_locked(name);
 	if (!r->name)
@@ -156,9 +179,9 @@ static uint32_t insert(uintptr_t key, make_fn make)
 	uint32_t i = vt_slot_index(key);
 	uint32_t val;
 	for (;;) {
-		uintptr_t k = vt_addr_slots[i].key;
+		uintptr_t k = vt_regtab.by_addr[i].key;
 		if (k == key) {
-			val = vt_addr_slots[i].val;
+			val = vt_regtab.by_addr[i].val;
 			goto out;
 		}
 		if (k == 0)
@@ -172,14 +195,14 @@ static uint32_t insert(uintptr_t key, make_fn make)
 		if (flags > VT_REGION_FILTERED) {
 			/* An existing region under another key. */
 			uint32_t other = UINT32_MAX - flags;
-			val = other | (vt_regions[other].limit == 0 ? VT_REGION_FILTERED : 0);
+			val = other | (vt_regtab.by_id[other].limit == 0 ? VT_REGION_FILTERED : 0);
 		} else {
 			val |= flags;
-			__atomic_store_n(&n_regions, id + 1, __ATOMIC_RELEASE);
+			__atomic_store_n(&rgn.n_regions, id + 1, __ATOMIC_RELEASE);
 		}
 	}
-	vt_addr_slots[i].val = val;
-	__atomic_store_n(&vt_addr_slots[i].key, key, __ATOMIC_RELEASE);
+	vt_regtab.by_addr[i].val = val;
+	__atomic_store_n(&vt_regtab.by_addr[i].key, key, __ATOMIC_RELEASE);
 out:
 	unlock_regions(&old);
 	errno = saved;
@@ -216,7 +239,7 @@ uint32_t vt_region_register_desc(struct vt_inst_desc *d)
 		uint32_t id = new_id_locked();
 		h = id + 1;
 		if (id != VT_REGION_UNKNOWN) {
-			struct vt_region *r = &vt_regions[id];
+			struct vt_region *r = &vt_regtab.by_id[id];
 			/* Copies: the descriptor may live in a library that is dlclosed later. */
 			r->kind = VT_REGION_DESC;
 			r->name = copy_locked(d->name ? d->name : "unknown");
@@ -229,7 +252,7 @@ uint32_t vt_region_register_desc(struct vt_inst_desc *d)
 			r->role = (uint8_t)d->reserved;
 			r->resolved = 1;
 			h |= vt_region_apply_filter(id);
-			__atomic_store_n(&n_regions, id + 1, __ATOMIC_RELEASE);
+			__atomic_store_n(&rgn.n_regions, id + 1, __ATOMIC_RELEASE);
 		}
 	}
 	__atomic_store_n(&d->handle, h, __ATOMIC_RELEASE);
@@ -241,7 +264,7 @@ out:
 
 void vt_region_set_source(uint32_t id, const char *file, int line)
 {
-	struct vt_region *r = &vt_regions[id & VT_REGION_ID_MASK];
+	struct vt_region *r = &vt_regtab.by_id[id & VT_REGION_ID_MASK];
 	if (__atomic_load_n(&r->file, __ATOMIC_RELAXED) || !file)
 		return;
 	sigset_t old;
@@ -276,34 +299,16 @@ void vt_region_resolve_all(void)
 {
 	sigset_t old;
 	lock_regions(&old);
-	struct vt_region *unknown = &vt_regions[VT_REGION_UNKNOWN];
+	struct vt_region *unknown = &vt_regtab.by_id[VT_REGION_UNKNOWN];
 	if (!unknown->name) {
 		unknown->name = "unknown";
 		unknown->resolved = 1;
 		unknown->limit = -1;
 	}
-	for (uint32_t id = 0; id < n_regions; id++)
+	for (uint32_t id = 0; id < rgn.n_regions; id++)
 		resolve_locked(id);
 	unlock_regions(&old);
 }
-
-/*
- * Regions by the contents of their name (perfstubs' start_string, Fortran names, which are
- * neither NUL-terminated nor guaranteed to stay at one address): a lock-free open-addressing
- * table from the name's bytes to its region, whose keys are vt's own copies. The copy is
- * also the key of vt_region_of_name, so each name takes one slot there, however many
- * buffers the program passes it in.
- */
-#define NAME_SLOTS (1u << 14)
-
-static struct name_slot {
-	const char *key; /* vt's copy, NUL-terminated; NULL: empty; published last */
-	uint64_t hash;
-	uint32_t len;
-	uint32_t val;
-} name_slots[NAME_SLOTS];
-static uint32_t n_names;
-static pthread_mutex_t names_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static uint64_t name_hash(const char *s, size_t len)
 {
@@ -324,20 +329,20 @@ uint32_t vt_region_of_string(const char *s, size_t len)
 	uint64_t h = name_hash(s, len);
 	uint32_t i = (uint32_t)(h >> 50) & (NAME_SLOTS - 1);
 	for (;;) {
-		const char *k = __atomic_load_n(&name_slots[i].key, __ATOMIC_ACQUIRE);
+		const char *k = __atomic_load_n(&rgn.name_slots[i].key, __ATOMIC_ACQUIRE);
 		if (!k)
 			break;
-		if (name_is(&name_slots[i], k, h, s, len))
-			return name_slots[i].val;
+		if (name_is(&rgn.name_slots[i], k, h, s, len))
+			return rgn.name_slots[i].val;
 		i = (i + 1) & (NAME_SLOTS - 1);
 	}
 	/* Not there: under the lock, look again from the same place and insert. */
 	int saved = errno;
-	pthread_mutex_lock(&names_lock);
+	pthread_mutex_lock(&rgn.names_lock);
 	uint32_t val = VT_REGION_UNKNOWN;
 	i = (uint32_t)(h >> 50) & (NAME_SLOTS - 1);
 	for (;;) {
-		struct name_slot *e = &name_slots[i];
+		struct name_slot *e = &rgn.name_slots[i];
 		if (e->key && name_is(e, e->key, h, s, len)) {
 			val = e->val;
 			break;
@@ -346,7 +351,7 @@ uint32_t vt_region_of_string(const char *s, size_t len)
 			i = (i + 1) & (NAME_SLOTS - 1);
 			continue;
 		}
-		if (n_names >= NAME_SLOTS / 2) {
+		if (rgn.n_names >= NAME_SLOTS / 2) {
 			static bool said;
 			if (!said)
 				vt_warn("more than %u distinct region names given by content "
@@ -365,11 +370,11 @@ uint32_t vt_region_of_string(const char *s, size_t len)
 		e->hash = h;
 		e->len = (uint32_t)len;
 		e->val = val;
-		n_names++;
+		rgn.n_names++;
 		__atomic_store_n(&e->key, copy, __ATOMIC_RELEASE);
 		break;
 	}
-	pthread_mutex_unlock(&names_lock);
+	pthread_mutex_unlock(&rgn.names_lock);
 	errno = saved;
 	return val;
 }

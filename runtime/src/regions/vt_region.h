@@ -37,9 +37,16 @@ struct vt_addr_slot {
 	uint32_t val;  /* id | VT_REGION_FILTERED */
 };
 
-/* Hidden, so the hot path reaches them PC-relative without a GOT load. */
-extern struct vt_addr_slot vt_addr_slots[VT_ADDR_SLOTS] __attribute__((visibility("hidden")));
-extern struct vt_region vt_regions[VT_REGION_MAX] __attribute__((visibility("hidden")));
+/*
+ * The two tables the hot path and the encoders read, in one object (the module's shared
+ * state): hidden, so the hot path reaches them PC-relative without a GOT load, a field being
+ * a constant offset from the one symbol.
+ */
+struct vt_regtab {
+	struct vt_addr_slot by_addr[VT_ADDR_SLOTS];
+	struct vt_region by_id[VT_REGION_MAX];
+};
+extern struct vt_regtab vt_regtab __attribute__((visibility("hidden")));
 
 /* Slow path: first sight of an address. Takes the region lock; never records an event. */
 uint32_t vt_region_insert_addr(uintptr_t addr);
@@ -63,9 +70,9 @@ static inline __attribute__((always_inline)) uint32_t vt_region_probe(uintptr_t 
 {
 	uint32_t i = vt_slot_index(key);
 	for (;;) {
-		uintptr_t k = __atomic_load_n(&vt_addr_slots[i].key, __ATOMIC_ACQUIRE);
+		uintptr_t k = __atomic_load_n(&vt_regtab.by_addr[i].key, __ATOMIC_ACQUIRE);
 		if (__builtin_expect(k == key, 1))
-			return vt_addr_slots[i].val;
+			return vt_regtab.by_addr[i].val;
 		if (k == 0)
 			return miss(key);
 		i = (i + 1) & (VT_ADDR_SLOTS - 1);

@@ -34,9 +34,11 @@ struct module {
 	int reported;
 };
 
-static struct module modules[MAX_MODULES];
-static int n_modules;
-static Dwfl *dwfl;
+static struct {
+	struct module modules[MAX_MODULES];
+	int n_modules;
+	Dwfl *dwfl;
+} elf;
 
 static char *self_exe(void)
 {
@@ -70,25 +72,25 @@ static void module_range(struct link_map *lm, uintptr_t *lo, uintptr_t *hi)
 
 int vt_sym_module_of(uintptr_t addr)
 {
-	for (int i = 0; i < n_modules; i++)
-		if (addr >= modules[i].lo && addr < modules[i].hi)
+	for (int i = 0; i < elf.n_modules; i++)
+		if (addr >= elf.modules[i].lo && addr < elf.modules[i].hi)
 			return i;
 
 	Dl_info info;
 	struct link_map *lm = NULL;
 	if (!dladdr1((void *)addr, &info, (void **)&lm, RTLD_DL_LINKMAP) || !lm)
 		return -1;
-	for (int i = 0; i < n_modules; i++)
-		if (modules[i].bias == lm->l_addr && modules[i].lo == 0)
+	for (int i = 0; i < elf.n_modules; i++)
+		if (elf.modules[i].bias == lm->l_addr && elf.modules[i].lo == 0)
 			return i;
-	if (n_modules == MAX_MODULES)
+	if (elf.n_modules == MAX_MODULES)
 		return -1;
-	struct module *m = &modules[n_modules];
+	struct module *m = &elf.modules[elf.n_modules];
 	m->path = (lm->l_name && lm->l_name[0]) ? strdup(lm->l_name) : self_exe();
 	m->bias = lm->l_addr;
 	module_range(lm, &m->lo, &m->hi);
-	vt_debug("module %d: %s at bias %#lx", n_modules, m->path, (unsigned long)m->bias);
-	return n_modules++;
+	vt_debug("module %d: %s at bias %#lx", elf.n_modules, m->path, (unsigned long)m->bias);
+	return elf.n_modules++;
 }
 
 /*
@@ -118,16 +120,16 @@ static Dwfl_Module *dwfl_module_for(int idx)
 	    .find_debuginfo = find_debuginfo,
 	    .section_address = dwfl_offline_section_address,
 	};
-	struct module *m = &modules[idx];
+	struct module *m = &elf.modules[idx];
 
 	if (m->reported)
 		return m->dwfl_mod;
 	m->reported = 1;
-	if (!dwfl && !(dwfl = dwfl_begin(&callbacks)))
+	if (!elf.dwfl && !(elf.dwfl = dwfl_begin(&callbacks)))
 		return NULL;
-	dwfl_report_begin_add(dwfl);
-	m->dwfl_mod = dwfl_report_elf(dwfl, m->path, m->path, -1, m->bias, false);
-	dwfl_report_end(dwfl, NULL, NULL);
+	dwfl_report_begin_add(elf.dwfl);
+	m->dwfl_mod = dwfl_report_elf(elf.dwfl, m->path, m->path, -1, m->bias, false);
+	dwfl_report_end(elf.dwfl, NULL, NULL);
 	if (!m->dwfl_mod)
 		vt_info("no symbols for %s: %s", m->path, dwfl_errmsg(-1));
 	return m->dwfl_mod;
@@ -269,7 +271,7 @@ void vt_sym_resolve(uintptr_t addr, int module, struct vt_sym_info *out)
 	const char *sym = dwfl_module_addrname(mod, addr);
 	Dwarf_Addr bias = 0;
 	Dwarf_Die cu_mem;
-	Dwarf_Die *cu = find_cu(&modules[module], mod, addr, &cu_mem, &bias);
+	Dwarf_Die *cu = find_cu(&elf.modules[module], mod, addr, &cu_mem, &bias);
 	int lang = cu ? dwarf_srclang(cu) : -1;
 	Dwarf_Die *scopes = NULL;
 	int n = cu ? dwarf_getscopes(cu, addr - bias, &scopes) : 0;
@@ -335,7 +337,7 @@ void vt_sym_line(uintptr_t addr, int module, struct vt_sym_info *out)
 		return;
 	Dwarf_Addr bias = 0;
 	Dwarf_Die cu_mem;
-	Dwarf_Die *cu = find_cu(&modules[module], mod, addr, &cu_mem, &bias);
+	Dwarf_Die *cu = find_cu(&elf.modules[module], mod, addr, &cu_mem, &bias);
 	Dwarf_Line *l = cu ? dwarf_getsrc_die(cu, addr - bias) : NULL;
 	int line = 0;
 	const char *file = l ? dwarf_linesrc(l, NULL, NULL) : NULL;
@@ -347,20 +349,20 @@ void vt_sym_line(uintptr_t addr, int module, struct vt_sym_info *out)
 
 const char *vt_sym_module_path(int module)
 {
-	return module >= 0 && module < n_modules ? modules[module].path : NULL;
+	return module >= 0 && module < elf.n_modules ? elf.modules[module].path : NULL;
 }
 
 void vt_sym_finish(void)
 {
-	if (dwfl)
-		dwfl_end(dwfl);
-	dwfl = NULL;
-	for (int i = 0; i < n_modules; i++) {
-		modules[i].reported = 0;
-		modules[i].dwfl_mod = NULL;
-		free(modules[i].cus);
-		modules[i].cus = NULL;
-		modules[i].n_cus = 0;
-		modules[i].cus_built = 0;
+	if (elf.dwfl)
+		dwfl_end(elf.dwfl);
+	elf.dwfl = NULL;
+	for (int i = 0; i < elf.n_modules; i++) {
+		elf.modules[i].reported = 0;
+		elf.modules[i].dwfl_mod = NULL;
+		free(elf.modules[i].cus);
+		elf.modules[i].cus = NULL;
+		elf.modules[i].n_cus = 0;
+		elf.modules[i].cus_built = 0;
 	}
 }

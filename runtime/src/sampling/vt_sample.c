@@ -42,17 +42,6 @@ _Static_assert(VT_REC_SAMPLE_MAX == 256, "VT_SAMPLING_DEPTH's maximum (vt_config
 #define VT_STR_(x) #x
 #define VT_STR(x)  VT_STR_(x)
 
-static struct {
-	int (*init_local2)(unw_cursor_t *, unw_context_t *, int);
-	int (*step)(unw_cursor_t *);
-	int (*get_reg)(unw_cursor_t *, unw_regnum_t, unw_word_t *);
-	int (*is_signal_frame)(unw_cursor_t *);
-	int (*getcontext)(unw_context_t *);
-	int (*init_local)(unw_cursor_t *, unw_context_t *);
-	int (*set_caching_policy)(unw_addr_space_t, unw_caching_policy_t);
-	unw_addr_space_t *local_as;
-} unw;
-
 /* Per thread: its timer or perf event, and its stack's bounds (frame-pointer walks). */
 struct sampler {
 	timer_t timer;
@@ -63,15 +52,29 @@ struct sampler {
 };
 static __thread struct sampler self __attribute__((tls_model("initial-exec")));
 
-/* Every armed sampler, so that the end of the run disarms the threads still running. */
-static pthread_mutex_t samplers_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct sampler *samplers;
-
-static bool on;	     /* sampling configured and started */
-static int stopping; /* the run ends: handlers return at once */
-static unsigned max_frames;
-static uint64_t n_taken, n_lost, n_skipped; /* samples recorded, lost (no room), in vt */
-static uint64_t handler_ticks;		    /* time in the handler, on vt's clock */
+static struct {
+	/* libunwind's functions, by the names libunwind.h maps its API to (load_libunwind). */
+	struct {
+		int (*init_local2)(unw_cursor_t *, unw_context_t *, int);
+		int (*step)(unw_cursor_t *);
+		int (*get_reg)(unw_cursor_t *, unw_regnum_t, unw_word_t *);
+		int (*is_signal_frame)(unw_cursor_t *);
+		int (*getcontext)(unw_context_t *);
+		int (*init_local)(unw_cursor_t *, unw_context_t *);
+		int (*set_caching_policy)(unw_addr_space_t, unw_caching_policy_t);
+		unw_addr_space_t *local_as;
+	} unw;
+	/* Every armed sampler, so that the end of the run disarms the threads still running. */
+	pthread_mutex_t samplers_lock;
+	struct sampler *samplers;
+	bool on;      /* sampling configured and started */
+	int stopping; /* the run ends: handlers return at once */
+	unsigned max_frames;
+	uint64_t n_taken, n_lost, n_skipped; /* samples recorded, lost (no room), in vt */
+	uint64_t handler_ticks;		     /* time in the handler, on vt's clock */
+} smp = {
+    .samplers_lock = PTHREAD_MUTEX_INITIALIZER,
+};
 
 static bool load_libunwind(void)
 {
@@ -84,8 +87,8 @@ static bool load_libunwind(void)
 	}
 #define SYM(field, name)                                                                           \
 	do {                                                                                       \
-		*(void **)&unw.field = dlsym(h, VT_STR(name));                                     \
-		if (!unw.field) {                                                                  \
+		*(void **)&smp.unw.field = dlsym(h, VT_STR(name));                                 \
+		if (!smp.unw.field) {                                                              \
 			vt_error("VT_SAMPLING=yes: libunwind.so.8 lacks %s; sampling is off",      \
 				 VT_STR(name));                                                    \
 			return false;                                                              \
@@ -101,7 +104,7 @@ static bool load_libunwind(void)
 	SYM(local_as, unw_local_addr_space);
 #undef SYM
 	/* Unwind tables cached per thread: no lock in the handler. */
-	unw.set_caching_policy(*unw.local_as, UNW_CACHE_PER_THREAD);
+	smp.unw.set_caching_policy(*smp.unw.local_as, UNW_CACHE_PER_THREAD);
 	return true;
 }
 
@@ -112,20 +115,20 @@ static unsigned unwind_libunwind(ucontext_t *uc, uint64_t *f, bool *cut)
 {
 	unw_cursor_t c;
 	unsigned n = 0;
-	if (unw.init_local2(&c, (unw_context_t *)uc, UNW_INIT_SIGNAL_FRAME) < 0)
+	if (smp.unw.init_local2(&c, (unw_context_t *)uc, UNW_INIT_SIGNAL_FRAME) < 0)
 		return 0;
 	bool exact = true;
 	for (;;) {
 		unw_word_t ip;
-		if (unw.get_reg(&c, UNW_REG_IP, &ip) < 0 || !ip)
+		if (smp.unw.get_reg(&c, UNW_REG_IP, &ip) < 0 || !ip)
 			break;
-		if (n == max_frames) {
+		if (n == smp.max_frames) {
 			*cut = true;
 			break;
 		}
 		f[n++] = exact ? ip : ip - 1;
-		exact = unw.is_signal_frame(&c) > 0;
-		if (unw.step(&c) <= 0)
+		exact = smp.unw.is_signal_frame(&c) > 0;
+		if (smp.unw.step(&c) <= 0)
 			break;
 	}
 	return n;
@@ -147,7 +150,7 @@ static unsigned unwind_fp(ucontext_t *uc, uint64_t *f, bool *cut)
 		uintptr_t next = frame[0], ret = frame[1];
 		if (ret < 4096)
 			break;
-		if (n == max_frames) {
+		if (n == smp.max_frames) {
 			*cut = true;
 			break;
 		}
@@ -176,19 +179,19 @@ static void on_signal(int sig, siginfo_t *si, void *ucv)
 	(void)sig;
 	(void)si;
 	/* The run ends (vt_finalize has begun): samples of vt's own end are not the program's. */
-	if (__atomic_load_n(&stopping, __ATOMIC_RELAXED) || vt_core_state() != VT_STATE_ON)
+	if (__atomic_load_n(&smp.stopping, __ATOMIC_RELAXED) || vt_core_state() != VT_STATE_ON)
 		goto out;
 	uint64_t t0 = vt_clock_now();
 	if (!t->pos || t->busy == VT_BUSY_FOREIGN || (t->busy && !t->nest)) {
 		/* Not recording (paused, stopped), or inside vt's own slow path: in the part
 		 * that only moves records (OWN, inside a producer) the sample is kept aside like
 		 * any nested producer's event. */
-		__atomic_fetch_add(&n_skipped, 1, __ATOMIC_RELAXED);
+		__atomic_fetch_add(&smp.n_skipped, 1, __ATOMIC_RELAXED);
 		goto out;
 	}
 	unsigned n;
 	if (vt_cfg.sampling_unwind == VT_UNWIND_CFI)
-		n = vt_unwind_cfi(ucv, &self.unwind, frames, max_frames, &cut);
+		n = vt_unwind_cfi(ucv, &self.unwind, frames, smp.max_frames, &cut);
 	else if (vt_cfg.sampling_unwind == VT_UNWIND_FP)
 		n = unwind_fp(ucv, frames, &cut);
 	else
@@ -212,7 +215,7 @@ static void on_signal(int sig, siginfo_t *si, void *ucv)
 		}
 	}
 	if (!p) {
-		__atomic_fetch_add(&n_lost, 1, __ATOMIC_RELAXED);
+		__atomic_fetch_add(&smp.n_lost, 1, __ATOMIC_RELAXED);
 		goto out;
 	}
 	if (n & 1)
@@ -235,8 +238,8 @@ static void on_signal(int sig, siginfo_t *si, void *ucv)
 		if (side && t->pos && (size_t)(t->end - t->pos) >= (size_t)side + VT_BUF_SIDE)
 			vt_buf_drain(t);
 	}
-	__atomic_fetch_add(&n_taken, 1, __ATOMIC_RELAXED);
-	__atomic_fetch_add(&handler_ticks, vt_clock_now() - t0, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&smp.n_taken, 1, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&smp.handler_ticks, vt_clock_now() - t0, __ATOMIC_RELAXED);
 out:
 	errno = saved;
 }
@@ -309,9 +312,9 @@ static void warm_up(void)
 		return;
 	unw_context_t uc;
 	unw_cursor_t c;
-	if (unw.getcontext(&uc) < 0 || unw.init_local(&c, &uc) < 0)
+	if (smp.unw.getcontext(&uc) < 0 || smp.unw.init_local(&c, &uc) < 0)
 		return;
-	for (int i = 0; i < VT_REC_SAMPLE_MAX && unw.step(&c) > 0; i++)
+	for (int i = 0; i < VT_REC_SAMPLE_MAX && smp.unw.step(&c) > 0; i++)
 		;
 }
 
@@ -320,7 +323,7 @@ static void thread_begin(struct vt_tls *t, struct vt_loc *loc)
 	struct sampler *s = &self;
 	(void)t;
 	(void)loc;
-	if (!on || s->armed)
+	if (!smp.on || s->armed)
 		return;
 	pid_t tid = (pid_t)syscall(SYS_gettid);
 	s->fd = -1;
@@ -354,10 +357,10 @@ static void thread_begin(struct vt_tls *t, struct vt_loc *loc)
 		return;
 	}
 	s->armed = true;
-	pthread_mutex_lock(&samplers_lock);
-	s->next = samplers;
-	samplers = s;
-	pthread_mutex_unlock(&samplers_lock);
+	pthread_mutex_lock(&smp.samplers_lock);
+	s->next = smp.samplers;
+	smp.samplers = s;
+	pthread_mutex_unlock(&smp.samplers_lock);
 }
 
 /* Caller holds samplers_lock. */
@@ -373,7 +376,7 @@ static void disarm_locked(struct sampler *s)
 	} else {
 		timer_delete(s->timer);
 	}
-	for (struct sampler **p = &samplers; *p; p = &(*p)->next)
+	for (struct sampler **p = &smp.samplers; *p; p = &(*p)->next)
 		if (*p == s) {
 			*p = s->next;
 			break;
@@ -384,9 +387,9 @@ static void thread_end(struct vt_tls *t, struct vt_loc *loc)
 {
 	(void)t;
 	(void)loc;
-	pthread_mutex_lock(&samplers_lock);
+	pthread_mutex_lock(&smp.samplers_lock);
 	disarm_locked(&self);
-	pthread_mutex_unlock(&samplers_lock);
+	pthread_mutex_unlock(&smp.samplers_lock);
 	/* A signal already queued finds no cache (the handler runs on this thread). */
 	vt_signal_fence();
 	vt_unwind_thread_fini(&self.unwind);
@@ -396,7 +399,7 @@ static int init(void)
 {
 	if (!vt_cfg.sampling)
 		return 0;
-	max_frames = (unsigned)vt_cfg.sampling_depth;
+	smp.max_frames = (unsigned)vt_cfg.sampling_depth;
 	if (vt_cfg.sampling_unwind == VT_UNWIND_LIBUNWIND && !load_libunwind())
 		return 0;
 	int sig = (int)vt_cfg.sampling_signal;
@@ -417,27 +420,27 @@ static int init(void)
 	/* Every source counts time: the period is in nanoseconds. */
 	vt_callctx_set_generator(source_name(), OTF2_INTERRUPT_GENERATOR_MODE_TIME,
 				 vt_cfg.sampling_period);
-	on = true;
+	smp.on = true;
 	static const char *const how[] = {"unwind tables", "libunwind", "frame pointers"};
 	vt_info("sampling every %llu ns of %s, up to %u frames (%s)",
-		(unsigned long long)vt_cfg.sampling_period, source_name(), max_frames,
+		(unsigned long long)vt_cfg.sampling_period, source_name(), smp.max_frames,
 		how[vt_cfg.sampling_unwind]);
 	return 0;
 }
 
 static void stop(void)
 {
-	if (!on)
+	if (!smp.on)
 		return;
-	__atomic_store_n(&stopping, 1, __ATOMIC_RELAXED);
-	pthread_mutex_lock(&samplers_lock);
-	while (samplers)
-		disarm_locked(samplers);
-	pthread_mutex_unlock(&samplers_lock);
+	__atomic_store_n(&smp.stopping, 1, __ATOMIC_RELAXED);
+	pthread_mutex_lock(&smp.samplers_lock);
+	while (smp.samplers)
+		disarm_locked(smp.samplers);
+	pthread_mutex_unlock(&smp.samplers_lock);
 	/* The handler stays: a signal already on its way must not take the default action
 	 * (SIGPROF's ends the program). */
-	uint64_t taken = __atomic_load_n(&n_taken, __ATOMIC_RELAXED);
-	uint64_t lost = __atomic_load_n(&n_lost, __ATOMIC_RELAXED);
+	uint64_t taken = __atomic_load_n(&smp.n_taken, __ATOMIC_RELAXED);
+	uint64_t lost = __atomic_load_n(&smp.n_lost, __ATOMIC_RELAXED);
 	char v[32];
 	snprintf(v, sizeof(v), "%llu", (unsigned long long)taken);
 	vt_annot_property("VT::SAMPLING::SAMPLES", v);
@@ -450,12 +453,12 @@ static void stop(void)
 			(unsigned long long)lost, (unsigned long long)(taken + lost));
 	/* What a sample costs in vt's handler (the kernel's delivery of the signal comes on
 	 * top: bench/run-sampling.py measures both). */
-	double ns = taken ? (double)__atomic_load_n(&handler_ticks, __ATOMIC_RELAXED) * 1e9 /
+	double ns = taken ? (double)__atomic_load_n(&smp.handler_ticks, __ATOMIC_RELAXED) * 1e9 /
 				(double)vt_clock_resolution() / (double)taken
 			  : 0;
 	vt_info("sampling: %llu samples, %llu while vt itself ran; %.0f ns per sample in the "
 		"handler",
-		(unsigned long long)taken, (unsigned long long)n_skipped, ns);
+		(unsigned long long)taken, (unsigned long long)smp.n_skipped, ns);
 }
 
 const struct vt_subsystem vt_sample_subsystem = {
@@ -471,5 +474,5 @@ const struct vt_subsystem vt_sample_subsystem = {
  * (vtrun) records nothing else that would make one; not once the run ends. */
 bool vt_sample_wants_threads(void)
 {
-	return on && !__atomic_load_n(&stopping, __ATOMIC_RELAXED);
+	return smp.on && !__atomic_load_n(&smp.stopping, __ATOMIC_RELAXED);
 }
