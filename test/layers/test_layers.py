@@ -177,6 +177,8 @@ def state_variables(libs, names):
                 continue
             if section.startswith(".data.rel.ro") or re.search(r"\.\d+$", name):
                 continue
+            if name.startswith(("__odr_asan", "__asan", "__ubsan", "__sancov")):
+                continue  # a sanitizer's bookkeeping beside the variable, not the module's state
             kind = "thread-local" if tls else "global" if flags[0] in "gu" else "static"
             state[where][kind].append(name)
     return state
