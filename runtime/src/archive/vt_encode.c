@@ -182,13 +182,20 @@ static void keep_strict(struct vt_enc_loc *e, uint32_t metric, uint64_t value)
 	e->strict[e->n_strict++] = (struct vt_enc_value){metric, value};
 }
 
+/* A thread's sequence number: the one its creator gave it (VT_REC_THREAD_BEGIN), else its
+ * location's index, which no creator's number takes (those start above 2^32). */
+static uint64_t seq_of(struct vt_loc *loc, const struct vt_enc_loc *e)
+{
+	return e->seq_set ? e->seq : loc->index;
+}
+
 static void begin(struct vt_loc *loc, struct vt_enc_loc *e, uint64_t ts)
 {
 	e->began = true;
 	e->first_ts = ts;
 	if (loc->index > 0)
 		vt_otf2_ok(OTF2_EvtWriter_ThreadBegin(e->writer, NULL, ts,
-						      VT_OTF2_THREAD_COMM_LOCAL, loc->index));
+						      VT_OTF2_THREAD_COMM_LOCAL, seq_of(loc, e)));
 }
 
 static bool enter(struct vt_stack *s, OTF2_EvtWriter *w, uint64_t ts, uint32_t id)
@@ -438,6 +445,53 @@ static bool enc_measure(struct vt_loc *loc, OTF2_EvtWriter *w, uint64_t ts, cons
 	    w, NULL, ts, r->region ? OTF2_MEASUREMENT_ON : OTF2_MEASUREMENT_OFF));
 }
 
+static bool enc_thread(struct vt_loc *loc, OTF2_EvtWriter *w, uint64_t ts, const struct vt_rec *r,
+		       const union vt_rec_payload *p)
+{
+	const struct vt_rec_thread *t = &p[0].thread;
+	OTF2_ErrorCode rc = OTF2_SUCCESS;
+	switch (r->kind) {
+	case VT_REC_THREAD_FORK:
+		rc = OTF2_EvtWriter_ThreadFork(w, NULL, ts, (OTF2_Paradigm)t->a, r->region);
+		break;
+	case VT_REC_THREAD_JOIN:
+		rc = OTF2_EvtWriter_ThreadJoin(w, NULL, ts, (OTF2_Paradigm)t->a);
+		break;
+	case VT_REC_THREAD_TEAM_BEGIN:
+		rc = OTF2_EvtWriter_ThreadTeamBegin(w, NULL, ts, r->region);
+		break;
+	case VT_REC_THREAD_TEAM_END:
+		rc = OTF2_EvtWriter_ThreadTeamEnd(w, NULL, ts, r->region);
+		break;
+	case VT_REC_THREAD_ACQUIRE_LOCK:
+		rc = OTF2_EvtWriter_ThreadAcquireLock(w, NULL, ts, (OTF2_Paradigm)t->a, r->region,
+						      (uint32_t)t->value);
+		break;
+	case VT_REC_THREAD_RELEASE_LOCK:
+		rc = OTF2_EvtWriter_ThreadReleaseLock(w, NULL, ts, (OTF2_Paradigm)t->a, r->region,
+						      (uint32_t)t->value);
+		break;
+	case VT_REC_THREAD_TASK_CREATE:
+		rc = OTF2_EvtWriter_ThreadTaskCreate(w, NULL, ts, r->region, t->a, t->b);
+		break;
+	case VT_REC_THREAD_TASK_SWITCH:
+		rc = OTF2_EvtWriter_ThreadTaskSwitch(w, NULL, ts, r->region, t->a, t->b);
+		break;
+	case VT_REC_THREAD_TASK_COMPLETE:
+		rc = OTF2_EvtWriter_ThreadTaskComplete(w, NULL, ts, r->region, t->a, t->b);
+		break;
+	case VT_REC_THREAD_CREATE:
+		rc = OTF2_EvtWriter_ThreadCreate(w, NULL, ts, VT_OTF2_THREAD_COMM_LOCAL, t->value);
+		break;
+	case VT_REC_THREAD_WAIT:
+		rc = OTF2_EvtWriter_ThreadWait(w, NULL, ts, VT_OTF2_THREAD_COMM_LOCAL, t->value);
+		break;
+	default:
+		break;
+	}
+	return vt_otf2_ok(rc);
+}
+
 /*
  * A sample: its frames become calling contexts; the unwind distance says how much of the
  * stack is new since the location's last sample (OTF2's definition): the nodes below the
@@ -508,6 +562,18 @@ static const encode_fn encoders[VT_REC_KIND_MAX] = {
     [VT_REC_COUNTER] = enc_counter,
     [VT_REC_MEASURE] = enc_measure,
     [VT_REC_SAMPLE] = enc_sample,
+    [VT_REC_THREAD_FORK] = enc_thread,
+    [VT_REC_THREAD_JOIN] = enc_thread,
+    [VT_REC_THREAD_TEAM_BEGIN] = enc_thread,
+    [VT_REC_THREAD_TEAM_END] = enc_thread,
+    [VT_REC_THREAD_ACQUIRE_LOCK] = enc_thread,
+    [VT_REC_THREAD_RELEASE_LOCK] = enc_thread,
+    [VT_REC_THREAD_TASK_CREATE] = enc_thread,
+    [VT_REC_THREAD_TASK_SWITCH] = enc_thread,
+    [VT_REC_THREAD_TASK_COMPLETE] = enc_thread,
+    [VT_REC_THREAD_CREATE] = enc_thread,
+    [VT_REC_THREAD_WAIT] = enc_thread,
+    /* VT_REC_THREAD_BEGIN: in the loop below, before the location's first event. */
     /* VT_REC_METRIC: in the loop below, at the time of the event before it. */
 };
 
@@ -522,6 +588,11 @@ void vt_otf2_encode(struct vt_loc *loc, const struct vt_rec *from, const struct 
 
 	if (!w || !s)
 		return;
+	if (!e->began && from < to && from->kind == VT_REC_THREAD_BEGIN && from + 1 < to) {
+		/* The thread's creator gave it its sequence number (interpose/vt_pthread.c). */
+		e->seq = ((const struct vt_rec_thread *)(from + 1))->value;
+		e->seq_set = true;
+	}
 	if (!e->began)
 		begin(loc, e, from->ts);
 	for (const struct vt_rec *r = from; r < to && !vt_otf2_failed(); r++) {
@@ -610,7 +681,7 @@ void vt_otf2_loc_close(struct vt_loc *loc, uint64_t ts)
 		begin(loc, e, ts);
 	if ((!s || unwind(e, s, 0, ts)) && loc->index > 0)
 		vt_otf2_ok(OTF2_EvtWriter_ThreadEnd(e->writer, NULL, ts, VT_OTF2_THREAD_COMM_LOCAL,
-						    loc->index));
+						    seq_of(loc, e)));
 	e->last_ts = ts;
 	if (s && s->repaired)
 		vt_info("thread %u: %lu Leave events added or dropped to keep regions balanced",

@@ -25,6 +25,8 @@ struct vt_enc_loc {
 	OTF2_EvtWriter *writer;
 	uint64_t last_ts, first_ts, n_events;
 	bool began;
+	bool seq_set;	    /* seq came with a VT_REC_THREAD_BEGIN (else: the location's index) */
+	uint64_t seq;	    /* the thread's sequence number in its ThreadBegin and ThreadEnd */
 	bool last_recorded; /* the last Enter/Leave was written: its metric values follow */
 	/* The strictly synchronous values that followed the last Enter/Leave, in their order:
 	 * what the Leaves vt writes itself (unwinding at a stop or at the end) carry, since

@@ -11,9 +11,9 @@
  * An event is a head record and 0..2 payload records that follow it in the same half of the
  * buffer. Every record is 16 bytes; a kind's payload has a struct of its own below, so no
  * field carries another meaning by convention. Adding a kind: one enum value, one payload
- * struct if it needs one, one row in vt_rec_kinds (vt_rec.c) and its encoder in vt_otf2.c.
- * Payload views may alias the records they overlay (may_alias): producers write them, the
- * encoder reads heads and payloads through them.
+ * struct if it needs one, one row in vt_rec_kinds (vt_rec.c) and its encoder in
+ * archive/vt_encode.c. Payload views may alias the records they overlay (may_alias): producers
+ * write them, the encoder reads heads and payloads through them.
  */
 enum vt_rec_kind {
 	VT_REC_ENTER = 1,
@@ -61,6 +61,25 @@ enum vt_rec_kind {
 	VT_REC_IO_CANCELLED, /* + vt_rec_io (value: matching id) */
 	VT_REC_IO_SEEK,	     /* head: OTF2_IoSeekOption; + vt_rec_io (value: offset requested),
 				vt_rec_nbc (received: the offset reached) */
+	/* OTF2's thread model (OpenMP through OMPT, pthreads through interpose/). A team is a
+	 * process-local communicator id the definitions know (defs/); a lock a number unique in
+	 * its paradigm; a thread's sequence number ties its creation to its begin, and its end
+	 * to the wait for it. */
+	VT_REC_THREAD_FORK,	     /* head: threads requested; + vt_rec_thread (paradigm) */
+	VT_REC_THREAD_JOIN,	     /* + vt_rec_thread (paradigm) */
+	VT_REC_THREAD_TEAM_BEGIN,    /* head: the team */
+	VT_REC_THREAD_TEAM_END,	     /* head: the team */
+	VT_REC_THREAD_ACQUIRE_LOCK,  /* head: the lock; + vt_rec_thread (paradigm, order) */
+	VT_REC_THREAD_RELEASE_LOCK,  /* head: the lock; + vt_rec_thread (paradigm, order) */
+	VT_REC_THREAD_TASK_CREATE,   /* head: the team; + vt_rec_thread (creating thread,
+					generation) */
+	VT_REC_THREAD_TASK_SWITCH,   /* the same */
+	VT_REC_THREAD_TASK_COMPLETE, /* the same */
+	VT_REC_THREAD_CREATE,	     /* + vt_rec_thread (value: the new thread's sequence) */
+	VT_REC_THREAD_WAIT,	     /* + vt_rec_thread (value: the awaited thread's sequence) */
+	VT_REC_THREAD_BEGIN,	     /* + vt_rec_thread (value: this thread's sequence): its
+					location's first event, before which its ThreadBegin would
+					carry the location's index */
 	VT_REC_KIND_MAX,
 };
 
@@ -114,6 +133,14 @@ struct __attribute__((may_alias)) vt_rec_nbc {
 	uint64_t id;
 };
 
+/* A thread-model event's numbers: a sequence number or a lock's acquisition order (value),
+ * the paradigm (OTF2_Paradigm) or a task's creating thread (a), a task's generation (b). */
+struct __attribute__((may_alias)) vt_rec_thread {
+	uint64_t value;
+	uint32_t a;
+	uint32_t b;
+};
+
 /* A synchronous metric value; kind sits where the head's kind does. */
 struct __attribute__((may_alias)) vt_rec_metric {
 	uint64_t value;
@@ -137,6 +164,7 @@ union __attribute__((may_alias)) vt_rec_payload {
 	struct vt_rec_rma rma;
 	struct vt_rec_io io;
 	struct vt_rec_value value;
+	struct vt_rec_thread thread;
 };
 
 static_assert(sizeof(struct vt_rec) == 16, "a record is 16 bytes");
@@ -147,6 +175,7 @@ static_assert(sizeof(struct vt_rec_nbc) == 16, "payloads are one record");
 static_assert(sizeof(struct vt_rec_rma) == 16, "payloads are one record");
 static_assert(sizeof(struct vt_rec_io) == 16, "payloads are one record");
 static_assert(sizeof(struct vt_rec_value) == 16, "payloads are one record");
+static_assert(sizeof(struct vt_rec_thread) == 16, "payloads are one record");
 static_assert(sizeof(struct vt_rec_metric) == 16, "metric values are one record");
 static_assert(sizeof(union vt_rec_payload) == 16, "payloads are one record");
 static_assert(offsetof(struct vt_rec_metric, kind) == offsetof(struct vt_rec, kind),
