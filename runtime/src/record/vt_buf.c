@@ -60,12 +60,12 @@ struct vt_rec *vt_buf_reserve_slow(struct vt_tls *t, unsigned n)
 struct vt_rec *vt_buf_reserve_nested(struct vt_tls *t, unsigned n)
 {
 	/* Instrumented code that vt or a plugin runs on this thread is not the program's. */
-	if ((t->busy && t->busy != VT_BUSY_OWN) || !t->side || n > VT_BUF_SIDE) {
+	if ((t->busy && t->busy != VT_BUSY_OWN) || !t->side || n > t->side_cap) {
 		dropped(t, 1);
 		return NULL;
 	}
 	uint32_t i = __atomic_fetch_add(&t->side_n, n, __ATOMIC_RELAXED);
-	if (i + n > VT_BUF_SIDE) {
+	if (i + n > t->side_cap) {
 		/* side_n stays past the end: every later claim fails too, until the drain. */
 		dropped(t, 1);
 		return NULL;
@@ -93,7 +93,8 @@ static uint32_t copy_events(struct vt_tls *t, uint32_t from, uint32_t to)
 			from += len;
 			continue;
 		}
-		memcpy(p, h, len * sizeof(*p));
+		/* A flush that waited may have moved the side area to a larger one (same slots). */
+		memcpy(p, &t->side[from], len * sizeof(*p));
 		__atomic_store_n(&t->pos, p + len, __ATOMIC_RELEASE);
 		from += len;
 	}
@@ -110,7 +111,7 @@ void vt_buf_drain(struct vt_tls *t)
 		uint32_t done = 0;
 		for (;;) {
 			uint32_t n = __atomic_load_n(&t->side_n, __ATOMIC_RELAXED);
-			uint32_t m = n < VT_BUF_SIDE ? n : VT_BUF_SIDE;
+			uint32_t m = n < t->side_cap ? n : t->side_cap;
 			uint32_t from = done;
 			done = copy_events(t, from, m);
 			/* Zeroed before the claims are reset: a slot claimed after the reset must

@@ -13,11 +13,15 @@
 #include <stdint.h>
 
 /*
- * Records that producers interrupted by a signal handler keep aside (per thread). 8 KiB: a
- * handler that records more than that while it interrupts a producer loses the rest, counted
- * and reported with the thread's other dropped events.
+ * Records that producers interrupted by a signal handler keep aside (per thread): 8 KiB at
+ * first. A thread that waits for the writer while handlers keep coming (a loaded machine
+ * starves the writer) lets it grow, up to VT_BUF_SIDE_MAX, from the waiting code, with the
+ * thread's signals blocked (vt_thread.c); a handler that records more than that while it
+ * interrupts a producer loses the rest, counted and reported with the thread's other dropped
+ * events.
  */
-#define VT_BUF_SIDE 512
+#define VT_BUF_SIDE	512
+#define VT_BUF_SIDE_MAX (1u << 16)
 
 struct vt_loc;
 struct vt_metric_sync_set;
@@ -40,11 +44,12 @@ struct vt_tls {
 	struct vt_metric_sync_set *sync;
 	long depth;
 	struct vt_loc *loc;
-	int state;	       /* enum vt_tls_state */
-	int busy;	       /* enum vt_busy: inside vt's slow path or foreign code */
-	uint32_t nest;	       /* producers between reserve and commit on this thread */
-	uint32_t side_n;       /* records claimed in the side area */
-	struct vt_rec *side;   /* VT_BUF_SIDE records */
+	int state;	     /* enum vt_tls_state */
+	int busy;	     /* enum vt_busy: inside vt's slow path or foreign code */
+	uint32_t nest;	     /* producers between reserve and commit on this thread */
+	uint32_t side_n;     /* records claimed in the side area */
+	uint32_t side_cap;   /* records the side area holds: VT_BUF_SIDE, or more once grown */
+	struct vt_rec *side; /* side_cap records: in the buffer's mapping, or malloc'd once grown */
 	struct vt_rec *paused; /* PAUSED: where pos was (written under the location's lock) */
 };
 
