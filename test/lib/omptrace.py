@@ -195,3 +195,62 @@ def write(path):
 if __name__ == '__main__':
     import sys
     print(write(sys.argv[1]))
+
+
+# ---- pthreads: a thread created, a mutex handed over, the thread waited for ----
+#
+#  Master thread (location 0)                     Pthread thread 1 (location 1)
+#  main 0..160
+#   pthread_create 10..20, ThreadCreate 15        ThreadBegin 30
+#   work 20..50                                   work 30..140
+#   pthread_mutex_lock 50..55, acquire 55          pthread_mutex_lock 60..75, acquire 75
+#   pthread_mutex_unlock 70..72, release 70        pthread_mutex_unlock 90..92, release 90
+#   pthread_join 80..150, ThreadWait 150          ThreadEnd 140
+PTHREAD_MAIN, PTHREAD_THREAD = 'Master thread', 'Pthread thread 1'
+EXPECTED_PTHREADS = {
+    PTHREAD_MAIN: dict(pthread=10 + 5 + 2 + 70, lock_held=15, locks=1, threads_created=1,
+                       threads_waited=1, parallel=0, barrier=0),
+    PTHREAD_THREAD: dict(pthread=15 + 2, lock_held=15, locks=1, threads_created=0,
+                         threads_waited=0, parallel=0, barrier=0),
+}
+
+
+def write_pthreads(path):
+    """Writes the pthread trace to path; returns its anchor file."""
+    with otf2.writer.open(path, timer_resolution=1000000000) as trace:
+        d = trace.definitions
+        node = d.system_tree_node('node')
+        proc = d.location_group('Process 0', system_tree_parent=node)
+
+        def region(name, role, paradigm=Paradigm.PTHREAD):
+            return d.region(name, region_role=role, paradigm=paradigm)
+        main = region('main', RegionRole.FUNCTION, Paradigm.USER)
+        work = region('work', RegionRole.FUNCTION, Paradigm.USER)
+        create = region('pthread_create', RegionRole.THREAD_CREATE)
+        join = region('pthread_join', RegionRole.THREAD_WAIT)
+        lock = region('pthread_mutex_lock', RegionRole.FUNCTION)
+        unlock = region('pthread_mutex_unlock', RegionRole.FUNCTION)
+        lm = d.location(PTHREAD_MAIN, type=otf2.LocationType.CPU_THREAD, group=proc)
+        lt = d.location(PTHREAD_THREAD, type=otf2.LocationType.CPU_THREAD, group=proc)
+        d.group('pthreads', group_type=GroupType.COMM_LOCATIONS, paradigm=Paradigm.PTHREAD,
+                group_flags=GroupFlag.NONE, members=[lm, lt])
+        g = d.group('pthread contingent', group_type=GroupType.COMM_GROUP,
+                    paradigm=Paradigm.PTHREAD, group_flags=GroupFlag.NONE, members=[0, 1])
+        comm = d.comm('pthread contingent', group=g)
+        E = otf2.events
+        w = trace.event_writer_from_location(lm)
+        for ev in (E.Enter(0, main), E.Enter(10, create), E.ThreadCreate(15, comm, 1),
+                   E.Leave(20, create), E.Enter(20, work), E.Leave(50, work),
+                   E.Enter(50, lock), E.ThreadAcquireLock(55, Paradigm.PTHREAD, 3, 1),
+                   E.Leave(55, lock), E.Enter(70, unlock),
+                   E.ThreadReleaseLock(70, Paradigm.PTHREAD, 3, 1), E.Leave(72, unlock),
+                   E.Enter(80, join), E.ThreadWait(150, comm, 1), E.Leave(150, join),
+                   E.Leave(160, main)):
+            w(ev)
+        w = trace.event_writer_from_location(lt)
+        for ev in (E.ThreadBegin(30, comm, 1), E.Enter(30, work), E.Enter(60, lock),
+                   E.ThreadAcquireLock(75, Paradigm.PTHREAD, 3, 2), E.Leave(75, lock),
+                   E.Enter(90, unlock), E.ThreadReleaseLock(90, Paradigm.PTHREAD, 3, 2),
+                   E.Leave(92, unlock), E.Leave(140, work), E.ThreadEnd(140, comm, 1)):
+            w(ev)
+    return path + '/traces.otf2'

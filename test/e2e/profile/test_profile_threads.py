@@ -107,6 +107,22 @@ def test_csv(path):
     check("csv: P2 on the worker", (omptrace.P2, omptrace.WORKER, "290", "30") in cons, cons)
 
 
+def test_pthreads(d):
+    path = omptrace.write_pthreads(os.path.join(d, "pth"))
+    code, out, err = run("--threads", "--format", "json", path)
+    equal("pthreads: exit 0, nothing on stderr", (code, err), (0, ""))
+    doc = json.loads(out)
+    threads = {t["name"]: t for t in doc["threads"]}
+    for name, want in omptrace.EXPECTED_PTHREADS.items():
+        t = threads.get(name, {})
+        equal("pthreads: %s: times and counts" % name,
+              {k: t.get(k + "_ticks", t.get(k)) for k in want}, want)
+    equal("pthreads: no parallel or barrier region", doc["constructs"], [])
+    code, out, err = run("--threads", path)
+    check("pthreads text: no imbalance to show",
+          "  (no parallel or barrier region was entered)" in out.splitlines(), out)
+
+
 def test_no_threads(d):
     import otf2
     path = os.path.join(d, "plain")
@@ -131,6 +147,7 @@ def main():
         test_json(path)
         test_text(path)
         test_csv(path)
+        test_pthreads(d)
         test_no_threads(d)
     print("%d passed, %d failed" % (passed, failed))
     sys.exit(1 if failed else 0)
