@@ -20,6 +20,7 @@ enum cat { C_NONE, C_PARALLEL, C_BARRIER, C_TASK, C_TASKWAIT, C_CRITICAL, C_PTHR
 
 struct frame {
 	uint32_t region;
+	enum cat cat;
 	uint64_t wait; /* a parallel region's: time in barriers directly inside */
 };
 
@@ -104,7 +105,7 @@ void vt_prof_threads_enter(struct vt_prof_threads *m, const struct vtr_location 
 		s->f = vtr_xrealloc(s->f, s->cap, sizeof(*s->f));
 	}
 	enum cat c = region < m->t->nregions ? (enum cat)p->cat[region] : C_NONE;
-	s->f[s->depth++] = (struct frame){.region = region};
+	s->f[s->depth++] = (struct frame){.region = region, .cat = c};
 	s->open[c]++;
 	if (c == C_PARALLEL)
 		s->parallel = s->depth;
@@ -121,14 +122,14 @@ void vt_prof_threads_leave(struct vt_prof_threads *m, const struct vtr_location 
 		return;
 	struct frame f = s->f[--s->depth];
 	region = f.region;
-	enum cat c = region < m->t->nregions ? (enum cat)p->cat[region] : C_NONE;
+	enum cat c = f.cat;
 	uint64_t dur = time > enter ? time - enter : 0;
 	struct vt_prof_thr_loc *loc = &m->locs[l->index];
 	bool outermost = --s->open[c] == 0;
 	if (c == C_PARALLEL) {
 		/* the next parallel region further out, if any */
 		size_t i = s->depth;
-		while (i > 0 && p->cat[s->f[i - 1].region] != C_PARALLEL)
+		while (i > 0 && s->f[i - 1].cat != C_PARALLEL)
 			i--;
 		s->parallel = i;
 	}
