@@ -114,9 +114,12 @@ int main(void)
 	out(m, 1, 100, IBAR);
 	out(m, 1, 100, OUTER);
 	vt_prof_threads_end(m, &locs[1], 120);
-	/* Location c: nothing of the thread model. */
+	/* Location c: nothing of the thread model but the ThreadBegin and ThreadEnd vt writes on
+	 * every thread. */
+	ev(m, 2, VTR_EV_ThreadBegin, 0, OTF2_PARADIGM_PTHREAD, VTR_NONE);
 	in(m, 2, 0, WORK);
 	out(m, 2, 10, WORK);
+	ev(m, 2, VTR_EV_ThreadEnd, 10, OTF2_PARADIGM_PTHREAD, VTR_NONE);
 
 	const struct vt_prof_thr_loc *a = &m->locs[0], *b = &m->locs[1], *c = &m->locs[2];
 	CHECK(a->parallel == 100);	   /* INNER inside OUTER counts once */

@@ -180,7 +180,10 @@ void vt_prof_threads_event(struct vt_prof_threads *m, const struct vtr_location 
 	struct priv *p = m->priv;
 	struct lstate *s = &p->states[l->index];
 	struct vt_prof_thr_loc *loc = &m->locs[l->index];
-	loc->any = m->any = true;
+	/* vt writes ThreadBegin and ThreadEnd on every thread but the first: alone they are not
+	 * worth a table */
+	if (e->kind != VTR_EV_ThreadBegin && e->kind != VTR_EV_ThreadEnd)
+		loc->any = m->any = true;
 	switch (e->kind) {
 	case VTR_EV_ThreadFork:
 		loc->forks++;
