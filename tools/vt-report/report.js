@@ -319,7 +319,8 @@
     'view: <span id="view"></span> \u2014 wheel or +/\u2212 to zoom, drag or \u2190/\u2192 to pan, 0 for all' +
     (M.aggregated ? '; short regions are shown as bins of ' + esc(fmtNs(M.bin_ns)) +
       ' (lighter: less busy), longer ones one by one' : '') +
-    (M.messages_left_out ? '; ' + M.messages_left_out + ' messages not drawn' : '');
+    (M.messages_left_out ? '; ' + M.messages_left_out + ' messages not drawn' : '') +
+    (M.threads_left_out ? '; ' + M.threads_left_out + ' thread spans, marks and flows not drawn' : '');
   document.getElementById('zin').onclick = function () { zoom(0.5); };
   document.getElementById('zout').onclick = function () { zoom(2); };
   document.getElementById('left').onclick = function () { pan(-0.25); };

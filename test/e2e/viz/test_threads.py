@@ -187,6 +187,17 @@ def body(t):
     trace = omptrace.write(os.path.join(t.newdir('trace'), 'omp'))
     check_export(t, trace)
     check_report(t, trace)
+    # A budget of 20: at most 20 / 5 + 1 thread items, the page says how many were left out.
+    page = os.path.join(t.newdir('budget'), 'small.html')
+    p = subprocess.run([VT_REPORT, '--budget', '20', trace, '-o', page], timeout=120)
+    data = test_report.page_data(page)
+    t.eq((p.returncode, len(data['threads']), data['meta']['threads_left_out']), (0, 5, 12),
+         'budget 20: 5 thread items kept, 12 left out and counted')
+    text = test_report.chromium(t, ['--dump-dom'], 'file://' + page, 'budget')
+    dom = test_report.Dom(text)
+    t.check(dom.find('body', data_ready='1'), 'budget 20: the page renders')
+    t.check('; 12 thread spans, marks and flows not drawn' in text,
+            'budget 20: the controls say 12 thread items are not drawn')
     pth = omptrace.write_pthreads(os.path.join(t.newdir('pthreads'), 'pth'))
     check_export_pthreads(t, pth)
     page = os.path.join(t.newdir('pthreads-report'), 'pth.html')
