@@ -254,3 +254,41 @@ def write_pthreads(path):
                    E.Leave(92, unlock), E.Leave(140, work), E.ThreadEnd(140, comm, 1)):
             w(ev)
     return path + '/traces.otf2'
+
+
+def write_many_tasks(path, n, seed=25):
+    """n tasks created by the master at 10 (g - 1) ns (generation g, 1..n, inside a
+    TASK_CREATE region of 5 ns), then run in a shuffled order alternately by the worker and the
+    master, task k (0...) of that order switched to at 10 (n + k) ns, a TASK region of 5 ns.
+    Returns (anchor file, {generation: (thread index, switch time)})."""
+    import random
+    order = list(range(1, n + 1))
+    random.Random(seed).shuffle(order)
+    runs = {g: (1 if k % 2 == 0 else 0, 10 * (n + k)) for k, g in enumerate(order)}
+    with otf2.writer.open(path, timer_resolution=1000000000) as trace:
+        d = trace.definitions
+        proc = d.location_group('Process 0', system_tree_parent=d.system_tree_node('node'))
+        create = d.region('!$omp create task @t.c:1', region_role=RegionRole.TASK_CREATE,
+                          paradigm=Paradigm.OPENMP)
+        task = d.region('!$omp task @t.c:1', region_role=RegionRole.TASK,
+                        paradigm=Paradigm.OPENMP)
+        ls = [d.location(name, type=otf2.LocationType.CPU_THREAD, group=proc)
+              for name in (MASTER, WORKER)]
+        d.group('OpenMP threads', group_type=GroupType.COMM_LOCATIONS, paradigm=Paradigm.OPENMP,
+                group_flags=GroupFlag.NONE, members=ls)
+        g = d.group('OpenMP team', group_type=GroupType.COMM_GROUP, paradigm=Paradigm.OPENMP,
+                    group_flags=GroupFlag.NONE, members=[0, 1])
+        team = d.comm('OpenMP team 1', group=g)
+        E = otf2.events
+        ws = [trace.event_writer_from_location(loc) for loc in ls]
+        for gen in range(1, n + 1):
+            ws[0](E.Enter(10 * (gen - 1), create))
+            ws[0](E.ThreadTaskCreate(10 * (gen - 1), team, 0, gen))
+            ws[0](E.Leave(10 * (gen - 1) + 5, create))
+        for gen in order:
+            w, t = ws[runs[gen][0]], runs[gen][1]
+            w(E.ThreadTaskSwitch(t, team, 0, gen))
+            w(E.Enter(t, task))
+            w(E.Leave(t + 5, task))
+            w(E.ThreadTaskComplete(t + 5, team, 0, gen))
+    return path + '/traces.otf2', runs

@@ -128,6 +128,24 @@ def check_export_pthreads(t, trace):
          'pthreads: flows from the creation to the thread, from the release to the acquire')
 
 
+def check_many_tasks(t):
+    """3000 tasks started in a shuffled order: every creation's flow ends where its task
+    starts (the pending tasks' table grows and shrinks through many states)."""
+    n = 3000
+    trace, runs = omptrace.write_many_tasks(os.path.join(t.newdir('tasks'), 'tasks'), n)
+    doc = export(t, trace)
+    flows = collections.defaultdict(dict)
+    for e in doc['traceEvents']:
+        if e['ph'] in 'sf' and e['name'] == 'task':
+            flows[e['id']][e['ph']] = e
+    got = sorted((round(f['s']['ts'] * 100) + 1, f['f']['tid'], round(f['f']['ts'] * 1000))
+                 for f in flows.values())
+    want = sorted((gen, tid, ts) for gen, (tid, ts) in runs.items())
+    t.check(got == want, 'many tasks: %d flows, each from its creation to its start' % n,
+            '%d flows, first differences %r' % (
+                len(got), [(a, b) for a, b in zip(got, want) if a != b][:3]))
+
+
 def check_report(t, trace):
     d = t.newdir('report')
     page = os.path.join(d, 'omp.html')
@@ -186,6 +204,7 @@ def body(t):
         return
     trace = omptrace.write(os.path.join(t.newdir('trace'), 'omp'))
     check_export(t, trace)
+    check_many_tasks(t)
     check_report(t, trace)
     # A budget of 20: at most 20 / 5 + 1 thread items, the page says how many were left out.
     page = os.path.join(t.newdir('budget'), 'small.html')
