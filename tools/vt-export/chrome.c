@@ -34,7 +34,10 @@ enum phase { BEFORE, INSIDE, AFTER };
 struct lstate {
 	uint32_t *stack; /* open regions, outermost first (only for a window) */
 	size_t depth, cap;
-	uint64_t *teams; /* the ids of its open team spans, outermost first */
+	struct team {
+		uint64_t id;   /* of its span */
+		uint32_t comm; /* the team */
+	} * teams;	       /* open team spans, outermost first */
 	size_t nteams, capteams;
 	uint64_t last; /* the last timestamp written: never decreasing per thread */
 	/* What every record of the thread carries after its phase: "pid":G,"tid":I,"ts": */
@@ -256,8 +259,8 @@ static void slice(struct writer *w, const struct vtr_location *loc, uint64_t tim
 	w->len = (size_t)(p - w->buf);
 }
 
-static void team_span(struct writer *w, const struct vtr_location *loc, uint64_t time, uint64_t id,
-		      bool begin);
+static void team_span(struct writer *w, const struct vtr_location *loc, uint64_t time,
+		      const struct team *team, bool begin);
 
 /* Regions and team spans open when the window opens begin at its start; those open at its end
  * end there. */
@@ -268,14 +271,14 @@ static void window_edge(struct writer *w, enum phase to)
 		const struct vtr_location *loc = &w->t->locations[i];
 		if (to == INSIDE) {
 			for (size_t d = 0; d < s->nteams; d++)
-				team_span(w, loc, w->from, s->teams[d], true);
+				team_span(w, loc, w->from, &s->teams[d], true);
 			for (size_t d = 0; d < s->depth; d++)
 				slice(w, loc, w->from, s->stack[d], true);
 		} else {
 			for (size_t d = s->depth; d-- > 0;)
 				slice(w, loc, w->to, s->stack[d], false);
 			for (size_t d = s->nteams; d-- > 0;)
-				team_span(w, loc, w->to, s->teams[d], false);
+				team_span(w, loc, w->to, &s->teams[d], false);
 		}
 	}
 	w->phase = to;
@@ -510,9 +513,13 @@ static void instant(struct writer *w, const struct vtr_location *loc, uint64_t t
 	w->n->instants++;
 }
 
-/* One end of a team span: an async slice of the process, one per thread and team. */
-static void team_span(struct writer *w, const struct vtr_location *loc, uint64_t time, uint64_t id,
-		      bool begin)
+/* How many members a team span's begin lists. */
+#define TEAM_MEMBERS_SHOWN 64
+
+/* One end of a team span: an async slice of the process, one per thread and team; its begin
+ * names the team and its members (their tids). */
+static void team_span(struct writer *w, const struct vtr_location *loc, uint64_t time,
+		      const struct team *team, bool begin)
 {
 	time = clamp(w, loc->index, time);
 	sep(w);
@@ -520,7 +527,24 @@ static void team_span(struct writer *w, const struct vtr_location *loc, uint64_t
 	fprintf(out, "{\"ph\":\"%s\",\"pid\":%" PRIu32 ",\"tid\":%zu,\"ts\":", begin ? "b" : "e",
 		loc->group, loc->index);
 	print_ts(out, w->t, time);
-	fprintf(out, ",\"name\":\"OpenMP team\",\"cat\":\"openmp\",\"id\":\"0x%" PRIx64 "\"}", id);
+	fprintf(out, ",\"name\":\"OpenMP team\",\"cat\":\"openmp\",\"id\":\"0x%" PRIx64 "\"",
+		team->id);
+	const struct vtr_comm *c = team->comm < w->t->ncomms && w->t->comms[team->comm].defined
+				       ? &w->t->comms[team->comm]
+				       : NULL;
+	if (begin && c) {
+		fputs(",\"args\":{\"team\":", out);
+		vtr_json_string(out, c->name);
+		fprintf(out, ",\"size\":%" PRIu32 ",\"members\":[", c->size);
+		for (uint32_t m = 0; m < c->size && m < TEAM_MEMBERS_SHOWN; m++) {
+			if (c->location_of_member[m] == VTR_NONE)
+				fprintf(out, "%snull", m ? "," : "");
+			else
+				fprintf(out, "%s%" PRIu32, m ? "," : "", c->location_of_member[m]);
+		}
+		fputs("]}", out);
+	}
+	putc('}', out);
 	w->n->spans += begin;
 }
 
@@ -558,10 +582,10 @@ static void team_begin(struct writer *w, const struct vtr_location *loc,
 		s->capteams = s->capteams ? 2 * s->capteams : 4;
 		s->teams = vtr_xrealloc(s->teams, s->capteams, sizeof(*s->teams));
 	}
-	uint64_t id = ++w->spans;
-	s->teams[s->nteams++] = id;
+	struct team *team = &s->teams[s->nteams++];
+	*team = (struct team){.id = ++w->spans, .comm = e->comm};
 	if (w->phase == INSIDE)
-		team_span(w, loc, e->time, id, true);
+		team_span(w, loc, e->time, team, true);
 	struct forks *f = forks_of(w, loc);
 	if (f->n && f->f[f->n - 1].loc != loc->index)
 		thread_flow(w, "fork", e->paradigm, f->f[f->n - 1].loc, f->f[f->n - 1].time, loc,
@@ -573,9 +597,9 @@ static void team_end(struct writer *w, const struct vtr_location *loc, uint64_t 
 	struct lstate *s = &w->locs[loc->index];
 	if (!s->nteams)
 		return;
-	uint64_t id = s->teams[--s->nteams];
+	const struct team *team = &s->teams[--s->nteams];
 	if (w->phase == INSIDE)
-		team_span(w, loc, time, id, false);
+		team_span(w, loc, time, team, false);
 }
 
 static void on_thread(void *user, const struct vtr_location *loc, const struct vtr_thread_event *e)

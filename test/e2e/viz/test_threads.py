@@ -60,6 +60,9 @@ def check_export(t, trace):
          'export: 14 thread instants, 4 team spans, 5 flows')
     want = {TID[loc]: [(us(b), us(e)) for b, e in spans] for loc, spans in omptrace.TEAMS.items()}
     t.eq(spans_of(t, ev, 'export'), want, 'export: each thread\'s team spans, 100-300 and 400-720 ns')
+    t.eq([e.get('args') for e in ev if e['ph'] == 'b'],
+         [{'team': 'OpenMP team 1', 'size': 2, 'members': [0, 1]}] * 4,
+         'export: each team span names its team and its members\' threads (tids 0 and 1)')
     inst = collections.Counter((e['name'], e['tid']) for e in ev if e['ph'] == 'i')
     t.eq(dict(inst), {('ThreadFork', 0): 2, ('ThreadJoin', 0): 2, ('ThreadTaskCreate', 0): 2, ('ThreadTaskSwitch', 0): 1,
                       ('ThreadTaskSwitch', 1): 1, ('ThreadTaskComplete', 0): 1, ('ThreadTaskComplete', 1): 1,
