@@ -81,6 +81,9 @@ struct vtr_comm {
 	uint32_t paradigm; /* of its group */
 	uint32_t size;
 	uint32_t *rank_of_member; /* per member: its MPI world rank (MPI comms), or VTR_NONE */
+	/* per member: its location (index in vtr_trace.locations), or VTR_NONE: an OpenMP
+	 * team's threads, a pthread contingent's, an MPI communicator's listed locations */
+	uint32_t *location_of_member;
 };
 
 struct vtr_metric {
@@ -223,6 +226,25 @@ struct vtr_record {
 	void **match;
 };
 
+/*
+ * An event of OTF2's thread model (OpenMP's fork-join teams and tasks, pthreads' create and
+ * wait, the locks of both), with its fields; those a kind does not have are VTR_NONE (0 for
+ * sequence).
+ */
+struct vtr_thread_event {
+	enum vtr_event kind; /* VTR_EV_ThreadFork ... VTR_EV_ThreadEnd */
+	uint64_t time;
+	uint32_t paradigm;    /* Fork, Join, AcquireLock, ReleaseLock: as recorded; the others:
+			       * their communicator's (VTR_NONE if it is not defined) */
+	uint32_t comm;	      /* TeamBegin, TeamEnd, Task*: the thread team; Create, Begin, Wait,
+			       * End: the thread contingent */
+	uint32_t threads;     /* Fork: the number of threads requested */
+	uint32_t lock, order; /* AcquireLock, ReleaseLock: the lock, its acquisition */
+	uint32_t creator, generation; /* Task*: the task's creating thread (its index in the
+				       * team) and generation number: together its name */
+	uint64_t sequence;	      /* Create, Begin, Wait, End: the thread's number */
+};
+
 /* What a tool is told; any may be NULL. loc is the event's location. */
 struct vtr_callbacks {
 	void (*location_begin)(void *user, const struct vtr_location *loc);
@@ -244,6 +266,9 @@ struct vtr_callbacks {
 		       uint32_t n, const uint8_t *types, const void *values);
 	void (*message)(void *user, const struct vtr_message *m);
 	void (*collective)(void *user, const struct vtr_collective *c);
+	/* An event of the thread model (struct vtr_thread_event; e is valid during the call). */
+	void (*thread)(void *user, const struct vtr_location *loc,
+		       const struct vtr_thread_event *e);
 	/* A calling-context sample: ctx indexes tr->callctxs (or is VTR_NONE: undefined). */
 	void (*sample)(void *user, const struct vtr_location *loc, uint64_t time, uint32_t ctx);
 	/* message: one line, without the location; region: the one concerned, or VTR_NONE. */

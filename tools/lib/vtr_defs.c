@@ -410,6 +410,31 @@ static const char *string_or(const struct vtr_trace *tr, const uint32_t *refs, s
 			(n)--;                                                                     \
 	} while (0)
 
+/* Each member's location (index in tr->locations, VTR_NONE where it names none): a group of
+ * locations lists their ids, a COMM_GROUP indexes the COMM_LOCATIONS group of its paradigm
+ * (OpenMP's thread teams, pthreads' contingents, MPI's communicators alike). */
+static void comm_locations(struct def_state *ds, struct vtr_comm *cm, const struct group_def *g)
+{
+	const struct group_def *all = NULL;
+	if (g->type == OTF2_GROUP_TYPE_COMM_GROUP)
+		for (size_t i = 0; i < ds->ngroup_defs; i++)
+			if (ds->group_defs[i].defined &&
+			    ds->group_defs[i].type == OTF2_GROUP_TYPE_COMM_LOCATIONS &&
+			    ds->group_defs[i].paradigm == g->paradigm)
+				all = &ds->group_defs[i];
+	bool direct =
+	    g->type == OTF2_GROUP_TYPE_COMM_LOCATIONS || g->type == OTF2_GROUP_TYPE_LOCATIONS;
+	cm->location_of_member = vtr_xrealloc(NULL, cm->size ? cm->size : 1, sizeof(uint32_t));
+	for (uint32_t m = 0; m < cm->size; m++) {
+		const struct vtr_location *l = NULL;
+		if (m < g->n && direct)
+			l = vtr_location(ds->tr, g->members[m]);
+		else if (m < g->n && all && g->members[m] < all->n)
+			l = vtr_location(ds->tr, all->members[g->members[m]]);
+		cm->location_of_member[m] = l ? (uint32_t)l->index : VTR_NONE;
+	}
+}
+
 /* Names, ranks and communicator members, once every definition is there. */
 static void resolve(struct def_state *ds)
 {
@@ -519,6 +544,7 @@ static void resolve(struct def_state *ds)
 				? (mpi && g->members[m] < mpi->n ? rank_of_pos[g->members[m]]
 								 : (uint32_t)g->members[m])
 				: VTR_NONE;
+		comm_locations(ds, cm, g);
 	}
 	free(rank_of_pos);
 }
@@ -639,8 +665,10 @@ void vtr_close(struct vtr_trace *tr)
 	free(tr->locations);
 	free(tr->groups);
 	free(tr->nodes);
-	for (size_t i = 0; i < tr->ncomms; i++)
+	for (size_t i = 0; i < tr->ncomms; i++) {
 		free(tr->comms[i].rank_of_member);
+		free(tr->comms[i].location_of_member);
+	}
 	free(tr->comms);
 	free(tr->metrics);
 	for (size_t i = 0; i < tr->nmetric_classes; i++)

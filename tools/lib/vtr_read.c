@@ -410,12 +410,115 @@ HOT void emit_simple(struct reader *rd, struct loc_state *s, enum vtr_event kind
 		DONE();                                                                            \
 	}
 
+/* The thread model's events: counted, then handed over with their fields. */
+HOT void thread_event(struct reader *rd, struct loc_state *s, struct vtr_thread_event *e)
+{
+	if (!rd->cb->thread)
+		return;
+	if (e->comm != VTR_NONE)
+		e->paradigm = e->comm < rd->tr->ncomms && rd->tr->comms[e->comm].defined
+				  ? rd->tr->comms[e->comm].paradigm
+				  : VTR_NONE;
+	rd->cb->thread(rd->user, s->loc, e);
+}
+
+/* The fields a kind does not have: VTR_NONE. */
+static const struct vtr_thread_event no_thread_event = {
+    .paradigm = VTR_NONE,
+    .comm = VTR_NONE,
+    .threads = VTR_NONE,
+    .lock = VTR_NONE,
+    .order = VTR_NONE,
+    .creator = VTR_NONE,
+    .generation = VTR_NONE,
+};
+
+/* The kind's handler: count, record, then hand it over with the fields set (statements). */
+#define THREAD_EVENT(name, ...)                                                                    \
+	STATE();                                                                                   \
+	SIMPLE(name, 0, 0);                                                                        \
+	if (rd->cb->thread) {                                                                      \
+		struct vtr_thread_event e = no_thread_event;                                       \
+		e.kind = VTR_EV_##name;                                                            \
+		e.time = time;                                                                     \
+		__VA_ARGS__;                                                                       \
+		thread_event(rd, s, &e);                                                           \
+	}                                                                                          \
+	DONE()
+
+#define THREAD_HANDLERS(P)                                                                         \
+	static OTF2_CallbackCode P##ThreadFork(P##ARGS, OTF2_Paradigm paradigm, uint32_t n)        \
+	{                                                                                          \
+		THREAD_EVENT(ThreadFork, e.paradigm = paradigm; e.threads = n);                    \
+	}                                                                                          \
+	static OTF2_CallbackCode P##ThreadJoin(P##ARGS, OTF2_Paradigm paradigm)                    \
+	{                                                                                          \
+		THREAD_EVENT(ThreadJoin, e.paradigm = paradigm);                                   \
+	}                                                                                          \
+	static OTF2_CallbackCode P##ThreadTeamBegin(P##ARGS, OTF2_CommRef team)                    \
+	{                                                                                          \
+		THREAD_EVENT(ThreadTeamBegin, e.comm = team);                                      \
+	}                                                                                          \
+	static OTF2_CallbackCode P##ThreadTeamEnd(P##ARGS, OTF2_CommRef team)                      \
+	{                                                                                          \
+		THREAD_EVENT(ThreadTeamEnd, e.comm = team);                                        \
+	}                                                                                          \
+	static OTF2_CallbackCode P##ThreadAcquireLock(P##ARGS, OTF2_Paradigm paradigm,             \
+						      uint32_t lock, uint32_t order)               \
+	{                                                                                          \
+		THREAD_EVENT(ThreadAcquireLock, e.paradigm = paradigm; e.lock = lock;              \
+			     e.order = order);                                                     \
+	}                                                                                          \
+	static OTF2_CallbackCode P##ThreadReleaseLock(P##ARGS, OTF2_Paradigm paradigm,             \
+						      uint32_t lock, uint32_t order)               \
+	{                                                                                          \
+		THREAD_EVENT(ThreadReleaseLock, e.paradigm = paradigm; e.lock = lock;              \
+			     e.order = order);                                                     \
+	}                                                                                          \
+	static OTF2_CallbackCode P##ThreadTaskCreate(P##ARGS, OTF2_CommRef team, uint32_t creator, \
+						     uint32_t gen)                                 \
+	{                                                                                          \
+		THREAD_EVENT(ThreadTaskCreate, e.comm = team; e.creator = creator;                 \
+			     e.generation = gen);                                                  \
+	}                                                                                          \
+	static OTF2_CallbackCode P##ThreadTaskSwitch(P##ARGS, OTF2_CommRef team, uint32_t creator, \
+						     uint32_t gen)                                 \
+	{                                                                                          \
+		THREAD_EVENT(ThreadTaskSwitch, e.comm = team; e.creator = creator;                 \
+			     e.generation = gen);                                                  \
+	}                                                                                          \
+	static OTF2_CallbackCode P##ThreadTaskComplete(P##ARGS, OTF2_CommRef team,                 \
+						       uint32_t creator, uint32_t gen)             \
+	{                                                                                          \
+		THREAD_EVENT(ThreadTaskComplete, e.comm = team; e.creator = creator;               \
+			     e.generation = gen);                                                  \
+	}                                                                                          \
+	static OTF2_CallbackCode P##ThreadCreate(P##ARGS, OTF2_CommRef comm, uint64_t seq)         \
+	{                                                                                          \
+		THREAD_EVENT(ThreadCreate, e.comm = comm; e.sequence = seq);                       \
+	}                                                                                          \
+	static OTF2_CallbackCode P##ThreadBegin(P##ARGS, OTF2_CommRef comm, uint64_t seq)          \
+	{                                                                                          \
+		THREAD_EVENT(ThreadBegin, e.comm = comm; e.sequence = seq);                        \
+	}                                                                                          \
+	static OTF2_CallbackCode P##ThreadWait(P##ARGS, OTF2_CommRef comm, uint64_t seq)           \
+	{                                                                                          \
+		THREAD_EVENT(ThreadWait, e.comm = comm; e.sequence = seq);                         \
+	}                                                                                          \
+	static OTF2_CallbackCode P##ThreadEnd(P##ARGS, OTF2_CommRef comm, uint64_t seq)            \
+	{                                                                                          \
+		THREAD_EVENT(ThreadEnd, e.comm = comm; e.sequence = seq);                          \
+	}
+
 /* The kinds with handlers above: registered after the generic ones, which they replace. */
 // clang-format off
 #define SPECIAL_KINDS(X) \
 	X(Enter) X(Leave) X(BufferFlush) X(MeasurementOnOff) X(Metric) \
 	X(MpiSend) X(MpiIsend) X(MpiIsendComplete) X(MpiIrecvRequest) X(MpiRecv) X(MpiIrecv) \
-	X(MpiCollectiveBegin) X(MpiCollectiveEnd) X(CallingContextSample)
+	X(MpiCollectiveBegin) X(MpiCollectiveEnd) X(CallingContextSample) \
+	X(ThreadFork) X(ThreadJoin) X(ThreadTeamBegin) X(ThreadTeamEnd) X(ThreadAcquireLock) \
+	X(ThreadReleaseLock) X(ThreadTaskCreate) X(ThreadTaskSwitch) X(ThreadTaskComplete) \
+	X(ThreadCreate) X(ThreadBegin) X(ThreadWait) X(ThreadEnd)
 // clang-format on
 
 #define local_ARGS                                                                                 \
@@ -426,6 +529,8 @@ HOT void emit_simple(struct reader *rd, struct loc_state *s, enum vtr_event kind
 
 HANDLERS(local_)
 HANDLERS(global_)
+THREAD_HANDLERS(local_)
+THREAD_HANDLERS(global_)
 
 /* Every kind: counted, handed to the tool as a generic event. */
 #define GENERIC(name, params)                                                                      \

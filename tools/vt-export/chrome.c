@@ -4,9 +4,14 @@
  * The Chrome trace-event format (what Perfetto's UI and chrome://tracing open), written while
  * the trace is read in time order: processes are location groups (ranks), threads are
  * locations, regions B/E pairs, metric events counter ("C") events, matched MPI messages flow
- * events ("s" on the sender, "f" on the receiver). Memory is the trace layer's (bounded by
- * the definitions and the open stacks), never the number of events: flows, known only once
- * both ends are read, go to a temporary file that is appended after the other events.
+ * events ("s" on the sender, "f" on the receiver). The thread model (OpenMP, pthreads): each
+ * thread's team membership an async span ("b"/"e", cat "openmp"), every thread event an
+ * instant ("i") on its thread, and flows from a fork to the team's other threads, from a task's
+ * creation to where it starts running, from a lock's release to its next acquisition on
+ * another thread, from a pthread's creation to its begin. Memory is the trace layer's
+ * (bounded by the definitions and the open stacks) and the tasks, threads and forks open at
+ * one time and the locks, never the number of events: flows, known only once both ends are
+ * read, go to a temporary file that is appended after the other events.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE /* fwrite_unlocked, fputs_unlocked, open_memstream */
@@ -29,6 +34,11 @@ enum phase { BEFORE, INSIDE, AFTER };
 struct lstate {
 	uint32_t *stack; /* open regions, outermost first (only for a window) */
 	size_t depth, cap;
+	struct team {
+		uint64_t id;   /* of its span */
+		uint32_t comm; /* the team */
+	} * teams;	       /* open team spans, outermost first */
+	size_t nteams, capteams;
 	uint64_t last; /* the last timestamp written: never decreasing per thread */
 	/* What every record of the thread carries after its phase: "pid":G,"tid":I,"ts": */
 	char head[64];
@@ -43,6 +53,28 @@ struct lstate {
 struct name {
 	char *json; /* the region's name as a JSON string, made on first use */
 	size_t len;
+};
+
+/* The start of a thread-model flow whose end is still to come, by a key of two words. */
+struct pending {
+	uint64_t a, b;
+	uint64_t time;
+	uint32_t loc;
+	bool used;
+};
+
+struct pmap {
+	struct pending *e;
+	size_t n, cap; /* cap: a power of two, or 0 */
+};
+
+/* The forks of a process not yet joined, innermost last. */
+struct forks {
+	struct {
+		uint32_t loc;
+		uint64_t time;
+	} * f;
+	size_t n, cap;
 };
 
 struct writer {
@@ -62,6 +94,11 @@ struct writer {
 	uint64_t us;
 	char us_digits[24];
 	size_t us_len;
+	/* the thread model: created tasks not yet started, threads created not yet begun, each
+	 * lock's last release; per location group its open forks; the team spans' ids */
+	struct pmap tasks, threads, locks;
+	struct forks *forks;
+	uint64_t spans;
 };
 
 static void drain(struct writer *w)
@@ -222,18 +259,27 @@ static void slice(struct writer *w, const struct vtr_location *loc, uint64_t tim
 	w->len = (size_t)(p - w->buf);
 }
 
-/* Regions open when the window opens begin at its start; those open at its end end there. */
+static void team_span(struct writer *w, const struct vtr_location *loc, uint64_t time,
+		      const struct team *team, bool begin);
+
+/* Regions and team spans open when the window opens begin at its start; those open at its end
+ * end there. */
 static void window_edge(struct writer *w, enum phase to)
 {
 	for (size_t i = 0; i < w->t->nlocations; i++) {
 		struct lstate *s = &w->locs[i];
 		const struct vtr_location *loc = &w->t->locations[i];
-		if (to == INSIDE)
+		if (to == INSIDE) {
+			for (size_t d = 0; d < s->nteams; d++)
+				team_span(w, loc, w->from, &s->teams[d], true);
 			for (size_t d = 0; d < s->depth; d++)
 				slice(w, loc, w->from, s->stack[d], true);
-		else
+		} else {
 			for (size_t d = s->depth; d-- > 0;)
 				slice(w, loc, w->to, s->stack[d], false);
+			for (size_t d = s->nteams; d-- > 0;)
+				team_span(w, loc, w->to, &s->teams[d], false);
+		}
 	}
 	w->phase = to;
 }
@@ -385,6 +431,259 @@ static void on_message(void *user, const struct vtr_message *m)
 	}
 }
 
+/* ---- the thread model ---- */
+
+static size_t pslot(uint64_t a, uint64_t b, size_t cap)
+{
+	uint64_t h = a * 0x9E3779B97F4A7C15ull ^ b * 0xC2B2AE3D27D4EB4Full;
+	return (size_t)(h ^ h >> 31) & (cap - 1);
+}
+
+/* The entry of (a, b), made with add (else NULL when there is none). */
+static struct pending *pmap_find(struct pmap *m, uint64_t a, uint64_t b, bool add)
+{
+	if (add && 2 * (m->n + 1) > m->cap) {
+		struct pmap g = {.cap = m->cap ? 2 * m->cap : 64};
+		g.e = vtr_xcalloc(g.cap, sizeof(*g.e));
+		for (size_t i = 0; i < m->cap; i++) {
+			if (!m->e[i].used)
+				continue;
+			size_t j = pslot(m->e[i].a, m->e[i].b, g.cap);
+			while (g.e[j].used)
+				j = (j + 1) & (g.cap - 1);
+			g.e[j] = m->e[i];
+		}
+		g.n = m->n;
+		free(m->e);
+		*m = g;
+	}
+	if (!m->cap)
+		return NULL;
+	size_t i = pslot(a, b, m->cap);
+	for (; m->e[i].used; i = (i + 1) & (m->cap - 1))
+		if (m->e[i].a == a && m->e[i].b == b)
+			return &m->e[i];
+	if (!add)
+		return NULL;
+	m->n++;
+	m->e[i] = (struct pending){.a = a, .b = b, .used = true};
+	return &m->e[i];
+}
+
+/* Removes p, moving the entries after it back where their probe allows (no tombstones). */
+static void pmap_remove(struct pmap *m, struct pending *p)
+{
+	size_t i = (size_t)(p - m->e), mask = m->cap - 1;
+	m->e[i].used = false;
+	m->n--;
+	for (size_t j = (i + 1) & mask; m->e[j].used; j = (j + 1) & mask) {
+		size_t k = pslot(m->e[j].a, m->e[j].b, m->cap);
+		/* j's entry may move to i unless its home k lies cyclically in (i, j] */
+		bool stays = i <= j ? (i < k && k <= j) : (i < k || k <= j);
+		if (stays)
+			continue;
+		m->e[i] = m->e[j];
+		m->e[j].used = false;
+		i = j;
+	}
+}
+
+static const char *paradigm_cat(uint32_t paradigm)
+{
+	return paradigm == OTF2_PARADIGM_OPENMP	   ? "openmp"
+	       : paradigm == OTF2_PARADIGM_PTHREAD ? "pthread"
+						   : "threads";
+}
+
+/* An instant event on the thread; args: the inside of its args object. */
+static void instant(struct writer *w, const struct vtr_location *loc, uint64_t time,
+		    const char *name, uint32_t paradigm, const char *args)
+{
+	if (w->phase != INSIDE)
+		return;
+	time = clamp(w, loc->index, time);
+	sep(w);
+	FILE *out = file(w);
+	fprintf(out,
+		"{\"ph\":\"i\",\"s\":\"t\",\"pid\":%" PRIu32 ",\"tid\":%zu,\"ts\":", loc->group,
+		loc->index);
+	print_ts(out, w->t, time);
+	fprintf(out, ",\"name\":\"%s\",\"cat\":\"%s\",\"args\":{%s}}", name, paradigm_cat(paradigm),
+		args);
+	w->n->instants++;
+}
+
+/* How many members a team span's begin lists. */
+#define TEAM_MEMBERS_SHOWN 64
+
+/* One end of a team span: an async slice of the process, one per thread and team; its begin
+ * names the team and its members (their tids). */
+static void team_span(struct writer *w, const struct vtr_location *loc, uint64_t time,
+		      const struct team *team, bool begin)
+{
+	time = clamp(w, loc->index, time);
+	sep(w);
+	FILE *out = file(w);
+	fprintf(out, "{\"ph\":\"%s\",\"pid\":%" PRIu32 ",\"tid\":%zu,\"ts\":", begin ? "b" : "e",
+		loc->group, loc->index);
+	print_ts(out, w->t, time);
+	fprintf(out, ",\"name\":\"OpenMP team\",\"cat\":\"openmp\",\"id\":\"0x%" PRIx64 "\"",
+		team->id);
+	const struct vtr_comm *c = team->comm < w->t->ncomms && w->t->comms[team->comm].defined
+				       ? &w->t->comms[team->comm]
+				       : NULL;
+	if (begin && c) {
+		fputs(",\"args\":{\"team\":", out);
+		vtr_json_string(out, c->name);
+		fprintf(out, ",\"size\":%" PRIu32 ",\"members\":[", c->size);
+		for (uint32_t m = 0; m < c->size && m < TEAM_MEMBERS_SHOWN; m++) {
+			if (c->location_of_member[m] == VTR_NONE)
+				fprintf(out, "%snull", m ? "," : "");
+			else
+				fprintf(out, "%s%" PRIu32, m ? "," : "", c->location_of_member[m]);
+		}
+		fputs("]}", out);
+	}
+	putc('}', out);
+	w->n->spans += begin;
+}
+
+/* A flow from (from, t0) to (to, t1), both inside the window; enclosing: the end binds to
+ * the slice around it, else to the next slice that begins on its thread (a task's, a team's
+ * parallel region, a thread's first). */
+static void thread_flow(struct writer *w, const char *name, uint32_t paradigm, uint32_t from,
+			uint64_t t0, const struct vtr_location *to, uint64_t t1, bool enclosing)
+{
+	if (!inside(w, t0) || !inside(w, t1) || from >= w->t->nlocations)
+		return;
+	const struct vtr_location *a = &w->t->locations[from];
+	uint64_t id = ++w->n->flows;
+	for (int end = 0; end < 2; end++) {
+		const struct vtr_location *loc = end ? to : a;
+		fprintf(
+		    w->flows,
+		    ",\n{\"ph\":\"%s\",\"id\":%" PRIu64 ",\"pid\":%" PRIu32 ",\"tid\":%zu,\"ts\":",
+		    end ? (enclosing ? "f\",\"bp\":\"e" : "f") : "s", id, loc->group, loc->index);
+		print_ts(w->flows, w->t, end ? t1 : t0);
+		fprintf(w->flows, ",\"name\":\"%s\",\"cat\":\"%s\"}", name, paradigm_cat(paradigm));
+	}
+}
+
+static struct forks *forks_of(struct writer *w, const struct vtr_location *loc)
+{
+	return &w->forks[loc->group < w->t->ngroups ? loc->group : w->t->ngroups];
+}
+
+static void team_begin(struct writer *w, const struct vtr_location *loc,
+		       const struct vtr_thread_event *e)
+{
+	struct lstate *s = &w->locs[loc->index];
+	if (s->nteams == s->capteams) {
+		s->capteams = s->capteams ? 2 * s->capteams : 4;
+		s->teams = vtr_xrealloc(s->teams, s->capteams, sizeof(*s->teams));
+	}
+	struct team *team = &s->teams[s->nteams++];
+	*team = (struct team){.id = ++w->spans, .comm = e->comm};
+	if (w->phase == INSIDE)
+		team_span(w, loc, e->time, team, true);
+	struct forks *f = forks_of(w, loc);
+	if (f->n && f->f[f->n - 1].loc != loc->index)
+		thread_flow(w, "fork", e->paradigm, f->f[f->n - 1].loc, f->f[f->n - 1].time, loc,
+			    e->time, false);
+}
+
+static void team_end(struct writer *w, const struct vtr_location *loc, uint64_t time)
+{
+	struct lstate *s = &w->locs[loc->index];
+	if (!s->nteams)
+		return;
+	const struct team *team = &s->teams[--s->nteams];
+	if (w->phase == INSIDE)
+		team_span(w, loc, time, team, false);
+}
+
+static void on_thread(void *user, const struct vtr_location *loc, const struct vtr_thread_event *e)
+{
+	struct writer *w = user;
+	char args[128] = "";
+	const char *name = vtr_event_names[e->kind];
+	struct pending *p;
+	struct forks *f;
+	switch (e->kind) {
+	case VTR_EV_ThreadFork:
+		snprintf(args, sizeof(args), "\"threads\":%" PRIu32, e->threads);
+		f = forks_of(w, loc);
+		if (f->n == f->cap) {
+			f->cap = f->cap ? 2 * f->cap : 4;
+			f->f = vtr_xrealloc(f->f, f->cap, sizeof(*f->f));
+		}
+		f->f[f->n].loc = (uint32_t)loc->index;
+		f->f[f->n++].time = e->time;
+		break;
+	case VTR_EV_ThreadJoin:
+		f = forks_of(w, loc);
+		for (size_t i = f->n; i-- > 0;)
+			if (f->f[i].loc == loc->index) {
+				memmove(&f->f[i], &f->f[i + 1], (f->n - i - 1) * sizeof(*f->f));
+				f->n--;
+				break;
+			}
+		break;
+	case VTR_EV_ThreadTeamBegin:
+		team_begin(w, loc, e);
+		return;
+	case VTR_EV_ThreadTeamEnd:
+		team_end(w, loc, e->time);
+		return;
+	case VTR_EV_ThreadTaskCreate:
+	case VTR_EV_ThreadTaskSwitch:
+	case VTR_EV_ThreadTaskComplete:
+		snprintf(args, sizeof(args), "\"creator\":%" PRIu32 ",\"generation\":%" PRIu32,
+			 e->creator, e->generation);
+		p = pmap_find(&w->tasks, (uint64_t)e->comm << 32 | e->creator, e->generation,
+			      e->kind == VTR_EV_ThreadTaskCreate);
+		if (p && e->kind == VTR_EV_ThreadTaskCreate) {
+			p->loc = (uint32_t)loc->index;
+			p->time = e->time;
+		} else if (p) {
+			if (e->kind == VTR_EV_ThreadTaskSwitch)
+				thread_flow(w, "task", e->paradigm, p->loc, p->time, loc, e->time,
+					    false);
+			pmap_remove(&w->tasks, p);
+		}
+		break;
+	case VTR_EV_ThreadAcquireLock:
+	case VTR_EV_ThreadReleaseLock:
+		snprintf(args, sizeof(args), "\"lock\":%" PRIu32 ",\"order\":%" PRIu32, e->lock,
+			 e->order);
+		p = pmap_find(&w->locks, e->paradigm, e->lock, e->kind == VTR_EV_ThreadReleaseLock);
+		if (e->kind == VTR_EV_ThreadReleaseLock) {
+			p->loc = (uint32_t)loc->index;
+			p->time = e->time;
+		} else if (p && p->loc != loc->index) {
+			thread_flow(w, "lock", e->paradigm, p->loc, p->time, loc, e->time, true);
+		}
+		break;
+	case VTR_EV_ThreadCreate:
+	case VTR_EV_ThreadBegin:
+	case VTR_EV_ThreadWait:
+	case VTR_EV_ThreadEnd:
+		snprintf(args, sizeof(args), "\"sequence\":%" PRIu64, e->sequence);
+		p = pmap_find(&w->threads, e->comm, e->sequence, e->kind == VTR_EV_ThreadCreate);
+		if (p && e->kind == VTR_EV_ThreadCreate) {
+			p->loc = (uint32_t)loc->index;
+			p->time = e->time;
+		} else if (p && e->kind == VTR_EV_ThreadBegin) {
+			thread_flow(w, "thread", e->paradigm, p->loc, p->time, loc, e->time, false);
+			pmap_remove(&w->threads, p);
+		}
+		break;
+	default:
+		return;
+	}
+	instant(w, loc, e->time, name, e->paradigm, args);
+}
+
 static void on_problem(void *user, const struct vtr_location *loc, enum vtr_problem kind,
 		       bool has_time, uint64_t time, uint32_t region, const char *message)
 {
@@ -490,8 +789,10 @@ int vt_export_chrome(struct vtr_trace *t, const struct vt_export_options *opt, F
 	    .leave = on_leave,
 	    .metric = on_metric,
 	    .message = on_message,
+	    .thread = on_thread,
 	    .problem = on_problem,
 	};
+	w.forks = vtr_xcalloc(t->ngroups + 1, sizeof(*w.forks));
 	int rc = vtr_read_merged(t, &cb, &w);
 	if (rc < 0)
 		snprintf(err, errlen, "%s", t->err);
@@ -515,9 +816,17 @@ int vt_export_chrome(struct vtr_trace *t, const struct vt_export_options *opt, F
 		}
 	}
 	fclose(w.flows);
-	for (size_t i = 0; i < t->nlocations; i++)
+	for (size_t i = 0; i < t->nlocations; i++) {
 		free(w.locs[i].stack);
+		free(w.locs[i].teams);
+	}
 	free(w.locs);
+	for (size_t i = 0; i <= t->ngroups; i++)
+		free(w.forks[i].f);
+	free(w.forks);
+	free(w.tasks.e);
+	free(w.threads.e);
+	free(w.locks.e);
 	for (size_t i = 0; i < t->nregions; i++)
 		free(w.names[i].json);
 	free(w.names);
@@ -531,7 +840,9 @@ int vt_export_chrome(struct vtr_trace *t, const struct vt_export_options *opt, F
 	vtr_json_string(out, t->path);
 	fprintf(out,
 		",\"events_read\":%" PRIu64 ",\"slices\":%" PRIu64 ",\"counters\":%" PRIu64
-		",\"flows\":%" PRIu64 ",\"problems\":%" PRIu64 "}}\n",
-		counts->events, counts->slices, counts->counters, counts->flows, counts->problems);
+		",\"flows\":%" PRIu64 ",\"instants\":%" PRIu64 ",\"spans\":%" PRIu64
+		",\"problems\":%" PRIu64 "}}\n",
+		counts->events, counts->slices, counts->counters, counts->flows, counts->instants,
+		counts->spans, counts->problems);
 	return 0;
 }

@@ -17,6 +17,7 @@ struct vt_export_options {
 
 struct vt_export_counts {
 	uint64_t events, slices, counters, flows, problems;
+	uint64_t instants, spans; /* thread-model events: instants, team spans */
 };
 
 /* Streams the trace t (open) to out as Chrome trace-event JSON. 0, or -1 with err. */

@@ -70,12 +70,19 @@ static size_t parse_count(const char *option, const char *value)
 static void parse_args(int argc, char **argv, struct vt_prof_options *opt, const char **path)
 {
 	static const struct option longopts[] = {
-	    {"format", required_argument, NULL, 'f'}, {"sort", required_argument, NULL, 's'},
-	    {"top", required_argument, NULL, 'n'},    {"per-location", no_argument, NULL, 'l'},
-	    {"samples", no_argument, NULL, 'S'},      {"call-tree", no_argument, NULL, 'c'},
-	    {"depth", required_argument, NULL, 'd'},  {"mpi", no_argument, NULL, 'm'},
-	    {"imbalance", no_argument, NULL, 'i'},    {"help", no_argument, NULL, 'h'},
-	    {"version", no_argument, NULL, 'V'},      {NULL, 0, NULL, 0},
+	    {"format", required_argument, NULL, 'f'},
+	    {"sort", required_argument, NULL, 's'},
+	    {"top", required_argument, NULL, 'n'},
+	    {"per-location", no_argument, NULL, 'l'},
+	    {"samples", no_argument, NULL, 'S'},
+	    {"call-tree", no_argument, NULL, 'c'},
+	    {"depth", required_argument, NULL, 'd'},
+	    {"mpi", no_argument, NULL, 'm'},
+	    {"imbalance", no_argument, NULL, 'i'},
+	    {"help", no_argument, NULL, 'h'},
+	    {"threads", no_argument, NULL, 't'},
+	    {"version", no_argument, NULL, 'V'},
+	    {NULL, 0, NULL, 0},
 	};
 	/* Orders match the enums in report.h. */
 	static const char *const formats[] = {"text", "csv", "json"};
@@ -84,7 +91,7 @@ static void parse_args(int argc, char **argv, struct vt_prof_options *opt, const
 	size_t depth;
 
 	opterr = 0; /* our own one-line messages instead of getopt's */
-	while ((c = getopt_long(argc, argv, ":f:s:n:lScd:mihV", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":f:s:n:lScd:mithV", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'f':
 			opt->format = (enum vt_prof_format)pick("--format", optarg, formats, 3);
@@ -111,6 +118,9 @@ static void parse_args(int argc, char **argv, struct vt_prof_options *opt, const
 		case 'i':
 			opt->imbalance = true;
 			break;
+		case 't':
+			opt->threads = true;
+			break;
 		case 'l':
 			opt->per_location = true;
 			break;
@@ -128,8 +138,9 @@ static void parse_args(int argc, char **argv, struct vt_prof_options *opt, const
 		}
 	}
 	*path = vtr_cli_trace(argc, argv);
-	if (opt->samples + opt->call_tree + opt->mpi + opt->imbalance > 1)
-		vtr_usage_error("--samples, --call-tree, --mpi and --imbalance exclude each other");
+	if (opt->samples + opt->call_tree + opt->mpi + opt->imbalance + opt->threads > 1)
+		vtr_usage_error(
+		    "--samples, --call-tree, --mpi, --imbalance and --threads exclude each other");
 	if (opt->depth && !opt->call_tree)
 		vtr_usage_error("--depth goes with --call-tree");
 }
@@ -149,6 +160,8 @@ static int other_mode(const struct vt_prof_trace *tr, const struct vt_prof_optio
 		uint64_t more = 0;
 		rc = vt_prof_report_mpi(tr, opt, stdout, stderr, &more, err, sizeof(err));
 		*problems += more;
+	} else if (opt->threads) {
+		rc = vt_prof_report_threads(tr, opt, stdout, err, sizeof(err));
 	} else {
 		vt_prof_report_imbalance(tr, opt, stdout);
 	}
@@ -179,7 +192,7 @@ int main(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	uint64_t problems = tr.total_problems;
-	if (opt.call_tree || opt.mpi || opt.imbalance) {
+	if (opt.call_tree || opt.mpi || opt.imbalance || opt.threads) {
 		if (other_mode(&tr, &opt, &problems) < 0) {
 			vt_prof_free(&tr);
 			return EXIT_USAGE;

@@ -23,6 +23,7 @@ struct vt_prof_options {
 	uint32_t depth;	 /* call tree: deepest path shown, 0: all */
 	bool mpi;	 /* MPI statistics instead (mpi.c) */
 	bool imbalance;	 /* per-region spread over locations instead (imbalance.c) */
+	bool threads;	 /* the thread model and OpenMP imbalance instead (threads.c) */
 };
 
 /* Writes the report to out; problems go to out too, except in CSV where they go to err. */
@@ -45,6 +46,11 @@ int vt_prof_report_mpi(const struct vt_prof_trace *tr, const struct vt_prof_opti
 /* The per-region spread of inclusive time over locations (--imbalance). */
 void vt_prof_report_imbalance(const struct vt_prof_trace *tr, const struct vt_prof_options *opt,
 			      FILE *out);
+
+/* The thread model (--threads): per thread the time in parallel regions, barriers, tasks and
+ * locks, per parallel and barrier region the spread over the threads. 0, or -1 with err. */
+int vt_prof_report_threads(const struct vt_prof_trace *tr, const struct vt_prof_options *opt,
+			   FILE *out, char *err, size_t errlen);
 
 /* The problems of the flat reading, one "warning: ..." line each, after prefix. */
 void vt_prof_print_problems(const struct vt_prof_trace *tr, FILE *out, const char *prefix);

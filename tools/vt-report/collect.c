@@ -7,7 +7,9 @@
  * of detail: when the trace has more events than the budget, slices shorter than a bin of
  * the full view are summed into bins per location and depth (the region with the most time
  * there, how many, how busy), and only the longer ones are kept one by one. Counters are
- * binned the same way (last value, minimum and maximum per bin).
+ * binned the same way (last value, minimum and maximum per bin). The thread model (OpenMP
+ * teams, locks, forks, tasks, pthreads) goes to a temporary file of its own, as items
+ * [type, location, t0, t1, arg] (VT_REPORT_TH_*), and into libvtprof's thread model.
  */
 #include "vt_report.h"
 
@@ -35,6 +37,7 @@ static void on_enter(void *user, const struct vtr_location *loc, uint64_t time, 
 	struct vt_report *r = user;
 	struct vt_report_stack *s = &r->stacks[loc->index];
 	vt_prof_ctree_enter(r->ctree, loc, time, region);
+	vt_prof_threads_enter(r->thr, loc, time, region);
 	if (s->depth == s->cap) {
 		s->cap = s->cap ? 2 * s->cap : 32;
 		s->f = vtr_xrealloc(s->f, s->cap, sizeof(*s->f));
@@ -68,6 +71,7 @@ static void on_leave(void *user, const struct vtr_location *loc, uint64_t time, 
 	struct vt_report *r = user;
 	struct vt_report_stack *s = &r->stacks[loc->index];
 	vt_prof_ctree_leave(r->ctree, loc, time, region, enter);
+	vt_prof_threads_leave(r->thr, loc, time, region, enter);
 	if (!s->depth)
 		return;
 	s->depth--;
@@ -258,6 +262,136 @@ static void on_sample(void *user, const struct vtr_location *loc, uint64_t time,
 		r->loc_samples[loc->index][ctx]++;
 }
 
+/* ---- the thread model ---- */
+
+static void push_open(struct vt_report_open *o, uint64_t t, uint64_t key, uint64_t key2)
+{
+	if (o->n == o->cap) {
+		o->cap = o->cap ? 2 * o->cap : 4;
+		o->o = vtr_xrealloc(o->o, o->cap, sizeof(*o->o));
+	}
+	o->o[o->n].t = t;
+	o->o[o->n].key = key;
+	o->o[o->n++].key2 = key2;
+}
+
+/* The latest entry of o with key (and key2, unless VTR_NONE64), or -1. */
+static long find_open(const struct vt_report_open *o, uint64_t key, uint64_t key2)
+{
+	for (size_t i = o->n; i-- > 0;)
+		if (o->o[i].key == key && (key2 == VTR_NONE64 || o->o[i].key2 == key2))
+			return (long)i;
+	return -1;
+}
+
+static void drop_open(struct vt_report_open *o, long i)
+{
+	memmove(&o->o[i], &o->o[i + 1], (o->n - (size_t)i - 1) * sizeof(*o->o));
+	o->n--;
+}
+
+static void th_item(struct vt_report *r, int type, size_t loc, uint64_t t0, uint64_t t1,
+		    uint64_t arg)
+{
+	if (r->nthreads >= r->opt->max_marks) {
+		r->threads_left_out++;
+		return;
+	}
+	fprintf(r->threads, ",[%d,%zu,%" PRIu64 ",%" PRIu64 ",%" PRIu64 "]\n", type, loc, t0,
+		t1 < t0 ? t0 : t1, arg);
+	r->nthreads++;
+}
+
+static void on_thread(void *user, const struct vtr_location *loc, const struct vtr_thread_event *e)
+{
+	struct vt_report *r = user;
+	vt_prof_threads_event(r->thr, loc, e);
+	uint64_t ns = vtr_ticks_to_ns(r->t, e->time);
+	struct vt_report_open *teams = &r->teams[loc->index], *locks = &r->locks[loc->index];
+	uint64_t lockkey = (uint64_t)e->paradigm << 32 | e->lock;
+	long i;
+	switch (e->kind) {
+	case VTR_EV_ThreadFork:
+		push_open(&r->forks_open, ns, loc->index, loc->group);
+		th_item(r, VT_REPORT_TH_FORK, loc->index, ns, ns, e->threads);
+		break;
+	case VTR_EV_ThreadJoin:
+		if ((i = find_open(&r->forks_open, loc->index, VTR_NONE64)) >= 0)
+			drop_open(&r->forks_open, i);
+		th_item(r, VT_REPORT_TH_JOIN, loc->index, ns, ns, 0);
+		break;
+	case VTR_EV_ThreadTeamBegin:
+		push_open(teams, ns, e->comm, 0);
+		/* the fork that made this team: the process's latest open one, on another thread */
+		for (size_t k = r->forks_open.n; k-- > 0;)
+			if (r->forks_open.o[k].key2 == loc->group) {
+				if (r->forks_open.o[k].key != loc->index)
+					th_item(r, VT_REPORT_TH_FORK_FLOW, r->forks_open.o[k].key,
+						r->forks_open.o[k].t, ns, loc->index);
+				break;
+			}
+		break;
+	case VTR_EV_ThreadTeamEnd:
+		if (teams->n) {
+			teams->n--;
+			th_item(r, VT_REPORT_TH_TEAM, loc->index, teams->o[teams->n].t, ns,
+				teams->o[teams->n].key);
+		}
+		break;
+	case VTR_EV_ThreadAcquireLock:
+		push_open(locks, ns, lockkey, 0);
+		if ((i = find_open(&r->releases, lockkey, VTR_NONE64)) >= 0) {
+			if (r->releases.o[i].key2 != loc->index)
+				th_item(r, VT_REPORT_TH_LOCK_FLOW, r->releases.o[i].key2,
+					r->releases.o[i].t, ns, loc->index);
+			drop_open(&r->releases, i);
+		}
+		break;
+	case VTR_EV_ThreadReleaseLock:
+		if ((i = find_open(locks, lockkey, VTR_NONE64)) >= 0) {
+			th_item(r, VT_REPORT_TH_LOCK, loc->index, locks->o[i].t, ns, e->lock);
+			drop_open(locks, i);
+		}
+		if ((i = find_open(&r->releases, lockkey, VTR_NONE64)) >= 0)
+			drop_open(&r->releases, i);
+		push_open(&r->releases, ns, lockkey, loc->index);
+		break;
+	case VTR_EV_ThreadTaskCreate:
+		th_item(r, VT_REPORT_TH_TASK_CREATE, loc->index, ns, ns, e->generation);
+		break;
+	case VTR_EV_ThreadTaskComplete:
+		th_item(r, VT_REPORT_TH_TASK_COMPLETE, loc->index, ns, ns, e->generation);
+		break;
+	case VTR_EV_ThreadCreate:
+		th_item(r, VT_REPORT_TH_CREATE, loc->index, ns, ns, e->sequence);
+		break;
+	case VTR_EV_ThreadWait:
+		th_item(r, VT_REPORT_TH_WAIT, loc->index, ns, ns, e->sequence);
+		break;
+	default:
+		break;
+	}
+}
+
+/* What is still open at a location's end ends there. */
+static void on_location_end(void *user, const struct vtr_location *loc, uint64_t last)
+{
+	struct vt_report *r = user;
+	uint64_t ns = vtr_ticks_to_ns(r->t, last);
+	vt_prof_threads_end(r->thr, loc, last);
+	struct vt_report_open *teams = &r->teams[loc->index], *locks = &r->locks[loc->index];
+	while (teams->n) {
+		teams->n--;
+		th_item(r, VT_REPORT_TH_TEAM, loc->index, teams->o[teams->n].t, ns,
+			teams->o[teams->n].key);
+	}
+	while (locks->n) {
+		locks->n--;
+		th_item(r, VT_REPORT_TH_LOCK, loc->index, locks->o[locks->n].t, ns,
+			locks->o[locks->n].key & 0xffffffffu);
+	}
+}
+
 static void on_problem(void *user, const struct vtr_location *loc, enum vtr_problem kind,
 		       bool has_time, uint64_t time, uint32_t region, const char *message)
 {
@@ -297,6 +431,10 @@ int vt_report_collect(struct vt_report *r, char *err, size_t errlen)
 	r->slices = tmpfile();
 	r->messages = tmpfile();
 	r->marks = tmpfile();
+	r->threads = tmpfile();
+	r->thr = vt_prof_threads_new(t);
+	r->teams = vtr_xcalloc(nloc, sizeof(*r->teams));
+	r->locks = vtr_xcalloc(nloc, sizeof(*r->locks));
 	/* Per-location samples only where they stay small: a few locations, bounded contexts. */
 	size_t sampled = 0;
 	for (size_t i = 0; i < r->prof->nlocations; i++)
@@ -308,7 +446,7 @@ int vt_report_collect(struct vt_report *r, char *err, size_t errlen)
 			if (r->prof->locations[i].samples)
 				r->loc_samples[i] = vtr_xcalloc(t->ncallctxs, sizeof(uint64_t));
 	}
-	if (!r->slices || !r->messages || !r->marks) {
+	if (!r->slices || !r->messages || !r->marks || !r->threads) {
 		snprintf(err, errlen, "cannot make temporary files");
 		return -1;
 	}
@@ -320,6 +458,8 @@ int vt_report_collect(struct vt_report *r, char *err, size_t errlen)
 	    .message = on_message,
 	    .collective = on_collective,
 	    .sample = on_sample,
+	    .thread = on_thread,
+	    .location_end = on_location_end,
 	    .problem = on_problem,
 	};
 	if (vtr_read_merged(t, &cb, r) < 0) {
@@ -344,6 +484,15 @@ void vt_report_free(struct vt_report *r)
 	for (size_t i = 0; r->loc_samples && i < nloc; i++)
 		free(r->loc_samples[i]);
 	free(r->loc_samples);
+	for (size_t i = 0; r->teams && i < nloc; i++)
+		free(r->teams[i].o);
+	for (size_t i = 0; r->locks && i < nloc; i++)
+		free(r->locks[i].o);
+	free(r->teams);
+	free(r->locks);
+	free(r->releases.o);
+	free(r->forks_open.o);
+	vt_prof_threads_free(r->thr);
 	free(r->stacks);
 	free(r->bins_of);
 	vt_prof_ctree_free(r->ctree);
@@ -359,4 +508,6 @@ void vt_report_free(struct vt_report *r)
 		fclose(r->messages);
 	if (r->marks)
 		fclose(r->marks);
+	if (r->threads)
+		fclose(r->threads);
 }

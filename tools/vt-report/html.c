@@ -64,10 +64,11 @@ static void meta(struct vt_report *r, FILE *out)
 		",\"events\":%" PRIu64 ",\"resolution\":%" PRIu64 ",\"tmin\":%" PRIu64
 		",\"tmax\":%" PRIu64 ",\"aggregated\":%s,\"bin_ns\":%" PRIu64 ",\"slices\":%" PRIu64
 		",\"problems\":%" PRIu64 ",\"messages_left_out\":%" PRIu64
-		",\"marks_left_out\":%" PRIu64 ",\"archive\":{",
+		",\"marks_left_out\":%" PRIu64 ",\"threads_left_out\":%" PRIu64 ",\"archive\":{",
 		t->nlocations, ranks, r->events, t->resolution, r->tmin, r->tmax,
 		r->aggregated ? "true" : "false", r->aggregated ? r->bin_ns : 0, r->nslices,
-		r->problems + r->prof->total_problems, r->messages_left_out, r->marks_left_out);
+		r->problems + r->prof->total_problems, r->messages_left_out, r->marks_left_out,
+		r->threads_left_out);
 	struct info_state s = {out, true};
 	vtr_archive_info(r->t, on_info, &s);
 	fputs("}}", out);
@@ -280,6 +281,58 @@ static void mpi(struct vt_report *r, FILE *out)
 	fputs("]", out);
 }
 
+/* The thread model: null without one; else per thread its times and counts, per parallel or
+ * barrier region its spread over the threads (libvtprof's threads.h). */
+static void thread_model(struct vt_report *r, FILE *out)
+{
+	const struct vt_prof_threads *m = r->thr;
+	if (!m || !m->any) {
+		fputs(",\n\"thread_model\":null", out);
+		return;
+	}
+	fputs(",\n\"thread_model\":{\"threads\":[", out);
+	bool first = true;
+	for (size_t i = 0; i < m->nlocations; i++) {
+		const struct vt_prof_thr_loc *l = &m->locs[i];
+		if (!l->any)
+			continue;
+		fprintf(out,
+			"%s[%zu,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
+			",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 "]",
+			first ? "" : ",\n", i, l->parallel, l->barrier, l->task, l->taskwait,
+			l->critical, l->lock_held, l->pthread, l->tasks_created, l->tasks_completed,
+			l->locks);
+		first = false;
+	}
+	fputs("],\n\"constructs\":[", out);
+	uint64_t *vals = vtr_xcalloc(m->nlocations + 1, sizeof(uint64_t));
+	uint64_t *calls = vtr_xcalloc(m->nlocations + 1, sizeof(uint64_t));
+	first = true;
+	for (size_t c = 0; c < m->nconstructs; c++) {
+		vt_prof_threads_values(m, c, false, vals, calls);
+		struct vt_prof_spread s = vt_prof_spread_of(vals, calls, m->nlocations);
+		if (!s.locations)
+			continue;
+		fprintf(out, "%s{\"region\":%" PRIu32 ",\"kind\":\"%s\",\"per\":[",
+			first ? "" : ",\n", m->constructs[c],
+			m->construct_kind[c] == VT_PROF_PARALLEL ? "parallel" : "barrier");
+		bool f = true;
+		for (size_t i = 0; i < m->nlocations; i++) {
+			if (!calls[i])
+				continue;
+			fprintf(out, "%s[%zu,%" PRIu64 ",%" PRIu64 "]", f ? "" : ",", i, calls[i],
+				vals[i]);
+			f = false;
+		}
+		fprintf(out, "],\"max\":%" PRIu64 ",\"mean\":%.3f,\"ratio\":%.6f,\"excess\":%.3f}",
+			s.max, s.mean, s.ratio, s.excess);
+		first = false;
+	}
+	free(vals);
+	free(calls);
+	fputs("]}", out);
+}
+
 int vt_report_html(struct vt_report *r, FILE *out, char *err, size_t errlen)
 {
 	fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
@@ -296,6 +349,8 @@ int vt_report_html(struct vt_report *r, FILE *out, char *err, size_t errlen)
 	      out);
 	if (sampled)
 		fputs("<a href=\"#samples-section\">Samples</a> ", out);
+	if (r->thr && r->thr->any)
+		fputs("<a href=\"#threads-section\">Threads</a> ", out);
 	fputs("<a href=\"#load-section\">Load</a> <a href=\"#mpi-section\">MPI</a> "
 	      "<a href=\"#meta-section\">Trace</a></nav>\n"
 	      "<section id=\"timeline-section\"><h2>Timeline</h2>\n"
@@ -309,6 +364,12 @@ int vt_report_html(struct vt_report *r, FILE *out, char *err, size_t errlen)
 	if (sampled)
 		fputs("<section id=\"samples-section\"><h2>Samples</h2>\n"
 		      "<div id=\"flame-controls\"></div>\n<div id=\"flame\"></div>\n</section>\n",
+		      out);
+	if (r->thr && r->thr->any)
+		fputs("<section id=\"threads-section\"><h2>Threads</h2>\n"
+		      "<table id=\"thread-times\" class=\"sortable\"></table>\n"
+		      "<h3>OpenMP imbalance</h3><table id=\"omp-imbalance\" class=\"sortable\">"
+		      "</table>\n</section>\n",
 		      out);
 	fputs("<section id=\"load-section\"><h2>Load per rank</h2><div id=\"load\"></div>"
 	      "</section>\n"
@@ -331,7 +392,10 @@ int vt_report_html(struct vt_report *r, FILE *out, char *err, size_t errlen)
 	rc |= copy_members(r->messages, out);
 	fputs("],\n\"marks\":[", out);
 	rc |= copy_members(r->marks, out);
+	fputs("],\n\"threads\":[", out);
+	rc |= copy_members(r->threads, out);
 	fputs("]", out);
+	thread_model(r, out);
 	counters(r, out);
 	profiles(r, out);
 	samples(r, out);

@@ -40,8 +40,22 @@
   function regionName(r) {
     return D.regions[r] ? D.regions[r][0] : 'region ' + r;
   }
+  // OTF2 region roles the timeline draws in their own way (the thread model).
+  var ROLE_PARALLEL = 5, ROLE_BARRIER = 15, ROLE_IMPLICIT_BARRIER = 16, ROLE_TASK = 20,
+    ROLE_TASK_UNTIED = 34;
+  function roleOf(r) {
+    return D.regions[r] ? D.regions[r][2] : 0;
+  }
+  function roleClass(r) {
+    var role = roleOf(r);
+    if (role === ROLE_BARRIER || role === ROLE_IMPLICIT_BARRIER) return ' barrier';
+    if (role === ROLE_TASK || role === ROLE_TASK_UNTIED) return ' task';
+    if (role === ROLE_PARALLEL) return ' parallel';
+    return '';
+  }
   var colors = {};
   function color(r) {
+    if (colors[r] === undefined && roleClass(r) === ' barrier') colors[r] = 'hsl(0,0%,66%)';
     if (colors[r] === undefined) {
       var name = regionName(r), h = 0;
       for (var i = 0; i < name.length; i++) h = (h * 31 + name.charCodeAt(i)) >>> 0;
@@ -83,6 +97,17 @@
   });
   D.bins.forEach(function (b, k) {
     if (rows[b[0]]) rows[b[0]].bins.push(k);
+  });
+  // The thread model's items ([type, location, t0, t1, arg], vt_report.h's VT_REPORT_TH_*):
+  // spans and marks on their location's row, flows between rows.
+  var TH = {TEAM: 0, LOCK: 1, FORK: 2, JOIN: 3, TASK_CREATE: 4, TASK_COMPLETE: 5, CREATE: 6,
+    WAIT: 7, FORK_FLOW: 8, LOCK_FLOW: 9};
+  var TH_NAMES = ['team', 'lock-held', 'fork', 'join', 'task-create', 'task-complete',
+    'thread-create', 'thread-wait', 'fork', 'lock'];
+  var thByRow = rows.map(function () { return []; }), thFlows = [];
+  (D.threads || []).forEach(function (x, k) {
+    if (x[0] === TH.FORK_FLOW || x[0] === TH.LOCK_FLOW) thFlows.push(k);
+    else if (thByRow[x[1]]) thByRow[x[1]].push(k);
   });
   var marksByRow = rows.map(function () { return []; });
   D.marks.forEach(function (m, k) {
@@ -155,7 +180,7 @@
           continue;
         }
         flush(level);
-        out.push('<rect class="slice" data-i="' + k + '" data-loc="' + r.loc + '" data-region="' +
+        out.push('<rect class="slice' + roleClass(s[1]) + '" data-i="' + k + '" data-loc="' + r.loc + '" data-region="' +
           esc(regionName(s[1])) + '" x="' + x0.toFixed(1) + '" y="' + levelY(r, level) +
           '" width="' + Math.max(0.5, x1 - x0).toFixed(1) + '" height="' + (LEVEL - 1) +
           '" fill="' + color(s[1]) + '"/>');
@@ -179,6 +204,34 @@
           D.coll_names[m[1]] + '" x="' + x0.toFixed(1) + '" y="' + (r.y + r.h - 3) + '" width="' +
           Math.max(2, x1 - x0).toFixed(1) + '" height="3"/>');
       });
+    });
+    rows.forEach(function (r) {
+      thByRow[r.loc].forEach(function (k) {
+        var x = D.threads[k], cls = TH_NAMES[x[0]];
+        if (x[3] < view.t0 || x[2] > view.t1) return;
+        var x0 = Math.max(xOf(x[2]), LABEL), x1 = Math.min(xOf(x[3]), W);
+        var attrs = ' data-th="' + k + '" data-loc="' + r.loc + '"';
+        if (x[0] === TH.TEAM || x[0] === TH.LOCK) {
+          out.push('<rect class="' + cls + '"' + attrs + ' x="' + x0.toFixed(1) + '" y="' +
+            (x[0] === TH.TEAM ? r.y : r.y + r.h - 6) + '" width="' + Math.max(1, x1 - x0).toFixed(1) +
+            '" height="' + (x[0] === TH.TEAM ? 2 : 3) + '"/>');
+        } else if (x[0] === TH.FORK || x[0] === TH.JOIN) {
+          out.push('<line class="' + cls + '"' + attrs + ' x1="' + x0.toFixed(1) + '" x2="' + x0.toFixed(1) +
+            '" y1="' + r.y + '" y2="' + (r.y + r.h) + '"/>');
+        } else {
+          var ty = r.y + 1;
+          out.push('<polygon class="' + cls + '"' + attrs + ' points="' + [x0 - 3, ty, x0 + 3, ty, x0, ty + 5]
+            .map(function (v) { return v.toFixed(1); }).join(' ').replace(/(\S+) (\S+)( |$)/g, '$1,$2$3') +
+            '"/>');
+        }
+      });
+    });
+    thFlows.forEach(function (k) {
+      var x = D.threads[k], a = rows[x[1]], b = rows[x[4]];
+      if (!a || !b || Math.max(x[2], x[3]) < view.t0 || Math.min(x[2], x[3]) > view.t1) return;
+      out.push('<line class="tflow ' + TH_NAMES[x[0]] + '-flow" data-th="' + k + '" data-from="' + x[1] +
+        '" data-to="' + x[4] + '" x1="' + xOf(x[2]).toFixed(1) + '" y1="' + (a.y + 3).toFixed(1) + '" x2="' +
+        xOf(x[3]).toFixed(1) + '" y2="' + (b.y + 3).toFixed(1) + '"/>');
     });
     D.messages.forEach(function (m, k) {
       if (Math.max(m[2], m[3]) < view.t0 || Math.min(m[2], m[3]) > view.t1) return;
@@ -266,7 +319,8 @@
     'view: <span id="view"></span> \u2014 wheel or +/\u2212 to zoom, drag or \u2190/\u2192 to pan, 0 for all' +
     (M.aggregated ? '; short regions are shown as bins of ' + esc(fmtNs(M.bin_ns)) +
       ' (lighter: less busy), longer ones one by one' : '') +
-    (M.messages_left_out ? '; ' + M.messages_left_out + ' messages not drawn' : '');
+    (M.messages_left_out ? '; ' + M.messages_left_out + ' messages not drawn' : '') +
+    (M.threads_left_out ? '; ' + M.threads_left_out + ' thread spans, marks and flows not drawn' : '');
   document.getElementById('zin').onclick = function () { zoom(0.5); };
   document.getElementById('zout').onclick = function () { zoom(2); };
   document.getElementById('left').onclick = function () { pan(-0.25); };
@@ -325,6 +379,14 @@
       var c = D.marks[+d.m];
       return 'collective ' + D.coll_names[c[1]] + '\n' + locName(c[0]) + '\nfrom ' +
         fmtNs(c[2] - M.tmin) + ' to ' + fmtNs(c[3] - M.tmin);
+    }
+    if (d.th !== undefined) {
+      var x = D.threads[+d.th], what = {0: 'in a thread team', 1: 'holding lock ' + x[4],
+        2: 'fork (' + x[4] + ' threads requested)', 3: 'join', 4: 'task ' + x[4] + ' created',
+        5: 'task ' + x[4] + ' completed', 6: 'thread ' + x[4] + ' created', 7: 'thread ' + x[4] +
+        ' waited for', 8: 'fork to ' + locName(x[4]), 9: 'lock handed to ' + locName(x[4])}[x[0]];
+      return what + '\n' + locName(x[1]) + '\n' + (x[3] > x[2] ? 'from ' + fmtNs(x[2] - M.tmin) + ' to ' +
+        fmtNs(x[3] - M.tmin) + ' (' + fmtNs(x[3] - x[2]) + ')' : 'at ' + fmtNs(x[2] - M.tmin));
     }
     if (d.n !== undefined) return d.n + ' short activations merged at this zoom';
     return null;
@@ -399,6 +461,24 @@
     return [{cls: 'path', text: new Array(p[2]).join('  ') + regionName(p[3]),
       attr: ' data-path="' + esc(path) + '"'}, num(p[4]), num(p[5], fmtTicks(p[5])), num(p[6], fmtTicks(p[6]))];
   }));
+
+  // ---- threads: per thread its time in the thread model's constructs; the OpenMP imbalance ----
+  if (D.thread_model) {
+    table('thread-times', ['location', 'parallel', 'barrier', 'task', 'taskwait', 'critical', 'lock held',
+      'pthread', 'tasks created', 'tasks completed', 'locks'], D.thread_model.threads.map(function (x) {
+      var cells = [{cls: 'name', text: locName(x[0]), attr: ' data-loc="' + x[0] + '"'}];
+      for (var i = 1; i <= 7; i++) cells.push(num(x[i], fmtTicks(x[i])));
+      return cells.concat([num(x[8]), num(x[9]), num(x[10])]);
+    }));
+    table('omp-imbalance', ['region', 'kind', 'threads', 'max', 'mean', 'max/mean', 'max\u2212mean', 'per thread'],
+      D.thread_model.constructs.slice().sort(function (a, b) { return b.excess - a.excess; }).map(function (c) {
+        return [{cls: 'name', text: regionName(c.region), attr: ' data-region="' + esc(regionName(c.region)) + '"'},
+          {cls: 'name', text: c.kind === 'parallel' ? 'parallel (work)' : 'barrier (waiting)', attr: ' data-kind="' +
+            c.kind + '"'}, num(c.per.length), num(c.max, fmtTicks(c.max)), num(c.mean, fmtTicks(c.mean)),
+          num(c.ratio, c.ratio.toFixed(3)), num(c.excess, fmtTicks(c.excess)),
+          {cls: 'name', text: c.per.map(function (p) { return locName(p[0]) + ': ' + fmtTicks(p[2]); }).join(', ')}];
+      }));
+  }
 
   // ---- samples: a flame graph, drawn as an icicle (all samples on top, callees below) ----
   // A frame is a call path of functions, as wide as its samples at and below it; a click

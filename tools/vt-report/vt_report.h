@@ -9,6 +9,7 @@
 
 #include "ctree.h"
 #include "profile.h"
+#include "threads.h"
 
 /* Aggregated timeline: bins per location and depth, depths beyond this share the last. */
 #define VT_REPORT_MAX_DEPTH 32
@@ -18,6 +19,20 @@ struct vt_report_options {
 	uint64_t max_messages, max_marks;
 	const char *title;
 	uint32_t flame_ppm; /* frames under this many millionths of the samples are folded */
+};
+
+/* The thread model's items on the page: [type, location, t0, t1, arg] (ns). */
+enum {
+	VT_REPORT_TH_TEAM,	    /* a thread's membership of a team; arg: the team's comm */
+	VT_REPORT_TH_LOCK,	    /* a lock held; arg: the lock */
+	VT_REPORT_TH_FORK,	    /* arg: threads requested */
+	VT_REPORT_TH_JOIN,	    /* */
+	VT_REPORT_TH_TASK_CREATE,   /* arg: the task's generation number */
+	VT_REPORT_TH_TASK_COMPLETE, /* arg: the task's generation number */
+	VT_REPORT_TH_CREATE,	    /* a pthread created; arg: its sequence number */
+	VT_REPORT_TH_WAIT,	    /* a pthread waited for; arg: its sequence number */
+	VT_REPORT_TH_FORK_FLOW,	    /* location: the forking thread, t1 on arg: a member's begin */
+	VT_REPORT_TH_LOCK_FLOW,	    /* location: the releasing thread, t1 on arg: the acquirer */
 };
 
 /* One short-slice bin of the aggregated timeline. */
@@ -50,8 +65,9 @@ struct vt_report {
 	uint64_t ticks_min, ticks_max; /* the same in ticks while reading: converted once */
 	bool any;
 	/* temporary files of JSON array members, each led by "," */
-	FILE *slices, *messages, *marks;
+	FILE *slices, *messages, *marks, *threads;
 	uint64_t nslices, nmessages, nmarks, messages_left_out, marks_left_out;
+	uint64_t nthreads, threads_left_out; /* thread-model items (spans, marks, flows) */
 	uint64_t events;
 	/* aggregated mode */
 	uint32_t nbins;
@@ -68,6 +84,17 @@ struct vt_report {
 		uint32_t maxdepth;
 	} * stacks;
 	struct vt_prof_ctree *ctree; /* the call paths, built in the same pass */
+	struct vt_prof_threads *thr; /* the thread model, built in the same pass */
+	/* per location: the thread model's open team spans and held locks (ns, lock) */
+	struct vt_report_open {
+		struct {
+			uint64_t t, key, key2;
+		} * o;
+		size_t n, cap;
+	} * teams, *locks;
+	/* thread-model flows waiting for their end: each lock's last release (ns, lock and
+	 * paradigm, location), the forks not yet joined (ns, location, process) */
+	struct vt_report_open releases, forks_open;
 	/* counters */
 	struct vt_report_series *series;
 	size_t nseries, cap_series;
