@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// What each OpenMP construct costs: parallel regions, barriers, parallel for, tasks, locks, critical.
+// What each OpenMP construct costs: parallel, barrier, parallel for, task, lock, critical.
 //
 // Each construct runs alone in a loop timed with omp_get_wtime on the master thread; one
 // line per construct: "NAME COUNT NS_PER_CONSTRUCT". Bodies are as small as the compiler
