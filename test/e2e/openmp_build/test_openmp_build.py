@@ -4,7 +4,8 @@
   (readelf: NEEDED, RUNPATH; ldd finds it without LD_LIBRARY_PATH), at -O0 and -O2; with
   -vt:openmp-runtime libgomp or VT_OPENMP_RUNTIME=libgomp they link libgomp;
 - every build prints what the plain gcc/gfortran build prints, and its trace has one location
-  per OpenMP thread with exact Enter counts;
+  per OpenMP thread with exact Enter counts; OMP_MAX_ACTIVE_LEVELS=0 gives one thread on
+  libomp as on libgomp;
 - a run on libgomp (no OMPT) gets exactly one vt warning naming it; a run on libomp none;
 - vtrun: a plain gcc build (libgomp) runs on a preloaded libomp (its banner under
   KMP_VERSION=1 says so), a plain clang build on its own libomp, both as without vt, with one
@@ -50,6 +51,9 @@ F_PROGRAM = {'main', 'MAIN__', 'ompbuild'}
 #   creations, 1 taskwait; explicit tasks run 4 times in all, on either thread.
 # omp_build.f90: 1 parallel region of 2 threads: explicit barrier 1, loop barrier 1, the
 #   master construct on thread 0 creating 3 tasks and one taskwait, the implicit barrier.
+# GCC's code calls GOMP_parallel per region, GOMP_barrier for the explicit and the loop's
+# barrier alike, GOMP_task per task, GOMP_taskwait, omp_set_lock/omp_unset_lock; the loop's
+# reduction and the atomics are atomic instructions (no GOMP_atomic_*, no critical).
 OMPT_FACTS = {
     'c': {'regions': 2, 'barriers_per_thread': 4, 'locks_per_thread': 1, 'tasks': 4},
     'fortran': {'regions': 1, 'barriers_per_thread': 3, 'locks_per_thread': 0, 'tasks': 3},
@@ -190,6 +194,17 @@ def built_programs(t, libomp):
             t.eq(no_ompt, [], '%s: no line about the OpenMP runtime' % what)
             t.clean_run(run, what)
         check_locations(t, t.trace(run, what), lang, what)
+    # An OMP_* variable read by libomp as by libgomp: no active parallel level, so the program
+    # prints "team 1" and fails; on both runtimes alike, with one location.
+    env = dict(ENV, OMP_MAX_ACTIVE_LEVELS='0')
+    ref = t.run(plain['plain-c'], env=env, label='plain-limit')
+    run = t.run(exes[1], env=env, label='run-limit')
+    t.eq((ref.status, ref.stdout.split(',')[0]), (1, 'team 1'),
+         'OMP_MAX_ACTIVE_LEVELS=0: libgomp runs one thread')
+    t.same_as_plain(run, ref, 'c-O2 (libomp), OMP_MAX_ACTIVE_LEVELS=0')
+    tr = t.trace(run, 'OMP_MAX_ACTIVE_LEVELS=0')
+    t.eq([l.name for l in tr.locations], ['Master thread'],
+         'OMP_MAX_ACTIVE_LEVELS=0: libomp runs one thread, one location')
     return plain
 
 
