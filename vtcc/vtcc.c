@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* vtcc, vtcxx, vtfort: run the real compiler with vt's instrumentation and runtime added. */
+#include "vtcc_omp.h"
 #include "vtcc_paths.h"
 #include "vtcc_util.h"
 
@@ -64,16 +65,17 @@ struct vtcc {
 	const char *compiler;
 	const struct vtcc_inst *inst;
 	bool mt, show, verbose, version, help;
-	bool mpi_on, mpi_off;  /* -vt:mpi, -vt:nompi; neither: an MPI wrapper means MPI */
-	const char *mpi_lib;   /* after vtcc_resolve_mpi: "vt-mpi", "vt-mpich", or NULL */
-	const char *mpi_why;   /* how the MPI mode was decided, for -vt:version */
-	struct vtcc_argv user; /* every argument that is not vtcc's, in order */
+	bool mpi_on, mpi_off;	   /* -vt:mpi, -vt:nompi; neither: an MPI wrapper means MPI */
+	const char *mpi_lib;	   /* after vtcc_resolve_mpi: "vt-mpi", "vt-mpich", or NULL */
+	const char *mpi_why;	   /* how the MPI mode was decided, for -vt:version */
+	enum vtcc_omp_runtime omp; /* -vt:openmp-runtime, else $VT_OPENMP_RUNTIME, else libomp */
+	struct vtcc_argv user;	   /* every argument that is not vtcc's, in order */
 	/* Words before the compiler in VT_CC or -vt:cc ("ccache gcc"): a launcher. */
 	struct vtcc_argv launcher;
 	char *self;	     /* canonical path of this program */
 	char *compiler_path; /* canonical path of the compiler, NULL if not found */
 	bool in_build_tree;
-	const char *incdir, *libdir, *plugindir;
+	const char *incdir, *libdir, *plugindir, *gompdir;
 	enum vtcc_family family;
 	/* Options of the compiler plugins (NULL when not given); see docs/passes.md. */
 	const char *filter;	   /* -vt:filter, made absolute */
@@ -135,6 +137,7 @@ static void vtcc_opt_compiler(struct vtcc *d, const struct vtcc_option *o, const
 static void vtcc_opt_inst(struct vtcc *d, const struct vtcc_option *o, const char *value);
 static void vtcc_opt_flag(struct vtcc *d, const struct vtcc_option *o, const char *value);
 static void vtcc_opt_plugin(struct vtcc *d, const struct vtcc_option *o, const char *value);
+static void vtcc_opt_openmp(struct vtcc *d, const struct vtcc_option *o, const char *value);
 
 static const struct vtcc_option vtcc_options[] = {
     {.name = "-vt:cc",
@@ -183,6 +186,12 @@ static const struct vtcc_option vtcc_options[] = {
      .apply = vtcc_opt_flag,
      .field = offsetof(struct vtcc, mpi_off),
      .help = "do not link vt's MPI wrappers, even with an MPI compiler wrapper"},
+    {.name = "-vt:openmp-runtime",
+     .arg = "RT",
+     .apply = vtcc_opt_openmp,
+     .help = "OpenMP runtime of gcc, g++, gfortran -fopenmp: libomp (LLVM's, with OpenMP "
+	     "events; default) in place of libgomp, or libgomp (GCC's, without); default "
+	     "$VT_OPENMP_RUNTIME, else libomp"},
     {.name = "-vt:mt",
      .apply = vtcc_opt_flag,
      .field = offsetof(struct vtcc, mt),
@@ -278,6 +287,13 @@ static void vtcc_opt_plugin(struct vtcc *d, const struct vtcc_option *o, const c
 	*field = value;
 	if (!d->plugin_option)
 		d->plugin_option = o->name;
+}
+
+static void vtcc_opt_openmp(struct vtcc *d, const struct vtcc_option *o, const char *value)
+{
+	d->omp = vtcc_omp_parse(o->name, value);
+	if (d->omp == VTCC_OMP_LIBOMP && !*vtcc_omp_libomp())
+		vtcc_die(VTCC_EXIT_USAGE, "%s libomp: vt was built without LLVM's libomp", o->name);
 }
 
 static void vtcc_usage(const struct vtcc *d)
@@ -794,6 +810,7 @@ static void vtcc_locate_runtime(struct vtcc *d)
 	d->incdir = d->in_build_tree ? VTCC_BUILD_INCDIR : VTCC_INSTALL_INCDIR;
 	d->libdir = d->in_build_tree ? VTCC_BUILD_LIBDIR : VTCC_INSTALL_LIBDIR;
 	d->plugindir = d->in_build_tree ? VTCC_BUILD_PLUGINDIR : VTCC_INSTALL_PLUGINDIR;
+	d->gompdir = d->in_build_tree ? VTCC_BUILD_GOMPDIR : VTCC_INSTALL_GOMPDIR;
 }
 
 /* What the preprocessor needs to see the same source as the compile step: tools that
@@ -831,6 +848,9 @@ static void vtcc_link_flags(struct vtcc *d, struct vtcc_argv *out)
 	vtcc_argv_push(out, "-Wl,--pop-state");
 	if (d->mt)
 		vtcc_argv_push(out, "-pthread");
+	struct vtcc_omp_link omp =
+	    vtcc_omp_decide(&d->user, vtcc_family(d) == VTCC_FAMILY_GNU, d->omp);
+	vtcc_omp_link_flags(&omp, d->gompdir, out);
 }
 
 static void vtcc_print_version(struct vtcc *d)
@@ -856,7 +876,13 @@ static void vtcc_print_version(struct vtcc *d)
 	printf("MPI: %s", d->mpi_why);
 	if (d->mpi_lib)
 		printf(", links lib%s.so", d->mpi_lib);
-	printf("\n");
+	if (vtcc_family(d) == VTCC_FAMILY_LLVM)
+		printf("\nOpenMP: the compiler's (clang -fopenmp links libomp)\n");
+	else if (d->omp == VTCC_OMP_LIBGOMP || !*vtcc_omp_libomp())
+		printf("\nOpenMP: libgomp (%s): no OpenMP events\n",
+		       *vtcc_omp_libomp() ? "chosen" : "vt was built without libomp");
+	else
+		printf("\nOpenMP: -fopenmp links %s in place of libgomp\n", vtcc_omp_libomp());
 }
 
 /*
@@ -897,6 +923,10 @@ int main(int argc, char **argv)
 	d.inst = &vtcc_insts[0];
 	env = getenv(d.lang->env);
 	d.compiler = env && *env ? env : d.lang->compiler;
+	env = getenv("VT_OPENMP_RUNTIME");
+	d.omp = env && *env ? vtcc_omp_parse("VT_OPENMP_RUNTIME", env) : VTCC_OMP_LIBOMP;
+	if (d.omp == VTCC_OMP_LIBOMP && !*vtcc_omp_libomp())
+		d.omp = VTCC_OMP_LIBGOMP;
 
 	vtcc_parse(&d, argc, argv);
 	vtcc_split_launcher(&d);

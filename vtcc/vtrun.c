@@ -4,7 +4,9 @@
  * no compiler (the user API and perfstubs of its libraries, counter plugins, PAPI, rusage,
  * samples)
  * and, for a program linked with MPI, libvt-mpi (Open MPI) or libvt-mpich records its MPI
- * calls: mpirun -np 4 vtrun ./app. -vt:NAME VALUE sets VT_NAME for the run.
+ * calls: mpirun -np 4 vtrun ./app. -vt:NAME VALUE sets VT_NAME for the run. A program that
+ * needs GCC's libgomp (no OMPT) gets LLVM's libomp preloaded in its place, when libomp has
+ * every function the program takes from libgomp (VT_OPENMP_RUNTIME=libgomp keeps libgomp).
  *
  * When the program cannot be traced this way (statically linked, setuid, the runtime
  * missing) vtrun says so in one line and runs it untouched: vtrun never stops a program
@@ -31,6 +33,9 @@ static const char usage_head[] =
     "when PROGRAM links MPI): its MPI calls, the user API and perfstubs of its\n"
     "libraries, counter plugins, PAPI and rusage counters are traced, without\n"
     "rebuilding it; with -vt:sampling yes, call-path samples of every thread.\n"
+    "An OpenMP program built with gcc (libgomp, which has no OMPT) gets LLVM's libomp\n"
+    "preloaded, when it has every libgomp function PROGRAM uses, so that its OpenMP\n"
+    "events are recorded; -vt:openmp-runtime libgomp keeps libgomp (docs/openmp.md).\n"
     "Under MPI: mpirun -np 4 vtrun ./app.\n"
     "\n"
     "Options (each sets the variable of docs/environment.md for this run):\n";
@@ -103,13 +108,15 @@ static char *find_program(const char *prog)
 struct program_kind {
 	bool elf, dynamic;
 	const char *mpi; /* "vt-mpi" (Open MPI), "vt-mpich", or NULL */
+	bool gomp;	 /* needs GCC's libgomp */
+	bool omp;	 /* needs an OpenMP runtime with OMPT (LLVM's libomp, Intel's libiomp5) */
 };
 
 /* Reads what matters of the program's ELF headers: dynamic (an interpreter), and the MPI
  * library it needs directly. */
 static struct program_kind inspect(const char *path)
 {
-	struct program_kind k = {false, false, NULL};
+	struct program_kind k = {false, false, NULL, false, false};
 	int fd = open(path, O_RDONLY);
 	if (fd < 0)
 		return k;
@@ -138,6 +145,11 @@ static struct program_kind inspect(const char *path)
 					k.mpi = "vt-mpich";
 				else if (s && !k.mpi && strncmp(s, "libmpi.so", 9) == 0)
 					k.mpi = "vt-mpi";
+				else if (s && strncmp(s, "libgomp.so", 10) == 0)
+					k.gomp = true;
+				else if (s && (strncmp(s, "libomp.so", 9) == 0 ||
+					       strncmp(s, "libiomp5.so", 11) == 0))
+					k.omp = true;
 			}
 		}
 	}
@@ -145,6 +157,153 @@ static struct program_kind inspect(const char *path)
 		elf_end(elf);
 	close(fd);
 	return k;
+}
+
+/* Strings "name@version" ("name@" unversioned), unsorted: a few hundred at most. */
+struct symset {
+	char **v;
+	size_t n, cap;
+};
+
+static void symset_add(struct symset *s, const char *name, const char *ver)
+{
+	if (s->n == s->cap) {
+		s->cap = s->cap ? 2 * s->cap : 256;
+		char **v = realloc(s->v, s->cap * sizeof(*v));
+		if (!v)
+			return;
+		s->v = v;
+	}
+	size_t len = strlen(name) + strlen(ver) + 2;
+	if ((s->v[s->n] = malloc(len)))
+		snprintf(s->v[s->n++], len, "%s@%s", name, ver);
+}
+
+static bool symset_has(const struct symset *s, const char *sym)
+{
+	for (size_t i = 0; i < s->n; i++)
+		if (strcmp(s->v[i], sym) == 0)
+			return true;
+	return false;
+}
+
+#define VER_MAX 1024
+
+/*
+ * The dynamic symbols of the ELF file at path, with their versions: those it defines
+ * (need == NULL), or those it takes from the library whose name starts with need (the
+ * version requirements name the library). Returns false when path is no readable ELF file.
+ */
+static bool elf_symbols(const char *path, const char *need, struct symset *out)
+{
+	int fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return false;
+	elf_version(EV_CURRENT);
+	Elf *elf = elf_begin(fd, ELF_C_READ, NULL);
+	const char *ver[VER_MAX] = {0}, *file[VER_MAX] = {0};
+	Elf_Data *syms = NULL, *versym = NULL;
+	size_t symlink = 0, nsyms = 0;
+	for (Elf_Scn *scn = NULL; elf && (scn = elf_nextscn(elf, scn));) {
+		GElf_Shdr sh;
+		Elf_Data *d = elf_getdata(scn, NULL);
+		if (!gelf_getshdr(scn, &sh) || !d)
+			continue;
+		if (sh.sh_type == SHT_DYNSYM && sh.sh_entsize) {
+			syms = d;
+			symlink = sh.sh_link;
+			nsyms = sh.sh_size / sh.sh_entsize;
+		} else if (sh.sh_type == SHT_GNU_versym) {
+			versym = d;
+		} else if (sh.sh_type == SHT_GNU_verdef) {
+			GElf_Verdef vd;
+			GElf_Verdaux va;
+			for (size_t off = 0; gelf_getverdef(d, (int)off, &vd); off += vd.vd_next) {
+				if (vd.vd_ndx < VER_MAX &&
+				    gelf_getverdaux(d, (int)(off + vd.vd_aux), &va))
+					ver[vd.vd_ndx] = elf_strptr(elf, sh.sh_link, va.vda_name);
+				if (!vd.vd_next)
+					break;
+			}
+		} else if (sh.sh_type == SHT_GNU_verneed) {
+			GElf_Verneed vn;
+			GElf_Vernaux va;
+			for (size_t off = 0; gelf_getverneed(d, (int)off, &vn); off += vn.vn_next) {
+				const char *f = elf_strptr(elf, sh.sh_link, vn.vn_file);
+				size_t a = off + vn.vn_aux;
+				for (unsigned i = 0;
+				     i < vn.vn_cnt && gelf_getvernaux(d, (int)a, &va);
+				     i++, a += va.vna_next) {
+					if (va.vna_other < VER_MAX) {
+						ver[va.vna_other] =
+						    elf_strptr(elf, sh.sh_link, va.vna_name);
+						file[va.vna_other] = f;
+					}
+					if (!va.vna_next)
+						break;
+				}
+				if (!vn.vn_next)
+					break;
+			}
+		}
+	}
+	for (size_t i = 0; syms && i < nsyms; i++) {
+		GElf_Sym sym;
+		GElf_Versym vs = 0;
+		if (!gelf_getsym(syms, (int)i, &sym) || !sym.st_name)
+			continue;
+		if (versym)
+			gelf_getversym(versym, (int)i, &vs);
+		unsigned idx = vs & 0x7fff;
+		const char *name = elf_strptr(elf, symlink, sym.st_name);
+		const char *v = idx < VER_MAX && ver[idx] ? ver[idx] : "";
+		if (!name)
+			continue;
+		if (!need && sym.st_shndx != SHN_UNDEF)
+			symset_add(out, name, v);
+		else if (need && sym.st_shndx == SHN_UNDEF && idx < VER_MAX && file[idx] &&
+			 strncmp(file[idx], need, strlen(need)) == 0)
+			symset_add(out, name, v);
+	}
+	if (elf)
+		elf_end(elf);
+	close(fd);
+	return elf != NULL;
+}
+
+/*
+ * Whether LLVM's libomp can stand in for libgomp under the program at path: it must define
+ * everything the program takes from libgomp, with the same version (a symbol it lacks would
+ * still come from libgomp, and two runtimes would share one team). Else *missing gets the
+ * first symbol it lacks.
+ */
+static bool libomp_covers(const char *path, char *missing, size_t size)
+{
+	struct symset want = {0}, have = {0};
+	bool ok = elf_symbols(path, "libgomp.so", &want) && elf_symbols(VTCC_LIBOMP, NULL, &have);
+	snprintf(missing, size, "%s", ok ? "" : "(its symbols cannot be read)");
+	for (size_t i = 0; ok && i < want.n; i++)
+		if (!symset_has(&have, want.v[i])) {
+			snprintf(missing, size, "%s", want.v[i]);
+			ok = false;
+		}
+	for (size_t i = 0; i < want.n; i++)
+		free(want.v[i]);
+	for (size_t i = 0; i < have.n; i++)
+		free(have.v[i]);
+	free(want.v);
+	free(have.v);
+	return ok;
+}
+
+/* The OpenMP runtime VT_OPENMP_RUNTIME (or -vt:openmp-runtime) asks for: true for libomp
+ * (the default), false for libgomp; -1 for a value that is neither. */
+static int want_libomp(void)
+{
+	const char *v = getenv("VT_OPENMP_RUNTIME");
+	if (!v || !*v || strcmp(v, "libomp") == 0)
+		return 1;
+	return strcmp(v, "libgomp") == 0 ? 0 : -1;
 }
 
 /* The runtime's directory: the build tree's for a vtrun of the build tree, else the
@@ -234,6 +393,25 @@ int main(int argc, char **argv)
 			mpi[0] = '\0';
 		}
 	}
+	/* A program built with gcc -fopenmp needs libgomp, which has no OMPT: LLVM's libomp,
+	 * preloaded, takes its place when it has everything the program uses of it. */
+	const char *omp = "";
+	char missing[256];
+	int libomp = want_libomp();
+	if (libomp < 0) {
+		fprintf(stderr, "vtrun: VT_OPENMP_RUNTIME='%s': expected libomp or libgomp\n",
+			getenv("VT_OPENMP_RUNTIME"));
+		return 2;
+	}
+	if (!why && k.gomp && !k.omp && libomp && *VTCC_LIBOMP) {
+		if (libomp_covers(path, missing, sizeof(missing)))
+			omp = VTCC_LIBOMP;
+		else
+			fprintf(stderr,
+				"vtrun: %s uses %s of libgomp, which LLVM's libomp lacks: it runs "
+				"on libgomp, without OpenMP events\n",
+				path, missing);
+	}
 	if (why) {
 		fprintf(stderr, "vtrun: %s %s; running it untraced\n", path, why);
 		free(path);
@@ -246,12 +424,12 @@ int main(int argc, char **argv)
 			path);
 	/* libvt-mpi first: its MPI functions come before the MPI library's. */
 	const char *old = getenv("LD_PRELOAD");
-	size_t len = strlen(vt) + strlen(mpi) + (old ? strlen(old) : 0) + 3;
+	size_t len = strlen(vt) + strlen(mpi) + strlen(omp) + (old ? strlen(old) : 0) + 4;
 	char *preload = malloc(len);
 	if (!preload)
 		return run_untouched(prog);
-	snprintf(preload, len, "%s%s%s%s%s", mpi, *mpi ? ":" : "", vt, old && *old ? ":" : "",
-		 old && *old ? old : "");
+	snprintf(preload, len, "%s%s%s%s%s%s%s", mpi, *mpi ? ":" : "", vt, *omp ? ":" : "", omp,
+		 old && *old ? ":" : "", old && *old ? old : "");
 	setenv("LD_PRELOAD", preload, 1);
 	free(preload);
 	execv(path, prog);

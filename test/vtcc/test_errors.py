@@ -83,6 +83,10 @@ def bad_option_values():
     one_line_error(["a.c", "-vt:inst"], 2, "-vt:inst")
     one_line_error(["a.c", "-vt:cc"], 2, "-vt:cc")
     one_line_error(["-vt:cc", "", "a.c"], 2, "-vt:cc")
+    one_line_error(["-vt:openmp-runtime", "gnu", "a.c"], 2, "-vt:openmp-runtime 'gnu'",
+                   "libomp", "libgomp")
+    one_line_error(["-fopenmp", "a.c"], 2, "VT_OPENMP_RUNTIME 'gnu'", "libomp", "libgomp",
+                   env=clean_env(VT_OPENMP_RUNTIME="gnu"))
 
 
 @test

@@ -7,9 +7,9 @@ import json
 import os
 import shutil
 
-from vtcctest import (COMPINST_GCC, DEFAULT_GCC_HOOKS, HAVE_GCC_PLUGIN, HAVE_LLVM_PLUGIN, HERE,
-                      SOURCE_ROOT, check_trace, clean_env, compile_flags, eq, link_flags, main,
-                      plugin_gcc, run, show, test, tmpdir)
+from vtcctest import (BUILD_ROOT, COMPINST_GCC, DEFAULT_GCC_HOOKS, HAVE_GCC_PLUGIN,
+                      HAVE_LLVM_PLUGIN, HERE, SOURCE_ROOT, check_trace, clean_env, compile_flags,
+                      eq, link_flags, main, plugin_gcc, run, show, test, tmpdir)
 
 PROGS = os.path.join(HERE, "progs")
 MESON = shutil.which("meson") or "/usr/bin/meson"
@@ -57,6 +57,11 @@ def installed_flags():
     eq(show(["a.o"], prog=vtcc), ["cc"] + compile_flags(incdir=inc, inst=inst) + ["a.o"]
        + link_flags(libdir=lib))
     assert "(installed)" in run([vtcc, "-vt:version"]).stdout
+    # gcc -fopenmp: the installed libgomp.so that names LLVM's libomp (docs/openmp.md).
+    gomp = os.path.join(lib, "vt", "openmp")
+    if os.path.exists(os.path.join(BUILD_ROOT, "vtcc", "openmp", "libgomp.so")):
+        assert "-L" + gomp in show(["-fopenmp", "a.o"], prog=vtcc)
+        assert "INPUT(" in open(os.path.join(gomp, "libgomp.so")).read()
 
 
 @test

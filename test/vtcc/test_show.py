@@ -7,12 +7,15 @@ import os
 import shlex
 import subprocess
 
-from vtcctest import (VTCC, VTCXX, VTFORT, COMPINST_CLANG, COMPINST_GCC, DEFAULT_CLANG,
-                      DEFAULT_GCC, HAVE_GCC_PLUGIN, HAVE_LLVM_PLUGIN, PLUGINDIR, clean_env,
-                      compile_flags, eq, link_flags, main, plugin_gcc, plugin_llvm,
-                      preprocess_flags, run, show, test, tmpdir, write)
+from vtcctest import (BUILD_ROOT, VTCC, VTCXX, VTFORT, COMPINST_CLANG, COMPINST_GCC,
+                      DEFAULT_CLANG, DEFAULT_GCC, HAVE_GCC_PLUGIN, HAVE_LLVM_PLUGIN, PLUGINDIR,
+                      clean_env, compile_flags, eq, link_flags, main, plugin_gcc,
+                      plugin_llvm, preprocess_flags, run, show, test, tmpdir, write)
 
 C = compile_flags()
+# The libomp vtcc links in place of libgomp (docs/openmp.md), None when vt has none.
+LIBOMP = next((l.split()[3] for l in run([VTCC, "-vt:version"]).stdout.splitlines()
+               if l.startswith("OpenMP: -fopenmp links ")), None)
 L = link_flags()
 P = preprocess_flags()
 # User arguments with spaces and quotes, which must arrive as the same words, in order.
@@ -384,14 +387,48 @@ def version_and_help():
     # Which instrumentation the default gives, and where the plugin is.
     want = "instrumentation: gcc (plugin %s)" % os.path.join(PLUGINDIR, "vt_gcc.so") \
         if HAVE_GCC_PLUGIN else "instrumentation: compinst (no plugin: "
-    assert want in lines[-2], lines
-    eq(lines[-1], "MPI: off (not an MPI compiler wrapper; -vt:mpi turns it on)", "MPI mode")
+    assert want in lines[-3], lines
+    eq(lines[-2], "MPI: off (not an MPI compiler wrapper; -vt:mpi turns it on)", "MPI mode")
+    eq(lines[-1], "OpenMP: -fopenmp links %s in place of libgomp" % LIBOMP if LIBOMP else
+       "OpenMP: libgomp (vt was built without libomp): no OpenMP events", "OpenMP runtime")
     lines = run([VTCC, "-vt:cc", "clang", "-vt:version"]).stdout.splitlines()
     want = "instrumentation: llvm (plugin %s)" % os.path.join(PLUGINDIR, "vt_llvm.so") \
         if HAVE_LLVM_PLUGIN else "instrumentation: compinst (no plugin: "
-    assert want in lines[-2], lines
+    assert want in lines[-3], lines
+    eq(lines[-1], "OpenMP: the compiler's (clang -fopenmp links libomp)", "clang's OpenMP")
+    lines = run([VTCC, "-vt:openmp-runtime", "libgomp", "-vt:version"]).stdout.splitlines()
+    eq(lines[-1], "OpenMP: libgomp (chosen): no OpenMP events", "libgomp chosen")
+    assert "-vt:openmp-runtime" in h and "VT_OPENMP_RUNTIME" in h, h
     for opt in ("-vt:mpi", "-vt:nompi"):
         assert opt in h, opt
+
+
+@test
+def openmp_runtime():
+    # gcc's own -lgomp finds vt's libgomp.so (a linker script naming libomp) first; the
+    # run path has libomp's folder. Only for links of GCC that ask for libgomp.
+    if not LIBOMP:
+        return
+    omp = ["-L" + os.path.join(BUILD_ROOT, "vtcc", "openmp"),
+           "-Wl,-rpath," + os.path.dirname(LIBOMP)]
+    for user in (["-fopenmp", "a.c", "-o", "a"], ["a.o", "-lgomp"], ["a.o", "-l", "gomp"],
+                 ["-ftree-parallelize-loops=4", "a.c"], ["-fno-openmp", "-fopenmp", "a.o"]):
+        eq(show(user), ["cc"] + C + user + L + omp, user)
+    eq(show(["-fopenmp", "a.f90"], prog=VTFORT)[-2:], omp, "vtfort")
+    eq(show(["-fopenmp", "a.cc"], prog=VTCXX)[-2:], omp, "vtcxx")
+    d = tmpdir("omprsp")
+    rsp = write(os.path.join(d, "args"), "-fopenmp a.c\n")
+    eq(show(["@" + rsp]), ["cc"] + C + ["@" + rsp] + L + omp, "response file")
+    # Not for: compiling only, -fno-openmp last, -ftree-parallelize-loops=1, OpenACC,
+    # libgomp chosen (option or environment), clang (it links libomp by itself).
+    for user in (["-fopenmp", "-c", "a.c"], ["-fopenmp", "-fno-openmp", "a.o"],
+                 ["-ftree-parallelize-loops=1", "a.o"], ["-fopenacc", "-fopenmp", "a.o"],
+                 ["-vt:openmp-runtime", "libgomp", "-fopenmp", "a.o"]):
+        assert "-Wl,-rpath," + os.path.dirname(LIBOMP) not in show(user), user
+    assert omp[0] not in show(["-fopenmp", "a.o"], env=clean_env(VT_OPENMP_RUNTIME="libgomp"))
+    eq(show(["-fopenmp", "a.o"], env=clean_env(VT_OPENMP_RUNTIME="libomp"))[-2:], omp, "env")
+    eq(show(["-vt:cc", "clang", "-fopenmp", "a.o"]),
+       ["clang"] + compile_flags(inst=DEFAULT_CLANG) + ["-fopenmp", "a.o"] + L, "clang")
 
 
 @test

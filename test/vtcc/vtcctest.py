@@ -73,7 +73,7 @@ def clean_env(**extra):
     output, and without LD_LIBRARY_PATH (meson sets it), so only vtcc's rpath finds libvt."""
     env = {k: v for k, v in os.environ.items()
            if k not in ("VT_CC", "VT_CXX", "VT_FC", "OMPI_CC", "MPICH_CC", "VT_FILE_PREFIX",
-                         "LD_LIBRARY_PATH")}
+                         "VT_OPENMP_RUNTIME", "LD_LIBRARY_PATH")}
     env.update(extra)
     return env
 

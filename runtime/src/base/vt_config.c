@@ -24,6 +24,7 @@ static const char *const timer_choices[] = {"auto", "tsc", "monotonic", NULL};
 static const char *const sampling_sources[] = {"cpu", "wall", "perf::cpu-clock", "perf::task-clock",
 					       NULL};
 static const char *const unwinders[] = {"cfi", "libunwind", "fp", NULL};
+static const char *const openmp_runtimes[] = {"libomp", "libgomp", NULL};
 static const char *const bool_words_true[] = {"yes", "true", "on", "1", NULL};
 static const char *const bool_words_false[] = {"no", "false", "off", "0", NULL};
 
@@ -115,6 +116,11 @@ static const struct vt_cfg_entry table[] = {
      "Signal number that delivers samples (27: SIGPROF); pick another if the program uses "
      "it.",
      1, 64, NULL, &vt_cfg.sampling_signal},
+    {"VT_OPENMP_RUNTIME", VT_CFG_ENUM, "libomp", "libgomp",
+     "OpenMP runtime of a GCC-built program: libomp (LLVM's, whose OMPT reports OpenMP "
+     "events: vtcc links it in place of libgomp, vtrun preloads it) or libgomp (GCC's, "
+     "without OpenMP events); read by vtcc and vtrun (docs/openmp.md).",
+     0, 0, openmp_runtimes, &vt_cfg.openmp_runtime},
     {"VT_REPORT", VT_CFG_BOOL, "no", "yes",
      "At the end of the run, write an HTML report of the trace next to it (PREFIX.html) "
      "with vt-report (docs/vt-report.md).",

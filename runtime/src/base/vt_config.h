@@ -38,7 +38,8 @@ struct vt_config {
 	long sampling_depth;
 	int sampling_unwind; /* enum vt_sampling_unwind */
 	long sampling_signal;
-	bool report; /* VT_REPORT: vt-report after the trace is written */
+	bool report;	    /* VT_REPORT: vt-report after the trace is written */
+	int openmp_runtime; /* enum vt_openmp_runtime: VT_OPENMP_RUNTIME (vtcc, vtrun) */
 };
 
 enum vt_sampling_source {
@@ -47,6 +48,7 @@ enum vt_sampling_source {
 	VT_SAMPLING_PERF_CPU,  /* perf::cpu-clock (perf_event_open) */
 	VT_SAMPLING_PERF_TASK, /* perf::task-clock */
 };
+enum vt_openmp_runtime { VT_OPENMP_LIBOMP, VT_OPENMP_LIBGOMP };
 enum vt_sampling_unwind { VT_UNWIND_CFI, VT_UNWIND_LIBUNWIND, VT_UNWIND_FP };
 extern struct vt_config vt_cfg;
 

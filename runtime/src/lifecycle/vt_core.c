@@ -16,6 +16,7 @@
 #include "regions/vt_region.h"
 #include "regions/vt_symbols.h"
 #include "sampling/vt_sample.h"
+#include "threads/vt_omp_runtime.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -167,6 +168,7 @@ static void finalize(const char *alone)
 	}
 	set_state(VT_STATE_FINALIZING);
 	pthread_mutex_unlock(&core.state_lock);
+	vt_omp_runtime_check();
 
 	const struct vt_mpi_ops *mpi = vt_mpi_ops();
 	if (vt_mpi_attached() && !mpi && !alone) {
