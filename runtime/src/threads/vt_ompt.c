@@ -93,6 +93,7 @@ static const struct {
 #define FORK_DEPTH 16	/* parallel regions one thread forks inside each other */
 #define OPEN_DEPTH 64	/* construct regions open on one thread */
 #define LOCKS	   4096 /* distinct locks and critical sections (more: not recorded) */
+#define HELD	   16	/* locks one thread holds at once (more: their orders are not kept) */
 
 /*
  * A parallel region a thread forks, at its depth of forks: reused by its next region there
@@ -137,6 +138,12 @@ struct omp_thread {
 		uint32_t region;
 		uint32_t construct;
 	} open[OPEN_DEPTH];
+	/* The locks the thread holds and the order it acquired each in: the runtime reports a
+	 * release after the lock is free, when another thread may hold it already. */
+	uint32_t n_held;
+	struct {
+		uint32_t lock, order;
+	} held[HELD];
 };
 
 static __thread struct omp_thread omp_tls __attribute__((tls_model("initial-exec")));
@@ -505,6 +512,12 @@ static void on_mutex_acquired(ompt_mutex_t kind, ompt_wait_id_t wait_id, const v
 		return;
 	/* Only the holder counts, so the count is the order of this acquisition. */
 	uint32_t order = ++omp.locks[lock].order;
+	struct omp_thread *o = &omp_tls;
+	if (o->n_held < HELD) {
+		o->held[o->n_held].lock = lock;
+		o->held[o->n_held].order = order;
+	}
+	o->n_held++;
 	if (!t)
 		return;
 	bool test = kind == ompt_mutex_test_lock || kind == ompt_mutex_test_nest_lock;
@@ -524,7 +537,19 @@ static void on_mutex_acquired(ompt_mutex_t kind, ompt_wait_id_t wait_id, const v
 static void on_mutex_released(ompt_mutex_t kind, ompt_wait_id_t wait_id, const void *codeptr)
 {
 	struct vt_tls *t = self(VT_OPENMP_ALL);
-	uint32_t lock = lock_of(wait_id);
+	uint32_t lock = lock_of(wait_id), order = 0;
+	struct omp_thread *o = &omp_tls;
+	/* The innermost acquisition of this lock the thread holds (locks may be released in
+	 * any order). */
+	uint32_t kept = o->n_held < HELD ? o->n_held : HELD;
+	for (uint32_t i = kept; lock < LOCKS && i-- > 0;) {
+		if (o->held[i].lock != lock)
+			continue;
+		order = o->held[i].order;
+		memmove(&o->held[i], &o->held[i + 1], (kept - i - 1) * sizeof(o->held[0]));
+		o->n_held--;
+		break;
+	}
 	bool call = kind == ompt_mutex_lock || kind == ompt_mutex_test_lock ||
 		    kind == ompt_mutex_nest_lock || kind == ompt_mutex_test_nest_lock;
 	bool nest = kind == ompt_mutex_nest_lock || kind == ompt_mutex_test_nest_lock;
@@ -532,9 +557,8 @@ static void on_mutex_released(ompt_mutex_t kind, ompt_wait_id_t wait_id, const v
 		return;
 	if (call)
 		open_region(t, nest ? C_UNSET_NEST_LOCK : C_UNSET_LOCK, codeptr);
-	if (lock < LOCKS)
-		vt_threads_put(t, lock, VT_REC_THREAD_RELEASE_LOCK, omp.locks[lock].order,
-			       OTF2_PARADIGM_OPENMP, 0);
+	if (lock < LOCKS && order)
+		vt_threads_put(t, lock, VT_REC_THREAD_RELEASE_LOCK, order, OTF2_PARADIGM_OPENMP, 0);
 	if (call)
 		close_region(t, nest ? C_UNSET_NEST_LOCK : C_UNSET_LOCK);
 	else if (acquire_construct(kind) >= 0)

@@ -1,0 +1,249 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""e2e "ompt": OpenMP through OMPT inside libvt (LLVM's libomp): regions of every construct,
+thread teams as communicators with their members, fork/join, locks with their acquisition
+order, exact counts per thread; VT_OPENMP=off|regions|all and a bad value."""
+
+import collections
+import os
+
+import vttest
+
+# By hand, from ompt.c (omp_set_num_threads(2), max active levels 2). The outer team is
+# the main thread and the first thread libomp starts ("Thread 1"); the nested region makes
+# each of them fork an inner team with a thread of its own (which of "Thread 2" and
+# "Thread 3" joins which is up to libomp).
+REPS, CRIT = 3, 4
+# Enter counts per construct (the region name before " @"), per thread role.
+OUTER = {
+    '!$omp parallel': REPS + 1 + 1 + 1,  # loops, the region, the nested outer and inner
+    '!$omp for': REPS,
+    # each loop's, the sections', the single's, the region's join, the outer and the
+    # inner nested region's joins
+    '!$omp implicit barrier': REPS + 1 + 1 + 1 + 1 + 1,
+    '!$omp sections': 1,
+    '!$omp barrier': 1,
+    '!$omp single': 1,
+}
+LOCKS = {'!$omp critical': CRIT, 'omp_set_lock': 1, 'omp_unset_lock': 1}
+INNER = {'!$omp parallel': 1, '!$omp implicit barrier': 1}
+# Thread-model events per role: forks are made by the main thread (REPS + 2 + its inner
+# team) and by Thread 1 (its inner team); each outer member begins REPS + 2 teams and one
+# inner team.
+EVENTS_MAIN = {'ThreadFork': REPS + 3, 'ThreadJoin': REPS + 3, 'ThreadTeamBegin': REPS + 3,
+               'ThreadTeamEnd': REPS + 3}
+EVENTS_T1 = {'ThreadFork': 1, 'ThreadJoin': 1, 'ThreadTeamBegin': REPS + 3,
+             'ThreadTeamEnd': REPS + 3}
+EVENTS_INNER = {'ThreadTeamBegin': 1, 'ThreadTeamEnd': 1}
+EVENTS_LOCKS = {'ThreadAcquireLock': CRIT + 1, 'ThreadReleaseLock': CRIT + 1}
+THREAD_KINDS = ('ThreadFork', 'ThreadJoin', 'ThreadTeamBegin', 'ThreadTeamEnd',
+                'ThreadAcquireLock', 'ThreadReleaseLock', 'ThreadTaskCreate',
+                'ThreadTaskSwitch', 'ThreadTaskComplete')
+
+# (compiler, -O level, whether region names are checked to the source line): at -O2 clang
+# tail-calls the runtime from the outer region, so the nested region's return address is
+# in libomp, named after its function there.
+VARIANTS = [('clang', '-O0', True), ('clang', '-O2', False)]
+
+
+def construct(name):
+    return name.split(' @')[0]
+
+
+def read(path):
+    """Per location: Enter counts by construct, thread-model events in order (kind, detail),
+    and the OpenMP team communicators by name: [member location names in order]."""
+    vttest.require_otf2()
+    otf2 = vttest.otf2
+    locs = collections.OrderedDict()
+    teams = {}
+    with otf2.reader.open(path, batch_events=10000) as r:
+        for c in r.definitions.comms:
+            g = c.group
+            if str(g.paradigm).endswith('OPENMP'):
+                teams[c.name] = [m.name for m in g.members]
+        for l in r.definitions.locations:
+            locs[l.name] = {'enters': collections.Counter(), 'names': collections.Counter(),
+                            'events': []}
+        for l, ev in r.events:
+            d = locs[l.name]
+            kind = type(ev).__name__
+            if kind == 'Enter':
+                d['enters'][construct(ev.region.name)] += 1
+                d['names'][ev.region.name] += 1
+            elif kind in ('ThreadTeamBegin', 'ThreadTeamEnd'):
+                d['events'].append((kind, ev.thread_team.name))
+            elif kind == 'ThreadFork':
+                d['events'].append((kind, ev.number_of_requested_threads))
+            elif kind in ('ThreadAcquireLock', 'ThreadReleaseLock'):
+                d['events'].append((kind, (ev.lock_id, ev.acquisition_order)))
+            elif kind in THREAD_KINDS:
+                d['events'].append((kind, None))
+    return locs, teams
+
+
+def omp_counts(d):
+    return {k: v for k, v in d['enters'].items() if k.startswith('!$omp') or k.startswith('omp_')}
+
+
+def kinds(d):
+    return dict(collections.Counter(k for k, _ in d['events']))
+
+
+def check_teams(t, what, locs, teams):
+    """The teams' members, and every ThreadTeamBegin/End on a member of its team, nested."""
+    outer = [n for n, m in teams.items() if m == ['Master thread', 'Thread 1']]
+    t.eq(len(outer), 1, '%s: one team comm of the main thread and Thread 1 (%r)' % (what, teams))
+    inner = sorted(m for m in teams.values() if m != ['Master thread', 'Thread 1'])
+    ok = (len(inner) == 2 and sorted(m[0] for m in inner) == ['Master thread', 'Thread 1']
+          and sorted(m[1] for m in inner) == ['Thread 2', 'Thread 3'])
+    t.check(ok, '%s: two inner team comms: the main thread and Thread 1 each with one of '
+            'Thread 2, Thread 3 (thread 0 first)' % what, repr(teams))
+    t.eq(len(teams), 3, '%s: 3 OpenMP team communicators for 6 + 2 team instances' % what)
+    for name, d in locs.items():
+        stack, bad = [], []
+        for kind, team in d['events']:
+            if kind == 'ThreadTeamBegin':
+                if name not in teams.get(team, []):
+                    bad.append('begins %s, not a member' % team)
+                stack.append(team)
+            elif kind == 'ThreadTeamEnd':
+                if not stack or stack.pop() != team:
+                    bad.append('ends %s, not the innermost team begun' % team)
+        t.check(not bad and not stack, '%s: %s: team begins and ends nest, on members only'
+                % (what, name), repr(bad + stack))
+    if outer:
+        seq = [team for kind, team in locs['Master thread']['events']
+               if kind == 'ThreadTeamBegin']
+        t.eq(seq[:REPS + 2], [outer[0]] * (REPS + 2),
+             '%s: the main thread\'s top-level regions are all one team' % what)
+
+
+def check_locks(t, what, locs):
+    """Each lock's acquisitions over all threads are ordered 1..n; each release follows its
+    acquisition on the same thread with the same order."""
+    orders = collections.defaultdict(list)
+    bad = []
+    for name, d in locs.items():
+        held = []
+        for kind, detail in d['events']:
+            if kind == 'ThreadAcquireLock':
+                orders[detail[0]].append(detail[1])
+                held.append(detail)
+            elif kind == 'ThreadReleaseLock':
+                if detail not in held:
+                    bad.append('%s releases %r not held' % (name, detail))
+                else:
+                    held.remove(detail)
+        bad += ['%s holds %r at the end' % (name, h) for h in held]
+    t.eq(sorted(len(o) for o in orders.values()), [2, 2 * CRIT],
+         '%s: two locks: the omp lock (2 acquisitions) and the critical section (%d)'
+         % (what, 2 * CRIT))
+    t.check(all(sorted(o) == list(range(1, len(o) + 1)) for o in orders.values()),
+            '%s: acquisition orders of each lock are 1..n' % what, repr(dict(orders)))
+    t.check(not bad, '%s: every release matches an acquisition of its thread' % what,
+            repr(bad))
+
+
+def check_names(t, what, locs):
+    src = t.source('ompt.c')
+    want = {
+        '!$omp parallel': vttest.line_of(src, r'omp parallel for'),
+        '!$omp for': vttest.line_of(src, r'omp parallel for'),
+        '!$omp sections': vttest.line_of(src, r'omp sections'),
+        '!$omp critical': vttest.line_of(src, r'omp critical'),
+        '!$omp barrier': vttest.line_of(src, r'omp barrier'),
+        '!$omp single': vttest.line_of(src, r'omp single'),
+    }
+    names = set()
+    for d in locs.values():
+        names |= set(d['names'])
+    for c, line in sorted(want.items()):
+        t.check('%s @ompt.c:%d' % (c, line) in names, '%s: region "%s @ompt.c:%d"'
+                % (what, c, line), repr(sorted(n for n in names if n.startswith(c))))
+    nested = vttest.line_of(src, r'omp parallel num_threads')
+    t.check('!$omp parallel @ompt.c:%d' % (nested + 2) in names,
+            '%s: the nested region is named at its line' % what,
+            repr(sorted(n for n in names if n.startswith('!$omp parallel'))))
+    t.check(all(n in ('omp_set_lock', 'omp_unset_lock') or ' @ompt.c:' in n
+                for n in names if n.startswith('!$omp') or n.startswith('omp_')),
+            '%s: every construct is named at its source line' % what,
+            repr(sorted(n for n in names if ' @ompt.c:' not in n)))
+
+
+def check_run(t, what, exe, plain, mode, names):
+    env = {'OMP_NUM_THREADS': '4'}  # the program asks for 2 itself
+    if mode:
+        env['VT_OPENMP'] = mode
+    run = t.run(exe, env=env, label='run')
+    t.same_as_plain(run, plain, what)
+    t.clean_run(run, what)
+    tr = t.trace(run, what)
+    locs, teams = read(tr.path)
+    all_ = mode in (None, 'all')
+    if mode == 'off':
+        # the inner workers run no function of the program: no events, no location
+        t.eq(list(locs)[:2], ['Master thread', 'Thread 1'],
+             '%s: the main thread and its worker have locations' % what)
+        for name, d in locs.items():
+            t.eq(omp_counts(d), {}, '%s: %s: no OpenMP regions' % (what, name))
+            t.eq(kinds(d), {}, '%s: %s: no thread-model events' % (what, name))
+        t.eq(teams, {}, '%s: no OpenMP team communicators' % what)
+        return
+    t.eq(list(locs), ['Master thread', 'Thread 1', 'Thread 2', 'Thread 3'],
+         '%s: four locations: main, its worker, the two inner workers' % what)
+    if len(locs) != 4:
+        return
+    for name in ('Master thread', 'Thread 1'):
+        want = dict(OUTER, **(LOCKS if all_ else {}))
+        got = omp_counts(locs[name])
+        got.pop('!$omp taskwait', None)
+        t.eq(got, want, '%s: %s: Enter counts of the OpenMP constructs' % (what, name))
+    waits = sum(d['enters'].get('!$omp taskwait', 0) for d in locs.values())
+    t.eq(waits, 1, '%s: one taskwait, on the thread that ran the single' % what)
+    for name in ('Thread 2', 'Thread 3'):
+        t.eq(omp_counts(locs[name]), INNER, '%s: %s: Enter counts of the OpenMP constructs'
+             % (what, name))
+        t.eq(kinds(locs[name]), EVENTS_INNER, '%s: %s: thread-model events' % (what, name))
+    for name, want in (('Master thread', EVENTS_MAIN), ('Thread 1', EVENTS_T1)):
+        t.eq(kinds(locs[name]), dict(want, **(EVENTS_LOCKS if all_ else {})),
+             '%s: %s: thread-model events' % (what, name))
+        forks = [d for k, d in locs[name]['events'] if k == 'ThreadFork']
+        t.check(forks and all(n == 2 for n in forks),
+                '%s: %s: every fork requests 2 threads' % (what, name), repr(forks))
+    # Every barrier's threads are all there: the outer team's on both outer threads, the
+    # inner teams' on all four.
+    m, w = locs['Master thread']['names'], locs['Thread 1']['names']
+    barriers = sorted(n for n in set(m) | set(w) if 'barrier' in n)
+    t.check(barriers and all(m[n] == w[n] for n in barriers),
+            '%s: every barrier region is entered as often by both outer threads' % what,
+            repr([(n, m[n], w[n]) for n in barriers]))
+    check_teams(t, what, locs, teams)
+    if all_:
+        check_locks(t, what, locs)
+    if names:
+        check_names(t, what, locs)
+
+
+def body(t):
+    builds = [(cc, opt) for cc, opt, _ in VARIANTS]
+    exes = t.parallel(lambda v: t.compile('ompt', ['ompt.c'], compiler=v[0], opt=v[1],
+                                          flags=['-fopenmp', '-g']), builds)
+    plain_exe = t.compile('ompt', ['ompt.c'], compiler='clang', opt='-O0', flags=['-fopenmp'],
+                          instrument=False)
+    plain = t.run(plain_exe, env={'OMP_NUM_THREADS': '4'}, label='plain')
+    t.eq(plain.status, 0, 'uninstrumented: exit status 0')
+    for (cc, opt, names), exe in zip(VARIANTS, exes):
+        check_run(t, '%s %s' % (cc, opt), exe, plain, None, names)
+    cc, opt, _ = VARIANTS[0]
+    for mode in ('all', 'regions', 'off'):
+        check_run(t, '%s %s VT_OPENMP=%s' % (cc, opt, mode), exes[0], plain, mode, False)
+    # A bad value: the config table's one line, and the program runs untraced.
+    run = t.run(exes[0], env={'VT_OPENMP': 'some'}, label='bad')
+    t.eq(run.status, 0, 'VT_OPENMP=some: the program runs')
+    bad = [m for m in run.errors if 'VT_OPENMP' in m]
+    t.check(len(bad) == 1 and 'off' in bad[0] and 'regions' in bad[0] and 'all' in bad[0],
+            'VT_OPENMP=some: one error line naming the variable and the choices', repr(run.errors))
+    t.eq(os.listdir(run.gdir), [], 'VT_OPENMP=some: no trace')
+
+
+vttest.main('ompt', body)
