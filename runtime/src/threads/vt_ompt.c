@@ -57,6 +57,9 @@ enum construct {
 	C_SET_NEST_LOCK,
 	C_UNSET_NEST_LOCK,
 	C_TEST_NEST_LOCK,
+	C_TASK_CREATE,
+	C_TASK,
+	C_TASK_UNTIED,
 	C_MAX
 };
 
@@ -88,6 +91,9 @@ static const struct {
     [C_SET_NEST_LOCK] = {"omp_set_nest_lock", OTF2_REGION_ROLE_FUNCTION, false},
     [C_UNSET_NEST_LOCK] = {"omp_unset_nest_lock", OTF2_REGION_ROLE_FUNCTION, false},
     [C_TEST_NEST_LOCK] = {"omp_test_nest_lock", OTF2_REGION_ROLE_FUNCTION, false},
+    [C_TASK_CREATE] = {"!$omp task create", OTF2_REGION_ROLE_TASK_CREATE, true},
+    [C_TASK] = {"!$omp task", OTF2_REGION_ROLE_TASK, true},
+    [C_TASK_UNTIED] = {"!$omp task untied", OTF2_REGION_ROLE_TASK_UNTIED, true},
 };
 
 #define FORK_DEPTH 16	/* parallel regions one thread forks inside each other */
@@ -123,7 +129,7 @@ struct fork {
 struct itask {
 	struct fork *f;
 	uintptr_t code;
-	uint32_t team, region, gen;
+	uint32_t team, region, gen, k;
 	bool recorded;
 };
 
@@ -144,6 +150,7 @@ struct omp_thread {
 	struct {
 		uint32_t lock, order;
 	} held[HELD];
+	uint32_t tasks_made; /* explicit tasks this thread created: their generation numbers */
 };
 
 static __thread struct omp_thread omp_tls __attribute__((tls_model("initial-exec")));
@@ -363,7 +370,7 @@ static void on_implicit_task(ompt_scope_endpoint_t endpoint, ompt_data_t *parall
 		if (i >= FORK_DEPTH)
 			return;
 		struct itask *it = &o->tasks[i];
-		*it = (struct itask){f, f->code, team, f->region, f->gen, false};
+		*it = (struct itask){f, f->code, team, f->region, f->gen, k, false};
 		if (!t || team == VT_TEAMS_NONE)
 			return;
 		put_team(t, ts, team, VT_REC_THREAD_TEAM_BEGIN);
@@ -565,6 +572,79 @@ static void on_mutex_released(ompt_mutex_t kind, ompt_wait_id_t wait_id, const v
 		close_region(t, (enum construct)acquire_construct(kind));
 }
 
+/* ---- explicit tasks ---- */
+
+/*
+ * An explicit task is (team, creating thread's number in it, generation): its task data
+ * holds them with its region, so that no task needs memory of vt's own. Bits: 63 a recorded
+ * explicit task, 62 its body has begun, 61..50 the team (its index), 49..40 the creating
+ * thread, 39..20 the generation (the creator's count, from 1, wrapping after 2^20 - 1),
+ * 19..0 the task's region. An implicit task's data is 1 (on_implicit_task); it is
+ * (team, the thread's number, 0).
+ */
+#define TASK_EXPLICIT (1ull << 63)
+#define TASK_STARTED  (1ull << 62)
+
+static uint64_t task_pack(uint32_t team, uint32_t k, uint32_t gen, uint32_t region)
+{
+	return TASK_EXPLICIT | (uint64_t)((team - VT_TEAMS_LOCAL_BASE) & 0xFFF) << 50 |
+	       (uint64_t)(k & 0x3FF) << 40 | (uint64_t)(gen & 0xFFFFF) << 20 | (region & 0xFFFFF);
+}
+
+static void task_put(struct vt_tls *t, uint64_t v, uint32_t kind)
+{
+	vt_threads_put(t, VT_TEAMS_LOCAL_BASE + (uint32_t)(v >> 50 & 0xFFF), kind, 0,
+		       (uint32_t)(v >> 40 & 0x3FF), (uint32_t)(v >> 20 & 0xFFFFF));
+}
+
+static void on_task_create(ompt_data_t *task, const ompt_frame_t *frame, ompt_data_t *new_task,
+			   int flags, int has_dependences, const void *codeptr)
+{
+	new_task->value = 0;
+	if (!(flags & ompt_task_explicit))
+		return;
+	struct vt_tls *t = self(VT_OPENMP_ALL);
+	struct itask *it = itask_now();
+	if (!t || !it || !it->recorded || (it->team - VT_TEAMS_LOCAL_BASE) > 0xFFF || it->k > 0x3FF)
+		return;
+	struct omp_thread *o = &omp_tls;
+	uint32_t gen = ++o->tasks_made & 0xFFFFF;
+	if (!gen)
+		gen = ++o->tasks_made & 0xFFFFF; /* 0 is the implicit task's */
+	uint32_t body = region_of(flags & ompt_task_untied ? C_TASK_UNTIED : C_TASK, codeptr);
+	new_task->value = task_pack(it->team, it->k, gen, body);
+	open_region(t, C_TASK_CREATE, codeptr);
+	task_put(t, new_task->value, VT_REC_THREAD_TASK_CREATE);
+	close_region(t, C_TASK_CREATE);
+}
+
+static void on_task_schedule(ompt_data_t *prior, ompt_task_status_t status, ompt_data_t *next)
+{
+	struct vt_tls *t = self(VT_OPENMP_ALL);
+	if (!t)
+		return;
+	uint64_t p = prior ? prior->value : 0, n = next ? next->value : 0;
+	if ((p & TASK_EXPLICIT) && (p & TASK_STARTED) &&
+	    (status == ompt_task_complete || status == ompt_task_cancel ||
+	     status == ompt_task_late_fulfill)) {
+		vt_thread_leave(t, (uint32_t)(p & 0xFFFFF));
+		task_put(t, p, VT_REC_THREAD_TASK_COMPLETE);
+		prior->value = 0;
+	}
+	if (n & TASK_EXPLICIT) {
+		task_put(t, n, VT_REC_THREAD_TASK_SWITCH);
+		if (!(n & TASK_STARTED)) {
+			next->value = n | TASK_STARTED;
+			vt_thread_enter(t, (uint32_t)(n & 0xFFFFF));
+		}
+	} else if (n == 1 && (p & TASK_EXPLICIT)) {
+		/* back to the thread's implicit task */
+		struct itask *it = itask_now();
+		if (it && it->recorded)
+			vt_threads_put(t, it->team, VT_REC_THREAD_TASK_SWITCH, 0, it->k, 0);
+	}
+}
+
 /* ---- threads ---- */
 
 static void on_thread_begin(ompt_thread_t type, ompt_data_t *thread)
@@ -594,6 +674,8 @@ static int initialize(ompt_function_lookup_t lookup, int initial_device, ompt_da
 		set(ompt_callback_mutex_acquire, (ompt_callback_t)on_mutex_acquire);
 		set(ompt_callback_mutex_acquired, (ompt_callback_t)on_mutex_acquired);
 		set(ompt_callback_mutex_released, (ompt_callback_t)on_mutex_released);
+		set(ompt_callback_task_create, (ompt_callback_t)on_task_create);
+		set(ompt_callback_task_schedule, (ompt_callback_t)on_task_schedule);
 	}
 	return 1;
 }

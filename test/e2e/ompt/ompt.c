@@ -20,7 +20,7 @@ __attribute__((noinline)) long work(long i)
 
 __attribute__((noinline)) void section(long i)
 {
-	sink += i;
+	__atomic_add_fetch(&sink, i, __ATOMIC_SEQ_CST); /* the two sections may run at once */
 }
 
 int main(void)

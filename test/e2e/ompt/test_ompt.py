@@ -12,7 +12,7 @@ import vttest
 # the main thread and the first thread libomp starts ("Thread 1"); the nested region makes
 # each of them fork an inner team with a thread of its own (which of "Thread 2" and
 # "Thread 3" joins which is up to libomp).
-REPS, CRIT = 3, 4
+REPS, CRIT, TASKS = 3, 4, 4
 # Enter counts per construct (the region name before " @"), per thread role.
 OUTER = {
     '!$omp parallel': REPS + 1 + 1 + 1,  # loops, the region, the nested outer and inner
@@ -76,6 +76,10 @@ def read(path):
                 d['events'].append((kind, ev.number_of_requested_threads))
             elif kind in ('ThreadAcquireLock', 'ThreadReleaseLock'):
                 d['events'].append((kind, (ev.lock_id, ev.acquisition_order)))
+            elif kind in ('ThreadTaskCreate', 'ThreadTaskSwitch', 'ThreadTaskComplete'):
+                c = ev.creating_thread
+                d['events'].append((kind, (ev.thread_team.name, getattr(c, 'name', c),
+                                           ev.generation_number)))
             elif kind in THREAD_KINDS:
                 d['events'].append((kind, None))
     return locs, teams
@@ -85,8 +89,60 @@ def omp_counts(d):
     return {k: v for k, v in d['enters'].items() if k.startswith('!$omp') or k.startswith('omp_')}
 
 
+TASK_KINDS = ('ThreadTaskCreate', 'ThreadTaskSwitch', 'ThreadTaskComplete')
+TASK_REGIONS = ('!$omp taskwait', '!$omp task', '!$omp task create')
+
+
 def kinds(d):
-    return dict(collections.Counter(k for k, _ in d['events']))
+    """Thread-model events by kind, but the tasks' (which thread runs a task varies)."""
+    return dict(collections.Counter(k for k, _ in d['events'] if k not in TASK_KINDS))
+
+
+def check_tasks(t, what, locs, teams, all_):
+    """The single's thread creates TASKS tasks (generations 1..TASKS, itself their creating
+    thread) in as many task create regions, and waits once; each task is switched to once
+    and completes once, on the same thread, in a task region; each completion returns to
+    the thread's implicit task (generation 0)."""
+    ev = {n: [(k, x) for k, x in d['events'] if k in TASK_KINDS] for n, d in locs.items()}
+    total = collections.Counter(k for e in ev.values() for k, _ in e)
+    regions = collections.Counter()
+    for d in locs.values():
+        regions.update({k: v for k, v in d['enters'].items() if k in TASK_REGIONS})
+    if not all_:
+        t.eq(dict(total), {}, '%s: no task events' % what)
+        t.eq(dict(regions), {'!$omp taskwait': 1}, '%s: only the taskwait region' % what)
+        return
+    t.eq(dict(regions), {'!$omp taskwait': 1, '!$omp task': TASKS, '!$omp task create': TASKS},
+         '%s: task regions: one taskwait, %d task bodies, %d creations' % (what, TASKS, TASKS))
+    t.eq(dict(total), {'ThreadTaskCreate': TASKS, 'ThreadTaskSwitch': 2 * TASKS,
+                       'ThreadTaskComplete': TASKS},
+         '%s: task events (a switch to each task and one back after it)' % what)
+    maker = [n for n, d in locs.items() if d['enters'].get('!$omp taskwait')]
+    if len(maker) != 1:
+        return
+    maker = maker[0]
+    made = [x for k, x in ev[maker] if k == 'ThreadTaskCreate']
+    t.eq(sorted(x[2] for x in made), list(range(1, TASKS + 1)),
+         '%s: the single\'s thread creates generations 1..%d' % (what, TASKS))
+    # a task's creating thread is its number in the team
+    num = {(team, n): i for team, members in teams.items() for i, n in enumerate(members)}
+    t.check(all(x[1] == num.get((x[0], maker)) for x in made),
+            '%s: created by %s itself' % (what, maker), repr(made))
+    ran = {}
+    bad = []
+    for n, e in ev.items():
+        for k, x in e:
+            if k == 'ThreadTaskSwitch' and x[2]:
+                if x in ran:
+                    bad.append('%r switched to twice' % (x,))
+                ran[x] = n
+            elif k == 'ThreadTaskComplete':
+                if ran.get(x) != n:
+                    bad.append('%r completes on %s, not where it ran' % (x, n))
+            elif k == 'ThreadTaskSwitch' and x[1] != num.get((x[0], n)):
+                bad.append('%s returns to another thread\'s implicit task %r' % (n, x))
+    t.check(sorted(ran) == sorted(made) and not bad,
+            '%s: each task runs once and completes where it ran' % what, repr(bad))
 
 
 def check_teams(t, what, locs, teams):
@@ -196,10 +252,10 @@ def check_run(t, what, exe, plain, mode, names):
     for name in ('Master thread', 'Thread 1'):
         want = dict(OUTER, **(LOCKS if all_ else {}))
         got = omp_counts(locs[name])
-        got.pop('!$omp taskwait', None)
+        for k in TASK_REGIONS:
+            got.pop(k, None)
         t.eq(got, want, '%s: %s: Enter counts of the OpenMP constructs' % (what, name))
-    waits = sum(d['enters'].get('!$omp taskwait', 0) for d in locs.values())
-    t.eq(waits, 1, '%s: one taskwait, on the thread that ran the single' % what)
+    check_tasks(t, what, locs, teams, all_)
     for name in ('Thread 2', 'Thread 3'):
         t.eq(omp_counts(locs[name]), INNER, '%s: %s: Enter counts of the OpenMP constructs'
              % (what, name))
