@@ -151,6 +151,10 @@ struct omp_thread {
 		uint32_t lock, order;
 	} held[HELD];
 	uint32_t tasks_made; /* explicit tasks this thread created: their generation numbers */
+	/* The explicit task the thread runs (0: its implicit task), and how many construct
+	 * regions were open when it switched to it: the task's own are above. */
+	uint64_t task;
+	uint32_t task_base;
 };
 
 static __thread struct omp_thread omp_tls __attribute__((tls_model("initial-exec")));
@@ -198,16 +202,20 @@ static uint32_t region_of(enum construct c, const void *codeptr)
 				 constructs[c].role);
 }
 
-static void open_region(struct vt_tls *t, enum construct c, const void *codeptr)
+static void open_region_id(struct vt_tls *t, enum construct c, uint32_t region)
 {
 	struct omp_thread *o = &omp_tls;
-	uint32_t region = region_of(c, codeptr);
 	if (o->n_open < OPEN_DEPTH) {
 		o->open[o->n_open].region = region;
 		o->open[o->n_open].construct = c;
 	}
 	o->n_open++;
 	vt_thread_enter(t, region);
+}
+
+static void open_region(struct vt_tls *t, enum construct c, const void *codeptr)
+{
+	open_region_id(t, c, region_of(c, codeptr));
 }
 
 /* A Leave stamped ts (not later than now). */
@@ -577,13 +585,17 @@ static void on_mutex_released(ompt_mutex_t kind, ompt_wait_id_t wait_id, const v
 /*
  * An explicit task is (team, creating thread's number in it, generation): its task data
  * holds them with its region, so that no task needs memory of vt's own. Bits: 63 a recorded
- * explicit task, 62 its body has begun, 61..50 the team (its index), 49..40 the creating
- * thread, 39..20 the generation (the creator's count, from 1, wrapping after 2^20 - 1),
- * 19..0 the task's region. An implicit task's data is 1 (on_implicit_task); it is
- * (team, the thread's number, 0).
+ * explicit task, 61..50 the team (its index), 49..40 the creating thread, 39..20 the
+ * generation (the creator's count, from 1, wrapping after 2^20 - 1), 19..0 the task's
+ * region. An implicit task's data is 1 (on_implicit_task); it is (team, the thread's
+ * number, 0).
+ *
+ * A task's region is entered each time a thread switches to it and left each time the task
+ * completes or is suspended, with the regions it opened since: an untied task that resumes
+ * on another thread goes on there in a region of its own, and each location's regions stay
+ * nested (a suspended task's constructs end where it was suspended).
  */
 #define TASK_EXPLICIT (1ull << 63)
-#define TASK_STARTED  (1ull << 62)
 
 static uint64_t task_pack(uint32_t team, uint32_t k, uint32_t gen, uint32_t region)
 {
@@ -618,25 +630,34 @@ static void on_task_create(ompt_data_t *task, const ompt_frame_t *frame, ompt_da
 	close_region(t, C_TASK_CREATE);
 }
 
+/* The thread leaves the explicit task it runs: the regions opened since it switched to it. */
+static void leave_task(struct vt_tls *t, struct omp_thread *o)
+{
+	for (; o->n_open > o->task_base; o->n_open--)
+		if (o->n_open <= OPEN_DEPTH)
+			vt_thread_leave(t, o->open[o->n_open - 1].region);
+	o->task = 0;
+}
+
 static void on_task_schedule(ompt_data_t *prior, ompt_task_status_t status, ompt_data_t *next)
 {
 	struct vt_tls *t = self(VT_OPENMP_ALL);
+	struct omp_thread *o = &omp_tls;
+	uint64_t p = prior ? prior->value : 0, n = next ? next->value : 0;
 	if (!t)
 		return;
-	uint64_t p = prior ? prior->value : 0, n = next ? next->value : 0;
-	if ((p & TASK_EXPLICIT) && (p & TASK_STARTED) &&
-	    (status == ompt_task_complete || status == ompt_task_cancel ||
-	     status == ompt_task_late_fulfill)) {
-		vt_thread_leave(t, (uint32_t)(p & 0xFFFFF));
-		task_put(t, p, VT_REC_THREAD_TASK_COMPLETE);
-		prior->value = 0;
+	if ((p & TASK_EXPLICIT) && p == o->task) {
+		leave_task(t, o);
+		if (status == ompt_task_complete || status == ompt_task_cancel ||
+		    status == ompt_task_late_fulfill)
+			task_put(t, p, VT_REC_THREAD_TASK_COMPLETE);
 	}
 	if (n & TASK_EXPLICIT) {
 		task_put(t, n, VT_REC_THREAD_TASK_SWITCH);
-		if (!(n & TASK_STARTED)) {
-			next->value = n | TASK_STARTED;
-			vt_thread_enter(t, (uint32_t)(n & 0xFFFFF));
-		}
+		o->task = n;
+		o->task_base = o->n_open;
+		bool untied = vt_regtab.by_id[n & 0xFFFFF].role == OTF2_REGION_ROLE_TASK_UNTIED;
+		open_region_id(t, untied ? C_TASK_UNTIED : C_TASK, (uint32_t)(n & 0xFFFFF));
 	} else if (n == 1 && (p & TASK_EXPLICIT)) {
 		/* back to the thread's implicit task */
 		struct itask *it = itask_now();

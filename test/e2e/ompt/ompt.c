@@ -1,15 +1,15 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // e2e "ompt": OpenMP constructs of every kind the OMPT tool records, deterministic counts.
 // omp_set_num_threads(2): REPS parallel loops with a reduction; one region with sections,
-// critical sections, an omp lock, an explicit barrier, a single that makes tasks with
-// dependences and waits for them; then one nested region (2 x 2 threads, all four at once).
+// critical sections, an omp lock, an explicit barrier, a single that makes tied tasks and
+// an untied one with dependences and waits for them; then one nested region (2 x 2 threads, all four at once).
 #include <omp.h>
 #include <stdio.h>
 
 #define REPS  3  /* parallel for with reduction */
 #define ITERS 16 /* iterations of each loop, schedule(static) */
 #define CRIT  4  /* critical sections per thread */
-#define TASKS 4  /* tasks, a chain of dependences */
+#define TASKS 4  /* tied tasks, a chain of dependences; then one untied task in it */
 
 static volatile long sink;
 
@@ -60,6 +60,8 @@ int main(void)
 #pragma omp task depend(inout : chain) firstprivate(k)
 				chain = chain * 10 + k + 1;
 			}
+#pragma omp task untied depend(inout : chain)
+			chain = chain * 10 + TASKS + 1;
 #pragma omp taskwait
 		}
 	}
@@ -75,5 +77,5 @@ int main(void)
 	}
 	omp_destroy_lock(&lock);
 	printf("sum = %ld, sink = %ld, chain = %ld, inner = %d\n", sum, (long)sink, chain, inner);
-	return sum == REPS * ITERS * (ITERS - 1) && chain == 1234 && inner == 4 ? 0 : 1;
+	return sum == REPS * ITERS * (ITERS - 1) && chain == 12345 && inner == 4 ? 0 : 1;
 }

@@ -90,7 +90,7 @@ def omp_counts(d):
 
 
 TASK_KINDS = ('ThreadTaskCreate', 'ThreadTaskSwitch', 'ThreadTaskComplete')
-TASK_REGIONS = ('!$omp taskwait', '!$omp task', '!$omp task create')
+TASK_REGIONS = ('!$omp taskwait', '!$omp task', '!$omp task untied', '!$omp task create')
 
 
 def kinds(d):
@@ -99,11 +99,16 @@ def kinds(d):
 
 
 def check_tasks(t, what, locs, teams, all_):
-    """The single's thread creates TASKS tasks (generations 1..TASKS, itself their creating
-    thread) in as many task create regions, and waits once; each task is switched to once
-    and completes once, on the same thread, in a task region; each completion returns to
-    the thread's implicit task (generation 0)."""
-    ev = {n: [(k, x) for k, x in d['events'] if k in TASK_KINDS] for n, d in locs.items()}
+    """The single's thread creates TASKS tied tasks and an untied one (generations
+    1..TASKS + 1, itself their creating thread, its number in the team) in as many task
+    create regions, and waits once. A tied task runs in one piece: one switch to it, its
+    region, its completion on that thread. The untied one may be suspended and resumed on
+    another thread: each piece is a switch to it and a region of its own there, and it
+    completes where its last piece ran. Each thread switches back only to its own implicit
+    task (generation 0)."""
+    n = TASKS + 1
+    ev = {name: [(k, x) for k, x in d['events'] if k in TASK_KINDS]
+          for name, d in locs.items()}
     total = collections.Counter(k for e in ev.values() for k, _ in e)
     regions = collections.Counter()
     for d in locs.values():
@@ -112,37 +117,42 @@ def check_tasks(t, what, locs, teams, all_):
         t.eq(dict(total), {}, '%s: no task events' % what)
         t.eq(dict(regions), {'!$omp taskwait': 1}, '%s: only the taskwait region' % what)
         return
-    t.eq(dict(regions), {'!$omp taskwait': 1, '!$omp task': TASKS, '!$omp task create': TASKS},
-         '%s: task regions: one taskwait, %d task bodies, %d creations' % (what, TASKS, TASKS))
-    t.eq(dict(total), {'ThreadTaskCreate': TASKS, 'ThreadTaskSwitch': 2 * TASKS,
-                       'ThreadTaskComplete': TASKS},
-         '%s: task events (a switch to each task and one back after it)' % what)
-    maker = [n for n, d in locs.items() if d['enters'].get('!$omp taskwait')]
+    pieces = regions['!$omp task untied']
+    t.check(pieces >= 1, '%s: the untied task ran in at least one piece' % what, repr(regions))
+    t.eq(dict(regions), {'!$omp taskwait': 1, '!$omp task': TASKS, '!$omp task untied': pieces,
+                         '!$omp task create': n},
+         '%s: task regions: one taskwait, %d tied task bodies, %d creations' % (what, TASKS, n))
+    t.eq((total['ThreadTaskCreate'], total['ThreadTaskComplete']), (n, n),
+         '%s: %d tasks created and completed' % (what, n))
+    maker = [name for name, d in locs.items() if d['enters'].get('!$omp taskwait')]
     if len(maker) != 1:
         return
     maker = maker[0]
+    num = {(team, name): i for team, members in teams.items() for i, name in enumerate(members)}
     made = [x for k, x in ev[maker] if k == 'ThreadTaskCreate']
-    t.eq(sorted(x[2] for x in made), list(range(1, TASKS + 1)),
-         '%s: the single\'s thread creates generations 1..%d' % (what, TASKS))
-    # a task's creating thread is its number in the team
-    num = {(team, n): i for team, members in teams.items() for i, n in enumerate(members)}
+    t.eq(sorted(x[2] for x in made), list(range(1, n + 1)),
+         '%s: the single\'s thread creates generations 1..%d' % (what, n))
     t.check(all(x[1] == num.get((x[0], maker)) for x in made),
             '%s: created by %s itself' % (what, maker), repr(made))
-    ran = {}
+    runs = collections.Counter()
+    last = {}
     bad = []
-    for n, e in ev.items():
+    for name, e in ev.items():
         for k, x in e:
             if k == 'ThreadTaskSwitch' and x[2]:
-                if x in ran:
-                    bad.append('%r switched to twice' % (x,))
-                ran[x] = n
-            elif k == 'ThreadTaskComplete':
-                if ran.get(x) != n:
-                    bad.append('%r completes on %s, not where it ran' % (x, n))
-            elif k == 'ThreadTaskSwitch' and x[1] != num.get((x[0], n)):
-                bad.append('%s returns to another thread\'s implicit task %r' % (n, x))
-    t.check(sorted(ran) == sorted(made) and not bad,
-            '%s: each task runs once and completes where it ran' % what, repr(bad))
+                runs[x] += 1
+                last[x] = name
+            elif k == 'ThreadTaskSwitch' and x[1] != num.get((x[0], name)):
+                bad.append('%s returns to another thread\'s implicit task %r' % (name, x))
+            elif k == 'ThreadTaskComplete' and last.get(x) != name:
+                bad.append('%r completes on %s, not where it last ran' % (x, name))
+    untied = [x for x in made if x[2] == n]
+    want = collections.Counter({x: 1 for x in made if x[2] != n})
+    want.update({x: pieces for x in untied})
+    t.eq(dict(runs), dict(want), '%s: one switch to each tied task, one per piece of the '
+         'untied one' % what)
+    t.check(not bad, '%s: tasks complete where they last ran; threads return to their own '
+            'implicit task' % what, repr(bad))
 
 
 def check_teams(t, what, locs, teams):
