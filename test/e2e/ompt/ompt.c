@@ -2,16 +2,17 @@
 // e2e "ompt": OpenMP constructs of every kind the OMPT tool records, deterministic counts.
 // omp_set_num_threads(2): REPS parallel loops with a reduction; one region with sections,
 // critical sections, an omp lock, an explicit barrier, a single that makes tied tasks and
-// an untied one with dependences and waits for them; then one nested region (2 x 2 threads, all four at once).
+// an untied one with dependences and waits for them; then one nested region (2 x 2
+// threads, all four at once).
 #include <omp.h>
 #include <stdio.h>
 
-#define REPS  3  /* parallel for with reduction */
+#define REPS  3	 /* parallel for with reduction */
 #define ITERS 16 /* iterations of each loop, schedule(static) */
-#define CRIT  4  /* critical sections per thread */
-#define TASKS 4  /* tied tasks, a chain of dependences; then one untied task in it */
+#define CRIT  4	 /* critical sections per thread */
+#define TASKS 4	 /* tied tasks, a chain of dependences; then one untied task in it */
 
-static volatile long sink;
+static volatile long sink, locked; /* sink: sections and critical; locked: the lock */
 
 __attribute__((noinline)) long work(long i)
 {
@@ -20,7 +21,8 @@ __attribute__((noinline)) long work(long i)
 
 __attribute__((noinline)) void section(long i)
 {
-	__atomic_add_fetch(&sink, i, __ATOMIC_SEQ_CST); /* the two sections may run at once */
+	/* the two sections may run at once, and at once with the other's critical sections */
+	__atomic_add_fetch(&sink, i, __ATOMIC_SEQ_CST);
 }
 
 int main(void)
@@ -51,7 +53,7 @@ int main(void)
 			sink++;
 		}
 		omp_set_lock(&lock);
-		sink++;
+		locked++;
 		omp_unset_lock(&lock);
 #pragma omp barrier
 #pragma omp single
@@ -76,6 +78,7 @@ int main(void)
 		}
 	}
 	omp_destroy_lock(&lock);
-	printf("sum = %ld, sink = %ld, chain = %ld, inner = %d\n", sum, (long)sink, chain, inner);
+	printf("sum = %ld, sink = %ld, locked = %ld, chain = %ld, inner = %d\n", sum, (long)sink,
+	       (long)locked, chain, inner);
 	return sum == REPS * ITERS * (ITERS - 1) && chain == 12345 && inner == 4 ? 0 : 1;
 }

@@ -236,14 +236,14 @@ def check_names(t, what, locs):
             repr(sorted(n for n in names if ' @ompt.c:' not in n)))
 
 
-def check_run(t, what, exe, plain, mode, names):
+def check_run(t, what, exe, plain, mode, names, args=(), prefix=None):
     env = {'OMP_NUM_THREADS': '4'}  # the program asks for 2 itself
     if mode:
         env['VT_OPENMP'] = mode
-    run = t.run(exe, env=env, label='run')
+    run = t.run(exe, args=args, env=env, label='run')
     t.same_as_plain(run, plain, what)
     t.clean_run(run, what)
-    tr = t.trace(run, what)
+    tr = t.trace(run, what, prefix=prefix)
     locs, teams = read(tr.path)
     all_ = mode in (None, 'all')
     if mode == 'off':
@@ -290,6 +290,25 @@ def check_run(t, what, exe, plain, mode, names):
         check_names(t, what, locs)
 
 
+def early(t):
+    """OpenMP in a constructor, before main: both regions are there, one team."""
+    exe = t.compile('early', ['early.c'], compiler='clang', opt='-O0', flags=['-fopenmp', '-g'])
+    run = t.run(exe, label='early')
+    t.eq(run.status, 0, 'early: exit status 0')
+    t.clean_run(run, 'early')
+    tr = t.trace(run, 'early')
+    locs, teams = read(tr.path)
+    t.eq(list(teams.values()), [['Master thread', 'Thread 1']], 'early: one team comm')
+    if list(locs) == ['Master thread', 'Thread 1']:
+        t.eq(kinds(locs['Master thread']), {'ThreadFork': 2, 'ThreadJoin': 2,
+                                            'ThreadTeamBegin': 2, 'ThreadTeamEnd': 2},
+             'early: the constructor\'s region and main\'s: fork, join, team events')
+        t.eq(omp_counts(locs['Thread 1']), {'!$omp parallel': 2, '!$omp implicit barrier': 2},
+             'early: Thread 1 in both regions')
+    else:
+        t.fail('early: two locations', repr(list(locs)))
+
+
 def body(t):
     builds = [(cc, opt) for cc, opt, _ in VARIANTS]
     exes = t.parallel(lambda v: t.compile('ompt', ['ompt.c'], compiler=v[0], opt=v[1],
@@ -303,6 +322,12 @@ def body(t):
     cc, opt, _ = VARIANTS[0]
     for mode in ('all', 'regions', 'off'):
         check_run(t, '%s %s VT_OPENMP=%s' % (cc, opt, mode), exes[0], plain, mode, False)
+    # The program nobody rebuilt, under vtrun: the same OpenMP events (libomp, loaded before
+    # the preloaded libvt, may start its tool before vt has started).
+    vtrun = os.path.join(os.path.dirname(vttest.VTCC), 'vtrun')
+    check_run(t, 'vtrun (clang -O0, not rebuilt)', vtrun, plain, None, False, args=[plain_exe],
+              prefix='ompt.vt')
+    early(t)
     # A bad value: the config table's one line, and the program runs untraced.
     run = t.run(exes[0], env={'VT_OPENMP': 'some'}, label='bad')
     t.eq(run.status, 0, 'VT_OPENMP=some: the program runs')
