@@ -177,7 +177,7 @@ static int mode(void)
 {
 	int m = __atomic_load_n(&omp.mode, __ATOMIC_RELAXED);
 	if (vt_likely(m >= 0))
-		return omp.stopped ? VT_OPENMP_OFF : m;
+		return __atomic_load_n(&omp.stopped, __ATOMIC_RELAXED) ? VT_OPENMP_OFF : m;
 	int s = vt_core_state();
 	if (s == VT_STATE_ON)
 		m = vt_cfg.openmp;
@@ -727,7 +727,7 @@ ompt_start_tool_result_t *ompt_start_tool(unsigned int omp_version, const char *
 
 static void stop(void)
 {
-	omp.stopped = true;
+	__atomic_store_n(&omp.stopped, true, __ATOMIC_RELAXED);
 }
 
 const struct vt_subsystem vt_ompt_subsystem = {
