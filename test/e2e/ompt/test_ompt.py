@@ -13,7 +13,8 @@ import vttest
 # each of them fork an inner team with a thread of its own (which of "Thread 2" and
 # "Thread 3" joins which is up to libomp).
 REPS, CRIT, TASKS = 3, 4, 4
-# Enter counts per construct (the region name before " @"), per thread role.
+# Enter counts per construct (the region name before " @") on each outer thread, as libomp
+# reports the code clang makes (its __kmpc_* entry points).
 OUTER = {
     '!$omp parallel': REPS + 1 + 1 + 1,  # loops, the region, the nested outer and inner
     '!$omp for': REPS,
@@ -22,6 +23,17 @@ OUTER = {
     '!$omp implicit barrier': REPS + 1 + 1 + 1 + 1 + 1,
     '!$omp sections': 1,
     '!$omp barrier': 1,
+    '!$omp single': 1,
+}
+# The same program compiled by gcc calls libomp's GOMP_* entry points, which report less
+# and otherwise: no loop of a combined parallel loop, the sections as a loop, and the
+# barriers gcc makes itself (the explicit one, those ending sections and single) as
+# barriers of the implementation.
+OUTER_GOMP = {
+    '!$omp parallel': REPS + 1 + 1 + 1,
+    '!$omp for': 1,
+    '!$omp implicit barrier': REPS + 1 + 1 + 1,
+    '!$omp implementation barrier': 3,
     '!$omp single': 1,
 }
 LOCKS = {'!$omp critical': CRIT, 'omp_set_lock': 1, 'omp_unset_lock': 1}
@@ -41,8 +53,17 @@ THREAD_KINDS = ('ThreadFork', 'ThreadJoin', 'ThreadTeamBegin', 'ThreadTeamEnd',
 
 # (compiler, -O level, whether region names are checked to the source line): at -O2 clang
 # tail-calls the runtime from the outer region, so the nested region's return address is
-# in libomp, named after its function there.
-VARIANTS = [('clang', '-O0', True), ('clang', '-O2', False)]
+# in libomp, named after its function there. gcc compiles and clang -fopenmp links (libomp):
+# the gcc variant is gcc's code on libomp, whatever vtcc -fopenmp links with gcc.
+VARIANTS = [('clang', '-O0', True), ('clang', '-O2', False), ('gcc', '-O0', False)]
+
+
+def build(t, cc, opt):
+    if cc != 'gcc':
+        return t.compile('ompt', ['ompt.c'], compiler=cc, opt=opt, flags=['-fopenmp', '-g'])
+    obj = t.compile('ompt.o', ['ompt.c'], compiler=cc, opt=opt, flags=['-fopenmp', '-g', '-c'])
+    return t.compile('ompt', [obj], compiler='clang', opt=opt, flags=['-fopenmp'],
+                     outdir=os.path.dirname(obj))
 
 
 def construct(name):
@@ -236,7 +257,7 @@ def check_names(t, what, locs):
             repr(sorted(n for n in names if ' @ompt.c:' not in n)))
 
 
-def check_run(t, what, exe, plain, mode, names, args=(), prefix=None):
+def check_run(t, what, exe, plain, mode, names, args=(), prefix=None, outer=OUTER):
     env = {'OMP_NUM_THREADS': '4'}  # the program asks for 2 itself
     if mode:
         env['VT_OPENMP'] = mode
@@ -260,7 +281,7 @@ def check_run(t, what, exe, plain, mode, names, args=(), prefix=None):
     if len(locs) != 4:
         return
     for name in ('Master thread', 'Thread 1'):
-        want = dict(OUTER, **(LOCKS if all_ else {}))
+        want = dict(outer, **(LOCKS if all_ else {}))
         got = omp_counts(locs[name])
         for k in TASK_REGIONS:
             got.pop(k, None)
@@ -310,15 +331,14 @@ def early(t):
 
 
 def body(t):
-    builds = [(cc, opt) for cc, opt, _ in VARIANTS]
-    exes = t.parallel(lambda v: t.compile('ompt', ['ompt.c'], compiler=v[0], opt=v[1],
-                                          flags=['-fopenmp', '-g']), builds)
+    exes = t.parallel(lambda v: build(t, v[0], v[1]), VARIANTS)
     plain_exe = t.compile('ompt', ['ompt.c'], compiler='clang', opt='-O0', flags=['-fopenmp'],
                           instrument=False)
     plain = t.run(plain_exe, env={'OMP_NUM_THREADS': '4'}, label='plain')
     t.eq(plain.status, 0, 'uninstrumented: exit status 0')
     for (cc, opt, names), exe in zip(VARIANTS, exes):
-        check_run(t, '%s %s' % (cc, opt), exe, plain, None, names)
+        check_run(t, '%s %s' % (cc, opt), exe, plain, None, names,
+                  outer=OUTER_GOMP if cc == 'gcc' else OUTER)
     cc, opt, _ = VARIANTS[0]
     for mode in ('all', 'regions', 'off'):
         check_run(t, '%s %s VT_OPENMP=%s' % (cc, opt, mode), exes[0], plain, mode, False)
