@@ -11,6 +11,7 @@
 
 #include <otf2/OTF2_Definitions.h>
 #include <otf2/OTF2_GeneralDefinitions.h>
+#include <pthread.h>
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
@@ -155,12 +156,18 @@ struct omp_thread {
 	 * regions were open when it switched to it: the task's own are above. */
 	uint64_t task;
 	uint32_t task_base;
+	/* A worker's entry in the list of workers (omp.workers), and its location. */
+	struct omp_thread *next, **pprev;
+	struct vt_loc *loc;
 };
 
 static __thread struct omp_thread omp_tls __attribute__((tls_model("initial-exec")));
 
 /* Written at initialize (and mode once known), read by the callbacks. */
 static struct {
+	/* The runtime's workers that record, for the end of the run (stop). */
+	pthread_mutex_t workers_lock;
+	struct omp_thread *workers;
 	int mode;     /* enum vt_openmp_mode; -1: not known yet (vt not started) */
 	bool stopped; /* vt finalises: nothing more is recorded */
 	ompt_start_tool_result_t result;
@@ -170,7 +177,7 @@ static struct {
 		uint64_t key;
 		uint32_t order;
 	} locks[LOCKS];
-} omp = {.mode = -1};
+} omp = {.mode = -1, .workers_lock = PTHREAD_MUTEX_INITIALIZER};
 
 /* The mode, once vt has started (VT_OPENMP); OFF while it has not or does not record. */
 static int mode(void)
@@ -671,7 +678,31 @@ static void on_task_schedule(ompt_data_t *prior, ompt_task_status_t status, ompt
 static void on_thread_begin(ompt_thread_t type, ompt_data_t *thread)
 {
 	/* The thread's location from its start, in the order the runtime starts them. */
-	(void)self(VT_OPENMP_REGIONS);
+	struct vt_tls *t = self(VT_OPENMP_REGIONS);
+	struct omp_thread *o = &omp_tls;
+	if (!t || !t->loc || type != ompt_thread_worker || o->pprev)
+		return;
+	o->loc = t->loc;
+	pthread_mutex_lock(&omp.workers_lock);
+	o->next = omp.workers;
+	if (o->next)
+		o->next->pprev = &o->next;
+	o->pprev = &omp.workers;
+	omp.workers = o;
+	pthread_mutex_unlock(&omp.workers_lock);
+}
+
+static void on_thread_end(ompt_data_t *thread)
+{
+	struct omp_thread *o = &omp_tls;
+	if (!o->pprev)
+		return;
+	pthread_mutex_lock(&omp.workers_lock);
+	*o->pprev = o->next;
+	if (o->next)
+		o->next->pprev = o->pprev;
+	o->pprev = NULL;
+	pthread_mutex_unlock(&omp.workers_lock);
 }
 
 /* ---- the tool ---- */
@@ -685,6 +716,7 @@ static int initialize(ompt_function_lookup_t lookup, int initial_device, ompt_da
 	 * callback is registered and asks the mode when it runs. */
 	int m = omp.mode < 0 ? VT_OPENMP_ALL : omp.mode;
 	set(ompt_callback_thread_begin, (ompt_callback_t)on_thread_begin);
+	set(ompt_callback_thread_end, (ompt_callback_t)on_thread_end);
 	set(ompt_callback_parallel_begin, (ompt_callback_t)on_parallel_begin);
 	set(ompt_callback_parallel_end, (ompt_callback_t)on_parallel_end);
 	set(ompt_callback_implicit_task, (ompt_callback_t)on_implicit_task);
@@ -725,9 +757,23 @@ ompt_start_tool_result_t *ompt_start_tool(unsigned int omp_version, const char *
 	return &omp.result;
 }
 
+/*
+ * The end of the run: a worker whose team has joined but whose end libomp has not reported
+ * (it reports it with the worker's next work, and there is none) did nothing since the
+ * join: its location closes at that time, its barrier and team ending there.
+ */
 static void stop(void)
 {
 	__atomic_store_n(&omp.stopped, true, __ATOMIC_RELAXED);
+	pthread_mutex_lock(&omp.workers_lock);
+	for (struct omp_thread *o = omp.workers; o; o = o->next) {
+		uint32_t n = __atomic_load_n(&o->n_tasks, __ATOMIC_RELAXED);
+		const struct itask *it = n && n <= FORK_DEPTH ? &o->tasks[n - 1] : NULL;
+		uint64_t ts = it && it->recorded ? end_ts(it) : UINT64_MAX;
+		if (ts != UINT64_MAX)
+			vt_thread_end_at(o->loc, ts);
+	}
+	pthread_mutex_unlock(&omp.workers_lock);
 }
 
 const struct vt_subsystem vt_ompt_subsystem = {

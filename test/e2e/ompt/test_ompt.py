@@ -84,7 +84,7 @@ def read(path):
                 teams[c.name] = [m.name for m in g.members]
         for l in r.definitions.locations:
             locs[l.name] = {'enters': collections.Counter(), 'names': collections.Counter(),
-                            'events': []}
+                            'events': [], 'last': {}}
         for l, ev in r.events:
             d = locs[l.name]
             kind = type(ev).__name__
@@ -93,6 +93,7 @@ def read(path):
                 d['names'][ev.region.name] += 1
             elif kind in ('ThreadTeamBegin', 'ThreadTeamEnd'):
                 d['events'].append((kind, ev.thread_team.name))
+                d['last'][kind] = ev.time
             elif kind == 'ThreadFork':
                 d['events'].append((kind, ev.number_of_requested_threads))
             elif kind in ('ThreadAcquireLock', 'ThreadReleaseLock'):
@@ -103,6 +104,7 @@ def read(path):
                                            ev.generation_number)))
             elif kind in THREAD_KINDS:
                 d['events'].append((kind, None))
+                d['last'][kind] = ev.time
     return locs, teams
 
 
@@ -305,6 +307,15 @@ def check_run(t, what, exe, plain, mode, names, args=(), prefix=None, outer=OUTE
             '%s: every barrier region is entered as often by both outer threads' % what,
             repr([(n, m[n], w[n]) for n in barriers]))
     check_teams(t, what, locs, teams)
+    # libomp reports a worker's end of its last region never: it ends when its team joined.
+    joins = [locs[n]['last'].get('ThreadJoin', 0) for n in ('Master thread', 'Thread 1')]
+    ends = {n: locs[n]['last'].get('ThreadTeamEnd') for n in ('Thread 1', 'Thread 2', 'Thread 3')}
+    t.check(ends['Thread 1'] is not None and ends['Thread 1'] <= joins[0],
+            '%s: Thread 1\'s last team ends by the main thread\'s last join' % what,
+            repr((ends, joins)))
+    t.check(all(e is not None and e <= max(joins) for e in ends.values()),
+            '%s: the inner workers\' teams end by their forking threads\' joins' % what,
+            repr((ends, joins)))
     if all_:
         check_locks(t, what, locs)
     if names:
