@@ -9,6 +9,7 @@
 
 #include VT_OMP_TOOLS_H
 
+#include <errno.h>
 #include <otf2/OTF2_Definitions.h>
 #include <otf2/OTF2_GeneralDefinitions.h>
 #include <pthread.h>
@@ -161,7 +162,22 @@ struct omp_thread {
 	struct vt_loc *loc;
 };
 
-static __thread struct omp_thread omp_tls __attribute__((tls_model("initial-exec")));
+/* The thread's, made at its first callback (one allocation per thread) and kept after it
+ * ends: its forks are read by the members of its teams, a late worker's end among them. */
+static __thread struct omp_thread *omp_me __attribute__((tls_model("initial-exec")));
+
+/* The calling thread's state; NULL only when no memory was left for it. */
+static struct omp_thread *me(void)
+{
+	struct omp_thread *o = omp_me;
+	if (vt_likely(o))
+		return o;
+	int saved = errno;
+	o = calloc(1, sizeof(*o));
+	errno = saved;
+	omp_me = o;
+	return o;
+}
 
 /* Written at initialize (and mode once known), read by the callbacks. */
 static struct {
@@ -211,7 +227,9 @@ static uint32_t region_of(enum construct c, const void *codeptr)
 
 static void open_region_id(struct vt_tls *t, enum construct c, uint32_t region)
 {
-	struct omp_thread *o = &omp_tls;
+	struct omp_thread *o = me();
+	if (!o)
+		return;
 	if (o->n_open < OPEN_DEPTH) {
 		o->open[o->n_open].region = region;
 		o->open[o->n_open].construct = c;
@@ -241,8 +259,8 @@ static void leave_at(struct vt_tls *t, uint32_t region, uint64_t ts)
 /* The innermost implicit task of the thread, or NULL. */
 static struct itask *itask_now(void)
 {
-	struct omp_thread *o = &omp_tls;
-	return o->n_tasks && o->n_tasks <= FORK_DEPTH ? &o->tasks[o->n_tasks - 1] : NULL;
+	struct omp_thread *o = me();
+	return o && o->n_tasks && o->n_tasks <= FORK_DEPTH ? &o->tasks[o->n_tasks - 1] : NULL;
 }
 
 /* When the end of something in implicit task it happened: the join's time when the team
@@ -258,8 +276,8 @@ static uint64_t end_ts(const struct itask *it)
 /* The end of the innermost construct c: its Leave, if its Enter was recorded. */
 static void close_region_at(struct vt_tls *t, enum construct c, uint64_t ts)
 {
-	struct omp_thread *o = &omp_tls;
-	if (!o->n_open)
+	struct omp_thread *o = me();
+	if (!o || !o->n_open)
 		return;
 	if (o->n_open > OPEN_DEPTH) {
 		o->n_open--;
@@ -288,8 +306,10 @@ static void put_team(struct vt_tls *t, uint64_t ts, uint32_t team, uint32_t kind
 static void on_parallel_begin(ompt_data_t *task, const ompt_frame_t *frame, ompt_data_t *parallel,
 			      unsigned int requested, int flags, const void *codeptr)
 {
-	struct omp_thread *o = &omp_tls;
+	struct omp_thread *o = me();
 	parallel->ptr = NULL;
+	if (!o)
+		return;
 	uint32_t depth = o->n_forks++;
 	if (depth >= FORK_DEPTH || (flags & ompt_parallel_league) || !requested)
 		return;
@@ -315,8 +335,8 @@ static void on_parallel_begin(ompt_data_t *task, const ompt_frame_t *frame, ompt
 static void on_parallel_end(ompt_data_t *parallel, ompt_data_t *task, int flags,
 			    const void *codeptr)
 {
-	struct omp_thread *o = &omp_tls;
-	if (o->n_forks)
+	struct omp_thread *o = me();
+	if (o && o->n_forks)
 		o->n_forks--;
 	struct fork *f = parallel->ptr;
 	if (f) {
@@ -369,7 +389,7 @@ static uint32_t join(struct fork *f, uint32_t n, uint32_t k, uint32_t loc)
 static void on_implicit_task(ompt_scope_endpoint_t endpoint, ompt_data_t *parallel,
 			     ompt_data_t *task, unsigned int n, unsigned int k, int flags)
 {
-	struct omp_thread *o = &omp_tls;
+	struct omp_thread *o = me();
 	if (flags & ompt_task_initial)
 		return; /* a thread's initial task (or a league's): its location is the thread */
 	if (endpoint == ompt_scope_begin) {
@@ -380,6 +400,8 @@ static void on_implicit_task(ompt_scope_endpoint_t endpoint, ompt_data_t *parall
 			return;
 		struct vt_tls *t = self(VT_OPENMP_REGIONS);
 		uint32_t team = join(f, n, k, t && t->loc ? t->loc->index : VT_TEAMS_NO_LOCATION);
+		if (!o)
+			return;
 		task->value = 1;
 		uint32_t i = o->n_tasks++;
 		if (i >= FORK_DEPTH)
@@ -393,7 +415,7 @@ static void on_implicit_task(ompt_scope_endpoint_t endpoint, ompt_data_t *parall
 		it->recorded = true;
 		return;
 	}
-	if (!task->value || !o->n_tasks)
+	if (!task->value || !o || !o->n_tasks)
 		return;
 	task->value = 0;
 	struct itask *it = itask_now();
@@ -534,12 +556,13 @@ static void on_mutex_acquired(ompt_mutex_t kind, ompt_wait_id_t wait_id, const v
 		return;
 	/* Only the holder counts, so the count is the order of this acquisition. */
 	uint32_t order = ++omp.locks[lock].order;
-	struct omp_thread *o = &omp_tls;
-	if (o->n_held < HELD) {
+	struct omp_thread *o = me();
+	if (o && o->n_held < HELD) {
 		o->held[o->n_held].lock = lock;
 		o->held[o->n_held].order = order;
 	}
-	o->n_held++;
+	if (o)
+		o->n_held++;
 	if (!t)
 		return;
 	bool test = kind == ompt_mutex_test_lock || kind == ompt_mutex_test_nest_lock;
@@ -560,10 +583,10 @@ static void on_mutex_released(ompt_mutex_t kind, ompt_wait_id_t wait_id, const v
 {
 	struct vt_tls *t = self(VT_OPENMP_ALL);
 	uint32_t lock = lock_of(wait_id), order = 0;
-	struct omp_thread *o = &omp_tls;
+	struct omp_thread *o = me();
 	/* The innermost acquisition of this lock the thread holds (locks may be released in
 	 * any order). */
-	uint32_t kept = o->n_held < HELD ? o->n_held : HELD;
+	uint32_t kept = !o ? 0 : o->n_held < HELD ? o->n_held : HELD;
 	for (uint32_t i = kept; lock < LOCKS && i-- > 0;) {
 		if (o->held[i].lock != lock)
 			continue;
@@ -626,7 +649,9 @@ static void on_task_create(ompt_data_t *task, const ompt_frame_t *frame, ompt_da
 	struct itask *it = itask_now();
 	if (!t || !it || !it->recorded || (it->team - VT_TEAMS_LOCAL_BASE) > 0xFFF || it->k > 0x3FF)
 		return;
-	struct omp_thread *o = &omp_tls;
+	struct omp_thread *o = me();
+	if (!o)
+		return;
 	uint32_t gen = ++o->tasks_made & 0xFFFFF;
 	if (!gen)
 		gen = ++o->tasks_made & 0xFFFFF; /* 0 is the implicit task's */
@@ -649,9 +674,9 @@ static void leave_task(struct vt_tls *t, struct omp_thread *o)
 static void on_task_schedule(ompt_data_t *prior, ompt_task_status_t status, ompt_data_t *next)
 {
 	struct vt_tls *t = self(VT_OPENMP_ALL);
-	struct omp_thread *o = &omp_tls;
+	struct omp_thread *o = me();
 	uint64_t p = prior ? prior->value : 0, n = next ? next->value : 0;
-	if (!t)
+	if (!t || !o)
 		return;
 	if ((p & TASK_EXPLICIT) && p == o->task) {
 		leave_task(t, o);
@@ -679,8 +704,8 @@ static void on_thread_begin(ompt_thread_t type, ompt_data_t *thread)
 {
 	/* The thread's location from its start, in the order the runtime starts them. */
 	struct vt_tls *t = self(VT_OPENMP_REGIONS);
-	struct omp_thread *o = &omp_tls;
-	if (!t || !t->loc || type != ompt_thread_worker || o->pprev)
+	struct omp_thread *o = me();
+	if (!t || !t->loc || !o || type != ompt_thread_worker || o->pprev)
 		return;
 	o->loc = t->loc;
 	pthread_mutex_lock(&omp.workers_lock);
@@ -694,8 +719,8 @@ static void on_thread_begin(ompt_thread_t type, ompt_data_t *thread)
 
 static void on_thread_end(ompt_data_t *thread)
 {
-	struct omp_thread *o = &omp_tls;
-	if (!o->pprev)
+	struct omp_thread *o = me();
+	if (!o || !o->pprev)
 		return;
 	pthread_mutex_lock(&omp.workers_lock);
 	*o->pprev = o->next;
