@@ -63,7 +63,10 @@ uint32_t vt_teams_id(const uint32_t *members, uint32_t n)
 		return VT_TEAMS_NONE;
 	uint64_t h = hash_of(members, n);
 	uint32_t i = probe(h, members, n, false);
-	if (__atomic_load_n(&tm.slots[i].hash, __ATOMIC_ACQUIRE))
+	/* Found (an empty slot ends the probe, and may be taken meanwhile by another team:
+	 * that is for the locked look-up to see). */
+	if (__atomic_load_n(&tm.slots[i].hash, __ATOMIC_ACQUIRE) == h &&
+	    same(&tm.teams[tm.slots[i].team], members, n))
 		return VT_TEAMS_LOCAL_BASE + tm.slots[i].team;
 	int saved = errno;
 	uint32_t id = VT_TEAMS_NONE;
