@@ -96,6 +96,9 @@ static void random_def(enum vt_def_kind k, union vt_def *d)
 	case VT_DEF_COMMUSE:
 		d->commuse = (struct vt_def_commuse){next(), (uint32_t)next()};
 		break;
+	case VT_DEF_TEAM:
+		d->team = (struct vt_def_team){(uint32_t)next(), "12,4294967296,-,7"};
+		break;
 	default:
 		break;
 	}
@@ -171,6 +174,8 @@ static bool same(enum vt_def_kind k, const union vt_def *a, const union vt_def *
 	case VT_DEF_COMMUSE:
 		return a->commuse.location == b->commuse.location &&
 		       a->commuse.comm == b->commuse.comm;
+	case VT_DEF_TEAM:
+		return a->team.id == b->team.id && S(a->team.members, b->team.members);
 	default:
 		return false;
 	}

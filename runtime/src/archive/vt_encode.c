@@ -457,12 +457,22 @@ static bool enc_thread(struct vt_loc *loc, OTF2_EvtWriter *w, uint64_t ts, const
 	case VT_REC_THREAD_JOIN:
 		rc = OTF2_EvtWriter_ThreadJoin(w, NULL, ts, (OTF2_Paradigm)t->a);
 		break;
-	case VT_REC_THREAD_TEAM_BEGIN:
+	case VT_REC_THREAD_TEAM_BEGIN: {
+		struct vt_enc_loc *e = enc_of(loc);
+		if (e && e->n_teams < sizeof(e->teams) / sizeof(e->teams[0]))
+			e->teams[e->n_teams] = r->region;
+		if (e)
+			e->n_teams++;
 		rc = OTF2_EvtWriter_ThreadTeamBegin(w, NULL, ts, r->region);
 		break;
-	case VT_REC_THREAD_TEAM_END:
+	}
+	case VT_REC_THREAD_TEAM_END: {
+		struct vt_enc_loc *e = enc_of(loc);
+		if (e && e->n_teams)
+			e->n_teams--;
 		rc = OTF2_EvtWriter_ThreadTeamEnd(w, NULL, ts, r->region);
 		break;
+	}
 	case VT_REC_THREAD_ACQUIRE_LOCK:
 		rc = OTF2_EvtWriter_ThreadAcquireLock(w, NULL, ts, (OTF2_Paradigm)t->a, r->region,
 						      (uint32_t)t->value);
@@ -679,7 +689,14 @@ void vt_otf2_loc_close(struct vt_loc *loc, uint64_t ts)
 		ts = e->last_ts;
 	if (!e->began)
 		begin(loc, e, ts);
-	if ((!s || unwind(e, s, 0, ts)) && loc->index > 0)
+	bool open = !s || unwind(e, s, 0, ts);
+	/* OpenMP's runtime reports the end of a worker's last team only when it gives the
+	 * worker more work: the teams still open end with the location. */
+	for (; open && e->n_teams; e->n_teams--)
+		if (e->n_teams <= sizeof(e->teams) / sizeof(e->teams[0]))
+			open = vt_otf2_ok(OTF2_EvtWriter_ThreadTeamEnd(e->writer, NULL, ts,
+								       e->teams[e->n_teams - 1]));
+	if (open && loc->index > 0)
 		vt_otf2_ok(OTF2_EvtWriter_ThreadEnd(e->writer, NULL, ts, VT_OTF2_THREAD_COMM_LOCAL,
 						    seq_of(loc, e)));
 	e->last_ts = ts;

@@ -10,6 +10,7 @@
 #include "defs/vt_defs.h"
 #include "defs/vt_mpi_defs.h"
 #include "defs/vt_mpi_ops.h"
+#include "defs/vt_teams.h"
 #include "defs/vt_unify.h"
 #include "interpose/vt_hostid.h"
 
@@ -143,6 +144,7 @@ static void encode(struct vt_defs_buf *b, int rank, struct vt_loc *locs, uint64_
 						(uint32_t)in[i].scope, in[i].owner}};
 		vt_defs_put(b, VT_DEF_INSTANCE, &d);
 	}
+	vt_teams_put_defs(b, vt_otf2_location_ref);
 	vt_annot_put_defs(b, vt_otf2_location_ref);
 	/* The settings in force, so that a trace says how it was recorded (vt-report shows
 	 * them): one trace property VT::SETTINGS::NAME per variable, NAME::RANK<r> where a

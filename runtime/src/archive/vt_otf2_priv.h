@@ -28,6 +28,9 @@ struct vt_enc_loc {
 	bool seq_set;	    /* seq came with a VT_REC_THREAD_BEGIN (else: the location's index) */
 	uint64_t seq;	    /* the thread's sequence number in its ThreadBegin and ThreadEnd */
 	bool last_recorded; /* the last Enter/Leave was written: its metric values follow */
+	/* The thread teams the location is in (ThreadTeamBegin without its End yet), outermost
+	 * first: a team still open when the location closes ends there, after its regions. */
+	uint32_t teams[8], n_teams;
 	/* The strictly synchronous values that followed the last Enter/Leave, in their order:
 	 * what the Leaves vt writes itself (unwinding at a stop or at the end) carry, since
 	 * readers expect a value of every such metric at every Enter and Leave. */

@@ -25,6 +25,7 @@ static const char *const sampling_sources[] = {"cpu", "wall", "perf::cpu-clock",
 					       NULL};
 static const char *const unwinders[] = {"cfi", "libunwind", "fp", NULL};
 static const char *const openmp_runtimes[] = {"libomp", "libgomp", NULL};
+static const char *const openmp_modes[] = {"off", "regions", "all", NULL};
 static const char *const bool_words_true[] = {"yes", "true", "on", "1", NULL};
 static const char *const bool_words_false[] = {"no", "false", "off", "0", NULL};
 
@@ -125,6 +126,11 @@ static const struct vt_cfg_entry table[] = {
      "At the end of the run, write an HTML report of the trace next to it (PREFIX.html) "
      "with vt-report (docs/vt-report.md).",
      0, 0, NULL, &vt_cfg.report},
+    {"VT_OPENMP", VT_CFG_ENUM, "all", "regions",
+     "OpenMP programs run by LLVM's libomp (OMPT): off (only the threads' own functions), "
+     "regions (parallel regions, teams, barriers, worksharing constructs), or all (also "
+     "tasks, locks, critical sections, atomics and ordered where the runtime reports them).",
+     0, 0, openmp_modes, &vt_cfg.openmp},
     {"VT_VERBOSE", VT_CFG_INT, "1", "2",
      "Messages: 0 errors only, 1 warnings and where the trace went, 2-5 more detail.", 0, 5, NULL,
      &vt_cfg.verbose},

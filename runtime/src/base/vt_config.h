@@ -40,7 +40,11 @@ struct vt_config {
 	long sampling_signal;
 	bool report;	    /* VT_REPORT: vt-report after the trace is written */
 	int openmp_runtime; /* enum vt_openmp_runtime: VT_OPENMP_RUNTIME (vtcc, vtrun) */
+	int openmp;	    /* VT_OPENMP: enum vt_openmp_mode */
 };
+
+/* VT_OPENMP: what the OMPT tool records (threads/vt_ompt.c). */
+enum vt_openmp_mode { VT_OPENMP_OFF, VT_OPENMP_REGIONS, VT_OPENMP_ALL };
 
 enum vt_sampling_source {
 	VT_SAMPLING_CPU,       /* the thread's CPU time (timer_create) */

@@ -356,6 +356,18 @@ static void dec_commuse(struct vt_defs_reader *r, union vt_def *d)
 	d->commuse.comm = get_u32(r);
 }
 
+static void enc_team(struct vt_defs_buf *b, const union vt_def *d)
+{
+	put_u32(b, d->team.id);
+	put_str(b, d->team.members);
+}
+
+static void dec_team(struct vt_defs_reader *r, union vt_def *d)
+{
+	d->team.id = get_u32(r);
+	d->team.members = get_str(r);
+}
+
 static const struct {
 	const char *name;
 	void (*encode)(struct vt_defs_buf *b, const union vt_def *d);
@@ -375,6 +387,7 @@ static const struct {
     [VT_DEF_GROUP] = {"group", enc_group, dec_group},
     [VT_DEF_IOHANDLE] = {"I/O handle", enc_iohandle, dec_iohandle},
     [VT_DEF_COMMUSE] = {"communicator use", enc_commuse, dec_commuse},
+    [VT_DEF_TEAM] = {"thread team", enc_team, dec_team},
 };
 
 void vt_defs_put(struct vt_defs_buf *b, enum vt_def_kind kind, const union vt_def *d)

@@ -33,6 +33,7 @@ enum vt_def_kind {
 	VT_DEF_GROUP,
 	VT_DEF_IOHANDLE,
 	VT_DEF_COMMUSE,
+	VT_DEF_TEAM,
 	VT_DEF_KIND_MAX,
 };
 
@@ -158,6 +159,13 @@ struct vt_def_commuse {
 	uint32_t comm;	   /* local id */
 };
 
+/* An OpenMP thread team (defs/vt_teams.h): its local communicator id and its members'
+ * OTF2 location ids in thread order, "5,6,7" ("-" for a thread without a location). */
+struct vt_def_team {
+	uint32_t id;
+	const char *members;
+};
+
 union vt_def {
 	struct vt_def_process process;
 	struct vt_def_location location;
@@ -173,6 +181,7 @@ union vt_def {
 	struct vt_def_group group;
 	struct vt_def_iohandle iohandle;
 	struct vt_def_commuse commuse;
+	struct vt_def_team team;
 };
 
 /* A growable stream; failed: memory ran out (the stream is incomplete). */

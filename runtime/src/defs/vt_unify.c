@@ -375,6 +375,16 @@ static int merge_one(struct vt_unified *u, uint32_t rank, struct vt_defs_reader 
 			pd->uses[pd->n_uses++] = d.commuse;
 			break;
 		}
+		case VT_DEF_TEAM: {
+			/* its global id once the lanes are known (vt_unify_merge) */
+			struct vt_unify_team *t = grow(u->teams, u->n_teams + 1, sizeof(*t));
+			if (!t)
+				return -1;
+			u->teams = t;
+			u->teams[u->n_teams++] =
+			    (struct vt_unify_team){rank, d.team.id, d.team.members};
+			break;
+		}
 		case VT_DEF_INSTANCE: {
 			struct vt_unify_inst *in = grow(u->insts, u->n_insts + 1, sizeof(*in));
 			uint32_t *loc = grow(pd->inst_local, pd->n_inst + 1, sizeof(*loc));
@@ -578,6 +588,9 @@ int vt_unify_merge(struct vt_unified *u, const char *all, const size_t *sizes, u
 		u->first = 0;
 	if (rc == 0 && mpi && lanes(u, pd, n) < 0)
 		rc = -1;
+	/* The teams' communicators come after the lanes': each process's local ids now. */
+	for (uint32_t t = 0; rc == 0 && t < u->n_teams; t++)
+		pair(&pd[u->teams[t].rank].comms, u->teams[t].local, u->n_comms + u->n_lanes + t);
 	/* Metric ids: a process's classes, then its instances after every global class. */
 	for (uint32_t rank = 0; rank < n && rc == 0; rank++) {
 		struct pending *q = &pd[rank];

@@ -118,6 +118,13 @@ struct vt_unified {
 		uint64_t *locs; /* per member of comm: the location */
 	} * lanes;
 	uint32_t n_lanes;
+	/* OpenMP thread teams (vt_def_team), every process's: global communicator id
+	 * n_comms + n_lanes + index, after the lanes. */
+	struct vt_unify_team {
+		uint32_t rank, local; /* its process, and its local id there */
+		const char *members;  /* "REF,REF": location ids in thread order */
+	} * teams;
+	uint32_t n_teams;
 	struct vt_defs_buf *maps; /* per process: the id maps (vt_unify_maps_read) */
 };
 

@@ -2,6 +2,7 @@
 /* The one writer of global definitions, the marker file and the trace properties (vt_unify.h). */
 #include "base/vt_log.h"
 #include "defs/vt_mpi_defs.h"
+#include "defs/vt_teams.h"
 #include "defs/vt_unify.h"
 #include "regions/vt_strtab.h"
 
@@ -56,7 +57,73 @@ static bool has_thread_teams(const struct vt_unified *u)
  * communicator, then the groups of processes. */
 uint32_t vt_unify_group_base(const struct vt_unified *u)
 {
-	return (u->mpi ? 1 : 0) + (has_thread_teams(u) ? 1 : 0) + u->n_comms + u->n_lanes;
+	return (u->mpi ? 1 : 0) + (has_thread_teams(u) ? 1 : 0) + u->n_comms + u->n_lanes +
+	       (u->n_teams ? 1 + u->n_teams : 0);
+}
+
+static int ref_cmp(const void *a, const void *b)
+{
+	uint64_t x = ((const uint64_t *)a)[0], y = ((const uint64_t *)b)[0];
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * The OpenMP teams: one COMM_LOCATIONS group of paradigm OPENMP (every thread location, in
+ * the order of the locations), then per team a COMM_GROUP of its members' positions there,
+ * in thread order, and its communicator (global id first_comm + index).
+ */
+static void write_teams(OTF2_GlobalDefWriter *gw, struct vt_strtab *st, const struct vt_unified *u,
+			OTF2_GroupRef *group, uint32_t first_comm, uint64_t *ids)
+{
+	if (!u->n_teams)
+		return;
+	/* (ref, position) pairs sorted by ref, to find a member's position */
+	uint64_t *pos = calloc(2 * (u->n_locs ? u->n_locs : 1), sizeof(*pos));
+	for (size_t i = 0; i < u->n_locs; i++) {
+		ids[i] = u->locs[i].ref;
+		if (pos) {
+			pos[2 * i] = u->locs[i].ref;
+			pos[2 * i + 1] = i;
+		}
+	}
+	if (pos)
+		qsort(pos, u->n_locs, 2 * sizeof(*pos), ref_cmp);
+	OTF2_GlobalDefWriter_WriteGroup(gw, (*group)++, vt_strtab_ref(st, "OpenMP threads"),
+					OTF2_GROUP_TYPE_COMM_LOCATIONS, OTF2_PARADIGM_OPENMP,
+					OTF2_GROUP_FLAG_NONE, (uint32_t)u->n_locs, ids);
+	for (uint32_t t = 0; t < u->n_teams; t++) {
+		const struct vt_unify_team *tm = &u->teams[t];
+		uint32_t n = 0;
+		for (const char *p = tm->members; pos && *p && n < u->n_locs;) {
+			char *end;
+			uint64_t key[2] = {strtoull(p, &end, 10), 0};
+			if (end == p) {
+				end = strchr(p, ','); /* "-": a thread without a location */
+				if (!end)
+					break;
+			} else {
+				const uint64_t *f =
+				    bsearch(key, pos, u->n_locs, 2 * sizeof(*pos), ref_cmp);
+				if (f)
+					ids[n++] = f[1];
+			}
+			p = *end == ',' ? end + 1 : end;
+		}
+		char name[64];
+		if (u->mpi)
+			snprintf(name, sizeof(name), "OpenMP team %u of rank %u",
+				 tm->local - VT_TEAMS_LOCAL_BASE, u->base + tm->rank);
+		else
+			snprintf(name, sizeof(name), "OpenMP team %u",
+				 tm->local - VT_TEAMS_LOCAL_BASE);
+		OTF2_GroupRef members = (*group)++;
+		OTF2_GlobalDefWriter_WriteGroup(gw, members, vt_strtab_ref(st, name),
+						OTF2_GROUP_TYPE_COMM_GROUP, OTF2_PARADIGM_OPENMP,
+						OTF2_GROUP_FLAG_NONE, n, ids);
+		OTF2_GlobalDefWriter_WriteComm(gw, first_comm + t, vt_strtab_ref(st, name), members,
+					       OTF2_UNDEFINED_COMM, OTF2_COMM_FLAG_NONE);
+	}
+	free(pos);
 }
 
 /* An MPI communicator's name in the trace. */
@@ -223,6 +290,7 @@ static void write_groups(OTF2_GlobalDefWriter *gw, struct vt_strtab *st, const s
 					       lane->comm, OTF2_COMM_FLAG_NONE);
 	}
 	free(by_ref);
+	write_teams(gw, st, u, &group, u->n_comms + u->n_lanes, ids);
 	for (uint32_t g = 0; g < u->n_groups; g++)
 		write_process_group(gw, st, group++, u->groups[g], ids, u->base, u->size);
 	for (uint32_t w = 0; w < u->n_wins; w++) {
@@ -384,6 +452,7 @@ void vt_unify_free(struct vt_unified *u)
 	for (uint32_t i = 0; i < u->n_lanes; i++)
 		free(u->lanes[i].locs);
 	free(u->lanes);
+	free(u->teams);
 	free(u->mpi_extra);
 	free(u->comms);
 	free(u->metrics);

@@ -17,6 +17,7 @@
 #include "regions/vt_symbols.h"
 #include "sampling/vt_sample.h"
 #include "threads/vt_omp_runtime.h"
+#include "threads/vt_ompt.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -34,6 +35,9 @@ static const struct vt_subsystem *const subsystems[] = {
     &vt_filter_subsystem,
     &vt_metric_subsystem,
     &vt_sample_subsystem,
+#ifdef VT_HAVE_OMPT
+    &vt_ompt_subsystem,
+#endif
 };
 #define N_SUBSYSTEMS (sizeof(subsystems) / sizeof(subsystems[0]))
 

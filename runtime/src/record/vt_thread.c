@@ -687,6 +687,13 @@ void vt_thread_switch_off(void)
 	vt_tls.state = VT_TLS_OFF;
 }
 
+void vt_thread_end_at(struct vt_loc *loc, uint64_t ts)
+{
+	pthread_mutex_lock(&loc->lock);
+	loc->end_at = ts;
+	pthread_mutex_unlock(&loc->lock);
+}
+
 struct vt_loc *vt_thread_finalize(uint64_t end_ts)
 {
 	struct vt_tls *self = &vt_tls;
@@ -700,7 +707,7 @@ struct vt_loc *vt_thread_finalize(uint64_t end_ts)
 		    loc->tls ? __atomic_load_n(&loc->tls->pos, __ATOMIC_ACQUIRE) : NULL;
 		if (!upto && loc->tls)
 			upto = loc->tls->paused; /* written under this lock */
-		close_locked(loc, upto, end_ts);
+		close_locked(loc, upto, loc->end_at && loc->end_at < end_ts ? loc->end_at : end_ts);
 		pthread_mutex_unlock(&loc->lock);
 	}
 	pthread_mutex_unlock(&thr.locs_lock);

@@ -37,6 +37,7 @@ struct vt_loc {
 	struct vt_rec *held; /* stopped before MPI_Init: the current half's end, kept for later */
 	uint64_t dropped;    /* events not recorded: made inside vt or a plugin, or too many in a
 				signal handler (vt_buf.c) */
+	uint64_t end_at;     /* 0, or when its thread's last work ended (vt_thread_end_at) */
 	struct vt_loc *next;
 };
 
@@ -184,6 +185,11 @@ void vt_thread_writer_start(void);
 
 /* Hands the thread's filled records to the writer now (user API, perfstubs dump). */
 void vt_thread_flush_now(struct vt_tls *t);
+
+/* The location's thread did nothing after ts (a worker an OpenMP runtime keeps parked):
+ * at finalize its open regions end and it closes there rather than at the trace's end.
+ * Before vt_thread_finalize (a subsystem's stop hook). */
+void vt_thread_end_at(struct vt_loc *loc, uint64_t ts);
 
 /* Init/finalize hooks of the module (see vt_core.c). */
 void vt_thread_init(void);

@@ -97,12 +97,48 @@ uint32_t vt_region_count(void)
 	return __atomic_load_n(&rgn.n_regions, __ATOMIC_ACQUIRE);
 }
 
+/* A construct's name: its prefix (r->name until now) and where it is in the source. */
+static void resolve_code_locked(struct vt_region *r)
+{
+	const char *prefix = r->name ? r->name : "?";
+	char buf[1024];
+	if (!r->addr) {
+		r->name = prefix;
+		return;
+	}
+	int mod = r->module == UINT16_MAX ? -1 : r->module;
+	struct vt_sym_info src = {0}, fn = {0};
+	/* A return address: its call is the byte before. */
+	vt_sym_line(r->addr - 1, mod, &src);
+	if (src.file && src.line) {
+		const char *base = strrchr(src.file, '/');
+		snprintf(buf, sizeof(buf), "%s @%s:%u", prefix, base ? base + 1 : src.file,
+			 src.line);
+		r->file = src.file;
+		r->line = src.line;
+	} else {
+		vt_sym_resolve(vt_sym_func_start(r->addr, mod), mod, &fn);
+		if (fn.name)
+			snprintf(buf, sizeof(buf), "%s @%s", prefix, fn.name);
+		else
+			snprintf(buf, sizeof(buf), "%s @0x%lx", prefix, (unsigned long)r->addr);
+		free((void *)fn.file);
+		free((void *)src.file);
+		free((void *)fn.name);
+	}
+	r->name = strdup(buf);
+	if (!r->name)
+		r->name = prefix;
+}
+
 static void resolve_locked(uint32_t id)
 {
 	struct vt_region *r = &vt_regtab.by_id[id];
 	if (r->resolved)
 		return;
 	r->resolved = 1;
+	if (r->kind == VT_REGION_CODE)
+		return resolve_code_locked(r);
 	if (r->kind != VT_REGION_ADDR)
 		return;
 	struct vt_sym_info si;
@@ -200,6 +236,45 @@ static uint32_t insert(uintptr_t key, make_fn make)
 			val |= flags;
 			__atomic_store_n(&rgn.n_regions, id + 1, __ATOMIC_RELEASE);
 		}
+	}
+	vt_regtab.by_addr[i].val = val;
+	__atomic_store_n(&vt_regtab.by_addr[i].key, key, __ATOMIC_RELEASE);
+out:
+	unlock_regions(&old);
+	errno = saved;
+	return val;
+}
+
+uint32_t vt_region_insert_code(uintptr_t code, uint32_t construct, const char *prefix,
+			       uint8_t paradigm, uint8_t role)
+{
+	uintptr_t key = vt_region_code_key(code, construct);
+	int saved = errno;
+	sigset_t old;
+	lock_regions(&old);
+	uint32_t i = vt_slot_index(key), val;
+	for (;;) {
+		uintptr_t k = vt_regtab.by_addr[i].key;
+		if (k == key) {
+			val = vt_regtab.by_addr[i].val;
+			goto out;
+		}
+		if (k == 0)
+			break;
+		i = (i + 1) & (VT_ADDR_SLOTS - 1);
+	}
+	val = new_id_locked();
+	if (val != VT_REGION_UNKNOWN) {
+		struct vt_region *r = &vt_regtab.by_id[val];
+		int mod = code ? vt_sym_module_of(code) : -1;
+		r->addr = code;
+		r->kind = VT_REGION_CODE;
+		r->module = mod < 0 ? UINT16_MAX : (uint16_t)mod;
+		r->name = prefix; /* until resolve_code_locked makes the full name */
+		r->paradigm = paradigm;
+		r->role = role;
+		r->limit = -1;
+		__atomic_store_n(&rgn.n_regions, val + 1, __ATOMIC_RELEASE);
 	}
 	vt_regtab.by_addr[i].val = val;
 	__atomic_store_n(&vt_regtab.by_addr[i].key, key, __ATOMIC_RELEASE);

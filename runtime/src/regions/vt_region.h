@@ -17,6 +17,8 @@ enum vt_region_kind {
 	VT_REGION_ADDR, /* -finstrument-functions: a code address, named at finalize */
 	VT_REGION_USER, /* the user API: a name */
 	VT_REGION_DESC, /* a compiler plugin's descriptor: name, file, line given */
+	VT_REGION_CODE, /* a construct at a code address (OpenMP): "PREFIX @file:line" at
+			   finalize, from the address's source line */
 };
 
 struct vt_region {
@@ -92,6 +94,36 @@ static inline __attribute__((always_inline)) uint32_t vt_region_of_name(const ch
 /* The region of a name given by its bytes (not NUL-terminated, at any address): looked up by
  * content, lock-free once known. */
 uint32_t vt_region_of_string(const char *s, size_t len);
+
+/*
+ * The region of a construct (construct < 64, one number per kind of construct) at a code
+ * address (0: none known), named at finalize "PREFIX @file:line" from the address's source
+ * line, else "PREFIX @function", else "PREFIX @0xADDR" ("PREFIX" alone without an address);
+ * prefix is a string that lives as long as the process. Lock-free once known; first sight
+ * takes the region lock. Never filtered.
+ */
+static inline uintptr_t vt_region_code_key(uintptr_t code, uint32_t construct)
+{
+	/* Above every user-space address, so no code address or name string is the key. */
+	return (code << 6 | construct) | (uintptr_t)1 << 63;
+}
+uint32_t vt_region_insert_code(uintptr_t code, uint32_t construct, const char *prefix,
+			       uint8_t paradigm, uint8_t role);
+static inline __attribute__((always_inline)) uint32_t
+vt_region_of_code(uintptr_t code, uint32_t construct, const char *prefix, uint8_t paradigm,
+		  uint8_t role)
+{
+	uintptr_t key = vt_region_code_key(code, construct);
+	uint32_t i = vt_slot_index(key);
+	for (;;) {
+		uintptr_t k = __atomic_load_n(&vt_regtab.by_addr[i].key, __ATOMIC_ACQUIRE);
+		if (__builtin_expect(k == key, 1))
+			return vt_regtab.by_addr[i].val;
+		if (k == 0)
+			return vt_region_insert_code(code, construct, prefix, paradigm, role);
+		i = (i + 1) & (VT_ADDR_SLOTS - 1);
+	}
+}
 
 struct vt_inst_desc;
 /* Slow path of a descriptor's first call: returns its handle, (id | flags) + 1, which it
