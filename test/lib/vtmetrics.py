@@ -15,6 +15,7 @@ for DOUBLE; otf2-print prints doubles with %g, so the comparison of the two read
 compares doubles as '%g' text (see norm_value).
 """
 
+import otf2events
 import collections
 import re
 
@@ -165,7 +166,7 @@ def read_metrics(path):
         for m in defs.metric_instances:
             mv.instances[m._ref] = Instance(m._ref, m.metric_class._ref, m.recorder._ref,
                                             _name(m.metric_scope), m.scope._ref)
-        for l, ev in reader.events:
+        for l, ev in otf2events.events(reader):
             kind = type(ev).__name__
             region = metric = values = None
             if kind in ('Enter', 'Leave'):

@@ -30,6 +30,7 @@ which applies the ClockOffset definitions of each location (checked by test_mpi_
 so the times of different ranks compare directly.
 """
 
+import otf2events
 import collections
 import itertools
 import os
@@ -588,7 +589,7 @@ def read_mpi(path):
         # location ref -> [(region, Enter index, Enter time)]
         stacks = collections.defaultdict(list)
         counts = collections.Counter()
-        for l, ev in reader.events:
+        for l, ev in otf2events.events(reader):
             kind = type(ev).__name__
             index = counts[l._ref]
             counts[l._ref] += 1

@@ -3,6 +3,7 @@
 otf2-print: per location, each sample's stack (outermost first) with the instrumented regions
 open when it was taken."""
 
+import otf2events
 import collections
 import re
 
@@ -73,7 +74,7 @@ def read(path):
         for g in defs.interrupt_generators:
             out.generators.append((g.name, str(g.interrupt_generator_mode).rsplit('.', 1)[-1],
                                    str(g.base).rsplit('.', 1)[-1], g.exponent, g.period))
-        for l, ev in reader.events:
+        for l, ev in otf2events.events(reader):
             kind = type(ev).__name__
             st = stacks[l.name]
             if kind == 'Enter':

@@ -24,6 +24,7 @@ otf2-print (whose text output is parsed) and with vt-profile (--format json), an
 readers must agree on every count.
 """
 
+import otf2events
 import collections
 import concurrent.futures
 import hashlib
@@ -233,7 +234,7 @@ def read_trace(path):
             stacks[l._ref] = []
         lo = tr.clock.global_offset
         hi = lo + tr.clock.trace_length
-        for l, ev in reader.events:
+        for l, ev in otf2events.events(reader):
             loc = byref[l._ref]
             kind = type(ev).__name__
             loc.events += 1
@@ -765,7 +766,7 @@ def enter_leave_sequence(path):
     require_otf2()
     out = {}
     with otf2.reader.open(path, batch_events=10000) as reader:
-        for l, ev in reader.events:
+        for l, ev in otf2events.events(reader):
             kind = type(ev).__name__
             if kind in ('Enter', 'Leave'):
                 out.setdefault(l.name, []).append((kind, ev.region.name))

@@ -704,9 +704,22 @@ int vtr_read_merged(struct vtr_trace *tr, const struct vtr_callbacks *cb, void *
 			    .simple = {.member = VTR_NONE},
 			    .states = vtr_xcalloc(tr->nlocations, sizeof(struct loc_state))};
 	int result = 0;
-	/* The global reader needs every location's reader first (and its mapping tables). */
+	size_t merged = 0;
+	/*
+	 * The global reader needs every location's reader first (and its mapping tables). Not
+	 * for a location without events: libotf2 3.0's global reader closes (frees) the reader
+	 * of a location whose first read finds the end, then follows that reader's link to the
+	 * next one, a use-after-free that crashes once the memory is reused (always, under
+	 * MALLOC_PERTURB_). Such a location has nothing to merge.
+	 */
 	for (size_t i = 0; i < tr->nlocations && result == 0; i++) {
 		rd.states[i].loc = &tr->locations[i];
+		if (tr->locations[i].events == 0) {
+			if (cb->location_begin)
+				cb->location_begin(user, &tr->locations[i]);
+			continue;
+		}
+		merged++;
 		if (local_defs)
 			local_defs = vtr_read_local_defs(tr->reader, tr->locations[i].id);
 		if (!OTF2_Reader_GetEvtReader(tr->reader, tr->locations[i].id)) {
@@ -718,8 +731,9 @@ int vtr_read_merged(struct vtr_trace *tr, const struct vtr_callbacks *cb, void *
 		if (result == 0 && cb->location_begin)
 			cb->location_begin(user, &tr->locations[i]);
 	}
-	OTF2_GlobalEvtReader *g = result == 0 ? OTF2_Reader_GetGlobalEvtReader(tr->reader) : NULL;
-	if (result == 0 && !g) {
+	OTF2_GlobalEvtReader *g =
+	    result == 0 && merged ? OTF2_Reader_GetGlobalEvtReader(tr->reader) : NULL;
+	if (result == 0 && merged && !g) {
 		snprintf(tr->err, sizeof(tr->err), "cannot merge the locations' events: %s",
 			 vtr_reason(OTF2_ERROR_INVALID));
 		result = -1;

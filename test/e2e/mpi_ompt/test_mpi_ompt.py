@@ -3,6 +3,7 @@
 threads: one unified trace whose OpenMP team communicators are each rank's own, with its
 own two locations as members, and every team event of a rank on its own team."""
 
+import otf2events
 import collections
 import os
 
@@ -24,7 +25,7 @@ def read(path):
                 teams[c.name] = [m._ref for m in c.group.members]
         for l in r.definitions.locations:
             group_of[l._ref] = (l.group.name, l.name)
-        for l, ev in r.events:
+        for l, ev in otf2events.events(r):
             kind = type(ev).__name__
             if kind.startswith('Thread') and kind not in ('ThreadBegin', 'ThreadEnd'):
                 team = getattr(ev, 'thread_team', None)

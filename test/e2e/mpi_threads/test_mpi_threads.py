@@ -10,6 +10,7 @@ same order; every message's receiver is the location the communicator names), wi
 otf2-snapshots (which matches collectives and messages that way: no warning), and with
 vt's own readers."""
 
+import otf2events
 import collections
 import os
 import shutil
@@ -53,7 +54,7 @@ def otf2_model(t, path, size, what):
         sends = collections.defaultdict(list)
         recvs = collections.defaultdict(list)
         callers = set()
-        for loc, ev in rd.events:
+        for loc, ev in otf2events.events(rd):
             kind = type(ev).__name__
             if kind == 'MpiCollectiveEnd':
                 colls[ev.communicator._ref][loc._ref].append(

@@ -3,6 +3,7 @@
 thread teams as communicators with their members, fork/join, locks with their acquisition
 order, exact counts per thread; VT_OPENMP=off|regions|all and a bad value."""
 
+import otf2events
 import collections
 import os
 
@@ -85,7 +86,7 @@ def read(path):
         for l in r.definitions.locations:
             locs[l.name] = {'enters': collections.Counter(), 'names': collections.Counter(),
                             'events': [], 'last': {}}
-        for l, ev in r.events:
+        for l, ev in otf2events.events(r):
             d = locs[l.name]
             kind = type(ev).__name__
             if kind == 'Enter':

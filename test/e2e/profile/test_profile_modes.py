@@ -3,6 +3,7 @@
 python3-otf2 (worked out by hand), then on a vtcc-compiled program with a known call tree and an
 MPI program (Open MPI, 4 ranks) with known message pairs and collectives, whose times are
 recomputed from the events as python3-otf2 reads them."""
+import otf2events
 import collections
 import csv
 import io
@@ -198,7 +199,7 @@ def paths_from_events(path):
     incl = collections.defaultdict(lambda: collections.defaultdict(int))
     stacks = collections.defaultdict(list)
     with otf2.reader.open(path) as reader:
-        for loc, ev in reader.events:
+        for loc, ev in otf2events.events(reader):
             st = stacks[loc._ref]
             if isinstance(ev, otf2.events.Enter):
                 p = (st[-1][0] if st else ()) + (ev.region.name,)
@@ -253,7 +254,7 @@ def check_mpi_program(t):
     kinds = collections.defaultdict(lambda: [0, 0, 0, 0])
     begin = {}
     with otf2.reader.open(tr.path) as reader:
-        for loc, ev in reader.events:
+        for loc, ev in otf2events.events(reader):
             if isinstance(ev, otf2.events.MpiCollectiveBegin):
                 begin[loc._ref] = ev.time
             elif isinstance(ev, otf2.events.MpiCollectiveEnd):

@@ -19,6 +19,7 @@ against the times this test computes from the input trace and the rules of the s
 Events inside a call that ends earlier move to its end. Each output is also read by
 otf2-print (same counts) and checked balanced, time-ordered, no receive before its send."""
 
+import otf2events
 import collections
 import os
 import subprocess
@@ -54,7 +55,7 @@ def read(path):
             name = l.group.name
             if name.startswith('MPI Rank ') and int(name[9:]) not in rank_loc:
                 rank_loc[int(name[9:])] = l._ref
-        for l, ev in r.events:
+        for l, ev in otf2events.events(r):
             kind = type(ev).__name__
             region = ev.region.name if kind in ('Enter', 'Leave') else None
             locs[l._ref].append(Ev(kind, ev.time, region, ev))

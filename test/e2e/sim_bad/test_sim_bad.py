@@ -6,6 +6,7 @@ each gets one line on stderr naming the simulator (and the event, where there is
 non-zero exit, and no output trace, not even a temporary one. An existing output is never
 replaced without -f."""
 
+import otf2events
 import os
 import re
 import subprocess
@@ -41,7 +42,7 @@ def sim(args, cwd):
 def events(path):
     out = {}
     with otf2.reader.open(path) as r:
-        for l, ev in r.events:
+        for l, ev in otf2events.events(r):
             out.setdefault(l._ref, []).append((type(ev).__name__, ev.time))
     return out
 

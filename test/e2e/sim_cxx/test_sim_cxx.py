@@ -6,6 +6,7 @@ program (sim_bad/app.c): every "work" takes factor times its time exactly, every
 it moves with it, and its Finalize reports the calls and CPF's members. The template
 project (plugin-sdk/sim-template) builds with its Makefile and with meson, and runs."""
 
+import otf2events
 import os
 import shutil
 import subprocess
@@ -37,7 +38,7 @@ def events(path):
     import otf2
     out = {}
     with otf2.reader.open(path) as r:
-        for l, ev in r.events:
+        for l, ev in otf2events.events(r):
             kind = type(ev).__name__
             out.setdefault(l._ref, []).append(
                 (kind, ev.time, ev.region.name if kind in ('Enter', 'Leave') else None))

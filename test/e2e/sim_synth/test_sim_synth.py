@@ -16,6 +16,7 @@ rank 0 enters; the replay finishes them as recorded, relative to what came befor
 under identity, ideal, latbw (L = 10 ns, B = 1 byte/ns) and scale (compute, 0.5); a third
 trace (write_nb) does the same for Irecv/Isend with MPI_Waitall, MPI_Bcast and MPI_Ssend."""
 
+import otf2events
 import os
 import subprocess
 
@@ -246,7 +247,7 @@ IDEAL_NB = {
 def times(path):
     out = {}
     with otf2.reader.open(path) as r:
-        for l, e in r.events:
+        for l, e in otf2events.events(r):
             out.setdefault(l._ref, []).append(e.time)
     return out
 

@@ -2,6 +2,7 @@
 """What the viewers' tests share: the traced program (viz_prog.c: Open MPI, 4 ranks, 2 threads
 each, the sample plugin "random" as counter) and the facts python3-otf2 reads from its
 trace."""
+import otf2events
 import collections
 import os
 
@@ -58,7 +59,7 @@ class Facts:
                             if other.group._ref == loc.group._ref:
                                 self.rank_of[other._ref] = rank
             stacks = collections.defaultdict(list)
-            for loc, ev in reader.events:
+            for loc, ev in otf2events.events(reader):
                 self.events += 1
                 if isinstance(ev, otf2.events.Enter):
                     stacks[loc._ref].append((ev.region.name, ev.time))
