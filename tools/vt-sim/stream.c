@@ -225,11 +225,15 @@ int vts_replay(const char *input, struct vtr_trace *tr, struct vts_sim *sims, in
 	if (rp.failed)
 		result = -1;
 	vts_spool_finish(spool);
-	uint64_t last = tr->offset;
+	/* The trace ends where it ended, moved as the location whose end is latest moved: each
+	 * keeps the time from its last event to the trace's end (a thread closed at its team's
+	 * join, a process that finalised after its last event), so an identity keeps it all. */
+	uint64_t last = tr->offset, end = tr->offset + tr->length;
 	for (size_t i = 0; i < rp.nlocs; i++) {
 		struct loc *l = &rp.locs[i];
-		if (l->started && l->last_out > last)
-			last = l->last_out;
+		uint64_t tail = l->started && end > l->last_orig ? end - l->last_orig : 0;
+		if (l->started && l->last_out + tail > last)
+			last = l->last_out + tail;
 		if (l->started) {
 			vts_span(&res->after, rp.trace_start);
 			vts_span(&res->after, l->last_out);
