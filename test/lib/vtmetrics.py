@@ -15,11 +15,11 @@ for DOUBLE; otf2-print prints doubles with %g, so the comparison of the two read
 compares doubles as '%g' text (see norm_value).
 """
 
-import otf2events
 import collections
 import re
 
 from vttest import Failure, otf2, otf2_print, otf2_print_events, print_kind, require_otf2
+import otf2events
 
 
 def _name(v):

@@ -30,7 +30,6 @@ which applies the ClockOffset definitions of each location (checked by test_mpi_
 so the times of different ranks compare directly.
 """
 
-import otf2events
 import collections
 import itertools
 import os
@@ -41,6 +40,7 @@ import subprocess
 import sys
 import time
 
+import otf2events
 import vttest
 from vttest import Failure, otf2
 

@@ -3,10 +3,10 @@
 otf2-print: per location, each sample's stack (outermost first) with the instrumented regions
 open when it was taken."""
 
-import otf2events
 import collections
 import re
 
+import otf2events
 import vttest
 from vttest import Failure, otf2_print
 

@@ -24,7 +24,6 @@ otf2-print (whose text output is parsed) and with vt-profile (--format json), an
 readers must agree on every count.
 """
 
-import otf2events
 import collections
 import concurrent.futures
 import hashlib
@@ -36,6 +35,8 @@ import subprocess
 import sys
 import threading
 import traceback
+
+import otf2events
 
 try:
     import otf2

@@ -3,10 +3,10 @@
 threads: one unified trace whose OpenMP team communicators are each rank's own, with its
 own two locations as members, and every team event of a rank on its own team."""
 
-import otf2events
 import collections
 import os
 
+import otf2events
 import vtmpi
 import vttest
 from vtmpi import MPICH, OPENMPI

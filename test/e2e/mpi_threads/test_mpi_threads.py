@@ -10,7 +10,6 @@ same order; every message's receiver is the location the communicator names), wi
 otf2-snapshots (which matches collectives and messages that way: no warning), and with
 vt's own readers."""
 
-import otf2events
 import collections
 import os
 import shutil
@@ -18,6 +17,7 @@ import subprocess
 
 import otf2
 
+import otf2events
 import vtmpi
 import vttest
 from vtmpi import MPICH, OPENMPI

@@ -3,10 +3,10 @@
 thread teams as communicators with their members, fork/join, locks with their acquisition
 order, exact counts per thread; VT_OPENMP=off|regions|all and a bad value."""
 
-import otf2events
 import collections
 import os
 
+import otf2events
 import vttest
 
 # By hand, from ompt.c (omp_set_num_threads(2), max active levels 2). The outer team is

@@ -3,7 +3,6 @@
 python3-otf2 (worked out by hand), then on a vtcc-compiled program with a known call tree and an
 MPI program (Open MPI, 4 ranks) with known message pairs and collectives, whose times are
 recomputed from the events as python3-otf2 reads them."""
-import otf2events
 import collections
 import csv
 import io
@@ -11,6 +10,7 @@ import json
 import os
 import subprocess
 
+import otf2events
 import vtmpi
 import vttest
 from vtmpi import OPENMPI, ROOT_NONE

@@ -19,13 +19,13 @@ against the times this test computes from the input trace and the rules of the s
 Events inside a call that ends earlier move to its end. Each output is also read by
 otf2-print (same counts) and checked balanced, time-ordered, no receive before its send."""
 
-import otf2events
 import collections
 import os
 import subprocess
 
 import otf2
 
+import otf2events
 import vtmpi
 import vttest
 from vtmpi import MPICH, OPENMPI

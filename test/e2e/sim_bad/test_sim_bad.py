@@ -6,13 +6,13 @@ each gets one line on stderr naming the simulator (and the event, where there is
 non-zero exit, and no output trace, not even a temporary one. An existing output is never
 replaced without -f."""
 
-import otf2events
 import os
 import re
 import subprocess
 
 import otf2
 
+import otf2events
 import vttest
 from vttest import Failure
 

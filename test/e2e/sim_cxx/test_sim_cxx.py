@@ -6,11 +6,11 @@ program (sim_bad/app.c): every "work" takes factor times its time exactly, every
 it moves with it, and its Finalize reports the calls and CPF's members. The template
 project (plugin-sdk/sim-template) builds with its Makefile and with meson, and runs."""
 
-import otf2events
 import os
 import shutil
 import subprocess
 
+import otf2events
 import vttest
 from vttest import Failure
 

@@ -16,12 +16,12 @@ rank 0 enters; the replay finishes them as recorded, relative to what came befor
 under identity, ideal, latbw (L = 10 ns, B = 1 byte/ns) and scale (compute, 0.5); a third
 trace (write_nb) does the same for Irecv/Isend with MPI_Waitall, MPI_Bcast and MPI_Ssend."""
 
-import otf2events
 import os
 import subprocess
 
 import otf2
 
+import otf2events
 import vttest
 from vttest import Failure
 

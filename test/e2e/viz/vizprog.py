@@ -2,10 +2,10 @@
 """What the viewers' tests share: the traced program (viz_prog.c: Open MPI, 4 ranks, 2 threads
 each, the sample plugin "random" as counter) and the facts python3-otf2 reads from its
 trace."""
-import otf2events
 import collections
 import os
 
+import otf2events
 import vtmpi
 import vttest
 from vtmpi import OPENMPI
