@@ -119,6 +119,10 @@ static const struct vt_cfg_entry table[] = {
      "At the end of the run, write an HTML report of the trace next to it (PREFIX.html) "
      "with vt-report (docs/vt-report.md).",
      0, 0, NULL, &vt_cfg.report},
+    {"VT_PTHREAD", VT_CFG_BOOL, "yes", "no",
+     "Record the program's pthread calls: thread creation and joins (OTF2 ThreadCreate, "
+     "ThreadWait), mutexes and condition variables (regions, lock acquisitions and releases).",
+     0, 0, NULL, &vt_cfg.pthread},
     {"VT_VERBOSE", VT_CFG_INT, "1", "2",
      "Messages: 0 errors only, 1 warnings and where the trace went, 2-5 more detail.", 0, 5, NULL,
      &vt_cfg.verbose},

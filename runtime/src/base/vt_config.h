@@ -38,7 +38,8 @@ struct vt_config {
 	long sampling_depth;
 	int sampling_unwind; /* enum vt_sampling_unwind */
 	long sampling_signal;
-	bool report; /* VT_REPORT: vt-report after the trace is written */
+	bool report;  /* VT_REPORT: vt-report after the trace is written */
+	bool pthread; /* VT_PTHREAD: pthread_create/join, mutexes, condition variables */
 };
 
 enum vt_sampling_source {

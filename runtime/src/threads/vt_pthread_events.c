@@ -1,0 +1,384 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* pthread events (vt_pthread_events.h): regions, thread numbers, lock numbers and orders. */
+#include "threads/vt_pthread_events.h"
+#include "base/vt_state.h"
+#include "regions/vt_region.h"
+#include "threads/vt_threads.h"
+#include "vt/vt_inst.h"
+
+#include <otf2/OTF2_Definitions.h>
+#include <otf2/OTF2_GeneralDefinitions.h>
+
+#include <errno.h>
+
+/* Mutexes told apart per process; at most half the slots are used. */
+#define LOCK_SLOTS (1u << 14)
+#define LOCK_MAX   (LOCK_SLOTS / 2)
+#define LOCK_NONE  UINT32_MAX
+/* Numbered threads not joined yet (detached ones stay until their id is reused). */
+#define THREADS_MAX 4096
+/* A creator's numbers start above 2^32, so they never equal a location's index, which a
+ * thread nobody numbered carries in its ThreadBegin (archive/vt_encode.c). */
+#define SEQ_BASE (1ull << 32)
+
+enum {
+	R_CREATE,
+	R_JOIN,
+	R_LOCK,
+	R_TRYLOCK,
+	R_TIMEDLOCK,
+	R_UNLOCK,
+	R_WAIT,
+	R_TIMEDWAIT,
+	R_SIGNAL,
+	R_BROADCAST,
+	N_REGIONS
+};
+
+/*
+ * A mutex: its key (address) is claimed once, its number published after it (id + 1; 0
+ * while the claiming thread is between the two). order and held change only while the
+ * mutex is held by a recording thread, so the mutex itself orders them.
+ */
+struct lock_slot {
+	uintptr_t key;
+	uint32_t id;
+	uint32_t order; /* acquisitions recorded so far */
+	uint32_t held;	/* the order of the current holder's acquisition */
+};
+
+struct numbered {
+	pthread_t th;
+	uint64_t seq;
+};
+
+#define DESC(name, role)                                                                           \
+	{                                                                                          \
+		0, VT_INST_ABI, name, NULL, 0, (OTF2_PARADIGM_PTHREAD << 8) | (role)               \
+	}
+
+static struct {
+	struct vt_inst_desc desc[N_REGIONS];
+	uint64_t next_seq;
+	uint32_t n_locks;
+	struct lock_slot locks[LOCK_SLOTS];
+	/* Numbered threads by their pthread_t, until joined: under threads_lock (create and
+	 * join are system calls anyway). */
+	pthread_mutex_t threads_lock;
+	uint32_t n_threads;
+	struct numbered threads[THREADS_MAX];
+} pe = {
+    .desc =
+	{
+	    [R_CREATE] = DESC("pthread_create", OTF2_REGION_ROLE_THREAD_CREATE),
+	    [R_JOIN] = DESC("pthread_join", OTF2_REGION_ROLE_THREAD_WAIT),
+	    [R_LOCK] = DESC("pthread_mutex_lock", OTF2_REGION_ROLE_WRAPPER),
+	    [R_TRYLOCK] = DESC("pthread_mutex_trylock", OTF2_REGION_ROLE_WRAPPER),
+	    [R_TIMEDLOCK] = DESC("pthread_mutex_timedlock", OTF2_REGION_ROLE_WRAPPER),
+	    [R_UNLOCK] = DESC("pthread_mutex_unlock", OTF2_REGION_ROLE_WRAPPER),
+	    [R_WAIT] = DESC("pthread_cond_wait", OTF2_REGION_ROLE_WRAPPER),
+	    [R_TIMEDWAIT] = DESC("pthread_cond_timedwait", OTF2_REGION_ROLE_WRAPPER),
+	    [R_SIGNAL] = DESC("pthread_cond_signal", OTF2_REGION_ROLE_WRAPPER),
+	    [R_BROADCAST] = DESC("pthread_cond_broadcast", OTF2_REGION_ROLE_WRAPPER),
+	},
+    .threads_lock = PTHREAD_MUTEX_INITIALIZER,
+};
+
+/* The calling thread when this call is to be recorded: vt records, the thread records and
+ * is not inside vt (busy: a flush, a plugin; nest: a producer a signal handler
+ * interrupted), and the caller is the program. */
+static struct vt_tls *recording(const void *caller)
+{
+	if (vt_core_state() != VT_STATE_ON)
+		return NULL;
+	struct vt_tls *t = &vt_tls;
+	if (t->busy || t->nest || t->state == VT_TLS_OFF || !vt_interpose_caller_traced(caller))
+		return NULL;
+	t = vt_thread_self();
+	if (!t || t->busy || t->nest)
+		return NULL;
+	return t;
+}
+
+/* The region's handle less one: its id and filter flag, as vt_thread_enter takes them. */
+static uint32_t region(int r)
+{
+	uint32_t h = __atomic_load_n(&pe.desc[r].handle, __ATOMIC_ACQUIRE);
+	if (vt_unlikely(!h))
+		h = vt_region_register_desc(&pe.desc[r]);
+	return h - 1;
+}
+
+/* ---- lock numbers ----------------------------------------------------------------------- */
+
+static struct lock_slot *lock_of(const void *m)
+{
+	uintptr_t key = (uintptr_t)m;
+	uint32_t i = (uint32_t)(((key >> 3) * 0x9E3779B97F4A7C15ull) >> 50) & (LOCK_SLOTS - 1);
+	for (;;) {
+		struct lock_slot *s = &pe.locks[i];
+		uintptr_t k = __atomic_load_n(&s->key, __ATOMIC_ACQUIRE);
+		if (k == 0) {
+			/* First sight: a number if there is room left, then the slot. */
+			if (__atomic_load_n(&pe.n_locks, __ATOMIC_RELAXED) >= LOCK_MAX)
+				return NULL;
+			if (!__atomic_compare_exchange_n(&s->key, &k, key, false, __ATOMIC_ACQ_REL,
+							 __ATOMIC_ACQUIRE))
+				continue; /* another mutex took it meanwhile: look at it again */
+			uint32_t id = __atomic_fetch_add(&pe.n_locks, 1, __ATOMIC_RELAXED);
+			__atomic_store_n(&s->id, id + 1, __ATOMIC_RELEASE);
+			return s;
+		}
+		if (k == key) {
+			/* Its number is a few instructions behind its key at most. */
+			while (!__atomic_load_n(&s->id, __ATOMIC_ACQUIRE))
+				__builtin_ia32_pause();
+			return s;
+		}
+		i = (i + 1) & (LOCK_SLOTS - 1);
+	}
+}
+
+/* The mutex was acquired by t (the caller holds it now). */
+static void acquired(struct vt_tls *t, const void *m)
+{
+	struct lock_slot *s = lock_of(m);
+	if (!s)
+		return;
+	uint32_t order = s->order++;
+	s->held = order;
+	vt_threads_put(t, s->id - 1, VT_REC_THREAD_ACQUIRE_LOCK, order, OTF2_PARADIGM_PTHREAD, 0);
+}
+
+/* The mutex is about to be released by t (the caller still holds it). */
+static void releasing(struct vt_tls *t, const void *m)
+{
+	struct lock_slot *s = lock_of(m);
+	if (!s)
+		return;
+	vt_threads_put(t, s->id - 1, VT_REC_THREAD_RELEASE_LOCK, s->held, OTF2_PARADIGM_PTHREAD, 0);
+}
+
+/* A lock call's outcome: the mutex is held (EOWNERDEAD: held, its last owner died). */
+static bool holds(int rc)
+{
+	return rc == 0 || rc == EOWNERDEAD;
+}
+
+/* ---- threads ---------------------------------------------------------------------------- */
+
+static void remember(pthread_t th, uint64_t seq)
+{
+	pthread_mutex_lock(&pe.threads_lock);
+	uint32_t i = 0;
+	while (i < pe.n_threads && !pthread_equal(pe.threads[i].th, th))
+		i++;
+	if (i < THREADS_MAX) {
+		/* A detached thread's id may come back: the new thread replaces it. */
+		pe.threads[i] = (struct numbered){th, seq};
+		if (i == pe.n_threads)
+			__atomic_store_n(&pe.n_threads, i + 1, __ATOMIC_RELAXED);
+	}
+	pthread_mutex_unlock(&pe.threads_lock);
+}
+
+/* The number of a joined thread (0: none), forgotten. */
+static uint64_t forget(pthread_t th)
+{
+	if (!__atomic_load_n(&pe.n_threads, __ATOMIC_RELAXED))
+		return 0;
+	uint64_t seq = 0;
+	pthread_mutex_lock(&pe.threads_lock);
+	for (uint32_t i = 0; i < pe.n_threads; i++) {
+		if (pthread_equal(pe.threads[i].th, th)) {
+			seq = pe.threads[i].seq;
+			pe.threads[i] = pe.threads[pe.n_threads - 1];
+			__atomic_store_n(&pe.n_threads, pe.n_threads - 1, __ATOMIC_RELAXED);
+			break;
+		}
+	}
+	pthread_mutex_unlock(&pe.threads_lock);
+	return seq;
+}
+
+static uint64_t thread_create(const void *caller)
+{
+	struct vt_tls *t = recording(caller);
+	if (!t)
+		return 0;
+	uint64_t seq = SEQ_BASE + 1 + __atomic_fetch_add(&pe.next_seq, 1, __ATOMIC_RELAXED);
+	vt_thread_enter(t, region(R_CREATE));
+	/* Before the thread exists: its ThreadBegin cannot come earlier. A failed creation
+	 * leaves a ThreadCreate that no ThreadBegin answers. */
+	vt_threads_put(t, 0, VT_REC_THREAD_CREATE, seq, 0, 0);
+	return seq;
+}
+
+static void thread_created(uint64_t seq, int rc, pthread_t th)
+{
+	if (rc == 0)
+		remember(th, seq);
+	vt_thread_leave(&vt_tls, region(R_CREATE));
+}
+
+static void thread_begin(uint64_t seq)
+{
+	if (vt_core_state() == VT_STATE_ON)
+		(void)vt_thread_begin_seq(&vt_tls, seq);
+}
+
+static int join(pthread_t th, void **ret, const void *caller)
+{
+	struct vt_tls *t = recording(caller);
+	if (!t) {
+		int rc = pthread_join(th, ret);
+		if (rc == 0)
+			(void)forget(th);
+		return rc;
+	}
+	uint32_t r = region(R_JOIN);
+	vt_thread_enter(t, r);
+	int rc = pthread_join(th, ret);
+	if (rc == 0) {
+		uint64_t seq = forget(th);
+		if (seq)
+			vt_threads_put(t, 0, VT_REC_THREAD_WAIT, seq, 0, 0);
+	}
+	vt_thread_leave(t, r);
+	return rc;
+}
+
+/* ---- mutexes and condition variables ---------------------------------------------------- */
+
+static int mutex_lock(pthread_mutex_t *m, const void *caller)
+{
+	struct vt_tls *t = recording(caller);
+	if (!t)
+		return pthread_mutex_lock(m);
+	uint32_t r = region(R_LOCK);
+	vt_thread_enter(t, r);
+	int rc = pthread_mutex_lock(m);
+	if (holds(rc))
+		acquired(t, m);
+	vt_thread_leave(t, r);
+	return rc;
+}
+
+static int mutex_trylock(pthread_mutex_t *m, const void *caller)
+{
+	struct vt_tls *t = recording(caller);
+	if (!t)
+		return pthread_mutex_trylock(m);
+	uint32_t r = region(R_TRYLOCK);
+	vt_thread_enter(t, r);
+	int rc = pthread_mutex_trylock(m);
+	if (holds(rc))
+		acquired(t, m);
+	vt_thread_leave(t, r);
+	return rc;
+}
+
+static int mutex_timedlock(pthread_mutex_t *m, const struct timespec *at, const void *caller)
+{
+	struct vt_tls *t = recording(caller);
+	if (!t)
+		return pthread_mutex_timedlock(m, at);
+	uint32_t r = region(R_TIMEDLOCK);
+	vt_thread_enter(t, r);
+	int rc = pthread_mutex_timedlock(m, at);
+	if (holds(rc))
+		acquired(t, m);
+	vt_thread_leave(t, r);
+	return rc;
+}
+
+static int mutex_unlock(pthread_mutex_t *m, const void *caller)
+{
+	struct vt_tls *t = recording(caller);
+	if (!t)
+		return pthread_mutex_unlock(m);
+	uint32_t r = region(R_UNLOCK);
+	vt_thread_enter(t, r);
+	/* While still held: the next owner's acquisition cannot come before it. */
+	releasing(t, m);
+	int rc = pthread_mutex_unlock(m);
+	vt_thread_leave(t, r);
+	return rc;
+}
+
+/* The mutex is released while the thread waits and held again when it returns (also on a
+ * timeout). */
+static int cond_wait(pthread_cond_t *c, pthread_mutex_t *m, const void *caller)
+{
+	struct vt_tls *t = recording(caller);
+	if (!t)
+		return pthread_cond_wait(c, m);
+	uint32_t r = region(R_WAIT);
+	vt_thread_enter(t, r);
+	releasing(t, m);
+	int rc = pthread_cond_wait(c, m);
+	acquired(t, m);
+	vt_thread_leave(t, r);
+	return rc;
+}
+
+static int cond_timedwait(pthread_cond_t *c, pthread_mutex_t *m, const struct timespec *at,
+			  const void *caller)
+{
+	struct vt_tls *t = recording(caller);
+	if (!t)
+		return pthread_cond_timedwait(c, m, at);
+	uint32_t r = region(R_TIMEDWAIT);
+	vt_thread_enter(t, r);
+	releasing(t, m);
+	int rc = pthread_cond_timedwait(c, m, at);
+	/* EINVAL (a bad argument): nothing was released or taken; else it is held again. */
+	if (rc != EINVAL)
+		acquired(t, m);
+	vt_thread_leave(t, r);
+	return rc;
+}
+
+static int cond_signal(pthread_cond_t *c, const void *caller)
+{
+	struct vt_tls *t = recording(caller);
+	if (!t)
+		return pthread_cond_signal(c);
+	uint32_t r = region(R_SIGNAL);
+	vt_thread_enter(t, r);
+	int rc = pthread_cond_signal(c);
+	vt_thread_leave(t, r);
+	return rc;
+}
+
+static int cond_broadcast(pthread_cond_t *c, const void *caller)
+{
+	struct vt_tls *t = recording(caller);
+	if (!t)
+		return pthread_cond_broadcast(c);
+	uint32_t r = region(R_BROADCAST);
+	vt_thread_enter(t, r);
+	int rc = pthread_cond_broadcast(c);
+	vt_thread_leave(t, r);
+	return rc;
+}
+
+static const struct vt_pthread_hooks hooks = {
+    .thread_create = thread_create,
+    .thread_created = thread_created,
+    .thread_begin = thread_begin,
+    .join = join,
+    .mutex_lock = mutex_lock,
+    .mutex_trylock = mutex_trylock,
+    .mutex_timedlock = mutex_timedlock,
+    .mutex_unlock = mutex_unlock,
+    .cond_wait = cond_wait,
+    .cond_timedwait = cond_timedwait,
+    .cond_signal = cond_signal,
+    .cond_broadcast = cond_broadcast,
+};
+
+const struct vt_pthread_hooks *vt_pthread_events_hooks(void)
+{
+	return &hooks;
+}
