@@ -92,12 +92,11 @@ int vt_real_join(pthread_t th, void **ret);
 /*
  * Whether a pthread call from this return address is the program's: false for calls from
  * the runtimes vt traces through interfaces of their own or that are not the program's
- * (OpenMP, MPI and their transports, libotf2, elfutils), whose internal locks and threads
- * would only be noise. The objects are listed once (vt_interpose_callers_scan, at init);
- * a call then costs a comparison per listed object.
+ * (OpenMP, MPI with its components and transports, the Fortran runtime, libotf2, elfutils),
+ * whose internal locks and threads would only be noise. Each call site is looked up once
+ * (the object holding it, by name) and kept in a lock-free table; a call then costs a probe.
  */
 bool vt_interpose_caller_traced(const void *caller);
-void vt_interpose_callers_scan(void);
 
 /* Looks libc's functions up (vt_interpose_set_hooks does). */
 void vt_interpose_resolve(void);

@@ -33,7 +33,9 @@
  * vt_real_pthread_create and never come here.
  */
 
-#define MAX_SKIPPED 32 /* objects whose calls are not the program's (vt_interpose.h) */
+/* Call sites of the program's pthread calls and whether they are the program's: at most
+ * half the slots used, then each new site is looked up on every call. */
+#define SITE_SLOTS (1u << 12)
 
 typedef int (*lock_fn)(pthread_mutex_t *);
 typedef int (*timedlock_fn)(pthread_mutex_t *, const struct timespec *);
@@ -52,11 +54,10 @@ static struct {
 		cond_fn signal, broadcast;
 		join_fn join;
 	} real;
-	/* The text of the objects whose calls are not the program's: written at init. */
-	struct {
-		uintptr_t lo, hi;
-	} skipped[MAX_SKIPPED];
-	int n_skipped;
+	/* Call site (return address) << 1 | traced; 0: empty. Filled at first sight, lock-free:
+	 * one word, so a reader sees a whole entry or none. */
+	uintptr_t sites[SITE_SLOTS];
+	uint32_t n_sites;
 } pt;
 
 /* x86-64 has two versions of the condition variable functions; the default one is 2.3.2. */
@@ -135,56 +136,112 @@ VT_REAL int vt_real_join(pthread_t th, void **ret)
 	return REAL(join)(th, ret);
 }
 
-/* Objects whose pthread calls are not the program's: vt's own, the OpenMP runtimes (OMPT
- * is their interface), MPI and what it runs on, and the libraries vt itself calls. */
+/*
+ * Whose pthread calls are the program's: those of the executable and of libraries outside
+ * the system's library directories, and of libstdc++ (std::thread and its kin call pthread
+ * there). Not the program's: the system's libraries (their locks are their own business:
+ * the OpenMP runtimes, whose interface is OMPT, MPI and what it loads, the Fortran runtime,
+ * X11 under hwloc's plugins...), and wherever they are installed, vt's own libraries and
+ * the runtimes named below. A name matches when the file name starts with it and goes on
+ * with '.', '-', '_' or a digit (libmpi: libmpi.so.40 and libmpi_mpifh.so, not
+ * libmpich.so); a name ending in '_' matches whatever follows.
+ */
+static const char *const system_dirs[] = {"/lib/",	 "/lib64/",	"/usr/lib/",
+					  "/usr/lib64/", "/usr/lib32/", NULL};
 static const char *const not_the_program[] = {
-    "libvt",	"libgomp",    "libomp",	   "libiomp", "libmpi", "libopen-pal", "libopen-rte",
-    "libmpich", "libpmix",    "libucs",	   "libucp",  "libuct", "libfabric",   "libpsm",
-    "libhwloc", "libevent",   "libotf2",   "libdw",   "libelf", "libpapi",     "libunwind",
-    "libmunge", "libibverbs", "librdmacm", "libnl-",  NULL,
+    "libvt",	"libvt-mpi", "libvt-mpich",  "libgomp",	    "libomp",	   "libiomp",
+    "libmpi",	"libmpich",  "libmpichfort", "libmpichcxx", "libopen-pal", "libopen-rte",
+    "libprrte", "libpmix",   "mca_",	     "pmix_",	    "hwloc_",	   "libhwloc",
+    "libucs",	"libucp",    "libuct",	     "libucm",	    "libfabric",   "libpsm",
+    "libpsm2",	"libevent",  "libevent_",    "libgfortran", "libotf2",	   "libdw",
+    "libelf",	"libpapi",   "libunwind",    NULL,
 };
+
+static bool starts(const char *s, const char *prefix)
+{
+	return strncmp(s, prefix, strlen(prefix)) == 0;
+}
 
 static bool skipped_name(const char *path)
 {
 	const char *base = strrchr(path, '/');
 	base = base ? base + 1 : path;
-	for (int i = 0; not_the_program[i]; i++)
-		if (strncmp(base, not_the_program[i], strlen(not_the_program[i])) == 0)
+	if (starts(base, "libstdc++"))
+		return false;
+	for (int i = 0; system_dirs[i]; i++)
+		if (starts(path, system_dirs[i]))
 			return true;
+	for (int i = 0; not_the_program[i]; i++) {
+		const char *n = not_the_program[i];
+		size_t len = strlen(n);
+		if (strncmp(base, n, len) != 0)
+			continue;
+		char next = base[len];
+		if (n[len - 1] == '_' || next == '.' || next == '-' || next == '_' ||
+		    (next >= '0' && next <= '9'))
+			return true;
+	}
 	return false;
 }
 
-static int scan_one(struct dl_phdr_info *info, size_t size, void *data)
+struct site_query {
+	uintptr_t addr;
+	bool traced;
+};
+
+/* The object whose loaded text holds the address decides (the program: no name). */
+static int site_object(struct dl_phdr_info *info, size_t size, void *data)
 {
 	(void)size;
-	(void)data;
-	if (!info->dlpi_name || !*info->dlpi_name || !skipped_name(info->dlpi_name))
-		return 0;
-	for (int i = 0; i < info->dlpi_phnum && pt.n_skipped < MAX_SKIPPED; i++) {
+	struct site_query *q = data;
+	for (int i = 0; i < info->dlpi_phnum; i++) {
 		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-		if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_X))
-			continue;
 		uintptr_t lo = info->dlpi_addr + ph->p_vaddr;
-		pt.skipped[pt.n_skipped].lo = lo;
-		pt.skipped[pt.n_skipped].hi = lo + ph->p_memsz;
-		pt.n_skipped++;
+		if (ph->p_type != PT_LOAD || q->addr < lo || q->addr >= lo + ph->p_memsz)
+			continue;
+		q->traced = !info->dlpi_name || !*info->dlpi_name || !skipped_name(info->dlpi_name);
+		return 1;
 	}
 	return 0;
 }
 
-void vt_interpose_callers_scan(void)
+/*
+ * First sight of a call site. dl_iterate_phdr, not dladdr: it takes only the loader's list
+ * lock, which dlopen holds while it links an object but never while constructors run, so
+ * this cannot wait for a program's lock; dladdr takes the lock dlopen holds throughout.
+ */
+__attribute__((noinline, cold)) static bool site_first(uintptr_t addr, uint32_t i)
 {
-	pt.n_skipped = 0;
-	dl_iterate_phdr(scan_one, NULL);
+	struct site_query q = {addr, true};
+	dl_iterate_phdr(site_object, &q);
+	uintptr_t word = addr << 1 | q.traced;
+	if (__atomic_load_n(&pt.n_sites, __ATOMIC_RELAXED) >= SITE_SLOTS / 2)
+		return q.traced;
+	for (;;) {
+		uintptr_t k = 0;
+		if (__atomic_compare_exchange_n(&pt.sites[i], &k, word, false, __ATOMIC_RELEASE,
+						__ATOMIC_ACQUIRE)) {
+			__atomic_fetch_add(&pt.n_sites, 1, __ATOMIC_RELAXED);
+			return q.traced;
+		}
+		if (k >> 1 == addr)
+			return q.traced; /* another thread was first */
+		i = (i + 1) & (SITE_SLOTS - 1);
+	}
 }
 
 bool vt_interpose_caller_traced(const void *caller)
 {
-	uintptr_t a = (uintptr_t)caller;
-	for (int i = 0; i < pt.n_skipped; i++)
-		if (a >= pt.skipped[i].lo && a < pt.skipped[i].hi)
-			return false;
-	return true;
+	uintptr_t addr = (uintptr_t)caller;
+	uint32_t i = (uint32_t)((addr * 0x9E3779B97F4A7C15ull) >> 52) & (SITE_SLOTS - 1);
+	for (;;) {
+		uintptr_t k = __atomic_load_n(&pt.sites[i], __ATOMIC_ACQUIRE);
+		if (vt_likely(k >> 1 == addr))
+			return k & 1;
+		if (k == 0)
+			return site_first(addr, i);
+		i = (i + 1) & (SITE_SLOTS - 1);
+	}
 }
 
 /* ---- pthread_create -------------------------------------------------------------------- */

@@ -139,11 +139,8 @@ void vt_init(void)
 			vt_signal_init();
 		}
 		set_state(rc == 0 ? VT_STATE_ON : VT_STATE_OFF);
-		if (rc == 0 && vt_cfg.pthread) {
-			/* The runtimes loaded now are not the program (vt_interpose.h). */
-			vt_interpose_callers_scan();
+		if (rc == 0 && vt_cfg.pthread)
 			vt_interpose_set_pthread(vt_pthread_events_hooks());
-		}
 	}
 	pthread_mutex_unlock(&core.state_lock);
 }

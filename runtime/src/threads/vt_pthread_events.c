@@ -43,8 +43,9 @@ enum {
 struct lock_slot {
 	uintptr_t key;
 	uint32_t id;
-	uint32_t order; /* acquisitions recorded so far */
-	uint32_t held;	/* the order of the current holder's acquisition */
+	uint32_t order;	  /* acquisitions recorded so far */
+	uint32_t held;	  /* the order of the current holder's acquisition */
+	uintptr_t holder; /* the holder's vt_tls when its acquisition was recorded, else 0 */
 };
 
 struct numbered {
@@ -84,20 +85,26 @@ static struct {
     .threads_lock = PTHREAD_MUTEX_INITIALIZER,
 };
 
-/* The calling thread when this call is to be recorded: vt records, the thread records and
- * is not inside vt (busy: a flush, a plugin; nest: a producer a signal handler
- * interrupted), and the caller is the program. */
-static struct vt_tls *recording(const void *caller)
+/*
+ * The calling thread if it records already and is not inside vt (busy: a flush, a plugin;
+ * nest: a producer a signal handler interrupted). pthread calls never give a thread its
+ * location: the program's threads have theirs from their start (pthread_create), the
+ * others at their first event, so that the threads of plugins and runtimes, which lock
+ * too, stay out of the trace.
+ */
+static struct vt_tls *recording_now(void)
 {
-	if (vt_core_state() != VT_STATE_ON)
-		return NULL;
 	struct vt_tls *t = &vt_tls;
-	if (t->busy || t->nest || t->state == VT_TLS_OFF || !vt_interpose_caller_traced(caller))
-		return NULL;
-	t = vt_thread_self();
-	if (!t || t->busy || t->nest)
+	if (!t->pos || t->busy || t->nest || vt_core_state() != VT_STATE_ON)
 		return NULL;
 	return t;
+}
+
+/* The same, when the caller is the program's code (vt_interpose_caller_traced). */
+static struct vt_tls *recording(const void *caller)
+{
+	struct vt_tls *t = recording_now();
+	return t && vt_interpose_caller_traced(caller) ? t : NULL;
 }
 
 /* The region's handle less one: its id and filter flag, as vt_thread_enter takes them. */
@@ -111,7 +118,8 @@ static uint32_t region(int r)
 
 /* ---- lock numbers ----------------------------------------------------------------------- */
 
-static struct lock_slot *lock_of(const void *m)
+/* The mutex's slot, made at first sight when make is true; NULL: none (or no room). */
+static struct lock_slot *lock_of(const void *m, bool make)
 {
 	uintptr_t key = (uintptr_t)m;
 	uint32_t i = (uint32_t)(((key >> 3) * 0x9E3779B97F4A7C15ull) >> 50) & (LOCK_SLOTS - 1);
@@ -120,7 +128,7 @@ static struct lock_slot *lock_of(const void *m)
 		uintptr_t k = __atomic_load_n(&s->key, __ATOMIC_ACQUIRE);
 		if (k == 0) {
 			/* First sight: a number if there is room left, then the slot. */
-			if (__atomic_load_n(&pe.n_locks, __ATOMIC_RELAXED) >= LOCK_MAX)
+			if (!make || __atomic_load_n(&pe.n_locks, __ATOMIC_RELAXED) >= LOCK_MAX)
 				return NULL;
 			if (!__atomic_compare_exchange_n(&s->key, &k, key, false, __ATOMIC_ACQ_REL,
 							 __ATOMIC_ACQUIRE))
@@ -142,20 +150,26 @@ static struct lock_slot *lock_of(const void *m)
 /* The mutex was acquired by t (the caller holds it now). */
 static void acquired(struct vt_tls *t, const void *m)
 {
-	struct lock_slot *s = lock_of(m);
+	struct lock_slot *s = lock_of(m, true);
 	if (!s)
 		return;
 	uint32_t order = s->order++;
 	s->held = order;
+	__atomic_store_n(&s->holder, (uintptr_t)t, __ATOMIC_RELAXED);
 	vt_threads_put(t, s->id - 1, VT_REC_THREAD_ACQUIRE_LOCK, order, OTF2_PARADIGM_PTHREAD, 0);
 }
 
-/* The mutex is about to be released by t (the caller still holds it). */
-static void releasing(struct vt_tls *t, const void *m)
+/* The slot of a mutex whose acquisition by t was recorded, else NULL. */
+static struct lock_slot *held_by(struct vt_tls *t, const void *m)
 {
-	struct lock_slot *s = lock_of(m);
-	if (!s)
-		return;
+	struct lock_slot *s = lock_of(m, false);
+	return s && __atomic_load_n(&s->holder, __ATOMIC_RELAXED) == (uintptr_t)t ? s : NULL;
+}
+
+/* The mutex (its slot from held_by) is about to be released by t, which still holds it. */
+static void releasing(struct vt_tls *t, struct lock_slot *s)
+{
+	__atomic_store_n(&s->holder, 0, __ATOMIC_RELAXED);
 	vt_threads_put(t, s->id - 1, VT_REC_THREAD_RELEASE_LOCK, s->held, OTF2_PARADIGM_PTHREAD, 0);
 }
 
@@ -292,15 +306,22 @@ static int mutex_timedlock(pthread_mutex_t *m, const struct timespec *at, const 
 	return rc;
 }
 
+/*
+ * An unlock is recorded when the acquisition was, whoever calls it: a library's function
+ * that ends in a tail call of pthread_mutex_unlock looks like its caller's call, and an
+ * unlock of a mutex a library locked is not the program's. Acquisitions and releases pair.
+ */
 static int mutex_unlock(pthread_mutex_t *m, const void *caller)
 {
-	struct vt_tls *t = recording(caller);
-	if (!t)
+	(void)caller;
+	struct vt_tls *t = recording_now();
+	struct lock_slot *s = t ? held_by(t, m) : NULL;
+	if (!s)
 		return pthread_mutex_unlock(m);
 	uint32_t r = region(R_UNLOCK);
 	vt_thread_enter(t, r);
 	/* While still held: the next owner's acquisition cannot come before it. */
-	releasing(t, m);
+	releasing(t, s);
 	int rc = pthread_mutex_unlock(m);
 	vt_thread_leave(t, r);
 	return rc;
@@ -315,7 +336,9 @@ static int cond_wait(pthread_cond_t *c, pthread_mutex_t *m, const void *caller)
 		return pthread_cond_wait(c, m);
 	uint32_t r = region(R_WAIT);
 	vt_thread_enter(t, r);
-	releasing(t, m);
+	struct lock_slot *s = held_by(t, m);
+	if (s)
+		releasing(t, s);
 	int rc = pthread_cond_wait(c, m);
 	acquired(t, m);
 	vt_thread_leave(t, r);
@@ -330,7 +353,9 @@ static int cond_timedwait(pthread_cond_t *c, pthread_mutex_t *m, const struct ti
 		return pthread_cond_timedwait(c, m, at);
 	uint32_t r = region(R_TIMEDWAIT);
 	vt_thread_enter(t, r);
-	releasing(t, m);
+	struct lock_slot *s = held_by(t, m);
+	if (s)
+		releasing(t, s);
 	int rc = pthread_cond_timedwait(c, m, at);
 	/* EINVAL (a bad argument): nothing was released or taken; else it is held again. */
 	if (rc != EINVAL)
