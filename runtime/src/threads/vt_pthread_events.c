@@ -116,6 +116,12 @@ static uint32_t region(int r)
 	return h - 1;
 }
 
+/* The mutex a thread locked last and its slot: its unlock finds it without a probe. */
+static __thread struct {
+	const void *m;
+	struct lock_slot *s;
+} last_lock __attribute__((tls_model("initial-exec")));
+
 /* ---- lock numbers ----------------------------------------------------------------------- */
 
 /* The mutex's slot, made at first sight when make is true; NULL: none (or no room). */
@@ -147,22 +153,41 @@ static struct lock_slot *lock_of(const void *m, bool make)
 	}
 }
 
+/* A lock event in one reservation, its payload written in place (no copy). */
+static inline __attribute__((always_inline)) void put_lock(struct vt_tls *t, uint32_t kind,
+							   uint32_t lock, uint32_t order)
+{
+	struct vt_rec *p = vt_buf_reserve(t, 2);
+	if (vt_unlikely(!p))
+		return;
+	p[0].ts = vt_clock_now();
+	p[0].region = lock;
+	p[0].kind = kind;
+	struct vt_rec_thread *x = (struct vt_rec_thread *)&p[1];
+	x->value = order;
+	x->a = OTF2_PARADIGM_PTHREAD;
+	x->b = 0;
+	vt_buf_commit(t, p, 2);
+}
+
 /* The mutex was acquired by t (the caller holds it now). */
 static void acquired(struct vt_tls *t, const void *m)
 {
-	struct lock_slot *s = lock_of(m, true);
+	struct lock_slot *s = last_lock.m == m ? last_lock.s : lock_of(m, true);
 	if (!s)
 		return;
+	last_lock.m = m;
+	last_lock.s = s;
 	uint32_t order = s->order++;
 	s->held = order;
 	__atomic_store_n(&s->holder, (uintptr_t)t, __ATOMIC_RELAXED);
-	vt_threads_put(t, s->id - 1, VT_REC_THREAD_ACQUIRE_LOCK, order, OTF2_PARADIGM_PTHREAD, 0);
+	put_lock(t, VT_REC_THREAD_ACQUIRE_LOCK, s->id - 1, order);
 }
 
 /* The slot of a mutex whose acquisition by t was recorded, else NULL. */
 static struct lock_slot *held_by(struct vt_tls *t, const void *m)
 {
-	struct lock_slot *s = lock_of(m, false);
+	struct lock_slot *s = last_lock.m == m ? last_lock.s : lock_of(m, false);
 	return s && __atomic_load_n(&s->holder, __ATOMIC_RELAXED) == (uintptr_t)t ? s : NULL;
 }
 
@@ -170,7 +195,7 @@ static struct lock_slot *held_by(struct vt_tls *t, const void *m)
 static void releasing(struct vt_tls *t, struct lock_slot *s)
 {
 	__atomic_store_n(&s->holder, 0, __ATOMIC_RELAXED);
-	vt_threads_put(t, s->id - 1, VT_REC_THREAD_RELEASE_LOCK, s->held, OTF2_PARADIGM_PTHREAD, 0);
+	put_lock(t, VT_REC_THREAD_RELEASE_LOCK, s->id - 1, s->held);
 }
 
 /* A lock call's outcome: the mutex is held (EOWNERDEAD: held, its last owner died). */
