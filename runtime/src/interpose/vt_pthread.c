@@ -213,7 +213,9 @@ static int site_object(struct dl_phdr_info *info, size_t size, void *data)
 __attribute__((noinline, cold)) static bool site_first(uintptr_t addr, uint32_t i)
 {
 	struct site_query q = {addr, true};
+	int saved = errno;
 	dl_iterate_phdr(site_object, &q);
+	errno = saved;
 	uintptr_t word = addr << 1 | q.traced;
 	if (__atomic_load_n(&pt.n_sites, __ATOMIC_RELAXED) >= SITE_SLOTS / 2)
 		return q.traced;
