@@ -36,17 +36,25 @@ enum {
 };
 
 /*
- * A mutex: its key (address) is claimed once, its number published after it (id + 1; 0
- * while the claiming thread is between the two). order and held change only while the
- * mutex is held by a recording thread, so the mutex itself orders them.
+ * A mutex: its address and number in one word, published at once (a reader never sees an
+ * address without its number, and no one waits for another thread, which a signal handler
+ * could have interrupted between the two). Mutexes are 8-byte aligned and user addresses
+ * below 2^47, so the address >> 3 takes 44 bits and the number the low LOCK_BITS. order,
+ * held and holder change only while the mutex is held by a recording thread, so the mutex
+ * itself orders them.
  */
+#define LOCK_BITS 20
 struct lock_slot {
-	uintptr_t key;
-	uint32_t id;
+	uint64_t word;	  /* (address >> 3) << LOCK_BITS | number; 0: empty */
 	uint32_t order;	  /* acquisitions recorded so far */
 	uint32_t held;	  /* the order of the current holder's acquisition */
 	uintptr_t holder; /* the holder's vt_tls when its acquisition was recorded, else 0 */
 };
+
+static inline uint32_t lock_number(const struct lock_slot *s)
+{
+	return (uint32_t)(s->word & ((1u << LOCK_BITS) - 1));
+}
 
 struct numbered {
 	pthread_t th;
@@ -127,27 +135,25 @@ static __thread struct {
 /* The mutex's slot, made at first sight when make is true; NULL: none (or no room). */
 static struct lock_slot *lock_of(const void *m, bool make)
 {
-	uintptr_t key = (uintptr_t)m;
-	uint32_t i = (uint32_t)(((key >> 3) * 0x9E3779B97F4A7C15ull) >> 50) & (LOCK_SLOTS - 1);
+	uint64_t key = (uint64_t)(uintptr_t)m >> 3;
+	if (!key)
+		return NULL;
+	uint32_t i = (uint32_t)((key * 0x9E3779B97F4A7C15ull) >> 50) & (LOCK_SLOTS - 1);
 	for (;;) {
 		struct lock_slot *s = &pe.locks[i];
-		uintptr_t k = __atomic_load_n(&s->key, __ATOMIC_ACQUIRE);
-		if (k == 0) {
-			/* First sight: a number if there is room left, then the slot. */
+		uint64_t w = __atomic_load_n(&s->word, __ATOMIC_ACQUIRE);
+		if (w >> LOCK_BITS == key)
+			return s;
+		if (w == 0) {
+			/* First sight: a number if there is room left (one lost to a thread that
+			 * takes the slot first is not used: numbers may have gaps). */
 			if (!make || __atomic_load_n(&pe.n_locks, __ATOMIC_RELAXED) >= LOCK_MAX)
 				return NULL;
-			if (!__atomic_compare_exchange_n(&s->key, &k, key, false, __ATOMIC_ACQ_REL,
-							 __ATOMIC_ACQUIRE))
-				continue; /* another mutex took it meanwhile: look at it again */
 			uint32_t id = __atomic_fetch_add(&pe.n_locks, 1, __ATOMIC_RELAXED);
-			__atomic_store_n(&s->id, id + 1, __ATOMIC_RELEASE);
-			return s;
-		}
-		if (k == key) {
-			/* Its number is a few instructions behind its key at most. */
-			while (!__atomic_load_n(&s->id, __ATOMIC_ACQUIRE))
-				__builtin_ia32_pause();
-			return s;
+			if (__atomic_compare_exchange_n(&s->word, &w, key << LOCK_BITS | id, false,
+							__ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+				return s;
+			continue; /* another mutex took it meanwhile: look at it again */
 		}
 		i = (i + 1) & (LOCK_SLOTS - 1);
 	}
@@ -181,7 +187,7 @@ static void acquired(struct vt_tls *t, const void *m)
 	uint32_t order = s->order++;
 	s->held = order;
 	__atomic_store_n(&s->holder, (uintptr_t)t, __ATOMIC_RELAXED);
-	put_lock(t, VT_REC_THREAD_ACQUIRE_LOCK, s->id - 1, order);
+	put_lock(t, VT_REC_THREAD_ACQUIRE_LOCK, lock_number(s), order);
 }
 
 /* The slot of a mutex whose acquisition by t was recorded, else NULL. */
@@ -195,7 +201,7 @@ static struct lock_slot *held_by(struct vt_tls *t, const void *m)
 static void releasing(struct vt_tls *t, struct lock_slot *s)
 {
 	__atomic_store_n(&s->holder, 0, __ATOMIC_RELAXED);
-	put_lock(t, VT_REC_THREAD_RELEASE_LOCK, s->id - 1, s->held);
+	put_lock(t, VT_REC_THREAD_RELEASE_LOCK, lock_number(s), s->held);
 }
 
 /* A lock call's outcome: the mutex is held (EOWNERDEAD: held, its last owner died). */
