@@ -82,7 +82,9 @@ def vt_member(name):
 
 PROG_THREADS = 3
 # main's Enter counts; thread n's are prog_thread_enters(n, k) (k: prog.c's argv[1])
-PROG_MAIN = {'main': 1, 'log_thread': 1, 'work': 4, 'nap': 1}
+# (VT_PTHREAD, on by default, makes main's pthread_create and pthread_join calls regions.)
+PROG_MAIN = {'main': 1, 'log_thread': 1, 'work': 4, 'nap': 1,
+             'pthread_create': PROG_THREADS, 'pthread_join': PROG_THREADS}
 
 
 def prog_thread_enters(n, k):

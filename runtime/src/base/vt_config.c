@@ -131,6 +131,10 @@ static const struct vt_cfg_entry table[] = {
      "regions (parallel regions, teams, barriers, worksharing constructs), or all (also "
      "tasks, locks, critical sections, atomics and ordered where the runtime reports them).",
      0, 0, openmp_modes, &vt_cfg.openmp},
+    {"VT_PTHREAD", VT_CFG_BOOL, "yes", "no",
+     "Record the program's pthread calls: thread creation and joins (OTF2 ThreadCreate, "
+     "ThreadWait), mutexes and condition variables (regions, lock acquisitions and releases).",
+     0, 0, NULL, &vt_cfg.pthread},
     {"VT_VERBOSE", VT_CFG_INT, "1", "2",
      "Messages: 0 errors only, 1 warnings and where the trace went, 2-5 more detail.", 0, 5, NULL,
      &vt_cfg.verbose},

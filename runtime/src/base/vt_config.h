@@ -39,6 +39,7 @@ struct vt_config {
 	int sampling_unwind; /* enum vt_sampling_unwind */
 	long sampling_signal;
 	bool report;	    /* VT_REPORT: vt-report after the trace is written */
+	bool pthread;	    /* VT_PTHREAD: pthread_create/join, mutexes, condition variables */
 	int openmp_runtime; /* enum vt_openmp_runtime: VT_OPENMP_RUNTIME (vtcc, vtrun) */
 	int openmp;	    /* VT_OPENMP: enum vt_openmp_mode */
 };

@@ -9,7 +9,14 @@ struct vt_interpose_hooks vt_interpose_hooks;
 
 void vt_interpose_set_hooks(const struct vt_interpose_hooks *h)
 {
+	vt_interpose_resolve();
 	vt_interpose_hooks = *h;
+	vt_interpose_hooks.pthread = NULL;
+}
+
+void vt_interpose_set_pthread(const struct vt_pthread_hooks *p)
+{
+	__atomic_store_n(&vt_interpose_hooks.pthread, p, __ATOMIC_RELEASE);
 }
 
 void *vt_interpose_next(const char *name)

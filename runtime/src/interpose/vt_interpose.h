@@ -6,6 +6,8 @@
 #include <pthread.h>
 #include <signal.h>
 #include <stdbool.h>
+#include <stdint.h>
+#include <time.h>
 
 /*
  * interpose/ is the libc boundary: one file per family of interposed functions (exec,
@@ -26,10 +28,39 @@ struct vt_interpose_hooks {
 	 * first call on that thread. */
 	bool (*thread_wanted)(void);
 	void (*thread_start)(void);
+	/* VT_PTHREAD=yes, from init on: the program's pthread calls (vt_pthread.c); NULL (the
+	 * default and VT_PTHREAD=no): every call goes straight to libc. */
+	const struct vt_pthread_hooks *pthread;
+};
+
+/*
+ * The program's pthread calls, as interpose/vt_pthread.c reports them: each hook makes
+ * the call itself (with the vt_real_* functions below) and records around it, or only
+ * makes it when the calling thread does not record. caller: the call's return address, for
+ * vt_interpose_caller_traced. thread_create returns the new thread's sequence number (0:
+ * the thread is not announced), which thread_created hears with the outcome of the real
+ * call and thread_begin on the new thread before anything else runs there.
+ */
+struct vt_pthread_hooks {
+	uint64_t (*thread_create)(const void *caller);
+	void (*thread_created)(uint64_t seq, int rc, pthread_t th);
+	void (*thread_begin)(uint64_t seq);
+	int (*join)(pthread_t th, void **ret, const void *caller);
+	int (*mutex_lock)(pthread_mutex_t *m, const void *caller);
+	int (*mutex_trylock)(pthread_mutex_t *m, const void *caller);
+	int (*mutex_timedlock)(pthread_mutex_t *m, const struct timespec *at, const void *caller);
+	int (*mutex_unlock)(pthread_mutex_t *m, const void *caller);
+	int (*cond_wait)(pthread_cond_t *c, pthread_mutex_t *m, const void *caller);
+	int (*cond_timedwait)(pthread_cond_t *c, pthread_mutex_t *m, const struct timespec *at,
+			      const void *caller);
+	int (*cond_signal)(pthread_cond_t *c, const void *caller);
+	int (*cond_broadcast)(pthread_cond_t *c, const void *caller);
 };
 
 /* Written once by the lifecycle's init, read by the interposers (NULL hooks before). */
 void vt_interpose_set_hooks(const struct vt_interpose_hooks *h);
+/* VT_PTHREAD=yes: the pthread hooks from now on (the lifecycle, once recording is on). */
+void vt_interpose_set_pthread(const struct vt_pthread_hooks *p);
 extern struct vt_interpose_hooks vt_interpose_hooks __attribute__((visibility("hidden")));
 
 /* The next definition of a libc function after libvt's (dlsym RTLD_NEXT), or NULL. */
@@ -40,5 +71,34 @@ void *vt_interpose_next(const char *name);
 int vt_real_pthread_create(pthread_t *th, const pthread_attr_t *attr, void *(*fn)(void *),
 			   void *arg);
 int vt_real_sigaction(int sig, const struct sigaction *act, struct sigaction *old);
+
+/*
+ * libc's own mutex, condition variable and join functions. libvt defines
+ * pthread_mutex_lock and the others (vt_pthread.c), so a call of vt's own code would reach
+ * the wrapper: libvt and libvt-mpi are compiled with -Dpthread_mutex_lock=vt_real_mutex_lock
+ * and so on (runtime/meson.build), which makes every lock of vt's a direct call to libc's.
+ * Resolved at vt's first constructor (vt_interpose_set_hooks), or at first use before it.
+ */
+int vt_real_mutex_lock(pthread_mutex_t *m);
+int vt_real_mutex_trylock(pthread_mutex_t *m);
+int vt_real_mutex_timedlock(pthread_mutex_t *m, const struct timespec *at);
+int vt_real_mutex_unlock(pthread_mutex_t *m);
+int vt_real_cond_wait(pthread_cond_t *c, pthread_mutex_t *m);
+int vt_real_cond_timedwait(pthread_cond_t *c, pthread_mutex_t *m, const struct timespec *at);
+int vt_real_cond_signal(pthread_cond_t *c);
+int vt_real_cond_broadcast(pthread_cond_t *c);
+int vt_real_join(pthread_t th, void **ret);
+
+/*
+ * Whether a pthread call from this return address is the program's: false for calls from
+ * the runtimes vt traces through interfaces of their own or that are not the program's
+ * (OpenMP, MPI with its components and transports, the Fortran runtime, libotf2, elfutils),
+ * whose internal locks and threads would only be noise. Each call site is looked up once
+ * (the object holding it, by name) and kept in a lock-free table; a call then costs a probe.
+ */
+bool vt_interpose_caller_traced(const void *caller);
+
+/* Looks libc's functions up (vt_interpose_set_hooks does). */
+void vt_interpose_resolve(void);
 
 #endif

@@ -18,6 +18,7 @@
 #include "sampling/vt_sample.h"
 #include "threads/vt_omp_runtime.h"
 #include "threads/vt_ompt.h"
+#include "threads/vt_pthread_events.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -143,6 +144,8 @@ void vt_init(void)
 			vt_signal_init();
 		}
 		set_state(rc == 0 ? VT_STATE_ON : VT_STATE_OFF);
+		if (rc == 0 && vt_cfg.pthread)
+			vt_interpose_set_pthread(vt_pthread_events_hooks());
 	}
 	pthread_mutex_unlock(&core.state_lock);
 }

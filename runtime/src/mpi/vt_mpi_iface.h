@@ -9,6 +9,7 @@
  * the public vt_inst_enter and vt_inst_exit, besides vt_mpi_enter below. */
 #include "vt/vt_inst.h"
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -106,5 +107,19 @@ VT_MPI_EXPORT void vt_mpi_comm_name(uint32_t id, const char *name);
 /* Copies the name communicator id has now into buf (len bytes, cut); false (buf "") when
  * it has none. The adapter names what it makes after it ("MPI_Comm_dup of NAME"). */
 VT_MPI_EXPORT bool vt_mpi_comm_name_get(uint32_t id, char *buf, size_t len);
+
+/* The adapter's own locks are libc's, never the program's that vt records (VT_PTHREAD):
+ * libvt-mpi is compiled with -Dpthread_mutex_lock=vt_real_mutex_lock and so on (see
+ * interpose/vt_interpose.h, where libvt defines them). */
+struct timespec;
+int vt_real_mutex_lock(pthread_mutex_t *m);
+int vt_real_mutex_trylock(pthread_mutex_t *m);
+int vt_real_mutex_timedlock(pthread_mutex_t *m, const struct timespec *at);
+int vt_real_mutex_unlock(pthread_mutex_t *m);
+int vt_real_cond_wait(pthread_cond_t *c, pthread_mutex_t *m);
+int vt_real_cond_timedwait(pthread_cond_t *c, pthread_mutex_t *m, const struct timespec *at);
+int vt_real_cond_signal(pthread_cond_t *c);
+int vt_real_cond_broadcast(pthread_cond_t *c);
+int vt_real_join(pthread_t th, void **ret);
 
 #endif

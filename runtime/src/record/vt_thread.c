@@ -376,6 +376,11 @@ static struct vt_loc *new_location(struct vt_tls *t)
 
 bool vt_thread_begin(struct vt_tls *t)
 {
+	return vt_thread_begin_seq(t, 0);
+}
+
+bool vt_thread_begin_seq(struct vt_tls *t, uint64_t seq)
+{
 	if (t->busy || t->state == VT_TLS_OFF || t->state == VT_TLS_PAUSED)
 		return false;
 	int saved = errno;
@@ -405,6 +410,12 @@ bool vt_thread_begin(struct vt_tls *t)
 			t->state = VT_TLS_ON;
 			__atomic_store_n(&t->pos, loc->buf, __ATOMIC_RELEASE);
 			on = true;
+			/* The creator's number for the thread comes first (archive/vt_encode.c
+			 * reads it before the ThreadBegin it goes into). */
+			if (seq) {
+				union vt_rec_payload p = {.thread = {seq, 0, 0}};
+				vt_thread_put_event(t, 0, VT_REC_THREAD_BEGIN, &p, 1);
+			}
 			/* Counters in scope are added before the thread's first event. */
 			thr.hooks->begin(t, loc);
 		}

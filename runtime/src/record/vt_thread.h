@@ -76,6 +76,9 @@ extern long vt_max_depth __attribute__((visibility("hidden")));
 
 /* Slow path of a thread's first event (and of events while off): true when recording. */
 bool vt_thread_begin(struct vt_tls *t);
+/* The same for a thread its creator numbered (seq > 0: a VT_REC_THREAD_BEGIN carrying it
+ * is the location's first record); seq 0 is vt_thread_begin. */
+bool vt_thread_begin_seq(struct vt_tls *t, uint64_t seq);
 
 /* Slow path of a full buffer: encodes it, returns the next free record or NULL. */
 struct vt_rec *vt_thread_flush(struct vt_tls *t);

@@ -246,8 +246,10 @@ def body(t):
         t.eq(len(loc.events), 1, '%s: %s has one MPI event' % (what, loc.name))
     t.eq(sorted(sends), [('MPI_Send', 'MpiSend', 0, 30 + k, 4) for k in range(2)],
          '%s: the threads\' messages to rank 0, tags 30 and 31' % what)
+    # With VT_PTHREAD (on by default) main's pthread_create and pthread_join are regions.
     t.enter_counts(tr.loc('Master thread'), {'main': 1, 'MPI_Init_thread': 1,
-                                             'MPI_Comm_rank': 1, 'MPI_Abort': 1}, what)
+                                             'MPI_Comm_rank': 1, 'MPI_Abort': 1,
+                                             'pthread_create': 2, 'pthread_join': 2}, what)
     t.eq(vttest.otf2_properties(tr.path).get('VT::END'), 'MPI_Abort, errorcode 5',
          '%s: property VT::END' % what)
 

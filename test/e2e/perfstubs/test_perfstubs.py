@@ -53,6 +53,8 @@ def check_trace(t, run, what):
     master = tr.loc('Master thread')
     want = {'demo solve': 4, 'inner io': 4, 'outer': 1, 'inner': 1}
     want.update({'timestep %d' % i: 1 for i in range(4)})
+    # VT_PTHREAD (on by default): the worker's creation and join are regions too.
+    want.update({'pthread_create': 1, 'pthread_join': 1})
     t.enter_counts(master, want, '%s: master: timers, phases, string timers; none paused' % what)
     t.enter_counts(tr.loc('Thread 1'), {'worker': 3}, '%s: the worker thread' % what)
     seq = vttest.enter_leave_sequence(tr.path).get('Master thread')
@@ -62,6 +64,8 @@ def check_trace(t, run, what):
                      ('Leave', 'demo solve'), ('Enter', 'inner io'), ('Leave', 'inner io'),
                      ('Leave', 'timestep %d' % i)]
     want_seq += [('Enter', 'outer'), ('Enter', 'inner'), ('Leave', 'inner'), ('Leave', 'outer')]
+    want_seq += [('Enter', 'pthread_create'), ('Leave', 'pthread_create'),
+                 ('Enter', 'pthread_join'), ('Leave', 'pthread_join')]
     t.eq(seq, want_seq, '%s: nesting as run; stopping outer stopped inner first' % what)
     mv = vtmetrics.read_metrics(tr.path)
     vtmetrics.cross_check(t, mv, vtmetrics.read_metrics_print(tr.path), what)

@@ -27,8 +27,9 @@ NAPS = 10
 SPIN_MS = 30
 NET_BYTES = 64 * 4000
 LEAVES = 20
+# (VT_PTHREAD, on by default: main's pthread_create and pthread_join calls are regions.)
 MASTER = {'main': 1, 'touch': 1, 'naps': 1, 'nap': NAPS, 'spin': 1, 'net': 1, 'burst': 1,
-          'idle': 1}
+          'idle': 1, 'pthread_create': 1, 'pthread_join': 1}
 WORKER = {'worker': 1, 'leaf': LEAVES}
 BURST = 100000  # leaf() calls that fill a 64k buffer many times over
 

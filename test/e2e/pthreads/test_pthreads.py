@@ -10,7 +10,9 @@ import vttest
 # closed by the runtime (the balance checks of every trace see to that). Which thread
 # becomes "Thread 1" depends on which produces its first event first, so the thread
 # locations are matched as a multiset.
-MASTER = {'main': 1, 'work': 2, 'quit': 1}
+# With VT_PTHREAD (default yes) main's 3 pthread_create and 3 pthread_join calls are regions
+# too (test/e2e/pthread_events checks their events).
+MASTER = {'main': 1, 'work': 2, 'quit': 1, 'pthread_create': 3, 'pthread_join': 3}
 THREADS = [{'thread_main': 1, 'work': 10}, {'thread_main': 1, 'work': 20},
            {'thread_main': 1, 'work': 30, 'finish': 1}]
 # (compiler, -O level, how threads are asked for: -pthread, or vtcc's -vt:mt)

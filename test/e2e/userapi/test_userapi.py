@@ -150,7 +150,9 @@ def extras(t):
     t.clean_run(run, 'extras')
     tr = t.trace(run, 'extras')
     master, worker = tr.loc('Master thread'), tr.loc('Thread 1')
-    t.enter_counts(master, {'visible': 3}, 'extras: nothing of what ran while off')
+    # The worker's creation and join come after recording is on again (VT_PTHREAD: regions).
+    t.enter_counts(master, {'visible': 3, 'pthread_create': 1, 'pthread_join': 1},
+                   'extras: nothing of what ran while off')
     t.eq(master.kinds.get('MeasurementOnOff'), 2, 'extras: off and on are marked')
     t.eq(master.kinds.get('BufferFlush'), 1, 'extras: VT_USER_FLUSH flushed the buffer once')
     mv = vtmetrics.read_metrics(tr.path)
@@ -166,7 +168,8 @@ def extras(t):
            if e.kind in ('Enter', 'Leave', 'MeasurementOnOff')]
     t.eq(seq, [('Enter', 'visible'), ('Leave', 'visible'), ('MeasurementOnOff', None),
                ('MeasurementOnOff', None), ('Enter', 'visible'), ('Leave', 'visible'),
-               ('Enter', 'visible'), ('Leave', 'visible')],
+               ('Enter', 'visible'), ('Leave', 'visible'), ('Enter', 'pthread_create'),
+               ('Leave', 'pthread_create'), ('Enter', 'pthread_join'), ('Leave', 'pthread_join')],
          'extras: the gap sits between the first and second region')
     t.eq(markers(t, tr.path, 'extras'),
          [('check', 'HIGH', 'LOCATION:%d' % master.ref, 'residual below 0.2'),
