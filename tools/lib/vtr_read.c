@@ -710,11 +710,15 @@ int vtr_read_merged(struct vtr_trace *tr, const struct vtr_callbacks *cb, void *
 	 * for a location without events: libotf2 3.0's global reader closes (frees) the reader
 	 * of a location whose first read finds the end, then follows that reader's link to the
 	 * next one, a use-after-free that crashes once the memory is reused (always, under
-	 * MALLOC_PERTURB_). Such a location has nothing to merge.
+	 * MALLOC_PERTURB_). Such a location has nothing to merge. Only where the definitions
+	 * count events at all: a writer that leaves every count 0 says nothing by it.
 	 */
+	bool counted = false;
+	for (size_t i = 0; i < tr->nlocations; i++)
+		counted = counted || tr->locations[i].events > 0;
 	for (size_t i = 0; i < tr->nlocations && result == 0; i++) {
 		rd.states[i].loc = &tr->locations[i];
-		if (tr->locations[i].events == 0) {
+		if (counted && tr->locations[i].events == 0) {
 			if (cb->location_begin)
 				cb->location_begin(user, &tr->locations[i]);
 			continue;
