@@ -4,7 +4,9 @@ thread teams as communicators with their members, fork/join, locks with their ac
 order, exact counts per thread; VT_OPENMP=off|regions|all and a bad value."""
 
 import collections
+import json
 import os
+import subprocess
 
 import otf2events
 import vttest
@@ -321,6 +323,46 @@ def check_run(t, what, exe, plain, mode, names, args=(), prefix=None, outer=OUTE
         check_locks(t, what, locs)
     if names:
         check_names(t, what, locs)
+    check_profile(t, what, tr.path, locs)
+
+
+def check_profile(t, what, path, locs):
+    """vt-profile --threads on the real trace: its counts per thread and its calls per
+    construct and thread are the events python3-otf2 read."""
+    p = subprocess.run([vttest.VT_PROFILE, '--threads', '--format', 'json', path],
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True)
+    if not t.check(p.returncode == 0, '%s: vt-profile --threads works' % what, p.stderr[-300:]):
+        return
+    doc = json.loads(p.stdout)
+    fields = {'forks': 'ThreadFork', 'teams': 'ThreadTeamBegin',
+              'tasks_created': 'ThreadTaskCreate', 'task_switches': 'ThreadTaskSwitch',
+              'tasks_completed': 'ThreadTaskComplete', 'locks': 'ThreadAcquireLock'}
+    got = {th['name']: {f: th[f] for f in fields} for th in doc['threads']}
+    want = {name: {f: sum(1 for k, _ in d['events'] if k == kind) for f, kind in fields.items()}
+            for name, d in locs.items()}
+    t.eq(got, want, '%s: vt-profile --threads: thread-model events per thread' % what)
+    calls = {(c['name'], th['name']): th['calls'] for c in doc['constructs']
+             for th in c['threads']}
+    t.check(calls and all(n == locs[loc]['names'][name] for (name, loc), n in calls.items()),
+            '%s: vt-profile --threads: calls per construct and thread = Enter events' % what,
+            repr([(k, n, locs[k[1]]['names'][k[0]]) for k, n in calls.items()
+                  if n != locs[k[1]]['names'][k[0]]][:5]))
+    # vt-export --chrome keeps every team membership as a span and the task and lock events
+    out = os.path.join(os.path.dirname(path), 'chrome.json')
+    exe = os.path.join(vttest.BUILD_ROOT, 'tools', 'vt-export', 'vt-export')
+    p = subprocess.run([exe, '--chrome', path, '-o', out], stdout=subprocess.PIPE,
+                       stderr=subprocess.PIPE, universal_newlines=True)
+    if t.check(p.returncode == 0, '%s: vt-export --chrome works' % what, p.stderr[-300:]):
+        with open(out) as f:
+            phases = collections.Counter((e.get('ph'), e.get('cat'))
+                                         for e in json.load(f)['traceEvents'])
+        teams = sum(1 for d in locs.values() for k, _ in d['events'] if k == 'ThreadTeamBegin')
+        t.eq((phases[('b', 'openmp')], phases[('e', 'openmp')]), (teams, teams),
+             '%s: vt-export --chrome: a span per team membership' % what)
+    parallel = [c for c in doc['constructs'] if c['kind'] == 'parallel']
+    t.check(parallel and all(c['work']['max_ticks'] >= c['work']['mean_ticks'] > 0
+                             for c in parallel),
+            '%s: vt-profile --threads: every parallel region has work, max >= mean' % what)
 
 
 def early(t):
