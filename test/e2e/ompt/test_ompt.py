@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """e2e "ompt": OpenMP through OMPT inside libvt (LLVM's libomp): regions of every construct,
 thread teams as communicators with their members, fork/join, locks with their acquisition
-order, exact counts per thread; VT_OPENMP=off|regions|all and a bad value."""
+order, exact counts per thread, in C (clang, gcc) and Fortran (gfortran);
+VT_OPENMP=off|regions|all and a bad value."""
 
 import collections
 import json
@@ -393,6 +394,13 @@ def body(t):
     for (cc, opt, names), exe in zip(VARIANTS, exes):
         check_run(t, '%s %s' % (cc, opt), exe, plain, None, names,
                   outer=OUTER_GOMP if cc == 'gcc' else OUTER)
+    # The same constructs in Fortran: gfortran's code (its GOMP_* calls, as gcc's C) on the
+    # libomp vtfort links, with omp_lib's locks and the program's regions around them.
+    fexe = t.compile('ompt_f', ['ompt.f90'], lang='fortran', opt='-O0', flags=['-fopenmp', '-g'])
+    fplain = t.run(t.compile('ompt_f', ['ompt.f90'], lang='fortran', opt='-O0',
+                             flags=['-fopenmp'], instrument=False),
+                   env={'OMP_NUM_THREADS': '4'}, label='plain-f')
+    check_run(t, 'gfortran -O0', fexe, fplain, None, False, outer=OUTER_GOMP)
     cc, opt, _ = VARIANTS[0]
     for mode in ('all', 'regions', 'off'):
         check_run(t, '%s %s VT_OPENMP=%s' % (cc, opt, mode), exes[0], plain, mode, False)
