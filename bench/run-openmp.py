@@ -9,9 +9,13 @@ The program times each construct itself (ns per construct on the master thread) 
   - under vtrun with VT_OPENMP=off, regions and all: the same binary, vt's OMPT tool alone
     (libvt preloaded; no function is instrumented);
   - built with vtcc (clang) and VT_OPENMP=all: OMPT and the compiler's function hooks on
-    the outlined regions, what a user who replaced cc gets.
-Per construct: ns each, the added ns over plain, and the ratio to plain (the runtime's own
-cost is the plain figure). Medians of --runs runs, with OMP_NUM_THREADS=--threads.
+    the outlined regions, what a user who replaced cc gets;
+  - the floor of the technique: the plain binary with bench/ompt-null.c as its tool
+    (OMP_TOOL_LIBRARIES), which registers the callbacks vt's tool registers for regions and
+    for all, with empty bodies: libomp's own cost of a tool.
+Per construct: ns each, the added ns over plain and the ratio to plain (the runtime's own
+cost is the plain figure), and what vt adds over the floor. Medians of --runs runs, with
+OMP_NUM_THREADS=--threads.
 
 Usage: bench/run-openmp.py BUILD_DIR [--runs N] [--threads N] [--scale N] [--json FILE]"""
 
@@ -27,6 +31,7 @@ import benchlib
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SRC = os.path.join(HERE, 'omp-costs.c')
+NULL_TOOL = os.path.join(HERE, 'ompt-null.c')
 
 
 def costs(cmd, env, cwd):
@@ -55,6 +60,8 @@ def main():
     benchlib.sh(['clang', '-O2', '-fopenmp', SRC, '-o', exes['clang']])
     benchlib.sh(['gcc', '-O2', '-fopenmp', SRC, '-o', exes['gcc']])
     benchlib.sh([vtcc, '-vt:cc', 'clang', '-O2', '-fopenmp', SRC, '-o', exes['vtcc']])
+    null = os.path.join(work, 'libomptnull.so')
+    benchlib.sh(['clang', '-O2', '-shared', '-fPIC', NULL_TOOL, '-o', null])
     base = {k: v for k, v in os.environ.items() if not k.startswith(('VT_', 'OMP_'))}
     base['OMP_NUM_THREADS'] = str(a.threads)
     base['OMP_WAIT_POLICY'] = 'passive' if a.threads > os.cpu_count() else 'active'
@@ -66,6 +73,9 @@ def main():
         ('vtrun regions', [vtrun, exes['clang']] + scale, {'VT_OPENMP': 'regions'}),
         ('vtrun all', [vtrun, exes['clang']] + scale, {'VT_OPENMP': 'all'}),
         ('vtcc all', [exes['vtcc']] + scale, {'VT_OPENMP': 'all'}),
+        ('floor regions', [exes['clang']] + scale,
+         {'OMP_TOOL_LIBRARIES': null, 'OMPT_NULL_REGIONS': '1'}),
+        ('floor all', [exes['clang']] + scale, {'OMP_TOOL_LIBRARIES': null}),
     ]
     runs = {name: [] for name, _, _ in variants}
     for r in range(a.runs):
@@ -86,6 +96,11 @@ def main():
         print('%-14s' % ('+' + name[:13]) +
               ''.join('%9.0f (%4.2fx)' % (med[name][c] - plain[c], med[name][c] / plain[c])
                       for c in plain))
+    print('vt over the floor (a tool with the same callbacks, empty): added ns (ratio)')
+    for name, floor in (('vtrun regions', 'floor regions'), ('vtrun all', 'floor all')):
+        f = med[floor]
+        print('%-14s' % name + ''.join('%9.0f (%4.2fx)' % (med[name][c] - f[c],
+                                                          med[name][c] / f[c]) for c in plain))
     print('compilers: %s; %s' % (benchlib.first_line(['clang', '--version']),
                                  benchlib.first_line(['gcc', '--version'])))
     if a.json:

@@ -102,13 +102,18 @@ def check_full(t, facts, doc, what):
         e['name'] == 'x (%s)' % facts.locations[e['tid']][1] and set(e['args']) == {'x'}
         for e in ev if e['ph'] == 'C'), '%s: counter tracks named after the plugin\'s '
         'counter and the location' % what)
-    # Flows: one s and one f per message, from the sender's thread to the receiver's.
+    # Flows: one s and one f per message, from the sender's thread to the receiver's (and,
+    # of category pthread, one from each pthread_create to the thread it made).
     flows = collections.defaultdict(dict)
     for e in ev:
         if e['ph'] in 'sf':
             flows[e['id']][e['ph']] = e
     t.check(all(set(f) == {'s', 'f'} for f in flows.values()), '%s: every flow has its start '
             'and its end' % what)
+    every = len(flows)
+    created = {i: f for i, f in flows.items() if f['s'].get('cat') == 'pthread'}
+    t.eq(len(created), facts.thread_creates, '%s: a pthread flow per ThreadCreate event' % what)
+    flows = {i: f for i, f in flows.items() if f['s'].get('cat') == 'mpi'}
     rank = facts.rank_of
     got = sorted((rank[ref_of[f['s']['tid']]], rank[ref_of[f['f']['tid']]],
                   f['s']['args']['bytes']) for f in flows.values())
@@ -121,7 +126,7 @@ def check_full(t, facts, doc, what):
                  any(n == 'MPI_Recv' and b <= f['f']['ts'] <= e for n, b, e in
                      slices[f['f']['tid']]) for f in flows.values())
     t.check(inside, '%s: flows start inside MPI_Send and end inside MPI_Recv' % what)
-    t.eq(doc['otherData']['flows'], len(flows), '%s: otherData counts the flows' % what)
+    t.eq(doc['otherData']['flows'], every, '%s: otherData counts the flows' % what)
 
 
 def check_window(t, facts, path, d):

@@ -45,6 +45,7 @@ class Facts:
         self.rank_of = {}  # location ref -> MPI rank
         self.events = 0  # of every kind
         self.coll_ends = collections.Counter()  # collective op name -> CollectiveEnd events
+        self.thread_creates = 0  # ThreadCreate events (pthread_create)
         with otf2.reader.open(path) as reader:
             defs = reader.definitions
             self.resolution = defs.clock_properties.timer_resolution
@@ -69,6 +70,8 @@ class Facts:
                     self.slices[loc._ref].append((name, begin, ev.time))
                 elif isinstance(ev, otf2.events.Metric):
                     self.metrics[loc._ref] += 1
+                elif isinstance(ev, otf2.events.ThreadCreate):
+                    self.thread_creates += 1
                 elif isinstance(ev, (otf2.events.MpiSend, otf2.events.MpiIsend)):
                     self.sends.append((loc._ref, ev.receiver, ev.msg_length))
                 elif isinstance(ev, otf2.events.MpiCollectiveEnd):
