@@ -139,11 +139,11 @@ VT_REAL int vt_real_join(pthread_t th, void **ret)
 /*
  * Whose pthread calls are the program's: those of the executable and of libraries outside
  * the system's library directories, and of libstdc++ (std::thread and its kin call pthread
- * there). Not the program's: the system's libraries (their locks are their own business:
- * the OpenMP runtimes, whose interface is OMPT, MPI and what it loads, the Fortran runtime,
- * X11 under hwloc's plugins...), and wherever they are installed, vt's own libraries and
- * the runtimes named below. A name matches when the file name starts with it and goes on
- * with '.', '-', '_' or a digit (libmpi: libmpi.so.40 and libmpi_mpifh.so, not
+ * there), and of the sanitizers' interceptors. Not the program's: the system's libraries (their
+ * locks are their own business: the OpenMP runtimes, whose interface is OMPT, MPI and what it
+ * loads, the Fortran runtime, X11 under hwloc's plugins...), and wherever they are installed, vt's
+ * own libraries and the runtimes named below. A name matches when the file name starts with it and
+ * goes on with '.', '-', '_' or a digit (libmpi: libmpi.so.40 and libmpi_mpifh.so, not
  * libmpich.so); a name ending in '_' matches whatever follows.
  */
 static const char *const system_dirs[] = {"/lib/",	 "/lib64/",	"/usr/lib/",
@@ -157,6 +157,9 @@ static const char *const not_the_program[] = {
     "libelf",	"libpapi",   "libunwind",    NULL,
 };
 
+static const char *const sanitizers[] = {"libasan.",   "libtsan.",     "libubsan.", "liblsan.",
+					 "libhwasan.", "libclang_rt.", NULL};
+
 static bool starts(const char *s, const char *prefix)
 {
 	return strncmp(s, prefix, strlen(prefix)) == 0;
@@ -168,6 +171,12 @@ static bool skipped_name(const char *path)
 	base = base ? base + 1 : path;
 	if (starts(base, "libstdc++"))
 		return false;
+	/* A sanitizer's interceptors stand between the program and vt (the ASan run of the
+	 * tests preloads libasan): what they pass on is whoever called them, the program as
+	 * far as can be told. */
+	for (int i = 0; sanitizers[i]; i++)
+		if (starts(base, sanitizers[i]))
+			return false;
 	for (int i = 0; system_dirs[i]; i++)
 		if (starts(path, system_dirs[i]))
 			return true;
