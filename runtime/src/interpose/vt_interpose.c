@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* The hooks through which interposed libc calls reach the modules, and libc's own functions. */
 #include "interpose/vt_interpose.h"
+#include "base/vt_compiler.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -19,13 +20,13 @@ void vt_interpose_set_pthread(const struct vt_pthread_hooks *p)
 	__atomic_store_n(&vt_interpose_hooks.pthread, p, __ATOMIC_RELEASE);
 }
 
-void *vt_interpose_next(const char *name)
+VT_NO_ASAN void *vt_interpose_next(const char *name)
 {
 	return dlsym(RTLD_NEXT, name);
 }
 
-int vt_real_pthread_create(pthread_t *th, const pthread_attr_t *attr, void *(*fn)(void *),
-			   void *arg)
+VT_NO_ASAN int vt_real_pthread_create(pthread_t *th, const pthread_attr_t *attr,
+				      void *(*fn)(void *), void *arg)
 {
 	typedef int (*create_fn)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
 	static create_fn real;

@@ -61,13 +61,13 @@ static struct {
 } pt;
 
 /* x86-64 has two versions of the condition variable functions; the default one is 2.3.2. */
-static void *next_cond(const char *name)
+VT_NO_ASAN static void *next_cond(const char *name)
 {
 	void *f = dlvsym(RTLD_NEXT, name, "GLIBC_2.3.2");
 	return f ? f : vt_interpose_next(name);
 }
 
-void vt_interpose_resolve(void)
+VT_NO_ASAN void vt_interpose_resolve(void)
 {
 	*(void **)&pt.real.lock = vt_interpose_next("pthread_mutex_lock");
 	*(void **)&pt.real.trylock = vt_interpose_next("pthread_mutex_trylock");
@@ -81,13 +81,13 @@ void vt_interpose_resolve(void)
 }
 
 /* Before vt's first constructor (another library's constructor locking): resolved now. */
-__attribute__((noinline, cold)) static void resolve_now(void)
+__attribute__((noinline, cold)) VT_NO_ASAN static void resolve_now(void)
 {
 	vt_interpose_resolve();
 }
 
 /* Exported: libvt-mpi's locks are vt's too. */
-#define VT_REAL __attribute__((visibility("default")))
+#define VT_REAL __attribute__((visibility("default"))) VT_NO_ASAN
 
 #define REAL(f) (vt_likely(pt.real.f) ? pt.real.f : (resolve_now(), pt.real.f))
 
@@ -275,8 +275,8 @@ static void *thread_start(void *p)
 	return s.fn(s.arg);
 }
 
-__attribute__((visibility("default"))) int pthread_create(pthread_t *th, const pthread_attr_t *attr,
-							  void *(*fn)(void *), void *arg)
+__attribute__((visibility("default"))) VT_NO_ASAN int
+pthread_create(pthread_t *th, const pthread_attr_t *attr, void *(*fn)(void *), void *arg)
 {
 	const struct vt_interpose_hooks *h = &vt_interpose_hooks;
 	const struct vt_pthread_hooks *ph = h->pthread;
@@ -305,7 +305,7 @@ __attribute__((visibility("default"))) int pthread_create(pthread_t *th, const p
 
 /* ---- joins, mutexes, condition variables ------------------------------------------------ */
 
-#define WRAPPER	      __attribute__((visibility("default")))
+#define WRAPPER	      __attribute__((visibility("default"))) VT_NO_ASAN
 #define PTHREAD_HOOKS (vt_interpose_hooks.pthread)
 
 WRAPPER int pthread_join(pthread_t th, void **ret)
