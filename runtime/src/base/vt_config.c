@@ -115,6 +115,10 @@ static const struct vt_cfg_entry table[] = {
      "Signal number that delivers samples (27: SIGPROF); pick another if the program uses "
      "it.",
      1, 64, NULL, &vt_cfg.sampling_signal},
+    {"VT_IOTRACE", VT_CFG_BOOL, "no", "yes",
+     "Record the program's POSIX I/O (open, read, write, lseek, close, dup...): each call as "
+     "a region with OTF2's I/O events on a handle per open file (docs/io.md).",
+     0, 0, NULL, &vt_cfg.iotrace},
     {"VT_REPORT", VT_CFG_BOOL, "no", "yes",
      "At the end of the run, write an HTML report of the trace next to it (PREFIX.html) "
      "with vt-report (docs/vt-report.md).",

@@ -38,7 +38,8 @@ struct vt_config {
 	long sampling_depth;
 	int sampling_unwind; /* enum vt_sampling_unwind */
 	long sampling_signal;
-	bool report; /* VT_REPORT: vt-report after the trace is written */
+	bool report;  /* VT_REPORT: vt-report after the trace is written */
+	bool iotrace; /* VT_IOTRACE: POSIX I/O calls (io/) */
 };
 
 enum vt_sampling_source {

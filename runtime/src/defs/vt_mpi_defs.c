@@ -132,7 +132,7 @@ void vt_mpi_defs_win_name(uint32_t id, const char *name)
 	rename_entry(win_name_slot, id, name);
 }
 
-uint32_t vt_mpi_defs_io(uint64_t key, uint32_t comm, const char *file)
+static uint32_t define_io(uint64_t key, uint32_t comm, uint32_t paradigm, const char *file)
 {
 	pthread_mutex_lock(&defs.lock);
 	uint32_t id = defs.n_ios;
@@ -140,11 +140,32 @@ uint32_t vt_mpi_defs_io(uint64_t key, uint32_t comm, const char *file)
 	struct vt_mpi_defs_io *h =
 	    copy ? append(&defs.ios, &defs.n_ios, &defs.cap_ios, sizeof(*h)) : NULL;
 	if (h)
-		*h = (struct vt_mpi_defs_io){key, comm, copy};
+		*h = (struct vt_mpi_defs_io){key, comm, paradigm, copy};
 	else
 		free(copy);
 	pthread_mutex_unlock(&defs.lock);
 	return h ? id : UINT32_MAX;
+}
+
+uint32_t vt_mpi_defs_io(uint64_t key, uint32_t comm, const char *file)
+{
+	return define_io(key, comm, VT_IO_PARADIGM_MPI, file);
+}
+
+uint32_t vt_mpi_defs_io_local(uint32_t paradigm, const char *file)
+{
+	return define_io(0, UINT32_MAX, paradigm, file);
+}
+
+uint32_t vt_mpi_defs_io_dup(uint32_t id)
+{
+	pthread_mutex_lock(&defs.lock);
+	char *copy = id < defs.n_ios ? strdup(defs.ios[id].file) : NULL;
+	uint32_t paradigm = id < defs.n_ios ? defs.ios[id].paradigm : 0;
+	pthread_mutex_unlock(&defs.lock);
+	uint32_t dup = copy ? define_io(0, UINT32_MAX, paradigm, copy) : UINT32_MAX;
+	free(copy);
+	return dup;
 }
 
 uint32_t vt_mpi_defs_group(const char *members)
