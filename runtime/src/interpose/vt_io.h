@@ -71,9 +71,11 @@ struct vt_io_call {
  */
 struct vt_io_hooks {
 	bool (*enter)(struct vt_io_call *c, enum vt_io_fn fn);
-	/* A data operation on fd, of bytes requested: before the real call, and its result
-	 * (bytes done, or -1 with err) after. */
-	void (*op_begin)(struct vt_io_call *c, int fd, enum vt_io_mode mode, uint64_t bytes);
+	/* A data operation on fd, of bytes requested: enter's answer and the operation's
+	 * beginning in one call, before the real call; its result (bytes done, or -1 with err)
+	 * after. */
+	bool (*op_enter)(struct vt_io_call *c, enum vt_io_fn fn, int fd, enum vt_io_mode mode,
+			 uint64_t bytes);
 	void (*op_end)(struct vt_io_call *c, int64_t result, int err);
 	/* An open returned fd (or -1) for path with flags. */
 	void (*opened)(struct vt_io_call *c, int fd, const char *path, int flags);
@@ -88,7 +90,8 @@ struct vt_io_hooks {
 	void (*leave)(struct vt_io_call *c);
 };
 
-/* Written by the lifecycle (all at once, before the program's I/O is recorded). */
+/* Written by the lifecycle (enter and op_enter last, so a wrapper that sees them finds the
+ * others in place). */
 void vt_io_set_hooks(const struct vt_io_hooks *h);
 extern struct vt_io_hooks vt_io_hooks __attribute__((visibility("hidden")));
 

@@ -53,10 +53,11 @@ const char *const vt_io_names[VT_IO_FN_MAX] = {
 
 void vt_io_set_hooks(const struct vt_io_hooks *h)
 {
-	/* enter last: a wrapper that sees it finds the others in place. */
 	struct vt_io_hooks copy = *h;
 	copy.enter = NULL;
+	copy.op_enter = NULL;
 	vt_io_hooks = copy;
+	__atomic_store_n(&vt_io_hooks.op_enter, h->op_enter, __ATOMIC_RELEASE);
 	__atomic_store_n(&vt_io_hooks.enter, h->enter, __ATOMIC_RELEASE);
 }
 
@@ -99,13 +100,21 @@ static inline __attribute__((always_inline)) bool recorded(struct vt_io_call *c,
 	return __builtin_expect(enter != NULL, 0) && enter(c, fn);
 }
 
+/* The same for a data operation, whose beginning is recorded with the answer. */
+static inline __attribute__((always_inline)) bool
+op_recorded(struct vt_io_call *c, enum vt_io_fn fn, int fd, enum vt_io_mode mode, uint64_t bytes)
+{
+	bool (*op_enter)(struct vt_io_call *, enum vt_io_fn, int, enum vt_io_mode, uint64_t) =
+	    __atomic_load_n(&vt_io_hooks.op_enter, __ATOMIC_ACQUIRE);
+	return __builtin_expect(op_enter != NULL, 0) && op_enter(c, fn, fd, mode, bytes);
+}
+
 /* A data operation: Begin before the call, Complete (or its failure) after it. */
 #define DATA_OP(fn, fd, mode, bytes, call)                                                         \
 	do {                                                                                       \
 		struct vt_io_call c_;                                                              \
-		if (!recorded(&c_, fn))                                                            \
+		if (!op_recorded(&c_, fn, fd, mode, bytes))                                        \
 			return call;                                                               \
-		vt_io_hooks.op_begin(&c_, fd, mode, bytes);                                        \
 		ssize_t r_ = call;                                                                 \
 		int e_ = errno;                                                                    \
 		vt_io_hooks.op_end(&c_, r_, e_);                                                   \

@@ -58,20 +58,31 @@ static uint32_t region_of(enum vt_io_fn fn)
 	return h - 1;
 }
 
-bool vt_iotrace_enter(struct vt_io_call *c, enum vt_io_fn fn)
+/* Whether the calling thread records this call (then it is inside one from now on). */
+static inline __attribute__((always_inline)) struct vt_tls *recording(void)
 {
 	struct vt_tls *t = &vt_tls;
 	/* Inside vt (its slow paths, a plugin, a producer a signal interrupted), inside another
 	 * recorded call, or on a thread that does not record (vt's own): the call alone. */
 	if (io_tls.in || t->busy || t->nest || vt_core_state() != VT_STATE_ON)
-		return false;
-	int saved = errno;
-	t = vt_thread_self();
-	if (!t) {
+		return NULL;
+	if (vt_unlikely(!t->pos)) {
+		int saved = errno;
+		t = vt_thread_self();
 		errno = saved;
-		return false;
+		if (!t)
+			return NULL;
 	}
 	io_tls.in = true;
+	return t;
+}
+
+bool vt_iotrace_enter(struct vt_io_call *c, enum vt_io_fn fn)
+{
+	struct vt_tls *t = recording();
+	if (!t)
+		return false;
+	int saved = errno;
 	*c = (struct vt_io_call){t, fn, UINT32_MAX, 0};
 	vt_thread_enter(t, region_of(fn));
 	errno = saved;
@@ -201,21 +212,83 @@ static uint32_t handle_of(struct vt_io_call *c, int fd)
 	return id;
 }
 
-void vt_iotrace_op_begin(struct vt_io_call *c, int fd, enum vt_io_mode mode, uint64_t bytes)
+/*
+ * The common case of an operation's records: the region's Enter with the operation's Begin,
+ * and its Complete with the Leave, each pair in one reservation at one time (the region
+ * registered and not filtered, within VT_MAX_STACK_DEPTH, no synchronous counters on the
+ * thread). Otherwise, and for a descriptor seen for the first time (its IoCreateHandle goes
+ * between), one event after the other.
+ */
+static bool fast_case(const struct vt_tls *t, uint32_t region, long depth_ok)
 {
+	return !(region & VT_REGION_FILTERED) && !t->sync && depth_ok;
+}
+
+bool vt_iotrace_op_enter(struct vt_io_call *c, enum vt_io_fn fn, int fd, enum vt_io_mode mode,
+			 uint64_t bytes)
+{
+	struct vt_tls *t = recording();
+	if (!t)
+		return false;
 	int saved = errno;
+	*c = (struct vt_io_call){t, fn, UINT32_MAX, 0};
+	uint32_t region = region_of(fn);
+	uint32_t head = (uint32_t)mode | (uint32_t)OTF2_IO_OPERATION_FLAG_NONE << 8;
+	uint32_t h = tracked(fd) ? __atomic_load_n(&io.fds[fd], __ATOMIC_ACQUIRE) : 0;
+	if (h && fast_case(t, region, t->depth < vt_max_depth)) {
+		c->handle = h - 1;
+		c->op = ++io_tls.ops;
+		t->depth++;
+		struct vt_rec *p = vt_buf_reserve(t, 4);
+		if (p) {
+			uint64_t now = vt_clock_now();
+			p[0] = (struct vt_rec){now, region, VT_REC_ENTER};
+			p[1] = (struct vt_rec){now, head, VT_REC_IO_BEGIN};
+			union vt_rec_payload *pl = (union vt_rec_payload *)(p + 2);
+			pl[0].io = (struct vt_rec_io){bytes, c->handle, 0};
+			pl[1].nbc = (struct vt_rec_nbc){0, c->op};
+			vt_buf_commit(t, p, 4);
+		}
+		errno = saved;
+		return true;
+	}
+	vt_thread_enter(t, region);
 	c->handle = handle_of(c, fd);
 	if (c->handle != UINT32_MAX) {
 		c->op = ++io_tls.ops;
-		put(c, (uint32_t)mode | (uint32_t)OTF2_IO_OPERATION_FLAG_NONE << 8, VT_REC_IO_BEGIN,
-		    bytes, c->handle, 0, 0, c->op);
+		put(c, head, VT_REC_IO_BEGIN, bytes, c->handle, 0, 0, c->op);
 	}
 	errno = saved;
+	return true;
 }
 
 void vt_iotrace_op_end(struct vt_io_call *c, int64_t result, int err)
 {
 	(void)err;
+	struct vt_tls *t = c->thread;
+	uint32_t region = region_of(c->fn);
+	if (c->handle != UINT32_MAX && fast_case(t, region, t->depth <= vt_max_depth)) {
+		bool done = result >= 0;
+		unsigned n = done ? 4 : 3;
+		t->depth--;
+		struct vt_rec *p = vt_buf_reserve(t, n);
+		if (p) {
+			uint64_t now = vt_clock_now();
+			union vt_rec_payload *pl = (union vt_rec_payload *)(p + 1);
+			if (done) {
+				p[0] = (struct vt_rec){now, 0, VT_REC_IO_COMPLETE};
+				pl[0].io = (struct vt_rec_io){(uint64_t)result, c->handle, 0};
+				pl[1].nbc = (struct vt_rec_nbc){0, c->op};
+			} else {
+				p[0] = (struct vt_rec){now, 0, VT_REC_IO_CANCELLED};
+				pl[0].io = (struct vt_rec_io){c->op, c->handle, 0};
+			}
+			p[n - 1] = (struct vt_rec){now, region, VT_REC_LEAVE};
+			vt_buf_commit(t, p, n);
+		}
+		io_tls.in = false;
+		return;
+	}
 	if (c->handle != UINT32_MAX) {
 		if (result >= 0)
 			put(c, 0, VT_REC_IO_COMPLETE, (uint64_t)result, c->handle, 0, 0, c->op);

@@ -20,7 +20,8 @@ void vt_iotrace_init(void);
 
 /* The hooks of struct vt_io_hooks (see interpose/vt_io.h). */
 bool vt_iotrace_enter(struct vt_io_call *c, enum vt_io_fn fn);
-void vt_iotrace_op_begin(struct vt_io_call *c, int fd, enum vt_io_mode mode, uint64_t bytes);
+bool vt_iotrace_op_enter(struct vt_io_call *c, enum vt_io_fn fn, int fd, enum vt_io_mode mode,
+			 uint64_t bytes);
 void vt_iotrace_op_end(struct vt_io_call *c, int64_t result, int err);
 void vt_iotrace_opened(struct vt_io_call *c, int fd, const char *path, int flags);
 void vt_iotrace_closing(struct vt_io_call *c, int fd);

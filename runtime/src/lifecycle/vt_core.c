@@ -102,7 +102,7 @@ static void fork_child(void)
  * load and a branch). */
 static const struct vt_io_hooks io_hooks = {
     .enter = vt_iotrace_enter,
-    .op_begin = vt_iotrace_op_begin,
+    .op_enter = vt_iotrace_op_enter,
     .op_end = vt_iotrace_op_end,
     .opened = vt_iotrace_opened,
     .closing = vt_iotrace_closing,
