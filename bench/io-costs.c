@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* What a 1-byte write to /dev/null and a read of 1 byte from /dev/zero cost, timed in a loop. */
+/* What a 1-byte write to /dev/null, a 1-byte read of /dev/zero and a malloc/free pair cost. */
 /*
  * One line per operation: "NAME COUNT NS_PER_CALL", the loop timed with CLOCK_MONOTONIC
  * after one call outside it (a tracer's per-thread set-up and its first look-ups stay out).
- * run-io.py runs it plain, with libvt and VT_IOTRACE=no, and with VT_IOTRACE=yes.
+ * run-io.py runs it plain, and under vtrun with VT_IOTRACE and VT_MEMTRACE off and on.
  *
  *   io-costs [COUNT]   calls per loop (default 10^6)
  */
@@ -38,6 +38,16 @@ int main(int argc, char **argv)
 		if (read(in, &c, 1) != 1)
 			return 1;
 	printf("read %ld %.1f\n", n, (now() - t0) / (double)n);
+	/* 32 bytes, used so the pair is not optimised away; 10 times as many pairs. */
+	long m = 10 * n;
+	free(malloc(32));
+	t0 = now();
+	for (long i = 0; i < m; i++) {
+		char *volatile p = malloc(32);
+		p[0] = 1;
+		free(p);
+	}
+	printf("malloc-free %ld %.1f\n", m, (now() - t0) / (double)m);
 	close(out);
 	close(in);
 	return 0;

@@ -1,18 +1,20 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: BSD-3-Clause
-"""I/O benchmark: what vt adds per 1-byte write to /dev/null and per 1-byte read from
-/dev/zero (bench/io-costs.c), against the plain calls.
+"""I/O and memory benchmark: what vt adds per 1-byte write to /dev/null, per 1-byte read from
+/dev/zero and per malloc/free pair (bench/io-costs.c), against the plain calls.
 
 The program times each loop itself (ns per call) and is run
   - plain: cc -O2, no vt;
-  - under vtrun with VT_IOTRACE=no (the default): libvt's wrappers are there but report to
-    nobody: the cost of the switch off;
+  - under vtrun with VT_IOTRACE=no and VT_MEMTRACE=no (the defaults): libvt's wrappers are
+    there but report to nobody: the cost of the switches off;
   - under vtrun with VT_IOTRACE=yes: each call a region with its IoOperationBegin and
     IoOperationComplete (8 records, 128 bytes of buffer), flushes of the full buffers
     included;
   - the same with VT_BUFFER_SIZE=1G: nothing is flushed during the loops, so the figure is
     what the program's thread pays itself (the records written), without the encoding and
-    writing of the trace that a flush waits for.
+    writing of the trace that a flush waits for;
+  - under vtrun with VT_MEMTRACE=yes: every allocation and free counted (two or three
+    atomic operations and malloc_usable_size; no event).
 Per operation: ns each, the added ns over plain, and the ratio to plain. Medians of --runs
 runs.
 
@@ -57,10 +59,11 @@ def main():
     count = [str(a.count)]
     variants = [
         ('plain', [exe] + count, {}),
-        ('vtrun iotrace=no', [vtrun, exe] + count, {'VT_IOTRACE': 'no'}),
+        ('vtrun off', [vtrun, exe] + count, {'VT_IOTRACE': 'no', 'VT_MEMTRACE': 'no'}),
         ('vtrun iotrace=yes', [vtrun, exe] + count, {'VT_IOTRACE': 'yes'}),
         ('iotrace=yes 1G buf', [vtrun, exe] + count,
          {'VT_IOTRACE': 'yes', 'VT_BUFFER_SIZE': '1G'}),
+        ('vtrun memtrace=yes', [vtrun, exe] + count, {'VT_MEMTRACE': 'yes'}),
     ]
     runs = {name: [] for name, _, _ in variants}
     for r in range(a.runs):
@@ -72,8 +75,9 @@ def main():
     med = {name: {c: statistics.median(x[c] for x in rs) for c in rs[0]}
            for name, rs in runs.items()}
     plain = med['plain']
-    print('POSIX I/O, 1 byte per call, %d calls per loop, ns per call (median of %d runs); '
-          'added = over plain, ratio = to plain' % (a.count, a.runs))
+    print('POSIX I/O, 1 byte per call, %d calls per loop (malloc/free: %d pairs), ns per call '
+          '(median of %d runs); added = over plain, ratio = to plain'
+          % (a.count, 10 * a.count, a.runs))
     print('%-20s' % 'variant' + ''.join('%18s' % c for c in plain))
     for name, _, _ in variants:
         print('%-20s' % name + ''.join('%18.1f' % med[name][c] for c in plain))

@@ -38,8 +38,9 @@ struct vt_config {
 	long sampling_depth;
 	int sampling_unwind; /* enum vt_sampling_unwind */
 	long sampling_signal;
-	bool report;  /* VT_REPORT: vt-report after the trace is written */
-	bool iotrace; /* VT_IOTRACE: POSIX I/O calls (io/) */
+	bool report;   /* VT_REPORT: vt-report after the trace is written */
+	bool iotrace;  /* VT_IOTRACE: POSIX I/O calls (io/) */
+	bool memtrace; /* VT_MEMTRACE: the memory counters (metrics/vt_metric_mem.c) */
 };
 
 enum vt_sampling_source {

@@ -49,12 +49,23 @@ void vt_iotrace_init(void)
 	}
 }
 
+/* vt's own work on the program's thread (definitions: they allocate): marked busy, so the
+ * memory counters and the other interposed calls leave it out. */
+#define OWN_WORK(expr)                                                                             \
+	({                                                                                         \
+		int busy_ = vt_tls.busy;                                                           \
+		vt_tls.busy = VT_BUSY_OWN;                                                         \
+		__typeof__(expr) r_ = (expr);                                                      \
+		vt_tls.busy = busy_;                                                               \
+		r_;                                                                                \
+	})
+
 static uint32_t region_of(enum vt_io_fn fn)
 {
 	struct vt_inst_desc *d = &io.regions[fn];
 	uint32_t h = __atomic_load_n(&d->handle, __ATOMIC_ACQUIRE);
 	if (vt_unlikely(!h))
-		h = vt_region_register_desc(d);
+		h = OWN_WORK(vt_region_register_desc(d));
 	return h - 1;
 }
 
@@ -197,7 +208,7 @@ static uint32_t handle_of(struct vt_io_call *c, int fd)
 		snprintf(name, sizeof(name), "fd %d", fd);
 	else
 		name[n] = 0;
-	uint32_t id = vt_mpi_defs_io_local(VT_IO_PARADIGM_POSIX, name);
+	uint32_t id = OWN_WORK(vt_mpi_defs_io_local(VT_IO_PARADIGM_POSIX, name));
 	if (id == UINT32_MAX)
 		return id;
 	uint32_t expected = 0;
@@ -301,7 +312,8 @@ void vt_iotrace_op_end(struct vt_io_call *c, int64_t result, int err)
 void vt_iotrace_opened(struct vt_io_call *c, int fd, const char *path, int flags)
 {
 	if (tracked(fd)) {
-		uint32_t id = vt_mpi_defs_io_local(VT_IO_PARADIGM_POSIX, path ? path : "");
+		uint32_t id =
+		    OWN_WORK(vt_mpi_defs_io_local(VT_IO_PARADIGM_POSIX, path ? path : ""));
 		if (id != UINT32_MAX) {
 			bind_fd(c, fd, id);
 			put(c, access_mode(flags), VT_REC_IO_CREATE, creation_flags(flags), id,
@@ -346,7 +358,7 @@ void vt_iotrace_duped(struct vt_io_call *c, int oldfd, int newfd, int flags)
 {
 	uint32_t old = newfd >= 0 && newfd != oldfd ? handle_of(c, oldfd) : UINT32_MAX;
 	if (old != UINT32_MAX && tracked(newfd)) {
-		uint32_t id = vt_mpi_defs_io_dup(old);
+		uint32_t id = OWN_WORK(vt_mpi_defs_io_dup(old));
 		if (id != UINT32_MAX) {
 			bind_fd(c, newfd, id);
 			put(c, 0, VT_REC_IO_DUP, id, old, status_flags(flags), 0, 0);

@@ -9,10 +9,12 @@
 #include "filter/vt_filter.h"
 #include "interpose/vt_interpose.h"
 #include "interpose/vt_io.h"
+#include "interpose/vt_mem.h"
 #include "interpose/vt_signal.h"
 #include "io/vt_iotrace.h"
 #include "lifecycle/vt_lifecycle.h"
 #include "metrics/vt_metric.h"
+#include "metrics/vt_metric_mem.h"
 #include "mpi/vt_mpi_iface.h"
 #include "record/vt_thread.h"
 #include "regions/vt_region.h"
@@ -112,6 +114,9 @@ static const struct vt_io_hooks io_hooks = {
     .leave = vt_iotrace_leave,
 };
 
+/* VT_MEMTRACE=yes: every allocation counted (metrics/vt_metric_mem.c). */
+static const struct vt_mem_hooks mem_hooks = {.count = vt_metric_mem_count};
+
 static int start(void)
 {
 	if (vt_config_load() < 0)
@@ -140,6 +145,8 @@ static int start(void)
 		vt_iotrace_init();
 		vt_io_set_hooks(&io_hooks);
 	}
+	if (vt_cfg.memtrace && vt_mem_interposed())
+		vt_mem_set_hooks(&mem_hooks);
 	vt_info("tracing with timer %s (%s), %lu-byte buffers", vt_clock_name(), vt_clock_reason(),
 		(unsigned long)vt_cfg.buffer_size);
 	return 0;
