@@ -14,7 +14,11 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
-#define VT_EXPORT __attribute__((visibility("default"), no_instrument_function))
+/* Other libraries' constructors may do I/O before AddressSanitizer's runtime has set up its
+ * shadow memory (libucs, loaded with MPICH, reads a file in its constructor; ASan's own open
+ * then calls this one): nothing here is instrumented by it, or those calls would fault. */
+#define VT_NOSAN  __attribute__((no_sanitize("address"), no_instrument_function))
+#define VT_EXPORT __attribute__((visibility("default"))) VT_NOSAN
 
 struct vt_io_hooks vt_io_hooks;
 
@@ -51,7 +55,7 @@ const char *const vt_io_names[VT_IO_FN_MAX] = {
     [VT_IO_RENAMEAT] = "renameat",
 };
 
-void vt_io_set_hooks(const struct vt_io_hooks *h)
+VT_NOSAN void vt_io_set_hooks(const struct vt_io_hooks *h)
 {
 	struct vt_io_hooks copy = *h;
 	copy.enter = NULL;
@@ -66,7 +70,7 @@ void vt_io_set_hooks(const struct vt_io_hooks *h)
  * dlsym RTLD_NEXT gives every thread the same answer, so a race only repeats the look-up). */
 static void *real_fns[VT_IO_FN_MAX];
 
-static void *real(enum vt_io_fn fn)
+VT_NOSAN static void *real(enum vt_io_fn fn)
 {
 	void *f = __atomic_load_n(&real_fns[fn], __ATOMIC_RELAXED);
 	if (__builtin_expect(!f, 0)) {
@@ -78,7 +82,7 @@ static void *real(enum vt_io_fn fn)
 	return f;
 }
 
-__attribute__((constructor(101))) static void resolve_all(void)
+VT_NOSAN __attribute__((constructor(101))) static void resolve_all(void)
 {
 	for (int fn = 0; fn < VT_IO_FN_MAX; fn++)
 		(void)real(fn);
@@ -93,7 +97,8 @@ __attribute__((constructor(101))) static void resolve_all(void)
 	}
 
 /* Whether this call is recorded (io/ answers; nothing to ask when I/O is not traced). */
-static inline __attribute__((always_inline)) bool recorded(struct vt_io_call *c, enum vt_io_fn fn)
+VT_NOSAN static inline __attribute__((always_inline)) bool recorded(struct vt_io_call *c,
+								    enum vt_io_fn fn)
 {
 	bool (*enter)(struct vt_io_call *, enum vt_io_fn) =
 	    __atomic_load_n(&vt_io_hooks.enter, __ATOMIC_ACQUIRE);
@@ -101,7 +106,7 @@ static inline __attribute__((always_inline)) bool recorded(struct vt_io_call *c,
 }
 
 /* The same for a data operation, whose beginning is recorded with the answer. */
-static inline __attribute__((always_inline)) bool
+VT_NOSAN static inline __attribute__((always_inline)) bool
 op_recorded(struct vt_io_call *c, enum vt_io_fn fn, int fd, enum vt_io_mode mode, uint64_t bytes)
 {
 	bool (*op_enter)(struct vt_io_call *, enum vt_io_fn, int, enum vt_io_mode, uint64_t) =
@@ -122,7 +127,7 @@ op_recorded(struct vt_io_call *c, enum vt_io_fn fn, int fd, enum vt_io_mode mode
 		return r_;                                                                         \
 	} while (0)
 
-static uint64_t iov_bytes(const struct iovec *iov, int n)
+VT_NOSAN static uint64_t iov_bytes(const struct iovec *iov, int n)
 {
 	uint64_t sum = 0;
 	for (int i = 0; iov && i < n; i++)
@@ -198,7 +203,7 @@ VT_EXPORT ssize_t pwritev(int fd, const struct iovec *iov, int cnt, off_t off)
 
 typedef int (*fd_fn)(int);
 
-static int sync_op(enum vt_io_fn fn, int fd)
+VT_NOSAN static int sync_op(enum vt_io_fn fn, int fd)
 {
 	REAL(fn, fd_fn, -1);
 	DATA_OP(fn, fd, VT_IO_MODE_FLUSH, 0, fp_(fd));
@@ -284,7 +289,7 @@ typedef int (*open_fn)(const char *, int, ...);
 typedef int (*openat_fn)(int, const char *, int, ...);
 typedef int (*creat_fn)(const char *, mode_t);
 
-static int opened(struct vt_io_call *c, int fd, const char *path, int flags)
+VT_NOSAN static int opened(struct vt_io_call *c, int fd, const char *path, int flags)
 {
 	int e = errno;
 	vt_io_hooks.opened(c, fd, path, flags);
@@ -292,7 +297,7 @@ static int opened(struct vt_io_call *c, int fd, const char *path, int flags)
 	return fd;
 }
 
-static int do_open(enum vt_io_fn fn, const char *path, int flags, mode_t mode)
+VT_NOSAN static int do_open(enum vt_io_fn fn, const char *path, int flags, mode_t mode)
 {
 	REAL(fn, open_fn, -1);
 	struct vt_io_call c;
@@ -301,7 +306,7 @@ static int do_open(enum vt_io_fn fn, const char *path, int flags, mode_t mode)
 	return opened(&c, fp_(path, flags, mode), path, flags);
 }
 
-static int do_openat(enum vt_io_fn fn, int dirfd, const char *path, int flags, mode_t mode)
+VT_NOSAN static int do_openat(enum vt_io_fn fn, int dirfd, const char *path, int flags, mode_t mode)
 {
 	REAL(fn, openat_fn, -1);
 	struct vt_io_call c;
@@ -310,7 +315,7 @@ static int do_openat(enum vt_io_fn fn, int dirfd, const char *path, int flags, m
 	return opened(&c, fp_(dirfd, path, flags, mode), path, flags);
 }
 
-static int do_creat(enum vt_io_fn fn, const char *path, mode_t mode)
+VT_NOSAN static int do_creat(enum vt_io_fn fn, const char *path, mode_t mode)
 {
 	REAL(fn, creat_fn, -1);
 	struct vt_io_call c;
@@ -403,7 +408,7 @@ VT_EXPORT off64_t lseek64(int fd, off64_t off, int whence)
 typedef int (*dup2_fn)(int, int);
 typedef int (*dup3_fn)(int, int, int);
 
-static int duped(struct vt_io_call *c, int oldfd, int newfd, int flags)
+VT_NOSAN static int duped(struct vt_io_call *c, int oldfd, int newfd, int flags)
 {
 	int e = errno;
 	vt_io_hooks.duped(c, oldfd, newfd, flags);
