@@ -9,7 +9,9 @@ Asserted exactly: the handles (paradigm POSIX, named by path or as /proc says of
 each handle's create/destroy, operations, bytes requested and done and seek, the regions,
 errno after each failing call as without vt; with VT_IOTRACE unset nothing of it; the
 same under vtrun for a program built without vt; and with -D_FILE_OFFSET_BITS=64 the 64
-forms (open64, pread64, lseek64) as the regions the program called."""
+forms (open64, pread64, lseek64) as the regions the program called. io_threads.c: two
+threads write a file each at once (O_APPEND, 10 x 100 bytes): each thread's handle, regions
+and operations on its own location, none on the master's."""
 
 import os
 import re
@@ -133,6 +135,54 @@ def check_io(t, tr, what, large=False):
     t.eq((written, read), (3800, 3820), '%s: bytes written and read on %s' % (what, DATA))
 
 
+def per_location_io(path):
+    """Per location name: [(kind, handle name, value)] of its I/O events: creations with their
+    status flags, completions with their bytes, destructions."""
+    out = {}
+    with otf2.reader.open(path) as reader:
+        for loc, ev in reader.events:
+            k = type(ev).__name__
+            if k == 'IoCreateHandle':
+                item = (k, ev.handle.name, int(ev.status_flags.value))
+            elif k == 'IoOperationComplete':
+                item = (k, ev.handle.name, ev.bytes_result)
+            elif k in ('IoDestroyHandle', 'IoOperationBegin'):
+                item = (k, ev.handle.name, None)
+            else:
+                continue
+            out.setdefault(loc.name, []).append(item)
+    return out
+
+
+def check_threads(t, exe):
+    """io_threads.c: two threads write their own file at once, each on its location."""
+    what = 'two threads'
+    run = t.run(exe, env={'VT_IOTRACE': 'yes'}, label='threads')
+    t.eq((run.status, run.stdout), (0, 'thread 0 wrote 1000\nthread 1 wrote 1000\n'),
+         '%s: status 0, 1000 bytes written by each' % what)
+    t.clean_run(run, what)
+    tr = t.trace(run, what)
+    t.eq(sorted(l.name for l in tr.locations),
+         ['Master thread', 'Thread 1', 'Thread 2'], '%s: 3 locations' % what)
+    io = per_location_io(tr.path)
+    t.eq(io.get('Master thread'), None, '%s: no I/O event on the master thread' % what)
+    files = []
+    for name in ('Thread 1', 'Thread 2'):
+        loc = tr.loc(name)
+        t.eq({k: v for k, v in loc.enters.items() if k != 'writer'},
+             {'open': 1, 'write': 10, 'close': 1, 'unlink': 1},
+             '%s: %s: the I/O regions' % (what, name))
+        mine = io.get(name, [])
+        handle = mine[0][1] if mine else None
+        files.append(handle)
+        want = ([('IoCreateHandle', handle, 2)] +  # OTF2_IO_STATUS_FLAG_APPEND
+                [('IoOperationBegin', handle, None), ('IoOperationComplete', handle, 100)] * 10
+                + [('IoDestroyHandle', handle, None)])
+        t.eq(mine, want, '%s: %s: its handle created (O_APPEND), 10 writes of 100 bytes, '
+             'destroyed, all on its own location' % (what, name))
+    t.eq(sorted(files), ['t0.bin', 't1.bin'], '%s: one handle per file' % what)
+
+
 def errno_lines(run):
     return [l for l in run.stdout.splitlines() if 'errno' in l]
 
@@ -143,6 +193,7 @@ def body(t):
               ('gcc', '-O0', [], False)]
     exes = t.parallel(lambda b: t.compile('io', ['io.c'], compiler=b[0], opt=b[1],
                                           flags=b[2], instrument=b[3]), builds)
+    check_threads(t, t.compile('io_threads', ['io_threads.c'], opt='-O2', flags=['-pthread']))
     plain = t.run(exes[2], label='plain')
     t.eq(plain.status, 0, 'uninstrumented: exit status 0')
     t.eq(errno_lines(plain), ['read closed -1 errno 9', 'open missing -1 errno 2',
