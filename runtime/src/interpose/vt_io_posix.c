@@ -68,14 +68,36 @@ VT_NOSAN void vt_io_set_hooks(const struct vt_io_hooks *h)
 /* libc's functions, found when libvt is loaded (dlsym is no function for a signal handler,
  * which may write), or at a first call that comes before (another library's constructor:
  * dlsym RTLD_NEXT gives every thread the same answer, so a race only repeats the look-up). */
-static void *real_fns[VT_IO_FN_MAX];
 
-VT_NOSAN static void *real(enum vt_io_fn fn)
+/*
+ * The forms _FORTIFY_SOURCE makes of some calls (when the buffer's size is known, or an open's
+ * flags are not): their own entry points in libc, looked up after the plain ones, and
+ * recorded as the call the program wrote (their region is read, pread64, open...).
+ */
+enum {
+	CHK_READ = VT_IO_FN_MAX,
+	CHK_PREAD,
+	CHK_PREAD64,
+	CHK_OPEN,
+	CHK_OPEN64,
+	CHK_OPENAT,
+	CHK_OPENAT64,
+	REAL_MAX
+};
+static const char *const chk_names[REAL_MAX - VT_IO_FN_MAX] = {
+    "__read_chk", "__pread_chk", "__pread64_chk", "__open_2",
+    "__open64_2", "__openat_2",	 "__openat64_2",
+};
+
+static void *real_fns[REAL_MAX];
+
+VT_NOSAN static void *real(int fn)
 {
 	void *f = __atomic_load_n(&real_fns[fn], __ATOMIC_RELAXED);
 	if (__builtin_expect(!f, 0)) {
 		int saved = errno;
-		f = vt_interpose_next(vt_io_names[fn]);
+		f = vt_interpose_next(fn < VT_IO_FN_MAX ? vt_io_names[fn]
+							: chk_names[fn - VT_IO_FN_MAX]);
 		__atomic_store_n(&real_fns[fn], f, __ATOMIC_RELAXED);
 		errno = saved;
 	}
@@ -84,7 +106,7 @@ VT_NOSAN static void *real(enum vt_io_fn fn)
 
 VT_NOSAN __attribute__((constructor(101))) static void resolve_all(void)
 {
-	for (int fn = 0; fn < VT_IO_FN_MAX; fn++)
+	for (int fn = 0; fn < REAL_MAX; fn++)
 		(void)real(fn);
 }
 
@@ -441,4 +463,76 @@ VT_EXPORT int dup3(int fd, int to, int flags)
 	if (!recorded(&c, VT_IO_DUP3))
 		return fp_(fd, to, flags);
 	return duped(&c, fd, fp_(fd, to, flags), flags);
+}
+
+/* libc declares them only under _FORTIFY_SOURCE, inside its headers' inline wrappers. */
+ssize_t __read_chk(int fd, void *buf, size_t n, size_t size);
+ssize_t __pread_chk(int fd, void *buf, size_t n, off_t off, size_t size);
+ssize_t __pread64_chk(int fd, void *buf, size_t n, off64_t off, size_t size);
+int __open_2(const char *path, int flags);
+int __open64_2(const char *path, int flags);
+int __openat_2(int dirfd, const char *path, int flags);
+int __openat64_2(int dirfd, const char *path, int flags);
+
+typedef ssize_t (*rw_chk_fn)(int, void *, size_t, size_t);
+typedef ssize_t (*prw_chk_fn)(int, void *, size_t, off_t, size_t);
+typedef ssize_t (*prw64_chk_fn)(int, void *, size_t, off64_t, size_t);
+typedef int (*open_chk_fn)(const char *, int);
+typedef int (*openat_chk_fn)(int, const char *, int);
+
+VT_EXPORT ssize_t __read_chk(int fd, void *buf, size_t n, size_t size)
+{
+	REAL(CHK_READ, rw_chk_fn, -1);
+	DATA_OP(VT_IO_READ, fd, VT_IO_MODE_READ, n, fp_(fd, buf, n, size));
+}
+
+VT_EXPORT ssize_t __pread_chk(int fd, void *buf, size_t n, off_t off, size_t size)
+{
+	REAL(CHK_PREAD, prw_chk_fn, -1);
+	DATA_OP(VT_IO_PREAD, fd, VT_IO_MODE_READ, n, fp_(fd, buf, n, off, size));
+}
+
+VT_EXPORT ssize_t __pread64_chk(int fd, void *buf, size_t n, off64_t off, size_t size)
+{
+	REAL(CHK_PREAD64, prw64_chk_fn, -1);
+	DATA_OP(VT_IO_PREAD64, fd, VT_IO_MODE_READ, n, fp_(fd, buf, n, off, size));
+}
+
+/* The fortified opens: flags without O_CREAT or O_TMPFILE (else libc stops the program). */
+VT_NOSAN static int open_chk(int slot, enum vt_io_fn fn, const char *path, int flags)
+{
+	REAL(slot, open_chk_fn, -1);
+	struct vt_io_call c;
+	if (!recorded(&c, fn))
+		return fp_(path, flags);
+	return opened(&c, fp_(path, flags), path, flags);
+}
+
+VT_NOSAN static int openat_chk(int slot, enum vt_io_fn fn, int dirfd, const char *path, int flags)
+{
+	REAL(slot, openat_chk_fn, -1);
+	struct vt_io_call c;
+	if (!recorded(&c, fn))
+		return fp_(dirfd, path, flags);
+	return opened(&c, fp_(dirfd, path, flags), path, flags);
+}
+
+VT_EXPORT int __open_2(const char *path, int flags)
+{
+	return open_chk(CHK_OPEN, VT_IO_OPEN, path, flags);
+}
+
+VT_EXPORT int __open64_2(const char *path, int flags)
+{
+	return open_chk(CHK_OPEN64, VT_IO_OPEN64, path, flags);
+}
+
+VT_EXPORT int __openat_2(int dirfd, const char *path, int flags)
+{
+	return openat_chk(CHK_OPENAT, VT_IO_OPENAT, dirfd, path, flags);
+}
+
+VT_EXPORT int __openat64_2(int dirfd, const char *path, int flags)
+{
+	return openat_chk(CHK_OPENAT64, VT_IO_OPENAT64, dirfd, path, flags);
 }

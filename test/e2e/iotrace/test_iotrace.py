@@ -11,10 +11,13 @@ errno after each failing call as without vt; with VT_IOTRACE unset nothing of it
 same under vtrun for a program built without vt; and with -D_FILE_OFFSET_BITS=64 the 64
 forms (open64, pread64, lseek64) as the regions the program called. io_threads.c: two
 threads write a file each at once (O_APPEND, 10 x 100 bytes): each thread's handle, regions
-and operations on its own location, none on the master's."""
+and operations on its own location, none on the master's. io_fortify.c, built with
+-D_FORTIFY_SOURCE=2, calls __open_2, __read_chk and __pread_chk: recorded as open, read
+and pread with their handle and bytes."""
 
 import os
 import re
+import subprocess
 
 import vttest
 
@@ -183,6 +186,32 @@ def check_threads(t, exe):
     t.eq(sorted(files), ['t0.bin', 't1.bin'], '%s: one handle per file' % what)
 
 
+def check_fortify(t, exe):
+    """io_fortify.c with -D_FORTIFY_SOURCE=2: libc's checking forms, recorded as the calls
+    the program wrote."""
+    what = '_FORTIFY_SOURCE=2'
+    imports = subprocess.run(['nm', '-D', '--undefined-only', exe], capture_output=True,
+                             text=True).stdout
+    t.eq(sorted(set(re.findall(r'\b(__open_2|__read_chk|__pread_chk)\b', imports))),
+         ['__open_2', '__pread_chk', '__read_chk'],
+         '%s: the program calls __open_2, __read_chk and __pread_chk' % what)
+    run = t.run(exe, env={'VT_IOTRACE': 'yes'}, label='fortify')
+    t.eq((run.status, run.stdout), (0, 'read 48 24 pread 48 close 0\n'),
+         '%s: status 0, what it read' % what)
+    t.clean_run(run, what)
+    tr = t.trace(run, what)
+    t.eq({k: v for k, v in tr.loc('Master thread').enters.items() if k != 'main'},
+         {'open': 1, 'read': 2, 'pread': 1, 'close': 1},
+         '%s: regions named as the program wrote the calls' % what)
+    io = per_location_io(tr.path).get('Master thread', [])
+    h = '/proc/self/exe'
+    t.eq(io, [('IoCreateHandle', h, 0)] +
+         [x for n in (48, 24, 48) for x in (('IoOperationBegin', h, None),
+                                            ('IoOperationComplete', h, n))] +
+         [('IoDestroyHandle', h, None)],
+         '%s: the handle, its three reads (48, 24, 48 bytes), its end' % what)
+
+
 def errno_lines(run):
     return [l for l in run.stdout.splitlines() if 'errno' in l]
 
@@ -194,6 +223,8 @@ def body(t):
     exes = t.parallel(lambda b: t.compile('io', ['io.c'], compiler=b[0], opt=b[1],
                                           flags=b[2], instrument=b[3]), builds)
     check_threads(t, t.compile('io_threads', ['io_threads.c'], opt='-O2', flags=['-pthread']))
+    check_fortify(t, t.compile('io_fortify', ['io_fortify.c'], compiler='gcc', opt='-O2',
+                               flags=['-D_FORTIFY_SOURCE=2']))
     plain = t.run(exes[2], label='plain')
     t.eq(plain.status, 0, 'uninstrumented: exit status 0')
     t.eq(errno_lines(plain), ['read closed -1 errno 9', 'open missing -1 errno 2',
