@@ -357,12 +357,16 @@ void vt_iotrace_seeked(struct vt_io_call *c, int fd, int64_t offset, int whence,
 void vt_iotrace_duped(struct vt_io_call *c, int oldfd, int newfd, int flags)
 {
 	uint32_t old = newfd >= 0 && newfd != oldfd ? handle_of(c, oldfd) : UINT32_MAX;
-	if (old != UINT32_MAX && tracked(newfd)) {
-		uint32_t id = OWN_WORK(vt_mpi_defs_io_dup(old));
-		if (id != UINT32_MAX) {
-			bind_fd(c, newfd, id);
-			put(c, 0, VT_REC_IO_DUP, id, old, status_flags(flags), 0, 0);
-		}
+	uint32_t id =
+	    old != UINT32_MAX && tracked(newfd) ? OWN_WORK(vt_mpi_defs_io_dup(old)) : UINT32_MAX;
+	if (id != UINT32_MAX) {
+		bind_fd(c, newfd, id);
+		put(c, 0, VT_REC_IO_DUP, id, old, status_flags(flags), 0, 0);
+	} else if (newfd >= 0 && newfd != oldfd && tracked(newfd)) {
+		/* A descriptor dup2 replaced with one vt has no handle for: its handle ends. */
+		uint32_t gone = __atomic_exchange_n(&io.fds[newfd], 0, __ATOMIC_ACQ_REL);
+		if (gone)
+			put(c, 0, VT_REC_IO_DESTROY, 0, gone - 1, 0, 0, 0);
 	}
 	finish(c);
 }
