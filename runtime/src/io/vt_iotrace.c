@@ -181,12 +181,20 @@ static bool tracked(int fd)
 	return fd >= 0 && fd < VT_IOTRACE_FDS;
 }
 
+/* The end of handle h: its IoDestroyHandle, then it may be taken again by an open of its
+ * file (whose IoCreateHandle comes after this one in time). */
+static void destroy(struct vt_io_call *c, uint32_t h)
+{
+	put(c, 0, VT_REC_IO_DESTROY, 0, h, 0, 0, 0);
+	OWN_WORK((vt_mpi_defs_io_free(h), 0));
+}
+
 /* fd's handle now is handle (replacing whatever it had; a handle it had is destroyed). */
 static void bind_fd(struct vt_io_call *c, int fd, uint32_t handle)
 {
 	uint32_t old = __atomic_exchange_n(&io.fds[fd], handle + 1, __ATOMIC_ACQ_REL);
 	if (old)
-		put(c, 0, VT_REC_IO_DESTROY, 0, old - 1, 0, 0, 0);
+		destroy(c, old - 1);
 }
 
 /* The handle of fd; a valid descriptor seen for the first time (stdin, a pipe, one opened
@@ -337,7 +345,7 @@ void vt_iotrace_closed(struct vt_io_call *c, int fd, int ret)
 	if (ret == 0 && c->handle != UINT32_MAX &&
 	    __atomic_compare_exchange_n(&io.fds[fd], &expected, 0, false, __ATOMIC_ACQ_REL,
 					__ATOMIC_ACQUIRE))
-		put(c, 0, VT_REC_IO_DESTROY, 0, c->handle, 0, 0, 0);
+		destroy(c, c->handle);
 	finish(c);
 }
 
@@ -366,7 +374,7 @@ void vt_iotrace_duped(struct vt_io_call *c, int oldfd, int newfd, int flags)
 		/* A descriptor dup2 replaced with one vt has no handle for: its handle ends. */
 		uint32_t gone = __atomic_exchange_n(&io.fds[newfd], 0, __ATOMIC_ACQ_REL);
 		if (gone)
-			put(c, 0, VT_REC_IO_DESTROY, 0, gone - 1, 0, 0, 0);
+			destroy(c, gone - 1);
 	}
 	finish(c);
 }

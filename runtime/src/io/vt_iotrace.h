@@ -10,7 +10,9 @@
  * or descriptor first seen in an operation (stdin, a pipe, a socket: named as
  * /proc/self/fd says); each call a region (paradigm NONE, role FILE_IO, unlink and rename
  * FILE_IO_METADATA) around its IoCreateHandle, IoOperationBegin/Complete (a failed one:
- * IoOperationCancelled, as MPI-IO's), IoSeek, IoDuplicateHandle, IoDestroyHandle.
+ * IoOperationCancelled, as MPI-IO's), IoSeek, IoDuplicateHandle, IoDestroyHandle. A handle
+ * destroyed is taken again by the next open of its file: a file has as many handles as it
+ * had descriptors open at once.
  * Descriptors at or above VT_IOTRACE_FDS have no handle: their calls are regions only.
  */
 #define VT_IOTRACE_FDS 65536
