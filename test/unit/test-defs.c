@@ -91,7 +91,7 @@ static void random_def(enum vt_def_kind k, union vt_def *d)
 		break;
 	case VT_DEF_IOHANDLE:
 		d->iohandle = (struct vt_def_iohandle){(uint32_t)next(), next(), (uint32_t)next(),
-						       rand_str()};
+						       (uint32_t)next(), rand_str()};
 		break;
 	case VT_DEF_COMMUSE:
 		d->commuse = (struct vt_def_commuse){next(), (uint32_t)next()};
@@ -170,6 +170,7 @@ static bool same(enum vt_def_kind k, const union vt_def *a, const union vt_def *
 	case VT_DEF_IOHANDLE:
 		return a->iohandle.id == b->iohandle.id && a->iohandle.key == b->iohandle.key &&
 		       a->iohandle.comm == b->iohandle.comm &&
+		       a->iohandle.paradigm == b->iohandle.paradigm &&
 		       S(a->iohandle.file, b->iohandle.file);
 	case VT_DEF_COMMUSE:
 		return a->commuse.location == b->commuse.location &&

@@ -426,6 +426,11 @@ static bool enc_io(struct vt_loc *loc, OTF2_EvtWriter *w, uint64_t ts, const str
 		rc = OTF2_EvtWriter_IoSeek(w, NULL, ts, a->handle, (int64_t)a->value,
 					   (OTF2_IoSeekOption)r->region, p[1].nbc.received);
 		break;
+	case VT_REC_IO_DUP:
+		rc = OTF2_EvtWriter_IoDuplicateHandle(w, NULL, ts, a->handle,
+						      (OTF2_IoHandleRef)a->value,
+						      (OTF2_IoStatusFlag)a->flags);
+		break;
 	default:
 		break;
 	}
@@ -569,6 +574,7 @@ static const encode_fn encoders[VT_REC_KIND_MAX] = {
     [VT_REC_IO_COMPLETE] = enc_io,
     [VT_REC_IO_CANCELLED] = enc_io,
     [VT_REC_IO_SEEK] = enc_io,
+    [VT_REC_IO_DUP] = enc_io,
     [VT_REC_COUNTER] = enc_counter,
     [VT_REC_MEASURE] = enc_measure,
     [VT_REC_SAMPLE] = enc_sample,

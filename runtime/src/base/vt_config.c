@@ -122,6 +122,15 @@ static const struct vt_cfg_entry table[] = {
      "events: vtcc links it in place of libgomp, vtrun preloads it) or libgomp (GCC's, "
      "without OpenMP events); read by vtcc and vtrun (docs/openmp.md).",
      0, 0, openmp_runtimes, &vt_cfg.openmp_runtime},
+    {"VT_IOTRACE", VT_CFG_BOOL, "no", "yes",
+     "Record the program's POSIX I/O (open, read, write, lseek, close, dup...): each call as "
+     "a region with OTF2's I/O events on a handle per open file (docs/io.md).",
+     0, 0, NULL, &vt_cfg.iotrace},
+    {"VT_MEMTRACE", VT_CFG_BOOL, "no", "yes",
+     "Count the program's allocations (malloc and its family): bytes allocated, their "
+     "high-water mark and the allocations made, recorded as counters of the process at the "
+     "end (docs/io.md).",
+     0, 0, NULL, &vt_cfg.memtrace},
     {"VT_REPORT", VT_CFG_BOOL, "no", "yes",
      "At the end of the run, write an HTML report of the trace next to it (PREFIX.html) "
      "with vt-report (docs/vt-report.md).",

@@ -40,6 +40,8 @@ struct vt_config {
 	long sampling_signal;
 	bool report;	    /* VT_REPORT: vt-report after the trace is written */
 	bool pthread;	    /* VT_PTHREAD: pthread_create/join, mutexes, condition variables */
+	bool iotrace;	    /* VT_IOTRACE: POSIX I/O calls (io/) */
+	bool memtrace;	    /* VT_MEMTRACE: the memory counters (metrics/vt_metric_mem.c) */
 	int openmp_runtime; /* enum vt_openmp_runtime: VT_OPENMP_RUNTIME (vtcc, vtrun) */
 	int openmp;	    /* VT_OPENMP: enum vt_openmp_mode */
 };

@@ -333,6 +333,7 @@ static void enc_iohandle(struct vt_defs_buf *b, const union vt_def *d)
 	put_u32(b, d->iohandle.id);
 	put_u64(b, d->iohandle.key);
 	put_u32(b, d->iohandle.comm);
+	put_u32(b, d->iohandle.paradigm);
 	put_str(b, d->iohandle.file ? d->iohandle.file : "");
 }
 
@@ -341,6 +342,7 @@ static void dec_iohandle(struct vt_defs_reader *r, union vt_def *d)
 	d->iohandle.id = get_u32(r);
 	d->iohandle.key = get_u64(r);
 	d->iohandle.comm = get_u32(r);
+	d->iohandle.paradigm = get_u32(r);
 	d->iohandle.file = get_str(r);
 }
 

@@ -143,11 +143,13 @@ struct vt_def_group {
 	const char *members;
 };
 
-/* An MPI-IO file handle: key as a window's, comm a local id, file the name opened. */
+/* An I/O handle: MPI-IO's with key as a window's and comm a local id; a POSIX handle with
+ * key 0 and comm UINT32_MAX (the process's own); file the name opened. */
 struct vt_def_iohandle {
 	uint32_t id;
 	uint64_t key;
 	uint32_t comm;
+	uint32_t paradigm; /* defs/vt_mpi_defs.h: enum vt_io_paradigm */
 	const char *file;
 };
 

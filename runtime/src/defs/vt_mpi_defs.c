@@ -28,6 +28,13 @@ static struct {
 	uint32_t n_groups, cap_groups;
 	struct vt_mpi_defs_io *ios;
 	uint32_t n_ios, cap_ios;
+	/* The process's own handles given back, by file: open addressing on the file's name,
+	 * each slot a file's representative handle (UINT32_MAX: empty) and the head of its
+	 * handles free now (linked by next_free). */
+	struct free_slot {
+		uint32_t rep, head;
+	} * free_slots;
+	uint32_t n_free_slots, cap_free_slots;
 	struct vt_mpi_defs_offset offsets[4];
 	int n_offsets;
 	struct used_row *used; /* index = location index */
@@ -132,7 +139,7 @@ void vt_mpi_defs_win_name(uint32_t id, const char *name)
 	rename_entry(win_name_slot, id, name);
 }
 
-uint32_t vt_mpi_defs_io(uint64_t key, uint32_t comm, const char *file)
+static uint32_t define_io(uint64_t key, uint32_t comm, uint32_t paradigm, const char *file)
 {
 	pthread_mutex_lock(&defs.lock);
 	uint32_t id = defs.n_ios;
@@ -140,11 +147,114 @@ uint32_t vt_mpi_defs_io(uint64_t key, uint32_t comm, const char *file)
 	struct vt_mpi_defs_io *h =
 	    copy ? append(&defs.ios, &defs.n_ios, &defs.cap_ios, sizeof(*h)) : NULL;
 	if (h)
-		*h = (struct vt_mpi_defs_io){key, comm, copy};
+		*h = (struct vt_mpi_defs_io){key, comm, paradigm, copy, UINT32_MAX};
 	else
 		free(copy);
 	pthread_mutex_unlock(&defs.lock);
 	return h ? id : UINT32_MAX;
+}
+
+static uint64_t name_hash(uint32_t paradigm, const char *s)
+{
+	uint64_t h = 1469598103934665603ull ^ paradigm;
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ull;
+	return h;
+}
+
+/* The free-list slot of file and paradigm, under the lock: its index, or the empty slot where
+ * it would go (cap_free_slots is a power of two, at most half used; 0: no table). */
+static uint32_t free_slot_locked(uint32_t paradigm, const char *file)
+{
+	uint32_t mask = defs.cap_free_slots - 1;
+	for (uint32_t i = (uint32_t)name_hash(paradigm, file) & mask;; i = (i + 1) & mask) {
+		uint32_t rep = defs.free_slots[i].rep;
+		if (rep == UINT32_MAX ||
+		    (defs.ios[rep].paradigm == paradigm && strcmp(defs.ios[rep].file, file) == 0))
+			return i;
+	}
+}
+
+/* Room for one more file in the free-list table, under the lock; false: out of memory. */
+static bool free_slots_room_locked(void)
+{
+	if (2 * (defs.n_free_slots + 1) <= defs.cap_free_slots)
+		return true;
+	uint32_t cap = defs.cap_free_slots ? 2 * defs.cap_free_slots : 64;
+	struct free_slot *old = defs.free_slots, *grown = malloc(cap * sizeof(*grown));
+	if (!grown)
+		return false;
+	for (uint32_t i = 0; i < cap; i++)
+		grown[i] = (struct free_slot){UINT32_MAX, UINT32_MAX};
+	uint32_t old_cap = defs.cap_free_slots;
+	defs.free_slots = grown;
+	defs.cap_free_slots = cap;
+	for (uint32_t i = 0; i < old_cap; i++)
+		if (old[i].rep != UINT32_MAX) {
+			const struct vt_mpi_defs_io *r = &defs.ios[old[i].rep];
+			grown[free_slot_locked(r->paradigm, r->file)] = old[i];
+		}
+	free(old);
+	return true;
+}
+
+/* A handle of file given back before, taken again; UINT32_MAX: none. */
+static uint32_t take_free(uint32_t paradigm, const char *file)
+{
+	uint32_t id = UINT32_MAX;
+	pthread_mutex_lock(&defs.lock);
+	if (defs.cap_free_slots) {
+		struct free_slot *s = &defs.free_slots[free_slot_locked(paradigm, file)];
+		if (s->rep != UINT32_MAX && s->head != UINT32_MAX) {
+			id = s->head;
+			s->head = defs.ios[id].next_free;
+			defs.ios[id].next_free = UINT32_MAX;
+		}
+	}
+	pthread_mutex_unlock(&defs.lock);
+	return id;
+}
+
+void vt_mpi_defs_io_free(uint32_t id)
+{
+	pthread_mutex_lock(&defs.lock);
+	if (id < defs.n_ios && defs.ios[id].key == 0 && defs.ios[id].comm == UINT32_MAX &&
+	    free_slots_room_locked()) {
+		const struct vt_mpi_defs_io *h = &defs.ios[id];
+		struct free_slot *s = &defs.free_slots[free_slot_locked(h->paradigm, h->file)];
+		if (s->rep == UINT32_MAX) {
+			*s = (struct free_slot){id, UINT32_MAX};
+			defs.n_free_slots++;
+		}
+		if (s->head != id) {
+			defs.ios[id].next_free = s->head;
+			s->head = id;
+		}
+	}
+	pthread_mutex_unlock(&defs.lock);
+}
+
+uint32_t vt_mpi_defs_io(uint64_t key, uint32_t comm, const char *file)
+{
+	return define_io(key, comm, VT_IO_PARADIGM_MPI, file);
+}
+
+uint32_t vt_mpi_defs_io_local(uint32_t paradigm, const char *file)
+{
+	file = file ? file : "";
+	uint32_t id = take_free(paradigm, file);
+	return id != UINT32_MAX ? id : define_io(0, UINT32_MAX, paradigm, file);
+}
+
+uint32_t vt_mpi_defs_io_dup(uint32_t id)
+{
+	pthread_mutex_lock(&defs.lock);
+	char *copy = id < defs.n_ios ? strdup(defs.ios[id].file) : NULL;
+	uint32_t paradigm = id < defs.n_ios ? defs.ios[id].paradigm : 0;
+	pthread_mutex_unlock(&defs.lock);
+	uint32_t dup = copy ? vt_mpi_defs_io_local(paradigm, copy) : UINT32_MAX;
+	free(copy);
+	return dup;
 }
 
 uint32_t vt_mpi_defs_group(const char *members)

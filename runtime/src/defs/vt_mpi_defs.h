@@ -34,10 +34,15 @@ struct vt_mpi_defs_win {
 	char *name;    /* NULL: none */
 };
 
+/* The I/O paradigms of handles (an IoParadigm definition each, by this number). */
+enum vt_io_paradigm { VT_IO_PARADIGM_MPI = 0, VT_IO_PARADIGM_POSIX = 1, VT_IO_PARADIGM_MAX };
+
 struct vt_mpi_defs_io {
-	uint64_t key;
-	uint32_t comm; /* local id */
+	uint64_t key;	   /* MPI-IO: the same on every rank that opened it; POSIX: 0 (own) */
+	uint32_t comm;	   /* local id; UINT32_MAX: none (a POSIX handle is the process's) */
+	uint32_t paradigm; /* enum vt_io_paradigm */
 	char *file;
+	uint32_t next_free; /* a process's own handle, destroyed: the next such of its file */
 };
 
 /* At local time t: global = local + offset (ticks), uncertain by stddev. */
@@ -61,6 +66,14 @@ uint32_t vt_mpi_defs_win(uint64_t key, uint32_t comm, const char *name);
 void vt_mpi_defs_win_name(uint32_t id, const char *name);
 uint32_t vt_mpi_defs_group(const char *members);
 uint32_t vt_mpi_defs_io(uint64_t key, uint32_t comm, const char *file);
+/* A handle of this process alone (POSIX I/O, io/): no key, no communicator; one of the same
+ * paradigm and file that was given back is taken again (a program that opens a file a
+ * million times has as many handles of it as it had open at once). */
+uint32_t vt_mpi_defs_io_local(uint32_t paradigm, const char *file);
+/* A handle of this process on handle id's file and paradigm (POSIX dup), the same way. */
+uint32_t vt_mpi_defs_io_dup(uint32_t id);
+/* Handle id (from vt_mpi_defs_io_local or _dup) was destroyed: it may be taken again. */
+void vt_mpi_defs_io_free(uint32_t id);
 /* A clock offset measurement (at MPI_Init and at MPI_Finalize; the first four are kept). */
 void vt_mpi_defs_clock_offset(uint64_t t, int64_t offset, double stddev);
 /* Location loc (its index) names communicator comm in an MPI event: for the unification's

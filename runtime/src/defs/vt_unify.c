@@ -104,7 +104,7 @@ static uint32_t win_id(struct vt_unified *u, const struct vt_def_rmawin *w, uint
 static uint32_t io_id(struct vt_unified *u, struct keys *k, const struct vt_def_iohandle *h,
 		      uint32_t comm)
 {
-	for (uint32_t i = 0; i < u->n_ios; i++)
+	for (uint32_t i = 0; h->key && i < u->n_ios; i++)
 		if (u->ios[i].key == h->key)
 			return i;
 	uint32_t file = vt_strtab_ref(&k->files, h->file);
@@ -119,7 +119,7 @@ static uint32_t io_id(struct vt_unified *u, struct keys *k, const struct vt_def_
 	if (!n)
 		return 0;
 	u->ios = n;
-	u->ios[u->n_ios] = (struct vt_unify_io){h->key, comm, file};
+	u->ios[u->n_ios] = (struct vt_unify_io){h->key, comm, file, h->paradigm};
 	return u->n_ios++;
 }
 
@@ -301,7 +301,10 @@ static int merge_one(struct vt_unified *u, uint32_t rank, struct vt_defs_reader 
 			break;
 		case VT_DEF_IOHANDLE:
 			pair(&pd->ios, d.iohandle.id,
-			     io_id(u, keys, &d.iohandle, paired(&pd->comms, d.iohandle.comm, 0)));
+			     io_id(u, keys, &d.iohandle,
+				   d.iohandle.comm == UINT32_MAX
+				       ? UINT32_MAX
+				       : paired(&pd->comms, d.iohandle.comm, 0)));
 			break;
 		case VT_DEF_METRIC:
 			if (d.metric.id >= pd->cap_metrics) {

@@ -100,8 +100,9 @@ struct vt_unified {
 	const char **files;
 	uint32_t n_files;
 	struct vt_unify_io {
-		uint64_t key;
-		uint32_t comm, file;
+		uint64_t key;	     /* 0: a process's own handle, never merged with another */
+		uint32_t comm, file; /* comm UINT32_MAX: none */
+		uint32_t paradigm;   /* defs/vt_mpi_defs.h: enum vt_io_paradigm */
 	} * ios;
 	uint32_t n_ios;
 	/*

@@ -302,19 +302,38 @@ static void write_groups(OTF2_GlobalDefWriter *gw, struct vt_strtab *st, const s
 		OTF2_GlobalDefWriter_WriteRmaWin(gw, w, vt_strtab_ref(st, name), u->wins[w].comm,
 						 OTF2_RMA_WIN_FLAG_CREATE_DESTROY_EVENTS);
 	}
-	/* MPI-IO: one paradigm, the files by name (on the machine: MPI's files are shared),
-	 * each handle named after its file. */
-	if (u->n_ios)
-		OTF2_GlobalDefWriter_WriteIoParadigm(
-		    gw, 0, vt_strtab_ref(st, "MPI-IO"), vt_strtab_ref(st, "MPI I/O"),
-		    OTF2_IO_PARADIGM_CLASS_PARALLEL, OTF2_IO_PARADIGM_FLAG_NONE, 0, NULL, NULL,
-		    NULL);
+	/* I/O: a paradigm for each one used (dense ids in the order of enum vt_io_paradigm, as
+	 * OTF2 wants them), the files by name (on the machine: MPI's files are shared, and a
+	 * POSIX path is the same file for every process), each handle named after its file. */
+	static const struct {
+		const char *id, *name;
+		OTF2_IoParadigmClass cls;
+	} paradigms[VT_IO_PARADIGM_MAX] = {
+	    [VT_IO_PARADIGM_MPI] = {"MPI-IO", "MPI I/O", OTF2_IO_PARADIGM_CLASS_PARALLEL},
+	    [VT_IO_PARADIGM_POSIX] = {"POSIX", "POSIX I/O", OTF2_IO_PARADIGM_CLASS_SERIAL},
+	};
+	uint32_t ref[VT_IO_PARADIGM_MAX] = {0};
+	bool used[VT_IO_PARADIGM_MAX] = {false};
+	for (uint32_t h = 0; h < u->n_ios; h++)
+		if (u->ios[h].paradigm < VT_IO_PARADIGM_MAX)
+			used[u->ios[h].paradigm] = true;
+	for (uint32_t p = 0, n = 0; p < VT_IO_PARADIGM_MAX; p++)
+		if (used[p]) {
+			ref[p] = n++;
+			OTF2_GlobalDefWriter_WriteIoParadigm(
+			    gw, ref[p], vt_strtab_ref(st, paradigms[p].id),
+			    vt_strtab_ref(st, paradigms[p].name), paradigms[p].cls,
+			    OTF2_IO_PARADIGM_FLAG_NONE, 0, NULL, NULL, NULL);
+		}
 	for (uint32_t f = 0; f < u->n_files; f++)
 		OTF2_GlobalDefWriter_WriteIoRegularFile(gw, f, vt_strtab_ref(st, u->files[f]), 0);
 	for (uint32_t h = 0; h < u->n_ios; h++)
 		OTF2_GlobalDefWriter_WriteIoHandle(
-		    gw, h, vt_strtab_ref(st, u->files[u->ios[h].file]), u->ios[h].file, 0,
-		    OTF2_IO_HANDLE_FLAG_NONE, u->ios[h].comm, OTF2_UNDEFINED_IO_HANDLE);
+		    gw, h, vt_strtab_ref(st, u->files[u->ios[h].file]), u->ios[h].file,
+		    ref[u->ios[h].paradigm < VT_IO_PARADIGM_MAX ? u->ios[h].paradigm : 0],
+		    OTF2_IO_HANDLE_FLAG_NONE,
+		    u->ios[h].comm == UINT32_MAX ? OTF2_UNDEFINED_COMM : u->ios[h].comm,
+		    OTF2_UNDEFINED_IO_HANDLE);
 	free(ids);
 }
 

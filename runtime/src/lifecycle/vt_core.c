@@ -8,9 +8,13 @@
 #include "defs/vt_annot.h"
 #include "filter/vt_filter.h"
 #include "interpose/vt_interpose.h"
+#include "interpose/vt_io.h"
+#include "interpose/vt_mem.h"
 #include "interpose/vt_signal.h"
+#include "io/vt_iotrace.h"
 #include "lifecycle/vt_lifecycle.h"
 #include "metrics/vt_metric.h"
+#include "metrics/vt_metric_mem.h"
 #include "mpi/vt_mpi_iface.h"
 #include "record/vt_thread.h"
 #include "regions/vt_region.h"
@@ -102,6 +106,23 @@ static void fork_child(void)
 	vt_state_data.pid = getpid();
 }
 
+/* VT_IOTRACE=yes: the interposed POSIX I/O calls report to io/ (left empty, they cost a
+ * load and a branch). */
+static const struct vt_io_hooks io_hooks = {
+    .enter = vt_iotrace_enter,
+    .op_enter = vt_iotrace_op_enter,
+    .op_end = vt_iotrace_op_end,
+    .opened = vt_iotrace_opened,
+    .closing = vt_iotrace_closing,
+    .closed = vt_iotrace_closed,
+    .seeked = vt_iotrace_seeked,
+    .duped = vt_iotrace_duped,
+    .leave = vt_iotrace_leave,
+};
+
+/* VT_MEMTRACE=yes: every allocation counted (metrics/vt_metric_mem.c). */
+static const struct vt_mem_hooks mem_hooks = {.count = vt_metric_mem_count};
+
 static int start(void)
 {
 	if (vt_config_load() < 0)
@@ -126,6 +147,12 @@ static int start(void)
 	errno = saved;
 	if (!vt_state_data.mpi_mode && vt_otf2_open() < 0)
 		return -1;
+	if (vt_cfg.iotrace) {
+		vt_iotrace_init();
+		vt_io_set_hooks(&io_hooks);
+	}
+	if (vt_cfg.memtrace && vt_mem_interposed())
+		vt_mem_set_hooks(&mem_hooks);
 	vt_info("tracing with timer %s (%s), %lu-byte buffers", vt_clock_name(), vt_clock_reason(),
 		(unsigned long)vt_cfg.buffer_size);
 	return 0;

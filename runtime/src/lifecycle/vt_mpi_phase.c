@@ -28,9 +28,16 @@ VT_MPI_EXPORT void vt_mpi_attach(const struct vt_mpi_ops *o)
 {
 	if (vt_core_state() != VT_STATE_ON || mpi.ops)
 		return;
+	/* The thread gets its location first (a busy thread gets none); then vt's own work:
+	 * the archive's files, written here with the program's thread, are no I/O of the
+	 * program's (VT_IOTRACE), nor are its allocations (VT_MEMTRACE). */
+	struct vt_tls *t = vt_thread_self();
+	int busy = vt_tls.busy;
+	vt_tls.busy = VT_BUSY_OWN;
 	if (vt_otf2_open_mpi(o) < 0) {
 		/* Rank 0 said why; every rank goes on untraced. */
 		vt_core_switch_off();
+		vt_tls.busy = busy;
 		return;
 	}
 	mpi.ops = o;
@@ -41,14 +48,12 @@ VT_MPI_EXPORT void vt_mpi_attach(const struct vt_mpi_ops *o)
 	/* Every rank takes part, with counters or not: one whose plugin failed to load must
 	 * not leave the others waiting. */
 	const struct vt_topo *topo = vt_topo_gather(o);
-	/* Per-host and once counters: where they belong is known now. */
-	struct vt_tls *t = vt_thread_self();
-	if (t)
-		t->busy = 1;
+	/* Per-host and once counters: where they belong is known now (plugins' code runs). */
+	vt_tls.busy = VT_BUSY_FOREIGN;
 	vt_core_mpi_attach(topo, t);
-	if (t)
-		t->busy = 0;
+	vt_tls.busy = VT_BUSY_OWN;
 	vt_info("MPI rank %d of %d: tracing into %s", o->rank, o->size, vt_otf2_path());
+	vt_tls.busy = busy;
 }
 
 VT_MPI_EXPORT void vt_mpi_detach(void)

@@ -9,6 +9,7 @@
 #include "base/vt_state.h"
 #include "base/vt_subsystem.h"
 #include "defs/vt_topo.h"
+#include "metrics/vt_metric_mem.h"
 #include "metrics/vt_metric_papi.h"
 #include "metrics/vt_metric_plugins.h"
 #include "metrics/vt_metric_rusage.h"
@@ -117,6 +118,7 @@ static struct vt_metric_source *(*const providers[])(uint64_t (*wtime)(void)) = 
     vt_metric_plugins_load,
     vt_metric_rusage_load,
     vt_metric_papi_load,
+    vt_metric_mem_load,
 };
 
 /*

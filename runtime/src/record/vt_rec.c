@@ -38,6 +38,7 @@ const struct vt_rec_kind_info vt_rec_kinds[VT_REC_KIND_MAX] = {
     [VT_REC_IO_COMPLETE] = {"io-operation-complete", 2},
     [VT_REC_IO_CANCELLED] = {"io-operation-cancelled", 1},
     [VT_REC_IO_SEEK] = {"io-seek", 2},
+    [VT_REC_IO_DUP] = {"io-duplicate-handle", 1},
     [VT_REC_THREAD_FORK] = {"thread-fork", 1},
     [VT_REC_THREAD_JOIN] = {"thread-join", 1},
     [VT_REC_THREAD_TEAM_BEGIN] = {"thread-team-begin", 0},

@@ -50,7 +50,8 @@ enum vt_rec_kind {
 	VT_REC_RMA_LOCK,       /* head: VT_RMA_LOCK_* | OTF2_LockType << 8; + vt_rec_rma (value:
 				  lock id, remote: rank or OTF2_UNDEFINED_UINT32 for all) */
 	VT_REC_RMA_GROUP_SYNC, /* head: OTF2_RmaSyncLevel; + vt_rec_rma (value: group id) */
-	/* MPI-IO: the I/O handle's local id in every event's vt_rec_io. */
+	/* I/O (MPI-IO, and POSIX through io/): the I/O handle's local id in every event's
+	 * vt_rec_io. */
 	VT_REC_IO_CREATE,    /* head: OTF2_IoAccessMode; + vt_rec_io (value: creation flags,
 				flags: status flags) */
 	VT_REC_IO_DESTROY,   /* + vt_rec_io */
@@ -61,6 +62,8 @@ enum vt_rec_kind {
 	VT_REC_IO_CANCELLED, /* + vt_rec_io (value: matching id) */
 	VT_REC_IO_SEEK,	     /* head: OTF2_IoSeekOption; + vt_rec_io (value: offset requested),
 				vt_rec_nbc (received: the offset reached) */
+	VT_REC_IO_DUP,	     /* + vt_rec_io (handle: the old, value: the new handle, flags:
+				the new one's status flags) */
 	/* OTF2's thread model (OpenMP through OMPT, pthreads through interpose/). A team is a
 	 * process-local communicator id the definitions know (defs/); a lock a number unique in
 	 * its paradigm; a thread's sequence number ties its creation to its begin, and its end

@@ -1,0 +1,54 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* What a 1-byte write to /dev/null, a 1-byte read of /dev/zero and a malloc/free pair cost. */
+/*
+ * One line per operation: "NAME COUNT NS_PER_CALL", the loop timed with CLOCK_MONOTONIC
+ * after one call outside it (a tracer's per-thread set-up and its first look-ups stay out).
+ * run-io.py runs it plain, and under vtrun with VT_IOTRACE and VT_MEMTRACE off and on.
+ *
+ *   io-costs [COUNT]   calls per loop (default 10^6)
+ */
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+#include <unistd.h>
+
+static double now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
+}
+
+int main(int argc, char **argv)
+{
+	long n = argc > 1 ? atol(argv[1]) : 1000000;
+	int out = open("/dev/null", O_WRONLY);
+	int in = open("/dev/zero", O_RDONLY);
+	char c = 'x';
+	if (out < 0 || in < 0 || write(out, &c, 1) != 1 || read(in, &c, 1) != 1)
+		return 1;
+	double t0 = now();
+	for (long i = 0; i < n; i++)
+		if (write(out, &c, 1) != 1)
+			return 1;
+	printf("write %ld %.1f\n", n, (now() - t0) / (double)n);
+	t0 = now();
+	for (long i = 0; i < n; i++)
+		if (read(in, &c, 1) != 1)
+			return 1;
+	printf("read %ld %.1f\n", n, (now() - t0) / (double)n);
+	/* 32 bytes, used so the pair is not optimised away; 10 times as many pairs. */
+	long m = 10 * n;
+	free(malloc(32));
+	t0 = now();
+	for (long i = 0; i < m; i++) {
+		char *volatile p = malloc(32);
+		p[0] = 1;
+		free(p);
+	}
+	printf("malloc-free %ld %.1f\n", m, (now() - t0) / (double)m);
+	close(out);
+	close(in);
+	return 0;
+}

@@ -1,0 +1,95 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""I/O and memory benchmark: what vt adds per 1-byte write to /dev/null, per 1-byte read from
+/dev/zero and per malloc/free pair (bench/io-costs.c), against the plain calls.
+
+The program times each loop itself (ns per call) and is run
+  - plain: cc -O2, no vt;
+  - under vtrun with VT_IOTRACE=no and VT_MEMTRACE=no (the defaults): libvt's wrappers are
+    there but report to nobody: the cost of the switches off;
+  - under vtrun with VT_IOTRACE=yes: each call a region with its IoOperationBegin and
+    IoOperationComplete (8 records, 128 bytes of buffer), flushes of the full buffers
+    included;
+  - the same with VT_BUFFER_SIZE=1G: nothing is flushed during the loops, so the figure is
+    what the program's thread pays itself (the records written), without the encoding and
+    writing of the trace that a flush waits for;
+  - under vtrun with VT_MEMTRACE=yes: every allocation and free counted (two or three
+    atomic operations and malloc_usable_size; no event).
+Per operation: ns each, the added ns over plain, and the ratio to plain. Medians of --runs
+runs.
+
+Usage: bench/run-io.py BUILD_DIR [--runs N] [--count N] [--json FILE]"""
+
+import argparse
+import json
+import os
+import statistics
+import sys
+import tempfile
+
+import benchlib
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+SRC = os.path.join(HERE, 'io-costs.c')
+
+
+def costs(cmd, env, cwd):
+    """{operation: ns} from one run."""
+    out = benchlib.sh(cmd, with_stderr=False, env=env, cwd=cwd)
+    res = {}
+    for line in out.splitlines():
+        name, _, ns = line.split()
+        res[name] = float(ns)
+    return res
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument('build')
+    ap.add_argument('--runs', type=int, default=7)
+    ap.add_argument('--count', type=int, default=200000)
+    ap.add_argument('--json')
+    a = ap.parse_args()
+    build = os.path.abspath(a.build)
+    work = tempfile.mkdtemp(prefix='vt-io-')
+    vtrun = os.path.join(build, 'vtcc', 'vtrun')
+    exe = os.path.join(work, 'io-costs')
+    benchlib.sh(['cc', '-O2', SRC, '-o', exe])
+    base = {k: v for k, v in os.environ.items() if not k.startswith('VT_')}
+    count = [str(a.count)]
+    variants = [
+        ('plain', [exe] + count, {}),
+        ('vtrun off', [vtrun, exe] + count, {'VT_IOTRACE': 'no', 'VT_MEMTRACE': 'no'}),
+        ('vtrun iotrace=yes', [vtrun, exe] + count, {'VT_IOTRACE': 'yes'}),
+        ('iotrace=yes 1G buf', [vtrun, exe] + count,
+         {'VT_IOTRACE': 'yes', 'VT_BUFFER_SIZE': '1G'}),
+        ('vtrun memtrace=yes', [vtrun, exe] + count, {'VT_MEMTRACE': 'yes'}),
+    ]
+    runs = {name: [] for name, _, _ in variants}
+    for r in range(a.runs):
+        for name, cmd, env in variants:
+            cwd = os.path.join(work, 'run-%d-%s' % (r, name.replace(' ', '-')))
+            os.makedirs(cwd)
+            runs[name].append(costs(cmd, dict(base, VT_PFORM_GDIR=cwd, **env), cwd))
+        print('run %d of %d done' % (r + 1, a.runs), file=sys.stderr)
+    med = {name: {c: statistics.median(x[c] for x in rs) for c in rs[0]}
+           for name, rs in runs.items()}
+    plain = med['plain']
+    print('POSIX I/O, 1 byte per call, %d calls per loop (malloc/free: %d pairs), ns per call '
+          '(median of %d runs); added = over plain, ratio = to plain'
+          % (a.count, 10 * a.count, a.runs))
+    print('%-20s' % 'variant' + ''.join('%18s' % c for c in plain))
+    for name, _, _ in variants:
+        print('%-20s' % name + ''.join('%18.1f' % med[name][c] for c in plain))
+    for name, _, _ in variants[1:]:
+        print('%-20s' % ('+' + name) +
+              ''.join('%10.1f (%4.2fx)' % (med[name][c] - plain[c], med[name][c] / plain[c])
+                      for c in plain))
+    print('compiler: %s' % benchlib.first_line(['cc', '--version']))
+    if a.json:
+        with open(a.json, 'w') as f:
+            json.dump({'runs': a.runs, 'count': a.count, 'median_ns': med}, f, indent=1)
+
+
+if __name__ == '__main__':
+    main()

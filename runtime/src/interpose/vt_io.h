@@ -1,0 +1,98 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* What the interposed POSIX I/O calls report, to whom (io/ through the lifecycle). */
+#ifndef VT_IO_H
+#define VT_IO_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/*
+ * The POSIX I/O functions vt interposes (interpose/vt_io_posix.c), in the order of their
+ * regions' names (vt_io_names). A 64 form has a region of its own: the trace says what the
+ * program called.
+ */
+enum vt_io_fn {
+	VT_IO_OPEN,
+	VT_IO_OPEN64,
+	VT_IO_OPENAT,
+	VT_IO_OPENAT64,
+	VT_IO_CREAT,
+	VT_IO_CREAT64,
+	VT_IO_CLOSE,
+	VT_IO_READ,
+	VT_IO_WRITE,
+	VT_IO_PREAD,
+	VT_IO_PREAD64,
+	VT_IO_PWRITE,
+	VT_IO_PWRITE64,
+	VT_IO_READV,
+	VT_IO_WRITEV,
+	VT_IO_PREADV,
+	VT_IO_PWRITEV,
+	VT_IO_LSEEK,
+	VT_IO_LSEEK64,
+	VT_IO_FSYNC,
+	VT_IO_FDATASYNC,
+	VT_IO_FTRUNCATE,
+	VT_IO_FTRUNCATE64,
+	VT_IO_DUP,
+	VT_IO_DUP2,
+	VT_IO_DUP3,
+	VT_IO_UNLINK,
+	VT_IO_UNLINKAT,
+	VT_IO_RENAME,
+	VT_IO_RENAMEAT,
+	VT_IO_FN_MAX
+};
+
+/* Whether a function opens no handle and moves no data (unlink, rename): its region's role
+ * is OTF2's FILE_IO_METADATA. */
+#define VT_IO_FN_METADATA(fn) ((fn) >= VT_IO_UNLINK)
+
+extern const char *const vt_io_names[VT_IO_FN_MAX];
+
+/* The kind of a data operation (OTF2_IoOperationMode's values). */
+enum vt_io_mode { VT_IO_MODE_READ = 0, VT_IO_MODE_WRITE = 1, VT_IO_MODE_FLUSH = 2 };
+
+/* One interposed call on its way: filled by enter, read by the hooks after it. */
+struct vt_io_call {
+	void *thread;	 /* the recording thread's state (io/'s business) */
+	uint32_t fn;	 /* enum vt_io_fn */
+	uint32_t handle; /* the operation's handle, UINT32_MAX: none */
+	uint64_t op;	 /* the operation's matching id */
+};
+
+/*
+ * Filled by the lifecycle when VT_IOTRACE=yes and vt records; all NULL otherwise (then an
+ * interposed call costs one load and a branch). enter says whether this call is recorded:
+ * not on vt's own threads, not inside vt, a plugin or another recorded I/O call, not while
+ * vt is off. When it said yes, the wrapper calls exactly one of the completing hooks after
+ * the real call (each leaves the call's region); every hook keeps errno as it found it.
+ */
+struct vt_io_hooks {
+	bool (*enter)(struct vt_io_call *c, enum vt_io_fn fn);
+	/* A data operation on fd, of bytes requested: enter's answer and the operation's
+	 * beginning in one call, before the real call; its result (bytes done, or -1 with err)
+	 * after. */
+	bool (*op_enter)(struct vt_io_call *c, enum vt_io_fn fn, int fd, enum vt_io_mode mode,
+			 uint64_t bytes);
+	void (*op_end)(struct vt_io_call *c, int64_t result, int err);
+	/* An open returned fd (or -1) for path with flags. */
+	void (*opened)(struct vt_io_call *c, int fd, const char *path, int flags);
+	/* close(fd): before the real call (the handle it ends), and what it returned. */
+	void (*closing)(struct vt_io_call *c, int fd);
+	void (*closed)(struct vt_io_call *c, int fd, int ret);
+	/* lseek(fd, offset, whence) returned result. */
+	void (*seeked)(struct vt_io_call *c, int fd, int64_t offset, int whence, int64_t result);
+	/* dup*(oldfd) returned newfd (or -1); flags: dup3's O_CLOEXEC. */
+	void (*duped)(struct vt_io_call *c, int oldfd, int newfd, int flags);
+	/* Any other call returned: its region ends. */
+	void (*leave)(struct vt_io_call *c);
+};
+
+/* Written by the lifecycle (enter and op_enter last, so a wrapper that sees them finds the
+ * others in place). */
+void vt_io_set_hooks(const struct vt_io_hooks *h);
+extern struct vt_io_hooks vt_io_hooks __attribute__((visibility("hidden")));
+
+#endif

@@ -1,0 +1,240 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* malloc and its family: libc's, with each change of the program's memory counted (VT_MEMTRACE). */
+#include "interpose/vt_interpose.h"
+#include "interpose/vt_mem.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <malloc.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The first allocations come before AddressSanitizer's runtime has set up its shadow memory
+ * when libvt is preloaded ahead of it (vtrun under scripts/test-sanitize.sh): nothing here is
+ * instrumented by it, or those first calls would fault. */
+#define VT_NOSAN  __attribute__((no_sanitize("address"), no_instrument_function))
+#define VT_EXPORT __attribute__((visibility("default"))) VT_NOSAN
+
+struct vt_mem_hooks vt_mem_hooks;
+
+VT_NOSAN void vt_mem_set_hooks(const struct vt_mem_hooks *h)
+{
+	__atomic_store_n(&vt_mem_hooks.count, h->count, __ATOMIC_RELEASE);
+}
+
+typedef void *(*malloc_fn)(size_t);
+typedef void *(*calloc_fn)(size_t, size_t);
+typedef void *(*realloc_fn)(void *, size_t);
+typedef void (*free_fn)(void *);
+typedef int (*posix_memalign_fn)(void **, size_t, size_t);
+typedef void *(*memalign_fn)(size_t, size_t);
+
+/*
+ * libc's functions, looked up at the first allocation (the dynamic linker's, before any
+ * constructor). dlsym allocates itself meanwhile: those few blocks come from boot, a static
+ * arena that is never given back (free ignores its blocks; realloc moves them out).
+ */
+#define BOOT_SIZE (64 * 1024)
+static struct {
+	malloc_fn malloc;
+	calloc_fn calloc;
+	realloc_fn realloc;
+	free_fn free;
+	posix_memalign_fn posix_memalign;
+	memalign_fn aligned_alloc, memalign;
+	malloc_fn valloc, pvalloc;
+	bool resolving, resolved;
+	size_t boot_used;
+	_Alignas(64) unsigned char boot[BOOT_SIZE];
+} mem;
+
+VT_NOSAN static bool from_boot(const void *p)
+{
+	return (const unsigned char *)p >= mem.boot &&
+	       (const unsigned char *)p < mem.boot + BOOT_SIZE;
+}
+
+/* A zeroed block of n bytes aligned to align (a power of two, at least 16), with its size
+ * in the 16 bytes before it; NULL when the arena is used up. */
+VT_NOSAN static void *boot_alloc(size_t n, size_t align)
+{
+	if (align < 16)
+		align = 16;
+	size_t at = (mem.boot_used + 16 + align - 1) & ~(align - 1);
+	if (n > BOOT_SIZE || at + n > BOOT_SIZE)
+		return NULL;
+	mem.boot_used = at + n;
+	memcpy(mem.boot + at - 16, &n, sizeof(n));
+	return mem.boot + at;
+}
+
+VT_NOSAN static size_t boot_size(const void *p)
+{
+	size_t n;
+	memcpy(&n, (const unsigned char *)p - 16, sizeof(n));
+	return n;
+}
+
+VT_NOSAN static void resolve(void)
+{
+	mem.resolving = true;
+	int saved = errno;
+	*(void **)&mem.malloc = dlsym(RTLD_NEXT, "malloc");
+	*(void **)&mem.calloc = dlsym(RTLD_NEXT, "calloc");
+	*(void **)&mem.realloc = dlsym(RTLD_NEXT, "realloc");
+	*(void **)&mem.free = dlsym(RTLD_NEXT, "free");
+	*(void **)&mem.posix_memalign = dlsym(RTLD_NEXT, "posix_memalign");
+	*(void **)&mem.aligned_alloc = dlsym(RTLD_NEXT, "aligned_alloc");
+	*(void **)&mem.memalign = dlsym(RTLD_NEXT, "memalign");
+	*(void **)&mem.valloc = dlsym(RTLD_NEXT, "valloc");
+	*(void **)&mem.pvalloc = dlsym(RTLD_NEXT, "pvalloc");
+	errno = saved;
+	mem.resolved = mem.malloc && mem.calloc && mem.realloc && mem.free;
+	mem.resolving = false;
+}
+
+/* Whether libc's functions are there; false while they are being looked up (the caller then
+ * serves from boot) or when they are missing. The first allocation comes before any thread. */
+VT_NOSAN static inline __attribute__((always_inline)) bool ready(void)
+{
+	if (__builtin_expect(mem.resolved, 1))
+		return true;
+	if (!mem.resolving)
+		resolve();
+	return mem.resolved;
+}
+
+/* Whether the malloc the program binds to lies in this library (the name malloc inside libvt
+ * means that same one, whoever defines it). */
+VT_NOSAN bool vt_mem_interposed(void)
+{
+	Dl_info bound, self;
+	void *m = dlsym(RTLD_DEFAULT, "malloc");
+	return m && dladdr(m, &bound) && dladdr((void *)vt_mem_interposed, &self) &&
+	       bound.dli_fbase == self.dli_fbase;
+}
+
+VT_NOSAN static inline __attribute__((always_inline)) void count(int64_t delta, uint32_t allocs)
+{
+	void (*hook)(int64_t, uint32_t) = __atomic_load_n(&vt_mem_hooks.count, __ATOMIC_ACQUIRE);
+	if (__builtin_expect(hook != NULL, 0))
+		hook(delta, allocs);
+}
+
+/* A new block p (NULL: none): counted when counting is on. */
+VT_NOSAN static inline __attribute__((always_inline)) void *allocated(void *p)
+{
+	if (p && __builtin_expect(vt_mem_hooks.count != NULL, 0))
+		count((int64_t)malloc_usable_size(p), 1);
+	return p;
+}
+
+VT_EXPORT void *malloc(size_t n)
+{
+	if (__builtin_expect(!ready(), 0))
+		return boot_alloc(n, 16);
+	return allocated(mem.malloc(n));
+}
+
+VT_EXPORT void *calloc(size_t k, size_t n)
+{
+	if (__builtin_expect(!ready(), 0)) {
+		size_t total;
+		if (__builtin_mul_overflow(k, n, &total))
+			return NULL;
+		return boot_alloc(total, 16); /* static: zeroed */
+	}
+	return allocated(mem.calloc(k, n));
+}
+
+VT_EXPORT void free(void *p)
+{
+	if (!p || from_boot(p))
+		return;
+	if (__builtin_expect(!ready(), 0))
+		return; /* not from libc's malloc either: nothing to give back */
+	if (__builtin_expect(vt_mem_hooks.count != NULL, 0))
+		count(-(int64_t)malloc_usable_size(p), 0);
+	mem.free(p);
+}
+
+VT_EXPORT void *realloc(void *p, size_t n)
+{
+	if (p && from_boot(p)) {
+		void *q = malloc(n);
+		if (q) {
+			size_t old = boot_size(p);
+			memcpy(q, p, old < n ? old : n);
+		}
+		return q;
+	}
+	if (__builtin_expect(!ready(), 0))
+		return p ? NULL : boot_alloc(n, 16);
+	if (__builtin_expect(vt_mem_hooks.count == NULL, 1))
+		return mem.realloc(p, n);
+	int64_t old = p ? (int64_t)malloc_usable_size(p) : 0;
+	void *q = mem.realloc(p, n);
+	if (q)
+		count((int64_t)malloc_usable_size(q) - old, 1);
+	else if (p && n == 0)
+		count(-old, 0); /* glibc's realloc(p, 0) frees p */
+	return q;
+}
+
+VT_EXPORT int posix_memalign(void **out, size_t align, size_t n)
+{
+	if (__builtin_expect(!ready(), 0)) {
+		*out = boot_alloc(n, align);
+		return *out ? 0 : ENOMEM;
+	}
+	if (!mem.posix_memalign)
+		return ENOMEM;
+	int rc = mem.posix_memalign(out, align, n);
+	if (rc == 0)
+		allocated(*out);
+	return rc;
+}
+
+/* The aligned forms that return the block: libc's, or NULL with ENOMEM when it has none. */
+VT_NOSAN static void *aligned(memalign_fn fn, size_t align, size_t n)
+{
+	if (__builtin_expect(!ready(), 0))
+		return boot_alloc(n, align);
+	if (!fn) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	return allocated(fn(align, n));
+}
+
+VT_EXPORT void *aligned_alloc(size_t align, size_t n)
+{
+	return aligned(mem.aligned_alloc, align, n);
+}
+
+VT_EXPORT void *memalign(size_t align, size_t n)
+{
+	return aligned(mem.memalign, align, n);
+}
+
+VT_NOSAN static void *paged(malloc_fn fn, size_t n)
+{
+	if (__builtin_expect(!ready(), 0))
+		return boot_alloc(n, 4096);
+	if (!fn) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	return allocated(fn(n));
+}
+
+VT_EXPORT void *valloc(size_t n)
+{
+	return paged(mem.valloc, n);
+}
+
+VT_EXPORT void *pvalloc(size_t n)
+{
+	return paged(mem.pvalloc, n);
+}

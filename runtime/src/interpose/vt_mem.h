@@ -1,0 +1,29 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* What the interposed allocation functions report, to whom (the memory counters, VT_MEMTRACE). */
+#ifndef VT_MEM_H
+#define VT_MEM_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/*
+ * interpose/vt_malloc.c defines malloc, calloc, realloc, free, posix_memalign,
+ * aligned_alloc, memalign, valloc and pvalloc over libc's. Each call that changed the
+ * program's memory reports it through count: the change of the bytes allocated (usable sizes,
+ * malloc_usable_size's, so a block counts the same when it comes and when it goes) and the
+ * allocations it made (0 or 1). The lifecycle sets the hook when VT_MEMTRACE=yes; left NULL,
+ * a call costs one load and a branch. The hook decides whether the calling thread counts
+ * (not vt's own code, not its threads).
+ */
+struct vt_mem_hooks {
+	void (*count)(int64_t delta, uint32_t allocs);
+};
+
+void vt_mem_set_hooks(const struct vt_mem_hooks *h);
+extern struct vt_mem_hooks vt_mem_hooks __attribute__((visibility("hidden")));
+
+/* Whether the malloc the program calls is vt's (false: an allocator loaded before libvt, as
+ * AddressSanitizer's runtime, takes the calls; then nothing is counted). */
+bool vt_mem_interposed(void);
+
+#endif

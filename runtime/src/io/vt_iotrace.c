@@ -1,0 +1,380 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* POSIX I/O calls recorded as regions with OTF2 I/O events on a handle per open descriptor. */
+#include "io/vt_iotrace.h"
+#include "base/vt_state.h"
+#include "defs/vt_mpi_defs.h"
+#include "record/vt_thread.h"
+#include "regions/vt_region.h"
+#include "vt/vt_inst.h"
+
+#include <otf2/OTF2_Definitions.h>
+#include <otf2/OTF2_Events.h>
+#include <otf2/OTF2_GeneralDefinitions.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <unistd.h>
+
+/*
+ * fds: each descriptor's handle + 1 (0: none known), written by the thread whose open, dup
+ * or close changed it (compare-and-swap: a close does not take the entry of a later open of
+ * the same number on another thread). regions: each function's descriptor (vt_inst.h),
+ * named at init, registered at its first call.
+ */
+static struct {
+	uint32_t fds[VT_IOTRACE_FDS];
+	struct vt_inst_desc regions[VT_IO_FN_MAX];
+} io;
+
+/*
+ * Per thread: in, inside a recorded call (what it calls is not recorded again: a nested
+ * interposed call, a handle's definition); ops, the matching ids of its operations.
+ */
+static __thread struct {
+	bool in;
+	uint64_t ops;
+} io_tls __attribute__((tls_model("initial-exec")));
+
+void vt_iotrace_init(void)
+{
+	for (int fn = 0; fn < VT_IO_FN_MAX; fn++) {
+		uint32_t role = VT_IO_FN_METADATA(fn) ? OTF2_REGION_ROLE_FILE_IO_METADATA
+						      : OTF2_REGION_ROLE_FILE_IO;
+		io.regions[fn] = (struct vt_inst_desc){
+		    .abi = VT_INST_ABI,
+		    .name = vt_io_names[fn],
+		    .reserved = (uint32_t)OTF2_PARADIGM_NONE << 8 | role,
+		};
+	}
+}
+
+/* vt's own work on the program's thread (definitions: they allocate): marked busy, so the
+ * memory counters and the other interposed calls leave it out. */
+#define OWN_WORK(expr)                                                                             \
+	({                                                                                         \
+		int busy_ = vt_tls.busy;                                                           \
+		vt_tls.busy = VT_BUSY_OWN;                                                         \
+		__typeof__(expr) r_ = (expr);                                                      \
+		vt_tls.busy = busy_;                                                               \
+		r_;                                                                                \
+	})
+
+static uint32_t region_of(enum vt_io_fn fn)
+{
+	struct vt_inst_desc *d = &io.regions[fn];
+	uint32_t h = __atomic_load_n(&d->handle, __ATOMIC_ACQUIRE);
+	if (vt_unlikely(!h))
+		h = OWN_WORK(vt_region_register_desc(d));
+	return h - 1;
+}
+
+/* Whether the calling thread records this call (then it is inside one from now on). */
+static inline __attribute__((always_inline)) struct vt_tls *recording(void)
+{
+	struct vt_tls *t = &vt_tls;
+	/* Inside vt (its slow paths, a plugin, a producer a signal interrupted), inside another
+	 * recorded call, or on a thread that does not record (vt's own): the call alone. */
+	if (io_tls.in || t->busy || t->nest || vt_core_state() != VT_STATE_ON)
+		return NULL;
+	if (vt_unlikely(!t->pos)) {
+		int saved = errno;
+		t = vt_thread_self();
+		errno = saved;
+		if (!t)
+			return NULL;
+	}
+	io_tls.in = true;
+	return t;
+}
+
+bool vt_iotrace_enter(struct vt_io_call *c, enum vt_io_fn fn)
+{
+	struct vt_tls *t = recording();
+	if (!t)
+		return false;
+	int saved = errno;
+	*c = (struct vt_io_call){t, fn, UINT32_MAX, 0};
+	vt_thread_enter(t, region_of(fn));
+	errno = saved;
+	return true;
+}
+
+static void finish(struct vt_io_call *c)
+{
+	vt_thread_leave(c->thread, region_of(c->fn));
+	io_tls.in = false;
+}
+
+void vt_iotrace_leave(struct vt_io_call *c)
+{
+	int saved = errno;
+	finish(c);
+	errno = saved;
+}
+
+static void put(struct vt_io_call *c, uint32_t head, uint32_t kind, uint64_t value, uint32_t handle,
+		uint32_t flags, uint64_t received, uint64_t id)
+{
+	union vt_rec_payload p[2] = {{.io = {value, handle, flags}}, {.nbc = {received, id}}};
+	vt_thread_put_event(c->thread, head, kind, p, vt_rec_kinds[kind].payloads);
+}
+
+static uint32_t access_mode(int flags)
+{
+	switch (flags & O_ACCMODE) {
+	case O_WRONLY:
+		return OTF2_IO_ACCESS_MODE_WRITE_ONLY;
+	case O_RDWR:
+		return OTF2_IO_ACCESS_MODE_READ_WRITE;
+	default:
+		return OTF2_IO_ACCESS_MODE_READ_ONLY;
+	}
+}
+
+static uint64_t creation_flags(int flags)
+{
+	uint64_t f = 0;
+	if (flags & O_CREAT)
+		f |= OTF2_IO_CREATION_FLAG_CREATE;
+	if (flags & O_TRUNC)
+		f |= OTF2_IO_CREATION_FLAG_TRUNCATE;
+	if ((flags & O_TMPFILE) == O_TMPFILE)
+		f |= OTF2_IO_CREATION_FLAG_TEMPORARY_FILE;
+	else if (flags & O_DIRECTORY)
+		f |= OTF2_IO_CREATION_FLAG_DIRECTORY;
+	if (flags & O_EXCL)
+		f |= OTF2_IO_CREATION_FLAG_EXCLUSIVE;
+	if (flags & O_NOCTTY)
+		f |= OTF2_IO_CREATION_FLAG_NO_CONTROLLING_TERMINAL;
+	if (flags & O_NOFOLLOW)
+		f |= OTF2_IO_CREATION_FLAG_NO_FOLLOW;
+	if (flags & O_PATH)
+		f |= OTF2_IO_CREATION_FLAG_PATH;
+	return f;
+}
+
+static uint32_t status_flags(int flags)
+{
+	uint32_t f = 0;
+	if (flags & O_CLOEXEC)
+		f |= OTF2_IO_STATUS_FLAG_CLOSE_ON_EXEC;
+	if (flags & O_APPEND)
+		f |= OTF2_IO_STATUS_FLAG_APPEND;
+	if (flags & O_NONBLOCK)
+		f |= OTF2_IO_STATUS_FLAG_NON_BLOCKING;
+	if (flags & O_ASYNC)
+		f |= OTF2_IO_STATUS_FLAG_ASYNC;
+	if ((flags & O_SYNC) == O_SYNC)
+		f |= OTF2_IO_STATUS_FLAG_SYNC;
+	else if (flags & O_DSYNC)
+		f |= OTF2_IO_STATUS_FLAG_DATA_SYNC;
+	if (flags & O_DIRECT)
+		f |= OTF2_IO_STATUS_FLAG_AVOID_CACHING;
+	if (flags & O_NOATIME)
+		f |= OTF2_IO_STATUS_FLAG_NO_ACCESS_TIME;
+	return f;
+}
+
+static bool tracked(int fd)
+{
+	return fd >= 0 && fd < VT_IOTRACE_FDS;
+}
+
+/* The end of handle h: its IoDestroyHandle, then it may be taken again by an open of its
+ * file (whose IoCreateHandle comes after this one in time). */
+static void destroy(struct vt_io_call *c, uint32_t h)
+{
+	put(c, 0, VT_REC_IO_DESTROY, 0, h, 0, 0, 0);
+	OWN_WORK((vt_mpi_defs_io_free(h), 0));
+}
+
+/* fd's handle now is handle (replacing whatever it had; a handle it had is destroyed). */
+static void bind_fd(struct vt_io_call *c, int fd, uint32_t handle)
+{
+	uint32_t old = __atomic_exchange_n(&io.fds[fd], handle + 1, __ATOMIC_ACQ_REL);
+	if (old)
+		destroy(c, old - 1);
+}
+
+/* The handle of fd; a valid descriptor seen for the first time (stdin, a pipe, one opened
+ * before vt started) gets one named as /proc/self/fd says, created now. */
+static uint32_t handle_of(struct vt_io_call *c, int fd)
+{
+	if (!tracked(fd))
+		return UINT32_MAX;
+	uint32_t h = __atomic_load_n(&io.fds[fd], __ATOMIC_ACQUIRE);
+	if (h)
+		return h - 1;
+	int flags = fcntl(fd, F_GETFL);
+	if (flags < 0)
+		return UINT32_MAX;
+	char link[32], name[4096];
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+	ssize_t n = readlink(link, name, sizeof(name) - 1);
+	if (n < 0)
+		snprintf(name, sizeof(name), "fd %d", fd);
+	else
+		name[n] = 0;
+	uint32_t id = OWN_WORK(vt_mpi_defs_io_local(VT_IO_PARADIGM_POSIX, name));
+	if (id == UINT32_MAX)
+		return id;
+	uint32_t expected = 0;
+	if (!__atomic_compare_exchange_n(&io.fds[fd], &expected, id + 1, false, __ATOMIC_ACQ_REL,
+					 __ATOMIC_ACQUIRE))
+		return expected - 1; /* another thread was first: its handle (ours stays unused) */
+	int fdflags = fcntl(fd, F_GETFD);
+	put(c, access_mode(flags), VT_REC_IO_CREATE, 0, id,
+	    status_flags(flags) |
+		(fdflags > 0 && (fdflags & FD_CLOEXEC) ? OTF2_IO_STATUS_FLAG_CLOSE_ON_EXEC : 0),
+	    0, 0);
+	return id;
+}
+
+/*
+ * The common case of an operation's records: the region's Enter with the operation's Begin,
+ * and its Complete with the Leave, each pair in one reservation at one time (the region
+ * registered and not filtered, within VT_MAX_STACK_DEPTH, no synchronous counters on the
+ * thread). Otherwise, and for a descriptor seen for the first time (its IoCreateHandle goes
+ * between), one event after the other.
+ */
+static bool fast_case(const struct vt_tls *t, uint32_t region, long depth_ok)
+{
+	return !(region & VT_REGION_FILTERED) && !t->sync && depth_ok;
+}
+
+bool vt_iotrace_op_enter(struct vt_io_call *c, enum vt_io_fn fn, int fd, enum vt_io_mode mode,
+			 uint64_t bytes)
+{
+	struct vt_tls *t = recording();
+	if (!t)
+		return false;
+	int saved = errno;
+	*c = (struct vt_io_call){t, fn, UINT32_MAX, 0};
+	uint32_t region = region_of(fn);
+	uint32_t head = (uint32_t)mode | (uint32_t)OTF2_IO_OPERATION_FLAG_NONE << 8;
+	uint32_t h = tracked(fd) ? __atomic_load_n(&io.fds[fd], __ATOMIC_ACQUIRE) : 0;
+	if (h && fast_case(t, region, t->depth < vt_max_depth)) {
+		c->handle = h - 1;
+		c->op = ++io_tls.ops;
+		t->depth++;
+		struct vt_rec *p = vt_buf_reserve(t, 4);
+		if (p) {
+			uint64_t now = vt_clock_now();
+			p[0] = (struct vt_rec){now, region, VT_REC_ENTER};
+			p[1] = (struct vt_rec){now, head, VT_REC_IO_BEGIN};
+			union vt_rec_payload *pl = (union vt_rec_payload *)(p + 2);
+			pl[0].io = (struct vt_rec_io){bytes, c->handle, 0};
+			pl[1].nbc = (struct vt_rec_nbc){0, c->op};
+			vt_buf_commit(t, p, 4);
+		}
+		errno = saved;
+		return true;
+	}
+	vt_thread_enter(t, region);
+	c->handle = handle_of(c, fd);
+	if (c->handle != UINT32_MAX) {
+		c->op = ++io_tls.ops;
+		put(c, head, VT_REC_IO_BEGIN, bytes, c->handle, 0, 0, c->op);
+	}
+	errno = saved;
+	return true;
+}
+
+void vt_iotrace_op_end(struct vt_io_call *c, int64_t result, int err)
+{
+	(void)err;
+	struct vt_tls *t = c->thread;
+	uint32_t region = region_of(c->fn);
+	if (c->handle != UINT32_MAX && fast_case(t, region, t->depth <= vt_max_depth)) {
+		bool done = result >= 0;
+		unsigned n = done ? 4 : 3;
+		t->depth--;
+		struct vt_rec *p = vt_buf_reserve(t, n);
+		if (p) {
+			uint64_t now = vt_clock_now();
+			union vt_rec_payload *pl = (union vt_rec_payload *)(p + 1);
+			if (done) {
+				p[0] = (struct vt_rec){now, 0, VT_REC_IO_COMPLETE};
+				pl[0].io = (struct vt_rec_io){(uint64_t)result, c->handle, 0};
+				pl[1].nbc = (struct vt_rec_nbc){0, c->op};
+			} else {
+				p[0] = (struct vt_rec){now, 0, VT_REC_IO_CANCELLED};
+				pl[0].io = (struct vt_rec_io){c->op, c->handle, 0};
+			}
+			p[n - 1] = (struct vt_rec){now, region, VT_REC_LEAVE};
+			vt_buf_commit(t, p, n);
+		}
+		io_tls.in = false;
+		return;
+	}
+	if (c->handle != UINT32_MAX) {
+		if (result >= 0)
+			put(c, 0, VT_REC_IO_COMPLETE, (uint64_t)result, c->handle, 0, 0, c->op);
+		else
+			put(c, 0, VT_REC_IO_CANCELLED, c->op, c->handle, 0, 0, 0);
+	}
+	finish(c);
+}
+
+void vt_iotrace_opened(struct vt_io_call *c, int fd, const char *path, int flags)
+{
+	if (tracked(fd)) {
+		uint32_t id =
+		    OWN_WORK(vt_mpi_defs_io_local(VT_IO_PARADIGM_POSIX, path ? path : ""));
+		if (id != UINT32_MAX) {
+			bind_fd(c, fd, id);
+			put(c, access_mode(flags), VT_REC_IO_CREATE, creation_flags(flags), id,
+			    status_flags(flags), 0, 0);
+		}
+	}
+	finish(c);
+}
+
+void vt_iotrace_closing(struct vt_io_call *c, int fd)
+{
+	uint32_t h = tracked(fd) ? __atomic_load_n(&io.fds[fd], __ATOMIC_ACQUIRE) : 0;
+	c->handle = h ? h - 1 : UINT32_MAX;
+}
+
+void vt_iotrace_closed(struct vt_io_call *c, int fd, int ret)
+{
+	uint32_t expected = c->handle + 1;
+	/* The entry is cleared only if it still holds the handle closed: an open of the same
+	 * number on another thread right after the close keeps its own. */
+	if (ret == 0 && c->handle != UINT32_MAX &&
+	    __atomic_compare_exchange_n(&io.fds[fd], &expected, 0, false, __ATOMIC_ACQ_REL,
+					__ATOMIC_ACQUIRE))
+		destroy(c, c->handle);
+	finish(c);
+}
+
+void vt_iotrace_seeked(struct vt_io_call *c, int fd, int64_t offset, int whence, int64_t result)
+{
+	uint32_t h = handle_of(c, fd);
+	uint32_t option = whence == SEEK_SET	? OTF2_IO_SEEK_FROM_START
+			  : whence == SEEK_CUR	? OTF2_IO_SEEK_FROM_CURRENT
+			  : whence == SEEK_END	? OTF2_IO_SEEK_FROM_END
+			  : whence == SEEK_DATA ? OTF2_IO_SEEK_DATA
+						: OTF2_IO_SEEK_HOLE;
+	if (h != UINT32_MAX && result >= 0)
+		put(c, option, VT_REC_IO_SEEK, (uint64_t)offset, h, 0, (uint64_t)result, 0);
+	finish(c);
+}
+
+void vt_iotrace_duped(struct vt_io_call *c, int oldfd, int newfd, int flags)
+{
+	uint32_t old = newfd >= 0 && newfd != oldfd ? handle_of(c, oldfd) : UINT32_MAX;
+	uint32_t id =
+	    old != UINT32_MAX && tracked(newfd) ? OWN_WORK(vt_mpi_defs_io_dup(old)) : UINT32_MAX;
+	if (id != UINT32_MAX) {
+		bind_fd(c, newfd, id);
+		put(c, 0, VT_REC_IO_DUP, id, old, status_flags(flags), 0, 0);
+	} else if (newfd >= 0 && newfd != oldfd && tracked(newfd)) {
+		/* A descriptor dup2 replaced with one vt has no handle for: its handle ends. */
+		uint32_t gone = __atomic_exchange_n(&io.fds[newfd], 0, __ATOMIC_ACQ_REL);
+		if (gone)
+			destroy(c, gone - 1);
+	}
+	finish(c);
+}

@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* POSIX I/O in OTF2's I/O model: the hooks interpose/vt_io_posix.c reports to (VT_IOTRACE). */
+#ifndef VT_IOTRACE_H
+#define VT_IOTRACE_H
+
+#include "interpose/vt_io.h"
+
+/*
+ * A handle (paradigm POSIX, named by the path the program opened) per successful open, dup
+ * or descriptor first seen in an operation (stdin, a pipe, a socket: named as
+ * /proc/self/fd says); each call a region (paradigm NONE, role FILE_IO, unlink and rename
+ * FILE_IO_METADATA) around its IoCreateHandle, IoOperationBegin/Complete (a failed one:
+ * IoOperationCancelled, as MPI-IO's), IoSeek, IoDuplicateHandle, IoDestroyHandle. A handle
+ * destroyed is taken again by the next open of its file: a file has as many handles as it
+ * had descriptors open at once.
+ * Descriptors at or above VT_IOTRACE_FDS have no handle: their calls are regions only.
+ */
+#define VT_IOTRACE_FDS 65536
+
+/* Names the regions (once, before the hooks are set). */
+void vt_iotrace_init(void);
+
+/* The hooks of struct vt_io_hooks (see interpose/vt_io.h). */
+bool vt_iotrace_enter(struct vt_io_call *c, enum vt_io_fn fn);
+bool vt_iotrace_op_enter(struct vt_io_call *c, enum vt_io_fn fn, int fd, enum vt_io_mode mode,
+			 uint64_t bytes);
+void vt_iotrace_op_end(struct vt_io_call *c, int64_t result, int err);
+void vt_iotrace_opened(struct vt_io_call *c, int fd, const char *path, int flags);
+void vt_iotrace_closing(struct vt_io_call *c, int fd);
+void vt_iotrace_closed(struct vt_io_call *c, int fd, int ret);
+void vt_iotrace_seeked(struct vt_io_call *c, int fd, int64_t offset, int whence, int64_t result);
+void vt_iotrace_duped(struct vt_io_call *c, int oldfd, int newfd, int flags);
+void vt_iotrace_leave(struct vt_io_call *c);
+
+#endif

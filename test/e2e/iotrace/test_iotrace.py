@@ -1,0 +1,286 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""e2e "iotrace": POSIX I/O in OTF2's I/O model (VT_IOTRACE=yes), read with python3-otf2
+(and otf2-print through the checks of every trace). io.c writes data.bin (3 x 1000 bytes,
+a writev of 100 + 200, a pwrite of 500, an fsync), reads it back (1024-byte reads: three
+full, one short of 728, one of 0 at the end; an lseek to 100; a pread of 50 at 3790 that
+gets 10; a dup whose read gets 10), fails an open (ENOENT), a write on -1 and a read on a
+closed descriptor (EBADF), sends 5 bytes through a pipe, renames and unlinks the file.
+Asserted exactly: the handles (paradigm POSIX, named by path or as /proc says of a pipe; the
+second open of data.bin takes the closed first one's handle again), each handle life's
+create/destroy, operations, bytes requested and done and seek, the regions,
+errno after each failing call as without vt; with VT_IOTRACE unset nothing of it; the
+same under vtrun for a program built without vt; and with -D_FILE_OFFSET_BITS=64 the 64
+forms (open64, pread64, lseek64) as the regions the program called. io_threads.c: two
+threads write a file each at once (O_APPEND, 10 x 100 bytes): each thread's handle, regions
+and operations on its own location, none on the master's. io_fortify.c, built with
+-D_FORTIFY_SOURCE=2, calls __open_2, __read_chk and __pread_chk: recorded as open, read
+and pread with their handle and bytes; its four opens of one file, one after the other,
+make one handle."""
+
+import os
+import re
+import subprocess
+
+import vttest
+
+try:
+    import otf2
+except ImportError:  # vttest.require_otf2 says so
+    otf2 = None
+
+VTRUN = os.path.join(os.path.dirname(vttest.VTCC), 'vtrun')
+DATA = 'data.bin'
+
+# The handles in order of creation: (name, how many of them), and per handle: access mode,
+# creation flags, operations as (mode, bytes requested, bytes done), seeks, duplicated from.
+W, R, D, PW, PR = range(5)
+HANDLES = [DATA, DATA, DATA, 'pipe', 'pipe']
+OPS = {
+    W: [('WRITE', 1000, 1000)] * 3 + [('WRITE', 300, 300), ('WRITE', 500, 500),
+                                      ('FLUSH', 0, 0)],
+    R: [('READ', 1024, 1024)] * 3 + [('READ', 1024, 728), ('READ', 1024, 0),
+                                     ('READ', 50, 10)],
+    D: [('READ', 10, 10)],
+    PW: [('WRITE', 5, 5)],
+    PR: [('READ', 64, 5)],
+}
+MODES = {W: 'WRITE_ONLY', R: 'READ_ONLY', D: None, PW: 'WRITE_ONLY', PR: 'READ_ONLY'}
+CREATE_FLAGS = {W: 1 | 2, R: 0, PW: 0, PR: 0}  # CREATE | TRUNCATE
+SEEKS = {R: [(100, 'FROM_START', 100)]}
+
+
+def regions(large):
+    s = '64' if large else ''
+    return {'open' + s: 3, 'write': 5, 'writev': 1, 'pwrite' + s: 1, 'fsync': 1, 'close': 5,
+            'read': 8, 'lseek' + s: 1, 'pread' + s: 1, 'dup': 1, 'rename': 1, 'unlink': 2}
+
+
+def name(enum):
+    """python3-otf2's IoAccessMode.WRITE_ONLY -> WRITE_ONLY."""
+    return str(enum).rsplit('.', 1)[-1]
+
+
+def io_events(path):
+    """Per location: the I/O events in order, as (kind, handle ref, fields...), and the
+    handle definitions: ref -> (name, file name, paradigm)."""
+    handles, events = {}, []
+    with otf2.reader.open(path) as reader:
+        for h in reader.definitions.io_handles:
+            handles[h._ref] = (h.name, h.file.name if h.file is not None else None,
+                               h.io_paradigm.identification, h.comm)
+        for _, ev in reader.events:
+            k = type(ev).__name__
+            if k == 'IoCreateHandle':
+                events.append((k, ev.handle._ref, name(ev.mode), int(ev.creation_flags.value)))
+            elif k == 'IoDestroyHandle':
+                events.append((k, ev.handle._ref))
+            elif k == 'IoOperationBegin':
+                events.append((k, ev.handle._ref, name(ev.mode), ev.bytes_request,
+                               ev.matching_id))
+            elif k == 'IoOperationComplete':
+                events.append((k, ev.handle._ref, ev.bytes_result, ev.matching_id))
+            elif k == 'IoSeek':
+                events.append((k, ev.handle._ref, ev.offset_request, name(ev.whence),
+                               ev.offset_result))
+            elif k == 'IoDuplicateHandle':
+                events.append((k, ev.old_handle._ref, ev.new_handle._ref))
+            elif k.startswith('Io'):
+                events.append((k,))
+    return handles, events
+
+
+def lives(events):
+    """The events of each life of a handle (from its IoCreateHandle, or the
+    IoDuplicateHandle that made it, to its IoDestroyHandle), in the order the lives began:
+    [(handle ref, [events])]."""
+    out, current = [], {}
+    for e in events:
+        if e[0] == 'IoCreateHandle' or e[0] == 'IoDuplicateHandle':
+            ref = e[1] if e[0] == 'IoCreateHandle' else e[2]
+            current[ref] = len(out)
+            out.append((ref, [e]))
+            if e[0] == 'IoDuplicateHandle' and e[1] in current:
+                out[current[e[1]]][1].append(e)
+            continue
+        if len(e) > 1 and e[1] in current:
+            out[current[e[1]]][1].append(e)
+            if e[0] == 'IoDestroyHandle':
+                del current[e[1]]
+        else:
+            out.append((None, [e]))  # an event on no live handle
+    return out
+
+
+def check_io(t, tr, what, large=False):
+    loc = tr.loc('Master thread')
+    got = {k: v for k, v in loc.enters.items() if k in regions(large) or k in regions(not large)}
+    t.eq(got, regions(large), '%s: the I/O regions entered, as the program called them' % what)
+    handles, events = io_events(tr.path)
+    refs = sorted(handles)
+    # The write handle is taken again by the second open of data.bin, once it was closed.
+    names = [re.sub(r'^pipe:\[\d+\]$', 'pipe', handles[r][0]) for r in refs]
+    t.eq(names, [DATA, DATA, 'pipe', 'pipe'],
+         '%s: 4 handles: data.bin (both opens, one after the other), its dup, the pipe\'s '
+         'ends named as /proc says' % what)
+    t.eq(sorted(set(h[2] for h in handles.values())), ['POSIX'],
+         '%s: every handle of paradigm POSIX' % what)
+    t.eq([h[3] for h in handles.values()], [None] * len(handles),
+         '%s: no communicator: handles of the process' % what)
+    if len(handles) != 4:
+        return
+    t.eq(len(set(handles[r][1] for r in refs[2:])), 1, '%s: both pipe ends on one file' % what)
+    got = lives(events)
+    t.eq([ref for ref, _ in got], [refs[0], refs[0], refs[1], refs[2], refs[3]],
+         '%s: 5 handle lives (write open, read open on the same handle, dup, pipe ends), '
+         'no event outside one' % what)
+    if len(got) != 5:
+        return
+    for i, (ref, mine) in enumerate(got):
+        w = '%s: life %d (%s)' % (what, i, HANDLES[i])
+        creates = [e for e in mine if e[0] == 'IoCreateHandle']
+        dups = [e for e in mine if e[0] == 'IoDuplicateHandle' and e[2] == ref]
+        if MODES[i]:
+            t.eq([(e[2], e[3]) for e in creates], [(MODES[i], CREATE_FLAGS[i])],
+                 '%s: one IoCreateHandle, access mode and creation flags' % w)
+        else:
+            t.eq((creates, [e[1] for e in dups]), ([], [got[R][0]]),
+                 '%s: made by one IoDuplicateHandle of the read handle' % w)
+        t.eq(sum(1 for e in mine if e[0] == 'IoDestroyHandle'), 1,
+             '%s: one IoDestroyHandle' % w)
+        begins = [e for e in mine if e[0] == 'IoOperationBegin']
+        ends = [e for e in mine if e[0] == 'IoOperationComplete']
+        t.eq([(b[2], b[3], e[2]) for b, e in zip(begins, ends)], OPS[i],
+             '%s: operations (mode, bytes requested, bytes done) in order' % w)
+        t.eq([b[4] for b in begins], [e[3] for e in ends],
+             '%s: each Begin matched by its Complete' % w)
+        t.eq([e[2:] for e in mine if e[0] == 'IoSeek'], SEEKS.get(i, []),
+             '%s: seeks (offset, whence, offset reached)' % w)
+        t.eq(mine[-1][0], 'IoDestroyHandle', '%s: destroyed last' % w)
+    t.eq([e for e in events if e[0] not in ('IoCreateHandle', 'IoDestroyHandle',
+                                            'IoOperationBegin', 'IoOperationComplete',
+                                            'IoSeek', 'IoDuplicateHandle')], [],
+         '%s: no other I/O event (the failed calls are regions only)' % what)
+    written = sum(e[2] for e in got[W][1] if e[0] == 'IoOperationComplete')
+    read = sum(e[2] for _, mine in got[R:D + 1] for e in mine if e[0] == 'IoOperationComplete')
+    t.eq((written, read), (3800, 3820), '%s: bytes written and read on %s' % (what, DATA))
+
+
+def per_location_io(path):
+    """Per location name: [(kind, handle name, value)] of its I/O events: creations with their
+    status flags, completions with their bytes, destructions."""
+    out = {}
+    with otf2.reader.open(path) as reader:
+        for loc, ev in reader.events:
+            k = type(ev).__name__
+            if k == 'IoCreateHandle':
+                item = (k, ev.handle.name, int(ev.status_flags.value))
+            elif k == 'IoOperationComplete':
+                item = (k, ev.handle.name, ev.bytes_result)
+            elif k in ('IoDestroyHandle', 'IoOperationBegin'):
+                item = (k, ev.handle.name, None)
+            else:
+                continue
+            out.setdefault(loc.name, []).append(item)
+    return out
+
+
+def check_threads(t, exe):
+    """io_threads.c: two threads write their own file at once, each on its location."""
+    what = 'two threads'
+    run = t.run(exe, env={'VT_IOTRACE': 'yes'}, label='threads')
+    t.eq((run.status, run.stdout), (0, 'thread 0 wrote 1000\nthread 1 wrote 1000\n'),
+         '%s: status 0, 1000 bytes written by each' % what)
+    t.clean_run(run, what)
+    tr = t.trace(run, what)
+    t.eq(sorted(l.name for l in tr.locations),
+         ['Master thread', 'Thread 1', 'Thread 2'], '%s: 3 locations' % what)
+    io = per_location_io(tr.path)
+    t.eq(io.get('Master thread'), None, '%s: no I/O event on the master thread' % what)
+    files = []
+    for name in ('Thread 1', 'Thread 2'):
+        loc = tr.loc(name)
+        t.eq({k: v for k, v in loc.enters.items() if k != 'writer'},
+             {'open': 1, 'write': 10, 'close': 1, 'unlink': 1},
+             '%s: %s: the I/O regions' % (what, name))
+        mine = io.get(name, [])
+        handle = mine[0][1] if mine else None
+        files.append(handle)
+        want = ([('IoCreateHandle', handle, 2)] +  # OTF2_IO_STATUS_FLAG_APPEND
+                [('IoOperationBegin', handle, None), ('IoOperationComplete', handle, 100)] * 10
+                + [('IoDestroyHandle', handle, None)])
+        t.eq(mine, want, '%s: %s: its handle created (O_APPEND), 10 writes of 100 bytes, '
+             'destroyed, all on its own location' % (what, name))
+    t.eq(sorted(files), ['t0.bin', 't1.bin'], '%s: one handle per file' % what)
+
+
+def check_fortify(t, exe):
+    """io_fortify.c with -D_FORTIFY_SOURCE=2: libc's checking forms, recorded as the calls
+    the program wrote."""
+    what = '_FORTIFY_SOURCE=2'
+    imports = subprocess.run(['nm', '-D', '--undefined-only', exe], capture_output=True,
+                             text=True).stdout
+    t.eq(sorted(set(re.findall(r'\b(__open_2|__read_chk|__pread_chk)\b', imports))),
+         ['__open_2', '__pread_chk', '__read_chk'],
+         '%s: the program calls __open_2, __read_chk and __pread_chk' % what)
+    run = t.run(exe, env={'VT_IOTRACE': 'yes'}, label='fortify')
+    t.eq((run.status, run.stdout), (0, 'read 48 24 pread 48 close 0\n'),
+         '%s: status 0, what it read' % what)
+    t.clean_run(run, what)
+    tr = t.trace(run, what)
+    t.eq({k: v for k, v in tr.loc('Master thread').enters.items() if k != 'main'},
+         {'open': 4, 'read': 2, 'pread': 1, 'close': 4},
+         '%s: regions named as the program wrote the calls' % what)
+    t.eq(len(io_events(tr.path)[0]), 1,
+         '%s: one handle for the four opens of one file, one after the other' % what)
+    io = per_location_io(tr.path).get('Master thread', [])
+    h = '/proc/self/exe'
+    t.eq(io, [('IoCreateHandle', h, 0), ('IoDestroyHandle', h, None)] * 3 +
+         [('IoCreateHandle', h, 0)] +
+         [x for n in (48, 24, 48) for x in (('IoOperationBegin', h, None),
+                                            ('IoOperationComplete', h, n))] +
+         [('IoDestroyHandle', h, None)],
+         '%s: the handle, its three reads (48, 24, 48 bytes), its end' % what)
+
+
+def errno_lines(run):
+    return [l for l in run.stdout.splitlines() if 'errno' in l]
+
+
+def body(t):
+    vttest.require_otf2()
+    builds = [('gcc', '-O0', [], True), ('clang', '-O2', ['-D_FILE_OFFSET_BITS=64'], True),
+              ('gcc', '-O0', [], False)]
+    exes = t.parallel(lambda b: t.compile('io', ['io.c'], compiler=b[0], opt=b[1],
+                                          flags=b[2], instrument=b[3]), builds)
+    check_threads(t, t.compile('io_threads', ['io_threads.c'], opt='-O2', flags=['-pthread']))
+    check_fortify(t, t.compile('io_fortify', ['io_fortify.c'], compiler='gcc', opt='-O2',
+                               flags=['-D_FORTIFY_SOURCE=2']))
+    plain = t.run(exes[2], label='plain')
+    t.eq(plain.status, 0, 'uninstrumented: exit status 0')
+    t.eq(errno_lines(plain), ['read closed -1 errno 9', 'open missing -1 errno 2',
+                              'write -1 -1 errno 9', 'unlink again -1 errno 2'],
+         'uninstrumented: the failing calls\' errno')
+    for (cc, opt, flags, _), exe in zip(builds[:2], exes[:2]):
+        what = '%s %s %s' % (cc, opt, ' '.join(flags))
+        run = t.run(exe, env={'VT_IOTRACE': 'yes'}, label='run-%s' % cc)
+        t.same_as_plain(run, plain, what + ' (errno after each failing call included)')
+        t.clean_run(run, what)
+        tr = t.trace(run, what)
+        check_io(t, tr, what, large=bool(flags))
+    # Off by default: no I/O region, no handle.
+    run = t.run(exes[0], label='off')
+    t.same_as_plain(run, plain, 'VT_IOTRACE unset')
+    tr = t.trace(run, 'VT_IOTRACE unset')
+    handles, events = io_events(tr.path)
+    t.eq((handles, events, sorted(k for k in tr.loc('Master thread').enters
+                                  if k in regions(False))), ({}, [], []),
+         'VT_IOTRACE unset: no I/O handle, event or region')
+    # A program nobody rebuilt, under vtrun.
+    run = t.run(VTRUN, args=['-vt:iotrace', 'yes', exes[2]], label='vtrun')
+    t.same_as_plain(run, plain, 'vtrun')
+    t.clean_run(run, 'vtrun')
+    tr = t.trace(run, 'vtrun', prefix='io.vt')
+    check_io(t, tr, 'vtrun')
+
+
+vttest.main('iotrace', body)

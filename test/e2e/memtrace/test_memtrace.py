@@ -1,0 +1,115 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""e2e "memtrace": the memory counters of VT_MEMTRACE=yes, read with python3-otf2 (and
+otf2-print through the checks of every trace). mem.c makes 11 allocations (malloc, calloc,
+realloc from NULL and three growths of the same block, posix_memalign, aligned_alloc,
+memalign, valloc, a last malloc kept), frees all but the last, and prints what it counted
+itself with malloc_usable_size: the allocations, the high-water mark and the bytes left.
+Asserted: one value of each counter (mem_allocations, mem_high_water, mem_allocated) on a
+METRIC location of the process, exactly the program's own figures, in a vtcc build (gcc and
+clang) and under vtrun -vt:iotrace yes -vt:memtrace yes for a program built without vt
+(whose one write is then its one region); nothing of them with VT_MEMTRACE unset. mem.cc,
+the same for C++ (new[] twice, an over-aligned new, a new kept: 4 allocations through
+libstdc++), with vtcxx and under vtrun. Under AddressSanitizer (scripts/test-sanitize.sh preloads libasan, whose malloc then
+takes the calls) vt says so in one warning and records no counter; under vtrun, which puts
+libvt first, the counters are exact there too."""
+
+import os
+import re
+
+import vttest
+
+try:
+    import otf2
+except ImportError:  # vttest.require_otf2 says so
+    otf2 = None
+
+VTRUN = os.path.join(os.path.dirname(vttest.VTCC), 'vtrun')
+NAMES = ('mem_allocations', 'mem_high_water', 'mem_allocated')
+ASAN_WARNING = r"VT_MEMTRACE=yes: the program's malloc is not vt's"
+
+
+def counters(path):
+    """{counter name: [values]} of the memory counters, and the locations they are on."""
+    got, where = {}, set()
+    with otf2.reader.open(path) as reader:
+        for loc, ev in reader.events:
+            if type(ev).__name__ != 'Metric':
+                continue
+            m = ev.metric
+            members = m.metric_class.members if hasattr(m, 'metric_class') else m.members
+            for member, value in zip(members, ev.values):
+                if member.name in NAMES:
+                    got.setdefault(member.name, []).append(value)
+                    where.add(str(loc.type).rsplit('.', 1)[-1])
+    return got, where
+
+
+def own_figures(run):
+    """The program's line: allocs N high_water H now X."""
+    m = re.search(r'^allocs (\d+) high_water (\d+) now (-?\d+)$', run.stdout, re.M)
+    return (int(m.group(1)), int(m.group(2)), int(m.group(3))) if m else None
+
+
+def check(t, run, what, prefix=None, vtrun=False, want_allocs=11):
+    t.eq(run.status, 0, '%s: exit status 0' % what)
+    # scripts/test-sanitize.sh preloads libasan: its malloc takes the calls, except under
+    # vtrun, which puts libvt before it in LD_PRELOAD (libvt's malloc then calls ASan's).
+    asan = bool(os.environ.get('VT_TEST_PRELOAD')) and not vtrun
+    t.clean_run(run, what, allow=[ASAN_WARNING] if asan else [])
+    tr = t.trace(run, what, prefix=prefix)
+    if vtrun:
+        t.eq(dict(tr.loc('Master thread').enters), {'write': 1},
+             '%s: the master thread\'s one region, the write of the line' % what)
+    got, where = counters(tr.path)
+    if asan:
+        t.check(any(re.search(ASAN_WARNING, m) for m in run.warnings),
+                '%s: under ASan, one warning that malloc is not vt\'s' % what)
+        t.eq(got, {}, '%s: under ASan, no memory counter' % what)
+        return
+    own = own_figures(run)
+    if not t.check(own is not None, '%s: the program printed its figures' % what, run.stdout):
+        return
+    allocs, high, now = own
+    if os.environ.get('VT_TEST_PRELOAD') and want_allocs == 4:
+        # ASan defines operator new and delete itself: C++'s allocations never reach malloc.
+        t.eq(got, {n: [0] for n in NAMES}, '%s: under ASan, new and delete not counted' % what)
+        return
+    t.eq(allocs, want_allocs, '%s: the program made %d allocations' % (what, want_allocs))
+    t.eq(got, {'mem_allocations': [allocs], 'mem_high_water': [high], 'mem_allocated': [now]},
+         '%s: one value of each counter, the program\'s own figures' % what)
+    t.eq(where, {'METRIC'}, '%s: on METRIC locations' % what)
+
+
+def body(t):
+    vttest.require_otf2()
+    builds = [('gcc', '-O0', True), ('clang', '-O2', True), ('gcc', '-O2', False)]
+    exes = t.parallel(lambda b: t.compile('mem', ['mem.c'], compiler=b[0], opt=b[1],
+                                          instrument=b[2]), builds)
+    cxx = t.parallel(lambda i: t.compile('memcc', ['mem.cc'], lang='c++', opt='-O2',
+                                         instrument=i), [True, False])
+    plain = t.run(exes[2], label='plain')
+    t.eq((plain.status, (own_figures(plain) or (0,))[0]), (0, 11),
+         'uninstrumented: exit status 0, 11 allocations')
+    for (cc, opt, _), exe in zip(builds[:2], exes[:2]):
+        what = '%s %s' % (cc, opt)
+        check(t, t.run(exe, env={'VT_MEMTRACE': 'yes'}, label='run-%s' % cc), what)
+    # Off by default.
+    run = t.run(exes[0], label='off')
+    tr = t.trace(run, 'VT_MEMTRACE unset')
+    t.eq(counters(tr.path)[0], {}, 'VT_MEMTRACE unset: no memory counter')
+    # A program nobody rebuilt, under vtrun, with I/O recorded too: its write of the line is
+    # then the master thread's events (python3-otf2 3.0 has been seen to crash after reading
+    # several traces when one of them has a location without events, under MALLOC_PERTURB_).
+    run = t.run(VTRUN, args=['-vt:iotrace', 'yes', '-vt:memtrace', 'yes', exes[2]],
+                label='vtrun')
+    check(t, run, 'vtrun', prefix='mem.vt', vtrun=True)
+    # C++: new[], an over-aligned new, a new kept to the end (4 allocations, through
+    # libstdc++'s operator new), with vtcxx and under vtrun.
+    check(t, t.run(cxx[0], env={'VT_MEMTRACE': 'yes'}, label='run-cxx'), 'vtcxx',
+          want_allocs=4)
+    run = t.run(VTRUN, args=['-vt:iotrace', 'yes', '-vt:memtrace', 'yes', cxx[1]],
+                label='vtrun-cxx')
+    check(t, run, 'vtrun c++', prefix='memcc.vt', vtrun=True, want_allocs=4)
+
+
+vttest.main('memtrace', body)
