@@ -139,7 +139,7 @@ VT_REAL int vt_real_join(pthread_t th, void **ret)
 /*
  * Whose pthread calls are the program's: those of the executable and of libraries outside
  * the system's library directories, and of libstdc++ (std::thread and its kin call pthread
- * there), and of the sanitizers' interceptors. Not the program's: the system's libraries (their
+ * there). Not the program's: the system's libraries (their
  * locks are their own business: the OpenMP runtimes, whose interface is OMPT, MPI and what it
  * loads, the Fortran runtime, X11 under hwloc's plugins...), and wherever they are installed, vt's
  * own libraries and the runtimes named below. A name matches when the file name starts with it and
@@ -157,9 +157,6 @@ static const char *const not_the_program[] = {
     "libelf",	"libpapi",   "libunwind",    NULL,
 };
 
-static const char *const sanitizers[] = {"libasan.",   "libtsan.",     "libubsan.", "liblsan.",
-					 "libhwasan.", "libclang_rt.", NULL};
-
 static bool starts(const char *s, const char *prefix)
 {
 	return strncmp(s, prefix, strlen(prefix)) == 0;
@@ -171,12 +168,6 @@ static bool skipped_name(const char *path)
 	base = base ? base + 1 : path;
 	if (starts(base, "libstdc++"))
 		return false;
-	/* A sanitizer's interceptors stand between the program and vt (the ASan run of the
-	 * tests preloads libasan): what they pass on is whoever called them, the program as
-	 * far as can be told. */
-	for (int i = 0; sanitizers[i]; i++)
-		if (starts(base, sanitizers[i]))
-			return false;
 	for (int i = 0; system_dirs[i]; i++)
 		if (starts(path, system_dirs[i]))
 			return true;
@@ -196,6 +187,7 @@ static bool skipped_name(const char *path)
 struct site_query {
 	uintptr_t addr;
 	bool traced;
+	bool sanitizer; /* the object is a sanitizer's runtime (its interceptors) */
 };
 
 /* The object whose loaded text holds the address decides (the program: no name). */
@@ -209,6 +201,12 @@ static int site_object(struct dl_phdr_info *info, size_t size, void *data)
 		if (ph->p_type != PT_LOAD || q->addr < lo || q->addr >= lo + ph->p_memsz)
 			continue;
 		q->traced = !info->dlpi_name || !*info->dlpi_name || !skipped_name(info->dlpi_name);
+		if (info->dlpi_name) {
+			const char *base = strrchr(info->dlpi_name, '/');
+			base = base ? base + 1 : info->dlpi_name;
+			q->sanitizer = starts(base, "libasan.") || starts(base, "libtsan.") ||
+				       starts(base, "libubsan.") || starts(base, "libclang_rt.");
+		}
 		return 1;
 	}
 	return 0;
@@ -221,7 +219,7 @@ static int site_object(struct dl_phdr_info *info, size_t size, void *data)
  */
 __attribute__((noinline, cold)) static bool site_first(uintptr_t addr, uint32_t i)
 {
-	struct site_query q = {addr, true};
+	struct site_query q = {addr, true, false};
 	int saved = errno;
 	dl_iterate_phdr(site_object, &q);
 	errno = saved;
@@ -257,6 +255,28 @@ bool vt_interpose_caller_traced(const void *caller)
 
 /* ---- pthread_create -------------------------------------------------------------------- */
 
+/*
+ * Who called pthread_create: the caller, or when that is a sanitizer's interceptor (the ASan
+ * run of the tests preloads libasan, which intercepts pthread_create and passes its own
+ * start routine on), the interceptor's caller, one frame further up the frame-pointer chain
+ * (sanitizer runtimes keep frame pointers for their own unwinder). frame is the wrapper's
+ * frame address: [0] the interceptor's saved frame pointer.
+ */
+VT_NO_ASAN static const void *creator(const void *caller, void *frame)
+{
+	struct site_query q = {(uintptr_t)caller, true, false};
+	int saved = errno;
+	dl_iterate_phdr(site_object, &q);
+	errno = saved;
+	if (!q.sanitizer || !frame)
+		return caller;
+	void **up = *(void ***)frame; /* the interceptor's frame: above this one, near */
+	uintptr_t at = (uintptr_t)frame, next = (uintptr_t)up;
+	if (next <= at || next - at > (1u << 20) || next % sizeof(void *))
+		return caller;
+	return up[1];
+}
+
 struct start {
 	void *(*fn)(void *);
 	void *arg;
@@ -275,7 +295,7 @@ static void *thread_start(void *p)
 	return s.fn(s.arg);
 }
 
-__attribute__((visibility("default"))) VT_NO_ASAN int
+__attribute__((visibility("default"), optimize("no-omit-frame-pointer"))) VT_NO_ASAN int
 pthread_create(pthread_t *th, const pthread_attr_t *attr, void *(*fn)(void *), void *arg)
 {
 	const struct vt_interpose_hooks *h = &vt_interpose_hooks;
@@ -288,7 +308,8 @@ pthread_create(pthread_t *th, const pthread_attr_t *attr, void *(*fn)(void *), v
 		return vt_real_pthread_create(th, attr, fn, arg);
 	*s = (struct start){fn, arg, 0};
 	if (ph)
-		s->seq = ph->thread_create(__builtin_return_address(0));
+		s->seq = ph->thread_create(
+		    creator(__builtin_return_address(0), __builtin_frame_address(0)));
 	if (!s->seq && !(h->thread_wanted && h->thread_wanted())) {
 		/* Not announced, and sampling does not need the thread's start either. */
 		free(s);
