@@ -321,7 +321,7 @@ static void thread_exit(void *arg)
 	t->pos = t->end = NULL;
 	/* A signal handler on this thread from now on records nothing, not even aside. */
 	if (t->side_cap > VT_BUF_SIDE)
-		free(t->side); /* grown (grow_side); the first one is the buffer's */
+		munmap(t->side, (size_t)t->side_cap * sizeof(*t->side)); /* grown (grow_side) */
 	t->side = NULL;
 	t->side_cap = 0;
 	release_buffer_locked(loc);
@@ -435,7 +435,8 @@ bool vt_thread_begin_seq(struct vt_tls *t, uint64_t seq)
  * (a timer's, every 500 us, say); on a loaded machine the writer can be late by more than
  * the side area holds. The waiting thread moves it to one four times as large once it is
  * half full. Its signals are blocked meanwhile, and no handler of this thread is between a
- * claim and its commit while the thread itself runs vt's code, so the slots move whole.
+ * claim and its commit while the thread itself runs vt's code, so the slots move whole. The
+ * new area is mapped, not malloc'd: the flush may run in a handler that interrupted malloc.
  */
 static void grow_side(struct vt_tls *t)
 {
@@ -443,21 +444,23 @@ static void grow_side(struct vt_tls *t)
 	if (!t->side || claimed < t->side_cap / 2 || t->side_cap >= VT_BUF_SIDE_MAX)
 		return;
 	uint32_t cap = t->side_cap * 4 < VT_BUF_SIDE_MAX ? t->side_cap * 4 : VT_BUF_SIDE_MAX;
-	struct vt_rec *side = calloc(cap, sizeof(*side));
-	if (!side)
+	struct vt_rec *side = mmap(NULL, (size_t)cap * sizeof(*side), PROT_READ | PROT_WRITE,
+				   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (side == MAP_FAILED)
 		return; /* it stays as it is: what does not fit is counted as dropped */
 	sigset_t all, old;
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, &old);
 	memcpy(side, t->side, (size_t)t->side_cap * sizeof(*side));
 	struct vt_rec *was = t->side;
+	size_t was_bytes = (size_t)t->side_cap * sizeof(*was);
 	bool own = t->side_cap > VT_BUF_SIDE;
 	t->side = side;
 	vt_signal_fence();
 	t->side_cap = cap;
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (own)
-		free(was);
+		munmap(was, was_bytes);
 }
 
 /* 2 ms from now: how often a waiting thread looks at its side area (a quarter of the first
