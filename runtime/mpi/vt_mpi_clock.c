@@ -10,7 +10,13 @@
  * Offsets of every rank's clock against rank 0's. Ranks on rank 0's host read the same
  * clock (an invariant TSC is one counter per machine, CLOCK_MONOTONIC one per kernel): their
  * offset is 0 by construction, and measuring it would only add the noise of busy cores.
- * Ranks elsewhere do round trips with rank 0; the tightest gives offset = t0_mid - t_rank.
+ * Ranks elsewhere do round trips with rank 0. Each round trip bounds the offset (rank 0's
+ * clock minus the rank's): the rank read its clock after rank 0's send began and before its
+ * reply arrived, so offset >= t1 - tr and offset <= t2 - tr. The bounds of all rounds
+ * intersect to an interval no wider than the tightest round trip and often much narrower
+ * (one round fast on the way out, another on the way back, which is what load gives); the
+ * offset is its middle and its uncertainty half its width. The middle of the tightest round
+ * alone was off by half that round whenever one leg was slow.
  */
 /*
  * Waits for a receive without spinning: a rank waiting for its turn would otherwise take the
@@ -31,11 +37,12 @@ static void wait_politely(void *buf, int count, MPI_Datatype type, int tag)
 void vtw_sync_clocks(void)
 {
 	int world_rank = vtw_world_rank(), world_size = vtw_world_size();
-	/* Under load a round trip is often slow on one leg; more rounds find a tight one. When
-	 * none of the first ROUNDS was tight (both ends running: under TIGHT seconds), rank 0
-	 * goes on, up to MAX_ROUNDS, and then tells the other end to stop (STOP). */
+	/* Under load a round trip is often slow on one leg; more rounds narrow the interval. When
+	 * after ROUNDS it is still wider than TIGHT seconds, rank 0 goes on, up to MAX_ROUNDS or
+	 * MAX_SECONDS for the host (an MPI whose round trips take milliseconds must not hold
+	 * MPI_Init for seconds), and then tells the other end to stop (STOP). */
 	enum { ROUNDS = 32, MAX_ROUNDS = 2048 };
-	const double TIGHT = 100e-6;
+	const double TIGHT = 20e-6, MAX_SECONDS = 0.25;
 	const uint64_t STOP = UINT64_MAX;
 	/* Which ranks are elsewhere, and which rank measures for each: with the hosts libvt
 	 * gathered once at MPI_Init (when every rank has them: one reduction to agree), the
@@ -79,30 +86,36 @@ void vtw_sync_clocks(void)
 		for (int r = 1; remotes && measurer && r < world_size; r++) {
 			if (!remotes[r] || measurer[r] != r)
 				continue;
-			uint64_t best_rtt = UINT64_MAX;
-			int64_t best = 0;
-			double best_s = 1e9;
+			int64_t lo = INT64_MIN, hi = INT64_MAX;
+			double w0 = PMPI_Wtime(), width_s = 1e9;
+			uint64_t c0 = vt_mpi_now();
 			for (int i = 0;; i++) {
-				if (i >= MAX_ROUNDS || (i >= ROUNDS && best_s <= TIGHT)) {
+				double w1 = PMPI_Wtime();
+				if (i >= MAX_ROUNDS ||
+				    (i >= ROUNDS && (width_s <= TIGHT || w1 - w0 > MAX_SECONDS))) {
 					PMPI_Send(&STOP, 1, MPI_UINT64_T, r, 0x7654,
 						  MPI_COMM_WORLD);
 					break;
 				}
-				double w1 = PMPI_Wtime();
 				uint64_t t1 = vt_mpi_now(), tr;
 				PMPI_Send(&t1, 1, MPI_UINT64_T, r, 0x7654, MPI_COMM_WORLD);
 				PMPI_Recv(&tr, 1, MPI_UINT64_T, r, 0x7654, MPI_COMM_WORLD,
 					  MPI_STATUS_IGNORE);
 				uint64_t t2 = vt_mpi_now();
-				double w2 = PMPI_Wtime();
-				if (t2 - t1 < best_rtt) {
-					best_rtt = t2 - t1;
-					best_s = w2 - w1;
-					best = (int64_t)(t1 + (t2 - t1) / 2) - (int64_t)tr;
+				int64_t l = (int64_t)(t1 - tr), u = (int64_t)(t2 - tr);
+				/* Clocks that drift apart over the rounds could make the
+				 * intervals miss each other: the later round wins. */
+				if (l > hi || u < lo) {
+					lo = l;
+					hi = u;
 				}
+				lo = l > lo ? l : lo;
+				hi = u < hi ? u : hi;
+				double ticks_per_s = (double)(t2 - c0) / (PMPI_Wtime() - w0 + 1e-9);
+				width_s = (double)(hi - lo) / (ticks_per_s > 0 ? ticks_per_s : 1);
 			}
-			/* The offset and its uncertainty: half the tightest round trip. */
-			int64_t result[2] = {best, (int64_t)(best_rtt / 2)};
+			/* The offset and its uncertainty: the middle and half the width. */
+			int64_t result[2] = {lo + (hi - lo) / 2, (hi - lo) / 2};
 			for (int q = r; q < world_size; q++)
 				if (remotes[q] && measurer[q] == r)
 					PMPI_Send(result, 2, MPI_INT64_T, q, 0x7655,

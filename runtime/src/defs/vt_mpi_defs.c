@@ -352,7 +352,8 @@ const uint64_t *vt_mpi_defs_comms_used(uint32_t loc, uint32_t *words)
  * outnumber cores, a scheduler tick between the legs) is uncertain by milliseconds, and
  * interpolating through it would move every event of the rank by as much. Drift between two
  * hosts' clocks over one run is far smaller than that, so such a measurement takes the offset
- * of the most certain one. The uncertainty is half the tightest round trip (stddev).
+ * of the most certain one. The uncertainty (stddev) is half the width of the interval the
+ * round trips bound the offset to (vt_mpi_clock.c).
  */
 static void settle_offsets(void)
 {

@@ -3,7 +3,8 @@
 and UTS namespaces (a veth pair between them, hostnames h1 and h2), launched by Open MPI's
 own rsh launcher through an agent that enters the other host's namespaces. vt must work
 unchanged: one trace, each host a node of the system tree holding its ranks, every message
-matched and received after it was sent."""
+matched and received after it was sent (or early by no more than the measured clock offsets'
+stated uncertainty: vtmpi.check_messages)."""
 
 import vthosts
 import vtmpi

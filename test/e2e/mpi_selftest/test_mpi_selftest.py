@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """e2e "mpi_selftest": the MPI checks of vtmpi.py on traces written here with python3-otf2,
-so that they are known to pass on a right trace and to fail on each planted fault, and that
-python3-otf2 applies the ClockOffset definitions they rely on. Needs no MPI and no vt."""
+so that they are known to pass on a right trace and to fail on each planted fault (a receive
+early by more than its clock offsets' uncertainty, not within it), and that python3-otf2
+applies the ClockOffset definitions they rely on. Needs no MPI and no vt."""
 
 import os
 import socket
@@ -98,7 +99,7 @@ def write(path, faults=()):
         s = SKEW
         w(E(150 - s, reg['main']))
         w(E(160 - s, reg['MPI_Recv']))
-        recv_at = 205 if 'early receive' in f else 250
+        recv_at = 205 if f & {'early receive', 'early within', 'early beyond'} else 250
         w(ev.MpiRecv(recv_at - s, 0, world, 10, 8 if 'length' in f else 4))
         w(L(260 - s, reg['MPI_Recv']))
         w(E(300 - s, reg['MPI_Isend']))
@@ -118,7 +119,9 @@ def write(path, faults=()):
         w(L(1451 - s, reg['MPI_Bcast']))
         w(L(1900 - s, reg['main']))
         if 'no offsets' not in f:
-            _otf2.DefWriter_WriteClockOffset(w._def_handle, 0, SKEW, 0.0)
+            # A measured offset's uncertainty allows a receive that early (5 ticks), not more.
+            sd = 5.0 if 'early within' in f else 4.0 if 'early beyond' in f else 0.0
+            _otf2.DefWriter_WriteClockOffset(w._def_handle, 0, SKEW, sd)
             _otf2.DefWriter_WriteClockOffset(w._def_handle, 2000, SKEW, 0.0)
     return os.path.join(path, 'prog.vt.otf2')
 
@@ -182,6 +185,8 @@ def body(t):
         ('no offsets', ['no receive before its send began']),
         ('lone send', ['every send has its receive', 'rank 0: MPI events']),
         ('early receive', ['no receive before its send began']),
+        ('early within', []),
+        ('early beyond', ['no receive before its send began']),
         ('length', ['same length at both ends', 'rank 1: MPI events']),
         ('early barrier', ['collectives agree across ranks, in time']),
         ('late begin', ['collective Begin/End pairs well formed']),
