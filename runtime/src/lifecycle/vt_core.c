@@ -332,6 +332,7 @@ static const struct vt_interpose_hooks interpose_hooks = {
 /* First of libvt's constructors: before it, a thread's first event leaves it NEW. */
 __attribute__((constructor(101))) static void vt_connect(void)
 {
+	vt_log_keep_stderr();
 	vt_thread_connect(&archive_sink, &thread_hooks);
 	vt_interpose_set_hooks(&interpose_hooks);
 }
