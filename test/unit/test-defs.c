@@ -40,8 +40,9 @@ static void random_def(enum vt_def_kind k, union vt_def *d)
 	memset(d, 0, sizeof(*d));
 	switch (k) {
 	case VT_DEF_PROCESS:
-		d->process = (struct vt_def_process){
-		    (uint32_t)next(), (uint32_t)next(), rand_str(), next(), next(), next(), next()};
+		d->process = (struct vt_def_process){(uint32_t)next(), (uint32_t)next(), rand_str(),
+						     next(),	       next(),		 next(),
+						     next(),	       (uint32_t)next()};
 		break;
 	case VT_DEF_LOCATION:
 		d->location = (struct vt_def_location){next(), rand_str(), next()};
@@ -114,7 +115,8 @@ static bool same(enum vt_def_kind k, const union vt_def *a, const union vt_def *
 		       S(a->process.host, b->process.host) &&
 		       a->process.resolution == b->process.resolution &&
 		       a->process.realtime == b->process.realtime &&
-		       a->process.first == b->process.first && a->process.last == b->process.last;
+		       a->process.first == b->process.first && a->process.last == b->process.last &&
+		       a->process.thread_events == b->process.thread_events;
 	case VT_DEF_LOCATION:
 		return a->location.ref == b->location.ref &&
 		       S(a->location.name, b->location.name) &&
@@ -223,7 +225,7 @@ static void round_trip(void)
 static void process(struct vt_defs_buf *b, uint32_t rank, uint32_t pid, const char *host,
 		    uint64_t first, uint64_t last)
 {
-	union vt_def d = {.process = {rank, pid, host, 1000000000, 42, first, last}};
+	union vt_def d = {.process = {rank, pid, host, 1000000000, 42, first, last, 0}};
 	vt_defs_put(b, VT_DEF_PROCESS, &d);
 }
 

@@ -39,12 +39,12 @@ int main(void)
 	char copy[] = "solve";
 	uint32_t c = vt_region_of_string(copy, strlen(copy)) & VT_REGION_ID_MASK;
 	CHECK(a == b && b == c);
-	CHECK(strcmp(vt_regtab.by_id[a].name, "solve") == 0);
+	CHECK(strcmp(vt_region_at(a)->name, "solve") == 0);
 	/* The user API's region of the same name (vt_region_of_name keys by address). */
 	CHECK((vt_region_of_name("solve") & VT_REGION_ID_MASK) == a);
 	uint32_t d = vt_region_of_string(text, 10) & VT_REGION_ID_MASK;
 	CHECK(d != a);
-	CHECK(strcmp(vt_regtab.by_id[d].name, "solve_step") == 0);
+	CHECK(strcmp(vt_region_at(d)->name, "solve_step") == 0);
 
 	pthread_t th[THREADS];
 	for (int k = 0; k < THREADS; k++)
@@ -59,8 +59,8 @@ int main(void)
 		agree += same;
 		char want[64];
 		snprintf(want, sizeof(want), "name %d", i);
-		named +=
-		    vt_regtab.by_id[ids[0][i]].name && strcmp(vt_regtab.by_id[ids[0][i]].name, want) == 0;
+		named += vt_region_at(ids[0][i])->name &&
+			 strcmp(vt_region_at(ids[0][i])->name, want) == 0;
 		for (int j = 0; j < i; j++)
 			distinct &= ids[0][j] != ids[0][i];
 	}

@@ -118,7 +118,7 @@ static void defs(void)
 /* A process's stream: itself, its locations, one MPI communicator (world) and its teams. */
 static void stream(struct vt_defs_buf *b, uint32_t rank, const char *teams[], uint32_t n_teams)
 {
-	union vt_def d = {.process = {rank, 100 + rank, "h", 1000000000, 1, 1, 9}};
+	union vt_def d = {.process = {rank, 100 + rank, "h", 1000000000, 1, 1, 9, 0}};
 	vt_defs_put(b, VT_DEF_PROCESS, &d);
 	for (uint64_t t = 0; t < 3; t++) {
 		d = (union vt_def){.location = {t << 32 | rank, t ? "Thread" : "Master thread", 4}};

@@ -29,6 +29,8 @@ static struct {
 		uint32_t n_instances;
 		uint64_t last_ts;
 	} mt;
+	/* A ThreadCreate or ThreadWait was written (vt_otf2_thread_events). */
+	bool thread_events;
 } enc = {
     .encs = VT_LOCTAB_INIT(struct vt_enc_loc),
 };
@@ -497,9 +499,11 @@ static bool enc_thread(struct vt_loc *loc, OTF2_EvtWriter *w, uint64_t ts, const
 		rc = OTF2_EvtWriter_ThreadTaskComplete(w, NULL, ts, r->region, t->a, t->b);
 		break;
 	case VT_REC_THREAD_CREATE:
+		__atomic_store_n(&enc.thread_events, true, __ATOMIC_RELAXED);
 		rc = OTF2_EvtWriter_ThreadCreate(w, NULL, ts, VT_OTF2_THREAD_COMM_LOCAL, t->value);
 		break;
 	case VT_REC_THREAD_WAIT:
+		__atomic_store_n(&enc.thread_events, true, __ATOMIC_RELAXED);
 		rc = OTF2_EvtWriter_ThreadWait(w, NULL, ts, VT_OTF2_THREAD_COMM_LOCAL, t->value);
 		break;
 	default:
@@ -724,4 +728,9 @@ out:
 	free(e->strict);
 	e->strict = NULL;
 	e->n_strict = e->cap_strict = 0;
+}
+
+bool vt_otf2_thread_events(void)
+{
+	return __atomic_load_n(&enc.thread_events, __ATOMIC_RELAXED);
 }

@@ -74,6 +74,7 @@ static void encode(struct vt_defs_buf *b, int rank, struct vt_loc *locs, uint64_
 	union vt_def d = {.process = {(uint32_t)rank, (uint32_t)getpid(), host,
 				      vt_clock_resolution(), vt_clock_start_realtime_ns()}};
 	clock_range(locs, end_ts, &d.process.first, &d.process.last);
+	d.process.thread_events = vt_otf2_thread_events();
 	vt_defs_put(b, VT_DEF_PROCESS, &d);
 
 	for (struct vt_loc *l = locs; l; l = l->next) {
@@ -97,7 +98,7 @@ static void encode(struct vt_defs_buf *b, int rank, struct vt_loc *locs, uint64_
 	bool overflow = vt_region_overflowed();
 	for (uint32_t id = 0; id < n_regions + (overflow ? 1 : 0); id++) {
 		uint32_t rid = id < n_regions ? id : VT_REGION_UNKNOWN;
-		const struct vt_region *r = &vt_regtab.by_id[rid];
+		const struct vt_region *r = vt_region_at(rid);
 		d = (union vt_def){.region = {rid, r->name ? r->name : "unknown",
 					      r->file ? r->file : "", r->line,
 					      vt_otf2_region_paradigm(r), vt_otf2_region_role(r)}};

@@ -121,6 +121,10 @@ const struct vt_otf2_metric *vt_otf2_metrics(uint32_t *n);
 const struct vt_otf2_instance *vt_otf2_instances(uint32_t *n);
 uint64_t vt_otf2_metric_last_ts(void);
 
+/* Whether a ThreadCreate or ThreadWait was written: the process's thread communicator is
+ * then defined even with a single location (vt_def_process.thread_events). */
+bool vt_otf2_thread_events(void);
+
 /* MPI mode: the run's collectives (NULL outside MPI mode). */
 const struct vt_mpi_ops *vt_otf2_mpi_ops(void);
 /* MPI mode, a rank that ends alone: its event files move into an archive of its own,

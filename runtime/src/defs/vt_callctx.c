@@ -151,7 +151,7 @@ static void paradigms(struct resolved *res, uint32_t n)
 	char key[4096];
 	uint32_t regions = vt_region_count();
 	for (uint32_t id = 0; id < regions; id++) {
-		const struct vt_region *r = &vt_regtab.by_id[id];
+		const struct vt_region *r = vt_region_at(id);
 		if (!r->name || r->kind == VT_REGION_USER)
 			continue;
 		snprintf(key, sizeof(key), "%s\x1f%s\x1f%u", r->name, r->file ? r->file : "",

@@ -104,6 +104,7 @@ static void enc_process(struct vt_defs_buf *b, const union vt_def *d)
 	put_u64(b, p->realtime);
 	put_u64(b, p->first);
 	put_u64(b, p->last);
+	put_u32(b, p->thread_events);
 }
 
 static void dec_process(struct vt_defs_reader *r, union vt_def *d)
@@ -116,6 +117,7 @@ static void dec_process(struct vt_defs_reader *r, union vt_def *d)
 	p->realtime = get_u64(r);
 	p->first = get_u64(r);
 	p->last = get_u64(r);
+	p->thread_events = get_u32(r);
 }
 
 static void enc_location(struct vt_defs_buf *b, const union vt_def *d)

@@ -44,6 +44,9 @@ struct vt_def_process {
 	const char *host;
 	uint64_t resolution, realtime; /* clock: ticks per second, realtime at its start (ns) */
 	uint64_t first, last;	       /* the events' range, on rank 0's clock */
+	/* ThreadCreate/ThreadWait were written: their communicator (the process's threads)
+	 * must exist even when no created thread got a location of its own */
+	uint32_t thread_events;
 };
 
 struct vt_def_location {

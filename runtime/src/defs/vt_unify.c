@@ -248,6 +248,7 @@ static int merge_one(struct vt_unified *u, uint32_t rank, struct vt_defs_reader 
 	union vt_def d;
 	int rc;
 	uint32_t n_threads = 0;
+	bool thread_events = false;
 	pd->first_inst = u->n_insts;
 	while ((rc = vt_defs_next(r, &kind, &d)) > 0) {
 		switch (kind) {
@@ -264,6 +265,7 @@ static int merge_one(struct vt_unified *u, uint32_t rank, struct vt_defs_reader 
 				u->first = d.process.first;
 			if (d.process.last > u->last)
 				u->last = d.process.last;
+			thread_events = d.process.thread_events != 0;
 			break;
 		}
 		case VT_DEF_LOCATION: {
@@ -411,8 +413,10 @@ static int merge_one(struct vt_unified *u, uint32_t rank, struct vt_defs_reader 
 			break;
 		}
 	}
-	/* A process with several threads: its team, which their ThreadBegin/End refer to. */
-	if (n_threads > 1)
+	/* A process with several threads: its team, which their ThreadBegin/End refer to; and
+	 * one whose ThreadCreate/Wait were written though no created thread was recorded (its
+	 * buffer could not be had): a team of the master alone, so that they refer to one. */
+	if (n_threads > 1 || (n_threads == 1 && thread_events))
 		pair(&pd->comms, VT_UNIFY_THREAD_COMM_LOCAL, comm_id(u, 0, n_threads, rank));
 	return rc < 0 ? -1 : 0;
 }

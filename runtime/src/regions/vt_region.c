@@ -47,6 +47,8 @@ static struct {
 	struct name_slot name_slots[NAME_SLOTS];
 	uint32_t n_names;
 	pthread_mutex_t names_lock;
+	/* The page of VT_REGION_UNKNOWN, which must exist even when no page could be mapped. */
+	struct vt_region last_page[VT_REGION_PAGE];
 } rgn = {
     .region_lock = PTHREAD_MUTEX_INITIALIZER,
     .names_lock = PTHREAD_MUTEX_INITIALIZER,
@@ -133,7 +135,7 @@ static void resolve_code_locked(struct vt_region *r)
 
 static void resolve_locked(uint32_t id)
 {
-	struct vt_region *r = &vt_regtab.by_id[id];
+	struct vt_region *r = vt_region_at(id);
 	if (r->resolved)
 		return;
 	r->resolved = 1;
@@ -155,17 +157,45 @@ static void resolve_locked(uint32_t id)
 
 uint32_t vt_region_apply_filter(uint32_t id)
 {
-	struct vt_region *r = &vt_regtab.by_id[id];
+	struct vt_region *r = vt_region_at(id);
 	r->limit = vt_filter_active() && r->name ? vt_filter_limit(r->name) : -1;
 	return r->limit == 0 ? VT_REGION_FILTERED : 0;
 }
 
+/* Makes sure the page of id exists (mapped: no malloc, whose lock a signal handler's first
+ * sight of a region might interrupt); false when no memory was left. Caller holds the
+ * region lock. */
+static bool page_locked(uint32_t id)
+{
+	struct vt_region **page = &vt_regtab.pages[id / VT_REGION_PAGE];
+	if (*page)
+		return true;
+	if (id / VT_REGION_PAGE == VT_REGION_UNKNOWN / VT_REGION_PAGE) {
+		__atomic_store_n(page, rgn.last_page, __ATOMIC_RELEASE);
+		return true;
+	}
+	void *p = mmap(NULL, VT_REGION_PAGE * sizeof(struct vt_region), PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED)
+		return false;
+	__atomic_store_n(page, (struct vt_region *)p, __ATOMIC_RELEASE);
+	return true;
+}
+
 static uint32_t new_id_locked(void)
 {
+	page_locked(VT_REGION_UNKNOWN);
 	if (rgn.n_regions == VT_REGION_UNKNOWN) {
 		if (!rgn.table_full_warned++)
 			vt_warn("more than %u regions; further ones are recorded as 'unknown'",
 				VT_REGION_UNKNOWN);
+		return VT_REGION_UNKNOWN;
+	}
+	if (!page_locked(rgn.n_regions)) {
+		if (!rgn.table_full_warned++)
+			vt_warn("no memory for more regions after %u; further ones are recorded as "
+				"'unknown'",
+				rgn.n_regions);
 		return VT_REGION_UNKNOWN;
 	}
 	return rgn.n_regions;
@@ -178,7 +208,7 @@ typedef uint32_t (*make_fn)(uint32_t id, uintptr_t key, const void *ctx);
 
 static uint32_t make_addr(uint32_t id, uintptr_t addr, const void *ctx)
 {
-	struct vt_region *r = &vt_regtab.by_id[id];
+	struct vt_region *r = vt_region_at(id);
 	int mod = vt_sym_module_of(addr);
 	r->addr = addr;
 	r->kind = VT_REGION_ADDR;
@@ -196,11 +226,11 @@ static uint32_t make_name(uint32_t id, uintptr_t name_ptr, const void *ctx)
 	const char *name = (const char *)name_ptr;
 	/* The same name from another call site (another string) is the same region. */
 	for (uint32_t other = 0; other < rgn.n_regions; other++) {
-		struct vt_region *o = &vt_regtab.by_id[other];
+		struct vt_region *o = vt_region_at(other);
 		if (o->kind == VT_REGION_USER && strcmp(o->name, name) == 0)
 			return UINT32_MAX - other;
 	}
-	struct vt_region *r = &vt_regtab.by_id[id];
+	struct vt_region *r = vt_region_at(id);
 	r->kind = VT_REGION_USER;
 	r->name = copy_locked(name);
 	if (!r->name)
@@ -219,7 +249,7 @@ struct code_ctx {
 static uint32_t make_code(uint32_t id, uintptr_t key, const void *ctx)
 {
 	const struct code_ctx *c = ctx;
-	struct vt_region *r = &vt_regtab.by_id[id];
+	struct vt_region *r = vt_region_at(id);
 	int mod = c->code ? vt_sym_module_of(c->code) : -1;
 	r->addr = c->code;
 	r->kind = VT_REGION_CODE;
@@ -255,7 +285,7 @@ static uint32_t insert(uintptr_t key, make_fn make, const void *ctx)
 		if (flags > VT_REGION_FILTERED) {
 			/* An existing region under another key. */
 			uint32_t other = UINT32_MAX - flags;
-			val = other | (vt_regtab.by_id[other].limit == 0 ? VT_REGION_FILTERED : 0);
+			val = other | (vt_region_at(other)->limit == 0 ? VT_REGION_FILTERED : 0);
 		} else {
 			val |= flags;
 			__atomic_store_n(&rgn.n_regions, id + 1, __ATOMIC_RELEASE);
@@ -301,12 +331,13 @@ uint32_t vt_region_register_desc(struct vt_inst_desc *d)
 			vt_warn("code instrumented by a compiler plugin of another vt version "
 				"(descriptor ABI %u, this runtime %u) is not recorded; rebuild it",
 				d->abi, VT_INST_ABI);
+		page_locked(VT_REGION_UNKNOWN);
 		h = (VT_REGION_UNKNOWN | VT_REGION_FILTERED) + 1;
 	} else {
 		uint32_t id = new_id_locked();
 		h = id + 1;
 		if (id != VT_REGION_UNKNOWN) {
-			struct vt_region *r = &vt_regtab.by_id[id];
+			struct vt_region *r = vt_region_at(id);
 			/* Copies: the descriptor may live in a library that is dlclosed later. */
 			r->kind = VT_REGION_DESC;
 			r->name = copy_locked(d->name ? d->name : "unknown");
@@ -331,7 +362,7 @@ out:
 
 void vt_region_set_source(uint32_t id, const char *file, int line)
 {
-	struct vt_region *r = &vt_regtab.by_id[id & VT_REGION_ID_MASK];
+	struct vt_region *r = vt_region_at(id & VT_REGION_ID_MASK);
 	if (__atomic_load_n(&r->file, __ATOMIC_RELAXED) || !file)
 		return;
 	sigset_t old;
@@ -366,7 +397,8 @@ void vt_region_resolve_all(void)
 {
 	sigset_t old;
 	lock_regions(&old);
-	struct vt_region *unknown = &vt_regtab.by_id[VT_REGION_UNKNOWN];
+	page_locked(VT_REGION_UNKNOWN);
+	struct vt_region *unknown = vt_region_at(VT_REGION_UNKNOWN);
 	if (!unknown->name) {
 		unknown->name = "unknown";
 		unknown->resolved = 1;

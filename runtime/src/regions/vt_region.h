@@ -42,13 +42,23 @@ struct vt_addr_slot {
 /*
  * The two tables the hot path and the encoders read, in one object (the module's shared
  * state): hidden, so the hot path reaches them PC-relative without a GOT load, a field being
- * a constant offset from the one symbol.
+ * a constant offset from the one symbol. The regions are in pages of VT_REGION_PAGE, mapped
+ * when their first id is handed out (under the region lock, before the id is published):
+ * a table of all VT_REGION_MAX would be 56 MB of address space in libvt's bss, which a
+ * program under `ulimit -v` could not even load.
  */
+#define VT_REGION_PAGE 1024u
 struct vt_regtab {
 	struct vt_addr_slot by_addr[VT_ADDR_SLOTS];
-	struct vt_region by_id[VT_REGION_MAX];
+	struct vt_region *pages[VT_REGION_MAX / VT_REGION_PAGE];
 };
 extern struct vt_regtab vt_regtab __attribute__((visibility("hidden")));
+
+/* The region of an id handed out (its page exists). */
+static inline __attribute__((always_inline)) struct vt_region *vt_region_at(uint32_t id)
+{
+	return &vt_regtab.pages[id / VT_REGION_PAGE][id % VT_REGION_PAGE];
+}
 
 /* Slow path: first sight of an address. Takes the region lock; never records an event. */
 uint32_t vt_region_insert_addr(uintptr_t addr);

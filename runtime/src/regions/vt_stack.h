@@ -38,7 +38,7 @@ void vt_stack_push_slow(struct vt_stack *s, uint32_t id, bool recorded);
  * encoder runs it for every Enter. */
 static inline bool vt_stack_enter(struct vt_stack *s, uint32_t id)
 {
-	struct vt_region *reg = &vt_regtab.by_id[id];
+	struct vt_region *reg = vt_region_at(id);
 	bool recorded = true;
 	if (vt_unlikely(reg->limit > 0))
 		recorded = __atomic_fetch_add(&reg->calls, 1, __ATOMIC_RELAXED) < reg->limit;

@@ -689,7 +689,7 @@ static void on_task_schedule(ompt_data_t *prior, ompt_task_status_t status, ompt
 		task_put(t, n, VT_REC_THREAD_TASK_SWITCH);
 		o->task = n;
 		o->task_base = o->n_open;
-		bool untied = vt_regtab.by_id[n & 0xFFFFF].role == OTF2_REGION_ROLE_TASK_UNTIED;
+		bool untied = vt_region_at(n & 0xFFFFF)->role == OTF2_REGION_ROLE_TASK_UNTIED;
 		open_region_id(t, untied ? C_TASK_UNTIED : C_TASK, (uint32_t)(n & 0xFFFFF));
 	} else if (n == 1 && (p & TASK_EXPLICIT)) {
 		/* back to the thread's implicit task */

@@ -7,7 +7,11 @@ space, and thread creation failed). The locations' local definition files, ident
 one file with a name per location (hard links, vt_otf2_close.c): otf2-print, python3-otf2
 and vt-profile read every location's events from it. Where a link cannot be made (here: a
 file is in the way, made by the program), libotf2 writes that location's file, and the
-locations after it link to that one."""
+locations after it link to that one. Under `ulimit -v` 60 MB (issue 27: libvt's 90 MB
+region table in bss kept the program from even loading, rc 127), a program that runs plain
+runs traced: libvt's address space at start is under 50 MB, the regions mapped as used; with
+the default 8 MiB buffers its threads' buffers do not fit, and lines say those threads are
+not recorded."""
 
 import os
 import sys
@@ -42,6 +46,29 @@ def body(t):
     t.eq(len({(d.st_dev, d.st_ino) for d in defs}), 1,
          'the %d local definition files are one file' % len(defs))
     t.eq(sorted({d.st_nlink for d in defs}), [N + 1], 'with a name per location')
+
+    # A small address-space limit: the program still loads and its trace is written.
+    small = ['-c', 'ulimit -v 60000 && exec "$0" "$@"']
+    ref = t.run('/bin/sh', small + [plain, '3'], label='plain-60M')
+    t.eq((ref.status, ref.stdout), (0, '3 threads\n'), 'plain, ulimit -v 60000: runs')
+    run = t.run('/bin/sh', small + [exe, '3'], env={'VT_FILE_PREFIX': 'small',
+                                                    'VT_BUFFER_SIZE': '1M'}, label='vt-60M')
+    t.same_as_plain(run, ref, 'ulimit -v 60000')
+    t.clean_run(run, 'ulimit -v 60000')
+    tr = t.trace(run, 'ulimit -v 60000', prefix='small')
+    t.eq(sorted(dict(l.enters).get('work', 0) for l in tr.locations), [0, 10, 10, 10],
+         'ulimit -v 60000: every thread\'s calls')
+    # With the default 8 MiB buffers the threads' buffers do not fit: the program runs as
+    # ever, the threads are not recorded, and lines say so.
+    run = t.run('/bin/sh', small + [exe, '3'], env={'VT_FILE_PREFIX': 'small8'},
+                label='vt-60M-8M')
+    t.same_as_plain(run, ref, 'ulimit -v 60000, 8 MiB buffers')
+    t.check(run.errors and all('that thread is not recorded' in m for m in run.errors),
+            'ulimit -v 60000, 8 MiB buffers: lines say which threads are not recorded',
+            repr(run.errors))
+    tr = t.trace(run, 'ulimit -v 60000, 8 MiB buffers', prefix='small8')
+    t.eq(tr.loc('Master thread').enters.get('main'), 1,
+         'ulimit -v 60000, 8 MiB buffers: the master thread recorded')
 
     # A link refused: location 2's name is taken when vt comes to link it.
     run = t.run(exe, ['3', 'refused/2.def'], env={'VT_FILE_PREFIX': 'refused'},
