@@ -42,6 +42,14 @@ static const char usage_text[] =
     "                       ranks, instances and time per collective kind\n"
     "  -i, --imbalance      per region the min, mean and max of its inclusive time\n"
     "                       over the locations that entered it\n"
+    "  -t, --threads        the thread model instead: per thread the time in OpenMP\n"
+    "                       constructs, tasks, locks and pthread calls, and the OpenMP\n"
+    "                       imbalance per parallel and barrier region\n"
+    "  -I, --io             I/O instead (VT_IOTRACE=yes, MPI-IO): per file, and per file\n"
+    "                       and process, the reads, writes, flushes, failed operations,\n"
+    "                       bytes read and written and time in I/O; per file the request\n"
+    "                       sizes in powers of two; the slowest operations (--top N of\n"
+    "                       them, 10 by default) with rank, file, op, bytes, duration\n"
     "  -h, --help           show this help and exit\n"
     "  -V, --version        show the version and exit\n"
     "\n"
@@ -70,19 +78,13 @@ static size_t parse_count(const char *option, const char *value)
 static void parse_args(int argc, char **argv, struct vt_prof_options *opt, const char **path)
 {
 	static const struct option longopts[] = {
-	    {"format", required_argument, NULL, 'f'},
-	    {"sort", required_argument, NULL, 's'},
-	    {"top", required_argument, NULL, 'n'},
-	    {"per-location", no_argument, NULL, 'l'},
-	    {"samples", no_argument, NULL, 'S'},
-	    {"call-tree", no_argument, NULL, 'c'},
-	    {"depth", required_argument, NULL, 'd'},
-	    {"mpi", no_argument, NULL, 'm'},
-	    {"imbalance", no_argument, NULL, 'i'},
-	    {"help", no_argument, NULL, 'h'},
-	    {"threads", no_argument, NULL, 't'},
-	    {"version", no_argument, NULL, 'V'},
-	    {NULL, 0, NULL, 0},
+	    {"format", required_argument, NULL, 'f'}, {"sort", required_argument, NULL, 's'},
+	    {"top", required_argument, NULL, 'n'},    {"per-location", no_argument, NULL, 'l'},
+	    {"samples", no_argument, NULL, 'S'},      {"call-tree", no_argument, NULL, 'c'},
+	    {"depth", required_argument, NULL, 'd'},  {"mpi", no_argument, NULL, 'm'},
+	    {"imbalance", no_argument, NULL, 'i'},    {"help", no_argument, NULL, 'h'},
+	    {"threads", no_argument, NULL, 't'},      {"io", no_argument, NULL, 'I'},
+	    {"version", no_argument, NULL, 'V'},      {NULL, 0, NULL, 0},
 	};
 	/* Orders match the enums in report.h. */
 	static const char *const formats[] = {"text", "csv", "json"};
@@ -91,7 +93,7 @@ static void parse_args(int argc, char **argv, struct vt_prof_options *opt, const
 	size_t depth;
 
 	opterr = 0; /* our own one-line messages instead of getopt's */
-	while ((c = getopt_long(argc, argv, ":f:s:n:lScd:mithV", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":f:s:n:lScd:mitIhV", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'f':
 			opt->format = (enum vt_prof_format)pick("--format", optarg, formats, 3);
@@ -121,6 +123,9 @@ static void parse_args(int argc, char **argv, struct vt_prof_options *opt, const
 		case 't':
 			opt->threads = true;
 			break;
+		case 'I':
+			opt->io = true;
+			break;
 		case 'l':
 			opt->per_location = true;
 			break;
@@ -138,9 +143,9 @@ static void parse_args(int argc, char **argv, struct vt_prof_options *opt, const
 		}
 	}
 	*path = vtr_cli_trace(argc, argv);
-	if (opt->samples + opt->call_tree + opt->mpi + opt->imbalance + opt->threads > 1)
-		vtr_usage_error(
-		    "--samples, --call-tree, --mpi, --imbalance and --threads exclude each other");
+	if (opt->samples + opt->call_tree + opt->mpi + opt->imbalance + opt->threads + opt->io > 1)
+		vtr_usage_error("--samples, --call-tree, --mpi, --imbalance, --threads and --io "
+				"exclude each other");
 	if (opt->depth && !opt->call_tree)
 		vtr_usage_error("--depth goes with --call-tree");
 }
@@ -162,6 +167,8 @@ static int other_mode(const struct vt_prof_trace *tr, const struct vt_prof_optio
 		*problems += more;
 	} else if (opt->threads) {
 		rc = vt_prof_report_threads(tr, opt, stdout, err, sizeof(err));
+	} else if (opt->io) {
+		rc = vt_prof_report_io(tr, opt, stdout, err, sizeof(err));
 	} else {
 		vt_prof_report_imbalance(tr, opt, stdout);
 	}
@@ -192,7 +199,7 @@ int main(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	uint64_t problems = tr.total_problems;
-	if (opt.call_tree || opt.mpi || opt.imbalance || opt.threads) {
+	if (opt.call_tree || opt.mpi || opt.imbalance || opt.threads || opt.io) {
 		if (other_mode(&tr, &opt, &problems) < 0) {
 			vt_prof_free(&tr);
 			return EXIT_USAGE;
