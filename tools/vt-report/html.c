@@ -333,6 +333,131 @@ static void thread_model(struct vt_report *r, FILE *out)
 	fputs("]}", out);
 }
 
+/* One file's or row's figures: reads, writes, flushes, failed, opens, seeks, bytes read and
+ * written, ticks in operations. */
+static void io_stats(FILE *out, const struct vt_prof_io_stats *s)
+{
+	fprintf(out,
+		",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
+		",%" PRIu64 ",%" PRIu64 "]",
+		s->ops[VT_PROF_IO_READ], s->ops[VT_PROF_IO_WRITE], s->ops[VT_PROF_IO_FLUSH],
+		s->failed, s->opens, s->seeks, s->read, s->written, s->time);
+}
+
+static void json_rank(FILE *out, uint32_t rank)
+{
+	if (rank != VTR_NONE)
+		fprintf(out, "%" PRIu32, rank);
+	else
+		fputs("null", out);
+}
+
+/* I/O (libvtprof's io.h): null without an I/O event; else the files, the (file, process)
+ * rows, each file's request sizes [mode, smallest size, operations] and the slowest
+ * operations [row, location, mode, requested, done (null: failed), ticks, begin ns]. */
+static void io_data(struct vt_report *r, FILE *out)
+{
+	const struct vt_prof_io *m = r->io;
+	const struct vtr_trace *t = r->t;
+	if (!m || !m->any) {
+		fputs(",\n\"io\":null", out);
+		return;
+	}
+	fputs(",\n\"io\":{\"modes\":[\"read\",\"write\",\"flush\"],\"files\":[", out);
+	for (size_t f = 0; f < m->nfiles; f++) {
+		fputs(f ? ",\n[" : "[", out);
+		vtr_json_string(out, m->files[f].paradigm);
+		putc(',', out);
+		vtr_json_string(out, m->files[f].name);
+		io_stats(out, &m->files[f].s);
+	}
+	fputs("],\n\"rows\":[", out);
+	for (size_t i = 0; i < m->nrows; i++) {
+		const struct vt_prof_io_row *row = &m->rows[i];
+		fprintf(out, "%s[%zu,", i ? ",\n" : "", row->file);
+		json_rank(out, row->rank);
+		putc(',', out);
+		vtr_json_string(out, row->group < t->ngroups ? t->groups[row->group].name : "");
+		io_stats(out, &row->s);
+	}
+	fputs("],\n\"sizes\":[", out);
+	for (size_t f = 0; f < m->nfiles; f++) {
+		fputs(f ? ",[" : "[", out);
+		bool first = true;
+		for (int k = 0; k < 2; k++)
+			for (unsigned b = 0; b < VT_PROF_IO_BUCKETS; b++) {
+				if (!m->files[f].s.sizes[k][b])
+					continue;
+				fprintf(out, "%s[%d,%" PRIu64 ",%" PRIu64 "]", first ? "" : ",", k,
+					vt_prof_io_bucket_low(b), m->files[f].s.sizes[k][b]);
+				first = false;
+			}
+		putc(']', out);
+	}
+	fputs("],\n\"slowest\":[", out);
+	for (size_t i = 0; i < m->top.n; i++) {
+		const struct vt_prof_io_op *o = &m->top.ops[i];
+		fprintf(out, "%s[%zu,%zu,%d,%" PRIu64 ",", i ? ",\n" : "", o->row, o->location,
+			(int)o->mode, o->requested);
+		if (o->failed)
+			fputs("null", out);
+		else
+			fprintf(out, "%" PRIu64, o->done);
+		fprintf(out, ",%" PRIu64 ",%" PRIu64 "]", o->duration,
+			vtr_ticks_to_ns(t, o->begin));
+	}
+	fputs("]}", out);
+}
+
+/* The last value of a counter's series on a location of the process, or -1 (none): vt's
+ * memory counters each have a METRIC location of their own. */
+static double series_last(const struct vt_report *r, uint32_t group, const char *name)
+{
+	for (size_t i = 0; i < r->nseries; i++) {
+		const struct vt_report_series *s = &r->series[i];
+		if (r->t->locations[s->loc].group != group ||
+		    strcmp(r->t->metrics[s->member].name, name) != 0)
+			continue;
+		for (uint32_t b = r->series_bins; b-- > 0;)
+			if (s->bins[b].n)
+				return s->bins[b].last;
+	}
+	return -1;
+}
+
+/* Memory (VT_MEMTRACE): per process whose METRIC location records mem_high_water its values
+ * over time [ns, bytes] and the last of its allocations and bytes still allocated. */
+static void memory_data(struct vt_report *r, FILE *out)
+{
+	const struct vtr_trace *t = r->t;
+	fputs(",\n\"memory\":[", out);
+	bool first = true;
+	for (size_t i = 0; i < r->nseries; i++) {
+		const struct vt_report_series *s = &r->series[i];
+		if (strcmp(t->metrics[s->member].name, "mem_high_water") != 0)
+			continue;
+		const struct vtr_location *l = &t->locations[s->loc];
+		fprintf(out, "%s{\"loc\":%" PRIu32 ",\"process\":", first ? "" : ",\n", s->loc);
+		vtr_json_string(out, l->group_name);
+		fputs(",\"rank\":", out);
+		json_rank(out, l->rank);
+		fprintf(out, ",\"allocations\":%.17g,\"allocated\":%.17g,\"points\":[",
+			series_last(r, l->group, "mem_allocations"),
+			series_last(r, l->group, "mem_allocated"));
+		bool f = true;
+		for (uint32_t b = 0; b < r->series_bins; b++) {
+			const struct vt_report_point *p = &s->bins[b];
+			if (!p->n)
+				continue;
+			fprintf(out, "%s[%" PRIu64 ",%.17g]", f ? "" : ",", p->t, p->max);
+			f = false;
+		}
+		fputs("]}", out);
+		first = false;
+	}
+	fputs("]", out);
+}
+
 int vt_report_html(struct vt_report *r, FILE *out, char *err, size_t errlen)
 {
 	fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
@@ -351,7 +476,8 @@ int vt_report_html(struct vt_report *r, FILE *out, char *err, size_t errlen)
 		fputs("<a href=\"#samples-section\">Samples</a> ", out);
 	if (r->thr && r->thr->any)
 		fputs("<a href=\"#threads-section\">Threads</a> ", out);
-	fputs("<a href=\"#load-section\">Load</a> <a href=\"#mpi-section\">MPI</a> "
+	fputs("<a href=\"#io-section\">I/O</a> <a href=\"#memory-section\">Memory</a> "
+	      "<a href=\"#load-section\">Load</a> <a href=\"#mpi-section\">MPI</a> "
 	      "<a href=\"#meta-section\">Trace</a></nav>\n"
 	      "<section id=\"timeline-section\"><h2>Timeline</h2>\n"
 	      "<div id=\"controls\"></div>\n<div id=\"timeline\"></div>\n"
@@ -371,7 +497,16 @@ int vt_report_html(struct vt_report *r, FILE *out, char *err, size_t errlen)
 		      "<h3>OpenMP imbalance</h3><table id=\"omp-imbalance\" class=\"sortable\">"
 		      "</table>\n</section>\n",
 		      out);
-	fputs("<section id=\"load-section\"><h2>Load per rank</h2><div id=\"load\"></div>"
+	fputs("<section id=\"io-section\"><h2>I/O</h2>\n<div id=\"io-summary\"></div>\n"
+	      "<h3>Per file</h3><table id=\"io-files\" class=\"sortable\"></table>\n"
+	      "<h3>Per file and process</h3><table id=\"io-rows\" class=\"sortable\"></table>\n"
+	      "<h3>Request sizes</h3><div id=\"io-sizes\"></div>\n"
+	      "<h3>Slowest operations</h3><table id=\"io-slowest\" class=\"sortable\"></table>\n"
+	      "</section>\n"
+	      "<section id=\"memory-section\"><h2>Memory</h2>\n<div id=\"memory-summary\"></div>\n"
+	      "<div id=\"memory-plot\"></div>\n<table id=\"memory\" class=\"sortable\"></table>\n"
+	      "</section>\n"
+	      "<section id=\"load-section\"><h2>Load per rank</h2><div id=\"load\"></div>"
 	      "</section>\n"
 	      "<section id=\"mpi-section\"><h2>MPI</h2>\n"
 	      "<h3>Messages between ranks</h3><div id=\"matrix\"></div>\n"
@@ -397,6 +532,8 @@ int vt_report_html(struct vt_report *r, FILE *out, char *err, size_t errlen)
 	fputs("]", out);
 	thread_model(r, out);
 	counters(r, out);
+	io_data(r, out);
+	memory_data(r, out);
 	profiles(r, out);
 	samples(r, out);
 	mpi(r, out);
