@@ -50,6 +50,10 @@ static const char usage_text[] =
     "                       bytes read and written and time in I/O; per file the request\n"
     "                       sizes in powers of two; the slowest operations (--top N of\n"
     "                       them, 10 by default) with rank, file, op, bytes, duration\n"
+    "  -M, --memory         memory instead (VT_MEMTRACE=yes): per process the high-water\n"
+    "                       mark, allocations and bytes still allocated; per call path\n"
+    "                       the allocations made and net bytes between its Enters and\n"
+    "                       Leaves, where the trace records the counters there\n"
     "  -h, --help           show this help and exit\n"
     "  -V, --version        show the version and exit\n"
     "\n"
@@ -77,15 +81,25 @@ static size_t parse_count(const char *option, const char *value)
 
 static void parse_args(int argc, char **argv, struct vt_prof_options *opt, const char **path)
 {
+	// clang-format off
 	static const struct option longopts[] = {
-	    {"format", required_argument, NULL, 'f'}, {"sort", required_argument, NULL, 's'},
-	    {"top", required_argument, NULL, 'n'},    {"per-location", no_argument, NULL, 'l'},
-	    {"samples", no_argument, NULL, 'S'},      {"call-tree", no_argument, NULL, 'c'},
-	    {"depth", required_argument, NULL, 'd'},  {"mpi", no_argument, NULL, 'm'},
-	    {"imbalance", no_argument, NULL, 'i'},    {"help", no_argument, NULL, 'h'},
-	    {"threads", no_argument, NULL, 't'},      {"io", no_argument, NULL, 'I'},
-	    {"version", no_argument, NULL, 'V'},      {NULL, 0, NULL, 0},
+	    {"format", required_argument, NULL, 'f'},
+	    {"sort", required_argument, NULL, 's'},
+	    {"top", required_argument, NULL, 'n'},
+	    {"per-location", no_argument, NULL, 'l'},
+	    {"samples", no_argument, NULL, 'S'},
+	    {"call-tree", no_argument, NULL, 'c'},
+	    {"depth", required_argument, NULL, 'd'},
+	    {"mpi", no_argument, NULL, 'm'},
+	    {"imbalance", no_argument, NULL, 'i'},
+	    {"help", no_argument, NULL, 'h'},
+	    {"threads", no_argument, NULL, 't'},
+	    {"io", no_argument, NULL, 'I'},
+	    {"memory", no_argument, NULL, 'M'},
+	    {"version", no_argument, NULL, 'V'},
+	    {NULL, 0, NULL, 0},
 	};
+	// clang-format on
 	/* Orders match the enums in report.h. */
 	static const char *const formats[] = {"text", "csv", "json"};
 	static const char *const sorts[] = {"excl", "incl", "calls", "name"};
@@ -93,7 +107,7 @@ static void parse_args(int argc, char **argv, struct vt_prof_options *opt, const
 	size_t depth;
 
 	opterr = 0; /* our own one-line messages instead of getopt's */
-	while ((c = getopt_long(argc, argv, ":f:s:n:lScd:mitIhV", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":f:s:n:lScd:mitIMhV", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'f':
 			opt->format = (enum vt_prof_format)pick("--format", optarg, formats, 3);
@@ -126,6 +140,9 @@ static void parse_args(int argc, char **argv, struct vt_prof_options *opt, const
 		case 'I':
 			opt->io = true;
 			break;
+		case 'M':
+			opt->memory = true;
+			break;
 		case 'l':
 			opt->per_location = true;
 			break;
@@ -143,9 +160,11 @@ static void parse_args(int argc, char **argv, struct vt_prof_options *opt, const
 		}
 	}
 	*path = vtr_cli_trace(argc, argv);
-	if (opt->samples + opt->call_tree + opt->mpi + opt->imbalance + opt->threads + opt->io > 1)
-		vtr_usage_error("--samples, --call-tree, --mpi, --imbalance, --threads and --io "
-				"exclude each other");
+	if (opt->samples + opt->call_tree + opt->mpi + opt->imbalance + opt->threads + opt->io +
+		opt->memory >
+	    1)
+		vtr_usage_error("--samples, --call-tree, --mpi, --imbalance, --threads, --io and "
+				"--memory exclude each other");
 	if (opt->depth && !opt->call_tree)
 		vtr_usage_error("--depth goes with --call-tree");
 }
@@ -169,6 +188,8 @@ static int other_mode(const struct vt_prof_trace *tr, const struct vt_prof_optio
 		rc = vt_prof_report_threads(tr, opt, stdout, err, sizeof(err));
 	} else if (opt->io) {
 		rc = vt_prof_report_io(tr, opt, stdout, err, sizeof(err));
+	} else if (opt->memory) {
+		rc = vt_prof_report_memory(tr, opt, stdout, err, sizeof(err));
 	} else {
 		vt_prof_report_imbalance(tr, opt, stdout);
 	}
@@ -199,7 +220,7 @@ int main(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	uint64_t problems = tr.total_problems;
-	if (opt.call_tree || opt.mpi || opt.imbalance || opt.threads || opt.io) {
+	if (opt.call_tree || opt.mpi || opt.imbalance || opt.threads || opt.io || opt.memory) {
 		if (other_mode(&tr, &opt, &problems) < 0) {
 			vt_prof_free(&tr);
 			return EXIT_USAGE;

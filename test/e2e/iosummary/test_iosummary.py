@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """e2e "iosummary": the I/O and memory summaries a person reads (issue 26): vt-profile --io
-in its three formats and vt-report's I/O and memory sections, rendered by headless Chromium,
+and --memory in their formats and vt-report's I/O and memory sections, rendered by headless
+Chromium,
 on the traces of programs whose I/O and allocations are known exactly: test iotrace's io.c
 (VT_IOTRACE=yes), test memtrace's mem.c (VT_MEMTRACE=yes) and test mpi_io's mpi_io.c on 2
 ranks of Open MPI (MPI-IO and the POSIX I/O below it). Every figure is also worked out here
@@ -12,7 +13,10 @@ flush, 3 handles opened (2 opens, 1 dup), 1 seek, request sizes 8-15 (1), 32-63 
 1024-2047 (5) read and 256-511 (2), 512-1023 (3) written; on the pipe 1 read and 1 write of
 5 bytes; mem.c's high-water mark and allocation count as the program counts them itself;
 on the MPI-IO file 76 bytes written and 76 read by each rank, and POSIX bytes below it on
-both ranks. The page's console stays empty."""
+both ranks. The page's console stays empty. vt-profile --memory's call paths on a trace
+written here with python3-otf2 whose counters go with every Enter and Leave (worked out by
+hand: allocations and net bytes per path, inclusive and exclusive), and on mem.c's trace,
+whose counters vt records once at the end, none."""
 
 import collections
 import csv
@@ -303,6 +307,72 @@ def check_memory(t, exe):
          'high-water mark' % what)
     t.check(re.search(r'<svg [^>]*id="memory-svg"', dom.text), '%s: page: the plot is an SVG'
             % what)
+    js = json.loads(vt_profile(t, what, '--memory', '--format', 'json', tr.path))
+    t.eq([(p['high_water'], p['allocations'], p['allocated']) for p in js['processes']],
+         [(high, allocs, now)], '%s: vt-profile --memory: the process\'s figures' % what)
+    t.eq((js['attributed'], js['paths']), (0, []),
+         '%s: vt-profile --memory: no call path (vt records the counters at the end only)'
+         % what)
+
+
+# Memory per call path, by hand: location A (Process 0) records the counters before each Enter
+# and Leave (synchronous), location B (Process 1) none. (time, event, region, allocations,
+# bytes allocated now, high-water mark)
+MEM_EVENTS = [(0, 'E', 'main', 0, 0, 0), (10, 'E', 'compute', 2, 300, 300),
+              (20, 'E', 'alloc', 5, 1300, 1300), (30, 'L', 'alloc', 9, 5300, 5300),
+              (40, 'L', 'compute', 10, 5000, 5300), (50, 'E', 'alloc', 10, 5000, 5300),
+              (60, 'L', 'alloc', 12, 5100, 5300), (70, 'L', 'main', 15, 200, 5300)]
+# path: (calls, allocations incl, excl, net bytes incl, excl), in the order of the output
+# (allocations excl, then bytes excl, largest first); main's second call is B's, not attributed
+MEM_PATHS = [('main', 2, 15, 5, 200, -4600), ('main;compute;alloc', 1, 4, 4, 4000, 4000),
+             ('main;compute', 1, 8, 4, 4700, 700), ('main;alloc', 1, 2, 2, 100, 100)]
+
+
+def write_memory_trace(path):
+    E, L = otf2.events.Enter, otf2.events.Leave
+    with otf2.writer.open(path, timer_resolution=10**9) as trace:
+        d = trace.definitions
+        node = d.system_tree_node('node')
+        procs = [d.location_group('Process %d' % i, system_tree_parent=node) for i in (0, 1)]
+        members = [d.metric_member(n, value_type=vt, unit=u) for n, vt, u in (
+            ('mem_allocations', otf2.Type.UINT64, '#'), ('mem_allocated', otf2.Type.INT64, 'bytes'),
+            ('mem_high_water', otf2.Type.UINT64, 'bytes'))]
+        cls = d.metric_class(members, occurrence=otf2.MetricOccurrence.SYNCHRONOUS_STRICT,
+                             recorder_kind=otf2.RecorderKind.CPU)
+        r = {n: d.region(n) for n in ('main', 'compute', 'alloc')}
+        w = trace.event_writer('A', group=procs[0])
+        for time, kind, name, allocs, now, high in MEM_EVENTS:
+            w(otf2.events.Metric(time, cls, [allocs, now, high]))
+            w((E if kind == 'E' else L)(time, r[name]))
+        w = trace.event_writer('B', group=procs[1])
+        w(E(0, r['main']))
+        w(L(5, r['main']))
+
+
+def check_memory_paths(t):
+    what = 'memory by hand'
+    d = os.path.join(t.newdir('memtrace'), 'trace')
+    write_memory_trace(d)
+    path = os.path.join(d, 'traces.otf2')
+    js = json.loads(vt_profile(t, what, '--memory', '--format', 'json', path))
+    t.eq(js['processes'], [{'process': 'Process 0', 'rank': None, 'allocations': 15,
+                            'allocated': 200, 'high_water': 5300}],
+         '%s: JSON: Process 0\'s last values (Process 1 has none)' % what)
+    t.eq((js['attributed'], js['unattributed']), (4, 1),
+         '%s: JSON: A\'s 4 activations attributed, B\'s one not' % what)
+    t.eq([(p['path'], p['calls'], p['allocations_incl'], p['allocations_excl'],
+           p['bytes_incl'], p['bytes_excl']) for p in js['paths']], MEM_PATHS,
+         '%s: JSON: per call path the allocations and net bytes, inclusive and exclusive, '
+         'most allocations first' % what)
+    rec = list(csv.DictReader(io.StringIO(vt_profile(t, what, '--memory', '--format', 'csv',
+                                                     '--top', '2', path))))
+    t.eq([(r['path'], int(r['calls']), int(r['allocations_incl']), int(r['allocations_excl']),
+           int(r['bytes_incl']), int(r['bytes_excl'])) for r in rec if r['section'] == 'path'],
+         MEM_PATHS[:2], '%s: CSV: --top 2 paths' % what)
+    text = vt_profile(t, what, '--memory', path).splitlines()
+    t.eq([l.split() for l in text if l.endswith(' main;compute')], [['4', '8', '700', '4700', '1',
+                                                                     'main;compute']],
+         '%s: text: the row of main;compute' % what)
 
 
 def check_mpi(t):
@@ -352,6 +422,7 @@ def body(t):
     t.eq((dom.table('memory'), 'id="memory-none"' in dom.text), ([], True),
          '%s: page: no memory row without VT_MEMTRACE, a note instead' % what)
     check_memory(t, exes[1])
+    check_memory_paths(t)
     check_mpi(t)
 
 
