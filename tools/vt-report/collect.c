@@ -9,7 +9,8 @@
  * there, how many, how busy), and only the longer ones are kept one by one. Counters are
  * binned the same way (last value, minimum and maximum per bin). The thread model (OpenMP
  * teams, locks, forks, tasks, pthreads) goes to a temporary file of its own, as items
- * [type, location, t0, t1, arg] (VT_REPORT_TH_*), and into libvtprof's thread model.
+ * [type, location, t0, t1, arg] (VT_REPORT_TH_*), and into libvtprof's thread model; the I/O
+ * events into its I/O model.
  */
 #include "vt_report.h"
 

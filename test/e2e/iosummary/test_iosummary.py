@@ -421,6 +421,11 @@ def body(t):
     check_report_io(t, what, dom, want)
     t.eq((dom.table('memory'), 'id="memory-none"' in dom.text), ([], True),
          '%s: page: no memory row without VT_MEMTRACE, a note instead' % what)
+    p = subprocess.run([VT_PROFILE, '--io', '--memory', tr.path], stdout=subprocess.PIPE,
+                       stderr=subprocess.PIPE, universal_newlines=True, timeout=60)
+    t.eq((p.returncode, p.stdout, p.stderr.count('\n'), '--io' in p.stderr and
+          '--memory' in p.stderr), (2, '', 1, True),
+         'vt-profile --io --memory: status 2, one line naming the options that exclude each other')
     check_memory(t, exes[1])
     check_memory_paths(t)
     check_mpi(t)
