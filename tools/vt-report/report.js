@@ -883,12 +883,15 @@
   var box = tl.getBoundingClientRect();
   document.body.setAttribute('data-timeline-box', [box.left + window.scrollX, box.top + window.scrollY,
     box.width, box.height].map(Math.round).join(','));
-  var fbox = document.getElementById('flame');
-  if (fbox) {
-    var fb = fbox.getBoundingClientRect();
-    document.body.setAttribute('data-flame-box', [fb.left + window.scrollX, fb.top + window.scrollY,
-      fb.width, fb.height].map(Math.round).join(','));
-  }
+  // The same for the flame graph, the I/O sizes charts and the memory plot.
+  [['flame', 'data-flame-box'], ['io-sizes', 'data-io-sizes-box'],
+    ['memory-svg', 'data-memory-box']].forEach(function (x) {
+    var el = document.getElementById(x[0]);
+    if (!el) return;
+    var b = el.getBoundingClientRect();
+    document.body.setAttribute(x[1], [b.left + window.scrollX, b.top + window.scrollY, b.width,
+      b.height].map(Math.round).join(','));
+  });
   window.addEventListener('resize', function () {
     if (Math.abs(width() - W) > 20) drawTimeline();
   });

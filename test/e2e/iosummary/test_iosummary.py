@@ -13,7 +13,8 @@ flush, 3 handles opened (2 opens, 1 dup), 1 seek, request sizes 8-15 (1), 32-63 
 1024-2047 (5) read and 256-511 (2), 512-1023 (3) written; on the pipe 1 read and 1 write of
 5 bytes; mem.c's high-water mark and allocation count as the program counts them itself;
 on the MPI-IO file 76 bytes written and 76 read by each rank, and POSIX bytes below it on
-both ranks. The page's console stays empty. vt-profile --memory's call paths on a trace
+both ranks. The page's console stays empty, and its screenshots show the request size
+bars and the memory plot's point where the page says it drew them. vt-profile --memory's call paths on a trace
 written here with python3-otf2 whose counters go with every Enter and Leave (worked out by
 hand: allocations and net bytes per path, inclusive and exclusive), and on mem.c's trace,
 whose counters vt records once at the end, none."""
@@ -27,6 +28,7 @@ import re
 import subprocess
 
 import vtmpi
+import vtpng
 import vttest
 from vtmpi import OPENMPI
 
@@ -45,6 +47,8 @@ MPI_IO_C = os.path.join(HERE, '..', 'mpi_io', 'mpi_io.c')
 FIELDS = ('reads', 'writes', 'flushes', 'failed', 'opens', 'seeks', 'bytes_read',
           'bytes_written', 'time_ticks')
 MODES = {'READ': 'reads', 'WRITE': 'writes'}
+# Colours on the page (report.css, report.js): request size bars, the first process's point.
+READ_BAR, WRITE_BAR, MEMORY_POINT = (0x44, 0x88, 0xaa), (0xcc, 0x88, 0x44), (163, 41, 41)
 
 
 def enum(v):
@@ -227,6 +231,41 @@ class Dom:
         return out
 
 
+def chromium(t, what, d, args):
+    cmd = [CHROMIUM, '--headless', '--no-sandbox', '--disable-gpu', '--hide-scrollbars',
+           '--user-data-dir=' + os.path.join(d, 'profile'), '--enable-logging=stderr',
+           '--v=0'] + args
+    c = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                       universal_newlines=True, errors='replace', timeout=180, cwd=d)
+    t.eq(c.returncode, 0, '%s: chromium exits 0' % what)
+    console = [l for l in c.stderr.splitlines() if re.search(r':CONSOLE[:(]\d+\)?\]', l)]
+    t.eq(console, [], '%s: nothing on the browser console (no script error)' % what)
+    return c.stdout
+
+
+def shot_colours(t, what, dom, attr):
+    """The colours Chromium's screenshot of the page shows inside the box the page gives in
+    attr of its body (page coordinates), with how many pixels of each."""
+    m = re.search(r'<body [^>]*%s="(\d+),(\d+),(\d+),(\d+)"' % attr, dom.text)
+    if not t.check(m, '%s: the page says where it drew (%s)' % (what, attr)):
+        return {}
+    box = [int(v) for v in m.groups()]
+    d = os.path.dirname(dom.page)
+    shot = os.path.join(d, attr + '.png')
+    chromium(t, what + ' (screenshot)', d, ['--window-size=1400,%d' % (box[1] + box[3] + 40),
+                                             '--screenshot=' + shot, 'file://' + dom.page])
+    if not t.check(os.path.isfile(shot), '%s: screenshot written' % what):
+        return {}
+    _, _, rows = vtpng.pixels(shot)
+    return vtpng.colours_in(rows, box)
+
+
+def near(colours, rgb, tolerance=10):
+    """Pixels of colours within tolerance of rgb in every channel."""
+    return sum(n for c, n in colours.items()
+               if all(abs(a - b) <= tolerance for a, b in zip(c, rgb)))
+
+
 def render(t, what, trace):
     """vt-report's page of trace, as headless Chromium renders it (its DOM), with nothing on
     the browser's console."""
@@ -235,21 +274,15 @@ def render(t, what, trace):
     p = subprocess.run([VT_REPORT, trace, '-o', page], stdout=subprocess.PIPE,
                        stderr=subprocess.PIPE, universal_newlines=True, timeout=120)
     t.eq((p.returncode, p.stderr), (0, ''), '%s: vt-report: status 0, nothing on stderr' % what)
-    cmd = [CHROMIUM, '--headless', '--no-sandbox', '--disable-gpu', '--hide-scrollbars',
-           '--user-data-dir=' + os.path.join(d, 'profile'), '--enable-logging=stderr', '--v=0',
-           '--window-size=1400,1000', '--dump-dom', 'file://' + page]
-    c = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                       universal_newlines=True, errors='replace', timeout=180, cwd=d)
-    t.eq(c.returncode, 0, '%s: chromium exits 0' % what)
-    console = [l for l in c.stderr.splitlines() if re.search(r':CONSOLE[:(]\d+\)?\]', l)]
-    t.eq(console, [], '%s: nothing on the browser console (no script error)' % what)
-    dom = Dom(c.stdout)
-    errors = re.search(r'<div id="errors">(.*?)</div>', c.stdout, re.S)
+    out = chromium(t, what, d, ['--window-size=1400,1000', '--dump-dom', 'file://' + page])
+    dom = Dom(out)
+    dom.page = page
+    errors = re.search(r'<div id="errors">(.*?)</div>', out, re.S)
     t.eq(errors.group(1) if errors else None, '', '%s: the page shows no error' % what)
     return dom
 
 
-def check_report_io(t, what, dom, want):
+def check_report_io(t, what, dom, want, screenshot=True):
     files, rows, sizes, ops, _ = want
     cells = dom.table('io-files') or []
     got = {(c[0], c[1]): dict(zip(FIELDS[:-1], map(int, c[2:10]))) for c in cells}
@@ -269,6 +302,12 @@ def check_report_io(t, what, dom, want):
          '%s: page: a bar per request size bucket, reads and writes, per file' % what)
     slow = dom.table('io-slowest') or []
     t.eq(len(slow), min(10, len(ops)), '%s: page: the 10 slowest operations listed' % what)
+    if not screenshot:
+        return
+    seen = shot_colours(t, what, dom, 'data-io-sizes-box')
+    t.check(near(seen, READ_BAR) > 100 and near(seen, WRITE_BAR) > 100,
+            '%s: screenshot: the request size charts show read and write bars' % what,
+            'read %d, write %d pixels' % (near(seen, READ_BAR), near(seen, WRITE_BAR)))
 
 
 def check_memory(t, exe):
@@ -307,6 +346,9 @@ def check_memory(t, exe):
          'high-water mark' % what)
     t.check(re.search(r'<svg [^>]*id="memory-svg"', dom.text), '%s: page: the plot is an SVG'
             % what)
+    seen = shot_colours(t, what, dom, 'data-memory-box')
+    t.check(near(seen, MEMORY_POINT) >= 5, '%s: screenshot: the plot shows the point' % what,
+            '%d pixels of its colour' % near(seen, MEMORY_POINT))
     js = json.loads(vt_profile(t, what, '--memory', '--format', 'json', tr.path))
     t.eq([(p['high_water'], p['allocations'], p['allocated']) for p in js['processes']],
          [(high, allocs, now)], '%s: vt-profile --memory: the process\'s figures' % what)
@@ -400,7 +442,7 @@ def check_mpi(t):
     t.eq(posix, {0: True, 1: True}, '%s: POSIX bytes written and read on the data file below '
          'MPI-IO, on both ranks' % what)
     dom = render(t, what, tr.path)
-    check_report_io(t, what, dom, want)
+    check_report_io(t, what, dom, want, screenshot=False)  # io.c's is looked at
 
 
 def body(t):
