@@ -5,7 +5,7 @@
  * UINT64_MAX), the slowest N kept over many operations with ties, operations of two handles
  * on one file counted as that file's, the same file under two paradigms kept apart, two
  * processes' rows, a failed (cancelled) operation, non-blocking operations that complete out
- * of order, and ends without a begin.
+ * of order, ends without a begin, and handles without a definition.
  */
 #include "io.h"
 #include "unit.h"
@@ -190,10 +190,42 @@ out:
 	vt_prof_io_free(m);
 }
 
+/* Handles without a definition: all one file, "(undefined handle)" of paradigm "(unknown)". */
+static void undefined(void)
+{
+	struct vtr_trace t = {.io_paradigms = paradigms,
+			      .nio_paradigms = 2,
+			      .io_files = files,
+			      .nio_files = 1,
+			      .io_handles = handles,
+			      .nio_handles = 4,
+			      .groups = groups,
+			      .ngroups = 2,
+			      .locations = locs,
+			      .nlocations = 3};
+	struct vt_prof_io *m = vt_prof_io_new(&t, 0);
+	op(m, 0, 7, OTF2_IO_OPERATION_MODE_WRITE, 1, 0, 10);
+	done(m, 0, 7, 1, 5, 10, false);
+	op(m, 0, 8, OTF2_IO_OPERATION_MODE_READ, 1, 6, 20);
+	done(m, 0, 8, 1, 9, 20, false);
+	op(m, 0, 0, OTF2_IO_OPERATION_MODE_READ, 2, 10, 30);
+	done(m, 0, 0, 2, 12, 30, false);
+	vt_prof_io_end(m);
+	CHECK(m->nfiles == 2 && m->top.n == 0);
+	if (m->nfiles == 2) {
+		CHECK(!strcmp(m->files[0].paradigm, "(unknown)") &&
+		      !strcmp(m->files[0].name, "(undefined handle)"));
+		CHECK(m->files[0].s.written == 10 && m->files[0].s.read == 20);
+		CHECK(m->files[1].s.read == 30 && m->files[1].s.time == 2);
+	}
+	vt_prof_io_free(m);
+}
+
 int main(void)
 {
 	buckets();
 	top();
 	model();
+	undefined();
 	return unit_done();
 }

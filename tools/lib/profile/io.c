@@ -108,6 +108,8 @@ struct lstate {
 
 struct priv {
 	size_t *file_of_handle; /* per handle: its file index + 1, 0: not yet known */
+	size_t *file_of_iofile; /* per paradigm (and none) and IoFile: the same */
+	size_t undefined_file;	/* the file of undefined handles + 1 */
 	size_t capfiles, caprows;
 	size_t *slots; /* (file, group) -> row index + 1, open addressing */
 	size_t nslots;
@@ -122,41 +124,57 @@ struct vt_prof_io *vt_prof_io_new(const struct vtr_trace *t, size_t top)
 	m->priv = p;
 	vt_prof_io_top_init(&m->top, top);
 	p->file_of_handle = vtr_xcalloc(t->nio_handles + 1, sizeof(size_t));
+	p->file_of_iofile = vtr_xcalloc((t->nio_paradigms + 1) * t->nio_files + 1, sizeof(size_t));
 	p->states = vtr_xcalloc(t->nlocations + 1, sizeof(*p->states));
 	p->nslots = 64;
 	p->slots = vtr_xcalloc(p->nslots, sizeof(size_t));
 	return m;
 }
 
-/* The file a handle is on: its IoFile (one per paradigm), else the handle itself. */
+static size_t new_file(struct vt_prof_io *m, const char *paradigm, const char *name)
+{
+	struct priv *p = m->priv;
+	if (m->nfiles == p->capfiles) {
+		p->capfiles = p->capfiles ? 2 * p->capfiles : 16;
+		m->files = vtr_xrealloc(m->files, p->capfiles, sizeof(*m->files));
+	}
+	m->files[m->nfiles] = (struct vt_prof_io_file){.paradigm = paradigm, .name = name};
+	return m->nfiles++;
+}
+
+/*
+ * The file a handle is on: its IoFile under the handle's paradigm (an MPI-IO handle and the
+ * POSIX handles below it on one IoFile are two files), else the handle itself; all handles
+ * without a definition are one file. Each handle looks once; a table per paradigm and IoFile
+ * keeps it O(1) whatever the number of files.
+ */
 static size_t file_of(struct vt_prof_io *m, uint32_t handle)
 {
 	struct priv *p = m->priv;
 	const struct vtr_trace *t = m->t;
-	bool known = handle < t->nio_handles && t->io_handles[handle].defined;
-	if (known && p->file_of_handle[handle])
-		return p->file_of_handle[handle] - 1;
-	const struct vtr_io_handle *h = known ? &t->io_handles[handle] : NULL;
-	const char *paradigm =
-	    h && h->paradigm != VTR_NONE ? t->io_paradigms[h->paradigm].name : "(unknown)";
-	const char *name = !h			 ? "(undefined handle)"
-			   : h->file != VTR_NONE ? t->io_files[h->file].name
-						 : h->name;
-	size_t f = 0;
-	/* Files are few beside events, and each handle looks once. */
-	while (f < m->nfiles &&
-	       (strcmp(m->files[f].paradigm, paradigm) || strcmp(m->files[f].name, name)))
-		f++;
-	if (f == m->nfiles) {
-		if (m->nfiles == p->capfiles) {
-			p->capfiles = p->capfiles ? 2 * p->capfiles : 16;
-			m->files = vtr_xrealloc(m->files, p->capfiles, sizeof(*m->files));
-		}
-		m->files[m->nfiles++] =
-		    (struct vt_prof_io_file){.paradigm = paradigm, .name = name};
+	if (handle >= t->nio_handles || !t->io_handles[handle].defined) {
+		if (!p->undefined_file)
+			p->undefined_file = new_file(m, "(unknown)", "(undefined handle)") + 1;
+		return p->undefined_file - 1;
 	}
-	if (known)
-		p->file_of_handle[handle] = f + 1;
+	if (p->file_of_handle[handle])
+		return p->file_of_handle[handle] - 1;
+	const struct vtr_io_handle *h = &t->io_handles[handle];
+	const char *paradigm =
+	    h->paradigm != VTR_NONE ? t->io_paradigms[h->paradigm].name : "(unknown)";
+	size_t f;
+	if (h->file == VTR_NONE) {
+		f = new_file(m, paradigm, h->name);
+	} else {
+		/* paradigms 0..n-1, and n for none */
+		size_t k =
+		    (h->paradigm != VTR_NONE ? h->paradigm : t->nio_paradigms) * t->nio_files +
+		    h->file;
+		if (!p->file_of_iofile[k])
+			p->file_of_iofile[k] = new_file(m, paradigm, t->io_files[h->file].name) + 1;
+		f = p->file_of_iofile[k] - 1;
+	}
+	p->file_of_handle[handle] = f + 1;
 	return f;
 }
 
@@ -408,6 +426,7 @@ void vt_prof_io_free(struct vt_prof_io *m)
 	free(p->states);
 	free(p->slots);
 	free(p->file_of_handle);
+	free(p->file_of_iofile);
 	free(p);
 	free(m->files);
 	free(m->rows);

@@ -45,7 +45,8 @@ struct vt_prof_io_row {
 	struct vt_prof_io_stats s;
 };
 
-/* A file of a paradigm: its name is the IoFile's (the handle's where it has none). */
+/* An IoFile under one paradigm (a handle without an IoFile is a file of its own, named as the
+ * handle; handles without a definition are one, "(undefined handle)"). */
 struct vt_prof_io_file {
 	const char *paradigm, *name;
 	struct vt_prof_io_stats s; /* all processes */
