@@ -352,9 +352,48 @@ static void json_rank(FILE *out, uint32_t rank)
 		fputs("null", out);
 }
 
-/* I/O (libvtprof's io.h): null without an I/O event; else the files, the (file, process)
+/* For choose(): the times to order by (qsort has no user pointer). */
+static const uint64_t *io_times;
+
+static int by_time(const void *pa, const void *pb)
+{
+	size_t a = *(const size_t *)pa, b = *(const size_t *)pb;
+	if (io_times[a] != io_times[b])
+		return io_times[a] > io_times[b] ? -1 : 1;
+	return (a > b) - (a < b);
+}
+
+/* keep[i] for the cap items of the most time (all when n <= cap); how many are kept. */
+static size_t choose(const uint64_t *times, const bool *eligible, size_t n, size_t cap, bool *keep)
+{
+	size_t *order = vtr_xcalloc(n + 1, sizeof(size_t)), m = 0;
+	for (size_t i = 0; i < n; i++)
+		if (eligible[i])
+			order[m++] = i;
+	io_times = times;
+	if (m > cap)
+		qsort(order, m, sizeof(size_t), by_time);
+	for (size_t i = 0; i < m && i < cap; i++)
+		keep[order[i]] = true;
+	free(order);
+	return m < cap ? m : cap;
+}
+
+static void json_process(FILE *out, const struct vtr_trace *t, const struct vt_prof_io_row *row)
+{
+	json_rank(out, row->rank);
+	putc(',', out);
+	vtr_json_string(out, row->group < t->ngroups ? t->groups[row->group].name : "");
+}
+
+/*
+ * I/O (libvtprof's io.h): null without an I/O event; else the files, the (file, process)
  * rows, each file's request sizes [mode, smallest size, operations] and the slowest
- * operations [row, location, mode, requested, done (null: failed), ticks, begin ns]. */
+ * operations [paradigm, file, rank, process, location, mode, requested, done (null: failed),
+ * ticks, begin ns]; "all": the figures of all files, shaped as a file. The page stays bounded: the
+ * VT_REPORT_IO_FILES files and VT_REPORT_IO_ROWS rows (of the files shown) of the most time, in
+ * their order, and how many there are in all.
+ */
 static void io_data(struct vt_report *r, FILE *out)
 {
 	const struct vt_prof_io *m = r->io;
@@ -363,27 +402,57 @@ static void io_data(struct vt_report *r, FILE *out)
 		fputs(",\n\"io\":null", out);
 		return;
 	}
-	fputs(",\n\"io\":{\"modes\":[\"read\",\"write\",\"flush\"],\"files\":[", out);
+	size_t n = m->nfiles > m->nrows ? m->nfiles : m->nrows;
+	uint64_t *times = vtr_xcalloc(n + 1, sizeof(uint64_t));
+	bool *eligible = vtr_xcalloc(n + 1, sizeof(bool));
+	bool *file_kept = vtr_xcalloc(m->nfiles + 1, sizeof(bool));
+	bool *row_kept = vtr_xcalloc(m->nrows + 1, sizeof(bool));
+	size_t *file_pos = vtr_xcalloc(m->nfiles + 1, sizeof(size_t));
 	for (size_t f = 0; f < m->nfiles; f++) {
-		fputs(f ? ",\n[" : "[", out);
+		times[f] = m->files[f].s.time;
+		eligible[f] = true;
+	}
+	choose(times, eligible, m->nfiles, VT_REPORT_IO_FILES, file_kept);
+	for (size_t i = 0; i < m->nrows; i++) {
+		times[i] = m->rows[i].s.time;
+		eligible[i] = file_kept[m->rows[i].file];
+	}
+	choose(times, eligible, m->nrows, VT_REPORT_IO_ROWS, row_kept);
+	fprintf(out,
+		",\n\"io\":{\"modes\":[\"read\",\"write\",\"flush\"],\"files_total\":%zu,"
+		"\"rows_total\":%zu,\"all\":[\"\",\"\"",
+		m->nfiles, m->nrows);
+	io_stats(out, &m->all); /* shaped as a file */
+	fputs(",\n\"files\":[", out);
+	size_t shown = 0;
+	for (size_t f = 0; f < m->nfiles; f++) {
+		if (!file_kept[f])
+			continue;
+		file_pos[f] = shown;
+		fputs(shown++ ? ",\n[" : "[", out);
 		vtr_json_string(out, m->files[f].paradigm);
 		putc(',', out);
 		vtr_json_string(out, m->files[f].name);
 		io_stats(out, &m->files[f].s);
 	}
 	fputs("],\n\"rows\":[", out);
+	bool first = true;
 	for (size_t i = 0; i < m->nrows; i++) {
 		const struct vt_prof_io_row *row = &m->rows[i];
-		fprintf(out, "%s[%zu,", i ? ",\n" : "", row->file);
-		json_rank(out, row->rank);
-		putc(',', out);
-		vtr_json_string(out, row->group < t->ngroups ? t->groups[row->group].name : "");
+		if (!row_kept[i])
+			continue;
+		fprintf(out, "%s[%zu,", first ? "" : ",\n", file_pos[row->file]);
+		json_process(out, t, row);
 		io_stats(out, &row->s);
+		first = false;
 	}
 	fputs("],\n\"sizes\":[", out);
+	shown = 0;
 	for (size_t f = 0; f < m->nfiles; f++) {
-		fputs(f ? ",[" : "[", out);
-		bool first = true;
+		if (!file_kept[f])
+			continue;
+		fputs(shown++ ? ",[" : "[", out);
+		first = true;
 		for (int k = 0; k < 2; k++)
 			for (unsigned b = 0; b < VT_PROF_IO_BUCKETS; b++) {
 				if (!m->files[f].s.sizes[k][b])
@@ -397,8 +466,14 @@ static void io_data(struct vt_report *r, FILE *out)
 	fputs("],\n\"slowest\":[", out);
 	for (size_t i = 0; i < m->top.n; i++) {
 		const struct vt_prof_io_op *o = &m->top.ops[i];
-		fprintf(out, "%s[%zu,%zu,%d,%" PRIu64 ",", i ? ",\n" : "", o->row, o->location,
-			(int)o->mode, o->requested);
+		const struct vt_prof_io_row *row = &m->rows[o->row];
+		fputs(i ? ",\n[" : "[", out);
+		vtr_json_string(out, m->files[row->file].paradigm);
+		putc(',', out);
+		vtr_json_string(out, m->files[row->file].name);
+		putc(',', out);
+		json_process(out, t, row);
+		fprintf(out, ",%zu,%d,%" PRIu64 ",", o->location, (int)o->mode, o->requested);
 		if (o->failed)
 			fputs("null", out);
 		else
@@ -407,6 +482,11 @@ static void io_data(struct vt_report *r, FILE *out)
 			vtr_ticks_to_ns(t, o->begin));
 	}
 	fputs("]}", out);
+	free(times);
+	free(eligible);
+	free(file_kept);
+	free(row_kept);
+	free(file_pos);
 }
 
 /* The last value of a counter's series on a location of the process, or -1 (none): vt's

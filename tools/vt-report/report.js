@@ -494,11 +494,14 @@
     }
     var head = ['reads', 'writes', 'flushes', 'failed', 'opens', 'seeks', 'bytes read', 'bytes written',
       'time in I/O'];
-    var ops = 0, rd = 0, wr = 0, time = 0;
-    IO.files.forEach(function (f) { ops += f[2] + f[3] + f[4] + f[5]; rd += f[8]; wr += f[9]; time += f[10]; });
-    sum.innerHTML = '<p id="io-total">' + ops + ' operations on ' + IO.files.length + ' file' +
-      (IO.files.length === 1 ? '' : 's') + ': ' + rd + ' bytes read (' + esc(fmtBytes(rd)) + '), ' + wr +
-      ' bytes written (' + esc(fmtBytes(wr)) + '), ' + esc(fmtTicks(time)) + ' in I/O operations.</p>';
+    var A = IO.all, ops = A[2] + A[3] + A[4] + A[5], rd = A[8], wr = A[9], time = A[10];
+    var left = IO.files_total - IO.files.length, leftRows = IO.rows_total - IO.rows.length;
+    sum.innerHTML = '<p id="io-total">' + ops + ' operations on ' + IO.files_total + ' file' +
+      (IO.files_total === 1 ? '' : 's') + ': ' + rd + ' bytes read (' + esc(fmtBytes(rd)) + '), ' + wr +
+      ' bytes written (' + esc(fmtBytes(wr)) + '), ' + esc(fmtTicks(time)) + ' in I/O operations.</p>' +
+      (left || leftRows ? '<p class="note" id="io-left-out">Shown: the ' + IO.files.length + ' of ' +
+        IO.files_total + ' files and ' + IO.rows.length + ' of ' + IO.rows_total + ' file and process rows ' +
+        'with the most time in I/O; vt-profile --io lists all.</p>' : '');
     function fileCells(f) {
       return [{cls: 'name', text: f[0], attr: ' data-paradigm="' + esc(f[0]) + '"'},
         {cls: 'name', text: f[1], attr: ' data-file="' + esc(f[1]) + '"'}];
@@ -532,14 +535,14 @@
       out.push('</svg></div>');
     });
     document.getElementById('io-sizes').innerHTML = out.join('');
+    // [paradigm, file, rank, process, location, mode, requested, done, ticks, begin ns]
     table('io-slowest', ['time', 'rank', 'process', 'location', 'op', 'requested', 'done', 'paradigm', 'file',
       'began at'], IO.slowest.map(function (o) {
-      var row = IO.rows[o[0]], f = IO.files[row[0]];
-      return [num(o[5], fmtTicks(o[5])), row[1] === null ? {cls: 'name', text: '\u2013'} : num(row[1]),
-        {cls: 'name', text: row[2]}, {cls: 'name', text: locName(o[1])},
-        {cls: 'name', text: IO.modes[o[2]], attr: ' data-op="' + IO.modes[o[2]] + '"'}, num(o[3]),
-        o[4] === null ? {cls: 'name', text: 'failed'} : num(o[4]), {cls: 'name', text: f[0]},
-        {cls: 'name', text: f[1]}, num(o[6], fmtNs(o[6] - M.tmin))];
+      return [num(o[8], fmtTicks(o[8])), o[2] === null ? {cls: 'name', text: '\u2013'} : num(o[2]),
+        {cls: 'name', text: o[3]}, {cls: 'name', text: locName(o[4])},
+        {cls: 'name', text: IO.modes[o[5]], attr: ' data-op="' + IO.modes[o[5]] + '"'}, num(o[6]),
+        o[7] === null ? {cls: 'name', text: 'failed'} : num(o[7]), {cls: 'name', text: o[0]},
+        {cls: 'name', text: o[1]}, num(o[9], fmtNs(o[9] - M.tmin))];
     }));
   })();
 

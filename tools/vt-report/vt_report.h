@@ -12,8 +12,11 @@
 #include "profile.h"
 #include "threads.h"
 
-/* The slowest I/O operations listed. */
+/* The slowest I/O operations listed; the files and (file, process) rows of the most time in
+ * I/O shown (the totals count all). */
 #define VT_REPORT_IO_SLOWEST 10
+#define VT_REPORT_IO_FILES   200
+#define VT_REPORT_IO_ROWS    1000
 
 /* Aggregated timeline: bins per location and depth, depths beyond this share the last. */
 #define VT_REPORT_MAX_DEPTH 32

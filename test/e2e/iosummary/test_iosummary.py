@@ -14,7 +14,9 @@ flush, 3 handles opened (2 opens, 1 dup), 1 seek, request sizes 8-15 (1), 32-63 
 5 bytes; mem.c's high-water mark and allocation count as the program counts them itself;
 on the MPI-IO file 76 bytes written and 76 read by each rank, and POSIX bytes below it on
 both ranks. The page's console stays empty, and its screenshots show the request size
-bars and the memory plot's point where the page says it drew them. vt-profile --memory's call paths on a trace
+bars and the memory plot's point where the page says it drew them. many_files.c writes 250
+files: vt-profile lists all, the page the 200 of the most time in I/O, with the totals of all
+and a note of what it left out. vt-profile --memory's call paths on a trace
 written here with python3-otf2 whose counters go with every Enter and Leave (worked out by
 hand: allocations and net bytes per path, inclusive and exclusive), and on mem.c's trace,
 whose counters vt records once at the end, none."""
@@ -417,6 +419,35 @@ def check_memory_paths(t):
          '%s: text: the row of main;compute' % what)
 
 
+def check_many_files(t, exe):
+    """many_files.c: 250 files; the page shows the 200 of the most time in I/O and says so."""
+    what = 'many_files.c'
+    run = t.run(exe, env={'VT_IOTRACE': 'yes'}, label='many')
+    t.eq(run.status, 0, '%s: exit status 0' % what)
+    tr = t.trace(run, what)
+    files = expected(tr.path)[0]
+    t.eq(sorted((f, v['writes'], v['bytes_written']) for (_, f), v in files.items()),
+         [('f%03d' % i, 1, i + 1) for i in range(250)],
+         '%s: python3-otf2: 250 files, file i written once with i + 1 bytes' % what)
+    js = profile_json(t, what, tr.path)
+    if js:
+        t.eq(sorted((f['file'], f['writes'], f['bytes_written']) for f in js['files']),
+             [('f%03d' % i, 1, i + 1) for i in range(250)], '%s: vt-profile --io: all 250 files'
+             % what)
+    dom = render(t, what, tr.path)
+    most = sorted(files, key=lambda k: (-files[k]['time_ticks'], k))
+    t.eq(sorted(tuple(c[:2]) for c in dom.table('io-files') or []), sorted(most[:200]),
+         '%s: page: the 200 files of the most time in I/O' % what)
+    t.eq(len(dom.table('io-rows') or []), 200, '%s: page: their 200 rows' % what)
+    m = re.search(r'<p id="io-total">(.*?)</p><p class="note" id="io-left-out">(.*?)</p>',
+                  dom.text, re.S)
+    t.check(m and m.group(1).startswith('250 operations on 250 files: 0 bytes read (0 B), '
+                                        '31375 bytes written') and
+            'the 200 of 250 files and 200 of 250' in m.group(2),
+            '%s: page: the totals of all 250 files, and a note of what is left out' % what,
+            m.group(0) if m else dom.text[:300])
+
+
 def check_mpi(t):
     what = 'mpi_io Open MPI np 2'
     vtmpi.require_runtime(OPENMPI)
@@ -448,7 +479,7 @@ def check_mpi(t):
 def body(t):
     vttest.require_otf2()
     exes = t.parallel(lambda s: t.compile(s[0], [s[1]], opt='-O0'),
-                      [('io', IO_C), ('mem', MEM_C)])
+                      [('io', IO_C), ('mem', MEM_C), ('many_files', 'many_files.c')])
     what = 'io.c'
     run = t.run(exes[0], env={'VT_IOTRACE': 'yes'}, label='io')
     t.eq(run.status, 0, '%s: exit status 0' % what)
@@ -470,6 +501,7 @@ def body(t):
          'vt-profile --io --memory: status 2, one line naming the options that exclude each other')
     check_memory(t, exes[1])
     check_memory_paths(t)
+    check_many_files(t, exes[2])
     check_mpi(t)
 
 
