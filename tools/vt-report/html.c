@@ -577,12 +577,16 @@ int vt_report_html(struct vt_report *r, FILE *out, char *err, size_t errlen)
 		      "<h3>OpenMP imbalance</h3><table id=\"omp-imbalance\" class=\"sortable\">"
 		      "</table>\n</section>\n",
 		      out);
-	fputs("<section id=\"io-section\"><h2>I/O</h2>\n<div id=\"io-summary\"></div>\n"
-	      "<h3>Per file</h3><table id=\"io-files\" class=\"sortable\"></table>\n"
-	      "<h3>Per file and process</h3><table id=\"io-rows\" class=\"sortable\"></table>\n"
-	      "<h3>Request sizes</h3><div id=\"io-sizes\"></div>\n"
-	      "<h3>Slowest operations</h3><table id=\"io-slowest\" class=\"sortable\"></table>\n"
-	      "</section>\n"
+	/* Without I/O events, the note alone (report.js). */
+	fputs("<section id=\"io-section\"><h2>I/O</h2>\n<div id=\"io-summary\"></div>\n", out);
+	if (r->io && r->io->any)
+		fputs("<h3>Per file</h3><table id=\"io-files\" class=\"sortable\"></table>\n"
+		      "<h3>Per file and process</h3><table id=\"io-rows\" class=\"sortable\">"
+		      "</table>\n<h3>Request sizes</h3><div id=\"io-sizes\"></div>\n"
+		      "<h3>Slowest operations</h3><table id=\"io-slowest\" class=\"sortable\">"
+		      "</table>\n",
+		      out);
+	fputs("</section>\n"
 	      "<section id=\"memory-section\"><h2>Memory</h2>\n<div id=\"memory-summary\"></div>\n"
 	      "<div id=\"memory-plot\"></div>\n<table id=\"memory\" class=\"sortable\"></table>\n"
 	      "</section>\n"
