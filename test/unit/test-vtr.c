@@ -48,6 +48,19 @@ static void write_trace(const char *dir)
 
 	for (int r = 0; r < 3; r++)
 		OTF2_EvtWriter_Enter(w[r], NULL, 10, MAIN);
+	/* 0. I/O on rank 0: handle 0 created, a write of 10 bytes (8 done), a seek, a dup to
+	 * handle 2, a read cancelled, handle 0 destroyed. */
+	OTF2_EvtWriter_IoCreateHandle(w[0], NULL, 11, 0, OTF2_IO_ACCESS_MODE_WRITE_ONLY,
+				      OTF2_IO_CREATION_FLAG_CREATE, OTF2_IO_STATUS_FLAG_NONE);
+	OTF2_EvtWriter_IoOperationBegin(w[0], NULL, 12, 0, OTF2_IO_OPERATION_MODE_WRITE,
+					OTF2_IO_OPERATION_FLAG_NONE, 10, 1);
+	OTF2_EvtWriter_IoOperationComplete(w[0], NULL, 13, 0, 8, 1);
+	OTF2_EvtWriter_IoSeek(w[0], NULL, 14, 0, -3, OTF2_IO_SEEK_FROM_END, 97);
+	OTF2_EvtWriter_IoDuplicateHandle(w[0], NULL, 15, 0, 2, OTF2_IO_STATUS_FLAG_NONE);
+	OTF2_EvtWriter_IoOperationBegin(w[0], NULL, 16, 2, OTF2_IO_OPERATION_MODE_READ,
+					OTF2_IO_OPERATION_FLAG_NON_BLOCKING, 4, 2);
+	OTF2_EvtWriter_IoOperationCancelled(w[0], NULL, 17, 2, 2);
+	OTF2_EvtWriter_IoDestroyHandle(w[0], NULL, 18, 0);
 	/* 1. rank 0 -> rank 1, tag 5, twice (FIFO: 100 bytes first, then 200). */
 	OTF2_EvtWriter_Enter(w[0], NULL, 20, SEND);
 	OTF2_EvtWriter_MpiSend(w[0], NULL, 21, 1, 0, 5, 100);
@@ -153,6 +166,22 @@ static void write_trace(const char *dir)
 	OTF2_GlobalDefWriter_WriteMetricClass(g, 0, 2, members, OTF2_METRIC_ASYNCHRONOUS,
 					      OTF2_RECORDER_KIND_ABSTRACT);
 	OTF2_GlobalDefWriter_WriteMetricInstance(g, 1, 0, 2, OTF2_SCOPE_LOCATION, 0);
+	/* I/O: paradigm 0 POSIX; file 0 "data", directory 1 "dir"; handles 0 (data), 1 (an
+	 * undefined file and paradigm: none), 2 (dir). */
+	s += 3;
+	OTF2_GlobalDefWriter_WriteString(g, s, "POSIX");
+	OTF2_GlobalDefWriter_WriteString(g, s + 1, "data");
+	OTF2_GlobalDefWriter_WriteString(g, s + 2, "dir");
+	OTF2_GlobalDefWriter_WriteString(g, s + 3, "h1");
+	OTF2_GlobalDefWriter_WriteIoParadigm(g, 0, s, s, OTF2_IO_PARADIGM_CLASS_SERIAL,
+					     OTF2_IO_PARADIGM_FLAG_OS, 0, NULL, NULL, NULL);
+	OTF2_GlobalDefWriter_WriteIoRegularFile(g, 0, s + 1, 0);
+	OTF2_GlobalDefWriter_WriteIoDirectory(g, 1, s + 2, 0);
+	OTF2_GlobalDefWriter_WriteIoHandle(g, 0, s + 1, 0, 0, OTF2_IO_HANDLE_FLAG_NONE,
+					   OTF2_UNDEFINED_COMM, OTF2_UNDEFINED_IO_HANDLE);
+	OTF2_GlobalDefWriter_WriteIoHandle(g, 1, s + 3, 5, 3, OTF2_IO_HANDLE_FLAG_NONE, 0, 0);
+	OTF2_GlobalDefWriter_WriteIoHandle(g, 2, s + 2, 1, 0, OTF2_IO_HANDLE_FLAG_NONE,
+					   OTF2_UNDEFINED_COMM, 0);
 	OTF2_Archive_CloseGlobalDefWriter(a, g);
 	OTF2_Archive_SetCreator(a, "test-vtr");
 	OTF2_Archive_SetProperty(a, "VT::SETTING", "42", false);
@@ -206,6 +235,14 @@ static void on_leave(void *u, const struct vtr_location *l, uint64_t t, uint32_t
 	leaves++;
 }
 
+static void on_io_cb(void *u, const struct vtr_location *l, const struct vtr_io_event *e)
+{
+	line("%s on %lu at %lu: h %u mode %u flags %u bytes %lu id %lu other %u off %ld res %lu",
+	     vtr_event_names[e->kind], (unsigned long)l->id, (unsigned long)e->time, e->handle,
+	     e->mode, e->flags, (unsigned long)e->bytes, (unsigned long)e->matching, e->other,
+	     (long)e->offset, (unsigned long)e->result);
+}
+
 static char info[512];
 static void on_info(void *u, const char *name, const char *value)
 {
@@ -237,6 +274,16 @@ int main(void)
 	      tr.metric_classes[0].members[1] == 0);
 	CHECK(tr.metric_classes[1].instance && tr.metric_classes[1].recorder == 2 &&
 	      tr.metric_classes[1].nmembers == 2 && tr.metric_classes[1].members[0] == 1);
+	CHECK(tr.nio_paradigms == 1 && strcmp(tr.io_paradigms[0].name, "POSIX") == 0);
+	CHECK(tr.nio_files == 2 && strcmp(tr.io_files[0].name, "data") == 0 &&
+	      strcmp(tr.io_files[1].name, "dir") == 0);
+	CHECK(tr.nio_handles == 3 && strcmp(tr.io_handles[0].name, "data") == 0 &&
+	      tr.io_handles[0].file == 0 && tr.io_handles[0].paradigm == 0 &&
+	      tr.io_handles[0].comm == VTR_NONE && tr.io_handles[0].parent == VTR_NONE);
+	CHECK(strcmp(tr.io_handles[1].name, "h1") == 0 && tr.io_handles[1].file == VTR_NONE &&
+	      tr.io_handles[1].paradigm == VTR_NONE && tr.io_handles[1].comm == 0 &&
+	      tr.io_handles[1].parent == 0);
+	CHECK(tr.io_handles[2].file == 1 && tr.io_handles[2].parent == 0);
 	info[0] = '\0';
 	vtr_archive_info(&tr, on_info, NULL);
 	CHECK(strstr(info, "creator=test-vtr;") != NULL && strstr(info, "VT::SETTING=42;") != NULL);
@@ -275,6 +322,27 @@ int main(void)
 		     "problem 0 on 1: Leave of 'main' at 130 does not match the innermost "
 		     "open region 'MPI_Send'; 2 region(s) inside it closed at this time\n") == 0);
 	CHECK(leaves == 18 && vtr_last_stats()->messages == 0);
+
+	/* The I/O events with their fields, in both readings. */
+	const struct vtr_callbacks io_cb = {.io = on_io_cb};
+	const char *io_want =
+	    "IoCreateHandle on 0 at 11: h 0 mode 1 flags 1 bytes 0 id 0 other 0 off 0 res 0\n"
+	    "IoOperationBegin on 0 at 12: h 0 mode 1 flags 0 bytes 10 id 1 other 0 off 0 res 0\n"
+	    "IoOperationComplete on 0 at 13: h 0 mode 0 flags 0 bytes 8 id 1 other 0 off 0 res 0\n"
+	    "IoSeek on 0 at 14: h 0 mode 2 flags 0 bytes 0 id 0 other 0 off -3 res 97\n"
+	    "IoDuplicateHandle on 0 at 15: h 0 mode 0 flags 0 bytes 0 id 0 other 2 off 0 res 0\n"
+	    "IoOperationBegin on 0 at 16: h 2 mode 0 flags 1 bytes 4 id 2 other 0 off 0 res 0\n"
+	    "IoOperationCancelled on 0 at 17: h 2 mode 0 flags 0 bytes 0 id 2 other 0 off 0 "
+	    "res 0\n"
+	    "IoDestroyHandle on 0 at 18: h 0 mode 0 flags 0 bytes 0 id 0 other 0 off 0 res 0\n";
+	for (int merged = 0; merged < 2; merged++) {
+		used = 0;
+		out[0] = '\0';
+		CHECK((merged ? vtr_read_merged : vtr_read_locations)(&tr, &io_cb, NULL) == 0);
+		CHECK(strcmp(out, io_want) == 0);
+		if (strcmp(out, io_want) != 0)
+			fprintf(stderr, "got:\n%swant:\n%s", out, io_want);
+	}
 	vtr_close(&tr);
 
 	/* Bad input: one line each. */

@@ -115,6 +115,23 @@ struct vtr_scl {
 	uint32_t line;
 };
 
+/* OTF2's I/O model: paradigms (name: their identification, "POSIX", "MPI-IO", "ISOC"), files
+ * (regular files and directories: they share OTF2's IoFileRef ids) and handles. */
+struct vtr_io_paradigm {
+	bool defined;
+	const char *name;
+};
+struct vtr_io_file {
+	bool defined;
+	const char *name;
+};
+struct vtr_io_handle {
+	bool defined;
+	const char *name;
+	uint32_t file, paradigm; /* VTR_NONE: none, or not defined */
+	uint32_t comm, parent;	 /* VTR_NONE: none */
+};
+
 /* Everything a tool asks about the definitions; arrays indexed by id. */
 struct vtr_trace {
 	const char *path;
@@ -141,6 +158,12 @@ struct vtr_trace {
 	size_t ncallctxs;
 	struct vtr_scl *scls;
 	size_t nscls;
+	struct vtr_io_paradigm *io_paradigms;
+	size_t nio_paradigms;
+	struct vtr_io_file *io_files;
+	size_t nio_files;
+	struct vtr_io_handle *io_handles;
+	size_t nio_handles;
 	/* The first interrupt generator's period in seconds (0: none), and its name. */
 	double sample_period;
 	const char *sample_source;
@@ -245,6 +268,24 @@ struct vtr_thread_event {
 	uint64_t sequence;	      /* Create, Begin, Wait, End: the thread's number */
 };
 
+/*
+ * An event of OTF2's I/O model with its fields; those a kind does not have are 0. handle is
+ * as recorded (index tr->io_handles where it is below nio_handles and defined).
+ */
+struct vtr_io_event {
+	enum vtr_event kind; /* VTR_EV_IoCreateHandle ... VTR_EV_IoTryLock */
+	uint64_t time;
+	uint32_t handle;
+	uint32_t mode;	   /* OperationBegin: OTF2_IoOperationMode; CreateHandle: access mode;
+			    * Seek: whence */
+	uint32_t flags;	   /* OperationBegin: OTF2_IoOperationFlag; CreateHandle: creation */
+	uint64_t bytes;	   /* OperationBegin: requested; OperationComplete: done */
+	uint64_t matching; /* Operation*: the matching id */
+	uint32_t other;	   /* DuplicateHandle: the new handle */
+	int64_t offset;	   /* Seek: requested */
+	uint64_t result;   /* Seek: the offset reached */
+};
+
 /* What a tool is told; any may be NULL. loc is the event's location. */
 struct vtr_callbacks {
 	void (*location_begin)(void *user, const struct vtr_location *loc);
@@ -269,6 +310,8 @@ struct vtr_callbacks {
 	/* An event of the thread model (struct vtr_thread_event; e is valid during the call). */
 	void (*thread)(void *user, const struct vtr_location *loc,
 		       const struct vtr_thread_event *e);
+	/* An event of the I/O model (struct vtr_io_event; e is valid during the call). */
+	void (*io)(void *user, const struct vtr_location *loc, const struct vtr_io_event *e);
 	/* A calling-context sample: ctx indexes tr->callctxs (or is VTR_NONE: undefined). */
 	void (*sample)(void *user, const struct vtr_location *loc, uint64_t time, uint32_t ctx);
 	/* message: one line, without the location; region: the one concerned, or VTR_NONE. */

@@ -132,8 +132,9 @@ struct def_state {
 	size_t locations_cap, ngroup_defs;
 	struct group_def *group_defs;
 	uint32_t *region_names, *region_files, *loc_names, *lg_names, *node_names, *node_classes,
-	    *comm_names, *metric_names, *metric_units, *scl_files, *igen_name;
-	size_t nscl_files, nigen_name;
+	    *comm_names, *metric_names, *metric_units, *scl_files, *igen_name, *io_paradigm_names,
+	    *io_file_names, *io_handle_names;
+	size_t nscl_files, nigen_name, nio_paradigm_names, nio_file_names, nio_handle_names;
 	size_t nregion_names, nloc_names, nlg_names, nnode_names, ncomm_names, nmetric_names;
 	uint64_t bad_id;
 	const char *bad_kind;
@@ -410,6 +411,82 @@ static const char *string_or(const struct vtr_trace *tr, const uint32_t *refs, s
 			(n)--;                                                                     \
 	} while (0)
 
+/* ---- OTF2's I/O model ---- */
+
+static OTF2_CallbackCode on_io_paradigm(void *user, OTF2_IoParadigmRef self,
+					OTF2_StringRef identification, OTF2_StringRef name,
+					OTF2_IoParadigmClass cls, OTF2_IoParadigmFlag flags,
+					uint8_t nprops, const OTF2_IoParadigmProperty *props,
+					const OTF2_Type *types, const OTF2_AttributeValue *values)
+{
+	struct def_state *ds = user;
+	struct vtr_trace *tr = ds->tr;
+	DENSE("I/O paradigm", self);
+	grow_zeroed((void **)&tr->io_paradigms, &tr->nio_paradigms, (size_t)self + 1,
+		    sizeof(*tr->io_paradigms));
+	tr->io_paradigms[self].defined = true;
+	keep_ref(&ds->io_paradigm_names, &ds->nio_paradigm_names, self, identification);
+	return OTF2_CALLBACK_SUCCESS;
+}
+
+/* Regular files and directories alike: both are IoFileRefs. */
+static OTF2_CallbackCode on_io_file(void *user, OTF2_IoFileRef self, OTF2_StringRef name,
+				    OTF2_SystemTreeNodeRef scope)
+{
+	struct def_state *ds = user;
+	struct vtr_trace *tr = ds->tr;
+	DENSE("I/O file", self);
+	grow_zeroed((void **)&tr->io_files, &tr->nio_files, (size_t)self + 1,
+		    sizeof(*tr->io_files));
+	tr->io_files[self].defined = true;
+	keep_ref(&ds->io_file_names, &ds->nio_file_names, self, name);
+	return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode on_io_handle(void *user, OTF2_IoHandleRef self, OTF2_StringRef name,
+				      OTF2_IoFileRef file, OTF2_IoParadigmRef paradigm,
+				      OTF2_IoHandleFlag flags, OTF2_CommRef comm,
+				      OTF2_IoHandleRef parent)
+{
+	struct def_state *ds = user;
+	struct vtr_trace *tr = ds->tr;
+	DENSE("I/O handle", self);
+	grow_zeroed((void **)&tr->io_handles, &tr->nio_handles, (size_t)self + 1,
+		    sizeof(*tr->io_handles));
+	tr->io_handles[self] =
+	    (struct vtr_io_handle){true,
+				   NULL,
+				   file == OTF2_UNDEFINED_IO_FILE ? VTR_NONE : file,
+				   paradigm,
+				   comm == OTF2_UNDEFINED_COMM ? VTR_NONE : comm,
+				   parent == OTF2_UNDEFINED_IO_HANDLE ? VTR_NONE : parent};
+	keep_ref(&ds->io_handle_names, &ds->nio_handle_names, self, name);
+	return OTF2_CALLBACK_SUCCESS;
+}
+
+/* Names, and references to what is not defined made VTR_NONE. */
+static void resolve_io(struct def_state *ds)
+{
+	struct vtr_trace *tr = ds->tr;
+	TRIM(tr->io_paradigms, tr->nio_paradigms);
+	TRIM(tr->io_files, tr->nio_files);
+	TRIM(tr->io_handles, tr->nio_handles);
+	for (size_t i = 0; i < tr->nio_paradigms; i++)
+		tr->io_paradigms[i].name =
+		    string_or(tr, ds->io_paradigm_names, ds->nio_paradigm_names, i, "");
+	for (size_t i = 0; i < tr->nio_files; i++)
+		tr->io_files[i].name = string_or(tr, ds->io_file_names, ds->nio_file_names, i, "");
+	for (size_t i = 0; i < tr->nio_handles; i++) {
+		struct vtr_io_handle *h = &tr->io_handles[i];
+		h->name = string_or(tr, ds->io_handle_names, ds->nio_handle_names, i, "");
+		if (h->file != VTR_NONE &&
+		    (h->file >= tr->nio_files || !tr->io_files[h->file].defined))
+			h->file = VTR_NONE;
+		if (h->paradigm >= tr->nio_paradigms || !tr->io_paradigms[h->paradigm].defined)
+			h->paradigm = VTR_NONE;
+	}
+}
+
 /* Each member's location (index in tr->locations, VTR_NONE where it names none): a group of
  * locations lists their ids, a COMM_GROUP indexes the COMM_LOCATIONS group of its paradigm
  * (OpenMP's thread teams, pthreads' contingents, MPI's communicators alike). */
@@ -447,6 +524,7 @@ static void resolve(struct def_state *ds)
 	TRIM(tr->metric_classes, tr->nmetric_classes);
 	TRIM(tr->callctxs, tr->ncallctxs);
 	TRIM(tr->scls, tr->nscls);
+	resolve_io(ds);
 	for (size_t i = 0; i < tr->nscls; i++)
 		tr->scls[i].file = string_or(tr, ds->scl_files, ds->nscl_files, i, "");
 	tr->sample_source = string_or(tr, ds->igen_name, ds->nigen_name, 0, "");
@@ -565,6 +643,9 @@ static void free_defs(struct def_state *ds)
 	free(ds->metric_units);
 	free(ds->scl_files);
 	free(ds->igen_name);
+	free(ds->io_paradigm_names);
+	free(ds->io_file_names);
+	free(ds->io_handle_names);
 }
 
 static int read_global_defs(struct vtr_trace *tr)
@@ -591,6 +672,10 @@ static int read_global_defs(struct vtr_trace *tr)
 	OTF2_GlobalDefReaderCallbacks_SetMetricMemberCallback(cb, on_metric_member);
 	OTF2_GlobalDefReaderCallbacks_SetMetricClassCallback(cb, on_metric_class);
 	OTF2_GlobalDefReaderCallbacks_SetMetricInstanceCallback(cb, on_metric_instance);
+	OTF2_GlobalDefReaderCallbacks_SetIoParadigmCallback(cb, on_io_paradigm);
+	OTF2_GlobalDefReaderCallbacks_SetIoRegularFileCallback(cb, on_io_file);
+	OTF2_GlobalDefReaderCallbacks_SetIoDirectoryCallback(cb, on_io_file);
+	OTF2_GlobalDefReaderCallbacks_SetIoHandleCallback(cb, on_io_handle);
 	OTF2_Reader_RegisterGlobalDefCallbacks(tr->reader, defs, cb, &ds);
 	OTF2_GlobalDefReaderCallbacks_Delete(cb);
 
@@ -676,6 +761,9 @@ void vtr_close(struct vtr_trace *tr)
 	free(tr->metric_classes);
 	free(tr->callctxs);
 	free(tr->scls);
+	free(tr->io_paradigms);
+	free(tr->io_files);
+	free(tr->io_handles);
 	free(tr->loc_by_id);
 	vtr_free_interned(tr);
 	*tr = (struct vtr_trace){0};

@@ -531,6 +531,64 @@ static const struct vtr_thread_event no_thread_event = {
 		THREAD_EVENT(ThreadEnd, e.comm = comm; e.sequence = seq);                          \
 	}
 
+/* The I/O model's events: counted, then handed over with their fields (statements). */
+#define IO_EVENT(name, ...)                                                                        \
+	STATE();                                                                                   \
+	SIMPLE(name, 0, 0);                                                                        \
+	if (rd->cb->io) {                                                                          \
+		struct vtr_io_event e = {.kind = VTR_EV_##name, .time = time};                     \
+		__VA_ARGS__;                                                                       \
+		rd->cb->io(rd->user, s->loc, &e);                                                  \
+	}                                                                                          \
+	DONE()
+
+#define IO_HANDLERS(P)                                                                             \
+	static OTF2_CallbackCode P##IoCreateHandle(                                                \
+	    P##ARGS, OTF2_IoHandleRef h, OTF2_IoAccessMode mode, OTF2_IoCreationFlag cflags,       \
+	    OTF2_IoStatusFlag sflags)                                                              \
+	{                                                                                          \
+		IO_EVENT(IoCreateHandle, e.handle = h; e.mode = mode; e.flags = cflags);           \
+	}                                                                                          \
+	static OTF2_CallbackCode P##IoDestroyHandle(P##ARGS, OTF2_IoHandleRef h)                   \
+	{                                                                                          \
+		IO_EVENT(IoDestroyHandle, e.handle = h);                                           \
+	}                                                                                          \
+	static OTF2_CallbackCode P##IoDuplicateHandle(P##ARGS, OTF2_IoHandleRef old,               \
+						      OTF2_IoHandleRef h, OTF2_IoStatusFlag sf)    \
+	{                                                                                          \
+		IO_EVENT(IoDuplicateHandle, e.handle = old; e.other = h);                          \
+	}                                                                                          \
+	static OTF2_CallbackCode P##IoSeek(P##ARGS, OTF2_IoHandleRef h, int64_t off,               \
+					   OTF2_IoSeekOption whence, uint64_t result)              \
+	{                                                                                          \
+		IO_EVENT(IoSeek, e.handle = h; e.offset = off; e.mode = whence;                    \
+			 e.result = result);                                                       \
+	}                                                                                          \
+	static OTF2_CallbackCode P##IoOperationBegin(                                              \
+	    P##ARGS, OTF2_IoHandleRef h, OTF2_IoOperationMode mode, OTF2_IoOperationFlag flags,    \
+	    uint64_t bytes, uint64_t id)                                                           \
+	{                                                                                          \
+		IO_EVENT(IoOperationBegin, e.handle = h; e.mode = mode; e.flags = flags;           \
+			 e.bytes = bytes; e.matching = id);                                        \
+	}                                                                                          \
+	static OTF2_CallbackCode P##IoOperationComplete(P##ARGS, OTF2_IoHandleRef h,               \
+							uint64_t bytes, uint64_t id)               \
+	{                                                                                          \
+		IO_EVENT(IoOperationComplete, e.handle = h; e.bytes = bytes; e.matching = id);     \
+	}                                                                                          \
+	static OTF2_CallbackCode P##IoOperationCancelled(P##ARGS, OTF2_IoHandleRef h, uint64_t id) \
+	{                                                                                          \
+		IO_EVENT(IoOperationCancelled, e.handle = h; e.matching = id);                     \
+	}                                                                                          \
+	static OTF2_CallbackCode P##IoOperationIssued(P##ARGS, OTF2_IoHandleRef h, uint64_t id)    \
+	{                                                                                          \
+		IO_EVENT(IoOperationIssued, e.handle = h; e.matching = id);                        \
+	}                                                                                          \
+	static OTF2_CallbackCode P##IoOperationTest(P##ARGS, OTF2_IoHandleRef h, uint64_t id)      \
+	{                                                                                          \
+		IO_EVENT(IoOperationTest, e.handle = h; e.matching = id);                          \
+	}
+
 /* The kinds with handlers above: registered after the generic ones, which they replace. */
 // clang-format off
 #define SPECIAL_KINDS(X) \
@@ -539,7 +597,9 @@ static const struct vtr_thread_event no_thread_event = {
 	X(MpiCollectiveBegin) X(MpiCollectiveEnd) X(CallingContextSample) \
 	X(ThreadFork) X(ThreadJoin) X(ThreadTeamBegin) X(ThreadTeamEnd) X(ThreadAcquireLock) \
 	X(ThreadReleaseLock) X(ThreadTaskCreate) X(ThreadTaskSwitch) X(ThreadTaskComplete) \
-	X(ThreadCreate) X(ThreadBegin) X(ThreadWait) X(ThreadEnd)
+	X(ThreadCreate) X(ThreadBegin) X(ThreadWait) X(ThreadEnd) \
+	X(IoCreateHandle) X(IoDestroyHandle) X(IoDuplicateHandle) X(IoSeek) X(IoOperationBegin) \
+	X(IoOperationComplete) X(IoOperationCancelled) X(IoOperationIssued) X(IoOperationTest)
 // clang-format on
 
 #define local_ARGS                                                                                 \
@@ -552,6 +612,8 @@ HANDLERS(local_)
 HANDLERS(global_)
 THREAD_HANDLERS(local_)
 THREAD_HANDLERS(global_)
+IO_HANDLERS(local_)
+IO_HANDLERS(global_)
 
 /* Every kind: counted, handed to the tool as a generic event. */
 #define GENERIC(name, params)                                                                      \

@@ -42,6 +42,18 @@ static const char usage_text[] =
     "                       ranks, instances and time per collective kind\n"
     "  -i, --imbalance      per region the min, mean and max of its inclusive time\n"
     "                       over the locations that entered it\n"
+    "  -t, --threads        the thread model instead: per thread the time in\n"
+    "                       OpenMP constructs, tasks, locks and pthread calls,\n"
+    "                       and the OpenMP imbalance per parallel and barrier region\n"
+    "  -I, --io             I/O instead (VT_IOTRACE=yes, MPI-IO): per file, and\n"
+    "                       per file and process, the reads, writes, flushes,\n"
+    "                       failed operations, bytes read and written, time in\n"
+    "                       I/O; per file the request sizes in powers of two; the\n"
+    "                       slowest operations (--top N, 10 by default)\n"
+    "  -M, --memory         memory instead (VT_MEMTRACE=yes): per process the\n"
+    "                       high-water mark, allocations and bytes allocated; per\n"
+    "                       call path the allocations and net bytes between its\n"
+    "                       Enters and Leaves, where the counters are recorded there\n"
     "  -h, --help           show this help and exit\n"
     "  -V, --version        show the version and exit\n"
     "\n"
@@ -69,6 +81,7 @@ static size_t parse_count(const char *option, const char *value)
 
 static void parse_args(int argc, char **argv, struct vt_prof_options *opt, const char **path)
 {
+	// clang-format off
 	static const struct option longopts[] = {
 	    {"format", required_argument, NULL, 'f'},
 	    {"sort", required_argument, NULL, 's'},
@@ -81,9 +94,12 @@ static void parse_args(int argc, char **argv, struct vt_prof_options *opt, const
 	    {"imbalance", no_argument, NULL, 'i'},
 	    {"help", no_argument, NULL, 'h'},
 	    {"threads", no_argument, NULL, 't'},
+	    {"io", no_argument, NULL, 'I'},
+	    {"memory", no_argument, NULL, 'M'},
 	    {"version", no_argument, NULL, 'V'},
 	    {NULL, 0, NULL, 0},
 	};
+	// clang-format on
 	/* Orders match the enums in report.h. */
 	static const char *const formats[] = {"text", "csv", "json"};
 	static const char *const sorts[] = {"excl", "incl", "calls", "name"};
@@ -91,7 +107,7 @@ static void parse_args(int argc, char **argv, struct vt_prof_options *opt, const
 	size_t depth;
 
 	opterr = 0; /* our own one-line messages instead of getopt's */
-	while ((c = getopt_long(argc, argv, ":f:s:n:lScd:mithV", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":f:s:n:lScd:mitIMhV", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'f':
 			opt->format = (enum vt_prof_format)pick("--format", optarg, formats, 3);
@@ -121,6 +137,12 @@ static void parse_args(int argc, char **argv, struct vt_prof_options *opt, const
 		case 't':
 			opt->threads = true;
 			break;
+		case 'I':
+			opt->io = true;
+			break;
+		case 'M':
+			opt->memory = true;
+			break;
 		case 'l':
 			opt->per_location = true;
 			break;
@@ -138,9 +160,11 @@ static void parse_args(int argc, char **argv, struct vt_prof_options *opt, const
 		}
 	}
 	*path = vtr_cli_trace(argc, argv);
-	if (opt->samples + opt->call_tree + opt->mpi + opt->imbalance + opt->threads > 1)
-		vtr_usage_error(
-		    "--samples, --call-tree, --mpi, --imbalance and --threads exclude each other");
+	if (opt->samples + opt->call_tree + opt->mpi + opt->imbalance + opt->threads + opt->io +
+		opt->memory >
+	    1)
+		vtr_usage_error("--samples, --call-tree, --mpi, --imbalance, --threads, --io and "
+				"--memory exclude each other");
 	if (opt->depth && !opt->call_tree)
 		vtr_usage_error("--depth goes with --call-tree");
 }
@@ -162,6 +186,10 @@ static int other_mode(const struct vt_prof_trace *tr, const struct vt_prof_optio
 		*problems += more;
 	} else if (opt->threads) {
 		rc = vt_prof_report_threads(tr, opt, stdout, err, sizeof(err));
+	} else if (opt->io) {
+		rc = vt_prof_report_io(tr, opt, stdout, err, sizeof(err));
+	} else if (opt->memory) {
+		rc = vt_prof_report_memory(tr, opt, stdout, err, sizeof(err));
 	} else {
 		vt_prof_report_imbalance(tr, opt, stdout);
 	}
@@ -192,7 +220,7 @@ int main(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	uint64_t problems = tr.total_problems;
-	if (opt.call_tree || opt.mpi || opt.imbalance || opt.threads) {
+	if (opt.call_tree || opt.mpi || opt.imbalance || opt.threads || opt.io || opt.memory) {
 		if (other_mode(&tr, &opt, &problems) < 0) {
 			vt_prof_free(&tr);
 			return EXIT_USAGE;

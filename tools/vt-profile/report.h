@@ -24,6 +24,8 @@ struct vt_prof_options {
 	bool mpi;	 /* MPI statistics instead (mpi.c) */
 	bool imbalance;	 /* per-region spread over locations instead (imbalance.c) */
 	bool threads;	 /* the thread model and OpenMP imbalance instead (threads.c) */
+	bool io;	 /* I/O per file and process instead (io.c) */
+	bool memory;	 /* memory counters per process and call path instead (memory.c) */
 };
 
 /* Writes the report to out; problems go to out too, except in CSV where they go to err. */
@@ -51,6 +53,17 @@ void vt_prof_report_imbalance(const struct vt_prof_trace *tr, const struct vt_pr
  * locks, per parallel and barrier region the spread over the threads. 0, or -1 with err. */
 int vt_prof_report_threads(const struct vt_prof_trace *tr, const struct vt_prof_options *opt,
 			   FILE *out, char *err, size_t errlen);
+
+/* I/O (--io): per file and process the operations, bytes and time, request sizes, the
+ * slowest operations (top of them, 10 when 0). 0, or -1 with err. */
+int vt_prof_report_io(const struct vt_prof_trace *tr, const struct vt_prof_options *opt, FILE *out,
+		      char *err, size_t errlen);
+
+/* Memory (--memory): per process the VT_MEMTRACE counters, per call path the allocations made
+ * and net bytes between its Enters and Leaves where the counters are recorded there. 0, or
+ * -1 with err. */
+int vt_prof_report_memory(const struct vt_prof_trace *tr, const struct vt_prof_options *opt,
+			  FILE *out, char *err, size_t errlen);
 
 /* The problems of the flat reading, one "warning: ..." line each, after prefix. */
 void vt_prof_print_problems(const struct vt_prof_trace *tr, FILE *out, const char *prefix);

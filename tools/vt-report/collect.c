@@ -9,7 +9,8 @@
  * there, how many, how busy), and only the longer ones are kept one by one. Counters are
  * binned the same way (last value, minimum and maximum per bin). The thread model (OpenMP
  * teams, locks, forks, tasks, pthreads) goes to a temporary file of its own, as items
- * [type, location, t0, t1, arg] (VT_REPORT_TH_*), and into libvtprof's thread model.
+ * [type, location, t0, t1, arg] (VT_REPORT_TH_*), and into libvtprof's thread model; the I/O
+ * events into its I/O model.
  */
 #include "vt_report.h"
 
@@ -30,6 +31,12 @@ static void on_event(void *user, const struct vtr_location *loc, enum vtr_event 
 	if (!r->any || time > r->ticks_max)
 		r->ticks_max = time;
 	r->any = true;
+}
+
+static void on_io(void *user, const struct vtr_location *loc, const struct vtr_io_event *e)
+{
+	struct vt_report *r = user;
+	vt_prof_io_event(r->io, loc, e);
 }
 
 static void on_enter(void *user, const struct vtr_location *loc, uint64_t time, uint32_t region)
@@ -433,6 +440,7 @@ int vt_report_collect(struct vt_report *r, char *err, size_t errlen)
 	r->marks = tmpfile();
 	r->threads = tmpfile();
 	r->thr = vt_prof_threads_new(t);
+	r->io = vt_prof_io_new(t, VT_REPORT_IO_SLOWEST);
 	r->teams = vtr_xcalloc(nloc, sizeof(*r->teams));
 	r->locks = vtr_xcalloc(nloc, sizeof(*r->locks));
 	/* Per-location samples only where they stay small: a few locations, bounded contexts. */
@@ -459,6 +467,7 @@ int vt_report_collect(struct vt_report *r, char *err, size_t errlen)
 	    .collective = on_collective,
 	    .sample = on_sample,
 	    .thread = on_thread,
+	    .io = on_io,
 	    .location_end = on_location_end,
 	    .problem = on_problem,
 	};
@@ -466,6 +475,7 @@ int vt_report_collect(struct vt_report *r, char *err, size_t errlen)
 		snprintf(err, errlen, "%s", t->err);
 		return -1;
 	}
+	vt_prof_io_end(r->io);
 	/* The conversion never decreases: the extremes of the ticks are those of the ns. */
 	if (r->any) {
 		r->tmin = vtr_ticks_to_ns(t, r->ticks_min);
@@ -493,6 +503,7 @@ void vt_report_free(struct vt_report *r)
 	free(r->releases.o);
 	free(r->forks_open.o);
 	vt_prof_threads_free(r->thr);
+	vt_prof_io_free(r->io);
 	free(r->stacks);
 	free(r->bins_of);
 	vt_prof_ctree_free(r->ctree);

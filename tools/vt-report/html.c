@@ -333,6 +333,211 @@ static void thread_model(struct vt_report *r, FILE *out)
 	fputs("]}", out);
 }
 
+/* One file's or row's figures: reads, writes, flushes, failed, opens, seeks, bytes read and
+ * written, ticks in operations. */
+static void io_stats(FILE *out, const struct vt_prof_io_stats *s)
+{
+	fprintf(out,
+		",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
+		",%" PRIu64 ",%" PRIu64 "]",
+		s->ops[VT_PROF_IO_READ], s->ops[VT_PROF_IO_WRITE], s->ops[VT_PROF_IO_FLUSH],
+		s->failed, s->opens, s->seeks, s->read, s->written, s->time);
+}
+
+static void json_rank(FILE *out, uint32_t rank)
+{
+	if (rank != VTR_NONE)
+		fprintf(out, "%" PRIu32, rank);
+	else
+		fputs("null", out);
+}
+
+/* For choose(): the times to order by (qsort has no user pointer). */
+static const uint64_t *io_times;
+
+static int by_time(const void *pa, const void *pb)
+{
+	size_t a = *(const size_t *)pa, b = *(const size_t *)pb;
+	if (io_times[a] != io_times[b])
+		return io_times[a] > io_times[b] ? -1 : 1;
+	return (a > b) - (a < b);
+}
+
+/* keep[i] for the cap items of the most time (all when n <= cap); how many are kept. */
+static size_t choose(const uint64_t *times, const bool *eligible, size_t n, size_t cap, bool *keep)
+{
+	size_t *order = vtr_xcalloc(n + 1, sizeof(size_t)), m = 0;
+	for (size_t i = 0; i < n; i++)
+		if (eligible[i])
+			order[m++] = i;
+	io_times = times;
+	if (m > cap)
+		qsort(order, m, sizeof(size_t), by_time);
+	for (size_t i = 0; i < m && i < cap; i++)
+		keep[order[i]] = true;
+	free(order);
+	return m < cap ? m : cap;
+}
+
+static void json_process(FILE *out, const struct vtr_trace *t, const struct vt_prof_io_row *row)
+{
+	json_rank(out, row->rank);
+	putc(',', out);
+	vtr_json_string(out, row->group < t->ngroups ? t->groups[row->group].name : "");
+}
+
+/*
+ * I/O (libvtprof's io.h): null without an I/O event; else the files, the (file, process)
+ * rows, each file's request sizes [mode, smallest size, operations] and the slowest
+ * operations [paradigm, file, rank, process, location, mode, requested, done (null: failed),
+ * ticks, begin ns]; "all": the figures of all files, shaped as a file. The page stays bounded: the
+ * VT_REPORT_IO_FILES files and VT_REPORT_IO_ROWS rows (of the files shown) of the most time, in
+ * their order, and how many there are in all.
+ */
+static void io_data(struct vt_report *r, FILE *out)
+{
+	const struct vt_prof_io *m = r->io;
+	const struct vtr_trace *t = r->t;
+	if (!m || !m->any) {
+		fputs(",\n\"io\":null", out);
+		return;
+	}
+	size_t n = m->nfiles > m->nrows ? m->nfiles : m->nrows;
+	uint64_t *times = vtr_xcalloc(n + 1, sizeof(uint64_t));
+	bool *eligible = vtr_xcalloc(n + 1, sizeof(bool));
+	bool *file_kept = vtr_xcalloc(m->nfiles + 1, sizeof(bool));
+	bool *row_kept = vtr_xcalloc(m->nrows + 1, sizeof(bool));
+	size_t *file_pos = vtr_xcalloc(m->nfiles + 1, sizeof(size_t));
+	for (size_t f = 0; f < m->nfiles; f++) {
+		times[f] = m->files[f].s.time;
+		eligible[f] = true;
+	}
+	choose(times, eligible, m->nfiles, VT_REPORT_IO_FILES, file_kept);
+	for (size_t i = 0; i < m->nrows; i++) {
+		times[i] = m->rows[i].s.time;
+		eligible[i] = file_kept[m->rows[i].file];
+	}
+	choose(times, eligible, m->nrows, VT_REPORT_IO_ROWS, row_kept);
+	fprintf(out,
+		",\n\"io\":{\"modes\":[\"read\",\"write\",\"flush\"],\"files_total\":%zu,"
+		"\"rows_total\":%zu,\"all\":[\"\",\"\"",
+		m->nfiles, m->nrows);
+	io_stats(out, &m->all); /* shaped as a file */
+	fputs(",\n\"files\":[", out);
+	size_t shown = 0;
+	for (size_t f = 0; f < m->nfiles; f++) {
+		if (!file_kept[f])
+			continue;
+		file_pos[f] = shown;
+		fputs(shown++ ? ",\n[" : "[", out);
+		vtr_json_string(out, m->files[f].paradigm);
+		putc(',', out);
+		vtr_json_string(out, m->files[f].name);
+		io_stats(out, &m->files[f].s);
+	}
+	fputs("],\n\"rows\":[", out);
+	bool first = true;
+	for (size_t i = 0; i < m->nrows; i++) {
+		const struct vt_prof_io_row *row = &m->rows[i];
+		if (!row_kept[i])
+			continue;
+		fprintf(out, "%s[%zu,", first ? "" : ",\n", file_pos[row->file]);
+		json_process(out, t, row);
+		io_stats(out, &row->s);
+		first = false;
+	}
+	fputs("],\n\"sizes\":[", out);
+	shown = 0;
+	for (size_t f = 0; f < m->nfiles; f++) {
+		if (!file_kept[f])
+			continue;
+		fputs(shown++ ? ",[" : "[", out);
+		first = true;
+		for (int k = 0; k < 2; k++)
+			for (unsigned b = 0; b < VT_PROF_IO_BUCKETS; b++) {
+				if (!m->files[f].s.sizes[k][b])
+					continue;
+				fprintf(out, "%s[%d,%" PRIu64 ",%" PRIu64 "]", first ? "" : ",", k,
+					vt_prof_io_bucket_low(b), m->files[f].s.sizes[k][b]);
+				first = false;
+			}
+		putc(']', out);
+	}
+	fputs("],\n\"slowest\":[", out);
+	for (size_t i = 0; i < m->top.n; i++) {
+		const struct vt_prof_io_op *o = &m->top.ops[i];
+		const struct vt_prof_io_row *row = &m->rows[o->row];
+		fputs(i ? ",\n[" : "[", out);
+		vtr_json_string(out, m->files[row->file].paradigm);
+		putc(',', out);
+		vtr_json_string(out, m->files[row->file].name);
+		putc(',', out);
+		json_process(out, t, row);
+		fprintf(out, ",%zu,%d,%" PRIu64 ",", o->location, (int)o->mode, o->requested);
+		if (o->failed)
+			fputs("null", out);
+		else
+			fprintf(out, "%" PRIu64, o->done);
+		fprintf(out, ",%" PRIu64 ",%" PRIu64 "]", o->duration,
+			vtr_ticks_to_ns(t, o->begin));
+	}
+	fputs("]}", out);
+	free(times);
+	free(eligible);
+	free(file_kept);
+	free(row_kept);
+	free(file_pos);
+}
+
+/* The last value of a counter's series on a location of the process, or -1 (none): vt's
+ * memory counters each have a METRIC location of their own. */
+static double series_last(const struct vt_report *r, uint32_t group, const char *name)
+{
+	for (size_t i = 0; i < r->nseries; i++) {
+		const struct vt_report_series *s = &r->series[i];
+		if (r->t->locations[s->loc].group != group ||
+		    strcmp(r->t->metrics[s->member].name, name) != 0)
+			continue;
+		for (uint32_t b = r->series_bins; b-- > 0;)
+			if (s->bins[b].n)
+				return s->bins[b].last;
+	}
+	return -1;
+}
+
+/* Memory (VT_MEMTRACE): per process whose METRIC location records mem_high_water its values
+ * over time [ns, bytes] and the last of its allocations and bytes still allocated. */
+static void memory_data(struct vt_report *r, FILE *out)
+{
+	const struct vtr_trace *t = r->t;
+	fputs(",\n\"memory\":[", out);
+	bool first = true;
+	for (size_t i = 0; i < r->nseries; i++) {
+		const struct vt_report_series *s = &r->series[i];
+		if (strcmp(t->metrics[s->member].name, "mem_high_water") != 0)
+			continue;
+		const struct vtr_location *l = &t->locations[s->loc];
+		fprintf(out, "%s{\"loc\":%" PRIu32 ",\"process\":", first ? "" : ",\n", s->loc);
+		vtr_json_string(out, l->group_name);
+		fputs(",\"rank\":", out);
+		json_rank(out, l->rank);
+		fprintf(out, ",\"allocations\":%.17g,\"allocated\":%.17g,\"points\":[",
+			series_last(r, l->group, "mem_allocations"),
+			series_last(r, l->group, "mem_allocated"));
+		bool f = true;
+		for (uint32_t b = 0; b < r->series_bins; b++) {
+			const struct vt_report_point *p = &s->bins[b];
+			if (!p->n)
+				continue;
+			fprintf(out, "%s[%" PRIu64 ",%.17g]", f ? "" : ",", p->t, p->max);
+			f = false;
+		}
+		fputs("]}", out);
+		first = false;
+	}
+	fputs("]", out);
+}
+
 int vt_report_html(struct vt_report *r, FILE *out, char *err, size_t errlen)
 {
 	fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
@@ -351,7 +556,8 @@ int vt_report_html(struct vt_report *r, FILE *out, char *err, size_t errlen)
 		fputs("<a href=\"#samples-section\">Samples</a> ", out);
 	if (r->thr && r->thr->any)
 		fputs("<a href=\"#threads-section\">Threads</a> ", out);
-	fputs("<a href=\"#load-section\">Load</a> <a href=\"#mpi-section\">MPI</a> "
+	fputs("<a href=\"#io-section\">I/O</a> <a href=\"#memory-section\">Memory</a> "
+	      "<a href=\"#load-section\">Load</a> <a href=\"#mpi-section\">MPI</a> "
 	      "<a href=\"#meta-section\">Trace</a></nav>\n"
 	      "<section id=\"timeline-section\"><h2>Timeline</h2>\n"
 	      "<div id=\"controls\"></div>\n<div id=\"timeline\"></div>\n"
@@ -371,7 +577,20 @@ int vt_report_html(struct vt_report *r, FILE *out, char *err, size_t errlen)
 		      "<h3>OpenMP imbalance</h3><table id=\"omp-imbalance\" class=\"sortable\">"
 		      "</table>\n</section>\n",
 		      out);
-	fputs("<section id=\"load-section\"><h2>Load per rank</h2><div id=\"load\"></div>"
+	/* Without I/O events, the note alone (report.js). */
+	fputs("<section id=\"io-section\"><h2>I/O</h2>\n<div id=\"io-summary\"></div>\n", out);
+	if (r->io && r->io->any)
+		fputs("<h3>Per file</h3><table id=\"io-files\" class=\"sortable\"></table>\n"
+		      "<h3>Per file and process</h3><table id=\"io-rows\" class=\"sortable\">"
+		      "</table>\n<h3>Request sizes</h3><div id=\"io-sizes\"></div>\n"
+		      "<h3>Slowest operations</h3><table id=\"io-slowest\" class=\"sortable\">"
+		      "</table>\n",
+		      out);
+	fputs("</section>\n"
+	      "<section id=\"memory-section\"><h2>Memory</h2>\n<div id=\"memory-summary\"></div>\n"
+	      "<div id=\"memory-plot\"></div>\n<table id=\"memory\" class=\"sortable\"></table>\n"
+	      "</section>\n"
+	      "<section id=\"load-section\"><h2>Load per rank</h2><div id=\"load\"></div>"
 	      "</section>\n"
 	      "<section id=\"mpi-section\"><h2>MPI</h2>\n"
 	      "<h3>Messages between ranks</h3><div id=\"matrix\"></div>\n"
@@ -397,6 +616,8 @@ int vt_report_html(struct vt_report *r, FILE *out, char *err, size_t errlen)
 	fputs("]", out);
 	thread_model(r, out);
 	counters(r, out);
+	io_data(r, out);
+	memory_data(r, out);
 	profiles(r, out);
 	samples(r, out);
 	mpi(r, out);

@@ -480,6 +480,127 @@
       }));
   }
 
+  // ---- I/O: per file, per file and process, request sizes, the slowest operations ----
+  (function () {
+    var IO = D.io, sum = document.getElementById('io-summary');
+    if (!IO) {
+      sum.innerHTML = '<p class="note" id="io-none">No I/O event in the trace (recorded with VT_IOTRACE=yes).</p>';
+      return;
+    }
+    // x[k..k+8]: reads, writes, flushes, failed, opens, seeks, bytes read, bytes written, ticks
+    function figures(x, k) {
+      return [num(x[k]), num(x[k + 1]), num(x[k + 2]), num(x[k + 3]), num(x[k + 4]), num(x[k + 5]),
+        num(x[k + 6]), num(x[k + 7]), num(x[k + 8], fmtTicks(x[k + 8]))];
+    }
+    var head = ['reads', 'writes', 'flushes', 'failed', 'opens', 'seeks', 'bytes read', 'bytes written',
+      'time in I/O'];
+    var A = IO.all, ops = A[2] + A[3] + A[4] + A[5], rd = A[8], wr = A[9], time = A[10];
+    var left = IO.files_total - IO.files.length, leftRows = IO.rows_total - IO.rows.length;
+    sum.innerHTML = '<p id="io-total">' + ops + ' operations on ' + IO.files_total + ' file' +
+      (IO.files_total === 1 ? '' : 's') + ': ' + rd + ' bytes read (' + esc(fmtBytes(rd)) + '), ' + wr +
+      ' bytes written (' + esc(fmtBytes(wr)) + '), ' + esc(fmtTicks(time)) + ' in I/O operations.</p>' +
+      (left || leftRows ? '<p class="note" id="io-left-out">Shown: the ' + IO.files.length + ' of ' +
+        IO.files_total + ' files and ' + IO.rows.length + ' of ' + IO.rows_total + ' file and process rows ' +
+        'with the most time in I/O; vt-profile --io lists all.</p>' : '');
+    function fileCells(f) {
+      return [{cls: 'name', text: f[0], attr: ' data-paradigm="' + esc(f[0]) + '"'},
+        {cls: 'name', text: f[1], attr: ' data-file="' + esc(f[1]) + '"'}];
+    }
+    table('io-files', ['paradigm', 'file'].concat(head), IO.files.map(function (f) {
+      return fileCells(f).concat(figures(f, 2));
+    }));
+    table('io-rows', ['paradigm', 'file', 'rank', 'process'].concat(head), IO.rows.map(function (x) {
+      return fileCells(IO.files[x[0]]).concat([x[1] === null ? {cls: 'name', text: '\u2013'} : num(x[1]),
+        {cls: 'name', text: x[2], attr: ' data-process="' + esc(x[2]) + '"'}], figures(x, 3));
+    }));
+    // request sizes: per file a bar per power-of-two bucket, reads and writes apart
+    var out = [], BW = 44, H = 90;
+    IO.sizes.forEach(function (list, f) {
+      if (!list.length) return;
+      var maxN = 1;
+      list.forEach(function (b) { maxN = Math.max(maxN, b[2]); });
+      out.push('<div class="io-file-sizes"><div>' + esc(IO.files[f][0] + ' ' + IO.files[f][1]) + '</div>');
+      out.push('<svg xmlns="' + SVGNS + '" class="io-sizes" data-file="' + esc(IO.files[f][1]) + '" data-paradigm="' +
+        esc(IO.files[f][0]) + '" width="' + (list.length * (BW + 6) + 10) + '" height="' + (H + 44) + '">');
+      list.forEach(function (b, i) {
+        var h = b[2] / maxN * H, x = 5 + i * (BW + 6), mode = IO.modes[b[0]];
+        var label = b[1] === 0 ? '0 B' : fmtBytes(b[1]) + '+';
+        out.push('<rect class="io-size-bar ' + mode + '" data-mode="' + mode + '" data-low="' + b[1] +
+          '" data-count="' + b[2] + '" x="' + x + '" y="' + (H - h + 2).toFixed(1) + '" width="' + BW +
+          '" height="' + h.toFixed(1) + '"/>');
+        out.push('<text class="axis" x="' + x + '" y="' + (H + 14) + '">' + esc(mode) + '</text>');
+        out.push('<text class="axis" x="' + x + '" y="' + (H + 26) + '">' + esc(label) + '</text>');
+        out.push('<text class="axis" x="' + x + '" y="' + (H + 38) + '">' + b[2] + '</text>');
+      });
+      out.push('</svg></div>');
+    });
+    document.getElementById('io-sizes').innerHTML = out.join('');
+    // [paradigm, file, rank, process, location, mode, requested, done, ticks, begin ns]
+    table('io-slowest', ['time', 'rank', 'process', 'location', 'op', 'requested', 'done', 'paradigm', 'file',
+      'began at'], IO.slowest.map(function (o) {
+      return [num(o[8], fmtTicks(o[8])), o[2] === null ? {cls: 'name', text: '\u2013'} : num(o[2]),
+        {cls: 'name', text: o[3]}, {cls: 'name', text: locName(o[4])},
+        {cls: 'name', text: IO.modes[o[5]], attr: ' data-op="' + IO.modes[o[5]] + '"'}, num(o[6]),
+        o[7] === null ? {cls: 'name', text: 'failed'} : num(o[7]), {cls: 'name', text: o[0]},
+        {cls: 'name', text: o[1]}, num(o[9], fmtNs(o[9] - M.tmin))];
+    }));
+  })();
+
+  // ---- memory: the high-water mark of each process over time (VT_MEMTRACE=yes) ----
+  (function () {
+    var MEM = D.memory, sum = document.getElementById('memory-summary');
+    if (!MEM.length) {
+      sum.innerHTML = '<p class="note" id="memory-none">No memory counter in the trace (recorded with ' +
+        'VT_MEMTRACE=yes).</p>';
+      return;
+    }
+    var PW = 640, PH = 180, L = 70, B = 24, hi = 1, t0 = M.tmin, t1 = Math.max(M.tmax, M.tmin + 1);
+    MEM.forEach(function (m) {
+      m.points.forEach(function (p) { hi = Math.max(hi, p[1]); if (p[0] > t1) t1 = p[0]; });
+    });
+    function x(t) { return (L + (t - t0) / (t1 - t0) * (PW - L - 10)).toFixed(1); }
+    function y(v) { return (PH - B - v / hi * (PH - B - 10)).toFixed(1); }
+    var out = ['<svg xmlns="' + SVGNS + '" id="memory-svg" width="' + PW + '" height="' + PH + '">',
+      '<rect class="rowbg" x="' + L + '" y="10" width="' + (PW - L - 10) + '" height="' + (PH - B - 10) + '"/>',
+      '<text class="axis" x="2" y="16">' + esc(fmtBytes(hi)) + '</text>',
+      '<text class="axis" x="2" y="' + (PH - B) + '">0 B</text>',
+      '<text class="axis" x="' + L + '" y="' + (PH - 8) + '">0</text>',
+      '<text class="axis" text-anchor="end" x="' + (PW - 10) + '" y="' + (PH - 8) + '">' +
+        esc(fmtNs(t1 - t0)) + '</text>'];
+    // A high-water mark only grows: between two values known, a step at the later one (what
+    // it was at least); nothing before the first value known.
+    MEM.forEach(function (m, n) {
+      var hue = (n * 67) % 360, d = '', last = 0;
+      m.points.forEach(function (p, i) {
+        d += i ? 'H' + x(p[0]) + 'V' + y(p[1]) : 'M' + x(p[0]) + ' ' + y(p[1]);
+        last = p[1];
+      });
+      if (m.points.length > 1)
+        out.push('<path class="memory-line" fill="none" stroke="hsl(' + hue + ',60%,40%)" d="' + d + '"/>');
+      m.points.forEach(function (p) {
+        out.push('<circle class="memory-point" data-process="' + esc(m.process) + '" data-time="' + p[0] +
+          '" data-bytes="' + p[1] + '" cx="' + x(p[0]) + '" cy="' + y(p[1]) + '" r="3" fill="hsl(' + hue +
+          ',60%,40%)"><title>' + esc(m.process + ': ' + p[1] + ' bytes at ' + fmtNs(p[0] - t0)) +
+          '</title></circle>');
+      });
+      out.push('<text class="label memory-label" x="' + (L + 4) + '" y="' + (24 + 12 * n) + '" fill="hsl(' + hue +
+        ',60%,40%)">' + esc(m.process + (m.rank === null ? '' : ' (rank ' + m.rank + ')') + ': ' + fmtBytes(last)) +
+        '</text>');
+    });
+    out.push('</svg>');
+    sum.innerHTML = '<p>The most bytes each process had allocated at once (malloc and its family) at the ' +
+      'times the trace records it (a point each; vt records it once, at the end of the run).</p>';
+    document.getElementById('memory-plot').innerHTML = out.join('');
+    table('memory', ['process', 'rank', 'high-water mark [bytes]', 'allocations', 'still allocated [bytes]'],
+      MEM.map(function (m) {
+        var high = m.points.length ? m.points[m.points.length - 1][1] : 0;
+        return [{cls: 'name', text: m.process, attr: ' data-process="' + esc(m.process) + '"'},
+          m.rank === null ? {cls: 'name', text: '\u2013'} : num(m.rank), num(high),
+          m.allocations < 0 ? {cls: 'name', text: '\u2013'} : num(m.allocations),
+          m.allocated < 0 ? {cls: 'name', text: '\u2013'} : num(m.allocated)];
+      }));
+  })();
+
   // ---- samples: a flame graph, drawn as an icicle (all samples on top, callees below) ----
   // A frame is a call path of functions, as wide as its samples at and below it; a click
   // zooms into it (it and its ancestors become full width), "reset zoom" goes back.
@@ -765,12 +886,15 @@
   var box = tl.getBoundingClientRect();
   document.body.setAttribute('data-timeline-box', [box.left + window.scrollX, box.top + window.scrollY,
     box.width, box.height].map(Math.round).join(','));
-  var fbox = document.getElementById('flame');
-  if (fbox) {
-    var fb = fbox.getBoundingClientRect();
-    document.body.setAttribute('data-flame-box', [fb.left + window.scrollX, fb.top + window.scrollY,
-      fb.width, fb.height].map(Math.round).join(','));
-  }
+  // The same for the flame graph, the I/O sizes charts and the memory plot.
+  [['flame', 'data-flame-box'], ['io-sizes', 'data-io-sizes-box'],
+    ['memory-svg', 'data-memory-box']].forEach(function (x) {
+    var el = document.getElementById(x[0]);
+    if (!el) return;
+    var b = el.getBoundingClientRect();
+    document.body.setAttribute(x[1], [b.left + window.scrollX, b.top + window.scrollY, b.width,
+      b.height].map(Math.round).join(','));
+  });
   window.addEventListener('resize', function () {
     if (Math.abs(width() - W) > 20) drawTimeline();
   });

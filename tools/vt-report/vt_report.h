@@ -8,8 +8,15 @@
 #include <stdio.h>
 
 #include "ctree.h"
+#include "io.h"
 #include "profile.h"
 #include "threads.h"
+
+/* The slowest I/O operations listed; the files and (file, process) rows of the most time in
+ * I/O shown (the totals count all). */
+#define VT_REPORT_IO_SLOWEST 10
+#define VT_REPORT_IO_FILES   200
+#define VT_REPORT_IO_ROWS    1000
 
 /* Aggregated timeline: bins per location and depth, depths beyond this share the last. */
 #define VT_REPORT_MAX_DEPTH 32
@@ -85,6 +92,7 @@ struct vt_report {
 	} * stacks;
 	struct vt_prof_ctree *ctree; /* the call paths, built in the same pass */
 	struct vt_prof_threads *thr; /* the thread model, built in the same pass */
+	struct vt_prof_io *io;	     /* I/O per file and process, built in the same pass */
 	/* per location: the thread model's open team spans and held locks (ns, lock) */
 	struct vt_report_open {
 		struct {
