@@ -421,7 +421,7 @@ static OTF2_CallbackCode on_io_paradigm(void *user, OTF2_IoParadigmRef self,
 {
 	struct def_state *ds = user;
 	struct vtr_trace *tr = ds->tr;
-	DENSE("I/O paradigm", self);
+	/* An OTF2_IoParadigmRef is 8 bits: always below VTR_MAX_DENSE_ID. */
 	grow_zeroed((void **)&tr->io_paradigms, &tr->nio_paradigms, (size_t)self + 1,
 		    sizeof(*tr->io_paradigms));
 	tr->io_paradigms[self].defined = true;
