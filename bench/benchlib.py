@@ -21,3 +21,14 @@ def first_line(cmd):
         return (out.stdout or out.stderr).strip().splitlines()[0]
     except (OSError, IndexError, subprocess.SubprocessError):
         return None
+
+
+def costs(cmd, env, cwd):
+    """{name: ns} from one run of a cost program (io-costs.c, omp-costs.c), which prints a
+    line "NAME COUNT NS" per case: its name, how many times it ran, ns per time."""
+    out = sh(cmd, with_stderr=False, env=env, cwd=cwd)
+    res = {}
+    for line in out.splitlines():
+        name, _, ns = line.split()
+        res[name] = float(ns)
+    return res

@@ -33,16 +33,6 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 SRC = os.path.join(HERE, 'io-costs.c')
 
 
-def costs(cmd, env, cwd):
-    """{operation: ns} from one run."""
-    out = benchlib.sh(cmd, with_stderr=False, env=env, cwd=cwd)
-    res = {}
-    for line in out.splitlines():
-        name, _, ns = line.split()
-        res[name] = float(ns)
-    return res
-
-
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument('build')
@@ -70,7 +60,7 @@ def main():
         for name, cmd, env in variants:
             cwd = os.path.join(work, 'run-%d-%s' % (r, name.replace(' ', '-')))
             os.makedirs(cwd)
-            runs[name].append(costs(cmd, dict(base, VT_PFORM_GDIR=cwd, **env), cwd))
+            runs[name].append(benchlib.costs(cmd, dict(base, VT_PFORM_GDIR=cwd, **env), cwd))
         print('run %d of %d done' % (r + 1, a.runs), file=sys.stderr)
     med = {name: {c: statistics.median(x[c] for x in rs) for c in rs[0]}
            for name, rs in runs.items()}

@@ -23,7 +23,6 @@ import argparse
 import json
 import os
 import statistics
-import subprocess
 import sys
 import tempfile
 
@@ -32,16 +31,6 @@ import benchlib
 HERE = os.path.dirname(os.path.abspath(__file__))
 SRC = os.path.join(HERE, 'omp-costs.c')
 NULL_TOOL = os.path.join(HERE, 'ompt-null.c')
-
-
-def costs(cmd, env, cwd):
-    """{construct: ns} from one run."""
-    out = benchlib.sh(cmd, with_stderr=False, env=env, cwd=cwd)
-    res = {}
-    for line in out.splitlines():
-        name, _, ns = line.split()
-        res[name] = float(ns)
-    return res
 
 
 def main():
@@ -82,7 +71,7 @@ def main():
         for name, cmd, env in variants:
             cwd = os.path.join(work, 'run-%d-%s' % (r, name.replace(' ', '-')))
             os.makedirs(cwd)
-            runs[name].append(costs(cmd, dict(base, **env), cwd))
+            runs[name].append(benchlib.costs(cmd, dict(base, **env), cwd))
         print('run %d of %d done' % (r + 1, a.runs), file=sys.stderr)
     med = {name: {c: statistics.median(x[c] for x in rs) for c in rs[0]}
            for name, rs in runs.items()}

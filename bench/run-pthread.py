@@ -15,7 +15,6 @@ VT_BUFFER_SIZE=1G: nothing is flushed while the loop runs. Only the standard lib
 import argparse
 import os
 import statistics
-import subprocess
 import sys
 import tempfile
 

@@ -86,6 +86,10 @@ def main():
             return [(name + tag, cmd, out) for name, cmd, out in v]
 
         def one_run(cmd, output, sizes, name):
+            # The tools never replace an existing output unasked (and a baseline build may
+            # not know --force): the last run's goes first; the page stays for chromium.
+            if output and os.path.exists(output):
+                os.unlink(output)
             r = measured(build, work, cmd)
             if output:
                 sizes[name] = os.path.getsize(output)

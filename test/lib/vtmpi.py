@@ -891,8 +891,8 @@ def clock_offsets(path):
             dr = _otf2.Reader_GetDefReader(h, ref)
             cb = _otf2.DefReaderCallbacks_New()
 
-            def offset(user, time, off, stddev, lst=out[ref]):
-                lst.append((time, off, stddev))
+            def offset(user, ts, off, stddev, lst=out[ref]):
+                lst.append((ts, off, stddev))
                 return _otf2.CALLBACK_SUCCESS
             _otf2.DefReaderCallbacks_SetClockOffsetCallback(cb, offset)
             _otf2.DefReader_SetCallbacks(dr, cb, None)

@@ -2,13 +2,18 @@
 /*
  * The tools' outputs (tools/lib/vtr_out.c): JSON strings (escapes, '<' for HTML, UTF-8 kept,
  * bad bytes as U+FFFD), plain and gzip files (read back with zlib) through the writer thread,
- * a device that refuses the bytes, and a file that cannot be written.
+ * a device that refuses the bytes, and a file that cannot be written; an existing file or a
+ * planted symbolic link never written through nor replaced without force, with force the link
+ * itself replaced and its target untouched, a name taken while the tool wrote kept, an aborted
+ * output left nowhere, no temporary file left behind, /dev/null written in place.
  */
 #include "unit.h"
 #include "vtr_out.h"
 
+#include <dirent.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
 
@@ -19,6 +24,112 @@ static char *json(const char *s)
 	vtr_json_string(m, s);
 	fclose(m);
 	return buf;
+}
+
+/* The whole content of a small file, or "" when it cannot be read. */
+static const char *content(const char *path)
+{
+	static char buf[256];
+	memset(buf, 0, sizeof(buf));
+	FILE *f = fopen(path, "r");
+	if (f) {
+		if (fread(buf, 1, sizeof(buf) - 1, f) == 0)
+			buf[0] = '\0';
+		fclose(f);
+	}
+	return buf;
+}
+
+static int entries(const char *dir)
+{
+	int n = 0;
+	DIR *d = opendir(dir);
+	for (struct dirent *e; d && (e = readdir(d));)
+		n += e->d_name[0] != '.' || (e->d_name[1] && strcmp(e->d_name, ".."));
+	if (d)
+		closedir(d);
+	return n;
+}
+
+static FILE *write_text(const char *path, bool force, const char *text, char *err, size_t len)
+{
+	FILE *f = vtr_out_open(path, force, err, len);
+	if (f)
+		fputs(text, f);
+	return f;
+}
+
+static void no_clobber(void)
+{
+	char dir[] = "/tmp/vt-test-clobber-XXXXXX", path[300], target[300], err[256];
+	if (!mkdtemp(dir))
+		return;
+	snprintf(path, sizeof(path), "%s/out.html", dir);
+	snprintf(target, sizeof(target), "%s/precious", dir);
+	FILE *t = fopen(target, "w");
+	fputs("precious\n", t);
+	fclose(t);
+	/* a link planted where the output goes: refused, target and link as they were */
+	CHECK(symlink(target, path) == 0);
+	err[0] = '\0';
+	CHECK(vtr_out_open(path, false, err, sizeof(err)) == NULL &&
+	      strcmp(err, "exists as a symbolic link; not replaced (--force replaces it)") == 0);
+	struct stat st;
+	CHECK(lstat(path, &st) == 0 && S_ISLNK(st.st_mode));
+	CHECK(strcmp(content(target), "precious\n") == 0);
+	/* with force: the link is replaced by the output, its target untouched */
+	FILE *f = write_text(path, true, "report\n", err, sizeof(err));
+	CHECK(f && vtr_out_close(f, err, sizeof(err)) == 0);
+	CHECK(lstat(path, &st) == 0 && S_ISREG(st.st_mode));
+	mode_t mask = umask(0);
+	umask(mask);
+	CHECK((st.st_mode & 0777) == (0666 & ~mask));
+	CHECK(strcmp(content(path), "report\n") == 0);
+	CHECK(strcmp(content(target), "precious\n") == 0);
+	/* an existing file: refused without force, replaced with it */
+	err[0] = '\0';
+	CHECK(vtr_out_open(path, false, err, sizeof(err)) == NULL &&
+	      strcmp(err, "exists; not replaced (--force replaces it)") == 0);
+	f = write_text(path, true, "second\n", err, sizeof(err));
+	CHECK(f && vtr_out_close(f, err, sizeof(err)) == 0 &&
+	      strcmp(content(path), "second\n") == 0);
+	/* a dangling link is a name taken too */
+	snprintf(path, sizeof(path), "%s/dangling.json", dir);
+	CHECK(symlink("/nonexistent/vt-test", path) == 0);
+	CHECK(vtr_out_open(path, false, err, sizeof(err)) == NULL);
+	CHECK(lstat("/nonexistent/vt-test", &st) != 0);
+	/* the name taken while the tool wrote (a race): kept, and the close says so */
+	snprintf(path, sizeof(path), "%s/late.json", dir);
+	f = write_text(path, false, "mine\n", err, sizeof(err));
+	CHECK(f != NULL);
+	CHECK(lstat(path, &st) != 0); /* nothing at the path while it is written */
+	t = fopen(path, "w");
+	fputs("theirs\n", t);
+	fclose(t);
+	err[0] = '\0';
+	CHECK(f && vtr_out_close(f, err, sizeof(err)) == -1 &&
+	      strcmp(err, "exists; not replaced (--force replaces it)") == 0);
+	CHECK(strcmp(content(path), "theirs\n") == 0);
+	/* aborted (the tool failed half-way): nothing published */
+	snprintf(path, sizeof(path), "%s/aborted.json", dir);
+	f = write_text(path, false, "half", err, sizeof(err));
+	CHECK(f != NULL);
+	vtr_out_abort(f);
+	CHECK(lstat(path, &st) != 0);
+	/* gzip through the same path: published at the close */
+	snprintf(path, sizeof(path), "%s/z.json.gz", dir);
+	f = write_text(path, false, "{}", err, sizeof(err));
+	CHECK(f && vtr_out_close(f, err, sizeof(err)) == 0 && lstat(path, &st) == 0);
+	/* precious, out.html, dangling.json, late.json, z.json.gz: no temporary file left */
+	CHECK(entries(dir) == 5);
+	/* a device is written in place */
+	f = write_text("/dev/null", false, "x", err, sizeof(err));
+	CHECK(f && vtr_out_close(f, err, sizeof(err)) == 0);
+	CHECK(lstat("/dev/null", &st) == 0 && S_ISCHR(st.st_mode));
+	char rm[320];
+	snprintf(rm, sizeof(rm), "rm -rf '%s'", dir);
+	if (system(rm) != 0)
+		fprintf(stderr, "could not remove %s\n", dir);
 }
 
 int main(void)
@@ -37,7 +148,7 @@ int main(void)
 		return 1;
 	/* plain */
 	snprintf(path, sizeof(path), "%s/a.json", dir);
-	FILE *f = vtr_out_open(path, err, sizeof(err));
+	FILE *f = vtr_out_open(path, false, err, sizeof(err));
 	CHECK(f != NULL);
 	fputs("{\"x\": 1}\n", f);
 	CHECK(vtr_out_close(f, err, sizeof(err)) == 0);
@@ -49,7 +160,7 @@ int main(void)
 	/* plain, larger than the blocks on their way to the writer thread (4 of 1 MiB), in
 	 * writes of every size: the same bytes in the same order */
 	snprintf(path, sizeof(path), "%s/big.json", dir);
-	f = vtr_out_open(path, err, sizeof(err));
+	f = vtr_out_open(path, false, err, sizeof(err));
 	CHECK(f != NULL);
 	static char piece[3 << 20];
 	for (size_t i = 0; i < sizeof(piece); i++)
@@ -72,7 +183,7 @@ int main(void)
 	if (r)
 		fclose(r);
 	/* a device that takes nothing (a full disk): the close says why, once */
-	f = vtr_out_open("/dev/full", err, sizeof(err));
+	f = vtr_out_open("/dev/full", false, err, sizeof(err));
 	CHECK(f != NULL);
 	for (int rep = 0; f && rep < 3; rep++)
 		fwrite(piece, 1, sizeof(piece), f);
@@ -82,7 +193,7 @@ int main(void)
 	/* gzip: a large output, read back through zlib */
 	CHECK(vtr_out_have_gzip());
 	snprintf(path, sizeof(path), "%s/b.json.gz", dir);
-	f = vtr_out_open(path, err, sizeof(err));
+	f = vtr_out_open(path, false, err, sizeof(err));
 	CHECK(f != NULL);
 	for (int i = 0; f && i < 100000; i++)
 		fprintf(f, "%d,", i);
@@ -102,13 +213,15 @@ int main(void)
 	/* a directory that does not exist: NULL and a reason */
 	snprintf(path, sizeof(path), "%s/no/such/dir.json", dir);
 	err[0] = '\0';
-	CHECK(vtr_out_open(path, err, sizeof(err)) == NULL && strstr(err, "cannot write") == err);
+	CHECK(vtr_out_open(path, false, err, sizeof(err)) == NULL &&
+	      strstr(err, "cannot write") == err);
 	snprintf(path, sizeof(path), "%s/no/such/dir.json.gz", dir);
-	CHECK(vtr_out_open(path, err, sizeof(err)) == NULL);
+	CHECK(vtr_out_open(path, false, err, sizeof(err)) == NULL);
 
 	char rm[320];
 	snprintf(rm, sizeof(rm), "rm -rf '%s'", dir);
 	if (system(rm) != 0)
 		fprintf(stderr, "could not remove %s\n", dir);
+	no_clobber();
 	return unit_done();
 }

@@ -7,10 +7,13 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <pthread.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #ifdef VTR_HAVE_ZLIB
 #include <zlib.h>
@@ -52,6 +55,9 @@ struct async {
 	int err;	     /* errno of the first failed write, or 0 */
 	int failed;	     /* err as the tool last saw it (the tool's alone) */
 	int fd;		     /* plain file, or -1 */
+	bool discard;	     /* vtr_out_abort: the file is not published */
+	bool force;	     /* published over an existing path (--force) */
+	char *tmp, *path;    /* written as tmp, published as path at the close; NULL: in place */
 #ifdef VTR_HAVE_ZLIB
 	gzFile gz;
 #endif
@@ -140,9 +146,60 @@ static void async_free(struct async *a)
 {
 	for (int i = 0; i < BLOCKS; i++)
 		free(a->buf[i]);
+	free(a->tmp);
+	free(a->path);
 	pthread_mutex_destroy(&a->lock);
 	pthread_cond_destroy(&a->cond);
 	free(a);
+}
+
+/*
+ * A file is written under a temporary name next to its path and published at the close:
+ * never through a symbolic link planted at the path (rename and link replace or refuse the
+ * name, they do not follow it), never over an existing file unless the user asked (force),
+ * and never half-written. Without force the name is taken only if still free (RENAME_NOREPLACE,
+ * or link on a file system without it). An errno value or 0.
+ */
+static int publish(const char *tmp, const char *path, bool force)
+{
+	if (force)
+		return rename(tmp, path) == 0 ? 0 : errno;
+	int e = renameat2(AT_FDCWD, tmp, AT_FDCWD, path, RENAME_NOREPLACE) == 0 ? 0 : errno;
+	if (e == EINVAL || e == ENOSYS || e == ENOTSUP) {
+		e = link(tmp, path) == 0 ? 0 : errno;
+		unlink(tmp);
+	} else if (e) {
+		unlink(tmp);
+	}
+	return e;
+}
+
+/* The open files by their FILE (vtr_out_abort finds its cookie): a tool has one or two. */
+static struct {
+	pthread_mutex_t lock;
+	FILE *file[8];
+	struct async *cookie[8];
+} open_files = {.lock = PTHREAD_MUTEX_INITIALIZER};
+
+static void remember(FILE *f, struct async *a)
+{
+	pthread_mutex_lock(&open_files.lock);
+	for (int i = 0; i < 8; i++)
+		if (!open_files.file[i]) {
+			open_files.file[i] = f;
+			open_files.cookie[i] = a;
+			break;
+		}
+	pthread_mutex_unlock(&open_files.lock);
+}
+
+static void forget(struct async *a)
+{
+	pthread_mutex_lock(&open_files.lock);
+	for (int i = 0; i < 8; i++)
+		if (open_files.cookie[i] == a)
+			open_files.file[i] = NULL, open_files.cookie[i] = NULL;
+	pthread_mutex_unlock(&open_files.lock);
 }
 
 static int async_close(void *cookie)
@@ -162,6 +219,11 @@ static int async_close(void *cookie)
 #endif
 	if (a->fd >= 0 && close(a->fd) != 0 && !e)
 		e = errno;
+	if (a->tmp && (e || a->discard))
+		unlink(a->tmp);
+	else if (a->tmp)
+		e = publish(a->tmp, a->path, a->force);
+	forget(a);
 	async_free(a);
 	if (e) {
 		errno = e;
@@ -171,11 +233,12 @@ static int async_close(void *cookie)
 }
 
 /* The FILE of an open file descriptor or gzip stream (exactly one of them), or NULL. */
-static FILE *async_open(int fd, void *gz)
+static FILE *async_open(int fd, void *gz, struct async **cookie)
 {
 	struct async *a = calloc(1, sizeof(*a));
 	if (!a)
 		return NULL;
+	*cookie = a;
 	a->fd = fd;
 #ifdef VTR_HAVE_ZLIB
 	a->gz = gz;
@@ -206,41 +269,130 @@ static FILE *async_open(int fd, void *gz)
 	return f;
 }
 
-FILE *vtr_out_open(const char *path, char *err, size_t errlen)
+/*
+ * Where path's bytes go: *fd an existing device, FIFO or socket to write in place (/dev/null,
+ * a pipe), or -1 and *tmp a new file next to path to publish at the close. 0, or -1 with err.
+ */
+static int destination(const char *path, bool force, int *fd, char **tmp, char *err, size_t errlen)
+{
+	*fd = -1;
+	*tmp = NULL;
+	/* No O_CREAT and no O_TRUNC: opening an existing file changes nothing in it. */
+	int d = open(path, O_WRONLY | O_CLOEXEC | O_NOCTTY);
+	struct stat st;
+	bool exists = d >= 0;
+	if (d >= 0 && fstat(d, &st) == 0 && !S_ISREG(st.st_mode)) {
+		*fd = d;
+		return 0;
+	}
+	int open_errno = errno;
+	if (d >= 0)
+		close(d);
+	else if (lstat(path, &st) == 0)
+		exists = true; /* a dangling link, a file not writable, a directory */
+	else if (open_errno != ENOENT) {
+		snprintf(err, errlen, "cannot write: %s", strerror(open_errno));
+		return -1;
+	}
+	if (exists && lstat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+		snprintf(err, errlen, "cannot write: %s", strerror(EISDIR));
+		return -1;
+	}
+	if (exists && !force) {
+		snprintf(err, errlen, "%s; not replaced (--force replaces it)",
+			 lstat(path, &st) == 0 && S_ISLNK(st.st_mode) ? "exists as a symbolic link"
+								      : "exists");
+		return -1;
+	}
+	const char *slash = strrchr(path, '/');
+	size_t dir = slash ? (size_t)(slash - path) + 1 : 0;
+	size_t n = strlen(path) + 16;
+	*tmp = malloc(n);
+	if (!*tmp) {
+		snprintf(err, errlen, "cannot write: %s", strerror(ENOMEM));
+		return -1;
+	}
+	snprintf(*tmp, n, "%.*s.%s.XXXXXX", (int)dir, path, path + dir);
+	*fd = mkostemp(*tmp, O_CLOEXEC);
+	if (*fd < 0) {
+		snprintf(err, errlen, "cannot write: %s", strerror(errno));
+		free(*tmp);
+		*tmp = NULL;
+		return -1;
+	}
+	/* mkostemp makes it 0600; an output is a file like any other (0666 less the umask). */
+	mode_t mask = umask(0);
+	umask(mask);
+	fchmod(*fd, 0666 & ~mask);
+	return 0;
+}
+
+FILE *vtr_out_open(const char *path, bool force, char *err, size_t errlen)
 {
 	if (strcmp(path, "-") == 0)
 		return stdout;
-	if (!ends_with(path, ".gz")) {
-		int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
-		if (fd < 0) {
-			snprintf(err, errlen, "cannot write: %s", strerror(errno));
-			return NULL;
-		}
-		FILE *f = async_open(fd, NULL);
-		if (!f) {
-			close(fd);
-			snprintf(err, errlen, "cannot write: %s", strerror(errno ? errno : ENOMEM));
-		}
-		return f;
-	}
+	int fd;
+	char *tmp;
+	if (destination(path, force, &fd, &tmp, err, errlen) < 0)
+		return NULL;
+	void *gz = NULL;
+	if (ends_with(path, ".gz")) {
 #ifdef VTR_HAVE_ZLIB
-	/* Level 1: JSON compresses well even so, and the writer keeps pace with the reader. */
-	gzFile gz = gzopen(path, "wb1");
-	if (!gz) {
-		snprintf(err, errlen, "cannot write: %s", errno ? strerror(errno) : "zlib failed");
+		/* Level 1: JSON compresses well even so, and the writer keeps pace. */
+		gz = gzdopen(fd, "wb1");
+		if (!gz) {
+			snprintf(err, errlen, "cannot write: %s",
+				 errno ? strerror(errno) : "zlib failed");
+			goto fail;
+		}
+		gzbuffer(gz, 1 << 17);
+		fd = -1; /* zlib's now */
+#else
+		snprintf(err, errlen, "cannot write gzip: this vt was built without zlib");
+		goto fail;
+#endif
+	}
+	struct async *a = NULL;
+	FILE *f = async_open(fd, gz, &a);
+	if (!f) {
+		snprintf(err, errlen, "cannot write: %s", strerror(errno ? errno : ENOMEM));
+#ifdef VTR_HAVE_ZLIB
+		if (gz)
+			gzclose(gz);
+#endif
+		goto fail;
+	}
+	a->tmp = tmp;
+	a->force = force;
+	a->path = tmp ? strdup(path) : NULL;
+	if (tmp && !a->path) {
+		a->discard = true;
+		fclose(f);
+		snprintf(err, errlen, "cannot write: %s", strerror(ENOMEM));
 		return NULL;
 	}
-	gzbuffer(gz, 1 << 17);
-	FILE *f = async_open(-1, gz);
-	if (!f) {
-		gzclose(gz);
-		snprintf(err, errlen, "cannot write: %s", strerror(errno ? errno : ENOMEM));
-	}
+	remember(f, a);
 	return f;
-#else
-	snprintf(err, errlen, "cannot write gzip: this vt was built without zlib");
+fail:
+	if (fd >= 0)
+		close(fd);
+	if (tmp) {
+		unlink(tmp);
+		free(tmp);
+	}
 	return NULL;
-#endif
+}
+
+void vtr_out_abort(FILE *f)
+{
+	if (!f || f == stdout)
+		return;
+	pthread_mutex_lock(&open_files.lock);
+	for (int i = 0; i < 8; i++)
+		if (open_files.file[i] == f)
+			open_files.cookie[i]->discard = true;
+	pthread_mutex_unlock(&open_files.lock);
+	fclose(f);
 }
 
 int vtr_out_close(FILE *f, char *err, size_t errlen)
@@ -251,7 +403,9 @@ int vtr_out_close(FILE *f, char *err, size_t errlen)
 		bad = 1;
 		saved = errno;
 	}
-	if (bad)
+	if (bad && saved == EEXIST) /* made while the tool ran (publish) */
+		snprintf(err, errlen, "exists; not replaced (--force replaces it)");
+	else if (bad)
 		snprintf(err, errlen, "cannot write: %s", strerror(saved ? saved : EIO));
 	return bad ? -1 : 0;
 }

@@ -31,6 +31,7 @@ static const char usage_text[] =
     "  -c, --chrome         Chrome trace-event JSON (the only format, the default)\n"
     "  -o, --output=FILE    where to write; FILE.gz is written gzip-compressed,\n"
     "                       - is standard output\n"
+    "  -f, --force          replace an existing OUTPUT (never followed if a link)\n"
     "  -w, --window=T0:T1   only the events from T0 to T1, in seconds after the\n"
     "                       trace's clock offset (either may be left out); regions\n"
     "                       open at T0 begin there, those open at T1 end there\n"
@@ -74,15 +75,20 @@ int main(int argc, char **argv)
 {
 	vtr_cli_tool = "vt-export";
 	static const struct option longopts[] = {
-	    {"chrome", no_argument, NULL, 'c'},	      {"output", required_argument, NULL, 'o'},
-	    {"window", required_argument, NULL, 'w'}, {"help", no_argument, NULL, 'h'},
-	    {"version", no_argument, NULL, 'V'},      {NULL, 0, NULL, 0},
+	    {"chrome", no_argument, NULL, 'c'},
+	    {"output", required_argument, NULL, 'o'},
+	    {"window", required_argument, NULL, 'w'},
+	    {"help", no_argument, NULL, 'h'},
+	    {"version", no_argument, NULL, 'V'},
+	    {"force", no_argument, NULL, 'f'},
+	    {NULL, 0, NULL, 0},
 	};
 	struct vt_export_options opt = {.max_warnings = 20};
+	bool force = false;
 	const char *output = NULL;
 	int c;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":co:w:hV", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":co:w:fhV", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'c':
 			break;
@@ -91,6 +97,9 @@ int main(int argc, char **argv)
 			break;
 		case 'w':
 			parse_window(optarg, &opt);
+			break;
+		case 'f':
+			force = true;
 			break;
 		case 'h':
 			fputs(usage_text, stdout);
@@ -113,7 +122,7 @@ int main(int argc, char **argv)
 		vtr_close(&t);
 		return EXIT_USAGE;
 	}
-	FILE *out = vtr_out_open(output, err, sizeof(err));
+	FILE *out = vtr_out_open(output, force, err, sizeof(err));
 	if (!out) {
 		fprintf(stderr, "vt-export: %s: %s\n", output, err);
 		vtr_close(&t);
@@ -127,9 +136,7 @@ int main(int argc, char **argv)
 	}
 	if (rc < 0) {
 		fprintf(stderr, "vt-export: %s: %s\n", path, err);
-		vtr_out_close(out, err, sizeof(err));
-		if (out != stdout)
-			unlink(output);
+		vtr_out_abort(out);
 		vtr_close(&t);
 		return EXIT_USAGE;
 	}

@@ -18,19 +18,6 @@ static uint64_t shown_excl(const struct vt_prof_path *x, uint32_t limit)
 	return limit && x->depth == limit ? x->incl : x->excl;
 }
 
-static void format_time(char *buf, size_t len, uint64_t ticks, uint64_t resolution)
-{
-	double s = resolution ? (double)ticks / (double)resolution : 0;
-	if (s >= 1.0)
-		snprintf(buf, len, "%.3f s", s);
-	else if (s >= 1e-3)
-		snprintf(buf, len, "%.3f ms", s * 1e3);
-	else if (s >= 1e-6)
-		snprintf(buf, len, "%.3f us", s * 1e6);
-	else
-		snprintf(buf, len, "%.0f ns", s * 1e9);
-}
-
 static void report_text(FILE *out, const struct vt_prof_trace *tr, const struct vt_prof_path *p,
 			size_t n, uint32_t limit)
 {
@@ -41,8 +28,9 @@ static void report_text(FILE *out, const struct vt_prof_trace *tr, const struct 
 		const struct vt_prof_path *x = &p[i];
 		if (limit && x->depth > limit)
 			continue;
-		format_time(cells[shown][0], 32, x->incl, tr->timer_resolution);
-		format_time(cells[shown][1], 32, shown_excl(x, limit), tr->timer_resolution);
+		vt_prof_format_time(cells[shown][0], 32, (double)x->incl, tr->timer_resolution);
+		vt_prof_format_time(cells[shown][1], 32, (double)shown_excl(x, limit),
+				    tr->timer_resolution);
 		snprintf(cells[shown][2], 32, "%" PRIu64, x->calls);
 		for (int c = 0; c < 3; c++)
 			if ((int)strlen(cells[shown][c]) > width[c])

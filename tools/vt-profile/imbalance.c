@@ -74,19 +74,6 @@ static struct spread *spreads(const struct vt_prof_trace *tr, size_t *count)
 	return by_region;
 }
 
-static void format_time(char *buf, size_t len, double ticks, uint64_t resolution)
-{
-	double s = resolution ? ticks / (double)resolution : 0;
-	if (s >= 1.0)
-		snprintf(buf, len, "%.3f s", s);
-	else if (s >= 1e-3)
-		snprintf(buf, len, "%.3f ms", s * 1e3);
-	else if (s >= 1e-6)
-		snprintf(buf, len, "%.3f us", s * 1e6);
-	else
-		snprintf(buf, len, "%.0f ns", s * 1e9);
-}
-
 static void report_text(FILE *out, const struct vt_prof_trace *tr, const struct spread *s,
 			size_t shown, size_t n)
 {
@@ -100,9 +87,9 @@ static void report_text(FILE *out, const struct vt_prof_trace *tr, const struct 
 		"imbal", "locations", "min at", "max at");
 	for (size_t i = 0; i < shown; i++) {
 		char a[32], b[32], c[32];
-		format_time(a, sizeof(a), (double)s[i].min, tr->timer_resolution);
-		format_time(b, sizeof(b), mean(&s[i]), tr->timer_resolution);
-		format_time(c, sizeof(c), (double)s[i].max, tr->timer_resolution);
+		vt_prof_format_time(a, sizeof(a), (double)s[i].min, tr->timer_resolution);
+		vt_prof_format_time(b, sizeof(b), mean(&s[i]), tr->timer_resolution);
+		vt_prof_format_time(c, sizeof(c), (double)s[i].max, tr->timer_resolution);
 		fprintf(out, "%10s  %10s  %10s  %6.2f%%  %9zu  %7" PRIu64 "  %7" PRIu64 "  %s\n", a,
 			b, c, imbalance(&s[i]), s[i].locations, s[i].min_loc, s[i].max_loc,
 			tr->regions[s[i].region].name);

@@ -105,9 +105,9 @@ static double seconds(double ticks, uint64_t resolution)
 }
 
 /* A duration with a unit that keeps 3 decimals meaningful: ns, us, ms or s. */
-static void format_time(char *buf, size_t len, double ticks, uint64_t resolution)
+void vt_prof_format_time(char *buf, size_t len, double ticks, uint64_t resolution)
 {
-	double s = seconds(ticks, resolution);
+	double s = resolution ? seconds(ticks, resolution) : 0;
 	if (s >= 1.0)
 		snprintf(buf, len, "%.3f s", s);
 	else if (s >= 1e-3)
@@ -134,11 +134,11 @@ static void format_cells(const struct vt_prof_trace *tr, const row_t *row, uint6
 {
 	uint64_t res = tr->timer_resolution;
 	snprintf(cells[COL_PCT], 40, "%.2f%%", percent(row->excl, total));
-	format_time(cells[COL_EXCL], 40, (double)row->excl, res);
-	format_time(cells[COL_INCL], 40, (double)row->incl, res);
+	vt_prof_format_time(cells[COL_EXCL], 40, (double)row->excl, res);
+	vt_prof_format_time(cells[COL_INCL], 40, (double)row->incl, res);
 	snprintf(cells[COL_CALLS], 40, "%" PRIu64, row->calls);
-	format_time(cells[COL_MEAN], 40, row->calls ? (double)row->incl / (double)row->calls : 0,
-		    res);
+	vt_prof_format_time(cells[COL_MEAN], 40,
+			    row->calls ? (double)row->incl / (double)row->calls : 0, res);
 }
 
 /* Prints rows (already sorted) as a table whose columns fit their widest cell. */
@@ -185,7 +185,7 @@ static void report_text(FILE *out, const struct vt_prof_trace *tr,
 			const struct vt_prof_options *opt)
 {
 	char dur[40];
-	format_time(dur, sizeof(dur), (double)duration(tr), tr->timer_resolution);
+	vt_prof_format_time(dur, sizeof(dur), (double)duration(tr), tr->timer_resolution);
 	fprintf(out, "profile of %s: %zu location%s, %" PRIu64 " event%s, duration %s\n\n",
 		tr->path, tr->nlocations, tr->nlocations == 1 ? "" : "s", tr->total_events,
 		tr->total_events == 1 ? "" : "s", dur);
@@ -197,15 +197,16 @@ static void report_text(FILE *out, const struct vt_prof_trace *tr,
 
 	for (size_t i = 0; opt->per_location && i < tr->nlocations; i++) {
 		const struct vt_prof_location *loc = &tr->locations[i];
-		format_time(dur, sizeof(dur), (double)(loc->any_event ? loc->last - loc->first : 0),
-			    tr->timer_resolution);
+		vt_prof_format_time(dur, sizeof(dur),
+				    (double)(loc->any_event ? loc->last - loc->first : 0),
+				    tr->timer_resolution);
 		fprintf(out,
 			"\nlocation %" PRIu64 " \"%s\" (group \"%s\"): %" PRIu64
 			" events, duration %s",
 			loc->id, loc->name, loc->group_name, loc->events, dur);
 		if (loc->flush_ticks) {
-			format_time(dur, sizeof(dur), (double)loc->flush_ticks,
-				    tr->timer_resolution);
+			vt_prof_format_time(dur, sizeof(dur), (double)loc->flush_ticks,
+					    tr->timer_resolution);
 			fprintf(out, ", %s in buffer flushes", dur);
 		}
 		fputs("\n", out);

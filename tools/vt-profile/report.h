@@ -55,6 +55,10 @@ int vt_prof_report_threads(const struct vt_prof_trace *tr, const struct vt_prof_
 /* The problems of the flat reading, one "warning: ..." line each, after prefix. */
 void vt_prof_print_problems(const struct vt_prof_trace *tr, FILE *out, const char *prefix);
 
+/* Shared by the reports: a duration of ticks at resolution ticks per second with a unit that
+ * keeps 3 decimals meaningful (ns, us, ms or s). */
+void vt_prof_format_time(char *buf, size_t len, double ticks, uint64_t resolution);
+
 /* Shared by the reports: CSV fields (JSON strings: vtr_json_string of vtr_out.h). */
 void vt_prof_csv_field(FILE *out, const char *s);
 

@@ -46,19 +46,6 @@ static const char *kind_name(const struct vt_prof_threads *m, size_t c)
 	return m->construct_kind[c] == VT_PROF_PARALLEL ? "parallel" : "barrier";
 }
 
-static void format_time(char *buf, size_t len, double ticks, uint64_t resolution)
-{
-	double s = resolution ? ticks / (double)resolution : 0;
-	if (s >= 1.0)
-		snprintf(buf, len, "%.3f s", s);
-	else if (s >= 1e-3)
-		snprintf(buf, len, "%.3f ms", s * 1e3);
-	else if (s >= 1e-6)
-		snprintf(buf, len, "%.3f us", s * 1e6);
-	else
-		snprintf(buf, len, "%.0f ns", s * 1e9);
-}
-
 #define NTIMES 7
 static const char *const time_names[NTIMES] = {"parallel", "barrier",	"task",	  "taskwait",
 					       "critical", "lock_held", "pthread"};
@@ -105,7 +92,7 @@ static void text(FILE *out, const struct vt_prof_trace *tr, const struct vt_prof
 		uint64_t v[NTIMES];
 		times_of(l, v);
 		for (int k = 0; k < NTIMES; k++)
-			format_time(b[k], sizeof(b[k]), (double)v[k], res);
+			vt_prof_format_time(b[k], sizeof(b[k]), (double)v[k], res);
 		fprintf(out,
 			"%10s  %10s  %10s  %10s  %10s  %10s  %10s  %7" PRIu64 "  %7" PRIu64
 			"  %5" PRIu64 "  %s\n",
@@ -121,9 +108,9 @@ static void text(FILE *out, const struct vt_prof_trace *tr, const struct vt_prof
 		const struct row *x = &rows[r];
 		const struct vt_prof_spread *s = &x->work;
 		char mx[32], mean[32], ex[32];
-		format_time(mx, sizeof(mx), (double)s->max, res);
-		format_time(mean, sizeof(mean), s->mean, res);
-		format_time(ex, sizeof(ex), s->excess, res);
+		vt_prof_format_time(mx, sizeof(mx), (double)s->max, res);
+		vt_prof_format_time(mean, sizeof(mean), s->mean, res);
+		vt_prof_format_time(ex, sizeof(ex), s->excess, res);
 		bool par = m->construct_kind[x->c] == VT_PROF_PARALLEL;
 		fprintf(out, "\n%s %s: %s max %s, mean %s, max/mean %.3f, max-mean %s\n",
 			kind_name(m, x->c), region_name(m, x->c), par ? "work" : "waiting", mx,
@@ -134,8 +121,8 @@ static void text(FILE *out, const struct vt_prof_trace *tr, const struct vt_prof
 			if (!x->calls[i])
 				continue;
 			char v[32], w[32];
-			format_time(v, sizeof(v), (double)x->vals[i], res);
-			format_time(w, sizeof(w), (double)x->waits[i], res);
+			vt_prof_format_time(v, sizeof(v), (double)x->vals[i], res);
+			vt_prof_format_time(w, sizeof(w), (double)x->waits[i], res);
 			char col[40] = "";
 			if (par)
 				snprintf(col, sizeof(col), "  %10s", w);

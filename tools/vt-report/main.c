@@ -30,6 +30,7 @@ static const char usage_text[] =
     "samples when the trace has them; the trace's metadata.\n"
     "\n"
     "  -o, --output=FILE    where to write (- for standard output); required\n"
+    "  -f, --force          replace an existing FILE (never followed if a link)\n"
     "  -b, --budget=N       slices kept one by one (default 250000); a trace with\n"
     "                       more events gets levels of detail instead, so that the\n"
     "                       page's size does not grow with the trace\n"
@@ -64,16 +65,10 @@ static uint32_t parse_share(const char *option, const char *value)
 	return (uint32_t)(v * 1e4 + 0.5);
 }
 
-static int fail(const char *what, const char *err, struct vt_report *r, FILE *out,
-		const char *output)
+static int fail(const char *what, const char *err, struct vt_report *r, FILE *out)
 {
 	fprintf(stderr, "vt-report: %s: %s\n", what, err);
-	if (out) {
-		char ignored[256];
-		vtr_out_close(out, ignored, sizeof(ignored));
-		if (out != stdout)
-			unlink(output);
-	}
+	vtr_out_abort(out);
 	vt_report_free(r);
 	vt_prof_free(r->prof);
 	return EXIT_USAGE;
@@ -83,10 +78,15 @@ int main(int argc, char **argv)
 {
 	vtr_cli_tool = "vt-report";
 	static const struct option longopts[] = {
-	    {"output", required_argument, NULL, 'o'},	 {"budget", required_argument, NULL, 'b'},
-	    {"min-share", required_argument, NULL, 'm'}, {"help", no_argument, NULL, 'h'},
-	    {"version", no_argument, NULL, 'V'},	 {NULL, 0, NULL, 0},
+	    {"output", required_argument, NULL, 'o'},
+	    {"budget", required_argument, NULL, 'b'},
+	    {"min-share", required_argument, NULL, 'm'},
+	    {"help", no_argument, NULL, 'h'},
+	    {"version", no_argument, NULL, 'V'},
+	    {"force", no_argument, NULL, 'f'},
+	    {NULL, 0, NULL, 0},
 	};
+	bool force = false;
 	struct vt_report_options opt = {.budget = 250000,
 					.max_messages = 50000,
 					.max_marks = 50000,
@@ -94,10 +94,13 @@ int main(int argc, char **argv)
 	const char *output = NULL;
 	int c;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":o:b:m:hV", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":o:b:m:fhV", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'o':
 			output = optarg;
+			break;
+		case 'f':
+			force = true;
 			break;
 		case 'b':
 			opt.budget = parse_count("--budget", optarg);
@@ -124,17 +127,17 @@ int main(int argc, char **argv)
 	struct vt_report r = {.opt = &opt, .prof = &prof};
 	char err[512];
 	if (vt_prof_read(&prof, err, sizeof(err)) != 0)
-		return fail(prof.path, err, &r, NULL, output);
+		return fail(prof.path, err, &r, NULL);
 	r.t = prof.layer;
 	if (prof.total_events == 0)
-		return fail(prof.path, "the trace has no events", &r, NULL, output);
+		return fail(prof.path, "the trace has no events", &r, NULL);
 	if (vt_report_collect(&r, err, sizeof(err)) != 0)
-		return fail(prof.path, err, &r, NULL, output);
-	FILE *out = vtr_out_open(output, err, sizeof(err));
+		return fail(prof.path, err, &r, NULL);
+	FILE *out = vtr_out_open(output, force, err, sizeof(err));
 	if (!out)
-		return fail(output, err, &r, NULL, output);
+		return fail(output, err, &r, NULL);
 	if (vt_report_html(&r, out, err, sizeof(err)) != 0)
-		return fail(prof.path, err, &r, out, output);
+		return fail(prof.path, err, &r, out);
 	uint64_t problems = r.problems + prof.total_problems;
 	vt_report_free(&r);
 	vt_prof_free(&prof);

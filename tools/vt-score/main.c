@@ -24,6 +24,7 @@
 
 #include "profile.h"
 #include "vtr_cli.h"
+#include "vtr_out.h"
 
 #ifndef VT_VERSION
 #define VT_VERSION "unknown"
@@ -39,6 +40,7 @@ static const char usage_text[] =
     "\n"
     "  -o, --output=FILE      write the proposed filter to FILE (VT_FILTER_SPEC and\n"
     "                         vtcc -vt:filter take it)\n"
+    "  -f, --force            replace an existing FILE (never followed if a link)\n"
     "  -c, --min-calls=N      propose regions called at least N times (default 10000)\n"
     "  -t, --max-ns=NS        ... whose calls take at most NS nanoseconds each,\n"
     "                         inclusive (default 1000)\n"
@@ -54,6 +56,7 @@ static const char usage_text[] =
 
 struct options {
 	const char *output;
+	bool force;
 	uint64_t min_calls;
 	double max_ns, ns_per_event;
 	size_t top;
@@ -80,14 +83,18 @@ static void parse_args(int argc, char **argv, struct options *o, const char **pa
 	    {"top", required_argument, NULL, 'n'},
 	    {"help", no_argument, NULL, 'h'},
 	    {"version", no_argument, NULL, 'V'},
+	    {"force", no_argument, NULL, 'f'},
 	    {NULL, 0, NULL, 0},
 	};
 	int c;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":o:c:t:e:n:hV", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":o:c:t:e:n:fhV", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'o':
 			o->output = optarg;
+			break;
+		case 'f':
+			o->force = true;
 			break;
 		case 'c':
 			o->min_calls = (uint64_t)number("--min-calls", optarg, true);
@@ -186,10 +193,10 @@ static void write_pattern(FILE *f, const char *name)
 static int write_filter(const char *path, const struct vt_prof_trace *tr, const struct row *rows,
 			size_t n, const struct options *o)
 {
-	FILE *f = fopen(path, "w");
+	char err[256];
+	FILE *f = vtr_out_open(path, o->force, err, sizeof(err));
 	if (!f) {
-		fprintf(stderr, "vt-score: cannot write the filter to %s: %s\n", path,
-			strerror(errno));
+		fprintf(stderr, "vt-score: %s: %s\n", path, err);
 		return -1;
 	}
 	fprintf(f,
@@ -204,9 +211,8 @@ static int write_filter(const char *path, const struct vt_prof_trace *tr, const 
 		write_pattern(f, tr->regions[rows[i].id].name);
 		fprintf(f, " -- 0\n");
 	}
-	if (fclose(f) != 0) {
-		fprintf(stderr, "vt-score: cannot write the filter to %s: %s\n", path,
-			strerror(errno));
+	if (vtr_out_close(f, err, sizeof(err)) != 0) {
+		fprintf(stderr, "vt-score: %s: %s\n", path, err);
 		return -1;
 	}
 	return 0;

@@ -4,7 +4,9 @@
  * VT_REPORT=yes: once the trace is written, vt-report makes PREFIX.html next to it. The tool is
  * looked for where this libvt came from: the build tree's for a libvt of the build tree (tests,
  * uninstalled use), else the installed one in the bindir vt was configured with, else on PATH.
- * It runs without vt (VT_ON=no, no LD_PRELOAD), and the program waits for it.
+ * It runs without vt (VT_ON=no, no LD_PRELOAD), and the program waits for it. An existing
+ * PREFIX.html (a file, or a link someone planted) is never replaced: vt-report writes under a
+ * temporary name and publishes only to a free name (tools/lib/vtr_out.c); vt says why first.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -15,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -77,6 +80,12 @@ void vt_report_run(const char *anchor)
 	}
 	memcpy(html, anchor, n);
 	strcpy(html + n, ".html");
+	struct stat st;
+	if (lstat(html, &st) == 0) {
+		vt_warn("VT_REPORT: %s exists%s; not replaced, no report", html,
+			S_ISLNK(st.st_mode) ? " as a symbolic link" : "");
+		return;
+	}
 	tool_path(tool, sizeof(tool));
 	char *argv[] = {tool, (char *)anchor, "-o", html, NULL};
 	char **env = child_env();

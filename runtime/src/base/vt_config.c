@@ -133,7 +133,8 @@ static const struct vt_cfg_entry table[] = {
      0, 0, NULL, &vt_cfg.memtrace},
     {"VT_REPORT", VT_CFG_BOOL, "no", "yes",
      "At the end of the run, write an HTML report of the trace next to it (PREFIX.html) "
-     "with vt-report (docs/vt-report.md).",
+     "with vt-report (docs/vt-report.md); an existing PREFIX.html (file or link) is left as "
+     "it is, with a warning.",
      0, 0, NULL, &vt_cfg.report},
     {"VT_OPENMP", VT_CFG_ENUM, "all", "regions",
      "OpenMP programs run by LLVM's libomp (OMPT): off (only the threads' own functions), "

@@ -171,10 +171,12 @@ static uint32_t new_id_locked(void)
 	return rgn.n_regions;
 }
 
-/* Fills a new region for a key; returns the filter flags. Caller holds region_lock. */
-typedef uint32_t (*make_fn)(uint32_t id, uintptr_t key);
+/* Fills a new region for a key (ctx: what the kind needs besides it); returns the filter
+ * flags, or UINT32_MAX - id of an existing region that is the same. Caller holds
+ * region_lock. */
+typedef uint32_t (*make_fn)(uint32_t id, uintptr_t key, const void *ctx);
 
-static uint32_t make_addr(uint32_t id, uintptr_t addr)
+static uint32_t make_addr(uint32_t id, uintptr_t addr, const void *ctx)
 {
 	struct vt_region *r = &vt_regtab.by_id[id];
 	int mod = vt_sym_module_of(addr);
@@ -189,7 +191,7 @@ static uint32_t make_addr(uint32_t id, uintptr_t addr)
 	return vt_region_apply_filter(id);
 }
 
-static uint32_t make_name(uint32_t id, uintptr_t name_ptr)
+static uint32_t make_name(uint32_t id, uintptr_t name_ptr, const void *ctx)
 {
 	const char *name = (const char *)name_ptr;
 	/* The same name from another call site (another string) is the same region. */
@@ -207,7 +209,29 @@ static uint32_t make_name(uint32_t id, uintptr_t name_ptr)
 	return vt_region_apply_filter(id);
 }
 
-static uint32_t insert(uintptr_t key, make_fn make)
+/* A construct's code region (vt_region_insert_code): its address and how to name it. */
+struct code_ctx {
+	uintptr_t code;
+	const char *prefix;
+	uint8_t paradigm, role;
+};
+
+static uint32_t make_code(uint32_t id, uintptr_t key, const void *ctx)
+{
+	const struct code_ctx *c = ctx;
+	struct vt_region *r = &vt_regtab.by_id[id];
+	int mod = c->code ? vt_sym_module_of(c->code) : -1;
+	r->addr = c->code;
+	r->kind = VT_REGION_CODE;
+	r->module = mod < 0 ? UINT16_MAX : (uint16_t)mod;
+	r->name = c->prefix; /* until resolve_code_locked makes the full name */
+	r->paradigm = c->paradigm;
+	r->role = c->role;
+	r->limit = -1;
+	return 0; /* no filter applies to a construct */
+}
+
+static uint32_t insert(uintptr_t key, make_fn make, const void *ctx)
 {
 	int saved = errno;
 	sigset_t old;
@@ -227,7 +251,7 @@ static uint32_t insert(uintptr_t key, make_fn make)
 	uint32_t id = new_id_locked();
 	val = id;
 	if (id != VT_REGION_UNKNOWN) {
-		uint32_t flags = make(id, key);
+		uint32_t flags = make(id, key, ctx);
 		if (flags > VT_REGION_FILTERED) {
 			/* An existing region under another key. */
 			uint32_t other = UINT32_MAX - flags;
@@ -248,50 +272,18 @@ out:
 uint32_t vt_region_insert_code(uintptr_t code, uint32_t construct, const char *prefix,
 			       uint8_t paradigm, uint8_t role)
 {
-	uintptr_t key = vt_region_code_key(code, construct);
-	int saved = errno;
-	sigset_t old;
-	lock_regions(&old);
-	uint32_t i = vt_slot_index(key), val;
-	for (;;) {
-		uintptr_t k = vt_regtab.by_addr[i].key;
-		if (k == key) {
-			val = vt_regtab.by_addr[i].val;
-			goto out;
-		}
-		if (k == 0)
-			break;
-		i = (i + 1) & (VT_ADDR_SLOTS - 1);
-	}
-	val = new_id_locked();
-	if (val != VT_REGION_UNKNOWN) {
-		struct vt_region *r = &vt_regtab.by_id[val];
-		int mod = code ? vt_sym_module_of(code) : -1;
-		r->addr = code;
-		r->kind = VT_REGION_CODE;
-		r->module = mod < 0 ? UINT16_MAX : (uint16_t)mod;
-		r->name = prefix; /* until resolve_code_locked makes the full name */
-		r->paradigm = paradigm;
-		r->role = role;
-		r->limit = -1;
-		__atomic_store_n(&rgn.n_regions, val + 1, __ATOMIC_RELEASE);
-	}
-	vt_regtab.by_addr[i].val = val;
-	__atomic_store_n(&vt_regtab.by_addr[i].key, key, __ATOMIC_RELEASE);
-out:
-	unlock_regions(&old);
-	errno = saved;
-	return val;
+	struct code_ctx c = {code, prefix, paradigm, role};
+	return insert(vt_region_code_key(code, construct), make_code, &c);
 }
 
 uint32_t vt_region_insert_addr(uintptr_t addr)
 {
-	return insert(addr, make_addr);
+	return insert(addr, make_addr, NULL);
 }
 
 uint32_t vt_region_insert_name(uintptr_t name_ptr)
 {
-	return insert(name_ptr, make_name);
+	return insert(name_ptr, make_name, NULL);
 }
 
 uint32_t vt_region_register_desc(struct vt_inst_desc *d)

@@ -3,7 +3,11 @@
 is not OTF2, truncated and emptied archive files and a trace without events each get one line
 on stderr naming the input and exit 2, with nothing left behind. Then a seeded fuzz run over
 copies of a real trace (Open MPI, 4 ranks) with random byte flips and truncations: no tool is
-killed by a signal or hangs; what they write on success is valid."""
+killed by a signal or hangs; what they write on success is valid. Outputs: an existing file
+or a symbolic link planted where vt-export, vt-report, vt-score -o or VT_REPORT=yes would
+write is neither written through nor replaced (one line naming it, status 2, or the run's
+own status with VT_REPORT); with --force the link itself is replaced and its target stays
+as it was; no temporary file is left behind."""
 import json
 import os
 import random
@@ -18,6 +22,7 @@ TOOLS = os.path.join(vttest.BUILD_ROOT, 'tools')
 VT_PROFILE = os.environ.get('VT_PROFILE', os.path.join(TOOLS, 'vt-profile', 'vt-profile'))
 VT_EXPORT = os.path.join(TOOLS, 'vt-export', 'vt-export')
 VT_REPORT = os.path.join(TOOLS, 'vt-report', 'vt-report')
+VT_SCORE = os.environ.get('VT_SCORE', os.path.join(TOOLS, 'vt-score', 'vt-score'))
 CASES = 200  # fuzzed archives; every tool runs on each
 SEED = 13
 TIMEOUT = 30
@@ -194,8 +199,65 @@ def check_fuzz(t, trace):
             'fuzz: some damaged traces refused, some still read', repr(outcomes))
 
 
+def read(path):
+    with open(path, errors='replace') as f:
+        return f.read()
+
+
+def check_outputs(t, trace):
+    """No tool writes through a planted link or over an existing file unless forced."""
+    for tool, cmd in (('vt-export', [VT_EXPORT, trace, '-o']),
+                      ('vt-report', [VT_REPORT, trace, '-o']),
+                      ('vt-score', [VT_SCORE, trace, '-o'])):
+        d = t.newdir('clobber-' + tool)
+        precious = os.path.join(d, 'precious')
+        with open(precious, 'w') as f:
+            f.write('precious\n')
+        out = os.path.join(d, 'out')
+        os.symlink(precious, out)
+        p = run(cmd + [out])
+        t.eq((p and p.returncode, p and p.stderr),
+             (2, '%s: %s: exists as a symbolic link; not replaced (--force replaces it)\n'
+              % (tool, out)), '%s: a planted link: one line, status 2' % tool)
+        t.eq((os.path.islink(out), read(precious)), (True, 'precious\n'),
+             '%s: the link and its target as they were' % tool)
+        p = run(cmd + [out, '--force'])
+        t.eq(p and p.returncode, 0, '%s --force: status 0' % tool)
+        t.eq((os.path.islink(out), os.path.isfile(out), read(precious)),
+             (False, True, 'precious\n'),
+             '%s --force: the link replaced by the output, its target untouched' % tool)
+        first = read(out)
+        p = run(cmd + [out])
+        t.eq((p and p.returncode, p and p.stderr),
+             (2, '%s: %s: exists; not replaced (--force replaces it)\n' % (tool, out)),
+             '%s: an existing file: one line, status 2' % tool)
+        t.eq(read(out), first, '%s: the existing file unchanged' % tool)
+        t.eq(sorted(os.listdir(d)), ['out', 'precious'],
+             '%s: no temporary file left behind' % tool)
+    # VT_REPORT=yes with PREFIX.html planted: the program runs as ever, vt says why there is
+    # no report, and neither the link nor its target changes.
+    src = os.path.join(t.newdir('hello-src'), 'hello.c')
+    with open(src, 'w') as f:
+        f.write('#include <stdio.h>\nint main(void) { puts("hello"); return 3; }\n')
+    exe = t.compile('hello', [src])
+    gdir = t.newdir('planted')
+    precious = os.path.join(gdir, 'precious')
+    with open(precious, 'w') as f:
+        f.write('precious\n')
+    html = os.path.join(gdir, 'rep.html')
+    os.symlink(precious, html)
+    r = t.run(exe, env={'VT_REPORT': 'yes', 'VT_FILE_PREFIX': 'rep'}, gdir=gdir,
+              label='planted')
+    t.eq((r.status, r.stdout), (3, 'hello\n'), 'VT_REPORT, planted link: the program as ever')
+    t.eq(r.warnings, ['warning: VT_REPORT: %s exists as a symbolic link; not replaced, no report'
+                      % html], 'VT_REPORT, planted link: one line says so')
+    t.eq((os.path.islink(html), read(precious)), (True, 'precious\n'),
+         'VT_REPORT, planted link: the link and its target as they were')
+
+
 def body(t):
     _, trace = vizprog.traced_run(t)
+    check_outputs(t, trace)
     check_bad_inputs(t, trace)
     check_usage(t, trace)
     check_fuzz(t, trace)
