@@ -217,17 +217,52 @@ void vt_stdio_leave(struct vt_io_call *c)
 	errno = saved;
 }
 
+/*
+ * As for POSIX operations (io/vt_iotrace.c): on a stream whose handle is known, the region's
+ * Enter with the operation's Begin, and its Complete with the Leave, each pair in one
+ * reservation at one time (the region registered and not filtered, within
+ * VT_MAX_STACK_DEPTH, no synchronous counters on the thread); otherwise one event after the
+ * other.
+ */
+static bool fast_case(const struct vt_tls *t, uint32_t region, long depth_ok)
+{
+	return !(region & VT_REGION_FILTERED) && !t->sync && depth_ok;
+}
+
 bool vt_stdio_op_enter(struct vt_io_call *c, enum vt_stdio_fn fn, FILE *f, enum vt_io_mode mode,
 		       uint64_t bytes)
 {
-	if (!vt_stdio_enter(c, fn))
+	struct vt_tls *t = vt_iotrace_begin();
+	if (!t)
 		return false;
 	int saved = errno;
+	*c = (struct vt_io_call){t, fn, UINT32_MAX, 0};
+	uint32_t region = region_of(fn);
+	uint32_t head = (uint32_t)mode | (uint32_t)OTF2_IO_OPERATION_FLAG_NONE << 8;
+	int fd = stream_fd(f);
+	uint32_t h = fd >= 0 ? known(f, fd) : UINT32_MAX;
+	if (h != UINT32_MAX && fast_case(t, region, t->depth < vt_max_depth)) {
+		c->handle = h;
+		c->op = vt_iotrace_next_op();
+		t->depth++;
+		struct vt_rec *p = vt_buf_reserve(t, 4);
+		if (p) {
+			uint64_t now = vt_clock_now();
+			p[0] = (struct vt_rec){now, region, VT_REC_ENTER};
+			p[1] = (struct vt_rec){now, head, VT_REC_IO_BEGIN};
+			union vt_rec_payload *pl = (union vt_rec_payload *)(p + 2);
+			pl[0].io = (struct vt_rec_io){bytes, c->handle, 0};
+			pl[1].nbc = (struct vt_rec_nbc){0, c->op};
+			vt_buf_commit(t, p, 4);
+		}
+		errno = saved;
+		return true;
+	}
+	vt_thread_enter(t, region);
 	c->handle = handle_of(c, f);
 	if (c->handle != UINT32_MAX) {
 		c->op = vt_iotrace_next_op();
-		put(c, (uint32_t)mode | (uint32_t)OTF2_IO_OPERATION_FLAG_NONE << 8, VT_REC_IO_BEGIN,
-		    bytes, c->handle, 0, c->op);
+		put(c, head, VT_REC_IO_BEGIN, bytes, c->handle, 0, c->op);
 	}
 	errno = saved;
 	return true;
@@ -236,6 +271,30 @@ bool vt_stdio_op_enter(struct vt_io_call *c, enum vt_stdio_fn fn, FILE *f, enum 
 void vt_stdio_op_end(struct vt_io_call *c, int64_t result, int err)
 {
 	(void)err;
+	struct vt_tls *t = c->thread;
+	uint32_t region = region_of(c->fn);
+	if (c->handle != UINT32_MAX && fast_case(t, region, t->depth <= vt_max_depth)) {
+		bool done = result >= 0;
+		unsigned n = done ? 4 : 3;
+		t->depth--;
+		struct vt_rec *p = vt_buf_reserve(t, n);
+		if (p) {
+			uint64_t now = vt_clock_now();
+			union vt_rec_payload *pl = (union vt_rec_payload *)(p + 1);
+			if (done) {
+				p[0] = (struct vt_rec){now, 0, VT_REC_IO_COMPLETE};
+				pl[0].io = (struct vt_rec_io){(uint64_t)result, c->handle, 0};
+				pl[1].nbc = (struct vt_rec_nbc){0, c->op};
+			} else {
+				p[0] = (struct vt_rec){now, 0, VT_REC_IO_CANCELLED};
+				pl[0].io = (struct vt_rec_io){c->op, c->handle, 0};
+			}
+			p[n - 1] = (struct vt_rec){now, region, VT_REC_LEAVE};
+			vt_buf_commit(t, p, n);
+		}
+		vt_iotrace_end();
+		return;
+	}
 	if (c->handle != UINT32_MAX) {
 		if (result >= 0)
 			put(c, 0, VT_REC_IO_COMPLETE, (uint64_t)result, c->handle, 0, c->op);
