@@ -1,6 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* Known ISO C stdio: a file written and read back, a failed fopen, a pipe through fdopen, printf.
- */
+/* Known ISO C stdio: a file written and read back, freopen, a failed fopen, a pipe, printf. */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
@@ -42,6 +41,13 @@ int main(void)
 	printf("fread %zu %zu %zu fgets %zu fgetc %c fputc %d errno %d\n", a, b, z,
 	       g ? strlen(g) : 0, ch, bad, e1);
 
+	/* freopen: the stream's handles on a.dat end, new ones on b.dat begin (4 bytes). */
+	f = fopen("a.dat", "w");
+	f = freopen("b.dat", "w", f);
+	size_t fr = f ? fwrite("four", 1, 4, f) : 0;
+	if (f)
+		fclose(f);
+
 	/* A file that is not there. */
 	errno = 0;
 	FILE *none = fopen("no/such/file", "r");
@@ -60,7 +66,7 @@ int main(void)
 	int ps = fseek(pr, 0, SEEK_SET);
 	int e3 = errno;
 	fclose(pr);
-	printf("fopen missing %s errno %d pipe %d %zu fseek %d errno %d\n", none ? "ok" : "NULL",
-	       e2, pn, pg, ps, e3);
+	printf("fopen missing %s errno %d pipe %d %zu fseek %d errno %d freopen %zu\n",
+	       none ? "ok" : "NULL", e2, pn, pg, ps, e3, fr);
 	return 0;
 }

@@ -3,8 +3,8 @@
 and otf2-print. stdio.c (built with -fno-builtin, so that each call is the one written)
 writes st.dat with fwrite (3 x 1000, 5 x 100), fprintf (13 bytes), fputs (9), fflush, an
 fseek to 100, ftell, fputc; reads it back with fread (2048, a short 1474 at the end, 0),
-rewind, fgets (63), fgetc, and an fputc that fails (EBADF); fails an fopen (ENOENT); sends
-10 bytes through a pipe with fdopen's streams (fprintf, fread) and fails an fseek on it
+rewind, fgets (63), fgetc, and an fputc that fails (EBADF); opens a.dat and freopens the
+stream on b.dat (4 bytes); fails an fopen (ENOENT); sends 10 bytes through a pipe with fdopen's streams (fprintf, fread) and fails an fseek on it
 (ESPIPE); prints three lines with printf.
 Asserted exactly: the handles (paradigm ISOC, named by path, as /proc says of the pipe, or
 "stdout"; each with its descriptor's POSIX handle as parent, as both readers say), each
@@ -14,7 +14,9 @@ region below the stdio calls; errno after each failing call as without vt; with 
 unset nothing of it; the same under vtrun for a program built without vt.
 stdio_fortify.c, built with -O2 -D_FORTIFY_SOURCE=2, calls __fprintf_chk, __vfprintf_chk,
 __fgets_chk, __fread_chk and __printf_chk: recorded as fprintf, vfprintf, fgets, fread and
-printf with their handle and bytes. Under AddressSanitizer (scripts/test-sanitize.sh preloads
+printf with their handle and bytes. stdio_threads.c: two threads print to stdout at once (its
+first use: one handle for it) and write a file each (10 fprintf of 10 bytes): each thread's
+handles and operations on its own location. Under AddressSanitizer (scripts/test-sanitize.sh preloads
 libasan, whose interceptors format printf's output through vprintf and vfprintf), the
 printf family's regions are counted as one."""
 
@@ -33,7 +35,7 @@ VTRUN = os.path.join(os.path.dirname(vttest.VTCC), 'vtrun')
 PARADIGMS = {'POSIX I/O': 'POSIX', 'ISO C I/O': 'ISOC'}  # otf2-print shows their names
 UNDEF = 2 ** 64 - 1  # OTF2_UNDEFINED_UINT64: the bytes a formatted write asks for
 
-REGIONS = {'fopen': 3, 'fdopen': 2, 'fclose': 4, 'fwrite': 4, 'fprintf': 2, 'fputs': 1,
+REGIONS = {'fopen': 4, 'freopen': 1, 'fdopen': 2, 'fclose': 5, 'fwrite': 5, 'fprintf': 2, 'fputs': 1,
            'fflush': 1, 'fseek': 2, 'ftell': 1, 'fputc': 2, 'fread': 4, 'rewind': 1,
            'fgets': 1, 'fgetc': 1, 'printf': 3}
 POSIX_REGIONS = ('open', 'open64', 'openat', 'close', 'read', 'write', 'lseek', 'lseek64',
@@ -41,7 +43,6 @@ POSIX_REGIONS = ('open', 'open64', 'openat', 'close', 'read', 'write', 'lseek', 
 
 # The ISOC handles' lives in order: (handle name, access mode, creation flags,
 # operations as (mode, bytes asked, bytes done or 'cancelled'), seeks, destroyed).
-W, R, PW, PR = range(4)
 LIVES = [
     ('st.dat', 'WRITE_ONLY', 1 | 2,  # CREATE | TRUNCATE
      [('WRITE', 1000, 1000)] * 3 + [('WRITE', 500, 500), ('WRITE', UNDEF, 13),
@@ -51,6 +52,8 @@ LIVES = [
      [('READ', 2048, 2048), ('READ', 2048, 1474), ('READ', 2048, 0), ('READ', 63, 63),
       ('READ', 1, 1), ('WRITE', 1, 'cancelled')],
      [(0, 'FROM_START', 0)], True),
+    ('a.dat', 'WRITE_ONLY', 1 | 2, [], [], True),
+    ('b.dat', 'WRITE_ONLY', 1 | 2, [('WRITE', 4, 4)], [], True),
     ('pipe', 'WRITE_ONLY', 0, [('WRITE', UNDEF, 10)], [], True),
     ('pipe', 'READ_ONLY', 0, [('READ', 64, 10)], [], True),
 ]
@@ -166,9 +169,9 @@ def check_io(t, tr, what, stdout):
     handles, events = read_io(tr.path)
     isoc = sorted(r for r, h in handles.items() if h[1] == 'ISOC')
     posix = sorted(r for r, h in handles.items() if h[1] == 'POSIX')
-    t.eq(sorted(handles[r][0] for r in isoc), ['pipe', 'st.dat', 'stdout'],
-         '%s: 3 ISOC handles: st.dat (both fopens, one after the other), the pipe (both '
-         'fdopens, one after the other), stdout' % what)
+    t.eq(sorted(handles[r][0] for r in isoc), ['a.dat', 'b.dat', 'pipe', 'st.dat', 'stdout'],
+         '%s: 5 ISOC handles: st.dat (both fopens, one after the other), a.dat and b.dat '
+         '(freopen), the pipe (both fdopens, one after the other), stdout' % what)
     t.eq(sorted(handles[r][2] for r in isoc), posix,
          '%s: each ISOC handle\'s parent is a POSIX handle of its own' % what)
     t.eq(sorted(handles[r][0] for r in isoc if handles[r][0] != 'stdout'),
@@ -178,17 +181,17 @@ def check_io(t, tr, what, stdout):
     rc, printed = print_parents(tr.path)
     t.eq((rc, printed), (0, handles),
          '%s: otf2-print -G shows the same handles, paradigms and parents' % what)
-    if len(isoc) != 3:
+    if len(isoc) != 5:
         return
     by_name = {handles[r][0]: r for r in isoc}
     got = lives(events, set(isoc))
-    t.eq([ref for ref, _ in got], [by_name['st.dat'], by_name['stdout'], by_name['st.dat'],
-                                   by_name['pipe'], by_name['pipe']],
-         '%s: 5 ISOC lives (st.dat written; stdout from the first printf on; st.dat read, '
-         'the pipe\'s two ends), no event outside one' % what)
-    if len(got) != 5:
+    t.eq([ref for ref, _ in got],
+         [by_name[n] for n in ('st.dat', 'stdout', 'st.dat', 'a.dat', 'b.dat', 'pipe', 'pipe')],
+         '%s: 7 ISOC lives (st.dat written; stdout from the first printf on; st.dat read, '
+         'a.dat and b.dat, the pipe\'s two ends), no event outside one' % what)
+    if len(got) != 7:
         return
-    stream_lives = [got[0], got[2], got[3], got[4]]
+    stream_lives = [got[0]] + got[2:]
     for i, (ref, mine) in enumerate(stream_lives):
         hname, mode, flags, ops, seeks, destroyed = LIVES[i]
         w = '%s: life %d (%s)' % (what, i, hname)
@@ -208,8 +211,8 @@ def check_io(t, tr, what, stdout):
     below = set(posix) - {handles[by_name['stdout']][2]}
     t.eq([(handles[ref][0] if ref is not None else None, [e[0] for e in mine])
           for ref, mine in lives(events, below)],
-         [('st.dat', ['IoCreateHandle', 'IoDestroyHandle'])] * 2 +
-         [('pipe', ['IoCreateHandle', 'IoDestroyHandle'])] * 2,
+         [(n, ['IoCreateHandle', 'IoDestroyHandle'])
+          for n in ('st.dat', 'st.dat', 'a.dat', 'b.dat', 'pipe', 'pipe')],
          '%s: the POSIX handles below the streams: created and destroyed with them, no '
          'operation' % what)
     written = sum(o[2] for o in operations(stream_lives[0][1]) if o[0] == 'WRITE')
@@ -247,18 +250,73 @@ def check_fortify(t, exe):
          [[('WRITE', UNDEF, len(run.stdout))]], '%s: stdout: printf\'s bytes' % what)
 
 
+def per_location(path):
+    """Per location name: [(kind, handle name, bytes done)] of its events on ISOC handles."""
+    out = {}
+    with otf2.reader.open(path) as reader:
+        isoc = {h._ref for h in reader.definitions.io_handles
+                if h.io_paradigm.identification == 'ISOC'}
+        names = sorted(h.name for h in reader.definitions.io_handles if h._ref in isoc)
+        for loc, ev in reader.events:
+            h = getattr(ev, 'handle', None)
+            if h is None or h._ref not in isoc:
+                continue
+            k = type(ev).__name__
+            out.setdefault(loc.name, []).append(
+                (k, h.name, ev.bytes_result if k == 'IoOperationComplete' else None))
+    return names, out
+
+
+def check_threads(t, exe):
+    """stdio_threads.c: two threads, each its file and a line on stdout, at once."""
+    what = 'two threads'
+    run = t.run(exe, env={'VT_IOTRACE': 'yes'}, label='threads')
+    t.eq((run.status, sorted(run.stdout.splitlines())),
+         (0, ['thread 0 starts', 'thread 1 starts', 'written 200']),
+         '%s: status 0, 10 x 10 bytes written by each' % what)
+    t.clean_run(run, what)
+    tr = t.trace(run, what)
+    names, io = per_location(tr.path)
+    t.eq(names, ['s0.txt', 's1.txt', 'stdout'],
+         '%s: one ISOC handle per file, one for stdout (first used by both at once)' % what)
+    t.eq(sum(1 for evs in io.values() for e in evs
+             if e[:2] == ('IoCreateHandle', 'stdout')), 1,
+         '%s: stdout\'s handle created once' % what)
+    files = []
+    for name, line in (('Master thread', 'written 200\n'), ('Thread 1', 'thread N starts\n'),
+                       ('Thread 2', 'thread N starts\n')):
+        mine = io.get(name, [])
+        out = [e for e in mine if e[1] == 'stdout' and e[0] != 'IoCreateHandle']
+        t.eq(out, [('IoOperationBegin', 'stdout', None),
+                   ('IoOperationComplete', 'stdout', len(line))],
+             '%s: %s: its line on stdout' % (what, name))
+        own = [e for e in mine if e[1] != 'stdout']
+        f = own[0][1] if own else None
+        if name != 'Master thread':
+            files.append(f)
+        want = ([] if name == 'Master thread' else
+                [('IoCreateHandle', f, None)] +
+                [('IoOperationBegin', f, None), ('IoOperationComplete', f, 10)] * 10 +
+                [('IoDestroyHandle', f, None)])
+        t.eq(own, want, '%s: %s: its file\'s handle created, 10 writes of 10 bytes, '
+             'destroyed, all on its own location' % (what, name))
+    t.eq(sorted(files), ['s0.txt', 's1.txt'], '%s: one file per thread' % what)
+
+
 def body(t):
     vttest.require_otf2()
     flags = ['-fno-builtin']
     builds = [('gcc', True), ('clang', True), ('gcc', False)]
     exes = t.parallel(lambda b: t.compile('stdio', ['stdio.c'], compiler=b[0], opt='-O0',
                                           flags=flags, instrument=b[1]), builds)
+    check_threads(t, t.compile('stdio_threads', ['stdio_threads.c'], opt='-O2',
+                               flags=['-pthread']))
     check_fortify(t, t.compile('stdio_fortify', ['stdio_fortify.c'], compiler='gcc',
                                opt='-O2', flags=['-D_FORTIFY_SOURCE=2']))
     plain = t.run(exes[2], label='plain')
     t.eq((plain.status, plain.stdout.splitlines()[1:]),
          (0, ['fread 2048 1474 0 fgets 63 fgetc x fputc -1 errno 9',
-              'fopen missing NULL errno 2 pipe 10 10 fseek -1 errno 29']),
+              'fopen missing NULL errno 2 pipe 10 10 fseek -1 errno 29 freopen 4']),
          'uninstrumented: exit status 0, the bytes moved, the failing calls\' errno')
     for (cc, _), exe in zip(builds[:2], exes[:2]):
         run = t.run(exe, env={'VT_IOTRACE': 'yes'}, label='run-%s' % cc)
