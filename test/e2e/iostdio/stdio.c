@@ -68,5 +68,6 @@ int main(void)
 	fclose(pr);
 	printf("fopen missing %s errno %d pipe %d %zu fseek %d errno %d freopen %zu\n",
 	       none ? "ok" : "NULL", e2, pn, pg, ps, e3, fr);
+	fputs("to stderr\n", stderr);
 	return 0;
 }

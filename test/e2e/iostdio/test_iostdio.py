@@ -4,21 +4,22 @@ and otf2-print. stdio.c (built with -fno-builtin, so that each call is the one w
 writes st.dat with fwrite (3 x 1000, 5 x 100), fprintf (13 bytes), fputs (9), fflush, an
 fseek to 100, ftell, fputc; reads it back with fread (2048, a short 1474 at the end, 0),
 rewind, fgets (63), fgetc, and an fputc that fails (EBADF); opens a.dat and freopens the
-stream on b.dat (4 bytes); fails an fopen (ENOENT); sends 10 bytes through a pipe with fdopen's streams (fprintf, fread) and fails an fseek on it
-(ESPIPE); prints three lines with printf.
+stream on b.dat (4 bytes); fails an fopen (ENOENT); sends 10 bytes through a pipe with
+fdopen's streams (fprintf, fread) and fails an fseek on it (ESPIPE); prints three lines
+with printf and one to stderr with fputs.
 Asserted exactly: the handles (paradigm ISOC, named by path, as /proc says of the pipe, or
-"stdout"; each with its descriptor's POSIX handle as parent, as both readers say), each
-handle life's create/destroy, operations (bytes asked and done; a formatted write asks
-OTF2_UNDEFINED_UINT64), failed ones as IoOperationCancelled, seeks; no POSIX operation or
-region below the stdio calls; errno after each failing call as without vt; with VT_IOTRACE
-unset nothing of it; the same under vtrun for a program built without vt.
+"stdout", "stderr"; each with its descriptor's POSIX handle as parent, as both readers
+say), each handle life's create/destroy, operations (bytes asked and done; a formatted
+write asks OTF2_UNDEFINED_UINT64), failed ones as IoOperationCancelled, seeks; no POSIX
+operation or region below the stdio calls; errno after each failing call as without vt;
+with VT_IOTRACE unset nothing of it; the same under vtrun for a program built without vt.
 stdio_fortify.c, built with -O2 -D_FORTIFY_SOURCE=2, calls __fprintf_chk, __vfprintf_chk,
 __fgets_chk, __fread_chk and __printf_chk: recorded as fprintf, vfprintf, fgets, fread and
-printf with their handle and bytes. stdio_threads.c: two threads print to stdout at once (its
-first use: one handle for it) and write a file each (10 fprintf of 10 bytes): each thread's
-handles and operations on its own location. Under AddressSanitizer (scripts/test-sanitize.sh preloads
-libasan, whose interceptors format printf's output through vprintf and vfprintf), the
-printf family's regions are counted as one."""
+printf with their handle and bytes. stdio_threads.c: two threads print to stdout at once
+(its first use: one handle for it) and write a file each (10 fprintf of 10 bytes): each
+thread's handles and operations on its own location. Under AddressSanitizer
+(scripts/test-sanitize.sh preloads libasan, whose interceptors format printf's output
+through vprintf and vfprintf), the printf family's regions are counted as one."""
 
 import os
 import re
@@ -35,9 +36,9 @@ VTRUN = os.path.join(os.path.dirname(vttest.VTCC), 'vtrun')
 PARADIGMS = {'POSIX I/O': 'POSIX', 'ISO C I/O': 'ISOC'}  # otf2-print shows their names
 UNDEF = 2 ** 64 - 1  # OTF2_UNDEFINED_UINT64: the bytes a formatted write asks for
 
-REGIONS = {'fopen': 4, 'freopen': 1, 'fdopen': 2, 'fclose': 5, 'fwrite': 5, 'fprintf': 2, 'fputs': 1,
+REGIONS = {'fopen': 4, 'freopen': 1, 'fdopen': 2, 'fclose': 5, 'fwrite': 5, 'fprintf': 2,
            'fflush': 1, 'fseek': 2, 'ftell': 1, 'fputc': 2, 'fread': 4, 'rewind': 1,
-           'fgets': 1, 'fgetc': 1, 'printf': 3}
+           'fgets': 1, 'fgetc': 1, 'printf': 3, 'fputs': 2}
 POSIX_REGIONS = ('open', 'open64', 'openat', 'close', 'read', 'write', 'lseek', 'lseek64',
                  'fsync', 'writev', 'readv')
 
@@ -169,29 +170,33 @@ def check_io(t, tr, what, stdout):
     handles, events = read_io(tr.path)
     isoc = sorted(r for r, h in handles.items() if h[1] == 'ISOC')
     posix = sorted(r for r, h in handles.items() if h[1] == 'POSIX')
-    t.eq(sorted(handles[r][0] for r in isoc), ['a.dat', 'b.dat', 'pipe', 'st.dat', 'stdout'],
-         '%s: 5 ISOC handles: st.dat (both fopens, one after the other), a.dat and b.dat '
-         '(freopen), the pipe (both fdopens, one after the other), stdout' % what)
+    t.eq(sorted(handles[r][0] for r in isoc),
+         ['a.dat', 'b.dat', 'pipe', 'st.dat', 'stderr', 'stdout'],
+         '%s: 6 ISOC handles: st.dat (both fopens, one after the other), a.dat and b.dat '
+         '(freopen), the pipe (both fdopens, one after the other), stdout, stderr' % what)
     t.eq(sorted(handles[r][2] for r in isoc), posix,
          '%s: each ISOC handle\'s parent is a POSIX handle of its own' % what)
-    t.eq(sorted(handles[r][0] for r in isoc if handles[r][0] != 'stdout'),
-         sorted(handles[handles[r][2]][0] for r in isoc if handles[r][0] != 'stdout'
+    std = ('stdout', 'stderr')
+    t.eq(sorted(handles[r][0] for r in isoc if handles[r][0] not in std),
+         sorted(handles[handles[r][2]][0] for r in isoc if handles[r][0] not in std
                 and handles[r][2] is not None),
          '%s: a stream\'s handle is named as its descriptor\'s' % what)
     rc, printed = print_parents(tr.path)
     t.eq((rc, printed), (0, handles),
          '%s: otf2-print -G shows the same handles, paradigms and parents' % what)
-    if len(isoc) != 5:
+    if len(isoc) != 6:
         return
     by_name = {handles[r][0]: r for r in isoc}
     got = lives(events, set(isoc))
     t.eq([ref for ref, _ in got],
-         [by_name[n] for n in ('st.dat', 'stdout', 'st.dat', 'a.dat', 'b.dat', 'pipe', 'pipe')],
-         '%s: 7 ISOC lives (st.dat written; stdout from the first printf on; st.dat read, '
-         'a.dat and b.dat, the pipe\'s two ends), no event outside one' % what)
-    if len(got) != 7:
+         [by_name[n] for n in ('st.dat', 'stdout', 'st.dat', 'a.dat', 'b.dat', 'pipe', 'pipe',
+                               'stderr')],
+         '%s: 8 ISOC lives (st.dat written; stdout from the first printf on; st.dat read, '
+         'a.dat and b.dat, the pipe\'s two ends, stderr from its fputs on), no event outside '
+         'one' % what)
+    if len(got) != 8:
         return
-    stream_lives = [got[0]] + got[2:]
+    stream_lives = [got[0]] + got[2:7]
     for i, (ref, mine) in enumerate(stream_lives):
         hname, mode, flags, ops, seeks, destroyed = LIVES[i]
         w = '%s: life %d (%s)' % (what, i, hname)
@@ -208,7 +213,8 @@ def check_io(t, tr, what, stdout):
     t.eq(sum(1 for e in got[1][1] if e[0] == 'IoDestroyHandle'), 0,
          '%s: stdout: not destroyed' % what)
     # The descriptors below: made and ended with their streams, no operation of their own.
-    below = set(posix) - {handles[by_name['stdout']][2]}
+    t.eq(operations(got[7][1]), [('WRITE', 10, 10)], '%s: stderr: fputs\'s 10 bytes' % what)
+    below = set(posix) - {handles[by_name[n]][2] for n in std}
     t.eq([(handles[ref][0] if ref is not None else None, [e[0] for e in mine])
           for ref, mine in lives(events, below)],
          [(n, ['IoCreateHandle', 'IoDestroyHandle'])
