@@ -538,8 +538,8 @@ def check_sync_location(t, mv, loc_ref, counters, classes, answers, what, first=
     each counter belongs to the k-th Enter/Leave; no other Metric events. first: the
     number of Enter/Leave events before a counter is added (an int, or {Counter: int});
     last: the number of Enter/Leave events at the end that vt writes itself when it stops
-    recording: they carry no reading of their own, and a strictly synchronous counter's
-    Metric event after each repeats its last value read."""
+    recording: they carry no reading of their own, and a synchronous counter's Metric event
+    after each (strict or not) repeats its last value read, if that read had one."""
     firsts = first if isinstance(first, dict) else {c: first for c in counters}
     evs = mv.events.get(loc_ref, [])
     name = mv.locations[loc_ref].name
@@ -562,11 +562,17 @@ def check_sync_location(t, mv, loc_ref, counters, classes, answers, what, first=
             if k >= n_total - last and k >= firsts[c]:
                 cls = mv.classes.get(classes[c])
                 j = n_total - last - 1 - firsts[c]
-                if not cls or cls.occurrence != 'SYNCHRONOUS_STRICT' or not 0 <= j < \
-                        len(answers[c]):
+                if not cls or cls.occurrence not in ('SYNCHRONOUS_STRICT', 'SYNCHRONOUS') \
+                        or not 0 <= j < len(answers[c]):
+                    continue
+                m = evs[i] if i < len(evs) and evs[i].kind == 'Metric' else None
+                if not answers[c][j][0]:  # the last read had no value: none to repeat
+                    if m is not None and m.metric == classes[c]:
+                        problems.append('%s %s #%d (written by vt): a value of %s, whose last '
+                                        'read had none' % (e.kind, e.region, k, c.name))
+                        i += 1
                     continue
                 want = decode(c.kind, answers[c][j][1])
-                m = evs[i] if i < len(evs) and evs[i].kind == 'Metric' else None
                 if m is None or (m.metric, m.time, m.values) != (classes[c], e.time, (want,)):
                     problems.append('%s %s #%d (written by vt) at %d: expected %s = %r, the '
                                     'last value read, got %r' % (e.kind, e.region, k, e.time,

@@ -9,6 +9,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -181,8 +182,26 @@ static struct {
 	struct async *cookie[8];
 } open_files = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
+/* Interrupted (Ctrl-C, a kill): the temporary files go, then the signal does what it would. */
+static void interrupted(int sig)
+{
+	for (int i = 0; i < 8; i++) {
+		struct async *a = open_files.cookie[i];
+		if (a && a->tmp)
+			unlink(a->tmp);
+	}
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
 static void remember(FILE *f, struct async *a)
 {
+	static const int sigs[] = {SIGINT, SIGTERM, SIGHUP, SIGPIPE};
+	for (size_t i = 0; a->tmp && i < sizeof(sigs) / sizeof(sigs[0]); i++) {
+		struct sigaction old;
+		if (sigaction(sigs[i], NULL, &old) == 0 && old.sa_handler == SIG_DFL)
+			signal(sigs[i], interrupted);
+	}
 	pthread_mutex_lock(&open_files.lock);
 	for (int i = 0; i < 8; i++)
 		if (!open_files.file[i]) {

@@ -124,10 +124,31 @@ HOT struct loc_state *state_of(struct reader *rd, OTF2_LocationRef location)
 	return rd->last_state;
 }
 
+/* The length of the archive's folder name in its anchor's path (the path less .otf2). */
+static int folder_len(const char *anchor)
+{
+	size_t n = strlen(anchor);
+	return (int)(n > 5 && strcmp(anchor + n - 5, ".otf2") == 0 ? n - 5 : n);
+}
+
+/* A location delivers more events than its definition counts: the reading stops. */
+static void too_many(struct reader *rd, struct loc_state *s)
+{
+	snprintf(rd->tr->err, sizeof(rd->tr->err),
+		 "%.*s/%" PRIu64 ".evt is damaged: location %" PRIu64 " \"%s\" gives more "
+		 "events than the %" PRIu64 " its definition counts",
+		 folder_len(rd->tr->path), rd->tr->path, s->loc->id, s->loc->id, s->loc->name,
+		 s->loc->events);
+	rd->damaged = true;
+	rd->tr->stop = true;
+}
+
 HOT void count(struct reader *rd, struct loc_state *s, enum vtr_event kind, uint64_t time)
 {
 	s->events++;
 	rd->stats.events++;
+	if (__builtin_expect(rd->bounded && s->events > s->loc->events, 0) && !rd->damaged)
+		too_many(rd, s);
 	if (s->any && time < s->prev)
 		vtr_problem(rd, s, VTR_TIME_DECREASE, true, time, VTR_NONE,
 			    "timestamp %" PRIu64 " of %s (event %" PRIu64
@@ -641,6 +662,8 @@ int vtr_read_locations(struct vtr_trace *tr, const struct vtr_callbacks *cb, voi
 		return -1;
 	opened = local_defs;
 	struct reader rd = {.tr = tr, .cb = cb, .user = user, .simple = {.member = VTR_NONE}};
+	for (size_t i = 0; i < tr->nlocations; i++)
+		rd.bounded = rd.bounded || tr->locations[i].events > 0;
 	OTF2_EvtReaderCallbacks *ecb = local_callbacks();
 	int result = 0;
 	/* One location at a time, each reader closed after use: open files stay few. */
@@ -667,12 +690,15 @@ int vtr_read_locations(struct vtr_trace *tr, const struct vtr_callbacks *cb, voi
 		OTF2_Reader_RegisterEvtCallbacks(tr->reader, evt, ecb, &rd);
 		uint64_t n = 0;
 		OTF2_ErrorCode rc = OTF2_Reader_ReadAllLocalEvents(tr->reader, evt, &n);
-		if (tr->stop) {
+		if (rd.damaged) {
+			result = -1;
+		} else if (tr->stop) {
 			result = 1;
 		} else if (rc != OTF2_SUCCESS) {
 			snprintf(tr->err, sizeof(tr->err),
-				 "cannot read the events of location %" PRIu64 ": %s", loc->id,
-				 vtr_reason(rc));
+				 "cannot read the events of location %" PRIu64 " (%.*s/%" PRIu64
+				 ".evt): %s",
+				 loc->id, folder_len(tr->path), tr->path, loc->id, vtr_reason(rc));
 			result = -1;
 		} else {
 			location_end(&rd, &rd.one);
@@ -716,6 +742,7 @@ int vtr_read_merged(struct vtr_trace *tr, const struct vtr_callbacks *cb, void *
 	bool counted = false;
 	for (size_t i = 0; i < tr->nlocations; i++)
 		counted = counted || tr->locations[i].events > 0;
+	rd.bounded = counted;
 	for (size_t i = 0; i < tr->nlocations && result == 0; i++) {
 		rd.states[i].loc = &tr->locations[i];
 		if (counted && tr->locations[i].events == 0) {
@@ -748,7 +775,9 @@ int vtr_read_merged(struct vtr_trace *tr, const struct vtr_callbacks *cb, void *
 		OTF2_GlobalEvtReaderCallbacks_Delete(gcb);
 		uint64_t n = 0;
 		OTF2_ErrorCode rc = OTF2_Reader_ReadAllGlobalEvents(tr->reader, g, &n);
-		if (tr->stop) {
+		if (rd.damaged) {
+			result = -1;
+		} else if (tr->stop) {
 			result = 1;
 		} else if (rc != OTF2_SUCCESS) {
 			snprintf(tr->err, sizeof(tr->err), "cannot read the events: %s",

@@ -40,6 +40,10 @@ struct reader {
 	 * the other fields stay as they start (0, member VTR_NONE). */
 	struct vtr_record simple;
 	struct vtr_stats stats; /* of this reading: vtr_last_stats() once it ends */
+	/* The definitions count the events of the locations (some count is not 0): a location
+	 * that delivers more than its count is damaged (libotf2 3.0 reads a truncated event
+	 * file over and over), and the reading stops there (damaged, tr->err says where). */
+	bool bounded, damaged;
 };
 
 /* A problem callback with a formatted message; s may be NULL. */

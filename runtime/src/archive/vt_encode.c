@@ -150,7 +150,8 @@ bool vt_otf2_write_value(OTF2_EvtWriter *w, uint64_t ts, uint32_t id, uint32_t m
 }
 
 /* Leaves every open region down to (not including) depth 'keep' at ts, each with the
- * thread's last strictly synchronous values: a Leave vt writes itself has no reading of its
+ * thread's last synchronous values (strict or not: a counter read at every Enter and Leave
+ * reads at these too, as the last value): a Leave vt writes itself has no reading of its
  * own. */
 static bool unwind(struct vt_enc_loc *e, struct vt_stack *s, size_t keep, uint64_t ts)
 {
@@ -168,7 +169,7 @@ static bool unwind(struct vt_enc_loc *e, struct vt_stack *s, size_t keep, uint64
 	return true;
 }
 
-/* Keeps a strictly synchronous value that followed the last Enter/Leave (e->strict). */
+/* Keeps a synchronous value that followed the last Enter/Leave (e->strict). */
 static void keep_strict(struct vt_enc_loc *e, uint32_t metric, uint64_t value)
 {
 	if (e->n_strict == e->cap_strict) {
@@ -619,7 +620,9 @@ void vt_otf2_encode(struct vt_loc *loc, const struct vt_rec *from, const struct 
 			if (e->last_recorded)
 				vt_otf2_write_value(w, last, m->metric, m->metric, m->value);
 			if (m->metric < __atomic_load_n(&enc.mt.n_metrics, __ATOMIC_ACQUIRE) &&
-			    enc.mt.metrics[m->metric].occurrence == OTF2_METRIC_SYNCHRONOUS_STRICT)
+			    (enc.mt.metrics[m->metric].occurrence ==
+				 OTF2_METRIC_SYNCHRONOUS_STRICT ||
+			     enc.mt.metrics[m->metric].occurrence == OTF2_METRIC_SYNCHRONOUS))
 				keep_strict(e, m->metric, m->value);
 			continue;
 		}

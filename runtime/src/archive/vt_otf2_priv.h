@@ -31,9 +31,10 @@ struct vt_enc_loc {
 	/* The thread teams the location is in (ThreadTeamBegin without its End yet), outermost
 	 * first: a team still open when the location closes ends there, after its regions. */
 	uint32_t teams[8], n_teams;
-	/* The strictly synchronous values that followed the last Enter/Leave, in their order:
-	 * what the Leaves vt writes itself (unwinding at a stop or at the end) carry, since
-	 * readers expect a value of every such metric at every Enter and Leave. */
+	/* The synchronous values (strict or not) that followed the last Enter/Leave, in their
+	 * order: what the Leaves vt writes itself (unwinding at a stop or at the end) carry,
+	 * since readers expect a value of a strict metric at every Enter and Leave, and users
+	 * the same of a counter read at each of them. */
 	struct vt_enc_value *strict;
 	uint32_t n_strict, cap_strict;
 	/* The calling contexts of the last sample, outermost first, for the next one's unwind

@@ -21,6 +21,10 @@ extern int vt_log_level;
  */
 void vt_log_write(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* Notes which file fd 2 is (at libvt's start): from then on lines are written only while
+ * fd 2 is still that file, never into one the program put there. */
+void vt_log_keep_stderr(void);
+
 #define vt_log(level, ...)                                                                         \
 	do {                                                                                       \
 		if ((level) <= vt_log_level)                                                       \

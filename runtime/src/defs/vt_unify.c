@@ -655,6 +655,8 @@ int vt_unify_merge(struct vt_unified *u, const char *all, const size_t *sizes, u
 
 int vt_unify_maps_read(const char *map, size_t n, struct vt_unify_maps *out)
 {
+	if (!map) /* rank 0 had no memory for the maps (the scatter says so with NULL) */
+		return -1;
 	const char *p = map, *end = map + n;
 	uint32_t *counts[8] = {&out->n_regions, &out->n_comms, &out->n_metrics, &out->n_ctxs,
 			       &out->n_igens,	&out->n_wins,  &out->n_groups,	&out->n_ios};

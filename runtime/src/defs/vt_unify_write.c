@@ -428,9 +428,13 @@ void vt_unify_write_annotations(OTF2_Archive *archive, const struct vt_unified *
 		else
 			snprintf(name, sizeof(name), "%s", p->name);
 		OTF2_ErrorCode rc = OTF2_Archive_SetProperty(archive, name, p->value, true);
-		if (rc != OTF2_SUCCESS)
-			vt_warn("trace property %s could not be written (%s)", name,
-				OTF2_Error_GetDescription(rc));
+		/* Out of memory, libotf2 3.0's next property write may crash (it does not check
+		 * its allocations there): the first failure ends them. */
+		if (rc != OTF2_SUCCESS) {
+			vt_warn("trace property %s and %zu more could not be written (%s)", name,
+				u->n_props - i - 1, OTF2_Error_GetDescription(rc));
+			break;
+		}
 	}
 	if (!u->n_markers)
 		return;

@@ -1,11 +1,14 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* exec* replaces the process without running atexit handlers: write the trace first. */
+/* exec* and daemon() end the process without running atexit handlers: write the trace first. */
 #include "base/vt_state.h"
 #include "interpose/vt_interpose.h"
 
 #include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #define VT_EXPORT __attribute__((visibility("default"), no_instrument_function))
@@ -114,4 +117,48 @@ VT_EXPORT int execle(const char *path, const char *arg, ...)
 	char **envp = va_arg(ap, char **);
 	va_end(ap);
 	return execve(path, argv, envp);
+}
+
+/*
+ * daemon(): its parent calls _exit inside libc, so no atexit handler writes its trace, and
+ * the daemon itself is a forked child, which vt does not trace: the archive was left empty.
+ * The same steps as libc's daemon, with the parent's trace written before its _exit: the
+ * events up to daemon() are kept (docs/security.md).
+ */
+typedef int (*daemon_fn)(int, int);
+
+VT_EXPORT int daemon(int nochdir, int noclose)
+{
+	if (vt_core_state() != VT_STATE_ON || getpid() != vt_core_pid() ||
+	    !vt_interpose_hooks.daemon_parent)
+		return ((daemon_fn)next("daemon"))(nochdir, noclose);
+	pid_t child = fork();
+	if (child < 0)
+		return -1;
+	if (child > 0) {
+		vt_interpose_hooks.daemon_parent((int)child);
+		_exit(0);
+	}
+	if (setsid() < 0)
+		return -1;
+	if (!nochdir && chdir("/") < 0) {
+		/* libc's daemon ignores it too */
+	}
+	if (!noclose) {
+		int fd = open("/dev/null", O_RDWR);
+		if (fd < 0)
+			return 0; /* as libc: nothing to redirect to, the daemon goes on */
+		struct stat st;
+		if (fstat(fd, &st) != 0 || !S_ISCHR(st.st_mode)) {
+			close(fd);
+			errno = ENODEV;
+			return -1;
+		}
+		dup2(fd, 0);
+		dup2(fd, 1);
+		dup2(fd, 2);
+		if (fd > 2)
+			close(fd);
+	}
+	return 0;
 }

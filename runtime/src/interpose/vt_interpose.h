@@ -19,6 +19,8 @@
 struct vt_interpose_hooks {
 	/* exec* replaces the image of the process that initialised vt (what: the call). */
 	void (*exec)(const char *what);
+	/* daemon(): the parent, about to _exit, forked the daemon (process child). */
+	void (*daemon_parent)(int child);
 	/* A terminating signal ends the process and arrived outside vt: write the trace. */
 	void (*signal_end)(int sig, const char *what);
 	/* Whether the calling thread is inside vt's own code (its busy flag): a signal then

@@ -298,6 +298,13 @@ static void on_exec(const char *what)
 	vt_finalize();
 }
 
+static void on_daemon(int child)
+{
+	vt_notice("daemon(): the trace ends here; the daemon (process %d) is not traced", child);
+	vt_annot_property("VT::END", "daemon()");
+	vt_finalize();
+}
+
 /* A terminating signal, outside vt (interpose/vt_signal.c arms its watchdog first): the
  * trace says how the run ended, with a marker where the signal arrived and a property. */
 static void on_signal_end(int sig, const char *what)
@@ -331,6 +338,7 @@ static void thread_start(void)
 
 static const struct vt_interpose_hooks interpose_hooks = {
     .exec = on_exec,
+    .daemon_parent = on_daemon,
     .signal_end = on_signal_end,
     .thread_busy = thread_busy,
     .thread_wanted = vt_sample_wants_threads,
@@ -340,6 +348,7 @@ static const struct vt_interpose_hooks interpose_hooks = {
 /* First of libvt's constructors: before it, a thread's first event leaves it NEW. */
 __attribute__((constructor(101))) static void vt_connect(void)
 {
+	vt_log_keep_stderr();
 	vt_thread_connect(&archive_sink, &thread_hooks);
 	vt_interpose_set_hooks(&interpose_hooks);
 }

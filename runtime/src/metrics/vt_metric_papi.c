@@ -42,6 +42,10 @@ struct papi_thread {
 	int pos[MAX_EVENTS];	/* counter id -> its place in the set */
 	int metric[MAX_EVENTS]; /* counter id -> its index in metrics[] */
 	bool real[MAX_EVENTS];	/* a value other than PAPI's "not registered" was read */
+	/* reads of "not registered" (an SDE its library registers later, or never): recorded
+	 * as 0, and said at the thread's end */
+	uint64_t unregistered[MAX_EVENTS];
+	bool sde[MAX_EVENTS]; /* the counter is an SDE (only they have a placeholder) */
 	long long values[2 * MAX_EVENTS];
 };
 static __thread struct papi_thread *tls_p __attribute__((tls_model("initial-exec")));
@@ -174,8 +178,13 @@ static uint64_t get(int32_t id)
 	if (id < 0 || id >= tls.n)
 		return 0;
 	long long v = tls.values[tls.pos[id]];
-	if (v != SDE_UNREGISTERED)
-		tls.real[id] = true;
+	if (__builtin_expect(v == SDE_UNREGISTERED, 0) && tls.sde[id]) {
+		/* PAPI's placeholder (all bits set) is no value: 0 until the library registers
+		 * the event (a double's all-ones would be a NaN). */
+		tls.unregistered[id]++;
+		return 0;
+	}
+	tls.real[id] = true;
 	return (uint64_t)v;
 }
 
@@ -210,6 +219,8 @@ static int32_t add(struct vt_metric_source *s, const struct vt_metric *m)
 	tls.pos[tls.n] = tls.n_events++;
 	tls.metric[tls.n] = (int)(m - pp.metrics);
 	tls.real[tls.n] = false;
+	tls.unregistered[tls.n] = 0;
+	tls.sde[tls.n] = strncmp(m->name, "sde:::", 6) == 0;
 	return tls.n++;
 }
 
@@ -225,7 +236,7 @@ static int32_t enable(struct vt_metric_source *s, int32_t id)
 
 static void collect(struct recorder *r);
 
-/* An SDE that read as unregistered at every event of a thread: said once per event. */
+/* An SDE that read as unregistered at some events of a thread: said once per event. */
 static void tell_unregistered(void)
 {
 	static bool said[MAX_EVENTS];
@@ -233,13 +244,19 @@ static void tell_unregistered(void)
 		return;
 	for (int id = 0; id < tls.n; id++) {
 		int m = tls.metric[id];
-		if (tls.real[id] || strncmp(pp.metrics[m].name, "sde:::", 6) != 0 ||
+		if (!tls.unregistered[id] || strncmp(pp.metrics[m].name, "sde:::", 6) != 0 ||
 		    __atomic_exchange_n(&said[m], true, __ATOMIC_RELAXED))
 			continue;
-		vt_warn("VT_METRICS: PAPI read '%s' as not registered at every event of a thread: "
-			"no library registered it, or it is a group its library registered after "
-			"vt started, which PAPI does not count",
-			pp.metrics[m].name);
+		if (tls.real[id])
+			vt_warn("VT_METRICS: '%s' was not registered yet at the first %llu events "
+				"of a thread (its library registered it later); they record 0",
+				pp.metrics[m].name, (unsigned long long)tls.unregistered[id]);
+		else
+			vt_warn(
+			    "VT_METRICS: PAPI read '%s' as not registered at every event of a "
+			    "thread (recorded as 0): no library registered it, or it is a group "
+			    "its library registered after vt started, which PAPI does not count",
+			    pp.metrics[m].name);
 	}
 }
 

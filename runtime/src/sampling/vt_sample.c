@@ -441,6 +441,16 @@ static void stop(void)
 	 * (SIGPROF's ends the program). */
 	uint64_t taken = __atomic_load_n(&smp.n_taken, __ATOMIC_RELAXED);
 	uint64_t lost = __atomic_load_n(&smp.n_lost, __ATOMIC_RELAXED);
+	/* A program that sets its own handler for the signal after vt took it (a profiler of
+	 * its own, setitimer in main) ends the samples without a word otherwise. */
+	struct sigaction cur;
+	int sig = (int)vt_cfg.sampling_signal;
+	if (vt_real_sigaction(sig, NULL, &cur) == 0 &&
+	    (!(cur.sa_flags & SA_SIGINFO) || cur.sa_sigaction != on_signal))
+		vt_warn("VT_SAMPLING_SIGNAL=%d: the program set its own handler for this signal "
+			"during the run, and samples stopped then (%llu taken); pick a signal it "
+			"does not use with VT_SAMPLING_SIGNAL (a real-time one such as 40)",
+			sig, (unsigned long long)taken);
 	char v[32];
 	snprintf(v, sizeof(v), "%llu", (unsigned long long)taken);
 	vt_annot_property("VT::SAMPLING::SAMPLES", v);

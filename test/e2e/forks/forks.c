@@ -2,9 +2,12 @@
 /*
  * argv[1]: "vfork" (a vfork child execs /bin/echo), "vfork-fail" (its exec fails, it calls
  * _exit), or "fork" (a forked child calls work() and exits without exec). The parent calls
- * work() 10 times before and 20 times after, and waits for the child.
+ * work() 10 times before and 20 times after, and waits for the child. "daemon FILE": after
+ * the 10 calls the program becomes a daemon (daemon(3): its parent ends), which calls
+ * child_work() 5 times and writes "daemon PID" into FILE.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -29,6 +32,20 @@ int main(int argc, char **argv)
 	printf("parent before\n");
 	fflush(stdout);
 	pid_t pid;
+	if (strcmp(how, "daemon") == 0 && argc > 2) {
+		if (daemon(0, 0) != 0) {
+			perror("daemon");
+			return 1;
+		}
+		for (int i = 0; i < 5; i++)
+			child_work(i);
+		FILE *f = fopen(argv[2], "w");
+		if (f) {
+			fprintf(f, "daemon %d\n", (int)getpid());
+			fclose(f);
+		}
+		return 0;
+	}
 	if (strcmp(how, "fork") == 0) {
 		pid = fork();
 		if (pid == 0) {

@@ -26,8 +26,8 @@ ENTERS = {'main': 1, 'log_rank': 1, 'work': K, 'nap': 1, 'MPI_Init': 1, 'MPI_Com
           'MPI_Comm_size': 1, 'MPI_Barrier': 1, 'MPI_Allreduce': 1, 'MPI_Finalize': 1}
 # Enter/Leave events of a rank before MPI_Init adds counters: Enter main, Enter MPI_Init.
 BEFORE_INIT = 2
-# The Leaves vt adds when it ends recording in MPI_Finalize (of MPI_Finalize and main): "The
-# Leaves vt adds to close regions at the end carry no values".
+# The Leaves vt adds when it ends recording in MPI_Finalize (of MPI_Finalize and main): they
+# carry each synchronous counter's last value read (docs/plugins.md).
 AFTER_FINALIZE = 2
 
 SCOPES = [Use('vt', 'tpsyncprocess', 'sync', 'process', ['c1'], ['c1']),

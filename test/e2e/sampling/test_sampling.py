@@ -16,6 +16,8 @@
   and each sample's instrumented frames are the regions open on its location (but for a
   sample on the first or last instruction of a function, whose Enter is not yet or whose
   Leave is already written);
+- a program that sets its own SIGPROF handler: runs as it would, one warning names
+  VT_SAMPLING_SIGNAL, with which samples are taken;
 - bad values (a period without a unit, an unknown source, an uncatchable signal): one line
   naming the variable, the program's output and status unchanged."""
 
@@ -262,7 +264,51 @@ def bad_input(t):
         t.eq(run.errors, ['error: ' + want], '%s=%s: one line' % (var, value))
 
 
+OWN_PROF_C = r'''
+#include <signal.h>
+#include <stdio.h>
+#include <sys/time.h>
+static volatile long ticks, sink;
+static void mine(int sig) { ticks++; }
+int main(void)
+{
+	signal(SIGPROF, mine);
+	struct itimerval it = {{0, 1000}, {0, 1000}};
+	setitimer(ITIMER_PROF, &it, NULL);
+	for (long i = 0; i < 300000000L && ticks < 20; i++) sink += i;
+	it = (struct itimerval){{0, 0}, {0, 0}};
+	setitimer(ITIMER_PROF, &it, NULL);
+	printf("own handler ran %s\n", ticks >= 20 ? "20 times" : "less");
+	return 0;
+}
+'''
+
+
+def own_handler(t):
+    """A program that sets its own SIGPROF handler in main: it runs as it would, and vt
+    says once that the samples stopped and what to do."""
+    src = os.path.join(t.newdir('ownprof-src'), 'ownprof.c')
+    with open(src, 'w') as f:
+        f.write(OWN_PROF_C)
+    exe = t.compile('ownprof', [src], opt='-O1', instrument=False)
+    run = t.run(VTRUN, args=['-vt:sampling', 'yes', exe], label='ownprof')
+    t.eq((run.status, run.stdout), (0, 'own handler ran 20 times\n'),
+         'own SIGPROF handler: the program runs as it would')
+    want = [w for w in run.warnings if 'VT_SAMPLING_SIGNAL=27: the program set its own '
+            'handler for this signal during the run' in w and 'VT_SAMPLING_SIGNAL' in w]
+    t.eq(len(want), 1, 'own SIGPROF handler: one warning says so and names VT_SAMPLING_SIGNAL')
+    run = t.run(VTRUN, args=['-vt:sampling', 'yes', exe], env={'VT_SAMPLING_SIGNAL': '40'},
+                label='ownprof-40')
+    t.eq((run.status, run.stdout, run.warnings), (0, 'own handler ran 20 times\n', []),
+         'own SIGPROF handler, VT_SAMPLING_SIGNAL=40: the program as it would, no warning')
+    tr = t.trace(run, 'own SIGPROF handler, VT_SAMPLING_SIGNAL=40', prefix='ownprof.vt')
+    s = vtsamples.read(tr.path)
+    t.check(len(s.by_loc.get('Master thread', [])) > 0,
+            'own SIGPROF handler, VT_SAMPLING_SIGNAL=40: samples taken')
+
+
 def body(t):
+    own_handler(t)
     split_cases(t)
     hybrid_case(t)
     bad_input(t)

@@ -6,7 +6,7 @@ every event, its values on a METRIC location of the process). Exact values at ea
 program's events, read with python3-otf2 and otf2-print:
 - sdeprog.c built with vtcc: every kind but the group (vt starts before the library's
   constructor registers its events, and PAPI never counts a group named before it was
-  registered: vt says so in one line, which is checked too);
+  registered: vt says so in one line and records 0, never PAPI's placeholder, checked too);
 - sdeuser.c built without vt, with user-API regions, run with libvt preloaded (vt starts
   after the library's constructor): every kind, the group included.
 vt-info --metrics lists the events of the library and of the program that needs it, named as
@@ -98,11 +98,17 @@ def body(t):
     check_values(t, run, want, 'vtcc')
 
     group = t.run(exe, env={'VT_METRICS': LIB + 'work_total'}, label='late-group')
-    t.eq(group.warnings, ["warning: VT_METRICS: PAPI read 'sde:::Sdelib::work_total' as not registered "
-                          "at every event of a thread: no library registered it, or it is a "
-                          "group its library registered after vt started, which PAPI does "
-                          "not count"], 'a group registered after vt started: one line')
+    t.eq(group.warnings, ["warning: VT_METRICS: PAPI read 'sde:::Sdelib::work_total' as not "
+                          "registered at every event of a thread (recorded as 0): no library "
+                          "registered it, or it is a group its library registered after vt "
+                          "started, which PAPI does not count"],
+         'a group registered after vt started: one line')
     t.eq((group.status, group.stdout), (0, 'done\n'), 'a late group: the run goes on')
+    # PAPI's placeholder (all bits set) is no value: 0 at every event, not 2^64 - 1.
+    mv = vtmetrics.read_metrics(t.trace(group, 'a late group').path)
+    seq = vtmetrics.values_per_event(mv, mv.loc('Master thread').ref)
+    t.eq(sorted(set(v for e in seq for v in e.values())), [0],
+         'a late group: %d events record 0, never the placeholder' % len(seq))
 
     inc = ['-I' + os.path.join(vttest.SOURCE_ROOT, 'runtime', 'include'), '-DVT_USER']
     user = t.compile('sdeuser', ['sdeuser.c'], opt='-O1', flags=inc + link, instrument=False)

@@ -23,6 +23,23 @@ VT_PROFILE = os.environ.get('VT_PROFILE', os.path.join(TOOLS, 'vt-profile', 'vt-
 VT_EXPORT = os.path.join(TOOLS, 'vt-export', 'vt-export')
 VT_REPORT = os.path.join(TOOLS, 'vt-report', 'vt-report')
 VT_SCORE = os.environ.get('VT_SCORE', os.path.join(TOOLS, 'vt-score', 'vt-score'))
+VT_SIM = os.environ.get('VT_SIM', os.path.join(TOOLS, 'vt-sim', 'vt-sim'))
+THREADS_C = r"""
+#include <pthread.h>
+#include <stdio.h>
+static volatile long s;
+__attribute__((noinline)) void leaf(int i) { s += i; }
+static void *run(void *a) { for (int i = 0; i < 3000; i++) leaf(i); return a; }
+int main(void)
+{
+	pthread_t t[3];
+	for (int i = 0; i < 3; i++) pthread_create(&t[i], NULL, run, NULL);
+	run(NULL);
+	for (int i = 0; i < 3; i++) pthread_join(t[i], NULL);
+	printf("%ld\\n", s);
+	return 0;
+}
+"""
 CASES = 200  # fuzzed archives; every tool runs on each
 SEED = 13
 TIMEOUT = 30
@@ -255,8 +272,63 @@ def check_outputs(t, trace):
          'VT_REPORT, planted link: the link and its target as they were')
 
 
+def check_truncated(t):
+    """A trace of 4 threads (plain, and sampled) with one location's event file cut short,
+    at each location and at several points: every tool ends within its time bound, with a
+    status of 1 or 2, its last line naming the problem (the damaged file where libotf2's
+    reader lets it be known) after at most 25 lines, and an output no larger than a few
+    times the trace. libotf2 3.0 reads a truncated single-chunk file over and over: without
+    the bound vt-export wrote gigabytes of JSON and vt-sim spun."""
+    src = os.path.join(t.newdir('threads-src'), 'threads.c')
+    with open(src, 'w') as f:
+        f.write(THREADS_C)
+    exe = t.compile('threads', [src], flags=['-pthread'])
+    bad = []
+    runs = 0
+    for label, env in (('plain', {}), ('sampled', {'VT_SAMPLING': 'yes',
+                                                   'VT_SAMPLING_PERIOD': '100us'})):
+        r = t.run(exe, env=env, label='trunc-' + label)
+        t.eq(r.status, 0, 'truncated %s: the program ran' % label)
+        anchor = r.anchor()
+        folder = anchor[:-len('.otf2')]
+        size = sum(os.path.getsize(os.path.join(folder, f)) for f in os.listdir(folder))
+        for loc in range(4):
+            for frac in (0.02, 0.3, 0.7, 0.97):
+                d = t.newdir('trunc')
+                copy = copy_trace(anchor, os.path.join(d, 'c'))
+                evt = os.path.join(copy[:-len('.otf2')], '%d.evt' % loc)
+                os.truncate(evt, int(os.path.getsize(evt) * frac))
+                out = os.path.join(d, 'out')
+                for tool, cmd in (
+                        ('vt-profile', [VT_PROFILE, copy]),
+                        ('vt-profile --samples', [VT_PROFILE, '--samples', copy]),
+                        ('vt-profile --threads', [VT_PROFILE, '--threads', copy]),
+                        ('vt-export', [VT_EXPORT, copy, '-o', out + '.json']),
+                        ('vt-report', [VT_REPORT, copy, '-o', out + '.html']),
+                        ('vt-score', [VT_SCORE, copy]),
+                        ('vt-sim', [VT_SIM, copy, '-s', 'identity', '-o', out + '.otf2'])):
+                    runs += 1
+                    what = '%s %s, %d.evt cut at %d%%' % (tool, label, loc, frac * 100)
+                    p = run(cmd)
+                    if p is None:
+                        bad.append('%s: no end within %d s' % (what, TIMEOUT))
+                        continue
+                    lines = p.stderr.splitlines()
+                    written = sum(os.path.getsize(os.path.join(d, f)) for f in os.listdir(d)
+                                  if f.startswith('out') and os.path.isfile(
+                                      os.path.join(d, f))) + len(p.stdout)
+                    if p.returncode not in (1, 2) or not lines or len(lines) > 25 or \
+                            not lines[-1].startswith(tool.split()[0] + ': ') or \
+                            written > 4 * size + 100000:
+                        bad.append('%s: status %d, %d lines, %d bytes out: %s' % (
+                            what, p.returncode, len(lines), written, lines[-1:]))
+    t.eq(bad[:5], [], 'truncated event files: %d tool runs end in time, with a status of 1 '
+         'or 2 and a last line, output bounded' % runs)
+
+
 def body(t):
     _, trace = vizprog.traced_run(t)
+    check_truncated(t)
     check_outputs(t, trace)
     check_bad_inputs(t, trace)
     check_usage(t, trace)
