@@ -18,6 +18,10 @@ The program times each loop itself (ns per call) and is run
 Per operation: ns each, the added ns over plain, and the ratio to plain. Medians of --runs
 runs.
 
+A second table, ISO C stdio (bench/stdio-costs.c): a 1-byte fwrite to /dev/null into the
+stream's buffer, the same on an unbuffered stream (a write(2) each), a 1-byte fprintf; plain,
+under vtrun with VT_IOTRACE=no and =yes, and =yes with a 1G buffer.
+
 Usage: bench/run-io.py BUILD_DIR [--runs N] [--count N] [--json FILE]"""
 
 import argparse
@@ -31,6 +35,45 @@ import benchlib
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SRC = os.path.join(HERE, 'io-costs.c')
+STDIO_SRC = os.path.join(HERE, 'stdio-costs.c')
+
+
+def table(title, variants, runs, count, work):
+    """Runs each variant runs times (in turns): prints and returns its medians."""
+    got = {name: [] for name, _, _ in variants}
+    for r in range(runs):
+        for name, cmd, env in variants:
+            cwd = tempfile.mkdtemp(prefix='run-%d-%s-' % (r, name.replace(' ', '-')), dir=work)
+            got[name].append(benchlib.costs(cmd + [str(count)], dict(env, VT_PFORM_GDIR=cwd),
+                                            cwd))
+        print('%s: run %d of %d done' % (title, r + 1, runs), file=sys.stderr)
+    med = {name: {c: statistics.median(x[c] for x in rs) for c in rs[0]}
+           for name, rs in got.items()}
+    plain = med[variants[0][0]]
+    print('%s, %d calls per loop, ns per call (median of %d runs); added = over plain, '
+          'ratio = to plain' % (title, count, runs))
+    print('%-20s' % 'variant' + ''.join('%18s' % c for c in plain))
+    for name, _, _ in variants:
+        print('%-20s' % name + ''.join('%18.1f' % med[name][c] for c in plain))
+    for name, _, _ in variants[1:]:
+        print('%-20s' % ('+' + name) +
+              ''.join('%10.1f (%4.2fx)' % (med[name][c] - plain[c], med[name][c] / plain[c])
+                      for c in plain))
+    return med
+
+
+def stdio(a, vtrun, work, base):
+    """The stdio table: fwrite and fprintf of 1 byte to /dev/null."""
+    exe = os.path.join(work, 'stdio-costs')
+    benchlib.sh(['cc', '-O2', STDIO_SRC, '-o', exe])
+    variants = [
+        ('plain', [exe], base),
+        ('vtrun off', [vtrun, exe], dict(base, VT_IOTRACE='no')),
+        ('vtrun iotrace=yes', [vtrun, exe], dict(base, VT_IOTRACE='yes')),
+        ('iotrace=yes 1G buf', [vtrun, exe], dict(base, VT_IOTRACE='yes',
+                                                  VT_BUFFER_SIZE='1G')),
+    ]
+    return table('ISO C stdio, 1 byte per call', variants, a.runs, a.count, work)
 
 
 def main():
@@ -75,10 +118,12 @@ def main():
         print('%-20s' % ('+' + name) +
               ''.join('%10.1f (%4.2fx)' % (med[name][c] - plain[c], med[name][c] / plain[c])
                       for c in plain))
+    stdio_med = stdio(a, vtrun, work, base)
     print('compiler: %s' % benchlib.first_line(['cc', '--version']))
     if a.json:
         with open(a.json, 'w') as f:
-            json.dump({'runs': a.runs, 'count': a.count, 'median_ns': med}, f, indent=1)
+            json.dump({'runs': a.runs, 'count': a.count, 'median_ns': med,
+                       'stdio_median_ns': stdio_med}, f, indent=1)
 
 
 if __name__ == '__main__':

@@ -91,8 +91,9 @@ static void random_def(enum vt_def_kind k, union vt_def *d)
 		d->group = (struct vt_def_group){(uint32_t)next(), rand_str()};
 		break;
 	case VT_DEF_IOHANDLE:
-		d->iohandle = (struct vt_def_iohandle){(uint32_t)next(), next(), (uint32_t)next(),
-						       (uint32_t)next(), rand_str()};
+		d->iohandle =
+		    (struct vt_def_iohandle){(uint32_t)next(), next(),	   (uint32_t)next(),
+					     (uint32_t)next(), rand_str(), (uint32_t)next()};
 		break;
 	case VT_DEF_COMMUSE:
 		d->commuse = (struct vt_def_commuse){next(), (uint32_t)next()};
@@ -173,7 +174,8 @@ static bool same(enum vt_def_kind k, const union vt_def *a, const union vt_def *
 		return a->iohandle.id == b->iohandle.id && a->iohandle.key == b->iohandle.key &&
 		       a->iohandle.comm == b->iohandle.comm &&
 		       a->iohandle.paradigm == b->iohandle.paradigm &&
-		       S(a->iohandle.file, b->iohandle.file);
+		       S(a->iohandle.file, b->iohandle.file) &&
+		       a->iohandle.parent == b->iohandle.parent;
 	case VT_DEF_COMMUSE:
 		return a->commuse.location == b->commuse.location &&
 		       a->commuse.comm == b->commuse.comm;

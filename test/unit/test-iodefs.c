@@ -58,5 +58,21 @@ int main(void)
 	const struct vt_mpi_defs_io *ios = vt_mpi_defs_ios(&n);
 	CHECK(strcmp(ios[d].file, "shared") == 0 && ios[d].paradigm == VT_IO_PARADIGM_POSIX);
 	CHECK(ios[m].key == 42 && ios[m].paradigm == VT_IO_PARADIGM_MPI);
+	CHECK(ios[d].parent == UINT32_MAX);
+
+	/* A stream's handle (ISOC) on its descriptor's: given back, it is taken again only by a
+	 * stream on the same parent handle; on another, a new one is defined (and the one
+	 * given back stays for its parent). */
+	uint32_t p1 = vt_mpi_defs_io_local(VT_IO_PARADIGM_POSIX, "stream");
+	uint32_t p2 = vt_mpi_defs_io_local(VT_IO_PARADIGM_POSIX, "stream");
+	uint32_t s1 = vt_mpi_defs_io_child(VT_IO_PARADIGM_ISOC, "stream", p1);
+	CHECK(s1 != p1 && s1 != p2);
+	vt_mpi_defs_io_free(s1);
+	uint32_t s2 = vt_mpi_defs_io_child(VT_IO_PARADIGM_ISOC, "stream", p2);
+	CHECK(s2 != s1);
+	CHECK(vt_mpi_defs_io_child(VT_IO_PARADIGM_ISOC, "stream", p1) == s1);
+	ios = vt_mpi_defs_ios(&n);
+	CHECK(ios[s1].parent == p1 && ios[s2].parent == p2 && ios[p1].parent == UINT32_MAX);
+	CHECK(ios[s1].paradigm == VT_IO_PARADIGM_ISOC && strcmp(ios[s2].file, "stream") == 0);
 	return unit_done();
 }

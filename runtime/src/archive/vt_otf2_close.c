@@ -121,8 +121,8 @@ static void encode(struct vt_defs_buf *b, int rank, struct vt_loc *locs, uint64_
 	uint32_t n_ios;
 	const struct vt_mpi_defs_io *io = vt_mpi_defs_ios(&n_ios);
 	for (uint32_t i = 0; i < n_ios; i++) {
-		d = (union vt_def){
-		    .iohandle = {i, io[i].key, io[i].comm, io[i].paradigm, io[i].file}};
+		d = (union vt_def){.iohandle = {i, io[i].key, io[i].comm, io[i].paradigm,
+						io[i].file, io[i].parent}};
 		vt_defs_put(b, VT_DEF_IOHANDLE, &d);
 	}
 	char *const *g = vt_mpi_defs_groups(&n_groups);

@@ -337,6 +337,7 @@ static void enc_iohandle(struct vt_defs_buf *b, const union vt_def *d)
 	put_u32(b, d->iohandle.comm);
 	put_u32(b, d->iohandle.paradigm);
 	put_str(b, d->iohandle.file ? d->iohandle.file : "");
+	put_u32(b, d->iohandle.parent);
 }
 
 static void dec_iohandle(struct vt_defs_reader *r, union vt_def *d)
@@ -346,6 +347,7 @@ static void dec_iohandle(struct vt_defs_reader *r, union vt_def *d)
 	d->iohandle.comm = get_u32(r);
 	d->iohandle.paradigm = get_u32(r);
 	d->iohandle.file = get_str(r);
+	d->iohandle.parent = get_u32(r);
 }
 
 static void enc_commuse(struct vt_defs_buf *b, const union vt_def *d)

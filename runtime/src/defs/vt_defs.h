@@ -154,6 +154,7 @@ struct vt_def_iohandle {
 	uint32_t comm;
 	uint32_t paradigm; /* defs/vt_mpi_defs.h: enum vt_io_paradigm */
 	const char *file;
+	uint32_t parent; /* local id of the handle it works on, UINT32_MAX: none */
 };
 
 /* A communicator that a location other than the process's master thread made MPI calls on

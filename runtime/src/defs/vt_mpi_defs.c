@@ -147,7 +147,7 @@ static uint32_t define_io(uint64_t key, uint32_t comm, uint32_t paradigm, const 
 	struct vt_mpi_defs_io *h =
 	    copy ? append(&defs.ios, &defs.n_ios, &defs.cap_ios, sizeof(*h)) : NULL;
 	if (h)
-		*h = (struct vt_mpi_defs_io){key, comm, paradigm, copy, UINT32_MAX};
+		*h = (struct vt_mpi_defs_io){key, comm, paradigm, copy, UINT32_MAX, UINT32_MAX};
 	else
 		free(copy);
 	pthread_mutex_unlock(&defs.lock);
@@ -244,6 +244,27 @@ uint32_t vt_mpi_defs_io_local(uint32_t paradigm, const char *file)
 	file = file ? file : "";
 	uint32_t id = take_free(paradigm, file);
 	return id != UINT32_MAX ? id : define_io(0, UINT32_MAX, paradigm, file);
+}
+
+uint32_t vt_mpi_defs_io_child(uint32_t paradigm, const char *file, uint32_t parent)
+{
+	file = file ? file : "";
+	uint32_t id = take_free(paradigm, file);
+	pthread_mutex_lock(&defs.lock);
+	bool same = id != UINT32_MAX && defs.ios[id].parent == parent;
+	pthread_mutex_unlock(&defs.lock);
+	if (id != UINT32_MAX && !same) {
+		vt_mpi_defs_io_free(id); /* another parent's: back where it was */
+		id = UINT32_MAX;
+	}
+	if (id == UINT32_MAX) {
+		id = define_io(0, UINT32_MAX, paradigm, file);
+		pthread_mutex_lock(&defs.lock);
+		if (id != UINT32_MAX)
+			defs.ios[id].parent = parent;
+		pthread_mutex_unlock(&defs.lock);
+	}
+	return id;
 }
 
 uint32_t vt_mpi_defs_io_dup(uint32_t id)

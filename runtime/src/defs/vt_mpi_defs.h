@@ -35,7 +35,12 @@ struct vt_mpi_defs_win {
 };
 
 /* The I/O paradigms of handles (an IoParadigm definition each, by this number). */
-enum vt_io_paradigm { VT_IO_PARADIGM_MPI = 0, VT_IO_PARADIGM_POSIX = 1, VT_IO_PARADIGM_MAX };
+enum vt_io_paradigm {
+	VT_IO_PARADIGM_MPI = 0,
+	VT_IO_PARADIGM_POSIX = 1,
+	VT_IO_PARADIGM_ISOC = 2,
+	VT_IO_PARADIGM_MAX
+};
 
 struct vt_mpi_defs_io {
 	uint64_t key;	   /* MPI-IO: the same on every rank that opened it; POSIX: 0 (own) */
@@ -43,6 +48,8 @@ struct vt_mpi_defs_io {
 	uint32_t paradigm; /* enum vt_io_paradigm */
 	char *file;
 	uint32_t next_free; /* a process's own handle, destroyed: the next such of its file */
+	uint32_t parent;    /* local id of the handle it works on (ISO C: the POSIX one), or
+			       UINT32_MAX */
 };
 
 /* At local time t: global = local + offset (ticks), uncertain by stddev. */
@@ -70,6 +77,9 @@ uint32_t vt_mpi_defs_io(uint64_t key, uint32_t comm, const char *file);
  * paradigm and file that was given back is taken again (a program that opens a file a
  * million times has as many handles of it as it had open at once). */
 uint32_t vt_mpi_defs_io_local(uint32_t paradigm, const char *file);
+/* A handle of this process on another (parent: an ISO C stream on its POSIX descriptor's
+ * handle), the same way; one given back is taken again only if it had the same parent. */
+uint32_t vt_mpi_defs_io_child(uint32_t paradigm, const char *file, uint32_t parent);
 /* A handle of this process on handle id's file and paradigm (POSIX dup), the same way. */
 uint32_t vt_mpi_defs_io_dup(uint32_t id);
 /* Handle id (from vt_mpi_defs_io_local or _dup) was destroyed: it may be taken again. */

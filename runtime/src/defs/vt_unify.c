@@ -102,7 +102,7 @@ static uint32_t win_id(struct vt_unified *u, const struct vt_def_rmawin *w, uint
 }
 
 static uint32_t io_id(struct vt_unified *u, struct keys *k, const struct vt_def_iohandle *h,
-		      uint32_t comm)
+		      uint32_t comm, uint32_t parent)
 {
 	for (uint32_t i = 0; h->key && i < u->n_ios; i++)
 		if (u->ios[i].key == h->key)
@@ -119,7 +119,7 @@ static uint32_t io_id(struct vt_unified *u, struct keys *k, const struct vt_def_
 	if (!n)
 		return 0;
 	u->ios = n;
-	u->ios[u->n_ios] = (struct vt_unify_io){h->key, comm, file, h->paradigm};
+	u->ios[u->n_ios] = (struct vt_unify_io){h->key, comm, file, h->paradigm, parent};
 	return u->n_ios++;
 }
 
@@ -306,7 +306,11 @@ static int merge_one(struct vt_unified *u, uint32_t rank, struct vt_defs_reader 
 			     io_id(u, keys, &d.iohandle,
 				   d.iohandle.comm == UINT32_MAX
 				       ? UINT32_MAX
-				       : paired(&pd->comms, d.iohandle.comm, 0)));
+				       : paired(&pd->comms, d.iohandle.comm, 0),
+				   /* a parent is defined before its children */
+				   d.iohandle.parent == UINT32_MAX
+				       ? UINT32_MAX
+				       : paired(&pd->ios, d.iohandle.parent, UINT32_MAX)));
 			break;
 		case VT_DEF_METRIC:
 			if (d.metric.id >= pd->cap_metrics) {

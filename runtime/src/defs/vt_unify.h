@@ -103,6 +103,7 @@ struct vt_unified {
 		uint64_t key;	     /* 0: a process's own handle, never merged with another */
 		uint32_t comm, file; /* comm UINT32_MAX: none */
 		uint32_t paradigm;   /* defs/vt_mpi_defs.h: enum vt_io_paradigm */
+		uint32_t parent;     /* global id of the handle it works on, UINT32_MAX: none */
 	} * ios;
 	uint32_t n_ios;
 	/*

@@ -311,6 +311,7 @@ static void write_groups(OTF2_GlobalDefWriter *gw, struct vt_strtab *st, const s
 	} paradigms[VT_IO_PARADIGM_MAX] = {
 	    [VT_IO_PARADIGM_MPI] = {"MPI-IO", "MPI I/O", OTF2_IO_PARADIGM_CLASS_PARALLEL},
 	    [VT_IO_PARADIGM_POSIX] = {"POSIX", "POSIX I/O", OTF2_IO_PARADIGM_CLASS_SERIAL},
+	    [VT_IO_PARADIGM_ISOC] = {"ISOC", "ISO C I/O", OTF2_IO_PARADIGM_CLASS_SERIAL},
 	};
 	uint32_t ref[VT_IO_PARADIGM_MAX] = {0};
 	bool used[VT_IO_PARADIGM_MAX] = {false};
@@ -333,7 +334,7 @@ static void write_groups(OTF2_GlobalDefWriter *gw, struct vt_strtab *st, const s
 		    ref[u->ios[h].paradigm < VT_IO_PARADIGM_MAX ? u->ios[h].paradigm : 0],
 		    OTF2_IO_HANDLE_FLAG_NONE,
 		    u->ios[h].comm == UINT32_MAX ? OTF2_UNDEFINED_COMM : u->ios[h].comm,
-		    OTF2_UNDEFINED_IO_HANDLE);
+		    u->ios[h].parent == UINT32_MAX ? OTF2_UNDEFINED_IO_HANDLE : u->ios[h].parent);
 	free(ids);
 }
 

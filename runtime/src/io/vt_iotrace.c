@@ -378,3 +378,50 @@ void vt_iotrace_duped(struct vt_io_call *c, int oldfd, int newfd, int flags)
 	}
 	finish(c);
 }
+
+/* For io/vt_stdio.c: a stream's calls are recorded the same way, inside the same "in a
+ * recorded call" state, on the handle of its descriptor. */
+struct vt_tls *vt_iotrace_begin(void)
+{
+	return recording();
+}
+
+void vt_iotrace_end(void)
+{
+	io_tls.in = false;
+}
+
+uint64_t vt_iotrace_next_op(void)
+{
+	return ++io_tls.ops;
+}
+
+uint32_t vt_iotrace_fd_handle(struct vt_io_call *c, int fd)
+{
+	return handle_of(c, fd);
+}
+
+uint32_t vt_iotrace_fd_open(struct vt_io_call *c, int fd, const char *path, int flags)
+{
+	if (!tracked(fd))
+		return UINT32_MAX;
+	uint32_t id = OWN_WORK(vt_mpi_defs_io_local(VT_IO_PARADIGM_POSIX, path ? path : ""));
+	if (id != UINT32_MAX) {
+		bind_fd(c, fd, id);
+		vt_iotrace_put_create(c, id, flags, true);
+	}
+	return id;
+}
+
+void vt_iotrace_fd_gone(struct vt_io_call *c, int fd)
+{
+	uint32_t gone = tracked(fd) ? __atomic_exchange_n(&io.fds[fd], 0, __ATOMIC_ACQ_REL) : 0;
+	if (gone)
+		destroy(c, gone - 1);
+}
+
+void vt_iotrace_put_create(struct vt_io_call *c, uint32_t id, int flags, bool created)
+{
+	put(c, access_mode(flags), VT_REC_IO_CREATE, created ? creation_flags(flags) : 0, id,
+	    status_flags(flags), 0, 0);
+}

@@ -32,4 +32,21 @@ void vt_iotrace_seeked(struct vt_io_call *c, int fd, int64_t offset, int whence,
 void vt_iotrace_duped(struct vt_io_call *c, int oldfd, int newfd, int flags);
 void vt_iotrace_leave(struct vt_io_call *c);
 
+/*
+ * For the streams (io/vt_stdio.c), whose calls are recorded in the same way and state:
+ * begin is enter's test (NULL: not recorded; else the thread, inside a recorded call until
+ * end); next_op a matching id of the thread. fd_handle is fd's handle (created when first
+ * seen), fd_open gives fd a new one on path (opened by libc inside fopen: no POSIX call of
+ * it is seen), fd_gone ends fd's (closed inside fclose). put_create records handle id's
+ * IoCreateHandle with the access and status of open flags (and their creation flags).
+ */
+struct vt_tls;
+struct vt_tls *vt_iotrace_begin(void);
+void vt_iotrace_end(void);
+uint64_t vt_iotrace_next_op(void);
+uint32_t vt_iotrace_fd_handle(struct vt_io_call *c, int fd);
+uint32_t vt_iotrace_fd_open(struct vt_io_call *c, int fd, const char *path, int flags);
+void vt_iotrace_fd_gone(struct vt_io_call *c, int fd);
+void vt_iotrace_put_create(struct vt_io_call *c, uint32_t id, int flags, bool created);
+
 #endif

@@ -11,7 +11,9 @@
 #include "interpose/vt_io.h"
 #include "interpose/vt_mem.h"
 #include "interpose/vt_signal.h"
+#include "interpose/vt_stdio.h"
 #include "io/vt_iotrace.h"
+#include "io/vt_stdio.h"
 #include "lifecycle/vt_lifecycle.h"
 #include "metrics/vt_metric.h"
 #include "metrics/vt_metric_mem.h"
@@ -120,6 +122,18 @@ static const struct vt_io_hooks io_hooks = {
     .leave = vt_iotrace_leave,
 };
 
+/* The same for the ISO C streams (io/vt_stdio.c). */
+static const struct vt_stdio_hooks stdio_hooks = {
+    .enter = vt_stdio_enter,
+    .op_enter = vt_stdio_op_enter,
+    .op_end = vt_stdio_op_end,
+    .opened = vt_stdio_opened,
+    .closing = vt_stdio_closing,
+    .closed = vt_stdio_closed,
+    .seeked = vt_stdio_seeked,
+    .leave = vt_stdio_leave,
+};
+
 /* VT_MEMTRACE=yes: every allocation counted (metrics/vt_metric_mem.c). */
 static const struct vt_mem_hooks mem_hooks = {.count = vt_metric_mem_count};
 
@@ -150,6 +164,8 @@ static int start(void)
 	if (vt_cfg.iotrace) {
 		vt_iotrace_init();
 		vt_io_set_hooks(&io_hooks);
+		vt_stdio_init();
+		vt_stdio_set_hooks(&stdio_hooks);
 	}
 	if (vt_cfg.memtrace && vt_mem_interposed())
 		vt_mem_set_hooks(&mem_hooks);

@@ -1,8 +1,8 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """e2e "mpi_iotrace": MPI-IO and the POSIX I/O below it in one trace (VT_IOTRACE=yes), on 2
 ranks of Open MPI and of MPICH, with the program of test mpi_io (test/e2e/mpi_io/mpi_io.c),
-read with python3-otf2. Asserted: the program's output as without vt; the two I/O paradigms
-MPI-IO and POSIX; one MPI-IO handle, on the data file; on every rank, POSIX handles on the
+read with python3-otf2. Asserted: the program's output as without vt; the I/O paradigms
+MPI-IO, POSIX and ISOC (the program's printf to stdout, the MPI library's own stdio); one MPI-IO handle, on the data file; on every rank, POSIX handles on the
 data file through which the MPI library wrote and read bytes (the operations below
 MPI-IO, on that rank's locations); and no handle on any file of vt's own (the archive,
 its definitions, its reserved descriptors), which vt writes from the program's threads at
@@ -52,8 +52,11 @@ def check(t, run, plain, n, what):
     vtmpi.clean_run(t, run, what)
     tr, _ = vtmpi.trace(t, run, what)
     handles, moved = io_summary(tr.path)
-    t.eq(sorted(set(p for _, p in handles.values())), ['MPI-IO', 'POSIX'],
-         '%s: the I/O paradigms MPI-IO and POSIX' % what)
+    t.eq(sorted(set(p for _, p in handles.values())), ['ISOC', 'MPI-IO', 'POSIX'],
+         '%s: the I/O paradigms MPI-IO, POSIX and ISOC (stdio: the program\'s printf, the '
+         'MPI library\'s own files)' % what)
+    t.check('stdout' in [name for name, p in handles.values() if p == 'ISOC'],
+            '%s: the program\'s printf on an ISOC handle named stdout' % what)
     t.eq([name for name, p in handles.values() if p == 'MPI-IO'], [DATA],
          '%s: one MPI-IO handle, on the data file' % what)
     own = sorted(name for name, _ in handles.values()
