@@ -276,7 +276,9 @@ static void end(struct vt_prof_io *m, const struct vtr_location *l, const struct
 		r->s.read += done;
 	if (!cancelled && b.mode == VT_PROF_IO_WRITE)
 		r->s.written += done;
-	if (b.mode != VT_PROF_IO_FLUSH)
+	/* A request of unknown size (OTF2_UNDEFINED_UINT64: a printf's, formatted later) is
+	 * in no bucket. */
+	if (b.mode != VT_PROF_IO_FLUSH && b.requested != UINT64_MAX)
 		r->s.sizes[b.mode][vt_prof_io_bucket(b.requested)]++;
 	struct vt_prof_io_op op = {.duration = duration,
 				   .begin = b.begin,
