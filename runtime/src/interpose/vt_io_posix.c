@@ -91,17 +91,21 @@ static const char *const chk_names[REAL_MAX - VT_IO_FN_MAX] = {
 
 static void *real_fns[REAL_MAX];
 
-VT_NOSAN static void *real(int fn)
+/* The look-up of slot fn, the first time it is needed (errno kept). */
+VT_NOSAN __attribute__((noinline)) static void *look_up(int fn)
+{
+	int saved = errno;
+	void *f =
+	    vt_interpose_next(fn < VT_IO_FN_MAX ? vt_io_names[fn] : chk_names[fn - VT_IO_FN_MAX]);
+	__atomic_store_n(&real_fns[fn], f, __ATOMIC_RELAXED);
+	errno = saved;
+	return f;
+}
+
+VT_NOSAN static inline __attribute__((always_inline)) void *real(int fn)
 {
 	void *f = __atomic_load_n(&real_fns[fn], __ATOMIC_RELAXED);
-	if (__builtin_expect(!f, 0)) {
-		int saved = errno;
-		f = vt_interpose_next(fn < VT_IO_FN_MAX ? vt_io_names[fn]
-							: chk_names[fn - VT_IO_FN_MAX]);
-		__atomic_store_n(&real_fns[fn], f, __ATOMIC_RELAXED);
-		errno = saved;
-	}
-	return f;
+	return __builtin_expect(f != NULL, 1) ? f : look_up(fn);
 }
 
 VT_NOSAN __attribute__((constructor(101))) static void resolve_all(void)
@@ -143,9 +147,7 @@ op_recorded(struct vt_io_call *c, enum vt_io_fn fn, int fd, enum vt_io_mode mode
 		if (!op_recorded(&c_, fn, fd, mode, bytes))                                        \
 			return call;                                                               \
 		ssize_t r_ = call;                                                                 \
-		int e_ = errno;                                                                    \
-		vt_io_hooks.op_end(&c_, r_, e_);                                                   \
-		errno = e_;                                                                        \
+		vt_io_hooks.op_end(&c_, r_, r_ < 0 ? errno : 0);                                   \
 		return r_;                                                                         \
 	} while (0)
 
@@ -163,65 +165,46 @@ typedef ssize_t (*prw64_fn)(int, void *, size_t, off64_t);
 typedef ssize_t (*rwv_fn)(int, const struct iovec *, int);
 typedef ssize_t (*prwv_fn)(int, const struct iovec *, int, off_t);
 
-VT_EXPORT ssize_t read(int fd, void *buf, size_t n)
-{
-	REAL(VT_IO_READ, rw_fn, -1);
-	DATA_OP(VT_IO_READ, fd, VT_IO_MODE_READ, n, fp_(fd, buf, n));
-}
+/*
+ * A data operation's wrapper: while I/O is not traced (no op_enter hook) and libc's function
+ * is known, a tail call to it, without a frame or errno's address; else its traced form, out
+ * of line.
+ */
+#define DATA_WRAPPER(ret, name, slot, fn, mode, bytes, T, params, args)                            \
+	VT_NOSAN __attribute__((noinline)) static ret traced_##name params                         \
+	{                                                                                          \
+		REAL(slot, T, -1);                                                                 \
+		DATA_OP(fn, fd, mode, bytes, fp_ args);                                            \
+	}                                                                                          \
+	VT_EXPORT ret name params                                                                  \
+	{                                                                                          \
+		T f_ = (T)__atomic_load_n(&real_fns[slot], __ATOMIC_RELAXED);                      \
+		if (__builtin_expect(                                                              \
+			f_ && !__atomic_load_n(&vt_io_hooks.op_enter, __ATOMIC_ACQUIRE), 1))       \
+			return f_ args;                                                            \
+		return traced_##name args;                                                         \
+	}
 
-VT_EXPORT ssize_t write(int fd, const void *buf, size_t n)
-{
-	REAL(VT_IO_WRITE, rw_fn, -1);
-	DATA_OP(VT_IO_WRITE, fd, VT_IO_MODE_WRITE, n, fp_(fd, (void *)buf, n));
-}
-
-VT_EXPORT ssize_t pread(int fd, void *buf, size_t n, off_t off)
-{
-	REAL(VT_IO_PREAD, prw_fn, -1);
-	DATA_OP(VT_IO_PREAD, fd, VT_IO_MODE_READ, n, fp_(fd, buf, n, off));
-}
-
-VT_EXPORT ssize_t pread64(int fd, void *buf, size_t n, off64_t off)
-{
-	REAL(VT_IO_PREAD64, prw64_fn, -1);
-	DATA_OP(VT_IO_PREAD64, fd, VT_IO_MODE_READ, n, fp_(fd, buf, n, off));
-}
-
-VT_EXPORT ssize_t pwrite(int fd, const void *buf, size_t n, off_t off)
-{
-	REAL(VT_IO_PWRITE, prw_fn, -1);
-	DATA_OP(VT_IO_PWRITE, fd, VT_IO_MODE_WRITE, n, fp_(fd, (void *)buf, n, off));
-}
-
-VT_EXPORT ssize_t pwrite64(int fd, const void *buf, size_t n, off64_t off)
-{
-	REAL(VT_IO_PWRITE64, prw64_fn, -1);
-	DATA_OP(VT_IO_PWRITE64, fd, VT_IO_MODE_WRITE, n, fp_(fd, (void *)buf, n, off));
-}
-
-VT_EXPORT ssize_t readv(int fd, const struct iovec *iov, int cnt)
-{
-	REAL(VT_IO_READV, rwv_fn, -1);
-	DATA_OP(VT_IO_READV, fd, VT_IO_MODE_READ, iov_bytes(iov, cnt), fp_(fd, iov, cnt));
-}
-
-VT_EXPORT ssize_t writev(int fd, const struct iovec *iov, int cnt)
-{
-	REAL(VT_IO_WRITEV, rwv_fn, -1);
-	DATA_OP(VT_IO_WRITEV, fd, VT_IO_MODE_WRITE, iov_bytes(iov, cnt), fp_(fd, iov, cnt));
-}
-
-VT_EXPORT ssize_t preadv(int fd, const struct iovec *iov, int cnt, off_t off)
-{
-	REAL(VT_IO_PREADV, prwv_fn, -1);
-	DATA_OP(VT_IO_PREADV, fd, VT_IO_MODE_READ, iov_bytes(iov, cnt), fp_(fd, iov, cnt, off));
-}
-
-VT_EXPORT ssize_t pwritev(int fd, const struct iovec *iov, int cnt, off_t off)
-{
-	REAL(VT_IO_PWRITEV, prwv_fn, -1);
-	DATA_OP(VT_IO_PWRITEV, fd, VT_IO_MODE_WRITE, iov_bytes(iov, cnt), fp_(fd, iov, cnt, off));
-}
+DATA_WRAPPER(ssize_t, read, VT_IO_READ, VT_IO_READ, VT_IO_MODE_READ, n, rw_fn,
+	     (int fd, void *buf, size_t n), (fd, buf, n))
+DATA_WRAPPER(ssize_t, write, VT_IO_WRITE, VT_IO_WRITE, VT_IO_MODE_WRITE, n, rw_fn,
+	     (int fd, const void *buf, size_t n), (fd, (void *)buf, n))
+DATA_WRAPPER(ssize_t, pread, VT_IO_PREAD, VT_IO_PREAD, VT_IO_MODE_READ, n, prw_fn,
+	     (int fd, void *buf, size_t n, off_t off), (fd, buf, n, off))
+DATA_WRAPPER(ssize_t, pread64, VT_IO_PREAD64, VT_IO_PREAD64, VT_IO_MODE_READ, n, prw64_fn,
+	     (int fd, void *buf, size_t n, off64_t off), (fd, buf, n, off))
+DATA_WRAPPER(ssize_t, pwrite, VT_IO_PWRITE, VT_IO_PWRITE, VT_IO_MODE_WRITE, n, prw_fn,
+	     (int fd, const void *buf, size_t n, off_t off), (fd, (void *)buf, n, off))
+DATA_WRAPPER(ssize_t, pwrite64, VT_IO_PWRITE64, VT_IO_PWRITE64, VT_IO_MODE_WRITE, n, prw64_fn,
+	     (int fd, const void *buf, size_t n, off64_t off), (fd, (void *)buf, n, off))
+DATA_WRAPPER(ssize_t, readv, VT_IO_READV, VT_IO_READV, VT_IO_MODE_READ, iov_bytes(iov, cnt), rwv_fn,
+	     (int fd, const struct iovec *iov, int cnt), (fd, iov, cnt))
+DATA_WRAPPER(ssize_t, writev, VT_IO_WRITEV, VT_IO_WRITEV, VT_IO_MODE_WRITE, iov_bytes(iov, cnt),
+	     rwv_fn, (int fd, const struct iovec *iov, int cnt), (fd, iov, cnt))
+DATA_WRAPPER(ssize_t, preadv, VT_IO_PREADV, VT_IO_PREADV, VT_IO_MODE_READ, iov_bytes(iov, cnt),
+	     prwv_fn, (int fd, const struct iovec *iov, int cnt, off_t off), (fd, iov, cnt, off))
+DATA_WRAPPER(ssize_t, pwritev, VT_IO_PWRITEV, VT_IO_PWRITEV, VT_IO_MODE_WRITE, iov_bytes(iov, cnt),
+	     prwv_fn, (int fd, const struct iovec *iov, int cnt, off_t off), (fd, iov, cnt, off))
 
 typedef int (*fd_fn)(int);
 
@@ -480,23 +463,12 @@ typedef ssize_t (*prw64_chk_fn)(int, void *, size_t, off64_t, size_t);
 typedef int (*open_chk_fn)(const char *, int);
 typedef int (*openat_chk_fn)(int, const char *, int);
 
-VT_EXPORT ssize_t __read_chk(int fd, void *buf, size_t n, size_t size)
-{
-	REAL(CHK_READ, rw_chk_fn, -1);
-	DATA_OP(VT_IO_READ, fd, VT_IO_MODE_READ, n, fp_(fd, buf, n, size));
-}
-
-VT_EXPORT ssize_t __pread_chk(int fd, void *buf, size_t n, off_t off, size_t size)
-{
-	REAL(CHK_PREAD, prw_chk_fn, -1);
-	DATA_OP(VT_IO_PREAD, fd, VT_IO_MODE_READ, n, fp_(fd, buf, n, off, size));
-}
-
-VT_EXPORT ssize_t __pread64_chk(int fd, void *buf, size_t n, off64_t off, size_t size)
-{
-	REAL(CHK_PREAD64, prw64_chk_fn, -1);
-	DATA_OP(VT_IO_PREAD64, fd, VT_IO_MODE_READ, n, fp_(fd, buf, n, off, size));
-}
+DATA_WRAPPER(ssize_t, __read_chk, CHK_READ, VT_IO_READ, VT_IO_MODE_READ, n, rw_chk_fn,
+	     (int fd, void *buf, size_t n, size_t size), (fd, buf, n, size))
+DATA_WRAPPER(ssize_t, __pread_chk, CHK_PREAD, VT_IO_PREAD, VT_IO_MODE_READ, n, prw_chk_fn,
+	     (int fd, void *buf, size_t n, off_t off, size_t size), (fd, buf, n, off, size))
+DATA_WRAPPER(ssize_t, __pread64_chk, CHK_PREAD64, VT_IO_PREAD64, VT_IO_MODE_READ, n, prw64_chk_fn,
+	     (int fd, void *buf, size_t n, off64_t off, size_t size), (fd, buf, n, off, size))
 
 /* The fortified opens: flags without O_CREAT or O_TMPFILE (else libc stops the program). */
 VT_NOSAN static int open_chk(int slot, enum vt_io_fn fn, const char *path, int flags)

@@ -60,12 +60,21 @@ void vt_iotrace_init(void)
 		r_;                                                                                \
 	})
 
-static uint32_t region_of(enum vt_io_fn fn)
+/* A region's first call registers it (errno kept: registration allocates). */
+static __attribute__((noinline)) uint32_t register_region(struct vt_inst_desc *d)
+{
+	int saved = errno;
+	uint32_t h = OWN_WORK(vt_region_register_desc(d));
+	errno = saved;
+	return h;
+}
+
+static inline __attribute__((always_inline)) uint32_t region_of(enum vt_io_fn fn)
 {
 	struct vt_inst_desc *d = &io.regions[fn];
 	uint32_t h = __atomic_load_n(&d->handle, __ATOMIC_ACQUIRE);
 	if (vt_unlikely(!h))
-		h = OWN_WORK(vt_region_register_desc(d));
+		h = register_region(d);
 	return h - 1;
 }
 
@@ -243,42 +252,74 @@ static bool fast_case(const struct vt_tls *t, uint32_t region, long depth_ok)
 	return !(region & VT_REGION_FILTERED) && !t->sync && depth_ok;
 }
 
+/*
+ * The other cases of an operation's beginning: the region's Enter, the descriptor's handle
+ * (created when first seen), the Begin if it has one; errno kept (a handle's look-up makes
+ * system calls).
+ */
+static __attribute__((noinline)) bool op_enter_slow(struct vt_io_call *c, struct vt_tls *t,
+						    uint32_t region, int fd, enum vt_io_mode mode,
+						    uint64_t bytes)
+{
+	int saved = errno;
+	vt_thread_enter(t, region);
+	c->handle = handle_of(c, fd);
+	if (c->handle != UINT32_MAX) {
+		c->op = ++io_tls.ops;
+		put(c, (uint32_t)mode | (uint32_t)OTF2_IO_OPERATION_FLAG_NONE << 8, VT_REC_IO_BEGIN,
+		    bytes, c->handle, 0, 0, c->op);
+	}
+	errno = saved;
+	return true;
+}
+
+/*
+ * The fast paths below touch no errno: they make no system call, and the record layer's
+ * flush (the one in a reservation) keeps errno itself.
+ */
 bool vt_iotrace_op_enter(struct vt_io_call *c, enum vt_io_fn fn, int fd, enum vt_io_mode mode,
 			 uint64_t bytes)
 {
 	struct vt_tls *t = recording();
 	if (!t)
 		return false;
-	int saved = errno;
-	*c = (struct vt_io_call){t, fn, UINT32_MAX, 0};
 	uint32_t region = region_of(fn);
-	uint32_t head = (uint32_t)mode | (uint32_t)OTF2_IO_OPERATION_FLAG_NONE << 8;
 	uint32_t h = tracked(fd) ? __atomic_load_n(&io.fds[fd], __ATOMIC_ACQUIRE) : 0;
-	if (h && fast_case(t, region, t->depth < vt_max_depth)) {
-		c->handle = h - 1;
-		c->op = ++io_tls.ops;
-		t->depth++;
-		struct vt_rec *p = vt_buf_reserve(t, 4);
-		if (p) {
+	c->thread = t;
+	c->fn = fn;
+	c->handle = UINT32_MAX;
+	c->op = 0;
+	if (vt_likely(h && fast_case(t, region, t->depth < vt_max_depth))) {
+		struct vt_rec *p = vt_buf_reserve_fast(t, 4);
+		if (vt_likely(p != NULL)) {
 			uint64_t now = vt_clock_now();
+			c->handle = h - 1;
+			c->op = ++io_tls.ops;
+			t->depth++;
 			p[0] = (struct vt_rec){now, region, VT_REC_ENTER};
-			p[1] = (struct vt_rec){now, head, VT_REC_IO_BEGIN};
+			p[1] = (struct vt_rec){now, (uint32_t)mode, VT_REC_IO_BEGIN};
 			union vt_rec_payload *pl = (union vt_rec_payload *)(p + 2);
 			pl[0].io = (struct vt_rec_io){bytes, c->handle, 0};
 			pl[1].nbc = (struct vt_rec_nbc){0, c->op};
 			vt_buf_commit(t, p, 4);
+			return true;
 		}
-		errno = saved;
-		return true;
 	}
-	vt_thread_enter(t, region);
-	c->handle = handle_of(c, fd);
+	return op_enter_slow(c, t, region, fd, mode, bytes);
+}
+
+/* The other cases of an operation's end: each event through the common path. */
+static __attribute__((noinline)) void op_end_slow(struct vt_io_call *c, int64_t result)
+{
+	int saved = errno;
 	if (c->handle != UINT32_MAX) {
-		c->op = ++io_tls.ops;
-		put(c, head, VT_REC_IO_BEGIN, bytes, c->handle, 0, 0, c->op);
+		if (result >= 0)
+			put(c, 0, VT_REC_IO_COMPLETE, (uint64_t)result, c->handle, 0, 0, c->op);
+		else
+			put(c, 0, VT_REC_IO_CANCELLED, c->op, c->handle, 0, 0, 0);
 	}
+	finish(c);
 	errno = saved;
-	return true;
 }
 
 void vt_iotrace_op_end(struct vt_io_call *c, int64_t result, int err)
@@ -286,14 +327,14 @@ void vt_iotrace_op_end(struct vt_io_call *c, int64_t result, int err)
 	(void)err;
 	struct vt_tls *t = c->thread;
 	uint32_t region = region_of(c->fn);
-	if (c->handle != UINT32_MAX && fast_case(t, region, t->depth <= vt_max_depth)) {
+	if (vt_likely(c->handle != UINT32_MAX && fast_case(t, region, t->depth <= vt_max_depth))) {
 		bool done = result >= 0;
 		unsigned n = done ? 4 : 3;
-		t->depth--;
-		struct vt_rec *p = vt_buf_reserve(t, n);
-		if (p) {
+		struct vt_rec *p = vt_buf_reserve_fast(t, n);
+		if (vt_likely(p != NULL)) {
 			uint64_t now = vt_clock_now();
 			union vt_rec_payload *pl = (union vt_rec_payload *)(p + 1);
+			t->depth--;
 			if (done) {
 				p[0] = (struct vt_rec){now, 0, VT_REC_IO_COMPLETE};
 				pl[0].io = (struct vt_rec_io){(uint64_t)result, c->handle, 0};
@@ -304,17 +345,11 @@ void vt_iotrace_op_end(struct vt_io_call *c, int64_t result, int err)
 			}
 			p[n - 1] = (struct vt_rec){now, region, VT_REC_LEAVE};
 			vt_buf_commit(t, p, n);
+			io_tls.in = false;
+			return;
 		}
-		io_tls.in = false;
-		return;
 	}
-	if (c->handle != UINT32_MAX) {
-		if (result >= 0)
-			put(c, 0, VT_REC_IO_COMPLETE, (uint64_t)result, c->handle, 0, 0, c->op);
-		else
-			put(c, 0, VT_REC_IO_CANCELLED, c->op, c->handle, 0, 0, 0);
-	}
-	finish(c);
+	op_end_slow(c, result);
 }
 
 void vt_iotrace_opened(struct vt_io_call *c, int fd, const char *path, int flags)
