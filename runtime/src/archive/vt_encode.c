@@ -219,6 +219,38 @@ static bool leave(struct vt_enc_loc *e, struct vt_stack *s, uint64_t ts, uint32_
 }
 
 /*
+ * A POSIX operation's two events (VT_REC_IO_OP_BEGIN, _END): the Enter and the
+ * IoOperationBegin with the location's next matching id, the IoOperationComplete (or
+ * Cancelled) of that id and the Leave; without the Enter or the Leave when written apart.
+ */
+static bool posix_op(struct vt_enc_loc *e, struct vt_stack *s, uint64_t ts, const struct vt_rec *r,
+		     const struct vt_rec_io *a)
+{
+	OTF2_EvtWriter *w = e->writer;
+	bool alone = a->flags & VT_REC_IO_OP_ALONE;
+	if (r->kind == VT_REC_IO_OP_BEGIN) {
+		if (!alone) {
+			e->n_strict = 0;
+			e->last_recorded = enter(s, w, ts, r->region & VT_REGION_ID_MASK);
+		}
+		return vt_otf2_ok(OTF2_EvtWriter_IoOperationBegin(
+		    w, NULL, ts, a->handle, (OTF2_IoOperationMode)(a->flags & 0xFF),
+		    OTF2_IO_OPERATION_FLAG_NONE, a->value, ++e->io_ops));
+	}
+	OTF2_ErrorCode rc =
+	    a->flags & VT_REC_IO_OP_FAILED
+		? OTF2_EvtWriter_IoOperationCancelled(w, NULL, ts, a->handle, e->io_ops)
+		: OTF2_EvtWriter_IoOperationComplete(w, NULL, ts, a->handle, a->value, e->io_ops);
+	if (!vt_otf2_ok(rc))
+		return false;
+	if (!alone) {
+		e->n_strict = 0;
+		e->last_recorded = leave(e, s, ts, r->region & VT_REGION_ID_MASK);
+	}
+	return true;
+}
+
+/*
  * The encoders of the event kinds: head record r (its time clamped to ts) and its payload
  * p. One per kind, indexed by kind; a kind without an encoder is skipped with its payload.
  */
@@ -635,6 +667,13 @@ void vt_otf2_encode(struct vt_loc *loc, const struct vt_rec *from, const struct 
 		}
 		if (r->kind == VT_REC_LEAVE) {
 			e->last_recorded = leave(e, s, ts, r->region & VT_REGION_ID_MASK);
+			continue;
+		}
+		if (r->kind == VT_REC_IO_OP_BEGIN || r->kind == VT_REC_IO_OP_END) {
+			if (r + 1 >= to ||
+			    !posix_op(e, s, ts, r, &((const union vt_rec_payload *)(r + 1))->io))
+				break;
+			r++;
 			continue;
 		}
 		unsigned n = vt_rec_payloads(r);

@@ -29,11 +29,10 @@ static struct {
 
 /*
  * Per thread: in, inside a recorded call (what it calls is not recorded again: a nested
- * interposed call, a handle's definition); ops, the matching ids of its operations.
+ * interposed call, a handle's definition).
  */
 static __thread struct {
 	bool in;
-	uint64_t ops;
 } io_tls __attribute__((tls_model("initial-exec")));
 
 void vt_iotrace_init(void)
@@ -241,11 +240,12 @@ static uint32_t handle_of(struct vt_io_call *c, int fd)
 }
 
 /*
- * The common case of an operation's records: the region's Enter with the operation's Begin,
- * and its Complete with the Leave, each pair in one reservation at one time (the region
- * registered and not filtered, within VT_MAX_STACK_DEPTH, no synchronous counters on the
- * thread). Otherwise, and for a descriptor seen for the first time (its IoCreateHandle goes
- * between), one event after the other.
+ * The common case of an operation's records: the region's Enter with the operation's Begin
+ * in one event, its Complete with the Leave in another (VT_REC_IO_OP_BEGIN, _END: two records
+ * each, one reservation and one clock read), when the region is registered and not
+ * filtered, within VT_MAX_STACK_DEPTH, and the thread has no synchronous counters.
+ * Otherwise, and for a descriptor seen for the first time (its IoCreateHandle goes between),
+ * the Enter and Leave through the common path and the operation's events alone.
  */
 static bool fast_case(const struct vt_tls *t, uint32_t region, long depth_ok)
 {
@@ -264,18 +264,18 @@ static __attribute__((noinline)) bool op_enter_slow(struct vt_io_call *c, struct
 	int saved = errno;
 	vt_thread_enter(t, region);
 	c->handle = handle_of(c, fd);
-	if (c->handle != UINT32_MAX) {
-		c->op = ++io_tls.ops;
-		put(c, (uint32_t)mode | (uint32_t)OTF2_IO_OPERATION_FLAG_NONE << 8, VT_REC_IO_BEGIN,
-		    bytes, c->handle, 0, 0, c->op);
-	}
+	if (c->handle != UINT32_MAX)
+		put(c, region, VT_REC_IO_OP_BEGIN, bytes, c->handle,
+		    (uint32_t)mode | VT_REC_IO_OP_ALONE, 0, 0);
 	errno = saved;
 	return true;
 }
 
 /*
  * The fast paths below touch no errno: they make no system call, and the record layer's
- * flush (the one in a reservation) keeps errno itself.
+ * flush (the one in a reservation) keeps errno itself. An operation is two events of two
+ * records each (VT_REC_IO_OP_BEGIN and _END: the encoder writes the Enter, Begin, Complete
+ * and Leave of them).
  */
 bool vt_iotrace_op_enter(struct vt_io_call *c, enum vt_io_fn fn, int fd, enum vt_io_mode mode,
 			 uint64_t bytes)
@@ -290,18 +290,14 @@ bool vt_iotrace_op_enter(struct vt_io_call *c, enum vt_io_fn fn, int fd, enum vt
 	c->handle = UINT32_MAX;
 	c->op = 0;
 	if (vt_likely(h && fast_case(t, region, t->depth < vt_max_depth))) {
-		struct vt_rec *p = vt_buf_reserve_fast(t, 4);
+		struct vt_rec *p = vt_buf_reserve_fast(t, 2);
 		if (vt_likely(p != NULL)) {
-			uint64_t now = vt_clock_now();
 			c->handle = h - 1;
-			c->op = ++io_tls.ops;
 			t->depth++;
-			p[0] = (struct vt_rec){now, region, VT_REC_ENTER};
-			p[1] = (struct vt_rec){now, (uint32_t)mode, VT_REC_IO_BEGIN};
-			union vt_rec_payload *pl = (union vt_rec_payload *)(p + 2);
-			pl[0].io = (struct vt_rec_io){bytes, c->handle, 0};
-			pl[1].nbc = (struct vt_rec_nbc){0, c->op};
-			vt_buf_commit(t, p, 4);
+			p[0] = (struct vt_rec){vt_clock_now(), region, VT_REC_IO_OP_BEGIN};
+			((union vt_rec_payload *)p)[1].io =
+			    (struct vt_rec_io){bytes, c->handle, (uint32_t)mode};
+			vt_buf_commit(t, p, 2);
 			return true;
 		}
 	}
@@ -309,15 +305,13 @@ bool vt_iotrace_op_enter(struct vt_io_call *c, enum vt_io_fn fn, int fd, enum vt
 }
 
 /* The other cases of an operation's end: each event through the common path. */
-static __attribute__((noinline)) void op_end_slow(struct vt_io_call *c, int64_t result)
+static __attribute__((noinline)) void op_end_slow(struct vt_io_call *c, uint32_t region,
+						  int64_t result)
 {
 	int saved = errno;
-	if (c->handle != UINT32_MAX) {
-		if (result >= 0)
-			put(c, 0, VT_REC_IO_COMPLETE, (uint64_t)result, c->handle, 0, 0, c->op);
-		else
-			put(c, 0, VT_REC_IO_CANCELLED, c->op, c->handle, 0, 0, 0);
-	}
+	if (c->handle != UINT32_MAX)
+		put(c, region, VT_REC_IO_OP_END, result >= 0 ? (uint64_t)result : 0, c->handle,
+		    VT_REC_IO_OP_ALONE | (result >= 0 ? 0 : VT_REC_IO_OP_FAILED), 0, 0);
 	finish(c);
 	errno = saved;
 }
@@ -328,28 +322,19 @@ void vt_iotrace_op_end(struct vt_io_call *c, int64_t result, int err)
 	struct vt_tls *t = c->thread;
 	uint32_t region = region_of(c->fn);
 	if (vt_likely(c->handle != UINT32_MAX && fast_case(t, region, t->depth <= vt_max_depth))) {
-		bool done = result >= 0;
-		unsigned n = done ? 4 : 3;
-		struct vt_rec *p = vt_buf_reserve_fast(t, n);
+		struct vt_rec *p = vt_buf_reserve_fast(t, 2);
 		if (vt_likely(p != NULL)) {
-			uint64_t now = vt_clock_now();
-			union vt_rec_payload *pl = (union vt_rec_payload *)(p + 1);
+			bool done = result >= 0;
 			t->depth--;
-			if (done) {
-				p[0] = (struct vt_rec){now, 0, VT_REC_IO_COMPLETE};
-				pl[0].io = (struct vt_rec_io){(uint64_t)result, c->handle, 0};
-				pl[1].nbc = (struct vt_rec_nbc){0, c->op};
-			} else {
-				p[0] = (struct vt_rec){now, 0, VT_REC_IO_CANCELLED};
-				pl[0].io = (struct vt_rec_io){c->op, c->handle, 0};
-			}
-			p[n - 1] = (struct vt_rec){now, region, VT_REC_LEAVE};
-			vt_buf_commit(t, p, n);
+			p[0] = (struct vt_rec){vt_clock_now(), region, VT_REC_IO_OP_END};
+			((union vt_rec_payload *)p)[1].io = (struct vt_rec_io){
+			    done ? (uint64_t)result : 0, c->handle, done ? 0 : VT_REC_IO_OP_FAILED};
+			vt_buf_commit(t, p, 2);
 			io_tls.in = false;
 			return;
 		}
 	}
-	op_end_slow(c, result);
+	op_end_slow(c, region, result);
 }
 
 void vt_iotrace_opened(struct vt_io_call *c, int fd, const char *path, int flags)
