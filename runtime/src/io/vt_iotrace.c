@@ -257,11 +257,15 @@ static bool fast_case(const struct vt_tls *t, uint32_t region, long depth_ok)
  * (created when first seen), the Begin if it has one; errno kept (a handle's look-up makes
  * system calls).
  */
-static __attribute__((noinline)) bool op_enter_slow(struct vt_io_call *c, struct vt_tls *t,
-						    uint32_t region, int fd, enum vt_io_mode mode,
-						    uint64_t bytes)
+static __attribute__((noinline)) bool op_enter_slow(struct vt_io_call *c, enum vt_io_fn fn, int fd,
+						    enum vt_io_mode mode, uint64_t bytes)
 {
+	struct vt_tls *t = recording();
+	if (!t)
+		return false;
 	int saved = errno;
+	uint32_t region = region_of(fn);
+	*c = (struct vt_io_call){t, fn, UINT32_MAX, 0};
 	vt_thread_enter(t, region);
 	c->handle = handle_of(c, fd);
 	if (c->handle != UINT32_MAX)
@@ -272,7 +276,8 @@ static __attribute__((noinline)) bool op_enter_slow(struct vt_io_call *c, struct
 }
 
 /*
- * The fast paths below touch no errno: they make no system call, and the record layer's
+ * The fast paths below make no call (every other case goes to the slow ones whole), so
+ * they need no frame, and touch no errno: they make no system call, and the record layer's
  * flush (the one in a reservation) keeps errno itself. An operation is two events of two
  * records each (VT_REC_IO_OP_BEGIN and _END: the encoder writes the Enter, Begin, Complete
  * and Leave of them).
@@ -280,28 +285,26 @@ static __attribute__((noinline)) bool op_enter_slow(struct vt_io_call *c, struct
 bool vt_iotrace_op_enter(struct vt_io_call *c, enum vt_io_fn fn, int fd, enum vt_io_mode mode,
 			 uint64_t bytes)
 {
-	struct vt_tls *t = recording();
-	if (!t)
-		return false;
-	uint32_t region = region_of(fn);
+	struct vt_tls *t = &vt_tls;
+	uint32_t region = __atomic_load_n(&io.regions[fn].handle, __ATOMIC_ACQUIRE) - 1;
 	uint32_t h = tracked(fd) ? __atomic_load_n(&io.fds[fd], __ATOMIC_ACQUIRE) : 0;
-	c->thread = t;
-	c->fn = fn;
-	c->handle = UINT32_MAX;
-	c->op = 0;
-	if (vt_likely(h && fast_case(t, region, t->depth < vt_max_depth))) {
+	/* As recording() says, for a thread that records already, a registered region and a
+	 * descriptor with a handle. */
+	if (vt_likely(!io_tls.in && !t->busy && vt_core_state() == VT_STATE_ON && t->pos &&
+		      region != UINT32_MAX && h && fast_case(t, region, t->depth < vt_max_depth))) {
 		struct vt_rec *p = vt_buf_reserve_fast(t, 2);
 		if (vt_likely(p != NULL)) {
-			c->handle = h - 1;
+			io_tls.in = true;
+			*c = (struct vt_io_call){t, fn, h - 1, 0};
 			t->depth++;
 			p[0] = (struct vt_rec){vt_clock_now(), region, VT_REC_IO_OP_BEGIN};
 			((union vt_rec_payload *)p)[1].io =
-			    (struct vt_rec_io){bytes, c->handle, (uint32_t)mode};
+			    (struct vt_rec_io){bytes, h - 1, (uint32_t)mode};
 			vt_buf_commit(t, p, 2);
 			return true;
 		}
 	}
-	return op_enter_slow(c, t, region, fd, mode, bytes);
+	return op_enter_slow(c, fn, fd, mode, bytes);
 }
 
 /* The other cases of an operation's end: each event through the common path. */
@@ -320,7 +323,8 @@ void vt_iotrace_op_end(struct vt_io_call *c, int64_t result, int err)
 {
 	(void)err;
 	struct vt_tls *t = c->thread;
-	uint32_t region = region_of(c->fn);
+	/* Registered at the operation's beginning. */
+	uint32_t region = io.regions[c->fn].handle - 1;
 	if (vt_likely(c->handle != UINT32_MAX && fast_case(t, region, t->depth <= vt_max_depth))) {
 		struct vt_rec *p = vt_buf_reserve_fast(t, 2);
 		if (vt_likely(p != NULL)) {

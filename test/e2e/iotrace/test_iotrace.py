@@ -111,10 +111,12 @@ def lives(events):
     return out
 
 
-def check_io(t, tr, what, large=False):
+def check_io(t, tr, what, large=False, without=()):
+    """without: the regions not recorded (filtered, too deep), whose operations are."""
     loc = tr.loc('Master thread')
     got = {k: v for k, v in loc.enters.items() if k in regions(large) or k in regions(not large)}
-    t.eq(got, regions(large), '%s: the I/O regions entered, as the program called them' % what)
+    want = {k: v for k, v in regions(large).items() if k not in without}
+    t.eq(got, want, '%s: the I/O regions entered, as the program called them' % what)
     handles, events = io_events(tr.path)
     refs = sorted(handles)
     # The write handle is taken again by the second open of data.bin, once it was closed.
@@ -267,6 +269,20 @@ def body(t):
         t.clean_run(run, what)
         tr = t.trace(run, what)
         check_io(t, tr, what, large=bool(flags))
+    # The other paths of the recording, with the same facts: synchronous counters at every
+    # Enter and Leave (each event on its own), regions filtered out and calls deeper than
+    # VT_MAX_STACK_DEPTH (the operations without their regions).
+    with open(os.path.join(t.work, 'rw.filter'), 'w') as f:
+        f.write('read;write -- 0\n')
+    others = [('VT_RUSAGE=minflt', {'VT_RUSAGE': 'minflt', 'VT_RUSAGE_INTV': '0'}, ()),
+              ('read and write filtered', {'VT_FILTER_SPEC': os.path.join(t.work, 'rw.filter')},
+               ('read', 'write')),
+              ('VT_MAX_STACK_DEPTH=1', {'VT_MAX_STACK_DEPTH': '1'}, tuple(regions(False)))]
+    for what, env, without in others:
+        run = t.run(exes[0], env=dict(env, VT_IOTRACE='yes'), label=what.split('=')[0][:12])
+        t.same_as_plain(run, plain, what)
+        t.clean_run(run, what)
+        check_io(t, t.trace(run, what), what, without=without)
     # Off by default: no I/O region, no handle.
     run = t.run(exes[0], label='off')
     t.same_as_plain(run, plain, 'VT_IOTRACE unset')
