@@ -463,6 +463,10 @@ static bool enc_io(struct vt_loc *loc, OTF2_EvtWriter *w, uint64_t ts, const str
 						      (OTF2_IoHandleRef)a->value,
 						      (OTF2_IoStatusFlag)a->flags);
 		break;
+	case VT_REC_IO_STATUS:
+		rc = OTF2_EvtWriter_IoChangeStatusFlags(w, NULL, ts, a->handle,
+							(OTF2_IoStatusFlag)a->flags);
+		break;
 	default:
 		break;
 	}
@@ -607,6 +611,7 @@ static const encode_fn encoders[VT_REC_KIND_MAX] = {
     [VT_REC_IO_CANCELLED] = enc_io,
     [VT_REC_IO_SEEK] = enc_io,
     [VT_REC_IO_DUP] = enc_io,
+    [VT_REC_IO_STATUS] = enc_io,
     [VT_REC_COUNTER] = enc_counter,
     [VT_REC_MEASURE] = enc_measure,
     [VT_REC_SAMPLE] = enc_sample,

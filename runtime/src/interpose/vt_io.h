@@ -38,6 +38,18 @@ enum vt_io_fn {
 	VT_IO_DUP,
 	VT_IO_DUP2,
 	VT_IO_DUP3,
+	/* fcntl: recorded only as a duplication (F_DUPFD, F_DUPFD_CLOEXEC) or a change of the
+	 * status flags (F_SETFL, F_SETFD); preadv2 and the like; mmap of a file. */
+	VT_IO_FCNTL,
+	VT_IO_FCNTL64,
+	VT_IO_PREADV64,
+	VT_IO_PWRITEV64,
+	VT_IO_PREADV2,
+	VT_IO_PWRITEV2,
+	VT_IO_PREADV64V2,
+	VT_IO_PWRITEV64V2,
+	VT_IO_MMAP,
+	VT_IO_MMAP64,
 	VT_IO_UNLINK,
 	VT_IO_UNLINKAT,
 	VT_IO_RENAME,
@@ -88,6 +100,8 @@ struct vt_io_hooks {
 	void (*duped)(struct vt_io_call *c, int oldfd, int newfd, int flags);
 	/* Any other call returned: its region ends. */
 	void (*leave)(struct vt_io_call *c);
+	/* fcntl(fd, F_SETFL or F_SETFD) returned ret: the descriptor's status flags changed. */
+	void (*status)(struct vt_io_call *c, int fd, int ret);
 };
 
 /* Written by the lifecycle (enter and op_enter last, so a wrapper that sees them finds the

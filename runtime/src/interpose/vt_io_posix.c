@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* POSIX I/O: open, close, read, write, seek, sync, dup, unlink, rename, reported to io/. */
+/* POSIX I/O (open, read, write, seek, sync, dup, fcntl, mmap, unlink...), reported to io/. */
 /* Both the plain and the 64 forms are defined here under their own names: the headers must
  * not rename the plain ones to their 64 forms. */
 #undef _FILE_OFFSET_BITS
@@ -10,6 +10,7 @@
 #include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <sys/mman.h>
 #include <sys/types.h>
 #include <sys/uio.h>
 #include <unistd.h>
@@ -49,6 +50,16 @@ const char *const vt_io_names[VT_IO_FN_MAX] = {
     [VT_IO_DUP] = "dup",
     [VT_IO_DUP2] = "dup2",
     [VT_IO_DUP3] = "dup3",
+    [VT_IO_FCNTL] = "fcntl",
+    [VT_IO_FCNTL64] = "fcntl64",
+    [VT_IO_PREADV64] = "preadv64",
+    [VT_IO_PWRITEV64] = "pwritev64",
+    [VT_IO_PREADV2] = "preadv2",
+    [VT_IO_PWRITEV2] = "pwritev2",
+    [VT_IO_PREADV64V2] = "preadv64v2",
+    [VT_IO_PWRITEV64V2] = "pwritev64v2",
+    [VT_IO_MMAP] = "mmap",
+    [VT_IO_MMAP64] = "mmap64",
     [VT_IO_UNLINK] = "unlink",
     [VT_IO_UNLINKAT] = "unlinkat",
     [VT_IO_RENAME] = "rename",
@@ -205,6 +216,32 @@ DATA_WRAPPER(ssize_t, preadv, VT_IO_PREADV, VT_IO_PREADV, VT_IO_MODE_READ, iov_b
 	     prwv_fn, (int fd, const struct iovec *iov, int cnt, off_t off), (fd, iov, cnt, off))
 DATA_WRAPPER(ssize_t, pwritev, VT_IO_PWRITEV, VT_IO_PWRITEV, VT_IO_MODE_WRITE, iov_bytes(iov, cnt),
 	     prwv_fn, (int fd, const struct iovec *iov, int cnt, off_t off), (fd, iov, cnt, off))
+
+typedef ssize_t (*prwv64_fn)(int, const struct iovec *, int, off64_t);
+typedef ssize_t (*prwv2_fn)(int, const struct iovec *, int, off_t, int);
+typedef ssize_t (*prwv64v2_fn)(int, const struct iovec *, int, off64_t, int);
+
+DATA_WRAPPER(ssize_t, preadv64, VT_IO_PREADV64, VT_IO_PREADV64, VT_IO_MODE_READ,
+	     iov_bytes(iov, cnt), prwv64_fn,
+	     (int fd, const struct iovec *iov, int cnt, off64_t off), (fd, iov, cnt, off))
+DATA_WRAPPER(ssize_t, pwritev64, VT_IO_PWRITEV64, VT_IO_PWRITEV64, VT_IO_MODE_WRITE,
+	     iov_bytes(iov, cnt), prwv64_fn,
+	     (int fd, const struct iovec *iov, int cnt, off64_t off), (fd, iov, cnt, off))
+DATA_WRAPPER(ssize_t, preadv2, VT_IO_PREADV2, VT_IO_PREADV2, VT_IO_MODE_READ, iov_bytes(iov, cnt),
+	     prwv2_fn, (int fd, const struct iovec *iov, int cnt, off_t off, int flags),
+	     (fd, iov, cnt, off, flags))
+DATA_WRAPPER(ssize_t, pwritev2, VT_IO_PWRITEV2, VT_IO_PWRITEV2, VT_IO_MODE_WRITE,
+	     iov_bytes(iov, cnt), prwv2_fn,
+	     (int fd, const struct iovec *iov, int cnt, off_t off, int flags),
+	     (fd, iov, cnt, off, flags))
+DATA_WRAPPER(ssize_t, preadv64v2, VT_IO_PREADV64V2, VT_IO_PREADV64V2, VT_IO_MODE_READ,
+	     iov_bytes(iov, cnt), prwv64v2_fn,
+	     (int fd, const struct iovec *iov, int cnt, off64_t off, int flags),
+	     (fd, iov, cnt, off, flags))
+DATA_WRAPPER(ssize_t, pwritev64v2, VT_IO_PWRITEV64V2, VT_IO_PWRITEV64V2, VT_IO_MODE_WRITE,
+	     iov_bytes(iov, cnt), prwv64v2_fn,
+	     (int fd, const struct iovec *iov, int cnt, off64_t off, int flags),
+	     (fd, iov, cnt, off, flags))
 
 typedef int (*fd_fn)(int);
 
@@ -447,6 +484,84 @@ VT_EXPORT int dup3(int fd, int to, int flags)
 		return fp_(fd, to, flags);
 	return duped(&c, fd, fp_(fd, to, flags), flags);
 }
+
+/*
+ * fcntl: a duplication (F_DUPFD, F_DUPFD_CLOEXEC) is recorded as dup's, a change of the
+ * status flags (F_SETFL, F_SETFD) as such; every other command is libc's alone. Its third
+ * argument is an int or a pointer: passed on as a pointer, as libc reads it.
+ */
+typedef int (*fcntl_fn)(int, int, ...);
+
+VT_NOSAN static int do_fcntl(enum vt_io_fn fn, int fd, int cmd, void *arg)
+{
+	REAL(fn, fcntl_fn, -1);
+	struct vt_io_call c;
+	bool dup = cmd == F_DUPFD || cmd == F_DUPFD_CLOEXEC;
+	if ((!dup && cmd != F_SETFL && cmd != F_SETFD) || !recorded(&c, fn))
+		return fp_(fd, cmd, arg);
+	int r = fp_(fd, cmd, arg);
+	if (dup)
+		return duped(&c, fd, r, cmd == F_DUPFD_CLOEXEC ? O_CLOEXEC : 0);
+	int e = errno;
+	vt_io_hooks.status(&c, fd, r);
+	errno = e;
+	return r;
+}
+
+VT_EXPORT int fcntl(int fd, int cmd, ...)
+{
+	va_list ap;
+	va_start(ap, cmd);
+	void *arg = va_arg(ap, void *);
+	va_end(ap);
+	return do_fcntl(VT_IO_FCNTL, fd, cmd, arg);
+}
+
+VT_EXPORT int fcntl64(int fd, int cmd, ...)
+{
+	va_list ap;
+	va_start(ap, cmd);
+	void *arg = va_arg(ap, void *);
+	va_end(ap);
+	return do_fcntl(VT_IO_FCNTL64, fd, cmd, arg);
+}
+
+/*
+ * mmap of a file: an operation on its handle that moves no byte (the pages come and go
+ * later, by page faults no call shows): a write when the mapping is shared and writable, a
+ * read otherwise, 0 bytes requested and done (failed: cancelled). Anonymous mappings are
+ * memory, not I/O: libc's alone.
+ */
+typedef void *(*mmap_fn)(void *, size_t, int, int, int, off_t);
+
+VT_NOSAN __attribute__((noinline)) static void *
+traced_mmap(enum vt_io_fn fn, void *addr, size_t len, int prot, int flags, int fd, off_t off)
+{
+	REAL(fn, mmap_fn, MAP_FAILED);
+	struct vt_io_call c;
+	enum vt_io_mode mode =
+	    (prot & PROT_WRITE) && (flags & MAP_SHARED) ? VT_IO_MODE_WRITE : VT_IO_MODE_READ;
+	if (!op_recorded(&c, fn, fd, mode, 0))
+		return fp_(addr, len, prot, flags, fd, off);
+	void *r = fp_(addr, len, prot, flags, fd, off);
+	vt_io_hooks.op_end(&c, r == MAP_FAILED ? -1 : 0, r == MAP_FAILED ? errno : 0);
+	return r;
+}
+
+#define MMAP_WRAPPER(name, fn)                                                                     \
+	VT_EXPORT void *name(void *addr, size_t len, int prot, int flags, int fd, off_t off)       \
+	{                                                                                          \
+		mmap_fn f_ = (mmap_fn)__atomic_load_n(&real_fns[fn], __ATOMIC_RELAXED);            \
+		if (__builtin_expect(                                                              \
+			f_ && ((flags & MAP_ANONYMOUS) || fd < 0 ||                                \
+			       !__atomic_load_n(&vt_io_hooks.op_enter, __ATOMIC_ACQUIRE)),         \
+			1))                                                                        \
+			return f_(addr, len, prot, flags, fd, off);                                \
+		return traced_mmap(fn, addr, len, prot, flags, fd, off);                           \
+	}
+
+MMAP_WRAPPER(mmap, VT_IO_MMAP)
+MMAP_WRAPPER(mmap64, VT_IO_MMAP64)
 
 /* libc declares them only under _FORTIFY_SOURCE, inside its headers' inline wrappers. */
 ssize_t __read_chk(int fd, void *buf, size_t n, size_t size);

@@ -205,6 +205,14 @@ static void bind_fd(struct vt_io_call *c, int fd, uint32_t handle)
 		destroy(c, old - 1);
 }
 
+/* fd's status flags as OTF2 has them: the open file's (F_GETFL) and its close-on-exec. */
+static uint32_t status_of(int fd, int flags)
+{
+	int fdflags = fcntl(fd, F_GETFD);
+	return status_flags(flags) |
+	       (fdflags > 0 && (fdflags & FD_CLOEXEC) ? OTF2_IO_STATUS_FLAG_CLOSE_ON_EXEC : 0);
+}
+
 /* The handle of fd; a valid descriptor seen for the first time (stdin, a pipe, one opened
  * before vt started) gets one named as /proc/self/fd says, created now. */
 static uint32_t handle_of(struct vt_io_call *c, int fd)
@@ -231,11 +239,7 @@ static uint32_t handle_of(struct vt_io_call *c, int fd)
 	if (!__atomic_compare_exchange_n(&io.fds[fd], &expected, id + 1, false, __ATOMIC_ACQ_REL,
 					 __ATOMIC_ACQUIRE))
 		return expected - 1; /* another thread was first: its handle (ours stays unused) */
-	int fdflags = fcntl(fd, F_GETFD);
-	put(c, access_mode(flags), VT_REC_IO_CREATE, 0, id,
-	    status_flags(flags) |
-		(fdflags > 0 && (fdflags & FD_CLOEXEC) ? OTF2_IO_STATUS_FLAG_CLOSE_ON_EXEC : 0),
-	    0, 0);
+	put(c, access_mode(flags), VT_REC_IO_CREATE, 0, id, status_of(fd, flags), 0, 0);
 	return id;
 }
 
@@ -401,4 +405,15 @@ void vt_iotrace_duped(struct vt_io_call *c, int oldfd, int newfd, int flags)
 			destroy(c, gone - 1);
 	}
 	finish(c);
+}
+
+void vt_iotrace_status(struct vt_io_call *c, int fd, int ret)
+{
+	int saved = errno;
+	int flags = ret != -1 ? fcntl(fd, F_GETFL) : -1;
+	uint32_t h = flags >= 0 ? handle_of(c, fd) : UINT32_MAX;
+	if (h != UINT32_MAX)
+		put(c, 0, VT_REC_IO_STATUS, 0, h, status_of(fd, flags), 0, 0);
+	finish(c);
+	errno = saved;
 }

@@ -118,6 +118,7 @@ static const struct vt_io_hooks io_hooks = {
     .seeked = vt_iotrace_seeked,
     .duped = vt_iotrace_duped,
     .leave = vt_iotrace_leave,
+    .status = vt_iotrace_status,
 };
 
 /* VT_MEMTRACE=yes: every allocation counted (metrics/vt_metric_mem.c). */
