@@ -39,7 +39,8 @@ enum vt_io_fn {
 	VT_IO_DUP2,
 	VT_IO_DUP3,
 	/* fcntl: recorded only as a duplication (F_DUPFD, F_DUPFD_CLOEXEC) or a change of the
-	 * status flags (F_SETFL, F_SETFD); preadv2 and the like; mmap of a file. */
+	 * status flags (F_SETFL, F_SETFD); preadv2 and the like; mmap of a file; renameat2, the
+	 * first of the metadata calls. */
 	VT_IO_FCNTL,
 	VT_IO_FCNTL64,
 	VT_IO_PREADV64,
@@ -50,6 +51,7 @@ enum vt_io_fn {
 	VT_IO_PWRITEV64V2,
 	VT_IO_MMAP,
 	VT_IO_MMAP64,
+	VT_IO_RENAMEAT2,
 	VT_IO_UNLINK,
 	VT_IO_UNLINKAT,
 	VT_IO_RENAME,
@@ -59,7 +61,7 @@ enum vt_io_fn {
 
 /* Whether a function opens no handle and moves no data (unlink, rename): its region's role
  * is OTF2's FILE_IO_METADATA. */
-#define VT_IO_FN_METADATA(fn) ((fn) >= VT_IO_UNLINK)
+#define VT_IO_FN_METADATA(fn) ((fn) >= VT_IO_RENAMEAT2 && (fn) <= VT_IO_RENAMEAT)
 
 extern const char *const vt_io_names[VT_IO_FN_MAX];
 

@@ -60,6 +60,7 @@ const char *const vt_io_names[VT_IO_FN_MAX] = {
     [VT_IO_PWRITEV64V2] = "pwritev64v2",
     [VT_IO_MMAP] = "mmap",
     [VT_IO_MMAP64] = "mmap64",
+    [VT_IO_RENAMEAT2] = "renameat2",
     [VT_IO_UNLINK] = "unlink",
     [VT_IO_UNLINKAT] = "unlinkat",
     [VT_IO_RENAME] = "rename",
@@ -314,6 +315,14 @@ VT_EXPORT int renameat(int fromfd, const char *from, int tofd, const char *to)
 {
 	REAL(VT_IO_RENAMEAT, renameat_fn, -1);
 	PLAIN(VT_IO_RENAMEAT, int, fp_(fromfd, from, tofd, to));
+}
+
+typedef int (*renameat2_fn)(int, const char *, int, const char *, unsigned);
+
+VT_EXPORT int renameat2(int fromfd, const char *from, int tofd, const char *to, unsigned flags)
+{
+	REAL(VT_IO_RENAMEAT2, renameat2_fn, -1);
+	PLAIN(VT_IO_RENAMEAT2, int, fp_(fromfd, from, tofd, to, flags));
 }
 
 /* The opens: mode is read only when the flags ask for it (O_CREAT, O_TMPFILE). */

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* More POSIX I/O: vectored v2 and 64 forms, fcntl, mmap, failures, EINTR, sockets, /proc, fork. */
+/* More POSIX I/O: v2 forms, fcntl, mmap, renameat2, failures, EINTR, sockets, /proc, fork. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -85,7 +85,12 @@ static void vectored(void)
 	m = mmap(NULL, 320, PROT_READ | PROT_WRITE, MAP_SHARED, ro, 0);
 	printf("mmap read-only shared %d errno %d\n", m == MAP_FAILED, errno);
 	printf("close %d\n", close(ro));
-	printf("unlink %d\n", unlink("more.bin"));
+	printf("renameat2 %d\n",
+	       renameat2(AT_FDCWD, "more.bin", AT_FDCWD, "more2.bin", RENAME_NOREPLACE));
+	errno = 0;
+	int again = renameat2(AT_FDCWD, "more.bin", AT_FDCWD, "more2.bin", RENAME_NOREPLACE);
+	printf("renameat2 again %d errno %d\n", again, errno);
+	printf("unlink %d\n", unlink("more2.bin"));
 }
 
 /* A socket pair and /proc: descriptors of kinds of their own. */

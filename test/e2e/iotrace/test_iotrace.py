@@ -286,7 +286,7 @@ def more_regions(large):
     return {'open' + s: 3, 'pwritev%sv2' % s if large else 'pwritev2': 1, 'pwritev64': 1,
             'preadv%sv2' % s if large else 'preadv2': 1,
             'preadv64': 1, 'fcntl' + s: 5, 'pread' + s: 2, 'mmap' + s: 3, 'close': 9,
-            'write': 2, 'read': 3, 'unlink': 1}
+            'write': 2, 'read': 3, 'renameat2': 2, 'unlink': 1}
 
 
 M, OC, CX, AP = 'more.bin', 'IoOperationComplete', 'IoOperationCancelled', 2  # APPEND
@@ -328,6 +328,11 @@ def check_more(t, exes, plain):
         want = more_regions(large)
         t.eq({k: v for k, v in loc.enters.items() if k in want or k in more_regions(not large)},
              want, '%s: the I/O regions, as the program called them' % what)
+        with otf2.reader.open(tr.path) as reader:
+            roles = {r.name: name(r.region_role) for r in reader.definitions.regions
+                     if r.name in want}
+        t.eq(roles, {k: 'FILE_IO_METADATA' if k in ('renameat2', 'unlink') else 'FILE_IO'
+                     for k in want}, '%s: the regions\' roles' % what)
         events, pairs = io_list(tr.path)
         events = [e[:2] + ('some',) if e[:2] == (OC, '/proc/self/stat') and e[2] > 0 else e
                   for e in events]
