@@ -58,5 +58,13 @@ int main(void)
 	const struct vt_mpi_defs_io *ios = vt_mpi_defs_ios(&n);
 	CHECK(strcmp(ios[d].file, "shared") == 0 && ios[d].paradigm == VT_IO_PARADIGM_POSIX);
 	CHECK(ios[m].key == 42 && ios[m].paradigm == VT_IO_PARADIGM_MPI);
+
+	/* A file by name (IoDeleteFile): its first handle, whether open or given back; none for
+	 * a name never opened, nor for an MPI-IO handle's name in the POSIX paradigm. */
+	CHECK(vt_mpi_defs_io_file(VT_IO_PARADIGM_POSIX, "shared") == a);
+	CHECK(vt_mpi_defs_io_file(VT_IO_PARADIGM_POSIX, "file-7") == first[7]);
+	CHECK(vt_mpi_defs_io_file(VT_IO_PARADIGM_POSIX, "never") == UINT32_MAX);
+	vt_mpi_defs_io(43, 0, "mpi-only");
+	CHECK(vt_mpi_defs_io_file(VT_IO_PARADIGM_POSIX, "mpi-only") == UINT32_MAX);
 	return unit_done();
 }

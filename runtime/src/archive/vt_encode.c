@@ -467,6 +467,11 @@ static bool enc_io(struct vt_loc *loc, OTF2_EvtWriter *w, uint64_t ts, const str
 		rc = OTF2_EvtWriter_IoChangeStatusFlags(w, NULL, ts, a->handle,
 							(OTF2_IoStatusFlag)a->flags);
 		break;
+	case VT_REC_IO_DELETE:
+		/* POSIX's paradigm is the first one defined (defs/vt_unify_write.c); the file
+		 * is named by a handle of it, which the IO_FILE mapping table maps. */
+		rc = OTF2_EvtWriter_IoDeleteFile(w, NULL, ts, 0, a->handle);
+		break;
 	default:
 		break;
 	}
@@ -612,6 +617,7 @@ static const encode_fn encoders[VT_REC_KIND_MAX] = {
     [VT_REC_IO_SEEK] = enc_io,
     [VT_REC_IO_DUP] = enc_io,
     [VT_REC_IO_STATUS] = enc_io,
+    [VT_REC_IO_DELETE] = enc_io,
     [VT_REC_COUNTER] = enc_counter,
     [VT_REC_MEASURE] = enc_measure,
     [VT_REC_SAMPLE] = enc_sample,

@@ -70,6 +70,10 @@ uint32_t vt_mpi_defs_io(uint64_t key, uint32_t comm, const char *file);
  * paradigm and file that was given back is taken again (a program that opens a file a
  * million times has as many handles of it as it had open at once). */
 uint32_t vt_mpi_defs_io_local(uint32_t paradigm, const char *file);
+/* A handle of this process of that paradigm on file, as a name of the file: its local id
+ * (mapped to the global file by the unification's IO_FILE table), UINT32_MAX when the
+ * process never had one. */
+uint32_t vt_mpi_defs_io_file(uint32_t paradigm, const char *file);
 /* A handle of this process on handle id's file and paradigm (POSIX dup), the same way. */
 uint32_t vt_mpi_defs_io_dup(uint32_t id);
 /* Handle id (from vt_mpi_defs_io_local or _dup) was destroyed: it may be taken again. */

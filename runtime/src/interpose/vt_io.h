@@ -104,6 +104,8 @@ struct vt_io_hooks {
 	void (*leave)(struct vt_io_call *c);
 	/* fcntl(fd, F_SETFL or F_SETFD) returned ret: the descriptor's status flags changed. */
 	void (*status)(struct vt_io_call *c, int fd, int ret);
+	/* unlink(path) or unlinkat(dirfd, path, flags) returned ret. */
+	void (*unlinked)(struct vt_io_call *c, int dirfd, const char *path, int flags, int ret);
 };
 
 /* Written by the lifecycle (enter and op_enter last, so a wrapper that sees them finds the

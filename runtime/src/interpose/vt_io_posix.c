@@ -293,16 +293,30 @@ typedef int (*pathat_fn)(int, const char *, int);
 typedef int (*rename_fn)(const char *, const char *);
 typedef int (*renameat_fn)(int, const char *, int, const char *);
 
+VT_NOSAN static int unlinked(struct vt_io_call *c, int dirfd, const char *path, int flags, int r)
+{
+	int e = errno;
+	vt_io_hooks.unlinked(c, dirfd, path, flags, r);
+	errno = e;
+	return r;
+}
+
 VT_EXPORT int unlink(const char *path)
 {
 	REAL(VT_IO_UNLINK, path_fn, -1);
-	PLAIN(VT_IO_UNLINK, int, fp_(path));
+	struct vt_io_call c;
+	if (!recorded(&c, VT_IO_UNLINK))
+		return fp_(path);
+	return unlinked(&c, AT_FDCWD, path, 0, fp_(path));
 }
 
 VT_EXPORT int unlinkat(int dirfd, const char *path, int flags)
 {
 	REAL(VT_IO_UNLINKAT, pathat_fn, -1);
-	PLAIN(VT_IO_UNLINKAT, int, fp_(dirfd, path, flags));
+	struct vt_io_call c;
+	if (!recorded(&c, VT_IO_UNLINKAT))
+		return fp_(dirfd, path, flags);
+	return unlinked(&c, dirfd, path, flags, fp_(dirfd, path, flags));
 }
 
 VT_EXPORT int rename(const char *from, const char *to)

@@ -417,3 +417,16 @@ void vt_iotrace_status(struct vt_io_call *c, int fd, int ret)
 	finish(c);
 	errno = saved;
 }
+
+/* A file deleted by the path a handle of it was opened with (relative to the working
+ * directory or absolute, as the open had it): its IoDeleteFile. Other paths, and
+ * directories, are not known as files: the call's region alone. */
+void vt_iotrace_unlinked(struct vt_io_call *c, int dirfd, const char *path, int flags, int ret)
+{
+	if (ret == 0 && path && (dirfd == AT_FDCWD || path[0] == '/') && !(flags & AT_REMOVEDIR)) {
+		uint32_t id = OWN_WORK(vt_mpi_defs_io_file(VT_IO_PARADIGM_POSIX, path));
+		if (id != UINT32_MAX)
+			put(c, 0, VT_REC_IO_DELETE, 0, id, 0, 0, 0);
+	}
+	finish(c);
+}

@@ -119,6 +119,7 @@ static const struct vt_io_hooks io_hooks = {
     .duped = vt_iotrace_duped,
     .leave = vt_iotrace_leave,
     .status = vt_iotrace_status,
+    .unlinked = vt_iotrace_unlinked,
 };
 
 /* VT_MEMTRACE=yes: every allocation counted (metrics/vt_metric_mem.c). */

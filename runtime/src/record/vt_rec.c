@@ -40,6 +40,7 @@ const struct vt_rec_kind_info vt_rec_kinds[VT_REC_KIND_MAX] = {
     [VT_REC_IO_SEEK] = {"io-seek", 2},
     [VT_REC_IO_DUP] = {"io-duplicate-handle", 1},
     [VT_REC_IO_STATUS] = {"io-change-status-flags", 1},
+    [VT_REC_IO_DELETE] = {"io-delete-file", 1},
     [VT_REC_IO_OP_BEGIN] = {"io-enter-operation-begin", 1},
     [VT_REC_IO_OP_END] = {"io-operation-end-leave", 1},
     [VT_REC_THREAD_FORK] = {"thread-fork", 1},

@@ -65,6 +65,7 @@ enum vt_rec_kind {
 	VT_REC_IO_DUP,	     /* + vt_rec_io (handle: the old, value: the new handle, flags:
 				the new one's status flags) */
 	VT_REC_IO_STATUS,    /* + vt_rec_io (flags: the handle's status flags now) */
+	VT_REC_IO_DELETE,    /* + vt_rec_io (handle: a POSIX handle's local id, naming its file) */
 	/* A POSIX operation (io/): the call's Enter with its IoOperationBegin, and its
 	 * IoOperationComplete (or Cancelled) with its Leave, each one record and a payload (no
 	 * Enter or Leave in it with VT_REC_IO_OP_ALONE). Its matching id is the count of them

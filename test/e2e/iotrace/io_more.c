@@ -93,6 +93,20 @@ static void vectored(void)
 	printf("unlink %d\n", unlink("more2.bin"));
 }
 
+/* A file deleted while open (unlink, by the path it was opened with), then written; one
+ * deleted after its close (unlinkat relative to the working directory). */
+static void deleted(void)
+{
+	int fd = open("gone.bin", O_CREAT | O_WRONLY | O_TRUNC, 0644);
+	printf("write %zd\n", write(fd, buf, 4));
+	printf("unlink open %d\n", unlink("gone.bin"));
+	printf("write %zd\n", write(fd, buf, 4));
+	printf("close %d\n", close(fd));
+	fd = open("gone2.bin", O_CREAT | O_WRONLY | O_TRUNC, 0644);
+	printf("close %d\n", close(fd));
+	printf("unlinkat %d\n", unlinkat(AT_FDCWD, "gone2.bin", 0));
+}
+
 /* A socket pair and /proc: descriptors of kinds of their own. */
 static void others(void)
 {
@@ -133,6 +147,7 @@ int main(int argc, char **argv)
 	if (argc > 1 && !strcmp(argv[1], "fork"))
 		return forked();
 	vectored();
+	deleted();
 	interrupted();
 	others();
 	return 0;

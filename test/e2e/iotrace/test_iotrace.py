@@ -273,6 +273,8 @@ def io_list(path):
                             int(ev.status_flags.value), ev.old_handle._ref != ev.new_handle._ref))
             elif k == 'IoChangeStatusFlags':
                 out.append((k, short(ev.handle.name), int(ev.status_flags.value)))
+            elif k == 'IoDeleteFile':
+                out.append((k, ev.file.name, ev.io_paradigm.identification))
             elif k.startswith('Io'):
                 out.append((k,))
     return out, pairs
@@ -283,13 +285,14 @@ def io_list(path):
 # recorded); mmap: private, shared, a failed shared one (the anonymous one is not).
 def more_regions(large):
     s = '64' if large else ''
-    return {'open' + s: 3, 'pwritev%sv2' % s if large else 'pwritev2': 1, 'pwritev64': 1,
+    return {'open' + s: 5, 'pwritev%sv2' % s if large else 'pwritev2': 1, 'pwritev64': 1,
             'preadv%sv2' % s if large else 'preadv2': 1,
-            'preadv64': 1, 'fcntl' + s: 5, 'pread' + s: 2, 'mmap' + s: 3, 'close': 9,
-            'write': 2, 'read': 3, 'renameat2': 2, 'unlink': 1}
+            'preadv64': 1, 'fcntl' + s: 5, 'pread' + s: 2, 'mmap' + s: 3, 'close': 11,
+            'write': 4, 'read': 3, 'renameat2': 2, 'unlink': 2, 'unlinkat': 1}
 
 
 M, OC, CX, AP = 'more.bin', 'IoOperationComplete', 'IoOperationCancelled', 2  # APPEND
+G, G2 = 'gone.bin', 'gone2.bin'
 
 
 def op(handle, mode, asked, done):
@@ -305,6 +308,10 @@ MORE = ([('IoCreateHandle', M, 'READ_WRITE', 1 | 2, 0)] + op(M, 'WRITE', 300, 30
         op(M, 'READ', 0, 0) + op(M, 'WRITE', 0, 0) + [('IoDestroyHandle', M)] * 3 +
         [('IoCreateHandle', M, 'READ_ONLY', 0, 0)] + op(M, 'WRITE', 1, None) +
         op(M, 'WRITE', 0, None) + [('IoDestroyHandle', M)] +
+        [('IoCreateHandle', G, 'WRITE_ONLY', 3, 0)] + op(G, 'WRITE', 4, 4) +
+        [('IoDeleteFile', G, 'POSIX')] + op(G, 'WRITE', 4, 4) + [('IoDestroyHandle', G)] +
+        [('IoCreateHandle', G2, 'WRITE_ONLY', 3, 0), ('IoDestroyHandle', G2),
+         ('IoDeleteFile', G2, 'POSIX')] +
         [('IoCreateHandle', 'pipe', 'READ_ONLY', 0, 0)] + op('pipe', 'READ', 1, None) +
         [('IoDestroyHandle', 'pipe')] +
         [('IoCreateHandle', 'socket', 'READ_WRITE', 0, 0)] + op('socket', 'WRITE', 3, 3) +
@@ -331,8 +338,9 @@ def check_more(t, exes, plain):
         with otf2.reader.open(tr.path) as reader:
             roles = {r.name: name(r.region_role) for r in reader.definitions.regions
                      if r.name in want}
-        t.eq(roles, {k: 'FILE_IO_METADATA' if k in ('renameat2', 'unlink') else 'FILE_IO'
-                     for k in want}, '%s: the regions\' roles' % what)
+        meta = ('renameat2', 'unlink', 'unlinkat')
+        t.eq(roles, {k: 'FILE_IO_METADATA' if k in meta else 'FILE_IO' for k in want},
+             '%s: the regions\' roles' % what)
         events, pairs = io_list(tr.path)
         events = [e[:2] + ('some',) if e[:2] == (OC, '/proc/self/stat') and e[2] > 0 else e
                   for e in events]
@@ -348,8 +356,10 @@ def check_more(t, exes, plain):
     t.eq(len(tr.locations), 1, 'fork: one location, the parent\'s')
     t.eq(io_list(tr.path)[0],
          [('IoCreateHandle', 'fork.bin', 'WRITE_ONLY', 3, 0)] + op('fork.bin', 'WRITE', 10, 10)
-         + op('fork.bin', 'WRITE', 20, 20) + [('IoDestroyHandle', 'fork.bin')],
-         'fork: the parent\'s handle and writes only (the child\'s write and close not)')
+         + op('fork.bin', 'WRITE', 20, 20) + [('IoDestroyHandle', 'fork.bin'),
+                                              ('IoDeleteFile', 'fork.bin', 'POSIX')],
+         'fork: the parent\'s handle and writes only (the child\'s write and close not), '
+         'the file deleted')
 
 
 def errno_lines(run):
