@@ -8,8 +8,8 @@ The program times each loop itself (ns per call) and is run
   - under vtrun with VT_IOTRACE=no and VT_MEMTRACE=no (the defaults): libvt's wrappers are
     there but report to nobody: the cost of the switches off;
   - under vtrun with VT_IOTRACE=yes: each call a region with its IoOperationBegin and
-    IoOperationComplete (8 records, 128 bytes of buffer), flushes of the full buffers
-    included;
+    IoOperationComplete (two events of two records, 64 bytes of buffer), flushes of the
+    full buffers included;
   - the same with VT_BUFFER_SIZE=1G: nothing is flushed during the loops, so the figure is
     what the program's thread pays itself (the records written), without the encoding and
     writing of the trace that a flush waits for;
