@@ -280,9 +280,10 @@ static __attribute__((noinline)) bool op_enter_slow(struct vt_io_call *c, enum v
 }
 
 /*
- * The fast paths below make no call (every other case goes to the slow ones whole), so
- * they need no frame, and touch no errno: they make no system call, and the record layer's
- * flush (the one in a reservation) keeps errno itself. An operation is two events of two
+ * The fast paths below check everything before they write and make no call of their own
+ * (every other case goes to the slow ones whole; only the record layer's drain of a signal
+ * handler's records may follow the commit), and touch no errno: they make no system call,
+ * and the record layer's flush keeps errno itself. An operation is two events of two
  * records each (VT_REC_IO_OP_BEGIN and _END: the encoder writes the Enter, Begin, Complete
  * and Leave of them).
  */
