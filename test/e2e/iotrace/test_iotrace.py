@@ -324,13 +324,19 @@ MORE = ([('IoCreateHandle', M, 'READ_WRITE', 1 | 2, 0)] + op(M, 'WRITE', 300, 30
 def check_more(t, exes, plain):
     """io_more.c: preadv2/pwritev2 and the 64 forms, fcntl's duplications and status flags,
     mmap of a file, failed operations on handles (cancelled), a read interrupted by a signal
-    (EINTR: cancelled), a socket pair and /proc; and a forked child's I/O (not traced)."""
-    for exe, large in zip(exes, (False, True)):
-        what = 'io_more%s' % (' -D_FILE_OFFSET_BITS=64' if large else '')
-        run = t.run(exe, env={'VT_IOTRACE': 'yes'}, label='more')
+    (EINTR: cancelled), a socket pair and /proc; and a forked child's I/O (not traced).
+    Built with vtcc (plain and 64-bit offsets), and the uninstrumented build under vtrun."""
+    for exe, large, vtrun in ((exes[0], False, False), (exes[1], True, False),
+                              (exes[2], False, True)):
+        what = 'io_more%s%s' % (' -D_FILE_OFFSET_BITS=64' if large else '',
+                                ' under vtrun' if vtrun else '')
+        if vtrun:
+            run = t.run(VTRUN, args=['-vt:iotrace', 'yes', exe], label='more-vtrun')
+        else:
+            run = t.run(exe, env={'VT_IOTRACE': 'yes'}, label='more')
         t.same_as_plain(run, plain, what + ' (errno after each failing call included)')
         t.clean_run(run, what)
-        tr = t.trace(run, what)
+        tr = t.trace(run, what, prefix='io_more.vt' if vtrun else None)
         loc = tr.loc('Master thread')
         want = more_regions(large)
         t.eq({k: v for k, v in loc.enters.items() if k in want or k in more_regions(not large)},
