@@ -3,13 +3,16 @@
 /*
  * One line per operation: "NAME COUNT NS_PER_CALL", the loop timed with CLOCK_MONOTONIC
  * after one call outside it (a tracer's per-thread set-up and its first look-ups stay out).
- * run-io.py runs it plain, and under vtrun with VT_IOTRACE and VT_MEMTRACE off and on.
+ * run-io.py runs it plain, and under vtrun with VT_IOTRACE and VT_MEMTRACE off and on; each
+ * loop is a function of its own, so that callgrind can count one (--toggle-collect).
  *
- *   io-costs [COUNT]   calls per loop (default 10^6)
+ *   io-costs [COUNT [write|read|malloc-free]]   calls per loop (default 10^6); only that loop
  */
 #include <fcntl.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -20,34 +23,69 @@ static double now(void)
 	return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
 }
 
+__attribute__((noinline)) int write_loop(int fd, long n)
+{
+	char c = 'x';
+	for (long i = 0; i < n; i++)
+		if (write(fd, &c, 1) != 1)
+			return 1;
+	return 0;
+}
+
+__attribute__((noinline)) int read_loop(int fd, long n)
+{
+	char c;
+	for (long i = 0; i < n; i++)
+		if (read(fd, &c, 1) != 1)
+			return 1;
+	return 0;
+}
+
+/* 32 bytes, used so the pair is not optimised away. */
+__attribute__((noinline)) int malloc_loop(long n)
+{
+	for (long i = 0; i < n; i++) {
+		char *volatile p = malloc(32);
+		p[0] = 1;
+		free(p);
+	}
+	return 0;
+}
+
+static bool wanted(const char *only, const char *name)
+{
+	return !only || !strcmp(only, name);
+}
+
 int main(int argc, char **argv)
 {
 	long n = argc > 1 ? atol(argv[1]) : 1000000;
+	const char *only = argc > 2 ? argv[2] : NULL;
 	int out = open("/dev/null", O_WRONLY);
 	int in = open("/dev/zero", O_RDONLY);
 	char c = 'x';
 	if (out < 0 || in < 0 || write(out, &c, 1) != 1 || read(in, &c, 1) != 1)
 		return 1;
 	double t0 = now();
-	for (long i = 0; i < n; i++)
-		if (write(out, &c, 1) != 1)
+	if (wanted(only, "write")) {
+		if (write_loop(out, n))
 			return 1;
-	printf("write %ld %.1f\n", n, (now() - t0) / (double)n);
+		printf("write %ld %.1f\n", n, (now() - t0) / (double)n);
+	}
 	t0 = now();
-	for (long i = 0; i < n; i++)
-		if (read(in, &c, 1) != 1)
+	if (wanted(only, "read")) {
+		if (read_loop(in, n))
 			return 1;
-	printf("read %ld %.1f\n", n, (now() - t0) / (double)n);
-	/* 32 bytes, used so the pair is not optimised away; 10 times as many pairs. */
+		printf("read %ld %.1f\n", n, (now() - t0) / (double)n);
+	}
+	/* 10 times as many pairs. */
 	long m = 10 * n;
 	free(malloc(32));
 	t0 = now();
-	for (long i = 0; i < m; i++) {
-		char *volatile p = malloc(32);
-		p[0] = 1;
-		free(p);
+	if (wanted(only, "malloc-free")) {
+		malloc_loop(m);
+		printf("malloc-free %ld %.1f\n", m, (now() - t0) / (double)m);
 	}
-	printf("malloc-free %ld %.1f\n", m, (now() - t0) / (double)m);
 	close(out);
 	close(in);
 	return 0;

@@ -8,8 +8,8 @@ The program times each loop itself (ns per call) and is run
   - under vtrun with VT_IOTRACE=no and VT_MEMTRACE=no (the defaults): libvt's wrappers are
     there but report to nobody: the cost of the switches off;
   - under vtrun with VT_IOTRACE=yes: each call a region with its IoOperationBegin and
-    IoOperationComplete (8 records, 128 bytes of buffer), flushes of the full buffers
-    included;
+    IoOperationComplete (two events of two records, 64 bytes of buffer), flushes of the
+    full buffers included;
   - the same with VT_BUFFER_SIZE=1G: nothing is flushed during the loops, so the figure is
     what the program's thread pays itself (the records written), without the encoding and
     writing of the trace that a flush waits for;
@@ -22,7 +22,15 @@ A second table, ISO C stdio (bench/stdio-costs.c): a 1-byte fwrite to /dev/null 
 stream's buffer, the same on an unbuffered stream (a write(2) each), a 1-byte fprintf; plain,
 under vtrun with VT_IOTRACE=no and =yes, and =yes with a 1G buffer.
 
-Usage: bench/run-io.py BUILD_DIR [--runs N] [--count N] [--json FILE]"""
+--callgrind adds instruction counts, which do not move with what else the machine runs:
+each loop alone (io-costs COUNT OP) under valgrind's callgrind with libvt preloaded (what
+vtrun does), with COUNT and 2*COUNT calls, the difference divided by COUNT:
+  - thread: only the loop's function on the program's thread (--toggle-collect), with
+    VT_BUFFER_SIZE=1G, so no flush;
+  - all: the whole process, every thread: vt's writer thread encoding the events through
+    libotf2 and the trace written at the end included (default buffer size).
+
+Usage: bench/run-io.py BUILD_DIR [--runs N] [--count N] [--json FILE] [--callgrind]"""
 
 import argparse
 import json
@@ -76,12 +84,56 @@ def stdio(a, vtrun, work, base):
     return table('ISO C stdio, 1 byte per call', variants, a.runs, a.count, work)
 
 
+LOOPS = {'write': 'write_loop', 'read': 'read_loop', 'malloc-free': 'malloc_loop'}
+
+
+def instructions(exe, n, op, env, cwd, whole):
+    """Instructions callgrind counts for `exe n op`: the loop's function alone, or (whole)
+    the process with all its threads."""
+    out = os.path.join(cwd, 'cg.%d.out' % n)
+    cmd = ['valgrind', '--tool=callgrind', '--callgrind-out-file=' + out]
+    if not whole:
+        cmd += ['--collect-atstart=no', '--toggle-collect=' + LOOPS[op]]
+    benchlib.sh(cmd + [exe, str(n), op], env=env, cwd=cwd)
+    with open(out) as f:
+        for line in f:
+            if line.startswith('summary:') or line.startswith('totals:'):
+                return int(line.split()[1])
+    raise SystemExit('no instruction count in %s' % out)
+
+
+def callgrind(build, exe, base, work, count):
+    """{variant: {op: (thread, all)}}: instructions per call."""
+    libvt = os.path.join(build, 'runtime', 'libvt.so')
+    variants = [('plain', {}), ('off', {'LD_PRELOAD': libvt}),
+                ('iotrace=yes', {'LD_PRELOAD': libvt, 'VT_IOTRACE': 'yes'}),
+                ('memtrace=yes', {'LD_PRELOAD': libvt, 'VT_MEMTRACE': 'yes'})]
+    res = {}
+    for name, env in variants:
+        for op in LOOPS:
+            calls = count * (10 if op == 'malloc-free' else 1)
+            per = []
+            for whole in (False, True):
+                n = []
+                for k in (1, 2):
+                    cwd = os.path.join(work, 'cg-%s-%s-%d-%d' % (name, op, whole, k))
+                    os.makedirs(cwd)
+                    e = dict(base, VT_PFORM_GDIR=cwd, **env)
+                    if not whole:
+                        e['VT_BUFFER_SIZE'] = '1G'
+                    n.append(instructions(exe, k * count, op, e, cwd, whole))
+                per.append((n[1] - n[0]) / calls)
+            res.setdefault(name, {})[op] = tuple(per)
+    return res
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument('build')
     ap.add_argument('--runs', type=int, default=7)
     ap.add_argument('--count', type=int, default=200000)
     ap.add_argument('--json')
+    ap.add_argument('--callgrind', action='store_true')
     a = ap.parse_args()
     build = os.path.abspath(a.build)
     work = tempfile.mkdtemp(prefix='vt-io-')
@@ -120,10 +172,25 @@ def main():
                       for c in plain))
     stdio_med = stdio(a, vtrun, work, base)
     print('compiler: %s' % benchlib.first_line(['cc', '--version']))
+    cg = None
+    if a.callgrind:
+        cgcount = min(a.count, 20000)
+        cg = callgrind(build, exe, base, work, cgcount)
+        print('\ncallgrind: instructions per call (%d and %d calls; thread: the loop on the '
+              'program\'s thread, 1G buffer; all: every thread, the trace\'s writing '
+              'included), added over plain in brackets' % (cgcount, 2 * cgcount))
+        print('%-20s' % 'variant' + ''.join('%26s' % c for c in LOOPS))
+        for name, ops in cg.items():
+            row = ''
+            for op, (thread, whole) in ops.items():
+                pt, pw = cg['plain'][op]
+                row += '%26s' % ('%.0f (%+.0f) / %.0f (%+.0f)' %
+                                 (thread, thread - pt, whole, whole - pw))
+            print('%-20s' % name + row)
     if a.json:
         with open(a.json, 'w') as f:
             json.dump({'runs': a.runs, 'count': a.count, 'median_ns': med,
-                       'stdio_median_ns': stdio_med}, f, indent=1)
+                       'stdio_median_ns': stdio_med, 'callgrind': cg}, f, indent=1)
 
 
 if __name__ == '__main__':

@@ -288,9 +288,14 @@ PRINT_EVENT = re.compile(r'^([A-Z][A-Z_]*)\s+(\d+)\s+(\d+)(?:\s+(.*))?$')
 PRINT_REGION = re.compile(r'Region: "(.*)" <\d+>')
 
 
+# Where otf2-print's name is not python3-otf2's one in capitals.
+PRINT_NAMES = {'IoChangeFlags': 'IoChangeStatusFlags'}
+
+
 def print_kind(kind):
     """otf2-print's BUFFER_FLUSH -> python3-otf2's BufferFlush (MPI_SEND -> MpiSend...)."""
-    return ''.join(w.capitalize() for w in kind.split('_'))
+    k = ''.join(w.capitalize() for w in kind.split('_'))
+    return PRINT_NAMES.get(k, k)
 
 
 def otf2_print(args):

@@ -74,5 +74,13 @@ int main(void)
 	ios = vt_mpi_defs_ios(&n);
 	CHECK(ios[s1].parent == p1 && ios[s2].parent == p2 && ios[p1].parent == UINT32_MAX);
 	CHECK(ios[s1].paradigm == VT_IO_PARADIGM_ISOC && strcmp(ios[s2].file, "stream") == 0);
+
+	/* A file by name (IoDeleteFile): its first handle, whether open or given back; none for
+	 * a name never opened, nor for an MPI-IO handle's name in the POSIX paradigm. */
+	CHECK(vt_mpi_defs_io_file(VT_IO_PARADIGM_POSIX, "shared") == a);
+	CHECK(vt_mpi_defs_io_file(VT_IO_PARADIGM_POSIX, "file-7") == first[7]);
+	CHECK(vt_mpi_defs_io_file(VT_IO_PARADIGM_POSIX, "never") == UINT32_MAX);
+	vt_mpi_defs_io(43, 0, "mpi-only");
+	CHECK(vt_mpi_defs_io_file(VT_IO_PARADIGM_POSIX, "mpi-only") == UINT32_MAX);
 	return unit_done();
 }

@@ -222,6 +222,38 @@ static bool leave(struct vt_enc_loc *e, struct vt_stack *s, uint64_t ts, uint32_
 }
 
 /*
+ * A POSIX operation's two events (VT_REC_IO_OP_BEGIN, _END): the Enter and the
+ * IoOperationBegin with the location's next matching id, the IoOperationComplete (or
+ * Cancelled) of that id and the Leave; without the Enter or the Leave when written apart.
+ */
+static bool posix_op(struct vt_enc_loc *e, struct vt_stack *s, uint64_t ts, const struct vt_rec *r,
+		     const struct vt_rec_io *a)
+{
+	OTF2_EvtWriter *w = e->writer;
+	bool alone = a->flags & VT_REC_IO_OP_ALONE;
+	if (r->kind == VT_REC_IO_OP_BEGIN) {
+		if (!alone) {
+			e->n_strict = 0;
+			e->last_recorded = enter(s, w, ts, r->region & VT_REGION_ID_MASK);
+		}
+		return vt_otf2_ok(OTF2_EvtWriter_IoOperationBegin(
+		    w, NULL, ts, a->handle, (OTF2_IoOperationMode)(a->flags & 0xFF),
+		    OTF2_IO_OPERATION_FLAG_NONE, a->value, ++e->io_ops));
+	}
+	OTF2_ErrorCode rc =
+	    a->flags & VT_REC_IO_OP_FAILED
+		? OTF2_EvtWriter_IoOperationCancelled(w, NULL, ts, a->handle, e->io_ops)
+		: OTF2_EvtWriter_IoOperationComplete(w, NULL, ts, a->handle, a->value, e->io_ops);
+	if (!vt_otf2_ok(rc))
+		return false;
+	if (!alone) {
+		e->n_strict = 0;
+		e->last_recorded = leave(e, s, ts, r->region & VT_REGION_ID_MASK);
+	}
+	return true;
+}
+
+/*
  * The encoders of the event kinds: head record r (its time clamped to ts) and its payload
  * p. One per kind, indexed by kind; a kind without an encoder is skipped with its payload.
  */
@@ -434,6 +466,15 @@ static bool enc_io(struct vt_loc *loc, OTF2_EvtWriter *w, uint64_t ts, const str
 						      (OTF2_IoHandleRef)a->value,
 						      (OTF2_IoStatusFlag)a->flags);
 		break;
+	case VT_REC_IO_STATUS:
+		rc = OTF2_EvtWriter_IoChangeStatusFlags(w, NULL, ts, a->handle,
+							(OTF2_IoStatusFlag)a->flags);
+		break;
+	case VT_REC_IO_DELETE:
+		/* POSIX's paradigm is the first one defined (defs/vt_unify_write.c); the file
+		 * is named by a handle of it, which the IO_FILE mapping table maps. */
+		rc = OTF2_EvtWriter_IoDeleteFile(w, NULL, ts, 0, a->handle);
+		break;
 	default:
 		break;
 	}
@@ -580,6 +621,8 @@ static const encode_fn encoders[VT_REC_KIND_MAX] = {
     [VT_REC_IO_CANCELLED] = enc_io,
     [VT_REC_IO_SEEK] = enc_io,
     [VT_REC_IO_DUP] = enc_io,
+    [VT_REC_IO_STATUS] = enc_io,
+    [VT_REC_IO_DELETE] = enc_io,
     [VT_REC_COUNTER] = enc_counter,
     [VT_REC_MEASURE] = enc_measure,
     [VT_REC_SAMPLE] = enc_sample,
@@ -642,6 +685,13 @@ void vt_otf2_encode(struct vt_loc *loc, const struct vt_rec *from, const struct 
 		}
 		if (r->kind == VT_REC_LEAVE) {
 			e->last_recorded = leave(e, s, ts, r->region & VT_REGION_ID_MASK);
+			continue;
+		}
+		if (r->kind == VT_REC_IO_OP_BEGIN || r->kind == VT_REC_IO_OP_END) {
+			if (r + 1 >= to ||
+			    !posix_op(e, s, ts, r, &((const union vt_rec_payload *)(r + 1))->io))
+				break;
+			r++;
 			continue;
 		}
 		unsigned n = vt_rec_payloads(r);

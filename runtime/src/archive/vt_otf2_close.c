@@ -222,6 +222,7 @@ static bool write_local(OTF2_Archive *archive, struct vt_loc *locs, const char *
 	OTF2_IdMap *wins = id_map(maps.n_wins, maps.wins);
 	OTF2_IdMap *groups = id_map(maps.n_groups, maps.groups);
 	OTF2_IdMap *iohs = id_map(maps.n_ios, maps.ios);
+	OTF2_IdMap *iofiles = id_map(maps.n_files, maps.files);
 	int n_offsets;
 	const struct vt_mpi_defs_offset *off = vt_mpi_defs_clock_offsets(&n_offsets);
 
@@ -267,6 +268,8 @@ static bool write_local(OTF2_Archive *archive, struct vt_loc *locs, const char *
 			OTF2_DefWriter_WriteMappingTable(dw, OTF2_MAPPING_GROUP, groups);
 		if (iohs)
 			OTF2_DefWriter_WriteMappingTable(dw, OTF2_MAPPING_IO_HANDLE, iohs);
+		if (iofiles)
+			OTF2_DefWriter_WriteMappingTable(dw, OTF2_MAPPING_IO_FILE, iofiles);
 		ok = OTF2_Archive_CloseDefWriter(archive, dw) == OTF2_SUCCESS;
 		if (ok && !mine) {
 			have_common = true;
@@ -282,6 +285,8 @@ static bool write_local(OTF2_Archive *archive, struct vt_loc *locs, const char *
 		OTF2_IdMap_Free(groups);
 	if (iohs)
 		OTF2_IdMap_Free(iohs);
+	if (iofiles)
+		OTF2_IdMap_Free(iofiles);
 	if (regions)
 		OTF2_IdMap_Free(regions);
 	if (comms)

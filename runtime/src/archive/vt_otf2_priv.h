@@ -40,6 +40,9 @@ struct vt_enc_loc {
 	/* The calling contexts of the last sample, outermost first, for the next one's unwind
 	 * distance; VT_REC_SAMPLE_MAX + 1 when allocated. */
 	uint32_t *sample_path, sample_depth;
+	/* POSIX operations begun on the location (VT_REC_IO_OP_BEGIN): the last one's matching
+	 * id. */
+	uint64_t io_ops;
 };
 
 /* Location index's encoder state (all zero for a location never encoded). */

@@ -28,9 +28,9 @@ static struct {
 	uint32_t n_groups, cap_groups;
 	struct vt_mpi_defs_io *ios;
 	uint32_t n_ios, cap_ios;
-	/* The process's own handles given back, by file: open addressing on the file's name,
-	 * each slot a file's representative handle (UINT32_MAX: empty) and the head of its
-	 * handles free now (linked by next_free). */
+	/* The process's own handles by file: open addressing on the file's name, each slot a
+	 * file's representative handle (its first; UINT32_MAX: empty) and the head of its
+	 * handles given back and free now (linked by next_free). */
 	struct free_slot {
 		uint32_t rep, head;
 	} * free_slots;
@@ -239,11 +239,42 @@ uint32_t vt_mpi_defs_io(uint64_t key, uint32_t comm, const char *file)
 	return define_io(key, comm, VT_IO_PARADIGM_MPI, file);
 }
 
+/* A new handle of the process's own on file: its slot made, with it as the file's
+ * representative if it is the first (out of memory: not known by vt_mpi_defs_io_file). */
+static void known_file(uint32_t id)
+{
+	pthread_mutex_lock(&defs.lock);
+	if (free_slots_room_locked()) {
+		const struct vt_mpi_defs_io *h = &defs.ios[id];
+		struct free_slot *s = &defs.free_slots[free_slot_locked(h->paradigm, h->file)];
+		if (s->rep == UINT32_MAX) {
+			*s = (struct free_slot){id, UINT32_MAX};
+			defs.n_free_slots++;
+		}
+	}
+	pthread_mutex_unlock(&defs.lock);
+}
+
 uint32_t vt_mpi_defs_io_local(uint32_t paradigm, const char *file)
 {
 	file = file ? file : "";
 	uint32_t id = take_free(paradigm, file);
-	return id != UINT32_MAX ? id : define_io(0, UINT32_MAX, paradigm, file);
+	if (id != UINT32_MAX)
+		return id;
+	id = define_io(0, UINT32_MAX, paradigm, file);
+	if (id != UINT32_MAX)
+		known_file(id);
+	return id;
+}
+
+uint32_t vt_mpi_defs_io_file(uint32_t paradigm, const char *file)
+{
+	uint32_t id = UINT32_MAX;
+	pthread_mutex_lock(&defs.lock);
+	if (defs.cap_free_slots)
+		id = defs.free_slots[free_slot_locked(paradigm, file)].rep;
+	pthread_mutex_unlock(&defs.lock);
+	return id;
 }
 
 uint32_t vt_mpi_defs_io_child(uint32_t paradigm, const char *file, uint32_t parent)

@@ -80,6 +80,10 @@ uint32_t vt_mpi_defs_io_local(uint32_t paradigm, const char *file);
 /* A handle of this process on another (parent: an ISO C stream on its POSIX descriptor's
  * handle), the same way; one given back is taken again only if it had the same parent. */
 uint32_t vt_mpi_defs_io_child(uint32_t paradigm, const char *file, uint32_t parent);
+/* A handle of this process of that paradigm on file, as a name of the file: its local id
+ * (mapped to the global file by the unification's IO_FILE table), UINT32_MAX when the
+ * process never had one. */
+uint32_t vt_mpi_defs_io_file(uint32_t paradigm, const char *file);
 /* A handle of this process on handle id's file and paradigm (POSIX dup), the same way. */
 uint32_t vt_mpi_defs_io_dup(uint32_t id);
 /* Handle id (from vt_mpi_defs_io_local or _dup) was destroyed: it may be taken again. */

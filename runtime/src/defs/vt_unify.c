@@ -12,7 +12,8 @@
 /* What merge keeps per process until the maps are written. */
 struct pending {
 	struct vt_defs_buf regions, comms, ctxs, igens, wins, groups, ios; /* pairs */
-	uint32_t *ctx_of; /* local calling context id -> global (parents come first) */
+	struct vt_defs_buf files; /* pairs: a handle's local id, its global file */
+	uint32_t *ctx_of;	  /* local calling context id -> global (parents come first) */
 	uint32_t cap_ctx;
 	uint32_t *metric_of; /* local metric id -> global */
 	uint32_t n_metrics, cap_metrics;
@@ -301,17 +302,20 @@ static int merge_one(struct vt_unified *u, uint32_t rank, struct vt_defs_reader 
 		case VT_DEF_GROUP:
 			pair(&pd->groups, d.group.id, group_id(u, keys, d.group.members));
 			break;
-		case VT_DEF_IOHANDLE:
-			pair(&pd->ios, d.iohandle.id,
-			     io_id(u, keys, &d.iohandle,
-				   d.iohandle.comm == UINT32_MAX
-				       ? UINT32_MAX
-				       : paired(&pd->comms, d.iohandle.comm, 0),
-				   /* a parent is defined before its children */
-				   d.iohandle.parent == UINT32_MAX
-				       ? UINT32_MAX
-				       : paired(&pd->ios, d.iohandle.parent, UINT32_MAX)));
+		case VT_DEF_IOHANDLE: {
+			uint32_t g = io_id(u, keys, &d.iohandle,
+					   d.iohandle.comm == UINT32_MAX
+					       ? UINT32_MAX
+					       : paired(&pd->comms, d.iohandle.comm, 0),
+					   /* a parent is defined before its children */
+					   d.iohandle.parent == UINT32_MAX
+					       ? UINT32_MAX
+					       : paired(&pd->ios, d.iohandle.parent, UINT32_MAX));
+			pair(&pd->ios, d.iohandle.id, g);
+			if (g < u->n_ios)
+				pair(&pd->files, d.iohandle.id, u->ios[g].file);
 			break;
+		}
 		case VT_DEF_METRIC:
 			if (d.metric.id >= pd->cap_metrics) {
 				uint32_t cap = d.metric.id + 16;
@@ -625,6 +629,7 @@ int vt_unify_merge(struct vt_unified *u, const char *all, const size_t *sizes, u
 		}
 		put_pairs(&u->maps[rank], &groups);
 		put_pairs(&u->maps[rank], &q->ios);
+		put_pairs(&u->maps[rank], &q->files);
 		put_records(&u->maps[rank], &q->thread_comms, 4);
 		free(groups.p);
 		free(metrics.p);
@@ -639,6 +644,7 @@ int vt_unify_merge(struct vt_unified *u, const char *all, const size_t *sizes, u
 		free(pd[rank].wins.p);
 		free(pd[rank].groups.p);
 		free(pd[rank].ios.p);
+		free(pd[rank].files.p);
 		free(pd[rank].ctx_of);
 		free(pd[rank].metric_of);
 		free(pd[rank].inst_local);
@@ -662,11 +668,13 @@ int vt_unify_maps_read(const char *map, size_t n, struct vt_unify_maps *out)
 	if (!map) /* rank 0 had no memory for the maps (the scatter says so with NULL) */
 		return -1;
 	const char *p = map, *end = map + n;
-	uint32_t *counts[8] = {&out->n_regions, &out->n_comms, &out->n_metrics, &out->n_ctxs,
-			       &out->n_igens,	&out->n_wins,  &out->n_groups,	&out->n_ios};
-	const uint32_t **pairs[8] = {&out->regions, &out->comms, &out->metrics, &out->ctxs,
-				     &out->igens,   &out->wins,	 &out->groups,	&out->ios};
-	for (int i = 0; i < 8; i++) {
+	uint32_t *counts[9] = {&out->n_regions, &out->n_comms, &out->n_metrics,
+			       &out->n_ctxs,	&out->n_igens, &out->n_wins,
+			       &out->n_groups,	&out->n_ios,   &out->n_files};
+	const uint32_t **pairs[9] = {&out->regions, &out->comms, &out->metrics,
+				     &out->ctxs,    &out->igens, &out->wins,
+				     &out->groups,  &out->ios,	 &out->files};
+	for (int i = 0; i < 9; i++) {
 		uint32_t k = 0;
 		if (end - p < (ptrdiff_t)sizeof(k))
 			return -1;

@@ -152,6 +152,9 @@ void vt_unify_free(struct vt_unified *u);
 struct vt_unify_maps {
 	uint32_t n_regions, n_comms, n_metrics, n_ctxs, n_igens, n_wins, n_groups, n_ios;
 	const uint32_t *regions, *comms, *metrics, *ctxs, *igens, *wins, *groups, *ios; /* pairs */
+	/* I/O files: a handle's local id (vt_mpi_defs_io_file) -> its global file. */
+	uint32_t n_files;
+	const uint32_t *files;
 	uint32_t n_thread_comms;
 	const uint32_t *thread_comms; /* quadruples */
 };

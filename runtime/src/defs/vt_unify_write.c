@@ -318,7 +318,11 @@ static void write_groups(OTF2_GlobalDefWriter *gw, struct vt_strtab *st, const s
 	for (uint32_t h = 0; h < u->n_ios; h++)
 		if (u->ios[h].paradigm < VT_IO_PARADIGM_MAX)
 			used[u->ios[h].paradigm] = true;
-	for (uint32_t p = 0, n = 0; p < VT_IO_PARADIGM_MAX; p++)
+	/* POSIX first: its reference is 0 whenever it is used, which the IoDeleteFile events
+	 * of io/ write before anyone knows which paradigms the run uses (OTF2 maps no
+	 * paradigm references). */
+	for (uint32_t i = 0, n = 0; i < VT_IO_PARADIGM_MAX; i++) {
+		uint32_t p = i == 0 ? VT_IO_PARADIGM_POSIX : i == VT_IO_PARADIGM_POSIX ? 0 : i;
 		if (used[p]) {
 			ref[p] = n++;
 			OTF2_GlobalDefWriter_WriteIoParadigm(
@@ -326,6 +330,7 @@ static void write_groups(OTF2_GlobalDefWriter *gw, struct vt_strtab *st, const s
 			    vt_strtab_ref(st, paradigms[p].name), paradigms[p].cls,
 			    OTF2_IO_PARADIGM_FLAG_NONE, 0, NULL, NULL, NULL);
 		}
+	}
 	for (uint32_t f = 0; f < u->n_files; f++)
 		OTF2_GlobalDefWriter_WriteIoRegularFile(gw, f, vt_strtab_ref(st, u->files[f]), 0);
 	for (uint32_t h = 0; h < u->n_ios; h++)

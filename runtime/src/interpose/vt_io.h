@@ -38,6 +38,20 @@ enum vt_io_fn {
 	VT_IO_DUP,
 	VT_IO_DUP2,
 	VT_IO_DUP3,
+	/* fcntl: recorded only as a duplication (F_DUPFD, F_DUPFD_CLOEXEC) or a change of the
+	 * status flags (F_SETFL, F_SETFD); preadv2 and the like; mmap of a file; renameat2, the
+	 * first of the metadata calls. */
+	VT_IO_FCNTL,
+	VT_IO_FCNTL64,
+	VT_IO_PREADV64,
+	VT_IO_PWRITEV64,
+	VT_IO_PREADV2,
+	VT_IO_PWRITEV2,
+	VT_IO_PREADV64V2,
+	VT_IO_PWRITEV64V2,
+	VT_IO_MMAP,
+	VT_IO_MMAP64,
+	VT_IO_RENAMEAT2,
 	VT_IO_UNLINK,
 	VT_IO_UNLINKAT,
 	VT_IO_RENAME,
@@ -47,7 +61,7 @@ enum vt_io_fn {
 
 /* Whether a function opens no handle and moves no data (unlink, rename): its region's role
  * is OTF2's FILE_IO_METADATA. */
-#define VT_IO_FN_METADATA(fn) ((fn) >= VT_IO_UNLINK)
+#define VT_IO_FN_METADATA(fn) ((fn) >= VT_IO_RENAMEAT2 && (fn) <= VT_IO_RENAMEAT)
 
 extern const char *const vt_io_names[VT_IO_FN_MAX];
 
@@ -88,6 +102,10 @@ struct vt_io_hooks {
 	void (*duped)(struct vt_io_call *c, int oldfd, int newfd, int flags);
 	/* Any other call returned: its region ends. */
 	void (*leave)(struct vt_io_call *c);
+	/* fcntl(fd, F_SETFL or F_SETFD) returned ret: the descriptor's status flags changed. */
+	void (*status)(struct vt_io_call *c, int fd, int ret);
+	/* unlink(path) or unlinkat(dirfd, path, flags) returned ret. */
+	void (*unlinked)(struct vt_io_call *c, int dirfd, const char *path, int flags, int ret);
 };
 
 /* Written by the lifecycle (enter and op_enter last, so a wrapper that sees them finds the

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* POSIX I/O: open, close, read, write, seek, sync, dup, unlink, rename, reported to io/. */
+/* POSIX I/O (open, read, write, seek, sync, dup, fcntl, mmap, unlink...), reported to io/. */
 /* Both the plain and the 64 forms are defined here under their own names: the headers must
  * not rename the plain ones to their 64 forms. */
 #undef _FILE_OFFSET_BITS
@@ -10,6 +10,7 @@
 #include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <sys/mman.h>
 #include <sys/types.h>
 #include <sys/uio.h>
 #include <unistd.h>
@@ -49,6 +50,17 @@ const char *const vt_io_names[VT_IO_FN_MAX] = {
     [VT_IO_DUP] = "dup",
     [VT_IO_DUP2] = "dup2",
     [VT_IO_DUP3] = "dup3",
+    [VT_IO_FCNTL] = "fcntl",
+    [VT_IO_FCNTL64] = "fcntl64",
+    [VT_IO_PREADV64] = "preadv64",
+    [VT_IO_PWRITEV64] = "pwritev64",
+    [VT_IO_PREADV2] = "preadv2",
+    [VT_IO_PWRITEV2] = "pwritev2",
+    [VT_IO_PREADV64V2] = "preadv64v2",
+    [VT_IO_PWRITEV64V2] = "pwritev64v2",
+    [VT_IO_MMAP] = "mmap",
+    [VT_IO_MMAP64] = "mmap64",
+    [VT_IO_RENAMEAT2] = "renameat2",
     [VT_IO_UNLINK] = "unlink",
     [VT_IO_UNLINKAT] = "unlinkat",
     [VT_IO_RENAME] = "rename",
@@ -91,17 +103,21 @@ static const char *const chk_names[REAL_MAX - VT_IO_FN_MAX] = {
 
 static void *real_fns[REAL_MAX];
 
-VT_NOSAN static void *real(int fn)
+/* The look-up of slot fn, the first time it is needed (errno kept). */
+VT_NOSAN __attribute__((noinline)) static void *look_up(int fn)
+{
+	int saved = errno;
+	void *f =
+	    vt_interpose_next(fn < VT_IO_FN_MAX ? vt_io_names[fn] : chk_names[fn - VT_IO_FN_MAX]);
+	__atomic_store_n(&real_fns[fn], f, __ATOMIC_RELAXED);
+	errno = saved;
+	return f;
+}
+
+VT_NOSAN static inline __attribute__((always_inline)) void *real(int fn)
 {
 	void *f = __atomic_load_n(&real_fns[fn], __ATOMIC_RELAXED);
-	if (__builtin_expect(!f, 0)) {
-		int saved = errno;
-		f = vt_interpose_next(fn < VT_IO_FN_MAX ? vt_io_names[fn]
-							: chk_names[fn - VT_IO_FN_MAX]);
-		__atomic_store_n(&real_fns[fn], f, __ATOMIC_RELAXED);
-		errno = saved;
-	}
-	return f;
+	return __builtin_expect(f != NULL, 1) ? f : look_up(fn);
 }
 
 VT_NOSAN __attribute__((constructor(101))) static void resolve_all(void)
@@ -143,9 +159,7 @@ op_recorded(struct vt_io_call *c, enum vt_io_fn fn, int fd, enum vt_io_mode mode
 		if (!op_recorded(&c_, fn, fd, mode, bytes))                                        \
 			return call;                                                               \
 		ssize_t r_ = call;                                                                 \
-		int e_ = errno;                                                                    \
-		vt_io_hooks.op_end(&c_, r_, e_);                                                   \
-		errno = e_;                                                                        \
+		vt_io_hooks.op_end(&c_, r_, r_ < 0 ? errno : 0);                                   \
 		return r_;                                                                         \
 	} while (0)
 
@@ -163,65 +177,72 @@ typedef ssize_t (*prw64_fn)(int, void *, size_t, off64_t);
 typedef ssize_t (*rwv_fn)(int, const struct iovec *, int);
 typedef ssize_t (*prwv_fn)(int, const struct iovec *, int, off_t);
 
-VT_EXPORT ssize_t read(int fd, void *buf, size_t n)
-{
-	REAL(VT_IO_READ, rw_fn, -1);
-	DATA_OP(VT_IO_READ, fd, VT_IO_MODE_READ, n, fp_(fd, buf, n));
-}
+/*
+ * A data operation's wrapper: while I/O is not traced (no op_enter hook) and libc's function
+ * is known, a tail call to it, without a frame or errno's address; else its traced form, out
+ * of line.
+ */
+#define DATA_WRAPPER(ret, name, slot, fn, mode, bytes, T, params, args)                            \
+	VT_NOSAN __attribute__((noinline)) static ret traced_##name params                         \
+	{                                                                                          \
+		REAL(slot, T, -1);                                                                 \
+		DATA_OP(fn, fd, mode, bytes, fp_ args);                                            \
+	}                                                                                          \
+	VT_EXPORT ret name params                                                                  \
+	{                                                                                          \
+		T f_ = (T)__atomic_load_n(&real_fns[slot], __ATOMIC_RELAXED);                      \
+		if (__builtin_expect(                                                              \
+			f_ && !__atomic_load_n(&vt_io_hooks.op_enter, __ATOMIC_ACQUIRE), 1))       \
+			return f_ args;                                                            \
+		return traced_##name args;                                                         \
+	}
 
-VT_EXPORT ssize_t write(int fd, const void *buf, size_t n)
-{
-	REAL(VT_IO_WRITE, rw_fn, -1);
-	DATA_OP(VT_IO_WRITE, fd, VT_IO_MODE_WRITE, n, fp_(fd, (void *)buf, n));
-}
+DATA_WRAPPER(ssize_t, read, VT_IO_READ, VT_IO_READ, VT_IO_MODE_READ, n, rw_fn,
+	     (int fd, void *buf, size_t n), (fd, buf, n))
+DATA_WRAPPER(ssize_t, write, VT_IO_WRITE, VT_IO_WRITE, VT_IO_MODE_WRITE, n, rw_fn,
+	     (int fd, const void *buf, size_t n), (fd, (void *)buf, n))
+DATA_WRAPPER(ssize_t, pread, VT_IO_PREAD, VT_IO_PREAD, VT_IO_MODE_READ, n, prw_fn,
+	     (int fd, void *buf, size_t n, off_t off), (fd, buf, n, off))
+DATA_WRAPPER(ssize_t, pread64, VT_IO_PREAD64, VT_IO_PREAD64, VT_IO_MODE_READ, n, prw64_fn,
+	     (int fd, void *buf, size_t n, off64_t off), (fd, buf, n, off))
+DATA_WRAPPER(ssize_t, pwrite, VT_IO_PWRITE, VT_IO_PWRITE, VT_IO_MODE_WRITE, n, prw_fn,
+	     (int fd, const void *buf, size_t n, off_t off), (fd, (void *)buf, n, off))
+DATA_WRAPPER(ssize_t, pwrite64, VT_IO_PWRITE64, VT_IO_PWRITE64, VT_IO_MODE_WRITE, n, prw64_fn,
+	     (int fd, const void *buf, size_t n, off64_t off), (fd, (void *)buf, n, off))
+DATA_WRAPPER(ssize_t, readv, VT_IO_READV, VT_IO_READV, VT_IO_MODE_READ, iov_bytes(iov, cnt), rwv_fn,
+	     (int fd, const struct iovec *iov, int cnt), (fd, iov, cnt))
+DATA_WRAPPER(ssize_t, writev, VT_IO_WRITEV, VT_IO_WRITEV, VT_IO_MODE_WRITE, iov_bytes(iov, cnt),
+	     rwv_fn, (int fd, const struct iovec *iov, int cnt), (fd, iov, cnt))
+DATA_WRAPPER(ssize_t, preadv, VT_IO_PREADV, VT_IO_PREADV, VT_IO_MODE_READ, iov_bytes(iov, cnt),
+	     prwv_fn, (int fd, const struct iovec *iov, int cnt, off_t off), (fd, iov, cnt, off))
+DATA_WRAPPER(ssize_t, pwritev, VT_IO_PWRITEV, VT_IO_PWRITEV, VT_IO_MODE_WRITE, iov_bytes(iov, cnt),
+	     prwv_fn, (int fd, const struct iovec *iov, int cnt, off_t off), (fd, iov, cnt, off))
 
-VT_EXPORT ssize_t pread(int fd, void *buf, size_t n, off_t off)
-{
-	REAL(VT_IO_PREAD, prw_fn, -1);
-	DATA_OP(VT_IO_PREAD, fd, VT_IO_MODE_READ, n, fp_(fd, buf, n, off));
-}
+typedef ssize_t (*prwv64_fn)(int, const struct iovec *, int, off64_t);
+typedef ssize_t (*prwv2_fn)(int, const struct iovec *, int, off_t, int);
+typedef ssize_t (*prwv64v2_fn)(int, const struct iovec *, int, off64_t, int);
 
-VT_EXPORT ssize_t pread64(int fd, void *buf, size_t n, off64_t off)
-{
-	REAL(VT_IO_PREAD64, prw64_fn, -1);
-	DATA_OP(VT_IO_PREAD64, fd, VT_IO_MODE_READ, n, fp_(fd, buf, n, off));
-}
-
-VT_EXPORT ssize_t pwrite(int fd, const void *buf, size_t n, off_t off)
-{
-	REAL(VT_IO_PWRITE, prw_fn, -1);
-	DATA_OP(VT_IO_PWRITE, fd, VT_IO_MODE_WRITE, n, fp_(fd, (void *)buf, n, off));
-}
-
-VT_EXPORT ssize_t pwrite64(int fd, const void *buf, size_t n, off64_t off)
-{
-	REAL(VT_IO_PWRITE64, prw64_fn, -1);
-	DATA_OP(VT_IO_PWRITE64, fd, VT_IO_MODE_WRITE, n, fp_(fd, (void *)buf, n, off));
-}
-
-VT_EXPORT ssize_t readv(int fd, const struct iovec *iov, int cnt)
-{
-	REAL(VT_IO_READV, rwv_fn, -1);
-	DATA_OP(VT_IO_READV, fd, VT_IO_MODE_READ, iov_bytes(iov, cnt), fp_(fd, iov, cnt));
-}
-
-VT_EXPORT ssize_t writev(int fd, const struct iovec *iov, int cnt)
-{
-	REAL(VT_IO_WRITEV, rwv_fn, -1);
-	DATA_OP(VT_IO_WRITEV, fd, VT_IO_MODE_WRITE, iov_bytes(iov, cnt), fp_(fd, iov, cnt));
-}
-
-VT_EXPORT ssize_t preadv(int fd, const struct iovec *iov, int cnt, off_t off)
-{
-	REAL(VT_IO_PREADV, prwv_fn, -1);
-	DATA_OP(VT_IO_PREADV, fd, VT_IO_MODE_READ, iov_bytes(iov, cnt), fp_(fd, iov, cnt, off));
-}
-
-VT_EXPORT ssize_t pwritev(int fd, const struct iovec *iov, int cnt, off_t off)
-{
-	REAL(VT_IO_PWRITEV, prwv_fn, -1);
-	DATA_OP(VT_IO_PWRITEV, fd, VT_IO_MODE_WRITE, iov_bytes(iov, cnt), fp_(fd, iov, cnt, off));
-}
+DATA_WRAPPER(ssize_t, preadv64, VT_IO_PREADV64, VT_IO_PREADV64, VT_IO_MODE_READ,
+	     iov_bytes(iov, cnt), prwv64_fn,
+	     (int fd, const struct iovec *iov, int cnt, off64_t off), (fd, iov, cnt, off))
+DATA_WRAPPER(ssize_t, pwritev64, VT_IO_PWRITEV64, VT_IO_PWRITEV64, VT_IO_MODE_WRITE,
+	     iov_bytes(iov, cnt), prwv64_fn,
+	     (int fd, const struct iovec *iov, int cnt, off64_t off), (fd, iov, cnt, off))
+DATA_WRAPPER(ssize_t, preadv2, VT_IO_PREADV2, VT_IO_PREADV2, VT_IO_MODE_READ, iov_bytes(iov, cnt),
+	     prwv2_fn, (int fd, const struct iovec *iov, int cnt, off_t off, int flags),
+	     (fd, iov, cnt, off, flags))
+DATA_WRAPPER(ssize_t, pwritev2, VT_IO_PWRITEV2, VT_IO_PWRITEV2, VT_IO_MODE_WRITE,
+	     iov_bytes(iov, cnt), prwv2_fn,
+	     (int fd, const struct iovec *iov, int cnt, off_t off, int flags),
+	     (fd, iov, cnt, off, flags))
+DATA_WRAPPER(ssize_t, preadv64v2, VT_IO_PREADV64V2, VT_IO_PREADV64V2, VT_IO_MODE_READ,
+	     iov_bytes(iov, cnt), prwv64v2_fn,
+	     (int fd, const struct iovec *iov, int cnt, off64_t off, int flags),
+	     (fd, iov, cnt, off, flags))
+DATA_WRAPPER(ssize_t, pwritev64v2, VT_IO_PWRITEV64V2, VT_IO_PWRITEV64V2, VT_IO_MODE_WRITE,
+	     iov_bytes(iov, cnt), prwv64v2_fn,
+	     (int fd, const struct iovec *iov, int cnt, off64_t off, int flags),
+	     (fd, iov, cnt, off, flags))
 
 typedef int (*fd_fn)(int);
 
@@ -272,16 +293,30 @@ typedef int (*pathat_fn)(int, const char *, int);
 typedef int (*rename_fn)(const char *, const char *);
 typedef int (*renameat_fn)(int, const char *, int, const char *);
 
+VT_NOSAN static int unlinked(struct vt_io_call *c, int dirfd, const char *path, int flags, int r)
+{
+	int e = errno;
+	vt_io_hooks.unlinked(c, dirfd, path, flags, r);
+	errno = e;
+	return r;
+}
+
 VT_EXPORT int unlink(const char *path)
 {
 	REAL(VT_IO_UNLINK, path_fn, -1);
-	PLAIN(VT_IO_UNLINK, int, fp_(path));
+	struct vt_io_call c;
+	if (!recorded(&c, VT_IO_UNLINK))
+		return fp_(path);
+	return unlinked(&c, AT_FDCWD, path, 0, fp_(path));
 }
 
 VT_EXPORT int unlinkat(int dirfd, const char *path, int flags)
 {
 	REAL(VT_IO_UNLINKAT, pathat_fn, -1);
-	PLAIN(VT_IO_UNLINKAT, int, fp_(dirfd, path, flags));
+	struct vt_io_call c;
+	if (!recorded(&c, VT_IO_UNLINKAT))
+		return fp_(dirfd, path, flags);
+	return unlinked(&c, dirfd, path, flags, fp_(dirfd, path, flags));
 }
 
 VT_EXPORT int rename(const char *from, const char *to)
@@ -294,6 +329,14 @@ VT_EXPORT int renameat(int fromfd, const char *from, int tofd, const char *to)
 {
 	REAL(VT_IO_RENAMEAT, renameat_fn, -1);
 	PLAIN(VT_IO_RENAMEAT, int, fp_(fromfd, from, tofd, to));
+}
+
+typedef int (*renameat2_fn)(int, const char *, int, const char *, unsigned);
+
+VT_EXPORT int renameat2(int fromfd, const char *from, int tofd, const char *to, unsigned flags)
+{
+	REAL(VT_IO_RENAMEAT2, renameat2_fn, -1);
+	PLAIN(VT_IO_RENAMEAT2, int, fp_(fromfd, from, tofd, to, flags));
 }
 
 /* The opens: mode is read only when the flags ask for it (O_CREAT, O_TMPFILE). */
@@ -465,6 +508,84 @@ VT_EXPORT int dup3(int fd, int to, int flags)
 	return duped(&c, fd, fp_(fd, to, flags), flags);
 }
 
+/*
+ * fcntl: a duplication (F_DUPFD, F_DUPFD_CLOEXEC) is recorded as dup's, a change of the
+ * status flags (F_SETFL, F_SETFD) as such; every other command is libc's alone. Its third
+ * argument is an int or a pointer: passed on as a pointer, as libc reads it.
+ */
+typedef int (*fcntl_fn)(int, int, ...);
+
+VT_NOSAN static int do_fcntl(enum vt_io_fn fn, int fd, int cmd, void *arg)
+{
+	REAL(fn, fcntl_fn, -1);
+	struct vt_io_call c;
+	bool dup = cmd == F_DUPFD || cmd == F_DUPFD_CLOEXEC;
+	if ((!dup && cmd != F_SETFL && cmd != F_SETFD) || !recorded(&c, fn))
+		return fp_(fd, cmd, arg);
+	int r = fp_(fd, cmd, arg);
+	if (dup)
+		return duped(&c, fd, r, cmd == F_DUPFD_CLOEXEC ? O_CLOEXEC : 0);
+	int e = errno;
+	vt_io_hooks.status(&c, fd, r);
+	errno = e;
+	return r;
+}
+
+VT_EXPORT int fcntl(int fd, int cmd, ...)
+{
+	va_list ap;
+	va_start(ap, cmd);
+	void *arg = va_arg(ap, void *);
+	va_end(ap);
+	return do_fcntl(VT_IO_FCNTL, fd, cmd, arg);
+}
+
+VT_EXPORT int fcntl64(int fd, int cmd, ...)
+{
+	va_list ap;
+	va_start(ap, cmd);
+	void *arg = va_arg(ap, void *);
+	va_end(ap);
+	return do_fcntl(VT_IO_FCNTL64, fd, cmd, arg);
+}
+
+/*
+ * mmap of a file: an operation on its handle that moves no byte (the pages come and go
+ * later, by page faults no call shows): a write when the mapping is shared and writable, a
+ * read otherwise, 0 bytes requested and done (failed: cancelled). Anonymous mappings are
+ * memory, not I/O: libc's alone.
+ */
+typedef void *(*mmap_fn)(void *, size_t, int, int, int, off_t);
+
+VT_NOSAN __attribute__((noinline)) static void *
+traced_mmap(enum vt_io_fn fn, void *addr, size_t len, int prot, int flags, int fd, off_t off)
+{
+	REAL(fn, mmap_fn, MAP_FAILED);
+	struct vt_io_call c;
+	enum vt_io_mode mode =
+	    (prot & PROT_WRITE) && (flags & MAP_SHARED) ? VT_IO_MODE_WRITE : VT_IO_MODE_READ;
+	if (!op_recorded(&c, fn, fd, mode, 0))
+		return fp_(addr, len, prot, flags, fd, off);
+	void *r = fp_(addr, len, prot, flags, fd, off);
+	vt_io_hooks.op_end(&c, r == MAP_FAILED ? -1 : 0, r == MAP_FAILED ? errno : 0);
+	return r;
+}
+
+#define MMAP_WRAPPER(name, fn)                                                                     \
+	VT_EXPORT void *name(void *addr, size_t len, int prot, int flags, int fd, off_t off)       \
+	{                                                                                          \
+		mmap_fn f_ = (mmap_fn)__atomic_load_n(&real_fns[fn], __ATOMIC_RELAXED);            \
+		if (__builtin_expect(                                                              \
+			f_ && ((flags & MAP_ANONYMOUS) || fd < 0 ||                                \
+			       !__atomic_load_n(&vt_io_hooks.op_enter, __ATOMIC_ACQUIRE)),         \
+			1))                                                                        \
+			return f_(addr, len, prot, flags, fd, off);                                \
+		return traced_mmap(fn, addr, len, prot, flags, fd, off);                           \
+	}
+
+MMAP_WRAPPER(mmap, VT_IO_MMAP)
+MMAP_WRAPPER(mmap64, VT_IO_MMAP64)
+
 /* libc declares them only under _FORTIFY_SOURCE, inside its headers' inline wrappers. */
 ssize_t __read_chk(int fd, void *buf, size_t n, size_t size);
 ssize_t __pread_chk(int fd, void *buf, size_t n, off_t off, size_t size);
@@ -480,23 +601,12 @@ typedef ssize_t (*prw64_chk_fn)(int, void *, size_t, off64_t, size_t);
 typedef int (*open_chk_fn)(const char *, int);
 typedef int (*openat_chk_fn)(int, const char *, int);
 
-VT_EXPORT ssize_t __read_chk(int fd, void *buf, size_t n, size_t size)
-{
-	REAL(CHK_READ, rw_chk_fn, -1);
-	DATA_OP(VT_IO_READ, fd, VT_IO_MODE_READ, n, fp_(fd, buf, n, size));
-}
-
-VT_EXPORT ssize_t __pread_chk(int fd, void *buf, size_t n, off_t off, size_t size)
-{
-	REAL(CHK_PREAD, prw_chk_fn, -1);
-	DATA_OP(VT_IO_PREAD, fd, VT_IO_MODE_READ, n, fp_(fd, buf, n, off, size));
-}
-
-VT_EXPORT ssize_t __pread64_chk(int fd, void *buf, size_t n, off64_t off, size_t size)
-{
-	REAL(CHK_PREAD64, prw64_chk_fn, -1);
-	DATA_OP(VT_IO_PREAD64, fd, VT_IO_MODE_READ, n, fp_(fd, buf, n, off, size));
-}
+DATA_WRAPPER(ssize_t, __read_chk, CHK_READ, VT_IO_READ, VT_IO_MODE_READ, n, rw_chk_fn,
+	     (int fd, void *buf, size_t n, size_t size), (fd, buf, n, size))
+DATA_WRAPPER(ssize_t, __pread_chk, CHK_PREAD, VT_IO_PREAD, VT_IO_MODE_READ, n, prw_chk_fn,
+	     (int fd, void *buf, size_t n, off_t off, size_t size), (fd, buf, n, off, size))
+DATA_WRAPPER(ssize_t, __pread64_chk, CHK_PREAD64, VT_IO_PREAD64, VT_IO_MODE_READ, n, prw64_chk_fn,
+	     (int fd, void *buf, size_t n, off64_t off, size_t size), (fd, buf, n, off, size))
 
 /* The fortified opens: flags without O_CREAT or O_TMPFILE (else libc stops the program). */
 VT_NOSAN static int open_chk(int slot, enum vt_io_fn fn, const char *path, int flags)

@@ -29,11 +29,11 @@ static struct {
 
 /*
  * Per thread: in, inside a recorded call (what it calls is not recorded again: a nested
- * interposed call, a handle's definition); ops, the matching ids of its operations.
+ * interposed call, a handle's definition); stream_ops, see vt_iotrace_next_op.
  */
 static __thread struct {
 	bool in;
-	uint64_t ops;
+	uint64_t stream_ops; /* the matching ids of the thread's stream operations (vt_stdio.c) */
 } io_tls __attribute__((tls_model("initial-exec")));
 
 void vt_iotrace_init(void)
@@ -60,12 +60,21 @@ void vt_iotrace_init(void)
 		r_;                                                                                \
 	})
 
-static uint32_t region_of(enum vt_io_fn fn)
+/* A region's first call registers it (errno kept: registration allocates). */
+static __attribute__((noinline)) uint32_t register_region(struct vt_inst_desc *d)
+{
+	int saved = errno;
+	uint32_t h = OWN_WORK(vt_region_register_desc(d));
+	errno = saved;
+	return h;
+}
+
+static inline __attribute__((always_inline)) uint32_t region_of(enum vt_io_fn fn)
 {
 	struct vt_inst_desc *d = &io.regions[fn];
 	uint32_t h = __atomic_load_n(&d->handle, __ATOMIC_ACQUIRE);
 	if (vt_unlikely(!h))
-		h = OWN_WORK(vt_region_register_desc(d));
+		h = register_region(d);
 	return h - 1;
 }
 
@@ -197,6 +206,14 @@ static void bind_fd(struct vt_io_call *c, int fd, uint32_t handle)
 		destroy(c, old - 1);
 }
 
+/* fd's status flags as OTF2 has them: the open file's (F_GETFL) and its close-on-exec. */
+static uint32_t status_of(int fd, int flags)
+{
+	int fdflags = fcntl(fd, F_GETFD);
+	return status_flags(flags) |
+	       (fdflags > 0 && (fdflags & FD_CLOEXEC) ? OTF2_IO_STATUS_FLAG_CLOSE_ON_EXEC : 0);
+}
+
 /* The handle of fd; a valid descriptor seen for the first time (stdin, a pipe, one opened
  * before vt started) gets one named as /proc/self/fd says, created now. */
 static uint32_t handle_of(struct vt_io_call *c, int fd)
@@ -223,98 +240,111 @@ static uint32_t handle_of(struct vt_io_call *c, int fd)
 	if (!__atomic_compare_exchange_n(&io.fds[fd], &expected, id + 1, false, __ATOMIC_ACQ_REL,
 					 __ATOMIC_ACQUIRE))
 		return expected - 1; /* another thread was first: its handle (ours stays unused) */
-	int fdflags = fcntl(fd, F_GETFD);
-	put(c, access_mode(flags), VT_REC_IO_CREATE, 0, id,
-	    status_flags(flags) |
-		(fdflags > 0 && (fdflags & FD_CLOEXEC) ? OTF2_IO_STATUS_FLAG_CLOSE_ON_EXEC : 0),
-	    0, 0);
+	put(c, access_mode(flags), VT_REC_IO_CREATE, 0, id, status_of(fd, flags), 0, 0);
 	return id;
 }
 
 /*
- * The common case of an operation's records: the region's Enter with the operation's Begin,
- * and its Complete with the Leave, each pair in one reservation at one time (the region
- * registered and not filtered, within VT_MAX_STACK_DEPTH, no synchronous counters on the
- * thread). Otherwise, and for a descriptor seen for the first time (its IoCreateHandle goes
- * between), one event after the other.
+ * The common case of an operation's records: the region's Enter with the operation's Begin
+ * in one event, its Complete with the Leave in another (VT_REC_IO_OP_BEGIN, _END: two records
+ * each, one reservation and one clock read), when the region is registered and not
+ * filtered, within VT_MAX_STACK_DEPTH, and the thread has no synchronous counters.
+ * Otherwise, and for a descriptor seen for the first time (its IoCreateHandle goes between),
+ * the Enter and Leave through the common path and the operation's events alone.
  */
 static bool fast_case(const struct vt_tls *t, uint32_t region, long depth_ok)
 {
 	return !(region & VT_REGION_FILTERED) && !t->sync && depth_ok;
 }
 
-bool vt_iotrace_op_enter(struct vt_io_call *c, enum vt_io_fn fn, int fd, enum vt_io_mode mode,
-			 uint64_t bytes)
+/*
+ * The other cases of an operation's beginning: the region's Enter, the descriptor's handle
+ * (created when first seen), the Begin if it has one; errno kept (a handle's look-up makes
+ * system calls).
+ */
+static __attribute__((noinline)) bool op_enter_slow(struct vt_io_call *c, enum vt_io_fn fn, int fd,
+						    enum vt_io_mode mode, uint64_t bytes)
 {
 	struct vt_tls *t = recording();
 	if (!t)
 		return false;
 	int saved = errno;
-	*c = (struct vt_io_call){t, fn, UINT32_MAX, 0};
 	uint32_t region = region_of(fn);
-	uint32_t head = (uint32_t)mode | (uint32_t)OTF2_IO_OPERATION_FLAG_NONE << 8;
-	uint32_t h = tracked(fd) ? __atomic_load_n(&io.fds[fd], __ATOMIC_ACQUIRE) : 0;
-	if (h && fast_case(t, region, t->depth < vt_max_depth)) {
-		c->handle = h - 1;
-		c->op = ++io_tls.ops;
-		t->depth++;
-		struct vt_rec *p = vt_buf_reserve(t, 4);
-		if (p) {
-			uint64_t now = vt_clock_now();
-			p[0] = (struct vt_rec){now, region, VT_REC_ENTER};
-			p[1] = (struct vt_rec){now, head, VT_REC_IO_BEGIN};
-			union vt_rec_payload *pl = (union vt_rec_payload *)(p + 2);
-			pl[0].io = (struct vt_rec_io){bytes, c->handle, 0};
-			pl[1].nbc = (struct vt_rec_nbc){0, c->op};
-			vt_buf_commit(t, p, 4);
-		}
-		errno = saved;
-		return true;
-	}
+	*c = (struct vt_io_call){t, fn, UINT32_MAX, 0};
 	vt_thread_enter(t, region);
 	c->handle = handle_of(c, fd);
-	if (c->handle != UINT32_MAX) {
-		c->op = ++io_tls.ops;
-		put(c, head, VT_REC_IO_BEGIN, bytes, c->handle, 0, 0, c->op);
-	}
+	if (c->handle != UINT32_MAX)
+		put(c, region, VT_REC_IO_OP_BEGIN, bytes, c->handle,
+		    (uint32_t)mode | VT_REC_IO_OP_ALONE, 0, 0);
 	errno = saved;
 	return true;
+}
+
+/*
+ * The fast paths below check everything before they write and make no call of their own
+ * (every other case goes to the slow ones whole; only the record layer's drain of a signal
+ * handler's records may follow the commit), and touch no errno: they make no system call,
+ * and the record layer's flush keeps errno itself. An operation is two events of two
+ * records each (VT_REC_IO_OP_BEGIN and _END: the encoder writes the Enter, Begin, Complete
+ * and Leave of them).
+ */
+bool vt_iotrace_op_enter(struct vt_io_call *c, enum vt_io_fn fn, int fd, enum vt_io_mode mode,
+			 uint64_t bytes)
+{
+	struct vt_tls *t = &vt_tls;
+	uint32_t region = __atomic_load_n(&io.regions[fn].handle, __ATOMIC_ACQUIRE) - 1;
+	uint32_t h = tracked(fd) ? __atomic_load_n(&io.fds[fd], __ATOMIC_ACQUIRE) : 0;
+	/* As recording() says, for a thread that records already, a registered region and a
+	 * descriptor with a handle. */
+	if (vt_likely(!io_tls.in && !t->busy && vt_core_state() == VT_STATE_ON && t->pos &&
+		      region != UINT32_MAX && h && fast_case(t, region, t->depth < vt_max_depth))) {
+		struct vt_rec *p = vt_buf_reserve_fast(t, 2);
+		if (vt_likely(p != NULL)) {
+			io_tls.in = true;
+			*c = (struct vt_io_call){t, fn, h - 1, 0};
+			t->depth++;
+			p[0] = (struct vt_rec){vt_clock_now(), region, VT_REC_IO_OP_BEGIN};
+			((union vt_rec_payload *)p)[1].io =
+			    (struct vt_rec_io){bytes, h - 1, (uint32_t)mode};
+			vt_buf_commit(t, p, 2);
+			return true;
+		}
+	}
+	return op_enter_slow(c, fn, fd, mode, bytes);
+}
+
+/* The other cases of an operation's end: each event through the common path. */
+static __attribute__((noinline)) void op_end_slow(struct vt_io_call *c, uint32_t region,
+						  int64_t result)
+{
+	int saved = errno;
+	if (c->handle != UINT32_MAX)
+		put(c, region, VT_REC_IO_OP_END, result >= 0 ? (uint64_t)result : 0, c->handle,
+		    VT_REC_IO_OP_ALONE | (result >= 0 ? 0 : VT_REC_IO_OP_FAILED), 0, 0);
+	finish(c);
+	errno = saved;
 }
 
 void vt_iotrace_op_end(struct vt_io_call *c, int64_t result, int err)
 {
 	(void)err;
 	struct vt_tls *t = c->thread;
-	uint32_t region = region_of(c->fn);
-	if (c->handle != UINT32_MAX && fast_case(t, region, t->depth <= vt_max_depth)) {
-		bool done = result >= 0;
-		unsigned n = done ? 4 : 3;
-		t->depth--;
-		struct vt_rec *p = vt_buf_reserve(t, n);
-		if (p) {
-			uint64_t now = vt_clock_now();
-			union vt_rec_payload *pl = (union vt_rec_payload *)(p + 1);
-			if (done) {
-				p[0] = (struct vt_rec){now, 0, VT_REC_IO_COMPLETE};
-				pl[0].io = (struct vt_rec_io){(uint64_t)result, c->handle, 0};
-				pl[1].nbc = (struct vt_rec_nbc){0, c->op};
-			} else {
-				p[0] = (struct vt_rec){now, 0, VT_REC_IO_CANCELLED};
-				pl[0].io = (struct vt_rec_io){c->op, c->handle, 0};
-			}
-			p[n - 1] = (struct vt_rec){now, region, VT_REC_LEAVE};
-			vt_buf_commit(t, p, n);
+	/* Registered at the operation's beginning. */
+	uint32_t region = io.regions[c->fn].handle - 1;
+	if (vt_likely(c->handle != UINT32_MAX && fast_case(t, region, t->depth <= vt_max_depth))) {
+		struct vt_rec *p = vt_buf_reserve_fast(t, 2);
+		if (vt_likely(p != NULL)) {
+			bool done = result >= 0;
+			t->depth--;
+			p[0] = (struct vt_rec){vt_clock_now(), region, VT_REC_IO_OP_END};
+			((union vt_rec_payload *)p)[1].io = (struct vt_rec_io){
+			    done ? (uint64_t)result : 0, c->handle, done ? 0 : VT_REC_IO_OP_FAILED};
+			vt_buf_commit(t, p, 2);
+			io_tls.in = false;
+			return;
 		}
-		io_tls.in = false;
-		return;
 	}
-	if (c->handle != UINT32_MAX) {
-		if (result >= 0)
-			put(c, 0, VT_REC_IO_COMPLETE, (uint64_t)result, c->handle, 0, 0, c->op);
-		else
-			put(c, 0, VT_REC_IO_CANCELLED, c->op, c->handle, 0, 0, 0);
-	}
-	finish(c);
+	op_end_slow(c, region, result);
 }
 
 void vt_iotrace_opened(struct vt_io_call *c, int fd, const char *path, int flags)
@@ -393,7 +423,9 @@ void vt_iotrace_end(void)
 
 uint64_t vt_iotrace_next_op(void)
 {
-	return ++io_tls.ops;
+	/* Apart from the POSIX operations' ids, which the encoder counts per location from 1
+	 * (VT_REC_IO_OP_BEGIN): a stream's are in the upper half. */
+	return (1ull << 63) | ++io_tls.stream_ops;
 }
 
 uint32_t vt_iotrace_fd_handle(struct vt_io_call *c, int fd)
@@ -424,4 +456,28 @@ void vt_iotrace_put_create(struct vt_io_call *c, uint32_t id, int flags, bool cr
 {
 	put(c, access_mode(flags), VT_REC_IO_CREATE, created ? creation_flags(flags) : 0, id,
 	    status_flags(flags), 0, 0);
+}
+
+void vt_iotrace_status(struct vt_io_call *c, int fd, int ret)
+{
+	int saved = errno;
+	int flags = ret != -1 ? fcntl(fd, F_GETFL) : -1;
+	uint32_t h = flags >= 0 ? handle_of(c, fd) : UINT32_MAX;
+	if (h != UINT32_MAX)
+		put(c, 0, VT_REC_IO_STATUS, 0, h, status_of(fd, flags), 0, 0);
+	finish(c);
+	errno = saved;
+}
+
+/* A file deleted by the path a handle of it was opened with (relative to the working
+ * directory or absolute, as the open had it): its IoDeleteFile. Other paths, and
+ * directories, are not known as files: the call's region alone. */
+void vt_iotrace_unlinked(struct vt_io_call *c, int dirfd, const char *path, int flags, int ret)
+{
+	if (ret == 0 && path && (dirfd == AT_FDCWD || path[0] == '/') && !(flags & AT_REMOVEDIR)) {
+		uint32_t id = OWN_WORK(vt_mpi_defs_io_file(VT_IO_PARADIGM_POSIX, path));
+		if (id != UINT32_MAX)
+			put(c, 0, VT_REC_IO_DELETE, 0, id, 0, 0, 0);
+	}
+	finish(c);
 }

@@ -31,6 +31,8 @@ void vt_iotrace_closed(struct vt_io_call *c, int fd, int ret);
 void vt_iotrace_seeked(struct vt_io_call *c, int fd, int64_t offset, int whence, int64_t result);
 void vt_iotrace_duped(struct vt_io_call *c, int oldfd, int newfd, int flags);
 void vt_iotrace_leave(struct vt_io_call *c);
+void vt_iotrace_status(struct vt_io_call *c, int fd, int ret);
+void vt_iotrace_unlinked(struct vt_io_call *c, int dirfd, const char *path, int flags, int ret);
 
 /*
  * For the streams (io/vt_stdio.c), whose calls are recorded in the same way and state:

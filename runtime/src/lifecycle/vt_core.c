@@ -120,6 +120,8 @@ static const struct vt_io_hooks io_hooks = {
     .seeked = vt_iotrace_seeked,
     .duped = vt_iotrace_duped,
     .leave = vt_iotrace_leave,
+    .status = vt_iotrace_status,
+    .unlinked = vt_iotrace_unlinked,
 };
 
 /* The same for the ISO C streams (io/vt_stdio.c). */

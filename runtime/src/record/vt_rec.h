@@ -64,6 +64,16 @@ enum vt_rec_kind {
 				vt_rec_nbc (received: the offset reached) */
 	VT_REC_IO_DUP,	     /* + vt_rec_io (handle: the old, value: the new handle, flags:
 				the new one's status flags) */
+	VT_REC_IO_STATUS,    /* + vt_rec_io (flags: the handle's status flags now) */
+	VT_REC_IO_DELETE,    /* + vt_rec_io (handle: a POSIX handle's local id, naming its file) */
+	/* A POSIX operation (io/): the call's Enter with its IoOperationBegin, and its
+	 * IoOperationComplete (or Cancelled) with its Leave, each one record and a payload (no
+	 * Enter or Leave in it with VT_REC_IO_OP_ALONE). Its matching id is the count of them
+	 * on the location, kept by the encoder (operations on one thread never overlap). */
+	VT_REC_IO_OP_BEGIN, /* head: the region; + vt_rec_io (value: bytes requested, flags:
+			       OTF2_IoOperationMode | VT_REC_IO_OP_*) */
+	VT_REC_IO_OP_END,   /* head: the region; + vt_rec_io (value: bytes done, flags:
+			       VT_REC_IO_OP_*) */
 	/* OTF2's thread model (OpenMP through OMPT, pthreads through interpose/). A team is a
 	 * process-local communicator id the definitions know (defs/); a lock a number unique in
 	 * its paradigm; a thread's sequence number ties its creation to its begin, and its end
@@ -126,6 +136,11 @@ struct __attribute__((may_alias)) vt_rec_io {
 	uint32_t handle;
 	uint32_t flags;
 };
+
+/* VT_REC_IO_OP_*'s flags: the region's Enter or Leave was written apart (or not at all: a
+ * filtered region, past VT_MAX_STACK_DEPTH); the operation failed (IoOperationCancelled). */
+#define VT_REC_IO_OP_ALONE  0x100u
+#define VT_REC_IO_OP_FAILED 0x200u
 
 enum { VT_RMA_COMPLETE_BLOCKING, VT_RMA_COMPLETE_NONBLOCKING, VT_RMA_COMPLETE_REMOTE };
 enum { VT_RMA_LOCK_REQUEST, VT_RMA_LOCK_RELEASE };

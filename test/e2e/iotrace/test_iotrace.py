@@ -137,10 +137,12 @@ def lives(events):
     return out
 
 
-def check_io(t, tr, what, large=False):
+def check_io(t, tr, what, large=False, without=()):
+    """without: the regions not recorded (filtered, too deep), whose operations are."""
     loc = tr.loc('Master thread')
     got = {k: v for k, v in loc.enters.items() if k in regions(large) or k in regions(not large)}
-    t.eq(got, regions(large), '%s: the I/O regions entered, as the program called them' % what)
+    want = {k: v for k, v in regions(large).items() if k not in without}
+    t.eq(got, want, '%s: the I/O regions entered, as the program called them' % what)
     handles, events = io_events(tr.path)
     refs = sorted(handles)
     # The write handle is taken again by the second open of data.bin, once it was closed.
@@ -271,6 +273,134 @@ def check_fortify(t, exe):
          '%s: the handle, its three reads (48, 24, 48 bytes), its end' % what)
 
 
+def short(name):
+    """A handle's name, a pipe's and a socket's without their inode."""
+    return re.sub(r'^(pipe|socket):\[\d+\]$', r'\1', name)
+
+
+def io_list(path):
+    """The I/O events of the whole trace in order, with handle names (short), and the pairs
+    of matching ids of each operation: its Begin's and its Complete's or Cancelled's; the
+    streams' (stdout's printf) left out."""
+    out, pairs, begun = [], [], {}
+    with otf2.reader.open(path) as reader:
+        skip = stdio_refs(reader)  # the programs' printf: iostdio's business
+        for _, ev in reader.events:
+            k = type(ev).__name__
+            if on_stdio(ev, skip):
+                continue
+            if k == 'IoCreateHandle':
+                out.append((k, short(ev.handle.name), name(ev.mode),
+                            int(ev.creation_flags.value), int(ev.status_flags.value)))
+            elif k == 'IoDestroyHandle':
+                out.append((k, short(ev.handle.name)))
+            elif k == 'IoOperationBegin':
+                out.append((k, short(ev.handle.name), name(ev.mode), ev.bytes_request))
+                begun[ev.handle._ref] = ev.matching_id
+            elif k in ('IoOperationComplete', 'IoOperationCancelled'):
+                out.append((k, short(ev.handle.name)) +
+                           ((ev.bytes_result,) if k == 'IoOperationComplete' else ()))
+                pairs.append((begun.pop(ev.handle._ref, None), ev.matching_id))
+            elif k == 'IoDuplicateHandle':
+                out.append((k, short(ev.old_handle.name), short(ev.new_handle.name),
+                            int(ev.status_flags.value), ev.old_handle._ref != ev.new_handle._ref))
+            elif k == 'IoChangeStatusFlags':
+                out.append((k, short(ev.handle.name), int(ev.status_flags.value)))
+            elif k == 'IoDeleteFile':
+                out.append((k, ev.file.name, ev.io_paradigm.identification))
+            elif k.startswith('Io'):
+                out.append((k,))
+    return out, pairs
+
+
+# io_more.c: the regions (plain and -D_FILE_OFFSET_BITS=64 builds) and the I/O events.
+# fcntl: F_DUPFD, F_DUPFD_CLOEXEC, F_SETFL, F_SETFD and a failed F_DUPFD (F_GETFL is not
+# recorded); mmap: private, shared, a failed shared one (the anonymous one is not).
+def more_regions(large):
+    s = '64' if large else ''
+    return {'open' + s: 5, 'pwritev%sv2' % s if large else 'pwritev2': 1, 'pwritev64': 1,
+            'preadv%sv2' % s if large else 'preadv2': 1,
+            'preadv64': 1, 'fcntl' + s: 5, 'pread' + s: 2, 'mmap' + s: 3, 'close': 11,
+            'write': 4, 'read': 3, 'renameat2': 2, 'unlink': 2, 'unlinkat': 1}
+
+
+M, OC, CX, AP = 'more.bin', 'IoOperationComplete', 'IoOperationCancelled', 2  # APPEND
+G, G2 = 'gone.bin', 'gone2.bin'
+
+
+def op(handle, mode, asked, done):
+    return [('IoOperationBegin', handle, mode, asked)] + (
+        [(OC, handle, done)] if done is not None else [(CX, handle)])
+
+
+MORE = ([('IoCreateHandle', M, 'READ_WRITE', 1 | 2, 0)] + op(M, 'WRITE', 300, 300) +
+        op(M, 'WRITE', 20, 20) + op(M, 'READ', 100, 100) + op(M, 'READ', 10, 5) +
+        [('IoDuplicateHandle', M, M, 0, True)] + op(M, 'READ', 5, 5) +
+        [('IoDuplicateHandle', M, M, 1, True)] + op(M, 'READ', 7, 7) +  # CLOSE_ON_EXEC
+        [('IoChangeStatusFlags', M, AP), ('IoChangeStatusFlags', M, AP | 1)] +
+        op(M, 'READ', 0, 0) + op(M, 'WRITE', 0, 0) + [('IoDestroyHandle', M)] * 3 +
+        [('IoCreateHandle', M, 'READ_ONLY', 0, 0)] + op(M, 'WRITE', 1, None) +
+        op(M, 'WRITE', 0, None) + [('IoDestroyHandle', M)] +
+        [('IoCreateHandle', G, 'WRITE_ONLY', 3, 0)] + op(G, 'WRITE', 4, 4) +
+        [('IoDeleteFile', G, 'POSIX')] + op(G, 'WRITE', 4, 4) + [('IoDestroyHandle', G)] +
+        [('IoCreateHandle', G2, 'WRITE_ONLY', 3, 0), ('IoDestroyHandle', G2),
+         ('IoDeleteFile', G2, 'POSIX')] +
+        [('IoCreateHandle', 'pipe', 'READ_ONLY', 0, 0)] + op('pipe', 'READ', 1, None) +
+        [('IoDestroyHandle', 'pipe')] +
+        [('IoCreateHandle', 'socket', 'READ_WRITE', 0, 0)] + op('socket', 'WRITE', 3, 3) +
+        [('IoCreateHandle', 'socket', 'READ_WRITE', 0, 0)] + op('socket', 'READ', 64, 3) +
+        [('IoDestroyHandle', 'socket')] * 2 +
+        [('IoCreateHandle', '/proc/self/stat', 'READ_ONLY', 0, 0)] +
+        op('/proc/self/stat', 'READ', 4096, 'some') + [('IoDestroyHandle', '/proc/self/stat')])
+
+
+def check_more(t, exes, plain):
+    """io_more.c: preadv2/pwritev2 and the 64 forms, fcntl's duplications and status flags,
+    mmap of a file, failed operations on handles (cancelled), a read interrupted by a signal
+    (EINTR: cancelled), a socket pair and /proc; and a forked child's I/O (not traced).
+    Built with vtcc (plain and 64-bit offsets), and the uninstrumented build under vtrun."""
+    for exe, large, vtrun in ((exes[0], False, False), (exes[1], True, False),
+                              (exes[2], False, True)):
+        what = 'io_more%s%s' % (' -D_FILE_OFFSET_BITS=64' if large else '',
+                                ' under vtrun' if vtrun else '')
+        if vtrun:
+            run = t.run(VTRUN, args=['-vt:iotrace', 'yes', exe], label='more-vtrun')
+        else:
+            run = t.run(exe, env={'VT_IOTRACE': 'yes'}, label='more')
+        t.same_as_plain(run, plain, what + ' (errno after each failing call included)')
+        t.clean_run(run, what)
+        tr = t.trace(run, what, prefix='io_more.vt' if vtrun else None)
+        loc = tr.loc('Master thread')
+        want = more_regions(large)
+        t.eq({k: v for k, v in loc.enters.items() if k in want or k in more_regions(not large)},
+             want, '%s: the I/O regions, as the program called them' % what)
+        with otf2.reader.open(tr.path) as reader:
+            roles = {r.name: name(r.region_role) for r in reader.definitions.regions
+                     if r.name in want}
+        meta = ('renameat2', 'unlink', 'unlinkat')
+        t.eq(roles, {k: 'FILE_IO_METADATA' if k in meta else 'FILE_IO' for k in want},
+             '%s: the regions\' roles' % what)
+        events, pairs = io_list(tr.path)
+        events = [e[:2] + ('some',) if e[:2] == (OC, '/proc/self/stat') and e[2] > 0 else e
+                  for e in events]
+        t.eq(events, MORE, '%s: the I/O events in order' % what)
+        t.eq([a for a, b in pairs if a != b], [], '%s: each operation\'s end matches its '
+             'Begin (%d operations)' % (what, len(pairs)))
+    # fork: the child's write and close on the parent's descriptor are not in the trace.
+    ref = t.run(exes[2], ['fork'], label='plain-fork')
+    run = t.run(exes[0], ['fork'], env={'VT_IOTRACE': 'yes'}, label='fork')
+    t.same_as_plain(run, ref, 'fork')
+    t.eq(run.errors + run.warnings, [], 'fork: no vt errors or warnings')
+    tr = t.trace(run, 'fork')
+    t.eq(len(tr.locations), 1, 'fork: one location, the parent\'s')
+    t.eq(io_list(tr.path)[0],
+         [('IoCreateHandle', 'fork.bin', 'WRITE_ONLY', 3, 0)] + op('fork.bin', 'WRITE', 10, 10)
+         + op('fork.bin', 'WRITE', 20, 20) + [('IoDestroyHandle', 'fork.bin'),
+                                              ('IoDeleteFile', 'fork.bin', 'POSIX')],
+         'fork: the parent\'s handle and writes only (the child\'s write and close not), '
+         'the file deleted')
+
+
 def errno_lines(run):
     return [l for l in run.stdout.splitlines() if 'errno' in l]
 
@@ -284,6 +414,10 @@ def body(t):
     check_threads(t, t.compile('io_threads', ['io_threads.c'], opt='-O2', flags=['-pthread']))
     check_fortify(t, t.compile('io_fortify', ['io_fortify.c'], compiler='gcc', opt='-O2',
                                flags=['-D_FORTIFY_SOURCE=2']))
+    more = t.parallel(lambda b: t.compile('io_more', ['io_more.c'], opt='-O0', flags=b[0],
+                                          instrument=b[1]),
+                      [([], True), (['-D_FILE_OFFSET_BITS=64'], True), ([], False)])
+    check_more(t, more, t.run(more[2], label='plain-more'))
     plain = t.run(exes[2], label='plain')
     t.eq(plain.status, 0, 'uninstrumented: exit status 0')
     t.eq(errno_lines(plain), ['read closed -1 errno 9', 'open missing -1 errno 2',
@@ -296,6 +430,20 @@ def body(t):
         t.clean_run(run, what)
         tr = t.trace(run, what)
         check_io(t, tr, what, large=bool(flags))
+    # The other paths of the recording, with the same facts: synchronous counters at every
+    # Enter and Leave (each event on its own), regions filtered out and calls deeper than
+    # VT_MAX_STACK_DEPTH (the operations without their regions).
+    with open(os.path.join(t.work, 'rw.filter'), 'w') as f:
+        f.write('read;write -- 0\n')
+    others = [('VT_RUSAGE=minflt', {'VT_RUSAGE': 'minflt', 'VT_RUSAGE_INTV': '0'}, ()),
+              ('read and write filtered', {'VT_FILTER_SPEC': os.path.join(t.work, 'rw.filter')},
+               ('read', 'write')),
+              ('VT_MAX_STACK_DEPTH=1', {'VT_MAX_STACK_DEPTH': '1'}, tuple(regions(False)))]
+    for what, env, without in others:
+        run = t.run(exes[0], env=dict(env, VT_IOTRACE='yes'), label=what.split('=')[0][:12])
+        t.same_as_plain(run, plain, what)
+        t.clean_run(run, what)
+        check_io(t, t.trace(run, what), what, without=without)
     # Off by default: no I/O region, no handle.
     run = t.run(exes[0], label='off')
     t.same_as_plain(run, plain, 'VT_IOTRACE unset')
