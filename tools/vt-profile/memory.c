@@ -10,12 +10,15 @@
  *
  * Per call path: what changed between each Enter and its Leave on a location where the
  * counters are recorded, as the last values seen on that location at or before each of the
- * two events (a synchronous counter is written just before its Enter or Leave, with its
- * time): the allocations made (the increase of mem_allocations) and the net bytes (the change
+ * two events: the allocations made (the increase of mem_allocations) and the net bytes (the change
  * of mem_allocated: allocated minus freed, usable sizes), inclusive of the paths below and
  * exclusive (minus what the paths directly below changed). An activation entered before any
- * value was seen on its location is not attributed. vt itself records the counters once, at
- * the end of the run, on METRIC locations of their own: its traces have no call path to
+ * value was seen on its location is not attributed. Writers differ in where an Enter's or
+ * Leave's synchronous values go: vt (VT_MEMTRACE=events) writes them right after the event,
+ * with its time; others right before it. So an Enter or Leave is taken once what follows it
+ * is known: Metric events of its time that follow it are its own, one of another time (or
+ * the next Enter or Leave) ends it. With VT_MEMTRACE=yes vt records the counters once, at
+ * the end of the run, on METRIC locations of their own: such traces have no call path to
  * attribute to, and the report says so.
  */
 #include "report.h"
@@ -65,6 +68,12 @@ struct mem {
 	size_t nslots;
 	uint64_t attributed, unattributed; /* activations */
 	bool any_counter;
+	/* The location's last Enter or Leave, not taken yet: its values may follow it. */
+	struct {
+		bool set, leave;
+		uint64_t time;
+		uint32_t region;
+	} pending;
 };
 
 static size_t slot_of(uint32_t parent, uint32_t region, size_t cap)
@@ -105,12 +114,34 @@ static uint32_t node_of(struct mem *m, uint32_t parent, uint32_t region)
 	return (uint32_t)m->nnodes - 1;
 }
 
+static void take_enter(struct mem *m, uint32_t region);
+static void take_leave(struct mem *m);
+
+/* The pending Enter or Leave is taken, with the values known now. */
+static void take_pending(struct mem *m)
+{
+	if (!m->pending.set)
+		return;
+	m->pending.set = false;
+	if (m->pending.leave)
+		take_leave(m);
+	else
+		take_enter(m, m->pending.region);
+}
+
 static void on_begin(void *user, const struct vtr_location *loc)
 {
 	struct mem *m = user;
 	(void)loc;
 	m->known[0] = m->known[1] = false;
 	m->depth = 0;
+	m->pending.set = false;
+}
+
+static void on_end(void *user, const struct vtr_location *loc, uint64_t last)
+{
+	(void)loc, (void)last;
+	take_pending(user);
 }
 
 static int64_t value_of(uint8_t type, const OTF2_MetricValue *v)
@@ -130,7 +161,8 @@ static void on_metric(void *user, const struct vtr_location *loc, uint64_t time,
 {
 	struct mem *m = user;
 	const struct vtr_trace *t = m->t;
-	(void)time;
+	if (m->pending.set && time != m->pending.time)
+		take_pending(m); /* a value of another time: the next event's, written before it */
 	if (metric >= t->nmetric_classes || !t->metric_classes[metric].defined)
 		return;
 	const struct vtr_metric_class *c = &t->metric_classes[metric];
@@ -157,7 +189,26 @@ static void on_enter(void *user, const struct vtr_location *loc, uint64_t time, 
 {
 	struct mem *m = user;
 	(void)loc;
-	(void)time;
+	take_pending(m);
+	m->pending.set = true;
+	m->pending.leave = false;
+	m->pending.time = time;
+	m->pending.region = region;
+}
+
+static void on_leave(void *user, const struct vtr_location *loc, uint64_t time, uint32_t region,
+		     uint64_t enter)
+{
+	struct mem *m = user;
+	(void)loc, (void)region, (void)enter;
+	take_pending(m);
+	m->pending.set = true;
+	m->pending.leave = true;
+	m->pending.time = time;
+}
+
+static void take_enter(struct mem *m, uint32_t region)
+{
 	uint32_t parent = m->depth ? m->stack[m->depth - 1].node + 1 : 0;
 	if (m->depth == m->cap) {
 		m->cap = m->cap ? 2 * m->cap : 64;
@@ -170,11 +221,8 @@ static void on_enter(void *user, const struct vtr_location *loc, uint64_t time, 
 	m->nodes[f->node].calls++;
 }
 
-static void on_leave(void *user, const struct vtr_location *loc, uint64_t time, uint32_t region,
-		     uint64_t enter)
+static void take_leave(struct mem *m)
 {
-	struct mem *m = user;
-	(void)loc, (void)time, (void)region, (void)enter;
 	if (!m->depth)
 		return;
 	struct frame f = m->stack[--m->depth];
@@ -376,8 +424,11 @@ int vt_prof_report_memory(const struct vt_prof_trace *tr, const struct vt_prof_o
 	}
 	m.procs = vtr_xcalloc(t->ngroups + 1, sizeof(*m.procs));
 	rehash(&m);
-	const struct vtr_callbacks cb = {
-	    .location_begin = on_begin, .metric = on_metric, .enter = on_enter, .leave = on_leave};
+	const struct vtr_callbacks cb = {.location_begin = on_begin,
+					 .location_end = on_end,
+					 .metric = on_metric,
+					 .enter = on_enter,
+					 .leave = on_leave};
 	int rc = vtr_read_locations(tr->layer, &cb, &m);
 	if (rc < 0) {
 		snprintf(err, errlen, "%s", t->err);

@@ -505,18 +505,25 @@ static double series_last(const struct vt_report *r, uint32_t group, const char 
 	return -1;
 }
 
-/* Memory (VT_MEMTRACE): per process whose METRIC location records mem_high_water its values
- * over time [ns, bytes] and the last of its allocations and bytes still allocated. */
+/* Memory (VT_MEMTRACE): per process whose location records mem_high_water its values over
+ * time [ns, bytes] and the last of its allocations and bytes still allocated: a METRIC
+ * location's (VT_MEMTRACE=yes), or its first thread's (=events: every thread records the
+ * process's values, one series is the process's). */
 static void memory_data(struct vt_report *r, FILE *out)
 {
 	const struct vtr_trace *t = r->t;
 	fputs(",\n\"memory\":[", out);
 	bool first = true;
+	bool *shown = vtr_xcalloc(t->ngroups + 1, sizeof(*shown));
 	for (size_t i = 0; i < r->nseries; i++) {
 		const struct vt_report_series *s = &r->series[i];
 		if (strcmp(t->metrics[s->member].name, "mem_high_water") != 0)
 			continue;
 		const struct vtr_location *l = &t->locations[s->loc];
+		size_t g = l->group < t->ngroups ? l->group : t->ngroups;
+		if (shown[g])
+			continue;
+		shown[g] = true;
 		fprintf(out, "%s{\"loc\":%" PRIu32 ",\"process\":", first ? "" : ",\n", s->loc);
 		vtr_json_string(out, l->group_name);
 		fputs(",\"rank\":", out);
@@ -535,6 +542,7 @@ static void memory_data(struct vt_report *r, FILE *out)
 		fputs("]}", out);
 		first = false;
 	}
+	free(shown);
 	fputs("]", out);
 }
 

@@ -26,6 +26,7 @@ static const char *const sampling_sources[] = {"cpu", "wall", "perf::cpu-clock",
 static const char *const unwinders[] = {"cfi", "libunwind", "fp", NULL};
 static const char *const openmp_runtimes[] = {"libomp", "libgomp", NULL};
 static const char *const openmp_modes[] = {"off", "regions", "all", NULL};
+static const char *const memtrace_modes[] = {"no", "yes", "events", NULL};
 static const char *const bool_words_true[] = {"yes", "true", "on", "1", NULL};
 static const char *const bool_words_false[] = {"no", "false", "off", "0", NULL};
 
@@ -123,14 +124,17 @@ static const struct vt_cfg_entry table[] = {
      "without OpenMP events); read by vtcc and vtrun (docs/openmp.md).",
      0, 0, openmp_runtimes, &vt_cfg.openmp_runtime},
     {"VT_IOTRACE", VT_CFG_BOOL, "no", "yes",
-     "Record the program's POSIX I/O (open, read, write, lseek, close, dup...): each call as "
-     "a region with OTF2's I/O events on a handle per open file (docs/io.md).",
+     "Record the program's POSIX I/O (open, read, write, lseek, close, dup...) and ISO C "
+     "stdio (fopen, fread, fwrite, printf, fseek, fclose...): each call as a region with "
+     "OTF2's I/O events on a handle per open file, and per stream (paradigm ISOC, over its "
+     "descriptor's POSIX handle) (docs/io.md).",
      0, 0, NULL, &vt_cfg.iotrace},
-    {"VT_MEMTRACE", VT_CFG_BOOL, "no", "yes",
+    {"VT_MEMTRACE", VT_CFG_ENUM, "no", "events",
      "Count the program's allocations (malloc and its family): bytes allocated, their "
-     "high-water mark and the allocations made, recorded as counters of the process at the "
-     "end (docs/io.md).",
-     0, 0, NULL, &vt_cfg.memtrace},
+     "high-water mark and the allocations made; yes records them as counters of the process "
+     "at the end, events also with every Enter and Leave of every thread, so that they show "
+     "over time and per call path (docs/io.md).",
+     0, 0, memtrace_modes, &vt_cfg.memtrace},
     {"VT_REPORT", VT_CFG_BOOL, "no", "yes",
      "At the end of the run, write an HTML report of the trace next to it (PREFIX.html) "
      "with vt-report (docs/vt-report.md); an existing PREFIX.html (file or link) is left as "

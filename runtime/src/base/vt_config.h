@@ -41,10 +41,13 @@ struct vt_config {
 	bool report;	    /* VT_REPORT: vt-report after the trace is written */
 	bool pthread;	    /* VT_PTHREAD: pthread_create/join, mutexes, condition variables */
 	bool iotrace;	    /* VT_IOTRACE: POSIX I/O calls (io/) */
-	bool memtrace;	    /* VT_MEMTRACE: the memory counters (metrics/vt_metric_mem.c) */
+	int memtrace;	    /* VT_MEMTRACE: enum vt_memtrace_mode (metrics/vt_metric_mem.c) */
 	int openmp_runtime; /* enum vt_openmp_runtime: VT_OPENMP_RUNTIME (vtcc, vtrun) */
 	int openmp;	    /* VT_OPENMP: enum vt_openmp_mode */
 };
+
+/* VT_MEMTRACE: the memory counters not at all, once at the end, or at every Enter and Leave. */
+enum vt_memtrace_mode { VT_MEMTRACE_NO, VT_MEMTRACE_YES, VT_MEMTRACE_EVENTS };
 
 /* VT_OPENMP: what the OMPT tool records (threads/vt_ompt.c). */
 enum vt_openmp_mode { VT_OPENMP_OFF, VT_OPENMP_REGIONS, VT_OPENMP_ALL };

@@ -15,8 +15,12 @@
  * atomic operations (no event): the bytes allocated now and their high-water mark, in usable
  * sizes (malloc_usable_size: what a block really holds, and what it gives back), and the
  * allocations made (every malloc, calloc, realloc and aligned form that returned a block).
- * They are written once, at the end (a post-mortem source: a METRIC location of the process
- * with one value of each), so the program pays no event per allocation.
+ * With VT_MEMTRACE=yes they are written once, at the end (a post-mortem source: a METRIC
+ * location of the process with one value of each), so the program pays no event per
+ * allocation. With VT_MEMTRACE=events they are also a strictly synchronous source of every
+ * thread: each Enter and Leave carries the process's three values at that moment (three
+ * atomic loads), which shows the memory over time and, between a region's Enter and Leave,
+ * what it allocated (vt-profile --memory); still no event per allocation.
  */
 enum { MEM_NOW, MEM_HIGH_WATER, MEM_ALLOCS, MEM_N };
 
@@ -80,6 +84,19 @@ void vt_metric_mem_values(int64_t *now, uint64_t *high_water, uint64_t *allocs)
 	*allocs = __atomic_load_n(&mem.allocs, __ATOMIC_RELAXED);
 }
 
+/* At an Enter or Leave (VT_MEMTRACE=events): counter id's value now. */
+static uint64_t get_now(int32_t id)
+{
+	switch (id) {
+	case MEM_NOW:
+		return (uint64_t)__atomic_load_n(&mem.now, __ATOMIC_RELAXED);
+	case MEM_HIGH_WATER:
+		return __atomic_load_n(&mem.high_water, __ATOMIC_RELAXED);
+	default:
+		return __atomic_load_n(&mem.allocs, __ATOMIC_RELAXED);
+	}
+}
+
 /* The counter's id is its index. */
 static int32_t add(struct vt_metric_source *s, const struct vt_metric *m)
 {
@@ -104,19 +121,27 @@ static uint64_t get_all(struct vt_metric_source *s, int32_t id, struct vt_metric
 }
 
 static const struct vt_metric_ops ops = {.add = add, .get_all = get_all};
+static const struct vt_metric_ops sync_ops = {.add = add};
 
 struct vt_metric_source *vt_metric_mem_load(uint64_t (*wtime)(void))
 {
-	if (!vt_cfg.memtrace)
+	if (vt_cfg.memtrace == VT_MEMTRACE_NO)
 		return NULL;
 	if (!vt_mem_interposed()) {
-		vt_warn("VT_MEMTRACE=yes: the program's malloc is not vt's (an allocator loaded "
+		vt_warn("VT_MEMTRACE=%s: the program's malloc is not vt's (an allocator loaded "
 			"before libvt, as AddressSanitizer's runtime, takes the calls): no memory "
-			"counters are recorded");
+			"counters are recorded",
+			vt_cfg.memtrace == VT_MEMTRACE_EVENTS ? "events" : "yes");
 		return NULL;
 	}
 	mem.wtime = wtime;
 	mem.source.ops = &ops;
+	if (vt_cfg.memtrace == VT_MEMTRACE_EVENTS) {
+		mem.source.sync = VT_METRIC_STRICT;
+		mem.source.per = VT_METRIC_PER_THREAD;
+		mem.source.ops = &sync_ops;
+		mem.source.get = get_now;
+	}
 	mem.source.metrics = mem.metrics;
 	mem.source.n_metrics = MEM_N;
 	return &mem.source;

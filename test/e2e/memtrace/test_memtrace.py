@@ -9,12 +9,16 @@ METRIC location of the process, exactly the program's own figures, in a vtcc bui
 clang) and under vtrun -vt:iotrace yes -vt:memtrace yes for a program built without vt
 (whose one write is then its one region); nothing of them with VT_MEMTRACE unset. mem.cc,
 the same for C++ (new[] twice, an over-aligned new, a new kept: 4 allocations through
-libstdc++), with vtcxx and under vtrun. Under AddressSanitizer (scripts/test-sanitize.sh preloads libasan, whose malloc then
+libstdc++), with vtcxx and under vtrun. VT_MEMTRACE=events: the three counters with every
+Enter and Leave, the last ones the program's figures, and vt-profile --memory puts the 11
+allocations and the 56 bytes kept on main, the frees on gone(), nothing on got(). Under AddressSanitizer (scripts/test-sanitize.sh preloads libasan, whose malloc then
 takes the calls) vt says so in one warning and records no counter; under vtrun, which puts
 libvt first, the counters are exact there too."""
 
+import json
 import os
 import re
+import subprocess
 
 import vttest
 
@@ -110,6 +114,65 @@ def body(t):
     run = t.run(VTRUN, args=['-vt:iotrace', 'yes', '-vt:memtrace', 'yes', cxx[1]],
                 label='vtrun-cxx')
     check(t, run, 'vtrun c++', prefix='memcc.vt', vtrun=True, want_allocs=4)
+    events_mode(t, exes[0])
+
+
+def per_event(path):
+    """The master thread's Enter/Leave events in order, each with the memory counters'
+    values that follow it (vt writes them right after the event, with its time)."""
+    out = []
+    with otf2.reader.open(path) as reader:
+        for loc, ev in reader.events:
+            k = type(ev).__name__
+            if k in ('Enter', 'Leave'):
+                out.append([k, ev.region.name, ev.time, {}])
+            elif k == 'Metric' and out and ev.time == out[-1][2]:
+                m = ev.metric
+                members = m.metric_class.members if hasattr(m, 'metric_class') else m.members
+                for member, value in zip(members, ev.values):
+                    if member.name in NAMES:
+                        out[-1][3][member.name] = value
+    return out
+
+
+def events_mode(t, exe):
+    """VT_MEMTRACE=events: the counters with every Enter and Leave; the last ones the
+    program's figures; vt-profile --memory attributes them to the call paths."""
+    run = t.run(exe, env={'VT_MEMTRACE': 'events'}, label='events')
+    what = 'VT_MEMTRACE=events'
+    asan = bool(os.environ.get('VT_TEST_PRELOAD'))
+    t.clean_run(run, what, allow=[ASAN_WARNING] if asan else [])
+    tr = t.trace(run, what)
+    if asan:
+        return
+    allocs, high, now = own_figures(run) or (None, None, None)
+    evs = per_event(tr.path)
+    t.eq([e[1] for e in evs if len(e[3]) != 3], [],
+         '%s: every Enter and Leave (%d) carries the three counters' % (what, len(evs)))
+    t.eq(evs[-1][:2] + [evs[-1][3]], ['Leave', 'main', {
+        'mem_allocations': allocs, 'mem_high_water': high, 'mem_allocated': now}],
+         '%s: at main\'s Leave, the program\'s own figures' % what)
+    seq = [e[3].get('mem_allocations', 0) for e in evs]
+    t.eq(seq, sorted(seq), '%s: allocations never go down' % what)
+    # mem.c calls got() after each allocation and gone() around each free: main allocates,
+    # gone() frees, got() changes nothing.
+    p = subprocess.run([vttest.VT_PROFILE, '--memory', '--format', 'json', tr.path],
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True)
+    t.eq((p.returncode, p.stderr), (0, ''), '%s: vt-profile --memory runs cleanly' % what)
+    try:
+        js = json.loads(p.stdout)
+    except ValueError:
+        js = {}
+    paths = {x['path']: (x['calls'], x['allocations_excl'], x['bytes_incl'])
+             for x in js.get('paths', [])}
+    t.eq((paths.get('main'), paths.get('main;got'), (paths.get('main;gone') or (0,))[:2]),
+         ((1, allocs, now), (11, 0, 0), (7, 0)),
+         '%s: vt-profile --memory: main makes the %d allocations and keeps %d bytes, got() '
+         'none, gone() frees' % (what, allocs, now))
+    t.check(paths.get('main;gone', (0, 0, 0))[2] < 0, '%s: gone() frees bytes' % what,
+            repr(paths.get('main;gone')))
+    t.eq([(x['high_water'], x['allocations'], x['allocated']) for x in js.get('processes', [])],
+         [(high, allocs, now)], '%s: vt-profile --memory: the process\'s figures' % what)
 
 
 vttest.main('memtrace', body)
