@@ -31,12 +31,21 @@ import json
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import threading
 import traceback
 
 import otf2events
+
+# The programs under test get the default dispositions of the signals the tests send or
+# raise: a suite started under nohup (SIGHUP ignored) or as a background job of a shell
+# (SIGINT and SIGQUIT ignored) would otherwise hand the ignored ones down to every program,
+# which then outlives the kill a test sends it.
+for _sig in (signal.SIGHUP, signal.SIGQUIT, signal.SIGTERM, signal.SIGUSR1, signal.SIGUSR2):
+    if signal.getsignal(_sig) == signal.SIG_IGN:
+        signal.signal(_sig, signal.SIG_DFL)
 
 try:
     import otf2

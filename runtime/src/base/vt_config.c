@@ -26,7 +26,7 @@ static const char *const sampling_sources[] = {"cpu", "wall", "perf::cpu-clock",
 static const char *const unwinders[] = {"cfi", "libunwind", "fp", NULL};
 static const char *const openmp_runtimes[] = {"libomp", "libgomp", NULL};
 static const char *const openmp_modes[] = {"off", "regions", "all", NULL};
-static const char *const memtrace_modes[] = {"no", "yes", "events", NULL};
+static const char *const memtrace_modes[] = {"no", "yes", "events", "regions", NULL};
 static const char *const bool_words_true[] = {"yes", "true", "on", "1", NULL};
 static const char *const bool_words_false[] = {"no", "false", "off", "0", NULL};
 
@@ -133,7 +133,8 @@ static const struct vt_cfg_entry table[] = {
      "Count the program's allocations (malloc and its family): bytes allocated, their "
      "high-water mark and the allocations made; yes records them as counters of the process "
      "at the end, events also with every Enter and Leave of every thread, so that they show "
-     "over time and per call path (docs/io.md).",
+     "over time and per call path, regions also makes each call of malloc's family a region "
+     "(docs/io.md).",
      0, 0, memtrace_modes, &vt_cfg.memtrace},
     {"VT_REPORT", VT_CFG_BOOL, "no", "yes",
      "At the end of the run, write an HTML report of the trace next to it (PREFIX.html) "

@@ -46,8 +46,9 @@ struct vt_config {
 	int openmp;	    /* VT_OPENMP: enum vt_openmp_mode */
 };
 
-/* VT_MEMTRACE: the memory counters not at all, once at the end, or at every Enter and Leave. */
-enum vt_memtrace_mode { VT_MEMTRACE_NO, VT_MEMTRACE_YES, VT_MEMTRACE_EVENTS };
+/* VT_MEMTRACE: the memory counters not at all, once at the end, at every Enter and Leave, or
+ * that and each call of malloc's family a region. */
+enum vt_memtrace_mode { VT_MEMTRACE_NO, VT_MEMTRACE_YES, VT_MEMTRACE_EVENTS, VT_MEMTRACE_REGIONS };
 
 /* VT_OPENMP: what the OMPT tool records (threads/vt_ompt.c). */
 enum vt_openmp_mode { VT_OPENMP_OFF, VT_OPENMP_REGIONS, VT_OPENMP_ALL };

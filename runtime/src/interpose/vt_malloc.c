@@ -20,6 +20,8 @@ struct vt_mem_hooks vt_mem_hooks;
 
 VT_NOSAN void vt_mem_set_hooks(const struct vt_mem_hooks *h)
 {
+	__atomic_store_n(&vt_mem_hooks.leave, h->leave, __ATOMIC_RELEASE);
+	__atomic_store_n(&vt_mem_hooks.enter, h->enter, __ATOMIC_RELEASE);
 	__atomic_store_n(&vt_mem_hooks.count, h->count, __ATOMIC_RELEASE);
 }
 
@@ -122,6 +124,20 @@ VT_NOSAN static inline __attribute__((always_inline)) void count(int64_t delta, 
 		hook(delta, allocs);
 }
 
+/* VT_MEMTRACE=regions: the call's region begins (the thread's state, or NULL: not recorded,
+ * as always without the mode: one load and a branch). */
+VT_NOSAN static inline __attribute__((always_inline)) void *enter(uint32_t fn)
+{
+	void *(*hook)(uint32_t) = __atomic_load_n(&vt_mem_hooks.enter, __ATOMIC_ACQUIRE);
+	return __builtin_expect(hook != NULL, 0) ? hook(fn) : NULL;
+}
+
+VT_NOSAN static inline __attribute__((always_inline)) void leave(void *thread, uint32_t fn)
+{
+	if (__builtin_expect(thread != NULL, 0))
+		vt_mem_hooks.leave(thread, fn);
+}
+
 /* A new block p (NULL: none): counted when counting is on. */
 VT_NOSAN static inline __attribute__((always_inline)) void *allocated(void *p)
 {
@@ -130,14 +146,17 @@ VT_NOSAN static inline __attribute__((always_inline)) void *allocated(void *p)
 	return p;
 }
 
-VT_EXPORT void *malloc(size_t n)
+VT_NOSAN __attribute__((noinline)) static void *malloc_slow(size_t n)
 {
 	if (__builtin_expect(!ready(), 0))
 		return boot_alloc(n, 16);
-	return allocated(mem.malloc(n));
+	void *t = enter(VT_MEM_MALLOC);
+	void *p = allocated(mem.malloc(n));
+	leave(t, VT_MEM_MALLOC);
+	return p;
 }
 
-VT_EXPORT void *calloc(size_t k, size_t n)
+VT_NOSAN __attribute__((noinline)) static void *calloc_slow(size_t k, size_t n)
 {
 	if (__builtin_expect(!ready(), 0)) {
 		size_t total;
@@ -145,24 +164,29 @@ VT_EXPORT void *calloc(size_t k, size_t n)
 			return NULL;
 		return boot_alloc(total, 16); /* static: zeroed */
 	}
-	return allocated(mem.calloc(k, n));
+	void *t = enter(VT_MEM_CALLOC);
+	void *p = allocated(mem.calloc(k, n));
+	leave(t, VT_MEM_CALLOC);
+	return p;
 }
 
-VT_EXPORT void free(void *p)
+VT_NOSAN __attribute__((noinline)) static void free_slow(void *p)
 {
 	if (!p || from_boot(p))
 		return;
 	if (__builtin_expect(!ready(), 0))
 		return; /* not from libc's malloc either: nothing to give back */
+	void *t = enter(VT_MEM_FREE);
 	if (__builtin_expect(vt_mem_hooks.count != NULL, 0))
 		count(-(int64_t)malloc_usable_size(p), 0);
 	mem.free(p);
+	leave(t, VT_MEM_FREE);
 }
 
-VT_EXPORT void *realloc(void *p, size_t n)
+VT_NOSAN __attribute__((noinline)) static void *realloc_slow(void *p, size_t n)
 {
 	if (p && from_boot(p)) {
-		void *q = malloc(n);
+		void *q = malloc_slow(n);
 		if (q) {
 			size_t old = boot_size(p);
 			memcpy(q, p, old < n ? old : n);
@@ -173,13 +197,53 @@ VT_EXPORT void *realloc(void *p, size_t n)
 		return p ? NULL : boot_alloc(n, 16);
 	if (__builtin_expect(vt_mem_hooks.count == NULL, 1))
 		return mem.realloc(p, n);
+	void *t = enter(VT_MEM_REALLOC);
 	int64_t old = p ? (int64_t)malloc_usable_size(p) : 0;
 	void *q = mem.realloc(p, n);
 	if (q)
 		count((int64_t)malloc_usable_size(q) - old, 1);
 	else if (p && n == 0)
 		count(-old, 0); /* glibc's realloc(p, 0) frees p */
+	leave(t, VT_MEM_REALLOC);
 	return q;
+}
+
+/*
+ * The four calls every program makes most: with libc's functions known and no counting (no
+ * VT_MEMTRACE), a tail call of libc's, without a frame; all the rest in the slow paths above.
+ */
+#define PLAIN()                                                                                    \
+	(__builtin_expect(mem.resolved, 1) &&                                                      \
+	 __builtin_expect(__atomic_load_n(&vt_mem_hooks.count, __ATOMIC_RELAXED) == NULL, 1))
+
+VT_EXPORT void *malloc(size_t n)
+{
+	if (PLAIN())
+		return mem.malloc(n);
+	return malloc_slow(n);
+}
+
+VT_EXPORT void *calloc(size_t k, size_t n)
+{
+	if (PLAIN())
+		return mem.calloc(k, n);
+	return calloc_slow(k, n);
+}
+
+VT_EXPORT void free(void *p)
+{
+	if (PLAIN() && !from_boot(p)) {
+		mem.free(p);
+		return;
+	}
+	free_slow(p);
+}
+
+VT_EXPORT void *realloc(void *p, size_t n)
+{
+	if (PLAIN() && !from_boot(p))
+		return mem.realloc(p, n);
+	return realloc_slow(p, n);
 }
 
 VT_EXPORT int posix_memalign(void **out, size_t align, size_t n)
@@ -190,14 +254,16 @@ VT_EXPORT int posix_memalign(void **out, size_t align, size_t n)
 	}
 	if (!mem.posix_memalign)
 		return ENOMEM;
+	void *t = enter(VT_MEM_POSIX_MEMALIGN);
 	int rc = mem.posix_memalign(out, align, n);
 	if (rc == 0)
 		allocated(*out);
+	leave(t, VT_MEM_POSIX_MEMALIGN);
 	return rc;
 }
 
 /* The aligned forms that return the block: libc's, or NULL with ENOMEM when it has none. */
-VT_NOSAN static void *aligned(memalign_fn fn, size_t align, size_t n)
+VT_NOSAN static void *aligned(memalign_fn fn, uint32_t which, size_t align, size_t n)
 {
 	if (__builtin_expect(!ready(), 0))
 		return boot_alloc(n, align);
@@ -205,20 +271,23 @@ VT_NOSAN static void *aligned(memalign_fn fn, size_t align, size_t n)
 		errno = ENOMEM;
 		return NULL;
 	}
-	return allocated(fn(align, n));
+	void *t = enter(which);
+	void *p = allocated(fn(align, n));
+	leave(t, which);
+	return p;
 }
 
 VT_EXPORT void *aligned_alloc(size_t align, size_t n)
 {
-	return aligned(mem.aligned_alloc, align, n);
+	return aligned(mem.aligned_alloc, VT_MEM_ALIGNED_ALLOC, align, n);
 }
 
 VT_EXPORT void *memalign(size_t align, size_t n)
 {
-	return aligned(mem.memalign, align, n);
+	return aligned(mem.memalign, VT_MEM_MEMALIGN, align, n);
 }
 
-VT_NOSAN static void *paged(malloc_fn fn, size_t n)
+VT_NOSAN static void *paged(malloc_fn fn, uint32_t which, size_t n)
 {
 	if (__builtin_expect(!ready(), 0))
 		return boot_alloc(n, 4096);
@@ -226,15 +295,18 @@ VT_NOSAN static void *paged(malloc_fn fn, size_t n)
 		errno = ENOMEM;
 		return NULL;
 	}
-	return allocated(fn(n));
+	void *t = enter(which);
+	void *p = allocated(fn(n));
+	leave(t, which);
+	return p;
 }
 
 VT_EXPORT void *valloc(size_t n)
 {
-	return paged(mem.valloc, n);
+	return paged(mem.valloc, VT_MEM_VALLOC, n);
 }
 
 VT_EXPORT void *pvalloc(size_t n)
 {
-	return paged(mem.pvalloc, n);
+	return paged(mem.pvalloc, VT_MEM_PVALLOC, n);
 }

@@ -17,6 +17,25 @@
  */
 struct vt_mem_hooks {
 	void (*count)(int64_t delta, uint32_t allocs);
+	/* VT_MEMTRACE=regions: around each call, its region (fn: enum vt_mem_fn). enter returns
+	 * the recording thread's state, or NULL when this call is not recorded (the thread does
+	 * not record, or it is inside vt or inside another recorded call). */
+	void *(*enter)(uint32_t fn);
+	void (*leave)(void *thread, uint32_t fn);
+};
+
+/* The functions whose calls are regions with VT_MEMTRACE=regions, in vt_mem_names' order. */
+enum vt_mem_fn {
+	VT_MEM_MALLOC,
+	VT_MEM_CALLOC,
+	VT_MEM_REALLOC,
+	VT_MEM_FREE,
+	VT_MEM_POSIX_MEMALIGN,
+	VT_MEM_ALIGNED_ALLOC,
+	VT_MEM_MEMALIGN,
+	VT_MEM_VALLOC,
+	VT_MEM_PVALLOC,
+	VT_MEM_FN_MAX
 };
 
 void vt_mem_set_hooks(const struct vt_mem_hooks *h);

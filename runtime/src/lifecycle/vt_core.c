@@ -138,6 +138,8 @@ static const struct vt_stdio_hooks stdio_hooks = {
 
 /* VT_MEMTRACE=yes: every allocation counted (metrics/vt_metric_mem.c). */
 static const struct vt_mem_hooks mem_hooks = {.count = vt_metric_mem_count};
+static const struct vt_mem_hooks mem_region_hooks = {
+    .count = vt_metric_mem_count, .enter = vt_metric_mem_enter, .leave = vt_metric_mem_leave};
 
 static int start(void)
 {
@@ -170,7 +172,8 @@ static int start(void)
 		vt_stdio_set_hooks(&stdio_hooks);
 	}
 	if (vt_cfg.memtrace && vt_mem_interposed())
-		vt_mem_set_hooks(&mem_hooks);
+		vt_mem_set_hooks(vt_cfg.memtrace == VT_MEMTRACE_REGIONS ? &mem_region_hooks
+									: &mem_hooks);
 	vt_info("tracing with timer %s (%s), %lu-byte buffers", vt_clock_name(), vt_clock_reason(),
 		(unsigned long)vt_cfg.buffer_size);
 	return 0;

@@ -6,7 +6,11 @@
 #include "base/vt_state.h"
 #include "interpose/vt_mem.h"
 #include "record/vt_buf.h"
+#include "record/vt_thread.h"
+#include "regions/vt_region.h"
+#include "vt/vt_inst.h"
 
+#include <errno.h>
 #include <otf2/otf2.h>
 #include <stdlib.h>
 
@@ -20,7 +24,9 @@
  * allocation. With VT_MEMTRACE=events they are also a strictly synchronous source of every
  * thread: each Enter and Leave carries the process's three values at that moment (three
  * atomic loads), which shows the memory over time and, between a region's Enter and Leave,
- * what it allocated (vt-profile --memory); still no event per allocation.
+ * what it allocated (vt-profile --memory); still no event per allocation. VT_MEMTRACE=regions
+ * adds a region around each call of malloc's family (roles ALLOCATE, DEALLOCATE, REALLOCATE),
+ * which then carries what the call changed between its Enter and Leave.
  */
 enum { MEM_NOW, MEM_HIGH_WATER, MEM_ALLOCS, MEM_N };
 
@@ -30,6 +36,8 @@ static struct {
 	uint64_t (*wtime)(void);
 	int64_t now;
 	uint64_t high_water, allocs;
+	/* VT_MEMTRACE=regions: each function's region, registered at its first recorded call */
+	struct vt_inst_desc regions[VT_MEM_FN_MAX];
 } mem = {
     .source.name = "memory",
     .source.what = "memory counters",
@@ -57,6 +65,66 @@ static struct {
 			    .base = OTF2_BASE_DECIMAL},
 	},
 };
+
+/* The thread is inside a recorded call of malloc's family (what that call does is not
+ * recorded again: libc's own allocations, vt's flush). */
+static __thread bool mem_in __attribute__((tls_model("initial-exec")));
+
+static const char *const mem_names[VT_MEM_FN_MAX] = {
+    [VT_MEM_MALLOC] = "malloc",
+    [VT_MEM_CALLOC] = "calloc",
+    [VT_MEM_REALLOC] = "realloc",
+    [VT_MEM_FREE] = "free",
+    [VT_MEM_POSIX_MEMALIGN] = "posix_memalign",
+    [VT_MEM_ALIGNED_ALLOC] = "aligned_alloc",
+    [VT_MEM_MEMALIGN] = "memalign",
+    [VT_MEM_VALLOC] = "valloc",
+    [VT_MEM_PVALLOC] = "pvalloc",
+};
+
+static uint32_t mem_role(uint32_t fn)
+{
+	return fn == VT_MEM_FREE      ? OTF2_REGION_ROLE_DEALLOCATE
+	       : fn == VT_MEM_REALLOC ? OTF2_REGION_ROLE_REALLOCATE
+				      : OTF2_REGION_ROLE_ALLOCATE;
+}
+
+/* The region of fn, registered at its first call as vt's own work (registration allocates). */
+static uint32_t region_of(uint32_t fn)
+{
+	struct vt_inst_desc *d = &mem.regions[fn];
+	uint32_t h = __atomic_load_n(&d->handle, __ATOMIC_ACQUIRE);
+	if (vt_unlikely(!h)) {
+		int busy = vt_tls.busy;
+		vt_tls.busy = VT_BUSY_OWN;
+		h = vt_region_register_desc(d);
+		vt_tls.busy = busy;
+	}
+	return h - 1;
+}
+
+void *vt_metric_mem_enter(uint32_t fn)
+{
+	struct vt_tls *t = &vt_tls;
+	/* Not inside vt or another recorded call, and only on a thread that records already:
+	 * making a thread's state allocates, which would come back here. */
+	if (mem_in || t->busy || t->nest || !t->pos || fn >= VT_MEM_FN_MAX ||
+	    vt_core_state() != VT_STATE_ON)
+		return NULL;
+	mem_in = true;
+	int saved = errno;
+	vt_thread_enter(t, region_of(fn));
+	errno = saved;
+	return t;
+}
+
+void vt_metric_mem_leave(void *thread, uint32_t fn)
+{
+	int saved = errno;
+	vt_thread_leave(thread, region_of(fn));
+	mem_in = false;
+	errno = saved;
+}
 
 void vt_metric_mem_count(int64_t delta, uint32_t allocs)
 {
@@ -131,12 +199,20 @@ struct vt_metric_source *vt_metric_mem_load(uint64_t (*wtime)(void))
 		vt_warn("VT_MEMTRACE=%s: the program's malloc is not vt's (an allocator loaded "
 			"before libvt, as AddressSanitizer's runtime, takes the calls): no memory "
 			"counters are recorded",
-			vt_cfg.memtrace == VT_MEMTRACE_EVENTS ? "events" : "yes");
+			vt_cfg.memtrace == VT_MEMTRACE_REGIONS	? "regions"
+			: vt_cfg.memtrace == VT_MEMTRACE_EVENTS ? "events"
+								: "yes");
 		return NULL;
 	}
 	mem.wtime = wtime;
 	mem.source.ops = &ops;
-	if (vt_cfg.memtrace == VT_MEMTRACE_EVENTS) {
+	for (uint32_t fn = 0; fn < VT_MEM_FN_MAX; fn++)
+		mem.regions[fn] = (struct vt_inst_desc){
+		    .abi = VT_INST_ABI,
+		    .name = mem_names[fn],
+		    .reserved = (uint32_t)OTF2_PARADIGM_NONE << 8 | mem_role(fn),
+		};
+	if (vt_cfg.memtrace >= VT_MEMTRACE_EVENTS) {
 		mem.source.sync = VT_METRIC_STRICT;
 		mem.source.per = VT_METRIC_PER_THREAD;
 		mem.source.ops = &sync_ops;

@@ -12,6 +12,11 @@ struct vt_metric_source *vt_metric_mem_load(uint64_t (*wtime)(void));
  * allocations (not counted inside vt, on its threads, or while vt does not record). */
 void vt_metric_mem_count(int64_t delta, uint32_t allocs);
 
+/* The hooks of interpose/vt_mem.h with VT_MEMTRACE=regions: a call's region begins (the
+ * thread's state, or NULL: not recorded) and ends. */
+void *vt_metric_mem_enter(uint32_t fn);
+void vt_metric_mem_leave(void *thread, uint32_t fn);
+
 /* The counters now (for tests and messages). */
 void vt_metric_mem_values(int64_t *now, uint64_t *high_water, uint64_t *allocs);
 

@@ -11,7 +11,9 @@ clang) and under vtrun -vt:iotrace yes -vt:memtrace yes for a program built with
 the same for C++ (new[] twice, an over-aligned new, a new kept: 4 allocations through
 libstdc++), with vtcxx and under vtrun. VT_MEMTRACE=events: the three counters with every
 Enter and Leave, the last ones the program's figures, and vt-profile --memory puts the 11
-allocations and the 56 bytes kept on main, the frees on gone(), nothing on got(). Under AddressSanitizer (scripts/test-sanitize.sh preloads libasan, whose malloc then
+allocations and the 56 bytes kept on main, the frees on gone(), nothing on got().
+VT_MEMTRACE=regions: a region per call of malloc's family (roles ALLOCATE, REALLOCATE,
+DEALLOCATE), exactly the program's calls, each allocation on its call's path. Under AddressSanitizer (scripts/test-sanitize.sh preloads libasan, whose malloc then
 takes the calls) vt says so in one warning and records no counter; under vtrun, which puts
 libvt first, the counters are exact there too."""
 
@@ -115,6 +117,7 @@ def body(t):
                 label='vtrun-cxx')
     check(t, run, 'vtrun c++', prefix='memcc.vt', vtrun=True, want_allocs=4)
     events_mode(t, exes[0])
+    regions_mode(t, exes[0])
 
 
 def per_event(path):
@@ -173,6 +176,50 @@ def events_mode(t, exe):
             repr(paths.get('main;gone')))
     t.eq([(x['high_water'], x['allocations'], x['allocated']) for x in js.get('processes', [])],
          [(high, allocs, now)], '%s: vt-profile --memory: the process\'s figures' % what)
+
+
+# mem.c built with gcc -O0: its calls (gcc makes realloc(NULL, n) a call of malloc).
+MEM_CALLS = {'malloc': 3, 'calloc': 1, 'realloc': 3, 'posix_memalign': 1, 'aligned_alloc': 1,
+             'memalign': 1, 'valloc': 1, 'free': 7}
+ROLES = {'malloc': 'ALLOCATE', 'calloc': 'ALLOCATE', 'realloc': 'REALLOCATE',
+         'posix_memalign': 'ALLOCATE', 'aligned_alloc': 'ALLOCATE', 'memalign': 'ALLOCATE',
+         'valloc': 'ALLOCATE', 'free': 'DEALLOCATE'}
+
+
+def regions_mode(t, exe):
+    """VT_MEMTRACE=regions: each call of malloc's family a region of its role, with the
+    counters; vt-profile --memory puts each allocation on its call's path."""
+    run = t.run(exe, env={'VT_MEMTRACE': 'regions'}, label='regions')
+    what = 'VT_MEMTRACE=regions'
+    asan = bool(os.environ.get('VT_TEST_PRELOAD'))
+    t.clean_run(run, what, allow=[ASAN_WARNING] if asan else [])
+    tr = t.trace(run, what)
+    if asan:
+        t.eq({n: c for n, c in tr.loc('Master thread').enters.items() if n in MEM_CALLS}, {},
+             '%s: under ASan, no allocation region' % what)
+        return
+    allocs, high, now = own_figures(run) or (None, None, None)
+    enters = tr.loc('Master thread').enters
+    t.eq({n: enters.get(n, 0) for n in MEM_CALLS}, MEM_CALLS,
+         '%s: a region per call of malloc\'s family, as the program made them' % what)
+    with otf2.reader.open(tr.path) as reader:
+        roles = {r.name: str(r.region_role).rsplit('.', 1)[-1]
+                 for r in reader.definitions.regions if r.name in ROLES}
+    t.eq(roles, ROLES, '%s: their roles' % what)
+    evs = per_event(tr.path)
+    t.eq([e[1] for e in evs if len(e[3]) != 3], [], '%s: every Enter and Leave carries the '
+         'three counters' % what)
+    p = subprocess.run([vttest.VT_PROFILE, '--memory', '--format', 'json', tr.path],
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True)
+    try:
+        js = json.loads(p.stdout)
+    except ValueError:
+        js = {}
+    paths = {x['path']: x['allocations_excl'] for x in js.get('paths', [])}
+    want = {'main;' + n: c for n, c in MEM_CALLS.items() if n != 'free'}
+    t.eq({k: v for k, v in paths.items() if v}, want,
+         '%s: vt-profile --memory: the %d allocations, each on its call\'s path' % (
+             what, allocs or 0))
 
 
 vttest.main('memtrace', body)
