@@ -5,6 +5,7 @@
 #undef _FILE_OFFSET_BITS
 #include "interpose/vt_interpose.h"
 #include "interpose/vt_io.h"
+#include "interpose/vt_mem.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -575,11 +576,14 @@ traced_mmap(enum vt_io_fn fn, void *addr, size_t len, int prot, int flags, int f
 	VT_EXPORT void *name(void *addr, size_t len, int prot, int flags, int fd, off_t off)       \
 	{                                                                                          \
 		mmap_fn f_ = (mmap_fn)__atomic_load_n(&real_fns[fn], __ATOMIC_RELAXED);            \
+		bool anon_ = (flags & MAP_ANONYMOUS) || fd < 0;                                    \
 		if (__builtin_expect(                                                              \
-			f_ && ((flags & MAP_ANONYMOUS) || fd < 0 ||                                \
-			       !__atomic_load_n(&vt_io_hooks.op_enter, __ATOMIC_ACQUIRE)),         \
+			f_ && (anon_ ? !__atomic_load_n(&vt_mem_hooks.count, __ATOMIC_RELAXED)     \
+				     : !__atomic_load_n(&vt_io_hooks.op_enter, __ATOMIC_ACQUIRE)), \
 			1))                                                                        \
 			return f_(addr, len, prot, flags, fd, off);                                \
+		if (f_ && anon_) /* memory, counted (VT_MEMTRACE) */                               \
+			return vt_mem_mmap((vt_mmap_fn)f_, addr, len, prot, flags, fd, (long)off); \
 		return traced_mmap(fn, addr, len, prot, flags, fd, off);                           \
 	}
 

@@ -7,8 +7,11 @@
 #include <errno.h>
 #include <malloc.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 /* The first allocations come before AddressSanitizer's runtime has set up its shadow memory
  * when libvt is preloaded ahead of it (vtrun under scripts/test-sanitize.sh): nothing here is
@@ -49,6 +52,15 @@ static struct {
 	bool resolving, resolved;
 	size_t boot_used;
 	_Alignas(64) unsigned char boot[BOOT_SIZE];
+	/* The program's anonymous mappings while memory is counted, [start, end) each, so that
+	 * munmap counts only what they mapped (a mapping of a file is I/O; glibc's own, for
+	 * large blocks, are neither: its internal calls never reach these functions). */
+	int (*munmap)(void *, size_t);
+	int maps_lock;
+	uint32_t n_maps;
+	struct {
+		uintptr_t start, end;
+	} maps[1024];
 } mem;
 
 VT_NOSAN static bool from_boot(const void *p)
@@ -309,4 +321,102 @@ VT_EXPORT void *valloc(size_t n)
 VT_EXPORT void *pvalloc(size_t n)
 {
 	return paged(mem.pvalloc, VT_MEM_PVALLOC, n);
+}
+
+/* ---- anonymous mappings (VT_MEMTRACE) ---- */
+
+VT_NOSAN static void maps_lock(void)
+{
+	while (__atomic_exchange_n(&mem.maps_lock, 1, __ATOMIC_ACQUIRE))
+		;
+}
+
+VT_NOSAN static void maps_unlock(void)
+{
+	__atomic_store_n(&mem.maps_lock, 0, __ATOMIC_RELEASE);
+}
+
+VT_NOSAN static size_t pages_of(size_t len)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	return (len + page - 1) / page * page;
+}
+
+VT_NOSAN void *vt_mem_mmap(vt_mmap_fn real, void *addr, size_t len, int prot, int flags, int fd,
+			   long off)
+{
+	void *t = enter(VT_MEM_MMAP);
+	void *r = real(addr, len, prot, flags, fd, off);
+	if (r != MAP_FAILED) {
+		size_t n = pages_of(len);
+		maps_lock();
+		if (mem.n_maps < sizeof(mem.maps) / sizeof(mem.maps[0])) {
+			mem.maps[mem.n_maps].start = (uintptr_t)r;
+			mem.maps[mem.n_maps].end = (uintptr_t)r + n;
+			mem.n_maps++;
+		} else {
+			n = 0; /* not known: not counted either way */
+		}
+		maps_unlock();
+		if (n)
+			count((int64_t)n, 1);
+	}
+	leave(t, VT_MEM_MMAP);
+	return r;
+}
+
+/* What an munmap of [start, end) unmaps of the tracked mappings, which shrink or split. */
+VT_NOSAN static int64_t unmapped(uintptr_t start, uintptr_t end)
+{
+	int64_t gone = 0;
+	maps_lock();
+	for (uint32_t i = 0; i < mem.n_maps;) {
+		uintptr_t s = mem.maps[i].start, e = mem.maps[i].end;
+		if (e <= start || s >= end) {
+			i++;
+			continue;
+		}
+		gone += (int64_t)((e < end ? e : end) - (s > start ? s : start));
+		if (s < start && e > end) { /* the middle: two parts stay */
+			mem.maps[i].end = start;
+			if (mem.n_maps < sizeof(mem.maps) / sizeof(mem.maps[0])) {
+				mem.maps[mem.n_maps].start = end;
+				mem.maps[mem.n_maps].end = e;
+				mem.n_maps++;
+			}
+			i++;
+		} else if (s < start) {
+			mem.maps[i++].end = start;
+		} else if (e > end) {
+			mem.maps[i++].start = end;
+		} else {
+			mem.maps[i] = mem.maps[--mem.n_maps];
+		}
+	}
+	maps_unlock();
+	return gone;
+}
+
+VT_EXPORT int munmap(void *addr, size_t len)
+{
+	int (*real)(void *, size_t) = __atomic_load_n(&mem.munmap, __ATOMIC_ACQUIRE);
+	if (__builtin_expect(!real, 0)) {
+		*(void **)&real = dlsym(RTLD_NEXT, "munmap");
+		if (!real) {
+			errno = ENOSYS;
+			return -1;
+		}
+		__atomic_store_n(&mem.munmap, real, __ATOMIC_RELEASE);
+	}
+	if (__builtin_expect(__atomic_load_n(&vt_mem_hooks.count, __ATOMIC_RELAXED) == NULL, 1))
+		return real(addr, len);
+	void *t = enter(VT_MEM_MUNMAP);
+	int rc = real(addr, len);
+	if (rc == 0) {
+		int64_t gone = unmapped((uintptr_t)addr, (uintptr_t)addr + pages_of(len));
+		if (gone)
+			count(-gone, 0);
+	}
+	leave(t, VT_MEM_MUNMAP);
+	return rc;
 }

@@ -8,7 +8,8 @@
 
 /*
  * interpose/vt_malloc.c defines malloc, calloc, realloc, free, posix_memalign,
- * aligned_alloc, memalign, valloc and pvalloc over libc's. Each call that changed the
+ * aligned_alloc, memalign, valloc, pvalloc and munmap over libc's (and counts the anonymous
+ * mmaps vt_io_posix.c's mmap hands it). Each call that changed the
  * program's memory reports it through count: the change of the bytes allocated (usable sizes,
  * malloc_usable_size's, so a block counts the same when it comes and when it goes) and the
  * allocations it made (0 or 1). The lifecycle sets the hook when VT_MEMTRACE=yes; left NULL,
@@ -35,8 +36,15 @@ enum vt_mem_fn {
 	VT_MEM_MEMALIGN,
 	VT_MEM_VALLOC,
 	VT_MEM_PVALLOC,
+	VT_MEM_MMAP,   /* of anonymous memory (interpose/vt_io_posix.c's mmap hands it over) */
+	VT_MEM_MUNMAP, /* of what such an mmap mapped */
 	VT_MEM_FN_MAX
 };
+
+/* An anonymous mmap of the program while memory is counted: made with the real function,
+ * counted (the pages mapped, one allocation) and, with VT_MEMTRACE=regions, a region. */
+typedef void *(*vt_mmap_fn)(void *, size_t, int, int, int, long);
+void *vt_mem_mmap(vt_mmap_fn real, void *addr, size_t len, int prot, int flags, int fd, long off);
 
 void vt_mem_set_hooks(const struct vt_mem_hooks *h);
 extern struct vt_mem_hooks vt_mem_hooks __attribute__((visibility("hidden")));

@@ -80,13 +80,15 @@ static const char *const mem_names[VT_MEM_FN_MAX] = {
     [VT_MEM_MEMALIGN] = "memalign",
     [VT_MEM_VALLOC] = "valloc",
     [VT_MEM_PVALLOC] = "pvalloc",
+    [VT_MEM_MMAP] = "mmap",
+    [VT_MEM_MUNMAP] = "munmap",
 };
 
 static uint32_t mem_role(uint32_t fn)
 {
-	return fn == VT_MEM_FREE      ? OTF2_REGION_ROLE_DEALLOCATE
-	       : fn == VT_MEM_REALLOC ? OTF2_REGION_ROLE_REALLOCATE
-				      : OTF2_REGION_ROLE_ALLOCATE;
+	return fn == VT_MEM_FREE || fn == VT_MEM_MUNMAP ? OTF2_REGION_ROLE_DEALLOCATE
+	       : fn == VT_MEM_REALLOC			? OTF2_REGION_ROLE_REALLOCATE
+							: OTF2_REGION_ROLE_ALLOCATE;
 }
 
 /* The region of fn, registered at its first call as vt's own work (registration allocates). */

@@ -4,6 +4,7 @@
 #include "base/vt_config.h"
 #include "base/vt_log.h"
 #include "base/vt_state.h"
+#include "base/vt_sys.h"
 #include "interpose/vt_interpose.h"
 #include "interpose/vt_signal.h"
 
@@ -268,8 +269,8 @@ static struct vt_rec *buffer_take(void)
 	if (buf)
 		return buf;
 	/* mmap: pages become resident as the buffer fills, not up front. */
-	buf =
-	    mmap(NULL, buffer_bytes(), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	buf = vt_sys_mmap(NULL, buffer_bytes(), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+			  -1, 0);
 	return buf == MAP_FAILED ? NULL : buf;
 }
 
@@ -287,7 +288,7 @@ static void buffer_give_back(struct vt_rec *buf, bool keep)
 		pthread_mutex_unlock(&thr.spare_lock);
 	}
 	if (buf)
-		munmap(buf, buffer_bytes());
+		vt_sys_munmap(buf, buffer_bytes());
 }
 
 /*
@@ -321,7 +322,8 @@ static void thread_exit(void *arg)
 	t->pos = t->end = NULL;
 	/* A signal handler on this thread from now on records nothing, not even aside. */
 	if (t->side_cap > VT_BUF_SIDE)
-		munmap(t->side, (size_t)t->side_cap * sizeof(*t->side)); /* grown (grow_side) */
+		vt_sys_munmap(t->side,
+			      (size_t)t->side_cap * sizeof(*t->side)); /* grown (grow_side) */
 	t->side = NULL;
 	t->side_cap = 0;
 	release_buffer_locked(loc);
@@ -349,7 +351,7 @@ static struct vt_loc *new_location(struct vt_tls *t)
 			 "thread: %s; that thread is not recorded",
 			 (unsigned long)vt_cfg.buffer_size, strerror(errno));
 		if (buf)
-			munmap(buf, buffer_bytes());
+			vt_sys_munmap(buf, buffer_bytes());
 		free(loc);
 		return NULL;
 	}
@@ -444,8 +446,8 @@ static void grow_side(struct vt_tls *t)
 	if (!t->side || claimed < t->side_cap / 2 || t->side_cap >= VT_BUF_SIDE_MAX)
 		return;
 	uint32_t cap = t->side_cap * 4 < VT_BUF_SIDE_MAX ? t->side_cap * 4 : VT_BUF_SIDE_MAX;
-	struct vt_rec *side = mmap(NULL, (size_t)cap * sizeof(*side), PROT_READ | PROT_WRITE,
-				   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	struct vt_rec *side = vt_sys_mmap(NULL, (size_t)cap * sizeof(*side), PROT_READ | PROT_WRITE,
+					  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (side == MAP_FAILED)
 		return; /* it stays as it is: what does not fit is counted as dropped */
 	sigset_t all, old;
@@ -460,7 +462,7 @@ static void grow_side(struct vt_tls *t)
 	t->side_cap = cap;
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (own)
-		munmap(was, was_bytes);
+		vt_sys_munmap(was, was_bytes);
 }
 
 /* 2 ms from now: how often a waiting thread looks at its side area (a quarter of the first

@@ -2,6 +2,7 @@
 /* Region ids: first sight of an address or a user-API name, filter decisions, names. */
 #include "regions/vt_region.h"
 #include "base/vt_log.h"
+#include "base/vt_sys.h"
 #include "filter/vt_filter.h"
 #include "regions/vt_symbols.h"
 #include "vt/vt_inst.h"
@@ -76,8 +77,8 @@ static char *copy_locked(const char *s)
 	size_t n = strlen(s) + 1;
 	if ((size_t)(end - at) < n) {
 		size_t chunk = n > 65536 ? n : 65536;
-		void *p =
-		    mmap(NULL, chunk, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		void *p = vt_sys_mmap(NULL, chunk, PROT_READ | PROT_WRITE,
+				      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 		if (p == MAP_FAILED)
 			return NULL;
 		at = p;
@@ -174,8 +175,8 @@ static bool page_locked(uint32_t id)
 		__atomic_store_n(page, rgn.last_page, __ATOMIC_RELEASE);
 		return true;
 	}
-	void *p = mmap(NULL, VT_REGION_PAGE * sizeof(struct vt_region), PROT_READ | PROT_WRITE,
-		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	void *p = vt_sys_mmap(NULL, VT_REGION_PAGE * sizeof(struct vt_region),
+			      PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (p == MAP_FAILED)
 		return false;
 	__atomic_store_n(page, (struct vt_region *)p, __ATOMIC_RELEASE);

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* A lock-free DWARF CFI unwinder for x86-64 signal handlers (vt_unwind.h). */
 #include "sampling/vt_unwind.h"
+#include "base/vt_sys.h"
 
 #include <dlfcn.h>
 #include <pthread.h>
@@ -694,8 +695,8 @@ void vt_unwind_thread_init(struct vt_unwind_thread *u)
 		}
 		pthread_attr_destroy(&a);
 	}
-	void *c = mmap(NULL, sizeof(struct vt_unwind_cache), PROT_READ | PROT_WRITE,
-		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	void *c = vt_sys_mmap(NULL, sizeof(struct vt_unwind_cache), PROT_READ | PROT_WRITE,
+			      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	u->cache = c == MAP_FAILED ? NULL : c;
 }
 
@@ -704,5 +705,5 @@ void vt_unwind_thread_fini(struct vt_unwind_thread *u)
 	struct vt_unwind_cache *c = u->cache;
 	u->cache = NULL;
 	if (c)
-		munmap(c, sizeof(*c));
+		vt_sys_munmap(c, sizeof(*c));
 }

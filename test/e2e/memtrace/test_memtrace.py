@@ -13,7 +13,9 @@ libstdc++), with vtcxx and under vtrun. VT_MEMTRACE=events: the three counters w
 Enter and Leave, the last ones the program's figures, and vt-profile --memory puts the 11
 allocations and the 56 bytes kept on main, the frees on gone(), nothing on got().
 VT_MEMTRACE=regions: a region per call of malloc's family (roles ALLOCATE, REALLOCATE,
-DEALLOCATE), exactly the program's calls, each allocation on its call's path. Under AddressSanitizer (scripts/test-sanitize.sh preloads libasan, whose malloc then
+DEALLOCATE), exactly the program's calls, each allocation on its call's path. memmap.c:
+anonymous mappings count (an mmap one allocation of its pages, an munmap what it unmapped of
+them, in part too), a file's mapping does not. Under AddressSanitizer (scripts/test-sanitize.sh preloads libasan, whose malloc then
 takes the calls) vt says so in one warning and records no counter; under vtrun, which puts
 libvt first, the counters are exact there too."""
 
@@ -118,6 +120,7 @@ def body(t):
     check(t, run, 'vtrun c++', prefix='memcc.vt', vtrun=True, want_allocs=4)
     events_mode(t, exes[0])
     regions_mode(t, exes[0])
+    anonymous_maps(t)
 
 
 def per_event(path):
@@ -220,6 +223,31 @@ def regions_mode(t, exe):
     t.eq({k: v for k, v in paths.items() if v}, want,
          '%s: vt-profile --memory: the %d allocations, each on its call\'s path' % (
              what, allocs or 0))
+
+
+def anonymous_maps(t):
+    """memmap.c: two anonymous mappings (3 and 5 pages), the first unmapped whole, two pages
+    out of the second's middle, and a file's mapping (not memory): the counters at main's
+    Leave are 2 allocations, a high water of 8 pages and 3 pages left; with regions, mmap
+    twice and munmap three times."""
+    exe = t.compile('memmap', ['memmap.c'], compiler='gcc', opt='-O0')
+    for mode, regions in (('events', {}), ('regions', {'mmap': 2, 'munmap': 3})):
+        what = 'memmap, VT_MEMTRACE=%s' % mode
+        run = t.run(exe, env={'VT_MEMTRACE': mode}, label='memmap-' + mode)
+        m = re.search(r'^maps (\d+) high_water (\d+) now (\d+) rc 0$', run.stdout, re.M)
+        t.check(run.status == 0 and m, '%s: the program ran' % what, run.stdout)
+        asan = bool(os.environ.get('VT_TEST_PRELOAD'))
+        t.clean_run(run, what, allow=[ASAN_WARNING] if asan else [])
+        tr = t.trace(run, what)
+        if asan or not m:
+            continue
+        evs = per_event(tr.path)
+        t.eq(evs[-1][3], {'mem_allocations': int(m.group(1)), 'mem_high_water': int(m.group(2)),
+                          'mem_allocated': int(m.group(3))},
+             '%s: at main\'s Leave, 2 allocations, 8 pages at most, 3 left' % what)
+        enters = tr.loc('Master thread').enters
+        t.eq({n: enters.get(n, 0) for n in ('mmap', 'munmap')},
+             regions or {'mmap': 0, 'munmap': 0}, '%s: the regions of the calls' % what)
 
 
 vttest.main('memtrace', body)
