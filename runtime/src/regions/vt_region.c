@@ -475,6 +475,9 @@ uint32_t vt_region_of_string(const char *s, size_t len)
 		break;
 	}
 	pthread_mutex_unlock(&rgn.names_lock);
+	if (val == VT_REGION_UNKNOWN) /* its page exists before the id is used */
+		__atomic_store_n(&vt_regtab.pages[VT_REGION_UNKNOWN / VT_REGION_PAGE],
+				 rgn.last_page, __ATOMIC_RELEASE);
 	errno = saved;
 	return val;
 }
