@@ -133,6 +133,7 @@ struct itask {
 	struct fork *f;
 	uintptr_t code;
 	uint32_t team, region, gen, k;
+	uint32_t open_base; /* the thread's open constructs when it began (n_open) */
 	bool recorded;
 };
 
@@ -408,7 +409,7 @@ static void on_implicit_task(ompt_scope_endpoint_t endpoint, ompt_data_t *parall
 		if (i >= FORK_DEPTH)
 			return;
 		struct itask *it = &o->tasks[i];
-		*it = (struct itask){f, f->code, team, f->region, f->gen, k, false};
+		*it = (struct itask){f, f->code, team, f->region, f->gen, k, o->n_open, false};
 		if (!t || team == VT_TEAMS_NONE)
 			return;
 		put_team(t, ts, team, VT_REC_THREAD_TEAM_BEGIN);
@@ -422,8 +423,19 @@ static void on_implicit_task(ompt_scope_endpoint_t endpoint, ompt_data_t *parall
 	struct itask *it = itask_now();
 	o->n_tasks--;
 	struct vt_tls *t = it && it->recorded ? vt_thread_self() : NULL;
+	/*
+	 * Constructs still open in the task end with it, innermost first: a single's executor
+	 * under libgomp's ABI (gcc's code) hears no end of it, as gcc calls no function at the
+	 * end of a single; without their Leaves here the region's Leave would not match.
+	 */
+	uint32_t base = it ? it->open_base : o->n_open;
+	uint64_t ts = t ? end_ts(it) : UINT64_MAX;
+	while (o->n_open > base) {
+		o->n_open--;
+		if (t && o->n_open < OPEN_DEPTH)
+			leave_at(t, o->open[o->n_open].region, ts);
+	}
 	if (t) {
-		uint64_t ts = end_ts(it);
 		leave_at(t, it->region, ts);
 		put_team(t, ts == UINT64_MAX ? vt_clock_now() : ts, it->team,
 			 VT_REC_THREAD_TEAM_END);
