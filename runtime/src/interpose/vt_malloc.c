@@ -129,11 +129,10 @@ VT_NOSAN bool vt_mem_interposed(void)
 	       bound.dli_fbase == self.dli_fbase;
 }
 
-VT_NOSAN static inline __attribute__((always_inline)) void count(int64_t delta, uint32_t allocs)
+VT_NOSAN static inline __attribute__((always_inline)) bool count(int64_t delta, uint32_t allocs)
 {
-	void (*hook)(int64_t, uint32_t) = __atomic_load_n(&vt_mem_hooks.count, __ATOMIC_ACQUIRE);
-	if (__builtin_expect(hook != NULL, 0))
-		hook(delta, allocs);
+	bool (*hook)(int64_t, uint32_t) = __atomic_load_n(&vt_mem_hooks.count, __ATOMIC_ACQUIRE);
+	return __builtin_expect(hook != NULL, 0) && hook(delta, allocs);
 }
 
 /* VT_MEMTRACE=regions: the call's region begins (the thread's state, or NULL: not recorded,
@@ -342,24 +341,27 @@ VT_NOSAN static size_t pages_of(size_t len)
 	return (len + page - 1) / page * page;
 }
 
+VT_NOSAN static int64_t unmapped(uintptr_t start, uintptr_t end);
+
 VT_NOSAN void *vt_mem_mmap(vt_mmap_fn real, void *addr, size_t len, int prot, int flags, int fd,
 			   long off)
 {
 	void *t = enter(VT_MEM_MMAP);
 	void *r = real(addr, len, prot, flags, fd, off);
 	if (r != MAP_FAILED) {
-		size_t n = pages_of(len);
+		/* Followed only when counted (not vt's own work, vt on) and there is room: an
+		 * munmap gives back only what an mmap added. */
+		uintptr_t start = (uintptr_t)r, end = start + pages_of(len);
 		maps_lock();
-		if (mem.n_maps < sizeof(mem.maps) / sizeof(mem.maps[0])) {
-			mem.maps[mem.n_maps].start = (uintptr_t)r;
-			mem.maps[mem.n_maps].end = (uintptr_t)r + n;
+		bool room = mem.n_maps < sizeof(mem.maps) / sizeof(mem.maps[0]);
+		if (room) {
+			mem.maps[mem.n_maps].start = start;
+			mem.maps[mem.n_maps].end = end;
 			mem.n_maps++;
-		} else {
-			n = 0; /* not known: not counted either way */
 		}
 		maps_unlock();
-		if (n)
-			count((int64_t)n, 1);
+		if (room && !count((int64_t)(end - start), 1))
+			unmapped(start, end); /* not counted: not followed either */
 	}
 	leave(t, VT_MEM_MMAP);
 	return r;

@@ -17,7 +17,7 @@
  * (not vt's own code, not its threads).
  */
 struct vt_mem_hooks {
-	void (*count)(int64_t delta, uint32_t allocs);
+	bool (*count)(int64_t delta, uint32_t allocs); /* false: not counted */
 	/* VT_MEMTRACE=regions: around each call, its region (fn: enum vt_mem_fn). enter returns
 	 * the recording thread's state, or NULL when this call is not recorded (the thread does
 	 * not record, or it is inside vt or inside another recorded call). */

@@ -128,23 +128,24 @@ void vt_metric_mem_leave(void *thread, uint32_t fn)
 	errno = saved;
 }
 
-void vt_metric_mem_count(int64_t delta, uint32_t allocs)
+bool vt_metric_mem_count(int64_t delta, uint32_t allocs)
 {
 	struct vt_tls *t = &vt_tls;
 	/* vt's own code and threads (busy), a producer a signal interrupted, a thread vt has
 	 * switched off: their memory is not the program's. */
 	if (t->busy || t->nest || t->state == VT_TLS_OFF || vt_core_state() != VT_STATE_ON)
-		return;
+		return false;
 	if (allocs)
 		__atomic_add_fetch(&mem.allocs, allocs, __ATOMIC_RELAXED);
 	int64_t now = __atomic_add_fetch(&mem.now, delta, __ATOMIC_RELAXED);
 	if (delta <= 0 || now <= 0)
-		return;
+		return true;
 	uint64_t high = __atomic_load_n(&mem.high_water, __ATOMIC_RELAXED);
 	while ((uint64_t)now > high &&
 	       !__atomic_compare_exchange_n(&mem.high_water, &high, (uint64_t)now, true,
 					    __ATOMIC_RELAXED, __ATOMIC_RELAXED))
 		;
+	return true;
 }
 
 void vt_metric_mem_values(int64_t *now, uint64_t *high_water, uint64_t *allocs)

@@ -10,7 +10,7 @@ struct vt_metric_source *vt_metric_mem_load(uint64_t (*wtime)(void));
 
 /* The hook of interpose/vt_mem.h: the program changed its memory by delta bytes with allocs
  * allocations (not counted inside vt, on its threads, or while vt does not record). */
-void vt_metric_mem_count(int64_t delta, uint32_t allocs);
+bool vt_metric_mem_count(int64_t delta, uint32_t allocs);
 
 /* The hooks of interpose/vt_mem.h with VT_MEMTRACE=regions: a call's region begins (the
  * thread's state, or NULL: not recorded) and ends. */
