@@ -49,33 +49,9 @@ void vt_iotrace_init(void)
 	}
 }
 
-/* vt's own work on the program's thread (definitions: they allocate): marked busy, so the
- * memory counters and the other interposed calls leave it out. */
-#define OWN_WORK(expr)                                                                             \
-	({                                                                                         \
-		int busy_ = vt_tls.busy;                                                           \
-		vt_tls.busy = VT_BUSY_OWN;                                                         \
-		__typeof__(expr) r_ = (expr);                                                      \
-		vt_tls.busy = busy_;                                                               \
-		r_;                                                                                \
-	})
-
-/* A region's first call registers it (errno kept: registration allocates). */
-static __attribute__((noinline)) uint32_t register_region(struct vt_inst_desc *d)
-{
-	int saved = errno;
-	uint32_t h = OWN_WORK(vt_region_register_desc(d));
-	errno = saved;
-	return h;
-}
-
 static inline __attribute__((always_inline)) uint32_t region_of(enum vt_io_fn fn)
 {
-	struct vt_inst_desc *d = &io.regions[fn];
-	uint32_t h = __atomic_load_n(&d->handle, __ATOMIC_ACQUIRE);
-	if (vt_unlikely(!h))
-		h = register_region(d);
-	return h - 1;
+	return vt_thread_desc_region(&io.regions[fn]);
 }
 
 /* Whether the calling thread records this call (then it is inside one from now on). */
@@ -195,7 +171,7 @@ static bool tracked(int fd)
 static void destroy(struct vt_io_call *c, uint32_t h)
 {
 	put(c, 0, VT_REC_IO_DESTROY, 0, h, 0, 0, 0);
-	OWN_WORK((vt_mpi_defs_io_free(h), 0));
+	VT_OWN_WORK((vt_mpi_defs_io_free(h), 0));
 }
 
 /* fd's handle now is handle (replacing whatever it had; a handle it had is destroyed). */
@@ -233,7 +209,7 @@ static uint32_t handle_of(struct vt_io_call *c, int fd)
 		snprintf(name, sizeof(name), "fd %d", fd);
 	else
 		name[n] = 0;
-	uint32_t id = OWN_WORK(vt_mpi_defs_io_local(VT_IO_PARADIGM_POSIX, name));
+	uint32_t id = VT_OWN_WORK(vt_mpi_defs_io_local(VT_IO_PARADIGM_POSIX, name));
 	if (id == UINT32_MAX)
 		return id;
 	uint32_t expected = 0;
@@ -351,7 +327,7 @@ void vt_iotrace_opened(struct vt_io_call *c, int fd, const char *path, int flags
 {
 	if (tracked(fd)) {
 		uint32_t id =
-		    OWN_WORK(vt_mpi_defs_io_local(VT_IO_PARADIGM_POSIX, path ? path : ""));
+		    VT_OWN_WORK(vt_mpi_defs_io_local(VT_IO_PARADIGM_POSIX, path ? path : ""));
 		if (id != UINT32_MAX) {
 			bind_fd(c, fd, id);
 			put(c, access_mode(flags), VT_REC_IO_CREATE, creation_flags(flags), id,
@@ -396,7 +372,7 @@ void vt_iotrace_duped(struct vt_io_call *c, int oldfd, int newfd, int flags)
 {
 	uint32_t old = newfd >= 0 && newfd != oldfd ? handle_of(c, oldfd) : UINT32_MAX;
 	uint32_t id =
-	    old != UINT32_MAX && tracked(newfd) ? OWN_WORK(vt_mpi_defs_io_dup(old)) : UINT32_MAX;
+	    old != UINT32_MAX && tracked(newfd) ? VT_OWN_WORK(vt_mpi_defs_io_dup(old)) : UINT32_MAX;
 	if (id != UINT32_MAX) {
 		bind_fd(c, newfd, id);
 		put(c, 0, VT_REC_IO_DUP, id, old, status_flags(flags), 0, 0);
@@ -437,7 +413,7 @@ uint32_t vt_iotrace_fd_open(struct vt_io_call *c, int fd, const char *path, int 
 {
 	if (!tracked(fd))
 		return UINT32_MAX;
-	uint32_t id = OWN_WORK(vt_mpi_defs_io_local(VT_IO_PARADIGM_POSIX, path ? path : ""));
+	uint32_t id = VT_OWN_WORK(vt_mpi_defs_io_local(VT_IO_PARADIGM_POSIX, path ? path : ""));
 	if (id != UINT32_MAX) {
 		bind_fd(c, fd, id);
 		vt_iotrace_put_create(c, id, flags, true);
@@ -475,7 +451,7 @@ void vt_iotrace_status(struct vt_io_call *c, int fd, int ret)
 void vt_iotrace_unlinked(struct vt_io_call *c, int dirfd, const char *path, int flags, int ret)
 {
 	if (ret == 0 && path && (dirfd == AT_FDCWD || path[0] == '/') && !(flags & AT_REMOVEDIR)) {
-		uint32_t id = OWN_WORK(vt_mpi_defs_io_file(VT_IO_PARADIGM_POSIX, path));
+		uint32_t id = VT_OWN_WORK(vt_mpi_defs_io_file(VT_IO_PARADIGM_POSIX, path));
 		if (id != UINT32_MAX)
 			put(c, 0, VT_REC_IO_DELETE, 0, id, 0, 0, 0);
 	}

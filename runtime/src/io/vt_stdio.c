@@ -45,23 +45,9 @@ void vt_stdio_init(void)
 		};
 }
 
-/* vt's own work on the program's thread (definitions allocate): marked busy. */
-#define OWN_WORK(expr)                                                                             \
-	({                                                                                         \
-		int busy_ = vt_tls.busy;                                                           \
-		vt_tls.busy = VT_BUSY_OWN;                                                         \
-		__typeof__(expr) r_ = (expr);                                                      \
-		vt_tls.busy = busy_;                                                               \
-		r_;                                                                                \
-	})
-
 static uint32_t region_of(uint32_t fn)
 {
-	struct vt_inst_desc *d = &sio.regions[fn];
-	uint32_t h = __atomic_load_n(&d->handle, __ATOMIC_ACQUIRE);
-	if (vt_unlikely(!h))
-		h = OWN_WORK(vt_region_register_desc(d));
-	return h - 1;
+	return vt_thread_desc_region(&sio.regions[fn]);
 }
 
 static void put(struct vt_io_call *c, uint32_t head, uint32_t kind, uint64_t value, uint32_t handle,
@@ -133,7 +119,7 @@ static void give(int fd, FILE *f, uint32_t h)
 static void destroy(struct vt_io_call *c, uint32_t h)
 {
 	put(c, 0, VT_REC_IO_DESTROY, 0, h, 0, 0);
-	OWN_WORK((vt_mpi_defs_io_free(h), 0));
+	VT_OWN_WORK((vt_mpi_defs_io_free(h), 0));
 }
 
 /*
@@ -151,7 +137,7 @@ static uint32_t define(struct vt_io_call *c, FILE *f, int fd, const char *name, 
 	}
 	if (old)
 		destroy(c, old - 1);
-	uint32_t id = OWN_WORK(vt_mpi_defs_io_child(VT_IO_PARADIGM_ISOC, name, parent));
+	uint32_t id = VT_OWN_WORK(vt_mpi_defs_io_child(VT_IO_PARADIGM_ISOC, name, parent));
 	if (id != UINT32_MAX)
 		vt_iotrace_put_create(c, id, flags, created);
 	give(fd, id != UINT32_MAX ? f : NULL, id + 1);

@@ -91,18 +91,9 @@ static uint32_t mem_role(uint32_t fn)
 							: OTF2_REGION_ROLE_ALLOCATE;
 }
 
-/* The region of fn, registered at its first call as vt's own work (registration allocates). */
 static uint32_t region_of(uint32_t fn)
 {
-	struct vt_inst_desc *d = &mem.regions[fn];
-	uint32_t h = __atomic_load_n(&d->handle, __ATOMIC_ACQUIRE);
-	if (vt_unlikely(!h)) {
-		int busy = vt_tls.busy;
-		vt_tls.busy = VT_BUSY_OWN;
-		h = vt_region_register_desc(d);
-		vt_tls.busy = busy;
-	}
-	return h - 1;
+	return vt_thread_desc_region(&mem.regions[fn]);
 }
 
 void *vt_metric_mem_enter(uint32_t fn)

@@ -734,3 +734,11 @@ struct vt_loc *vt_thread_finalize(uint64_t end_ts)
 	self->busy = 0;
 	return thr.locs;
 }
+
+uint32_t vt_thread_desc_register(struct vt_inst_desc *d)
+{
+	int saved = errno;
+	uint32_t h = VT_OWN_WORK(vt_region_register_desc(d));
+	errno = saved;
+	return h;
+}

@@ -6,6 +6,7 @@
 #include "base/vt_clock.h"
 #include "record/vt_buf.h"
 #include "regions/vt_region.h"
+#include "vt/vt_inst.h"
 
 #include <limits.h>
 #include <pthread.h>
@@ -205,5 +206,27 @@ void vt_thread_archive_ready(void);
 
 /* vt could not start after all (MPI mode): every location stops at its next flush. */
 void vt_thread_switch_off(void);
+
+/* vt's own work on the program's thread (definitions: they allocate), marked busy so that
+ * the memory counters and the interposed calls leave it out; the expression's value. */
+#define VT_OWN_WORK(expr)                                                                          \
+	({                                                                                         \
+		int busy_ = vt_tls.busy;                                                           \
+		vt_tls.busy = VT_BUSY_OWN;                                                         \
+		__typeof__(expr) r_ = (expr);                                                      \
+		vt_tls.busy = busy_;                                                               \
+		r_;                                                                                \
+	})
+
+/* The region of a descriptor of vt's own (interposed I/O, stdio, allocation calls),
+ * registered as vt's own work at its first use, errno kept. */
+uint32_t vt_thread_desc_register(struct vt_inst_desc *d);
+static inline __attribute__((always_inline)) uint32_t vt_thread_desc_region(struct vt_inst_desc *d)
+{
+	uint32_t h = __atomic_load_n(&d->handle, __ATOMIC_ACQUIRE);
+	if (__builtin_expect(!h, 0))
+		h = vt_thread_desc_register(d);
+	return h - 1;
+}
 
 #endif
