@@ -77,18 +77,27 @@ static inline __attribute__((always_inline)) uint32_t vt_slot_index(uintptr_t ke
  * distinct objects, so the keys never collide). Readers load the key with acquire order;
  * the inserter stores the value first and the key last.
  */
-static inline __attribute__((always_inline)) uint32_t vt_region_probe(uintptr_t key,
-								      uint32_t (*miss)(uintptr_t))
+static inline __attribute__((always_inline)) bool vt_region_find(uintptr_t key, uint32_t *val)
 {
 	uint32_t i = vt_slot_index(key);
 	for (;;) {
 		uintptr_t k = __atomic_load_n(&vt_regtab.by_addr[i].key, __ATOMIC_ACQUIRE);
-		if (__builtin_expect(k == key, 1))
-			return vt_regtab.by_addr[i].val;
+		if (__builtin_expect(k == key, 1)) {
+			*val = vt_regtab.by_addr[i].val;
+			return true;
+		}
 		if (k == 0)
-			return miss(key);
+			return false;
 		i = (i + 1) & (VT_ADDR_SLOTS - 1);
 	}
+}
+
+/* The same, the slow path miss(key) for a key not known yet. */
+static inline __attribute__((always_inline)) uint32_t vt_region_probe(uintptr_t key,
+								      uint32_t (*miss)(uintptr_t))
+{
+	uint32_t val;
+	return vt_region_find(key, &val) ? val : miss(key);
 }
 
 static inline __attribute__((always_inline)) uint32_t vt_region_of_addr(uintptr_t addr)
@@ -123,16 +132,10 @@ static inline __attribute__((always_inline)) uint32_t
 vt_region_of_code(uintptr_t code, uint32_t construct, const char *prefix, uint8_t paradigm,
 		  uint8_t role)
 {
-	uintptr_t key = vt_region_code_key(code, construct);
-	uint32_t i = vt_slot_index(key);
-	for (;;) {
-		uintptr_t k = __atomic_load_n(&vt_regtab.by_addr[i].key, __ATOMIC_ACQUIRE);
-		if (__builtin_expect(k == key, 1))
-			return vt_regtab.by_addr[i].val;
-		if (k == 0)
-			return vt_region_insert_code(code, construct, prefix, paradigm, role);
-		i = (i + 1) & (VT_ADDR_SLOTS - 1);
-	}
+	uint32_t val;
+	if (vt_region_find(vt_region_code_key(code, construct), &val))
+		return val;
+	return vt_region_insert_code(code, construct, prefix, paradigm, role);
 }
 
 struct vt_inst_desc;
