@@ -10,12 +10,11 @@ import html.parser
 import json
 import os
 import re
-import struct
 import subprocess
-import zlib
 
-import vttest
 import vizprog
+import vtpng
+import vttest
 
 VT_REPORT = os.path.join(vttest.BUILD_ROOT, 'tools', 'vt-report', 'vt-report')
 VT_PROFILE = os.environ.get('VT_PROFILE', 'vt-profile')
@@ -77,46 +76,8 @@ def chromium(t, args, url, what):
 
 
 def png_pixels(path):
-    """Decodes an 8-bit RGB or RGBA PNG (what Chromium writes): (width, height, rows of
-    (r, g, b) tuples)."""
-    with open(path, 'rb') as f:
-        data = f.read()
-    assert data[:8] == b'\x89PNG\r\n\x1a\n', 'not a PNG'
-    pos, idat, w = 8, b'', None
-    while pos < len(data):
-        n, kind = struct.unpack('>I4s', data[pos:pos + 8])
-        body = data[pos + 8:pos + 8 + n]
-        if kind == b'IHDR':
-            w, h, depth, ctype = struct.unpack('>IIBB', body[:10])
-            assert depth == 8 and ctype in (2, 6), 'PNG of depth %d type %d' % (depth, ctype)
-            bpp = 3 if ctype == 2 else 4
-        elif kind == b'IDAT':
-            idat += body
-        pos += 12 + n
-    raw = zlib.decompress(idat)
-    stride = w * bpp
-    rows, prev = [], bytearray(stride)
-    for y in range(h):
-        ftype = raw[y * (stride + 1)]
-        line = bytearray(raw[y * (stride + 1) + 1:(y + 1) * (stride + 1)])
-        for i in range(stride):
-            a = line[i - bpp] if i >= bpp else 0
-            b = prev[i]
-            c = prev[i - bpp] if i >= bpp else 0
-            if ftype == 1:
-                line[i] = (line[i] + a) & 255
-            elif ftype == 2:
-                line[i] = (line[i] + b) & 255
-            elif ftype == 3:
-                line[i] = (line[i] + (a + b) // 2) & 255
-            elif ftype == 4:
-                p = a + b - c
-                pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
-                pred = a if pa <= pb and pa <= pc else (b if pb <= pc else c)
-                line[i] = (line[i] + pred) & 255
-        rows.append([tuple(line[i:i + 3]) for i in range(0, stride, bpp)])
-        prev = line
-    return w, h, rows
+    """(width, height, rows of (r, g, b) tuples) of a screenshot Chromium wrote."""
+    return vtpng.pixels(path)
 
 
 def profile_json(*args):
