@@ -57,17 +57,23 @@ def table(title, variants, runs, count, work):
         print('%s: run %d of %d done' % (title, r + 1, runs), file=sys.stderr)
     med = {name: {c: statistics.median(x[c] for x in rs) for c in rs[0]}
            for name, rs in got.items()}
-    plain = med[variants[0][0]]
-    print('%s, %d calls per loop, ns per call (median of %d runs); added = over plain, '
-          'ratio = to plain' % (title, count, runs))
+    print_table('%s, %d calls per loop, ns per call (median of %d runs); added = over plain, '
+                'ratio = to plain' % (title, count, runs), [v[0] for v in variants], med)
+    return med
+
+
+def print_table(title, names, med):
+    """The medians of each variant (names[0] the plain one), then each other's addition
+    over plain and ratio to it."""
+    plain = med[names[0]]
+    print(title)
     print('%-20s' % 'variant' + ''.join('%18s' % c for c in plain))
-    for name, _, _ in variants:
+    for name in names:
         print('%-20s' % name + ''.join('%18.1f' % med[name][c] for c in plain))
-    for name, _, _ in variants[1:]:
+    for name in names[1:]:
         print('%-20s' % ('+' + name) +
               ''.join('%10.1f (%4.2fx)' % (med[name][c] - plain[c], med[name][c] / plain[c])
                       for c in plain))
-    return med
 
 
 def stdio(a, vtrun, work, base):
@@ -159,17 +165,9 @@ def main():
         print('run %d of %d done' % (r + 1, a.runs), file=sys.stderr)
     med = {name: {c: statistics.median(x[c] for x in rs) for c in rs[0]}
            for name, rs in runs.items()}
-    plain = med['plain']
-    print('POSIX I/O, 1 byte per call, %d calls per loop (malloc/free: %d pairs), ns per call '
-          '(median of %d runs); added = over plain, ratio = to plain'
-          % (a.count, 10 * a.count, a.runs))
-    print('%-20s' % 'variant' + ''.join('%18s' % c for c in plain))
-    for name, _, _ in variants:
-        print('%-20s' % name + ''.join('%18.1f' % med[name][c] for c in plain))
-    for name, _, _ in variants[1:]:
-        print('%-20s' % ('+' + name) +
-              ''.join('%10.1f (%4.2fx)' % (med[name][c] - plain[c], med[name][c] / plain[c])
-                      for c in plain))
+    print_table('POSIX I/O, 1 byte per call, %d calls per loop (malloc/free: %d pairs), ns per '
+                'call (median of %d runs); added = over plain, ratio = to plain'
+                % (a.count, 10 * a.count, a.runs), [v[0] for v in variants], med)
     stdio_med = stdio(a, vtrun, work, base)
     print('compiler: %s' % benchlib.first_line(['cc', '--version']))
     cg = None
