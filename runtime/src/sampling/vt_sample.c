@@ -134,17 +134,61 @@ static unsigned unwind_libunwind(ucontext_t *uc, uint64_t *f, bool *cut)
 	return n;
 }
 
+/*
+ * Where the interrupted function keeps its return address while rbp is still its caller's
+ * frame: a function interrupted on its first instructions (endbr64; push %rbp; mov
+ * %rsp,%rbp) or on its ret has no frame of its own in the rbp chain, and the walk through rbp
+ * alone would skip its caller. Returns the slot's offset from rsp, or -1 when the instruction
+ * at ip is none of these. The bytes are read one instruction at a time, each only after the
+ * bytes before it said the instruction is that long: the instruction being executed is
+ * mapped, what follows it need not be.
+ */
+static int fp_unframed_slot(const uint8_t *ip)
+{
+	if (ip[0] == 0xf3) { /* endbr64 (f3 0f 1e fa), rep ret (f3 c3) */
+		if (ip[1] == 0xc3)
+			return 0;
+		if (ip[1] != 0x0f || ip[2] != 0x1e || ip[3] != 0xfa)
+			return -1;
+		ip += 4;
+		/* endbr64 is 4 bytes and a function's first instruction: what follows is its
+		 * push %rbp, in the same mapping. */
+		return ip[0] == 0x55 ? 0 : -1;
+	}
+	if (ip[0] == 0x55 || ip[0] == 0xc3) /* push %rbp; ret */
+		return 0;
+	if (ip[0] == 0x48 && ip[1] == 0x89 && ip[2] == 0xe5) /* mov %rsp,%rbp: rbp pushed */
+		return 8;
+	return -1;
+}
+
 /* Frame pointers: each frame's saved rbp and return address, checked against the thread's
  * stack so that a frame without one (a leaf, code built without) ends the walk, not the
- * program. */
+ * program. A return address taken from the stack top (fp_unframed_slot) must point into a
+ * loaded object (_dl_find_object, async-signal-safe): in code built without frame pointers
+ * a push %rbp can come anywhere, and what it leaves on the stack is no return address. */
 static unsigned unwind_fp(ucontext_t *uc, uint64_t *f, bool *cut)
 {
 	uintptr_t ip = (uintptr_t)uc->uc_mcontext.gregs[REG_RIP];
 	uintptr_t fp = (uintptr_t)uc->uc_mcontext.gregs[REG_RBP];
+	uintptr_t sp = (uintptr_t)uc->uc_mcontext.gregs[REG_RSP];
 	unsigned n = 0;
 	if (!ip)
 		return 0;
 	f[n++] = ip;
+	int slot = fp_unframed_slot((const uint8_t *)ip);
+	if (slot >= 0 && sp >= self.unwind.stack_lo &&
+	    sp + (uintptr_t)slot + 8 <= self.unwind.stack_hi && !(sp & 7)) {
+		uintptr_t ret = *(const uintptr_t *)(sp + (uintptr_t)slot);
+		struct dl_find_object obj;
+		if (ret >= 4096 && _dl_find_object((void *)(ret - 1), &obj) == 0) {
+			if (n == smp.max_frames) {
+				*cut = true;
+				return n;
+			}
+			f[n++] = ret - 1;
+		}
+	}
 	while (fp >= self.unwind.stack_lo && fp <= self.unwind.stack_hi - 16 && !(fp & 7)) {
 		const uintptr_t *frame = (const uintptr_t *)fp;
 		uintptr_t next = frame[0], ret = frame[1];

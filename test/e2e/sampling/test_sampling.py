@@ -10,6 +10,9 @@
   every function of the program (-O0 -fno-omit-frame-pointer; a walk that starts in a
   library without frames, libc's printf, stops there: excused, as rare); and with
   VT_SAMPLING_DEPTH=3, every stack is cut at 3 frames below a node that says so;
+- edges.c (-O0 -fno-omit-frame-pointer), whose time goes to a function of five instructions
+  called in a loop: with frame pointers, the samples on its first instructions and on its
+  ret (where rbp is still, or again, its caller's frame) keep its caller in the stack;
 - hybrid.c, instrumented with vtcc, sampled at 10 kHz for 10 s: three threads that malloc
   all the time, a SIGALRM timer and SIGUSR1 between threads whose handlers run instrumented
   code. No crash or deadlock, the program's own call counts are the trace's Enter counts,
@@ -167,6 +170,30 @@ def split_cases(t):
          'depth 3: every stack hangs below %s' % CUT)
 
 
+def edges_case(t):
+    exe = t.compile('edges', ['edges.c'], opt='-O0',
+                    flags=['-g', '-fno-omit-frame-pointer'], instrument=False)
+    run = t.run(VTRUN, args=['-vt:sampling', 'yes', '-vt:sampling-period', '1ms',
+                             '-vt:sampling-unwind', 'fp', exe, '600000000'],
+                label='edges', timeout=120)
+    t.eq((run.status, run.stdout), (0, 'done 600000000\n'), 'edges: the program ran')
+    t.clean_run(run, 'edges')
+    tr = t.trace(run, 'edges', prefix='edges.vt')
+    s = vtsamples.read(tr.path)
+    tiny = [x for x in s.by_loc.get('Master thread', []) if x.leaf == 'tiny']
+    src = t.source('edges.c')
+    edge_lines = (vttest.line_of(src, 'TINY ENTRY'), vttest.line_of(src, 'TINY EXIT'))
+    on_edges = [x for x in tiny if x.stack[-1].src_line in edge_lines]
+    # At 1 ms over about a second, tiny has hundreds of samples and its entry and exit
+    # lines (push, mov; pop, ret: four of its seven instructions) many of them.
+    t.check(len(on_edges) >= 50, 'edges: samples on tiny\'s entry and exit lines',
+            '%d of %d' % (len(on_edges), len(tiny)))
+    paths = collections.Counter(tuple(x.names[x.names.index('main'):] if 'main' in x.names
+                                      else x.names) for x in tiny)
+    t.eq(sorted(paths), [('main', 'loop', 'tiny')],
+         'edges: every sample in tiny is below loop below main')
+
+
 def at_edges(longer, shorter):
     """longer is shorter with one or two frames more, anywhere (a function whose Enter was
     not yet written: the innermost, or one that a signal handler interrupted on its first
@@ -310,6 +337,7 @@ def own_handler(t):
 def body(t):
     own_handler(t)
     split_cases(t)
+    edges_case(t)
     hybrid_case(t)
     bad_input(t)
 
