@@ -6,6 +6,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <malloc.h>
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -53,9 +54,10 @@ static struct {
 	size_t boot_used;
 	_Alignas(64) unsigned char boot[BOOT_SIZE];
 	/* The program's anonymous mappings while memory is counted, [start, end) each, so that
-	 * munmap counts only what they mapped (a mapping of a file is I/O; glibc's own, for
-	 * large blocks, are neither: its internal calls never reach these functions). */
+	 * munmap and mremap count only what they mapped (a mapping of a file is I/O; glibc's
+	 * own, for large blocks, are neither: its internal calls never reach these functions). */
 	int (*munmap)(void *, size_t);
+	void *(*mremap)(void *, size_t, size_t, int, void *);
 	int maps_lock;
 	uint32_t n_maps;
 	struct {
@@ -343,6 +345,31 @@ VT_NOSAN static size_t pages_of(size_t len)
 
 VT_NOSAN static int64_t unmapped(uintptr_t start, uintptr_t end);
 
+/* Follows [start, end), a mapping just made; false: no room left, not followed. */
+VT_NOSAN static bool follow(uintptr_t start, uintptr_t end)
+{
+	maps_lock();
+	bool room = mem.n_maps < sizeof(mem.maps) / sizeof(mem.maps[0]);
+	if (room) {
+		mem.maps[mem.n_maps].start = start;
+		mem.maps[mem.n_maps].end = end;
+		mem.n_maps++;
+	}
+	maps_unlock();
+	return room;
+}
+
+/* Whether any of [start, start + len) is followed. */
+VT_NOSAN static bool followed(uintptr_t start, size_t len)
+{
+	bool any = false;
+	maps_lock();
+	for (uint32_t i = 0; i < mem.n_maps && !any; i++)
+		any = mem.maps[i].start < start + len && mem.maps[i].end > start;
+	maps_unlock();
+	return any;
+}
+
 VT_NOSAN void *vt_mem_mmap(vt_mmap_fn real, void *addr, size_t len, int prot, int flags, int fd,
 			   long off)
 {
@@ -352,15 +379,7 @@ VT_NOSAN void *vt_mem_mmap(vt_mmap_fn real, void *addr, size_t len, int prot, in
 		/* Followed only when counted (not vt's own work, vt on) and there is room: an
 		 * munmap gives back only what an mmap added. */
 		uintptr_t start = (uintptr_t)r, end = start + pages_of(len);
-		maps_lock();
-		bool room = mem.n_maps < sizeof(mem.maps) / sizeof(mem.maps[0]);
-		if (room) {
-			mem.maps[mem.n_maps].start = start;
-			mem.maps[mem.n_maps].end = end;
-			mem.n_maps++;
-		}
-		maps_unlock();
-		if (room && !count((int64_t)(end - start), 1))
+		if (follow(start, end) && !count((int64_t)(end - start), 1))
 			unmapped(start, end); /* not counted: not followed either */
 	}
 	leave(t, VT_MEM_MMAP);
@@ -399,17 +418,25 @@ VT_NOSAN static int64_t unmapped(uintptr_t start, uintptr_t end)
 	return gone;
 }
 
+VT_NOSAN static bool resolve_munmap(void)
+{
+	if (__builtin_expect(__atomic_load_n(&mem.munmap, __ATOMIC_ACQUIRE) != NULL, 1))
+		return true;
+	int (*real)(void *, size_t);
+	*(void **)&real = dlsym(RTLD_NEXT, "munmap");
+	if (!real)
+		return false;
+	__atomic_store_n(&mem.munmap, real, __ATOMIC_RELEASE);
+	return true;
+}
+
 VT_EXPORT int munmap(void *addr, size_t len)
 {
-	int (*real)(void *, size_t) = __atomic_load_n(&mem.munmap, __ATOMIC_ACQUIRE);
-	if (__builtin_expect(!real, 0)) {
-		*(void **)&real = dlsym(RTLD_NEXT, "munmap");
-		if (!real) {
-			errno = ENOSYS;
-			return -1;
-		}
-		__atomic_store_n(&mem.munmap, real, __ATOMIC_RELEASE);
+	if (__builtin_expect(!resolve_munmap(), 0)) {
+		errno = ENOSYS;
+		return -1;
 	}
+	int (*real)(void *, size_t) = __atomic_load_n(&mem.munmap, __ATOMIC_RELAXED);
 	if (__builtin_expect(__atomic_load_n(&vt_mem_hooks.count, __ATOMIC_RELAXED) == NULL, 1))
 		return real(addr, len);
 	void *t = enter(VT_MEM_MUNMAP);
@@ -421,4 +448,46 @@ VT_EXPORT int munmap(void *addr, size_t len)
 	}
 	leave(t, VT_MEM_MUNMAP);
 	return rc;
+}
+
+/*
+ * mremap of a followed mapping: what it had of the old range leaves, the new range is followed
+ * and the difference counted, with one allocation (a mapping resized, as realloc's block).
+ * MREMAP_DONTUNMAP keeps the old range mapped: the new one is added. An old size of 0 (a
+ * second mapping of shared memory) and a range vt does not follow change nothing.
+ */
+VT_EXPORT void *mremap(void *old, size_t old_len, size_t new_len, int flags, ...)
+{
+	void *want = NULL;
+	if (flags & MREMAP_FIXED) {
+		va_list ap;
+		va_start(ap, flags);
+		want = va_arg(ap, void *);
+		va_end(ap);
+	}
+	void *(*real)(void *, size_t, size_t, int, void *) =
+	    __atomic_load_n(&mem.mremap, __ATOMIC_ACQUIRE);
+	if (__builtin_expect(!real, 0)) {
+		*(void **)&real = dlsym(RTLD_NEXT, "mremap");
+		if (!real) {
+			errno = ENOSYS;
+			return MAP_FAILED;
+		}
+		__atomic_store_n(&mem.mremap, real, __ATOMIC_RELEASE);
+	}
+	if (__builtin_expect(__atomic_load_n(&vt_mem_hooks.count, __ATOMIC_RELAXED) == NULL, 1))
+		return real(old, old_len, new_len, flags, want);
+	void *t = enter(VT_MEM_MREMAP);
+	void *r = real(old, old_len, new_len, flags, want);
+	if (r != MAP_FAILED && old_len && followed((uintptr_t)old, pages_of(old_len))) {
+		uintptr_t start = (uintptr_t)old, now = (uintptr_t)r;
+		int64_t had =
+		    flags & MREMAP_DONTUNMAP ? 0 : unmapped(start, start + pages_of(old_len));
+		if (follow(now, now + pages_of(new_len)))
+			count((int64_t)pages_of(new_len) - had, 1);
+		else if (had)
+			count(-had, 0);
+	}
+	leave(t, VT_MEM_MREMAP);
+	return r;
 }

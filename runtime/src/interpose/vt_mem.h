@@ -8,7 +8,7 @@
 
 /*
  * interpose/vt_malloc.c defines malloc, calloc, realloc, free, posix_memalign,
- * aligned_alloc, memalign, valloc, pvalloc and munmap over libc's (and counts the anonymous
+ * aligned_alloc, memalign, valloc, pvalloc, munmap and mremap over libc's (and counts the anonymous
  * mmaps vt_io_posix.c's mmap hands it). Each call that changed the
  * program's memory reports it through count: the change of the bytes allocated (usable sizes,
  * malloc_usable_size's, so a block counts the same when it comes and when it goes) and the
@@ -38,6 +38,7 @@ enum vt_mem_fn {
 	VT_MEM_PVALLOC,
 	VT_MEM_MMAP,   /* of anonymous memory (interpose/vt_io_posix.c's mmap hands it over) */
 	VT_MEM_MUNMAP, /* of what such an mmap mapped */
+	VT_MEM_MREMAP, /* of such a mapping */
 	VT_MEM_FN_MAX
 };
 

@@ -82,13 +82,14 @@ static const char *const mem_names[VT_MEM_FN_MAX] = {
     [VT_MEM_PVALLOC] = "pvalloc",
     [VT_MEM_MMAP] = "mmap",
     [VT_MEM_MUNMAP] = "munmap",
+    [VT_MEM_MREMAP] = "mremap",
 };
 
 static uint32_t mem_role(uint32_t fn)
 {
-	return fn == VT_MEM_FREE || fn == VT_MEM_MUNMAP ? OTF2_REGION_ROLE_DEALLOCATE
-	       : fn == VT_MEM_REALLOC			? OTF2_REGION_ROLE_REALLOCATE
-							: OTF2_REGION_ROLE_ALLOCATE;
+	return fn == VT_MEM_FREE || fn == VT_MEM_MUNMAP	     ? OTF2_REGION_ROLE_DEALLOCATE
+	       : fn == VT_MEM_REALLOC || fn == VT_MEM_MREMAP ? OTF2_REGION_ROLE_REALLOCATE
+							     : OTF2_REGION_ROLE_ALLOCATE;
 }
 
 static uint32_t region_of(uint32_t fn)

@@ -15,7 +15,8 @@ allocations and the 56 bytes kept on main, the frees on gone(), nothing on got()
 VT_MEMTRACE=regions: a region per call of malloc's family (roles ALLOCATE, REALLOCATE,
 DEALLOCATE), exactly the program's calls, each allocation on its call's path. memmap.c:
 anonymous mappings count (an mmap one allocation of its pages, an munmap what it unmapped of
-them, in part too), a file's mapping does not. Under AddressSanitizer (scripts/test-sanitize.sh preloads libasan, whose malloc then
+them, in part too, an mremap one allocation of the change of size), a file's mapping does
+not, resized or not. Under AddressSanitizer (scripts/test-sanitize.sh preloads libasan, whose malloc then
 takes the calls) vt says so in one warning and records no counter; under vtrun, which puts
 libvt first, the counters are exact there too."""
 
@@ -227,11 +228,13 @@ def regions_mode(t, exe):
 
 def anonymous_maps(t):
     """memmap.c: two anonymous mappings (3 and 5 pages), the first unmapped whole, two pages
-    out of the second's middle, and a file's mapping (not memory): the counters at main's
-    Leave are 2 allocations, a high water of 8 pages and 3 pages left; with regions, mmap
-    twice and munmap three times."""
+    out of the second's middle, its last two pages grown to 9 and shrunk to 4 (mremap), and
+    a file's mapping (not memory) twice, once resized: the counters at main's Leave are 4
+    allocations, a high water of 10 pages and 5 pages left; with regions, mmap twice (a
+    file's is I/O), munmap four times and mremap three times (both regions whatever they
+    unmap or resize)."""
     exe = t.compile('memmap', ['memmap.c'], compiler='gcc', opt='-O0')
-    for mode, regions in (('events', {}), ('regions', {'mmap': 2, 'munmap': 3})):
+    for mode, regions in (('events', {}), ('regions', {'mmap': 2, 'munmap': 4, 'mremap': 3})):
         what = 'memmap, VT_MEMTRACE=%s' % mode
         run = t.run(exe, env={'VT_MEMTRACE': mode}, label='memmap-' + mode)
         m = re.search(r'^maps (\d+) high_water (\d+) now (\d+) rc 0$', run.stdout, re.M)
@@ -244,10 +247,11 @@ def anonymous_maps(t):
         evs = per_event(tr.path)
         t.eq(evs[-1][3], {'mem_allocations': int(m.group(1)), 'mem_high_water': int(m.group(2)),
                           'mem_allocated': int(m.group(3))},
-             '%s: at main\'s Leave, 2 allocations, 8 pages at most, 3 left' % what)
+             '%s: at main\'s Leave, 4 allocations, 10 pages at most, 5 left' % what)
         enters = tr.loc('Master thread').enters
-        t.eq({n: enters.get(n, 0) for n in ('mmap', 'munmap')},
-             regions or {'mmap': 0, 'munmap': 0}, '%s: the regions of the calls' % what)
+        t.eq({n: enters.get(n, 0) for n in ('mmap', 'munmap', 'mremap')},
+             regions or {'mmap': 0, 'munmap': 0, 'mremap': 0},
+             '%s: the regions of the calls' % what)
 
 
 vttest.main('memtrace', body)
