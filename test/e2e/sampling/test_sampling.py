@@ -204,17 +204,22 @@ def at_edges(longer, shorter):
     return all(any(n == m for m in it) for n in shorter)
 
 
-def check_nesting(t, tr, s, what):
+def check_nesting(t, tr, s, what, entries):
     """Each sample's instrumented frames are the regions open at its time, but for a sample on
     a function's first or last instructions (its Enter not yet or its Leave already
     written): those must be few. A signal handler can itself be interrupted on its first
     instructions by another signal's (hybrid: SIGALRM inside SIGUSR1), so up to two frames,
-    not only the innermost, differ at such edges. Samples inside vt's own code are counted apart."""
+    not only the innermost, differ at such edges. Samples inside vt's own code are counted apart.
+    A handler in entries (name: its opening line) sampled on its opening line, its Enter not
+    yet written, is an edge of its own kind, not bounded: the kernel delivers the signals
+    pending on a thread together, the sampler's on top of the handler's first instruction,
+    and on a loaded machine, where signals gather while a thread waits for a CPU, that is
+    often (2% of the samples seen)."""
     instrumented = set(tr.enters())
     vt_code = ('__cyg_profile_func_enter', '__cyg_profile_func_exit', 'vt_inst_enter',
                'vt_inst_exit', 'fast', 'slow')
     for loc, samples in sorted(s.by_loc.items()):
-        exact = edge = in_vt = 0
+        exact = edge = in_vt = handler_entry = 0
         bad = []
         for x in samples:
             if any(n in vt_code or n.startswith('vt_') for n in x.names):
@@ -223,6 +228,9 @@ def check_nesting(t, tr, s, what):
             got = [n for n in x.names if n in instrumented]
             if got == x.open:
                 exact += 1
+            elif (x.leaf in entries and x.stack[-1].src_line == entries[x.leaf]
+                  and got[-1:] == [x.leaf] and got[:-1] == x.open):
+                handler_entry += 1
             elif at_edges(got, x.open) or at_edges(x.open, got):
                 edge += 1
             else:
@@ -231,7 +239,8 @@ def check_nesting(t, tr, s, what):
         t.eq(bad[:3], [], '%s: %s: every sample inside the regions open on its thread (%d '
              'samples)' % (what, loc, n))
         t.check(edge <= 0.02 * n, '%s: %s: at most 2%% of the samples on a function\'s edge'
-                % (what, loc), '%d of %d' % (edge, n))
+                % (what, loc), '%d of %d (and %d on a handler\'s entry)'
+                % (edge, n, handler_entry))
         t.check(in_vt <= 0.05 * n, '%s: %s: at most 5%% of the samples in vt\'s own code'
                 % (what, loc), '%d of %d' % (in_vt, n))
 
@@ -271,7 +280,10 @@ def hybrid_case(t):
     t.check(total >= max(5000, cpu_us // 200),
             '%s: at least one sample per 200 us of CPU time, and 5000' % what,
             '%d samples in %.2f s of CPU time' % (total, cpu_us / 1e6))
-    check_nesting(t, tr, s, what)
+    src = t.source('hybrid.c')
+    entries = {f: vttest.line_of(src, r'static void %s\(' % f) + 1
+               for f in ('on_alarm', 'on_usr1')}
+    check_nesting(t, tr, s, what, entries)
 
 
 def bad_input(t):
