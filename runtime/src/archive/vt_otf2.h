@@ -38,6 +38,8 @@ void vt_otf2_loc_stop(struct vt_loc *loc, uint64_t ts);
 /* The OTF2 id of thread location index, once the archive is open (in MPI mode it holds the
  * rank). */
 uint64_t vt_otf2_location_ref(uint32_t index);
+/* Location l's name in the trace ("Master thread", "Thread 3", ...) into buf. */
+void vt_otf2_location_name(const struct vt_loc *l, char *buf, size_t len);
 
 /* The end of a location: open regions are left at ts, the writer is closed. */
 void vt_otf2_loc_close(struct vt_loc *loc, uint64_t ts);

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* What the OTF2 writer shares with the closing of the archive (vt_unify.c), and no one else. */
+/* What the archive's own files share: naming, encoders, descriptors, chunks and the close. */
 #ifndef VT_OTF2_PRIV_H
 #define VT_OTF2_PRIV_H
 
@@ -115,7 +115,6 @@ void vt_otf2_low_fds_release(void);
 bool vt_otf2_local_defs_link(uint64_t from, uint64_t to);
 /* The archive is closed: forget it. */
 void vt_otf2_closed(void);
-void vt_otf2_location_name(const struct vt_loc *l, char *buf, size_t len);
 OTF2_Paradigm vt_otf2_region_paradigm(const struct vt_region *r);
 OTF2_RegionRole vt_otf2_region_role(const struct vt_region *r);
 

@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* The metric service (see vt_metric.h and docs/dev/plugin-host.md). */
 #include "archive/vt_otf2.h"
-#include "archive/vt_otf2_priv.h"
 #include "base/vt_clock.h"
 #include "base/vt_config.h"
 #include "base/vt_loctab.h"
