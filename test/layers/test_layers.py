@@ -5,7 +5,8 @@
 The order of the folders of runtime/src, bottom first, is declared once, in the ```layers
 block of docs/dev/architecture.md. Two kinds of edges are read from the real tree:
 - includes: every `#include "folder/vt_x.h"` of every file under runtime/src (an include
-  without its folder is refused too: it would hide the edge);
+  without its folder is refused too: it would hide the edge; so is an include of another
+  folder's FOLDER/*_priv.h, which that folder keeps to itself);
 - references: every symbol an object file of libvt uses (nm -u) that an object of another
   folder defines (nm --defined-only): calls, and data such as the TLS state.
 An edge from folder A to folder B is fine when B is below A in the order. The POSIX and stdio
@@ -110,6 +111,9 @@ def include_edges(src, errors):
                 if not os.path.exists(os.path.join(src, h)):
                     errors.append(f"runtime/src/{d}/{f}: #include \"{h}\": no such file")
                     continue
+                if top != d and h.endswith("_priv.h"):
+                    errors.append(f"runtime/src/{d}/{f}: #include \"{h}\": a _priv.h header "
+                                  f"is its folder's own")
                 if top != d:
                     edges.append((d, top, f"{d}/{f}", f"#include \"{h}\""))
     return edges
