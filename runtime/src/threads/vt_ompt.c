@@ -154,6 +154,14 @@ struct omp_thread {
 	struct {
 		uint32_t lock, order;
 	} held[HELD];
+	/* A lock call begun (on_mutex_acquire of a lock or nest lock): its region and when.
+	 * Its region is entered only once the call holds the lock, stamped then: libomp
+	 * reports omp_test_lock as omp_set_lock, and of a test that fails only the begin. */
+	struct {
+		uint64_t ts;
+		uint32_t region, construct;
+		bool begun;
+	} call;
 	uint32_t tasks_made; /* explicit tasks this thread created: their generation numbers */
 	/* The explicit task the thread runs (0: its implicit task), and how many construct
 	 * regions were open when it switched to it: the task's own are above. */
@@ -243,6 +251,29 @@ static void open_region_id(struct vt_tls *t, enum construct c, uint32_t region)
 static void open_region(struct vt_tls *t, enum construct c, const void *codeptr)
 {
 	open_region_id(t, c, region_of(c, codeptr));
+}
+
+/* The region of the lock call the thread began (o->call), entered at its begin; false when
+ * none was begun (then the caller opens one now). */
+static bool open_call(struct vt_tls *t, struct omp_thread *o, enum construct c)
+{
+	if (!o->call.begun || o->call.construct != (uint32_t)c)
+		return false;
+	o->call.begun = false;
+	if (t->sync) { /* an Enter with the counters' values, now */
+		open_region_id(t, c, o->call.region);
+		return true;
+	}
+	if (o->n_open < OPEN_DEPTH) {
+		o->open[o->n_open].region = o->call.region;
+		o->open[o->n_open].construct = c;
+	}
+	o->n_open++;
+	if (++t->depth > vt_max_depth)
+		return true;
+	union vt_rec_payload none = {0};
+	vt_thread_put_event_at(t, o->call.ts, o->call.region, VT_REC_ENTER, &none, 0);
+	return true;
 }
 
 /* A Leave stamped ts (not later than now). */
@@ -557,8 +588,17 @@ static void on_mutex_acquire(ompt_mutex_t kind, unsigned int hint, unsigned int 
 {
 	int c = acquire_construct(kind);
 	struct vt_tls *t = c >= 0 ? self(VT_OPENMP_ALL) : NULL;
-	if (t)
-		open_region(t, (enum construct)c, codeptr);
+	struct omp_thread *o = t ? me() : NULL;
+	if (!o)
+		return;
+	if (c == C_SET_LOCK || c == C_SET_NEST_LOCK) {
+		o->call.ts = vt_clock_now();
+		o->call.region = region_of((enum construct)c, codeptr);
+		o->call.construct = (uint32_t)c;
+		o->call.begun = true;
+		return;
+	}
+	open_region(t, (enum construct)c, codeptr);
 }
 
 static void on_mutex_acquired(ompt_mutex_t kind, ompt_wait_id_t wait_id, const void *codeptr)
@@ -582,6 +622,9 @@ static void on_mutex_acquired(ompt_mutex_t kind, ompt_wait_id_t wait_id, const v
 	if (test)
 		open_region(t, kind == ompt_mutex_test_lock ? C_TEST_LOCK : C_TEST_NEST_LOCK,
 			    codeptr);
+	else if ((kind == ompt_mutex_lock || kind == ompt_mutex_nest_lock) && o &&
+		 !open_call(t, o, kind == ompt_mutex_lock ? C_SET_LOCK : C_SET_NEST_LOCK))
+		open_region(t, kind == ompt_mutex_lock ? C_SET_LOCK : C_SET_NEST_LOCK, codeptr);
 	vt_threads_put(t, lock, VT_REC_THREAD_ACQUIRE_LOCK, order, OTF2_PARADIGM_OPENMP, 0);
 	/* A lock call ends when it holds the lock; a construct's region lasts until release. */
 	if (test)
@@ -621,6 +664,26 @@ static void on_mutex_released(ompt_mutex_t kind, ompt_wait_id_t wait_id, const v
 		close_region(t, nest ? C_UNSET_NEST_LOCK : C_UNSET_LOCK);
 	else if (acquire_construct(kind) >= 0)
 		close_region(t, (enum construct)acquire_construct(kind));
+}
+
+/*
+ * A nest lock its thread holds already: libomp reports the inner levels with this callback
+ * alone (no acquired, no released), and they change nothing of who holds the lock, so they
+ * are no OTF2 acquisition or release. Their calls are still regions: a set's (or a test's,
+ * which libomp reports as a set) from its begin, an unset's here.
+ */
+static void on_nest_lock(ompt_scope_endpoint_t endpoint, ompt_wait_id_t wait_id,
+			 const void *codeptr)
+{
+	struct vt_tls *t = self(VT_OPENMP_ALL);
+	struct omp_thread *o = me();
+	(void)wait_id;
+	if (!t || !o)
+		return;
+	enum construct c = endpoint == ompt_scope_end ? C_UNSET_NEST_LOCK : C_SET_NEST_LOCK;
+	if (endpoint != ompt_scope_begin || !open_call(t, o, c))
+		open_region(t, c, codeptr);
+	close_region(t, c);
 }
 
 /* ---- explicit tasks ---- */
@@ -765,6 +828,7 @@ static int initialize(ompt_function_lookup_t lookup, int initial_device, ompt_da
 		set(ompt_callback_mutex_acquire, (ompt_callback_t)on_mutex_acquire);
 		set(ompt_callback_mutex_acquired, (ompt_callback_t)on_mutex_acquired);
 		set(ompt_callback_mutex_released, (ompt_callback_t)on_mutex_released);
+		set(ompt_callback_nest_lock, (ompt_callback_t)on_nest_lock);
 		set(ompt_callback_task_create, (ompt_callback_t)on_task_create);
 		set(ompt_callback_task_schedule, (ompt_callback_t)on_task_schedule);
 	}

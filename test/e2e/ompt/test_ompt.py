@@ -2,7 +2,9 @@
 """e2e "ompt": OpenMP through OMPT inside libvt (LLVM's libomp): regions of every construct,
 thread teams as communicators with their members, fork/join, locks with their acquisition
 order, exact counts per thread, in C (clang, gcc) and Fortran (gfortran);
-VT_OPENMP=off|regions|all and a bad value."""
+VT_OPENMP=off|regions|all and a bad value. constructs.c (clang): nest locks (inner levels are
+calls, not acquisitions), omp_test_lock failing then succeeding (libomp reports a test as an
+omp_set_lock; a failed one leaves nothing), masked, taskgroup, ordered and taskloop."""
 
 import collections
 import json
@@ -385,6 +387,49 @@ def early(t):
         t.fail('early: two locations', repr(list(locs)))
 
 
+# By hand, from constructs.c: per thread, exact; the singles' work (a taskgroup of 2 tasks, a
+# taskloop of 4 tasks in its implicit taskgroup) is on whichever thread ran each single, and
+# the tasks on whichever thread took them: those are counted over both threads.
+CONSTRUCTS_EACH = {'!$omp parallel': 1, 'omp_set_nest_lock': 2, 'omp_unset_nest_lock': 2,
+                   'omp_set_lock': 1, 'omp_unset_lock': 1, '!$omp barrier': 2,
+                   '!$omp single': 2, '!$omp for': 1, '!$omp ordered': 2,
+                   # the ends of the two singles, the loop and the region
+                   '!$omp implicit barrier': 4}
+CONSTRUCTS_TOTAL = {'!$omp masked': 1, '!$omp taskgroup': 2, '!$omp task create': 6,
+                    '!$omp task': 6, '!$omp taskloop': 1}
+# Acquisitions per thread: the nest lock once (its outer level), the test lock once (the
+# master's test that succeeded, the worker's set), each ordered iteration.
+CONSTRUCTS_EVENTS = {'ThreadAcquireLock': 4, 'ThreadReleaseLock': 4}
+
+
+def constructs_case(t):
+    exe = t.compile('constructs', ['constructs.c'], compiler='clang', opt='-O0',
+                    flags=['-fopenmp', '-g'])
+    what = 'constructs.c (clang -O0)'
+    run = t.run(exe, label='constructs')
+    t.eq((run.status, run.stdout), (0, 'nested = 2, tested = 1, failed > 0: 1, grouped = 2, '
+                                       'order = 1234, looped = 28\n'), '%s: the program ran' % what)
+    t.clean_run(run, what)
+    locs, _ = read(t.trace(run, what, prefix='constructs.vt').path)
+    t.eq(list(locs), ['Master thread', 'Thread 1'], '%s: two threads' % what)
+    total = collections.Counter()
+    for name, d in locs.items():
+        counts = omp_counts(d)
+        t.eq({k: counts.get(k, 0) for k in CONSTRUCTS_EACH}, CONSTRUCTS_EACH,
+             '%s: %s: the constructs every thread runs' % (what, name))
+        t.eq(counts.get('omp_test_lock', 0), 0,
+             '%s: %s: no omp_test_lock region (libomp reports tests as sets)' % (what, name))
+        t.eq({k: v for k, v in kinds(d).items() if k in CONSTRUCTS_EVENTS}, CONSTRUCTS_EVENTS,
+             '%s: %s: lock acquisitions and releases' % (what, name))
+        total.update({k: counts.get(k, 0) for k in CONSTRUCTS_TOTAL})
+        total.update(k for k, _ in d['events'] if k in TASK_KINDS)
+    t.eq(locs['Master thread']['enters']['!$omp masked'], 1, '%s: the masked region is the '
+         'master\'s' % what)
+    t.eq(dict(total), dict(CONSTRUCTS_TOTAL, ThreadTaskCreate=6, ThreadTaskSwitch=12,
+                           ThreadTaskComplete=6),
+         '%s: over both threads: taskgroups, tasks, the taskloop' % what)
+
+
 def body(t):
     exes = t.parallel(lambda v: build(t, v[0], v[1]), VARIANTS)
     plain_exe = t.compile('ompt', ['ompt.c'], compiler='clang', opt='-O0', flags=['-fopenmp'],
@@ -410,6 +455,7 @@ def body(t):
     check_run(t, 'vtrun (clang -O0, not rebuilt)', vtrun, plain, None, False, args=[plain_exe],
               prefix='ompt.vt')
     early(t)
+    constructs_case(t)
     # A bad value: the config table's one line, and the program runs untraced.
     run = t.run(exes[0], env={'VT_OPENMP': 'some'}, label='bad')
     t.eq(run.status, 0, 'VT_OPENMP=some: the program runs')
