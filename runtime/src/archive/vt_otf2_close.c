@@ -545,7 +545,7 @@ static int close_archive(struct vt_loc *locs, uint64_t end_ts, const struct vt_m
 				failed ? "incomplete (recording stopped at a failed write): " : "",
 				vt_otf2_anchor(), (unsigned long)total, total == 1 ? "" : "s",
 				n_locs, n_locs == 1 ? "" : "s");
-		else if (failed)
+		else if (failed || n_lost)
 			vt_warn("incomplete trace written to %s (%lu event%s, %zu location%s): "
 				"recording stopped at the first failed write",
 				vt_otf2_anchor(), (unsigned long)total, total == 1 ? "" : "s",
