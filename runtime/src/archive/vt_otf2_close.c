@@ -383,28 +383,22 @@ static void empty_lost(const struct vt_unified *u, const char *lost)
 				 vt_otf2_anchor());
 }
 
-/* Rank 0's one line naming the lost ranks (the first 16). */
-static void name_lost(const char *lost, int size, uint32_t n)
+/* The lost ranks, "1, 3" (the first 16; " and N more" after them). */
+static void lost_list(const char *lost, int size, uint32_t n, char *list, size_t cap)
 {
-	char list[160] = "";
 	size_t len = 0;
 	uint32_t shown = 0;
+	list[0] = '\0';
 	for (int r = 0; r < size && shown < 16; r++)
 		if (lost[r]) {
-			int k =
-			    snprintf(list + len, sizeof(list) - len, "%s%d", shown ? ", " : "", r);
-			if (k < 0 || (size_t)k >= sizeof(list) - len)
+			int k = snprintf(list + len, cap - len, "%s%d", shown ? ", " : "", r);
+			if (k < 0 || (size_t)k >= cap - len)
 				break;
 			len += (size_t)k;
 			shown++;
 		}
-	char more[48] = "";
 	if (shown < n)
-		snprintf(more, sizeof(more), " and %u more", n - shown);
-	vt_error("rank%s %s%s could not write %s part of the trace %s: %s locations are in it "
-		 "without events",
-		 n == 1 ? "" : "s", list, more, n == 1 ? "its" : "their", vt_otf2_anchor(),
-		 n == 1 ? "its" : "their");
+		snprintf(list + len, cap - len, " and %u more", n - shown);
 }
 
 /* The closing of every archive: of an MPI run (ops over MPI), of a process on its own (the
@@ -477,8 +471,11 @@ static int close_archive(struct vt_loc *locs, uint64_t end_ts, const struct vt_m
 	char lost_mine = !defs_ok || vt_otf2_evt_unended();
 	char *lost = ops->gather(&lost_mine, 1, NULL);
 	uint32_t n_lost = 0;
+	char lost_ranks[200] = "";
 	if (ops->rank == 0 && ops != &vt_otf2_serial_ops && lost && defs_ok && rc == 0)
 		n_lost = lose_ranks(&u, lost, ops->size);
+	if (n_lost)
+		lost_list(lost, ops->size, n_lost, lost_ranks, sizeof(lost_ranks));
 	if (lost_mine && ops->rank != 0)
 		vt_error(
 		    "rank %d could not write its part of the trace %s (%s): its events are not "
@@ -493,7 +490,15 @@ static int close_archive(struct vt_loc *locs, uint64_t end_ts, const struct vt_m
 			vt_unify_write_global(gw, &u);
 			defs_ok = defs_ok &&
 				  OTF2_Archive_CloseGlobalDefWriter(archive, gw) == OTF2_SUCCESS;
-			if (defs_ok)
+			/* Readers can tell a lost rank's locations from ones without events
+			 * (a failed property ends the properties, see vt_unify_write_annotations).
+			 */
+			if (defs_ok && n_lost &&
+			    OTF2_Archive_SetProperty(archive, "VT::MPI::RANKS_NOT_WRITTEN",
+						     lost_ranks, true) != OTF2_SUCCESS)
+				vt_warn("trace property VT::MPI::RANKS_NOT_WRITTEN and the "
+					"settings could not be written");
+			else if (defs_ok)
 				vt_unify_write_annotations(archive, &u);
 		} else {
 			rc = -1;
@@ -527,7 +532,10 @@ static int close_archive(struct vt_loc *locs, uint64_t end_ts, const struct vt_m
 		for (int i = 0; counts && i < ops->size; i++)
 			total += lost && lost[i] ? 0 : counts[i];
 		if (n_lost && !defs_failed)
-			name_lost(lost, ops->size, n_lost);
+			vt_error("rank%s %s could not write %s part of the trace %s: %s locations "
+				 "are in it without events",
+				 n_lost == 1 ? "" : "s", lost_ranks, n_lost == 1 ? "its" : "their",
+				 vt_otf2_anchor(), n_lost == 1 ? "its" : "their");
 		size_t n_locs = u.n_locs + (size_t)u.n_insts;
 		if (defs_failed)
 			vt_error("the trace %s is incomplete and cannot be read: its definitions "

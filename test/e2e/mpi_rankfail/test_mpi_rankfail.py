@@ -5,8 +5,9 @@ Rank 1 sees the trace directory read-only (a read-only bind mount in a mount nam
 its own), or writes into a VT_PFORM_GDIR of its own on a full tmpfs. The other ranks' events
 are whole and the trace reads with python3-otf2 and otf2-print: every rank's location is
 defined, rank 1's without events, the others' with exactly the events of a run where every
-rank could write. Rank 1 says so in one line, rank 0 names it in one line, the program's
-output and exit status are those of its plain build. Open MPI np 3 and MPICH np 2.
+rank could write; the trace property VT::MPI::RANKS_NOT_WRITTEN is "1". Rank 1 says so in
+one line, rank 0 names it in one line, the program's output and exit status are those of its
+plain build. Open MPI np 3 and MPICH np 2.
 Skipped (77) where mounts are refused (the test needs root).
 """
 
@@ -150,6 +151,11 @@ def check(t, run, plain, counts, impl, np, how):
         if l.ref != 1:
             t.eq((l.enters['leaf'], l.problems), (1000 * (l.ref + 1), []),
                  '%s: rank %d: all its calls of leaf, balanced, time-ordered' % (what, l.ref))
+    props = vttest.otf2_properties(anchor)
+    t.eq(props.get('VT::MPI::RANKS_NOT_WRITTEN'), '1',
+         '%s: the trace property VT::MPI::RANKS_NOT_WRITTEN names rank 1' % what)
+    t.check('VT::SETTINGS::VT_PFORM_GDIR' in props, '%s: the settings are written too' % what,
+            repr(sorted(props)[:5]))
     locs, problems = vttest.read_with_otf2_print(anchor)
     t.eq(problems, [], '%s: otf2-print reads the trace cleanly' % what)
     t.eq({lid: (l['events'], l['defined_events']) for lid, l in locs.items()},
