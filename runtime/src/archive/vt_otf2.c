@@ -57,6 +57,12 @@ static struct {
 		dev_t dev;
 		ino_t ino;
 	} own_files[2];
+	/* A location's event file could not be ended after a failed write (no file, or no
+	 * room for its last chunk): this process's events cannot be read. */
+	bool evt_unended;
+	/* libotf2's messages naming a file so far, and the last one's code. */
+	unsigned file_reports;
+	OTF2_ErrorCode file_report_code;
 } arc = {.failure_lock = PTHREAD_MUTEX_INITIALIZER, .failure_code = OTF2_SUCCESS};
 
 OTF2_Archive *vt_otf2_archive(void)
@@ -115,6 +121,10 @@ static OTF2_ErrorCode on_otf2_error(void *user, const char *file, uint64_t line,
 	 * above report the same failure with other codes: those do not replace it. */
 	bool names_file = strncmp(fmt, "POSIX: ", 7) == 0;
 	bool kept_names_file = strncmp(arc.failure_msg, "POSIX: ", 7) == 0;
+	if (names_file) {
+		__atomic_store_n(&arc.file_report_code, code, __ATOMIC_RELEASE);
+		__atomic_add_fetch(&arc.file_reports, 1, __ATOMIC_ACQ_REL);
+	}
 	if (code != arc.failure_code && !vt_otf2_failed() && (names_file || !kept_names_file)) {
 		/* A failed fclose is reported as a fault of libotf2's own, its errno says why. */
 		arc.failure_code = code;
@@ -133,6 +143,25 @@ static OTF2_ErrorCode on_otf2_error(void *user, const char *file, uint64_t line,
 	}
 	errno = saved;
 	return code;
+}
+
+unsigned vt_otf2_file_reports(void)
+{
+	return __atomic_load_n(&arc.file_reports, __ATOMIC_ACQUIRE);
+}
+
+OTF2_ErrorCode vt_otf2_write_reported(unsigned since)
+{
+	/* libotf2 reports a failed write of buffered data (its fclose) without failing the
+	 * call that closed the writer: a message naming a file since says so. */
+	if (vt_otf2_failed() || vt_otf2_file_reports() == since)
+		return OTF2_SUCCESS;
+	return __atomic_load_n(&arc.file_report_code, __ATOMIC_ACQUIRE);
+}
+
+bool vt_otf2_evt_unended(void)
+{
+	return arc.evt_unended;
 }
 
 const char *vt_otf2_last_error(void)
@@ -225,8 +254,11 @@ uint64_t vt_otf2_events_on_disk(uint64_t ref)
 	if (!vt_otf2_file_path(path, sizeof(path), ref, "evt"))
 		return 0;
 	int fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0666);
-	if (fd < 0)
+	if (fd < 0) {
+		vt_debug("%s: cannot end the event file (%s)", path, strerror(errno));
+		arc.evt_unended = true;
 		return 0;
+	}
 	struct stat st;
 	if (fstat(fd, &st) == 0 && st.st_size > 0) {
 		off_t whole = st.st_size / EVT_CHUNK * EVT_CHUNK;
@@ -240,6 +272,7 @@ uint64_t vt_otf2_events_on_disk(uint64_t ref)
 			whole = 0;
 		}
 		if (ftruncate(fd, whole) != 0) {
+			arc.evt_unended = true;
 			close(fd);
 			return 0;
 		}
@@ -250,10 +283,41 @@ uint64_t vt_otf2_events_on_disk(uint64_t ref)
 		last[CHUNK_HEADER_LAST_EVENT + i] = (unsigned char)(events >> (8 * i));
 	}
 	last[CHUNK_HEADER_BYTES] = 2;
-	if (lseek(fd, 0, SEEK_END) < 0 || write(fd, last, sizeof(last)) != (ssize_t)sizeof(last))
+	if (lseek(fd, 0, SEEK_END) < 0 || write(fd, last, sizeof(last)) != (ssize_t)sizeof(last)) {
 		vt_debug("%s: cannot end the event file (%s)", path, strerror(errno));
+		arc.evt_unended = true;
+	}
 	close(fd);
 	return events;
+}
+
+/*
+ * The files of a location of a rank that could not write its own (vt_otf2_close.c): an
+ * event file and a local definition file of one chunk without records, as libotf2 ends
+ * its files, so that readers find the location with no events. What the rank may have left
+ * there is replaced (the name removed, never written through).
+ */
+bool vt_otf2_empty_location(uint64_t ref)
+{
+	static const char *const ext[2] = {"evt", "def"};
+	unsigned char chunk[CHUNK_HEADER_BYTES + 1] = {3, 'B', 1};
+	chunk[CHUNK_HEADER_BYTES] = 2;
+	bool ok = true;
+	for (int k = 0; k < 2; k++) {
+		char path[4096];
+		if (!vt_otf2_file_path(path, sizeof(path), ref, ext[k]))
+			return false;
+		if (unlink(path) != 0 && errno != ENOENT)
+			vt_debug("%s: %s", path, strerror(errno));
+		int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+		if (fd < 0 || write(fd, chunk, sizeof(chunk)) != (ssize_t)sizeof(chunk)) {
+			vt_debug("%s: not written (%s)", path, strerror(errno));
+			ok = false;
+		}
+		if (fd >= 0)
+			close(fd);
+	}
+	return ok;
 }
 
 /*

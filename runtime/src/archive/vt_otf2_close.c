@@ -349,6 +349,58 @@ static uint64_t def_chunk_size(const struct vt_unified *u, const size_t *def_siz
 	return size;
 }
 
+/* Rank 0: the locations of the ranks lost[r] != 0 keep their definitions with no events;
+ * how many ranks those are. */
+static uint32_t lose_ranks(struct vt_unified *u, const char *lost, int size)
+{
+	uint32_t n = 0;
+	for (int r = 0; r < size; r++)
+		n += lost[r] != 0;
+	for (size_t i = 0; n && i < u->n_locs; i++)
+		if (u->locs[i].rank < (uint32_t)size && lost[u->locs[i].rank])
+			u->locs[i].events = 0;
+	for (uint32_t i = 0; n && i < u->n_insts; i++)
+		if (u->insts[i].rank < (uint32_t)size && lost[u->insts[i].rank])
+			u->insts[i].events = 0;
+	return n;
+}
+
+static void empty_lost(const struct vt_unified *u, const char *lost)
+{
+	for (size_t i = 0; i < u->n_locs; i++)
+		if (u->locs[i].rank < u->size && lost[u->locs[i].rank] &&
+		    !vt_otf2_empty_location(u->locs[i].ref))
+			vt_error("location %llu of rank %u: no files written in the trace %s; it "
+				 "cannot be read",
+				 (unsigned long long)u->locs[i].ref, u->locs[i].rank,
+				 vt_otf2_anchor());
+	for (uint32_t i = 0; i < u->n_insts; i++)
+		if (u->insts[i].rank < u->size && lost[u->insts[i].rank] &&
+		    !vt_otf2_empty_location(u->insts[i].recorder))
+			vt_error("location %llu of rank %u: no files written in the trace %s; it "
+				 "cannot be read",
+				 (unsigned long long)u->insts[i].recorder, u->insts[i].rank,
+				 vt_otf2_anchor());
+}
+
+/* The lost ranks, "1, 3" (the first 16; " and N more" after them). */
+static void lost_list(const char *lost, int size, uint32_t n, char *list, size_t cap)
+{
+	size_t len = 0;
+	uint32_t shown = 0;
+	list[0] = '\0';
+	for (int r = 0; r < size && shown < 16; r++)
+		if (lost[r]) {
+			int k = snprintf(list + len, cap - len, "%s%d", shown ? ", " : "", r);
+			if (k < 0 || (size_t)k >= cap - len)
+				break;
+			len += (size_t)k;
+			shown++;
+		}
+	if (shown < n)
+		snprintf(list + len, cap - len, " and %u more", n - shown);
+}
+
 /* The closing of every archive: of an MPI run (ops over MPI), of a process on its own (the
  * serial ops), or of an MPI rank that ends alone (the serial ops, alone: how it ended, what
  * the one line says, and base: its world rank). */
@@ -370,8 +422,15 @@ static int close_archive(struct vt_loc *locs, uint64_t end_ts, const struct vt_m
 	bool failed = any_rank(ops, vt_otf2_failed()) != 0;
 	/* Collective: every rank or none. (Alone: the archive is new, its event files were
 	 * moved in, closed; failed writes were cut to whole chunks then.) */
-	if (!failed && !alone)
-		failed = any_rank(ops, OTF2_Archive_CloseEvtFiles(archive) != OTF2_SUCCESS) != 0;
+	if (!failed && !alone) {
+		unsigned reports = vt_otf2_file_reports();
+		OTF2_ErrorCode closed = OTF2_Archive_CloseEvtFiles(archive);
+		if (closed == OTF2_SUCCESS)
+			closed = vt_otf2_write_reported(reports);
+		if (closed != OTF2_SUCCESS)
+			vt_otf2_stop_writing(closed);
+		failed = any_rank(ops, closed != OTF2_SUCCESS) != 0;
+	}
 	vt_otf2_reserve_release();
 	if (failed && !alone)
 		archive = vt_otf2_reopen(ops);
@@ -406,6 +465,22 @@ static int close_archive(struct vt_loc *locs, uint64_t end_ts, const struct vt_m
 					    : OTF2_UNDEFINED_UINT64);
 	char *map = ops->scatter(maps, map_sizes, &n_map);
 	bool defs_ok = write_local(archive, locs, map, n_map);
+	/* Which ranks' files can be read, agreed at rank 0: a rank that could not write its
+	 * local definitions, or not end an event file after a failed write, is lost; its
+	 * locations stay in the definitions (communicators name them), without events. */
+	char lost_mine = !defs_ok || vt_otf2_evt_unended();
+	char *lost = ops->gather(&lost_mine, 1, NULL);
+	uint32_t n_lost = 0;
+	char lost_ranks[200] = "";
+	if (ops->rank == 0 && ops != &vt_otf2_serial_ops && lost && defs_ok && rc == 0)
+		n_lost = lose_ranks(&u, lost, ops->size);
+	if (n_lost)
+		lost_list(lost, ops->size, n_lost, lost_ranks, sizeof(lost_ranks));
+	if (lost_mine && ops->rank != 0)
+		vt_error(
+		    "rank %d could not write its part of the trace %s (%s): its events are not "
+		    "in the trace",
+		    ops->rank, vt_otf2_anchor(), vt_otf2_last_error());
 
 	if (ops->rank == 0) {
 		vt_otf2_own_file(1);
@@ -415,7 +490,15 @@ static int close_archive(struct vt_loc *locs, uint64_t end_ts, const struct vt_m
 			vt_unify_write_global(gw, &u);
 			defs_ok = defs_ok &&
 				  OTF2_Archive_CloseGlobalDefWriter(archive, gw) == OTF2_SUCCESS;
-			if (defs_ok)
+			/* Readers can tell a lost rank's locations from ones without events
+			 * (a failed property ends the properties, see vt_unify_write_annotations).
+			 */
+			if (defs_ok && n_lost &&
+			    OTF2_Archive_SetProperty(archive, "VT::MPI::RANKS_NOT_WRITTEN",
+						     lost_ranks, true) != OTF2_SUCCESS)
+				vt_warn("trace property VT::MPI::RANKS_NOT_WRITTEN and the "
+					"settings could not be written");
+			else if (defs_ok)
 				vt_unify_write_annotations(archive, &u);
 		} else {
 			rc = -1;
@@ -424,23 +507,35 @@ static int close_archive(struct vt_loc *locs, uint64_t end_ts, const struct vt_m
 	/* Every rank's total, for rank 0's one line about the trace. */
 	uint64_t *counts = ops->gather(&events, sizeof(events), NULL);
 	/* An archive whose definitions failed is not closed (libotf2 would flush its broken
-	 * writers): no anchor then, and the line says the trace cannot be read. */
-	bool defs_failed = any_rank(ops, !defs_ok) != 0;
+	 * writers): no anchor then, and the line says the trace cannot be read. That is the
+	 * run's archive when rank 0's failed; a lost rank's own only, else. */
+	int defs_failed = ops->rank == 0 && !defs_ok;
+	ops->bcast(&defs_failed, sizeof(defs_failed), 0);
 	if (ops->rank == 0 && !defs_failed)
 		vt_otf2_own_file(0);
 	vt_hostid_begin();
-	OTF2_ErrorCode err = defs_failed ? OTF2_ERROR_END_OF_FUNCTION : OTF2_Archive_Close(archive);
+	bool skip = defs_failed || (lost_mine && ops->rank != 0);
+	OTF2_ErrorCode err = skip ? OTF2_ERROR_END_OF_FUNCTION : OTF2_Archive_Close(archive);
 	vt_hostid_end();
 	if (ops->rank == 0 && defs_failed)
 		vt_otf2_own_files_drop();
 	vt_otf2_closed();
 	if (failed && ops->rank == 0 && !alone)
 		vt_otf2_reopen_done();
+	/* The lost ranks' locations get files without events (after the event files came
+	 * back beside the definitions, where a lost rank's partial ones are replaced). */
+	if (n_lost && !defs_failed)
+		empty_lost(&u, lost);
 	vt_otf2_low_fds_release();
 	if (ops->rank == 0) {
 		uint64_t total = 0;
 		for (int i = 0; counts && i < ops->size; i++)
-			total += counts[i];
+			total += lost && lost[i] ? 0 : counts[i];
+		if (n_lost && !defs_failed)
+			vt_error("rank%s %s could not write %s part of the trace %s: %s locations "
+				 "are in it without events",
+				 n_lost == 1 ? "" : "s", lost_ranks, n_lost == 1 ? "its" : "their",
+				 vt_otf2_anchor(), n_lost == 1 ? "its" : "their");
 		size_t n_locs = u.n_locs + (size_t)u.n_insts;
 		if (defs_failed)
 			vt_error("the trace %s is incomplete and cannot be read: its definitions "
@@ -458,7 +553,7 @@ static int close_archive(struct vt_loc *locs, uint64_t end_ts, const struct vt_m
 				failed ? "incomplete (recording stopped at a failed write): " : "",
 				vt_otf2_anchor(), (unsigned long)total, total == 1 ? "" : "s",
 				n_locs, n_locs == 1 ? "" : "s");
-		else if (failed)
+		else if (failed || n_lost)
 			vt_warn("incomplete trace written to %s (%lu event%s, %zu location%s): "
 				"recording stopped at the first failed write",
 				vt_otf2_anchor(), (unsigned long)total, total == 1 ? "" : "s",
@@ -471,6 +566,7 @@ static int close_archive(struct vt_loc *locs, uint64_t end_ts, const struct vt_m
 			vt_report_run(vt_otf2_anchor());
 	}
 	free(counts);
+	free(lost);
 	free(map);
 	free(maps);
 	free(map_sizes);

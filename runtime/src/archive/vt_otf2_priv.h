@@ -62,6 +62,17 @@ static inline bool vt_otf2_ok(OTF2_ErrorCode rc)
 
 /* After a failed write: the events location ref's file holds, cut to its whole chunks. */
 uint64_t vt_otf2_events_on_disk(uint64_t ref);
+/* A location's event file could not be cut and ended (vt_otf2_events_on_disk): this
+ * process's events cannot be read. */
+bool vt_otf2_evt_unended(void);
+/* libotf2's messages naming a file so far; and the code of the last one when one came
+ * after since (vt_otf2_file_reports before a call that returned success though a write
+ * failed), else OTF2_SUCCESS (also after vt_otf2_stop_writing). */
+unsigned vt_otf2_file_reports(void);
+OTF2_ErrorCode vt_otf2_write_reported(unsigned since);
+/* Location ref of a rank that could not write its files: an event file and a local
+ * definition file without records, written by this process; false when one failed. */
+bool vt_otf2_empty_location(uint64_t ref);
 
 /* The path of location ref's file of kind ext ("evt", "def") in the archive; false when
  * there is no archive or the path does not fit. */
