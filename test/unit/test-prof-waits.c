@@ -78,6 +78,20 @@ static void messages(void)
 	CHECK(lr == 0);
 }
 
+static void wrong_order(void)
+{
+	/* Another message to the receiver, sent at 5, still to be received: all 7 of it. */
+	CHECK(vt_prof_wait_wrong_order(7, 20, 5) == 7);
+	/* The other one sent later, at the same time, or none at all: not Wrong Order. */
+	CHECK(vt_prof_wait_wrong_order(7, 20, 25) == 0);
+	CHECK(vt_prof_wait_wrong_order(7, 20, 20) == 0);
+	CHECK(vt_prof_wait_wrong_order(7, 20, UINT64_MAX) == 0);
+	/* No Late Sender, no Wrong Order. */
+	CHECK(vt_prof_wait_wrong_order(0, 20, 5) == 0);
+	CHECK(vt_prof_wait_is_part(VT_WAIT_WRONG_ORDER) &&
+	      !vt_prof_wait_is_part(VT_WAIT_LATE_SENDER));
+}
+
 static void collectives(void)
 {
 	uint64_t w[4];
@@ -122,6 +136,7 @@ static void collectives(void)
 int main(void)
 {
 	messages();
+	wrong_order();
 	collectives();
 	return unit_done();
 }

@@ -5,8 +5,9 @@
  * collectives; this file keeps every location's call path, notes at each end of a message or
  * collective the path it happens in (through vtr_record.match), and gathers the members of
  * each OpenMP barrier (the k-th barrier region each thread of a team enters belongs together,
- * as the layer gathers collectives). libvtprof's waits.c computes the waiting times; they are
- * summed per pattern, call path, location and communicator.
+ * as the layer gathers collectives), and keeps per rank the messages in flight to it (Wrong
+ * Order: whether one sent earlier was still to be received). libvtprof's waits.c computes the
+ * waiting times; they are summed per pattern, call path, location and communicator.
  */
 #include "waits.h"
 #include "report.h"
@@ -55,6 +56,23 @@ struct mslot {
 	struct vt_prof_wait_msg m; /* kept while matched and not left */
 	const struct vtr_location *sender;
 	uint32_t comm;
+	/* Wrong Order: the send's begin, its receiver's world rank; in flight between its send
+	 * and its receive; at its receive, the earliest begin of the others then in flight to
+	 * that rank (UINT64_MAX: none). gen tells a slot's uses apart. */
+	uint64_t send_begin, earliest;
+	uint32_t to_rank, gen;
+	bool send_seen, recv_seen, in_flight;
+};
+
+/* Per receiving world rank, the messages in flight to it by their send's begin: a min-heap
+ * of which entries whose slot was received (or reused) are dropped when they come on top. */
+struct hent {
+	uint64_t begin;
+	uint32_t slot, gen;
+};
+struct heap {
+	struct hent *e;
+	size_t n, cap, live;
 };
 
 /* A collective in flight: its members' paths. */
@@ -89,6 +107,8 @@ struct waits {
 	size_t ncslots;
 	uint64_t *wait; /* scratch, per member */
 	size_t nwait;
+	struct heap *heaps; /* per world rank */
+	size_t nheaps;
 };
 
 static uint64_t mix(uint64_t h)
@@ -280,10 +300,11 @@ static void bar_leave(struct waits *w, struct lstate *s, uint64_t time)
 
 static uint32_t ms_new(struct waits *w)
 {
-	uint32_t i;
+	uint32_t i, gen = 1;
 	if (w->ms_free) {
 		i = w->ms_free - 1;
 		w->ms_free = w->ms[i].next_free;
+		gen = w->ms[i].gen + 1;
 	} else {
 		if (w->nms == w->capms) {
 			w->capms = w->capms ? 2 * w->capms : 256;
@@ -291,8 +312,96 @@ static uint32_t ms_new(struct waits *w)
 		}
 		i = (uint32_t)w->nms++;
 	}
-	w->ms[i] = (struct mslot){0};
+	w->ms[i] = (struct mslot){.gen = gen, .earliest = UINT64_MAX};
 	return i;
+}
+
+static bool hent_live(const struct waits *w, const struct hent *e)
+{
+	return w->ms[e->slot].gen == e->gen && w->ms[e->slot].in_flight;
+}
+
+static void heap_down(struct heap *h, size_t i)
+{
+	for (;;) {
+		size_t c = 2 * i + 1;
+		if (c >= h->n)
+			return;
+		if (c + 1 < h->n && h->e[c + 1].begin < h->e[c].begin)
+			c++;
+		if (h->e[i].begin <= h->e[c].begin)
+			return;
+		struct hent t = h->e[i];
+		h->e[i] = h->e[c];
+		h->e[c] = t;
+		i = c;
+	}
+}
+
+static void heap_push(struct waits *w, struct heap *h, struct hent e)
+{
+	if (h->n > 2 * h->live + 64) { /* mostly dropped entries (unreceived sends below) */
+		size_t k = 0;
+		for (size_t i = 0; i < h->n; i++)
+			if (hent_live(w, &h->e[i]))
+				h->e[k++] = h->e[i];
+		h->n = k;
+		for (size_t i = k / 2; i-- > 0;)
+			heap_down(h, i);
+	}
+	if (h->n == h->cap) {
+		h->cap = h->cap ? 2 * h->cap : 16;
+		h->e = vtr_xrealloc(h->e, h->cap, sizeof(*h->e));
+	}
+	size_t i = h->n++;
+	for (; i && h->e[(i - 1) / 2].begin > e.begin; i = (i - 1) / 2)
+		h->e[i] = h->e[(i - 1) / 2];
+	h->e[i] = e;
+	h->live++;
+}
+
+/* The earliest send begin in flight to the rank, dropping what is no longer. */
+static uint64_t heap_min(const struct waits *w, struct heap *h)
+{
+	while (h->n && !hent_live(w, &h->e[0])) {
+		h->e[0] = h->e[--h->n];
+		heap_down(h, 0);
+	}
+	return h->n ? h->e[0].begin : UINT64_MAX;
+}
+
+static uint32_t world_rank(const struct vtr_trace *t, uint32_t comm, uint32_t peer)
+{
+	if (comm >= t->ncomms || !t->comms[comm].rank_of_member || peer >= t->comms[comm].size)
+		return VTR_NONE;
+	return t->comms[comm].rank_of_member[peer];
+}
+
+/* A send seen: in flight to its receiver's rank until its receive is. */
+static void sent(struct waits *w, uint32_t i, uint64_t begin, uint32_t comm, uint32_t peer)
+{
+	struct mslot *x = &w->ms[i];
+	x->send_seen = true;
+	x->send_begin = begin;
+	uint32_t to = world_rank(w->t, comm, peer);
+	if (x->recv_seen || to == VTR_NONE || to >= w->nheaps)
+		return;
+	x->in_flight = true;
+	x->to_rank = to;
+	heap_push(w, &w->heaps[to], (struct hent){begin, i, x->gen});
+}
+
+/* A receive seen: no longer in flight; the earliest other send then in flight to its rank. */
+static void received(struct waits *w, uint32_t i, const struct vtr_location *loc)
+{
+	struct mslot *x = &w->ms[i];
+	x->recv_seen = true;
+	if (x->in_flight) {
+		x->in_flight = false;
+		w->heaps[x->to_rank].live--;
+	}
+	if (x->send_seen && loc->rank != VTR_NONE && loc->rank < w->nheaps)
+		x->earliest = heap_min(w, &w->heaps[loc->rank]);
 }
 
 static void ms_free(struct waits *w, uint32_t i)
@@ -383,6 +492,7 @@ static void on_record(void *user, const struct vtr_location *loc, const struct v
 		*r->match = (void *)(uintptr_t)(i + 1);
 		if (r->kind == VTR_EV_MpiSend || r->kind == VTR_EV_MpiIsend) {
 			w->ms[i].send_path = path_now(s);
+			sent(w, i, s->depth ? s->enter[s->depth - 1] : r->time, r->comm, r->peer);
 			if (r->kind == VTR_EV_MpiSend && s->depth) {
 				if (s->send_slot) /* two in one call (MPI_Sendrecv...): no wait */
 					send_left(w, s, r->time);
@@ -393,6 +503,7 @@ static void on_record(void *user, const struct vtr_location *loc, const struct v
 		} else {
 			w->ms[i].recv_path = path_now(s);
 			w->ms[i].recv_call = s->depth ? s->enter[s->depth - 1] : r->time;
+			received(w, i, loc);
 		}
 		break;
 	}
@@ -421,7 +532,8 @@ static void on_message(void *user, const struct vtr_message *m)
 {
 	struct waits *w = user;
 	uint32_t i = m->match ? (uint32_t)(uintptr_t)m->match - 1 : VTR_NONE;
-	struct mslot none = {.recv_call = m->recv_begin}, *x = i != VTR_NONE ? &w->ms[i] : &none;
+	struct mslot none = {.recv_call = m->recv_begin, .earliest = UINT64_MAX},
+		     *x = i != VTR_NONE ? &w->ms[i] : &none;
 	x->m = (struct vt_prof_wait_msg){
 	    .send_begin = m->send_begin,
 	    .send_end = m->send_end,
@@ -435,6 +547,8 @@ static void on_message(void *user, const struct vtr_message *m)
 	uint64_t ls, lr;
 	vt_prof_wait_message(&x->m, &ls, &lr);
 	add(w, VT_WAIT_LATE_SENDER, x->recv_path, m->receiver, m->comm, ls);
+	add(w, VT_WAIT_WRONG_ORDER, x->recv_path, m->receiver, m->comm,
+	    vt_prof_wait_wrong_order(ls, m->send_begin, x->earliest));
 	if (x->open) { /* its call's Leave will tell */
 		x->matched = true;
 		return;
@@ -587,15 +701,15 @@ static void report_text(FILE *out, const struct vt_prof_trace *tr, const struct 
 	}
 	vt_prof_format_time(buf, sizeof(buf), (double)R->total, res);
 	fprintf(out, "Wait states of %s: %s waiting in all\n\n", tr->path, buf);
-	fprintf(out, "  %-20s  %12s  %10s\n", "pattern", "time", "instances");
+	fprintf(out, "  %-24s  %12s  %10s\n", "pattern", "time", "instances");
 	for (int p = 0; p < VT_WAIT_PATTERNS; p++) {
 		vt_prof_format_time(buf, sizeof(buf), (double)R->time[p], res);
-		fprintf(out, "  %-20s  %12s  %10" PRIu64 "\n", vt_prof_wait_names[p], buf,
+		fprintf(out, "  %-24s  %12s  %10" PRIu64 "\n", vt_prof_wait_names[p], buf,
 			R->count[p]);
 	}
 	static const char *const titles[3] = {"per call path", "per location", "per communicator"};
 	for (int b = 0; b < 3; b++) {
-		fprintf(out, "\n%s:\n  %-20s  %12s  %10s  %s\n", titles[b], "pattern", "time",
+		fprintf(out, "\n%s:\n  %-24s  %12s  %10s  %s\n", titles[b], "pattern", "time",
 			"instances",
 			b == BY_PATH  ? "call path"
 			: b == BY_LOC ? "rank  location"
@@ -603,7 +717,7 @@ static void report_text(FILE *out, const struct vt_prof_trace *tr, const struct 
 		for (size_t i = 0; i < R->n[b]; i++) {
 			const struct cell *c = &R->r[b][i];
 			vt_prof_format_time(buf, sizeof(buf), (double)c->time, res);
-			fprintf(out, "  %-20s  %12s  %10" PRIu64 "  ",
+			fprintf(out, "  %-24s  %12s  %10" PRIu64 "  ",
 				vt_prof_wait_names[c->pattern], buf, c->count);
 			if (b == BY_PATH) {
 				print_path(out, w, c->path, " > ", false);
@@ -731,6 +845,9 @@ static void waits_free(struct waits *w)
 	free(w->cells);
 	free(w->cslots_tab);
 	free(w->wait);
+	for (size_t i = 0; i < w->nheaps; i++)
+		free(w->heaps[i].e);
+	free(w->heaps);
 }
 
 int vt_prof_report_waits(const struct vt_prof_trace *tr, const struct vt_prof_options *opt,
@@ -740,6 +857,10 @@ int vt_prof_report_waits(const struct vt_prof_trace *tr, const struct vt_prof_op
 	struct waits w = {.t = t, .warn = warn};
 	w.locs = vtr_xcalloc(t->nlocations ? t->nlocations : 1, sizeof(*w.locs));
 	w.bar_count = vtr_xcalloc(t->ncomms ? t->ncomms : 1, sizeof(*w.bar_count));
+	for (size_t i = 0; i < t->nlocations; i++)
+		if (t->locations[i].rank != VTR_NONE && t->locations[i].rank >= w.nheaps)
+			w.nheaps = (size_t)t->locations[i].rank + 1;
+	w.heaps = vtr_xcalloc(w.nheaps ? w.nheaps : 1, sizeof(*w.heaps));
 	node_rehash(&w);
 	cell_rehash(&w);
 	const struct vtr_callbacks cb = {
@@ -761,7 +882,8 @@ int vt_prof_report_waits(const struct vt_prof_trace *tr, const struct vt_prof_op
 		for (size_t i = 0; i < w.ncells; i++) {
 			R.time[w.cells[i].pattern] += w.cells[i].time;
 			R.count[w.cells[i].pattern] += w.cells[i].count;
-			R.total += w.cells[i].time;
+			if (!vt_prof_wait_is_part((enum vt_prof_wait)w.cells[i].pattern))
+				R.total += w.cells[i].time;
 		}
 		switch (opt->format) {
 		case VT_PROF_TEXT:

@@ -37,9 +37,13 @@ def run_json(t, what, *args):
 # Three MPI ranks (one location each) and an OpenMP thread beside rank 2's. Times in ms:
 #   late sender:   rank 0 in main>exchange>MPI_Recv from 1 to 12; rank 1 enters MPI_Send at 11
 #                  -> rank 0 waits 11 - 1 = 10
-#   late receiver: rank 2 in main>MPI_Ssend 3..15 (to rank 0); rank 0 enters MPI_Recv at 13
-#                  and receives at 16 -> rank 2 waits 13 - 3 = 10 (its call left before the
-#                  receive ended: the Leave comes first)
+#   late receiver: rank 2 in main>MPI_Ssend 11.5..15 (to rank 0); rank 0 enters MPI_Recv at
+#                  13 and receives at 16 -> rank 2 waits 13 - 11.5 = 1.5 (its call left before
+#                  the receive ended: the Leave comes first). Sent after 11, it does not make
+#                  the late sender above a Wrong Order.
+#   wrong order:   rank 1 sends tag 5 at 70, tag 6 at 75; rank 0 receives tag 6 in MPI_Recv
+#                  71..76, then tag 5 -> a Late Sender of 4, a Wrong Order (tag 5, sent
+#                  earlier, was there)
 #   barrier:       ranks 0, 1 enter at 20, rank 2 at 25 -> 5 + 5
 #   allreduce:     in main>solve, entered at 30, 31, 37 -> 7 + 6
 #   bcast, root 1: entered at 40, 44 (root), 41 -> rank 0: 4, rank 2: 3
@@ -105,6 +109,8 @@ def write_waits(path):
         w(ev.Leave(ms(38), R['solve']))
         coll(w, 'MPI_Bcast', 40, 44.5, op.BCAST, 1)
         coll(w, 'MPI_Reduce', 50, 53.5, op.REDUCE, 0)
+        call(w, 'MPI_Recv', 71, 76, ev.MpiRecv(ms(76), 1, world, 6, 8))
+        call(w, 'MPI_Recv', 77, 77.5, ev.MpiRecv(ms(77.5), 1, world, 5, 8))
         w(ev.Leave(ms(100), R['main']))
 
         w = trace.event_writer_from_location(locs[1])
@@ -118,11 +124,13 @@ def write_waits(path):
         w(ev.Leave(ms(38), R['solve']))
         coll(w, 'MPI_Bcast', 44, 44.5, op.BCAST, 1)
         coll(w, 'MPI_Reduce', 53, 53.2, op.REDUCE, 0)
+        call(w, 'MPI_Send', 70, 70.1, ev.MpiSend(ms(70), 0, world, 5, 8))
+        call(w, 'MPI_Send', 75, 75.1, ev.MpiSend(ms(75), 0, world, 6, 8))
         w(ev.Leave(ms(100), R['main']))
 
         w = trace.event_writer_from_location(locs[2])
         w(ev.Enter(0, R['main']))
-        call(w, 'MPI_Ssend', 3, 15, ev.MpiSend(ms(3), 0, world, 2, 8))
+        call(w, 'MPI_Ssend', 11.5, 15, ev.MpiSend(ms(11.5), 0, world, 2, 8))
         coll(w, 'MPI_Barrier', 25, 25.1, op.BARRIER)
         w(ev.Enter(ms(29), R['solve']))
         coll(w, 'MPI_Allreduce', 37, 37.5, op.ALLREDUCE)
@@ -149,13 +157,16 @@ def write_waits(path):
 M, T = 'Master thread', 'OpenMP thread 1'
 WORLD, TEAM = 'MPI_COMM_WORLD', 'OpenMP team 1'
 # pattern: (instances, ticks)
-PATTERNS = {'late_sender': (1, 10 * MS), 'late_receiver': (1, 10 * MS),
+PATTERNS = {'late_sender': (2, 14 * MS), 'wrong_order': (1, 4 * MS),
+            'late_receiver': (1, 1500000),
             'wait_barrier': (2, 10 * MS), 'wait_nxn': (2, 13 * MS),
             'late_broadcast': (2, 7 * MS), 'early_reduce': (1, 2 * MS),
             'omp_barrier': (2, 5 * MS + 300000)}
 # (pattern, path, instances, ticks), per pattern the largest first
 PATHS = [('late_sender', ['main', 'exchange', 'MPI_Recv'], 1, 10 * MS),
-         ('late_receiver', ['main', 'MPI_Ssend'], 1, 10 * MS),
+         ('late_sender', ['main', 'MPI_Recv'], 1, 4 * MS),
+         ('wrong_order', ['main', 'MPI_Recv'], 1, 4 * MS),
+         ('late_receiver', ['main', 'MPI_Ssend'], 1, 1500000),
          ('wait_barrier', ['main', 'MPI_Barrier'], 2, 10 * MS),
          ('wait_nxn', ['main', 'solve', 'MPI_Allreduce'], 2, 13 * MS),
          ('late_broadcast', ['main', 'MPI_Bcast'], 2, 7 * MS),
@@ -163,17 +174,19 @@ PATHS = [('late_sender', ['main', 'exchange', 'MPI_Recv'], 1, 10 * MS),
          ('omp_barrier', ['main', PAR, BAR], 1, 5 * MS),
          ('omp_barrier', [PAR, IBAR], 1, 300000)]
 # (pattern, rank, location name, instances, ticks)
-LOCATIONS = [('late_sender', 0, M, 1, 10 * MS), ('late_receiver', 2, M, 1, 10 * MS),
+LOCATIONS = [('late_sender', 0, M, 2, 14 * MS), ('wrong_order', 0, M, 1, 4 * MS),
+             ('late_receiver', 2, M, 1, 1500000),
              ('wait_barrier', 0, M, 1, 5 * MS), ('wait_barrier', 1, M, 1, 5 * MS),
              ('wait_nxn', 0, M, 1, 7 * MS), ('wait_nxn', 1, M, 1, 6 * MS),
              ('late_broadcast', 0, M, 1, 4 * MS), ('late_broadcast', 2, M, 1, 3 * MS),
              ('early_reduce', 0, M, 1, 2 * MS),
              ('omp_barrier', 2, M, 1, 5 * MS), ('omp_barrier', 2, T, 1, 300000)]
-COMMS = [('late_sender', WORLD, 1, 10 * MS), ('late_receiver', WORLD, 1, 10 * MS),
+COMMS = [('late_sender', WORLD, 2, 14 * MS), ('wrong_order', WORLD, 1, 4 * MS),
+         ('late_receiver', WORLD, 1, 1500000),
          ('wait_barrier', WORLD, 2, 10 * MS), ('wait_nxn', WORLD, 2, 13 * MS),
          ('late_broadcast', WORLD, 2, 7 * MS), ('early_reduce', WORLD, 1, 2 * MS),
          ('omp_barrier', TEAM, 2, 5 * MS + 300000)]
-NAMES = ['Late Sender', 'Late Receiver', 'Wait at Barrier', 'Wait at NxN', 'Late Broadcast',
+NAMES = ['Late Sender', 'Late Sender, Wrong Order', 'Late Receiver', 'Wait at Barrier', 'Wait at NxN', 'Late Broadcast',
          'Early Reduce', 'OpenMP barrier wait']
 
 
@@ -185,7 +198,8 @@ def check_by_hand(t, path):
     t.eq({p['pattern']: (p['instances'], p['time_ticks']) for p in w['patterns']}, PATTERNS,
          'by hand: per pattern the instances and time')
     t.eq([p['name'] for p in w['patterns']], NAMES, 'by hand: the patterns in their order')
-    t.eq(w['total_ticks'], sum(v[1] for v in PATTERNS.values()), 'by hand: the total')
+    t.eq(w['total_ticks'], sum(v[1] for k, v in PATTERNS.items() if k != 'wrong_order'),
+         'by hand: the total, without Wrong Order (a part of Late Sender)')
     t.eq([(c['pattern'], c['path'], c['instances'], c['time_ticks']) for c in w['call_paths']],
          PATHS, 'by hand: per call path')
     t.eq([(c['pattern'], c['rank'], c['name'], c['instances'], c['time_ticks'])
@@ -196,14 +210,15 @@ def check_by_hand(t, path):
     code, out, err = run('--waits', path)
     t.eq((code, err), (0, ''), 'by hand, text: exit 0')
     lines = out.splitlines()
-    want = [('Late Sender', '10.000 ms'), ('Late Receiver', '10.000 ms'),
+    want = [('Late Sender', '14.000 ms'), ('Late Sender, Wrong Order', '4.000 ms'),
+            ('Late Receiver', '1.500 ms'),
             ('Wait at Barrier', '10.000 ms'), ('Wait at NxN', '13.000 ms'),
             ('Late Broadcast', '7.000 ms'), ('Early Reduce', '2.000 ms'),
             ('OpenMP barrier wait', '5.300 ms')]
     for name, time in want:
         first = next((l for l in lines if l.startswith('  %s  ' % name)), '')
         t.check(time in first, 'by hand, text: the pattern line %s, %s' % (name, time), out)
-    t.check('Wait states of %s: 57.300 ms waiting in all' % path in out,
+    t.check('Wait states of %s: 52.800 ms waiting in all' % path in out,
             'by hand, text: the summary line', out)
     t.check(any('Late Sender' in l and 'main > exchange > MPI_Recv' in l for l in lines)
             and any('Early Reduce' in l and 'MPI_COMM_WORLD' in l for l in lines)

@@ -5,12 +5,12 @@
 #include <otf2/otf2.h>
 
 const char *const vt_prof_wait_names[VT_WAIT_PATTERNS] = {
-    "Late Sender",    "Late Receiver", "Wait at Barrier",     "Wait at NxN",
-    "Late Broadcast", "Early Reduce",  "OpenMP barrier wait",
+    "Late Sender", "Late Sender, Wrong Order", "Late Receiver", "Wait at Barrier",
+    "Wait at NxN", "Late Broadcast",	       "Early Reduce",	"OpenMP barrier wait",
 };
 const char *const vt_prof_wait_keys[VT_WAIT_PATTERNS] = {
-    "late_sender",    "late_receiver", "wait_barrier", "wait_nxn",
-    "late_broadcast", "early_reduce",  "omp_barrier",
+    "late_sender", "wrong_order",    "late_receiver", "wait_barrier",
+    "wait_nxn",	   "late_broadcast", "early_reduce",  "omp_barrier",
 };
 
 static uint64_t min64(uint64_t a, uint64_t b)
@@ -30,6 +30,17 @@ void vt_prof_wait_message(const struct vt_prof_wait_msg *m, uint64_t *late_sende
 	    m->send_blocking && m->recv_posted > m->send_begin && m->send_end > m->recv_posted
 		? m->recv_posted - m->send_begin
 		: 0;
+}
+
+uint64_t vt_prof_wait_wrong_order(uint64_t late_sender, uint64_t send_begin,
+				  uint64_t earliest_other)
+{
+	return earliest_other < send_begin ? late_sender : 0;
+}
+
+bool vt_prof_wait_is_part(enum vt_prof_wait w)
+{
+	return w == VT_WAIT_WRONG_ORDER;
 }
 
 enum vt_prof_wait vt_prof_wait_of_op(uint32_t op)

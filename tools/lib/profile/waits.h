@@ -11,6 +11,7 @@
 /* The patterns, in the order reports list them (docs/vt-profile.md defines each). */
 enum vt_prof_wait {
 	VT_WAIT_LATE_SENDER,   /* a blocking receive (or its wait) entered before its send */
+	VT_WAIT_WRONG_ORDER,   /* part of Late Sender: another message was sent earlier */
 	VT_WAIT_LATE_RECEIVER, /* a blocking send that completed only after its receive started */
 	VT_WAIT_BARRIER,       /* MPI_Barrier: until the last member enters */
 	VT_WAIT_NXN,	       /* n-to-n collectives: until the last member enters */
@@ -37,6 +38,16 @@ struct vt_prof_wait_msg {
 /* The receiver's Late Sender and the sender's Late Receiver time (either may be 0). */
 void vt_prof_wait_message(const struct vt_prof_wait_msg *m, uint64_t *late_sender,
 			  uint64_t *late_receiver);
+
+/* Late Sender, Wrong Order: the Late Sender time of a message whose send began at
+ * send_begin, when another message to the same receiver whose send began at earliest_other
+ * (UINT64_MAX: none) was still to be received: all of it if that one was sent earlier, else 0. */
+uint64_t vt_prof_wait_wrong_order(uint64_t late_sender, uint64_t send_begin,
+				  uint64_t earliest_other);
+
+/* Whether a pattern's time is part of another's (Wrong Order of Late Sender's): the total of
+ * all patterns leaves it out. */
+bool vt_prof_wait_is_part(enum vt_prof_wait w);
 
 /* The pattern of a collective operation (OTF2_CollectiveOp), or VT_WAIT_PATTERNS for one
  * without (scans, the non-blocking ones, handles). */
