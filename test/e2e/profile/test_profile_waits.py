@@ -53,7 +53,7 @@ def run_json(t, what, *args):
 PAR, BAR, IBAR = '!$omp parallel @w.c:5', '!$omp barrier @w.c:7', '!$omp implicit barrier @w.c:5'
 
 
-def write_waits(path):
+def write_waits(path, unmatched=False):
     ev = otf2.events
     with otf2.writer.open(path, timer_resolution=10**9) as trace:
         d = trace.definitions
@@ -126,6 +126,8 @@ def write_waits(path):
         coll(w, 'MPI_Reduce', 53, 53.2, op.REDUCE, 0)
         call(w, 'MPI_Send', 70, 70.1, ev.MpiSend(ms(70), 0, world, 5, 8))
         call(w, 'MPI_Send', 75, 75.1, ev.MpiSend(ms(75), 0, world, 6, 8))
+        if unmatched:
+            call(w, 'MPI_Send', 80, 80.1, ev.MpiSend(ms(80), 0, world, 99, 8))
         w(ev.Leave(ms(100), R['main']))
 
         w = trace.event_writer_from_location(locs[2])
@@ -239,6 +241,15 @@ def check_by_hand(t, path):
          [(p, r, n, x) for p, r, _, n, x in LOCATIONS], 'by hand, CSV: per location')
 
 
+def check_unmatched(t, path):
+    code, w, err = run_json(t, 'unmatched send', path)
+    t.check(code == 1 and len(err.splitlines()) == 1 and 'has no matching receive' in err,
+            'unmatched send: one warning line, exit 1', repr((code, err)))
+    t.check(w and w['problems'] == 1 and {p['pattern']: (p['instances'], p['time_ticks'])
+                                          for p in w['patterns']} == PATTERNS,
+            'unmatched send: one problem, the same waits', repr(w))
+
+
 def write_plain(path):
     with otf2.writer.open(path, timer_resolution=10**9) as trace:
         d = trace.definitions
@@ -316,6 +327,8 @@ def body(t):
     write_plain(os.path.join(d, 'plain'))
     by_hand = os.path.join(d, 'waits', 'traces.otf2')
     check_by_hand(t, by_hand)
+    write_waits(os.path.join(d, 'unmatched'), unmatched=True)
+    check_unmatched(t, os.path.join(d, 'unmatched', 'traces.otf2'))
     check_bad_input(t, os.path.join(d, 'plain', 'traces.otf2'), by_hand)
     check_mpi_program(t)
 
