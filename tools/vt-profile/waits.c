@@ -483,6 +483,12 @@ static void on_record(void *user, const struct vtr_location *loc, const struct v
 	struct lstate *s = &w->locs[loc->index];
 	if (!r->match)
 		return;
+	/* The MPI call the event is in: the innermost region if it is MPI's, else none (a
+	 * trace without the MPI regions: the event alone). */
+	bool in_call =
+	    s->depth && w->nodes[s->path[s->depth - 1] - 1].region < w->t->nregions &&
+	    w->t->regions[w->nodes[s->path[s->depth - 1] - 1].region].paradigm == OTF2_PARADIGM_MPI;
+	uint64_t call = in_call ? s->enter[s->depth - 1] : r->time;
 	switch (r->kind) {
 	case VTR_EV_MpiSend:
 	case VTR_EV_MpiIsend:
@@ -492,9 +498,10 @@ static void on_record(void *user, const struct vtr_location *loc, const struct v
 		*r->match = (void *)(uintptr_t)(i + 1);
 		if (r->kind == VTR_EV_MpiSend || r->kind == VTR_EV_MpiIsend) {
 			w->ms[i].send_path = path_now(s);
-			sent(w, i, s->depth ? s->enter[s->depth - 1] : r->time, r->comm, r->peer);
-			if (r->kind == VTR_EV_MpiSend && s->depth) {
-				if (s->send_slot) /* two in one call (MPI_Sendrecv...): no wait */
+			sent(w, i, call, r->comm, r->peer);
+			if (r->kind == VTR_EV_MpiSend && in_call) {
+				/* A second send in one call: the first one's taken as ended. */
+				if (s->send_slot)
 					send_left(w, s, r->time);
 				w->ms[i].open = true;
 				s->send_slot = i + 1;
@@ -502,7 +509,7 @@ static void on_record(void *user, const struct vtr_location *loc, const struct v
 			}
 		} else {
 			w->ms[i].recv_path = path_now(s);
-			w->ms[i].recv_call = s->depth ? s->enter[s->depth - 1] : r->time;
+			w->ms[i].recv_call = call;
 			received(w, i, loc);
 		}
 		break;
@@ -532,13 +539,18 @@ static void on_message(void *user, const struct vtr_message *m)
 {
 	struct waits *w = user;
 	uint32_t i = m->match ? (uint32_t)(uintptr_t)m->match - 1 : VTR_NONE;
-	struct mslot none = {.recv_call = m->recv_begin, .earliest = UINT64_MAX},
+	struct mslot none = {.recv_call = m->recv_begin,
+			     .send_begin = m->send_begin,
+			     .send_seen = true,
+			     .earliest = UINT64_MAX},
 		     *x = i != VTR_NONE ? &w->ms[i] : &none;
+	/* The calls' Enters as on_record took them (MPI regions only); an Irecv is posted at
+	 * its request. */
 	x->m = (struct vt_prof_wait_msg){
-	    .send_begin = m->send_begin,
+	    .send_begin = x->send_seen ? x->send_begin : m->send_begin,
 	    .send_end = m->send_end,
 	    .send_blocking = !m->send_nonblocking,
-	    .recv_posted = m->recv_begin,
+	    .recv_posted = m->recv_nonblocking ? m->recv_begin : x->recv_call,
 	    .recv_begin = x->recv_call,
 	    .recv_end = m->recv_end,
 	};
@@ -548,7 +560,7 @@ static void on_message(void *user, const struct vtr_message *m)
 	vt_prof_wait_message(&x->m, &ls, &lr);
 	add(w, VT_WAIT_LATE_SENDER, x->recv_path, m->receiver, m->comm, ls);
 	add(w, VT_WAIT_WRONG_ORDER, x->recv_path, m->receiver, m->comm,
-	    vt_prof_wait_wrong_order(ls, m->send_begin, x->earliest));
+	    vt_prof_wait_wrong_order(ls, x->m.send_begin, x->earliest));
 	if (x->open) { /* its call's Leave will tell */
 		x->matched = true;
 		return;

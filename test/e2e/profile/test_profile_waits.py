@@ -260,6 +260,29 @@ def write_plain(path):
         w(otf2.events.Leave(100, main))
 
 
+def write_no_mpi_regions(path):
+    """Rank 1 sends at 3 ms, rank 0 receives at 5 ms, both only inside main (no MPI region
+    around the events): no call waited (main's Enter at 0 is not the receive's)."""
+    ev = otf2.events
+    with otf2.writer.open(path, timer_resolution=10**9) as trace:
+        d = trace.definitions
+        host = d.system_tree_node('host')
+        locs = [d.location('Master thread', group=d.location_group(
+            'MPI Rank %d' % r, system_tree_parent=host)) for r in range(2)]
+        d.group('MPI locations', group_type=otf2.GroupType.COMM_LOCATIONS,
+                paradigm=otf2.Paradigm.MPI, members=locs)
+        world = d.comm('MPI_COMM_WORLD', group=d.group(
+            'MPI_COMM_WORLD', group_type=otf2.GroupType.COMM_GROUP,
+            paradigm=otf2.Paradigm.MPI, members=[0, 1]))
+        main = d.region('main')
+        for loc, e in ((locs[0], ev.MpiRecv(5 * MS, 1, world, 0, 4)),
+                       (locs[1], ev.MpiSend(3 * MS, 0, world, 0, 4))):
+            w = trace.event_writer_from_location(loc)
+            w(ev.Enter(0, main))
+            w(e)
+            w(ev.Leave(10 * MS, main))
+
+
 def check_bad_input(t, plain, by_hand):
     code, out, err = run('--waits', plain)
     t.check(code == 0 and err == '' and out.startswith('Wait states of %s: none' % plain)
@@ -277,6 +300,12 @@ def check_bad_input(t, plain, by_hand):
         code, out, err = run(*(args + [by_hand]))
         t.check(code == 2 and out == '' and len(err.splitlines()) == 1 and text in err,
                 'usage: %s: one line, exit 2' % ' '.join(args), repr((code, out, err)))
+    bare = os.path.join(os.path.dirname(os.path.dirname(plain)), 'bare')
+    write_no_mpi_regions(bare)
+    code, w, err = run_json(t, 'no MPI regions', os.path.join(bare, 'traces.otf2'))
+    t.check(code == 0 and w and w['total_ticks'] == 0 and not w['locations'],
+            'messages outside MPI regions: the events\' own times, no wait',
+            repr((code, w, err)))
     code, out, err = run('--waits', '/nonexistent/x.otf2')
     t.check(code == 2 and len(err.splitlines()) == 1 and '/nonexistent/x.otf2' in err,
             'waits on a missing trace: one line naming it, exit 2', repr((code, err)))
