@@ -800,9 +800,10 @@ static void report_json(FILE *out, const struct vt_prof_trace *tr, const struct 
 			p ? "," : "", vt_prof_wait_keys[p], vt_prof_wait_names[p], R->count[p],
 			R->time[p]);
 	}
+	fputs("\n  ]", out);
 	static const char *const sections[3] = {"call_paths", "locations", "communicators"};
 	for (int b = 0; b < 3; b++) {
-		fprintf(out, "\n  ],\n  \"%s\": [", sections[b]);
+		fprintf(out, ",\n  \"%s\": [", sections[b]);
 		for (size_t i = 0; i < R->n[b]; i++) {
 			const struct cell *c = &R->r[b][i];
 			fprintf(out, "%s\n    {\"pattern\": \"%s\", ", i ? "," : "",
@@ -825,10 +826,9 @@ static void report_json(FILE *out, const struct vt_prof_trace *tr, const struct 
 			fprintf(out, ", \"instances\": %" PRIu64 ", \"time_ticks\": %" PRIu64 "}",
 				c->count, c->time);
 		}
-		if (!R->n[b])
-			fputs("\n", out);
+		fputs(R->n[b] ? "\n  ]" : "]", out);
 	}
-	fputs("\n  ]\n}\n", out);
+	fputs("\n}\n", out);
 }
 
 static void waits_free(struct waits *w)
