@@ -8,6 +8,7 @@ import json
 import os
 import subprocess
 
+import omptrace
 import otf2events
 import vtmpi
 import vttest
@@ -250,6 +251,24 @@ def check_unmatched(t, path):
             'unmatched send: one problem, the same waits', repr(w))
 
 
+def check_omptrace(t, d):
+    """test/lib/omptrace.py's trace (vt's OMPT names, two threads): IB1 entered at 260 and
+    180 (thread 1 waits 80), B2 at 620 and 680 (the master waits 60), IB2 at 700 and 710 (the
+    master waits 10)."""
+    path = omptrace.write(os.path.join(d, 'omp'))
+    code, w, err = run_json(t, 'omptrace', path)
+    t.eq((code, err), (0, ''), 'omptrace: exit 0')
+    if not w:
+        return
+    t.eq([(c['pattern'], c['path'], c['instances'], c['time_ticks']) for c in w['call_paths']],
+         [('omp_barrier', [omptrace.P1, omptrace.IB1], 1, 80),
+          ('omp_barrier', ['main', omptrace.P2, omptrace.B2], 1, 60),
+          ('omp_barrier', ['main', omptrace.P2, omptrace.IB2], 1, 10)],
+         'omptrace: per barrier the thread that waited until the other entered')
+    t.eq([(c['name'], c['instances'], c['time_ticks']) for c in w['locations']],
+         [(omptrace.MASTER, 2, 70), (omptrace.WORKER, 1, 80)], 'omptrace: per thread')
+
+
 def write_plain(path):
     with otf2.writer.open(path, timer_resolution=10**9) as trace:
         d = trace.definitions
@@ -358,6 +377,7 @@ def body(t):
     check_by_hand(t, by_hand)
     write_waits(os.path.join(d, 'unmatched'), unmatched=True)
     check_unmatched(t, os.path.join(d, 'unmatched', 'traces.otf2'))
+    check_omptrace(t, d)
     check_bad_input(t, os.path.join(d, 'plain', 'traces.otf2'), by_hand)
     check_mpi_program(t)
 
