@@ -207,6 +207,7 @@ struct vtr_message {
 	uint64_t send_begin, send_end; /* the send event; end: its completion (Isend) */
 	uint64_t recv_begin, recv_end; /* the request's start (Irecv) or the receive; its end */
 	bool send_nonblocking, recv_nonblocking;
+	void *match; /* what the tool kept in its ends' vtr_record.match (NULL: nothing) */
 };
 
 /* One member's part of a collective. */
@@ -220,6 +221,7 @@ struct vtr_collective {
 	uint32_t comm, op, root;
 	uint32_t n; /* members */
 	const struct vtr_coll_member *members;
+	void *match; /* what the tool kept in its members' vtr_record.match (NULL: nothing) */
 };
 
 /*

@@ -219,8 +219,10 @@ static void opened(struct reader *rd)
 static void deliver(struct reader *rd, uint32_t i)
 {
 	rd->stats.messages++;
+	struct pending *p = &rd->match->p2p.pool[i];
+	p->m.match = p->slot;
 	if (rd->cb->message)
-		rd->cb->message(rd->user, &rd->match->p2p.pool[i].m);
+		rd->cb->message(rd->user, &p->m);
 	free_entry(&rd->match->p2p, i);
 	rd->match->open_messages--;
 }
@@ -420,7 +422,7 @@ void vtr_match_coll_end(struct reader *rd, struct loc_state *s, struct vtr_recor
 		return;
 	rd->stats.collectives++;
 	if (rd->cb->collective) {
-		struct vtr_collective out = {comm, c->op, c->root, size, c->members};
+		struct vtr_collective out = {comm, c->op, c->root, size, c->members, c->slot};
 		rd->cb->collective(rd->user, &out);
 	}
 	*pp = c->next;

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* vt-profile: prints the profiles of an OTF2 trace; options, exit codes, error messages. */
-/* One file per mode beside the flat profile (samples.c, calltree.c, mpi.c, imbalance.c). */
+/* One file per mode beside the flat profile (samples.c, calltree.c, mpi.c, imbalance.c, ...). */
 #include <errno.h>
 #include <getopt.h>
 #include <stdarg.h>
@@ -54,6 +54,11 @@ static const char usage_text[] =
     "                       high-water mark, allocations and bytes allocated; per\n"
     "                       call path the allocations and net bytes between its\n"
     "                       Enters and Leaves, where the counters are recorded there\n"
+    "  -w, --waits          wait states instead: per pattern (Late Sender and its\n"
+    "                       Wrong Order part, Late Receiver, Wait at Barrier, Wait\n"
+    "                       at NxN, Late Broadcast, Early Reduce, OpenMP barrier\n"
+    "                       wait) the time lost, then per call path, location and\n"
+    "                       communicator\n"
     "  -h, --help           show this help and exit\n"
     "  -V, --version        show the version and exit\n"
     "\n"
@@ -96,6 +101,7 @@ static void parse_args(int argc, char **argv, struct vt_prof_options *opt, const
 	    {"threads", no_argument, NULL, 't'},
 	    {"io", no_argument, NULL, 'I'},
 	    {"memory", no_argument, NULL, 'M'},
+	    {"waits", no_argument, NULL, 'w'},
 	    {"version", no_argument, NULL, 'V'},
 	    {NULL, 0, NULL, 0},
 	};
@@ -107,7 +113,7 @@ static void parse_args(int argc, char **argv, struct vt_prof_options *opt, const
 	size_t depth;
 
 	opterr = 0; /* our own one-line messages instead of getopt's */
-	while ((c = getopt_long(argc, argv, ":f:s:n:lScd:mitIMhV", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":f:s:n:lScd:mitIMwhV", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'f':
 			opt->format = (enum vt_prof_format)pick("--format", optarg, formats, 3);
@@ -143,6 +149,9 @@ static void parse_args(int argc, char **argv, struct vt_prof_options *opt, const
 		case 'M':
 			opt->memory = true;
 			break;
+		case 'w':
+			opt->waits = true;
+			break;
 		case 'l':
 			opt->per_location = true;
 			break;
@@ -161,10 +170,12 @@ static void parse_args(int argc, char **argv, struct vt_prof_options *opt, const
 	}
 	*path = vtr_cli_trace(argc, argv);
 	if (opt->samples + opt->call_tree + opt->mpi + opt->imbalance + opt->threads + opt->io +
-		opt->memory >
+		opt->memory + opt->waits >
 	    1)
-		vtr_usage_error("--samples, --call-tree, --mpi, --imbalance, --threads, --io and "
-				"--memory exclude each other");
+		vtr_usage_error("--samples, --call-tree, --mpi, --imbalance, --threads, --io, "
+				"--memory and --waits exclude each other");
+	if (opt->waits && (opt->per_location || opt->sort_given || opt->top))
+		vtr_usage_error("--per-location, --sort and --top do not go with --waits");
 	if (opt->depth && !opt->call_tree)
 		vtr_usage_error("--depth goes with --call-tree");
 }
@@ -190,6 +201,10 @@ static int other_mode(const struct vt_prof_trace *tr, const struct vt_prof_optio
 		rc = vt_prof_report_io(tr, opt, stdout, err, sizeof(err));
 	} else if (opt->memory) {
 		rc = vt_prof_report_memory(tr, opt, stdout, err, sizeof(err));
+	} else if (opt->waits) {
+		uint64_t more = 0;
+		rc = vt_prof_report_waits(tr, opt, stdout, stderr, &more, err, sizeof(err));
+		*problems += more;
 	} else {
 		vt_prof_report_imbalance(tr, opt, stdout);
 	}
@@ -220,7 +235,8 @@ int main(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	uint64_t problems = tr.total_problems;
-	if (opt.call_tree || opt.mpi || opt.imbalance || opt.threads || opt.io || opt.memory) {
+	if (opt.call_tree || opt.mpi || opt.imbalance || opt.threads || opt.io || opt.memory ||
+	    opt.waits) {
 		if (other_mode(&tr, &opt, &problems) < 0) {
 			vt_prof_free(&tr);
 			return EXIT_USAGE;

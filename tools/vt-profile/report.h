@@ -26,6 +26,7 @@ struct vt_prof_options {
 	bool threads;	 /* the thread model and OpenMP imbalance instead (threads.c) */
 	bool io;	 /* I/O per file and process instead (io.c) */
 	bool memory;	 /* memory counters per process and call path instead (memory.c) */
+	bool waits;	 /* wait states per pattern, call path, location, comm (waits.c) */
 };
 
 /* Writes the report to out; problems go to out too, except in CSV where they go to err. */
@@ -64,6 +65,12 @@ int vt_prof_report_io(const struct vt_prof_trace *tr, const struct vt_prof_optio
  * -1 with err. */
 int vt_prof_report_memory(const struct vt_prof_trace *tr, const struct vt_prof_options *opt,
 			  FILE *out, char *err, size_t errlen);
+
+/* Wait states (--waits), read in merged order: per pattern (libvtprof's waits.h) the time
+ * and instances, per call path, location and communicator. Unmatched messages and
+ * collectives are written to warn and counted in *problems. 0, or -1 with err. */
+int vt_prof_report_waits(const struct vt_prof_trace *tr, const struct vt_prof_options *opt,
+			 FILE *out, FILE *warn, uint64_t *problems, char *err, size_t errlen);
 
 /* The problems of the flat reading, one "warning: ..." line each, after prefix. */
 void vt_prof_print_problems(const struct vt_prof_trace *tr, FILE *out, const char *prefix);
