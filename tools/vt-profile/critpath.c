@@ -297,6 +297,7 @@ static void on_record(void *user, const struct vtr_location *loc, const struct v
 		if (r->kind == VTR_EV_MpiSend || r->kind == VTR_EV_MpiIsend) {
 			c->ms[i].send_call = call;
 			c->ms[i].send_seen = true;
+			sync_add(s, r->time);
 		} else {
 			c->ms[i].recv_call = call;
 			c->ms[i].recv_path = path_now(s);

@@ -9,8 +9,8 @@
 /*
  * One location as the walk needs it: its call path over time (from time[i] on it runs
  * path[i], until time[i + 1] or last; 0: outside every region), its first and last event,
- * and its synchronisation points (the ends of its receives, collectives and waits), all in
- * ascending order.
+ * and its synchronisation points (its sends, the ends of its receives, collectives and
+ * waits), all in ascending order.
  */
 struct vt_prof_cp_line {
 	const uint64_t *time;
