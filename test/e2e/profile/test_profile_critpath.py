@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """vt-profile --critical-path: the critical path and delay costs of traces written here with
-python3-otf2 (an Allreduce rank 1 is 10 ms late for, a chain of two Late Senders; each worked
-out by hand), usage, then a vtcc-built MPI program (Open MPI, 3 ranks) whose rank 1's solve
+python3-otf2 (an Allreduce rank 1 is 10 ms late for, a chain of two Late Senders, two sends
+in a row; each worked out by hand), usage, then a vtcc-built MPI program (Open MPI, 3 ranks) whose rank 1's solve
 sleeps 300 ms longer."""
 import csv
 import io
@@ -161,6 +161,34 @@ def write_chain(path):
         leave(50, 'main')
 
 
+# Two sends: rank 0 computes a 0..10, sends (an MPI_Send of no time at 10), computes b
+# 10..30, sends at 30; rank 1 waits in MPI_Recv 1..10 (receives at 11) and 11..30 (receives
+# at 31), ends at 32. Rank 0's send at 10 is a synchronisation point: the second wait, 19 ms,
+# is all b's (from 10 to 30), not shared with a; the first, 9 ms, is a's.
+#   critical path: rank 1 from 30 to 32 (MPI_Recv 30..31, main 31..32), rank 0 from 0 to 30
+#     (b 20, a 10): 32 ms through 1 wait.
+def write_two_sends(path):
+    ev = otf2.events
+    with otf2.writer.open(path, timer_resolution=10**9) as trace:
+        T = Trace(trace, ['main', 'a', 'b', 'MPI_Send', 'MPI_Recv'])
+        w, enter, leave = T.writer(0)
+        enter(0, 'main')
+        for name, begin, end in (('a', 0, 10), ('b', 10, 30)):
+            enter(begin, name)
+            leave(end, name)
+            enter(end, 'MPI_Send')
+            w(ev.MpiSend(ms(end), 1, T.world, 0, 8))
+            leave(end, 'MPI_Send')
+        leave(30, 'main')
+        w, enter, leave = T.writer(1)
+        enter(0, 'main')
+        for begin, end in ((1, 11), (11, 31)):
+            enter(begin, 'MPI_Recv')
+            w(ev.MpiRecv(ms(end), 0, T.world, 0, 8))
+            leave(end, 'MPI_Recv')
+        leave(32, 'main')
+
+
 def check_allreduce(t, path):
     code, out, err = run('--critical-path', path)
     t.eq((code, err, out), (0, '', ALLREDUCE_TEXT.format(path=path)),
@@ -224,6 +252,21 @@ def check_chain(t, path):
             in lines, 'chain, text: the summary and the two delay costs', out)
 
 
+def check_two_sends(t, path):
+    code, j, err = run_json(t, 'two sends', path)
+    t.eq((code, err), (0, ''), 'two sends: exit 0')
+    if not j:
+        return
+    t.eq((j['length_ticks'], j['waits_followed'],
+          [(c['rank'], c['path'], c['time_ticks']) for c in j['call_paths']]),
+         (ms(32), 1, [(0, ['main', 'b'], ms(20)), (0, ['main', 'a'], ms(10)),
+                      (1, ['main'], ms(1)), (1, ['main', 'MPI_Recv'], ms(1))]),
+         'two sends: the path, rank 0\'s b and a after rank 1\'s end')
+    t.eq([(c['rank'], c['path'], c['waits'], c['cost_ticks']) for c in j['delay_costs']],
+         [(0, ['main', 'b'], 1, ms(19)), (0, ['main', 'a'], 1, ms(9))],
+         'two sends: each wait to the computation since the sender\'s previous send')
+
+
 def check_usage(t, path):
     for args, text in [(['--critical-path', '--waits'], 'exclude each other'),
                        (['--critical-path', '--top', '3'], 'do not go with --critical-path')]:
@@ -268,6 +311,8 @@ def body(t):
     allreduce = os.path.join(d, 'allreduce', 'traces.otf2')
     check_allreduce(t, allreduce)
     check_chain(t, os.path.join(d, 'chain', 'traces.otf2'))
+    write_two_sends(os.path.join(d, 'two'))
+    check_two_sends(t, os.path.join(d, 'two', 'traces.otf2'))
     check_usage(t, allreduce)
     check_mpi_program(t)
 
