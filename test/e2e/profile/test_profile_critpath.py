@@ -1,8 +1,8 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """vt-profile --critical-path: the critical path and delay costs of traces written here with
 python3-otf2 (an Allreduce rank 1 is 10 ms late for, a chain of two Late Senders, two sends
-in a row; each worked out by hand), usage, then a vtcc-built MPI program (Open MPI, 3 ranks) whose rank 1's solve
-sleeps 300 ms longer."""
+in a row; each worked out by hand), usage, then a vtcc-built MPI program (Open MPI, 3 ranks)
+whose rank 1's solve sleeps 300 ms longer."""
 import csv
 import io
 import json
@@ -217,7 +217,8 @@ def check_allreduce(t, path):
     t.eq([(r[0], r[2], r[3], r[4], r[5], r[6], int(r[7])) for r in rows[1:]],
          [('length', '', '', '', '', '1', ms(23)),
           ('location', '1', '', '', '', '', ms(21)), ('location', '0', '', '', '', '', ms(2)),
-          ('path', '1', 'main;solve', '', '', '', ms(20)), ('path', '0', 'main', '', '', '', ms(1)),
+          ('path', '1', 'main;solve', '', '', '', ms(20)),
+          ('path', '0', 'main', '', '', '', ms(1)),
           ('path', '0', 'main;MPI_Allreduce', '', '', '', ms(1)),
           ('path', '1', 'main', '', '', '', ms(1)),
           ('delay_cost', '1', 'main;solve', 'wait_nxn', 'main;MPI_Allreduce', '2', ms(20))],
