@@ -128,7 +128,7 @@ Delay costs: 20.000 ms of waiting, per delaying rank and call path
 #     Rank 1 waited 30 ms (1..31); rank 0 from 0: produce 30, main 1; rank 1: main 1 -> 30 ms
 #     to rank 0's produce. (Scalasca would carry part of rank 2's wait on to rank 0's produce
 #     as a long-term cost; vt does not.)
-def write_chain(path):
+def write_chain(path, unmatched=False):
     ev = otf2.events
     with otf2.writer.open(path, timer_resolution=10**9) as trace:
         T = Trace(trace, ['main', 'produce', 'relay', 'post', 'MPI_Send', 'MPI_Recv'])
@@ -139,6 +139,10 @@ def write_chain(path):
         enter(31, 'MPI_Send')
         w(ev.MpiSend(ms(31), 1, T.world, 0, 8))
         leave(32, 'MPI_Send')
+        if unmatched:  # never received: a problem, the rest unchanged
+            enter(33, 'MPI_Send')
+            w(ev.MpiSend(ms(33), 2, T.world, 99, 8))
+            leave(34, 'MPI_Send')
         leave(40, 'main')
         w, enter, leave = T.writer(1)
         enter(0, 'main')
@@ -268,6 +272,36 @@ def check_two_sends(t, path):
          'two sends: each wait to the computation since the sender\'s previous send')
 
 
+def check_problems(t, unmatched, chain):
+    code, j, err = run_json(t, 'unmatched send', unmatched)
+    _, want, _ = run_json(t, 'chain again', chain)
+    t.check(code == 1 and len(err.splitlines()) == 1 and 'has no matching receive' in err,
+            'unmatched send: one warning line, exit 1', repr((code, err)))
+    keys = ('length_ticks', 'waits_followed', 'delay_cost_ticks', 'delay_costs')
+    t.check(j and want and j['problems'] == 1
+            and all(j[k] == want[k] for k in keys),
+            'unmatched send: one problem, the same path and costs', repr(j))
+
+
+def check_no_waits(t, d):
+    """One location, main from 0 to 5 ms: the path is its main, no delay cost."""
+    path = os.path.join(d, 'plain')
+    with otf2.writer.open(path, timer_resolution=10**9) as trace:
+        g = trace.definitions.location_group(
+            'Process', system_tree_parent=trace.definitions.system_tree_node('host'))
+        w = trace.event_writer_from_location(trace.definitions.location('Master thread',
+                                                                        group=g))
+        main = trace.definitions.region('main')
+        w(otf2.events.Enter(0, main))
+        w(otf2.events.Leave(ms(5), main))
+    code, out, err = run('--critical-path', os.path.join(path, 'traces.otf2'))
+    lines = out.splitlines()
+    t.check(code == 0 and err == '' and lines[0].endswith(': 5.000 ms, through 0 waits')
+            and '      5.000 ms  100.00%     -  main' in lines
+            and lines[-1] == 'Delay costs: none (no MPI wait)',
+            'no MPI: the path is main, no delay cost, exit 0', repr((code, out, err)))
+
+
 def check_usage(t, path):
     for args, text in [(['--critical-path', '--waits'], 'exclude each other'),
                        (['--critical-path', '--top', '3'], 'do not go with --critical-path')]:
@@ -314,6 +348,10 @@ def body(t):
     check_chain(t, os.path.join(d, 'chain', 'traces.otf2'))
     write_two_sends(os.path.join(d, 'two'))
     check_two_sends(t, os.path.join(d, 'two', 'traces.otf2'))
+    write_chain(os.path.join(d, 'unmatched'), unmatched=True)
+    check_problems(t, os.path.join(d, 'unmatched', 'traces.otf2'),
+                   os.path.join(d, 'chain', 'traces.otf2'))
+    check_no_waits(t, d)
     check_usage(t, allreduce)
     check_mpi_program(t)
 
