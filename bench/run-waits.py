@@ -4,8 +4,10 @@
 over mpicc, runs on --np ranks (Open MPI) and writes a trace of about --events events; then
 `vt-profile --waits --format json` (to /dev/null) and, for comparison, the trace layer's merged
 reading alone (bench/read-bench) and the flat profile (vt-profile's first pass, which --waits
-makes too) run --runs times each; medians of the wall and CPU time,
-events per second and the peak resident size are reported. The trace is deleted at the end.
+makes too), and `vt-profile --critical-path --format json` (the same merged reading, keeping
+every Enter and Leave for its backward walk) run --runs times each; medians of the wall and
+CPU time, events per second and the peak resident size are reported. The trace is deleted at
+the end.
 
 Usage: bench/run-waits.py BUILD_DIR [--events 10000000] [--runs 3] [--np 4]
 """
@@ -62,7 +64,9 @@ def main():
                                            'merged']),
                           ('vt-profile (flat)', [profile, '--format', 'json', anchor]),
                           ('vt-profile --waits', [profile, '--waits', '--format', 'json',
-                                                  anchor])):
+                                                  anchor]),
+                          ('--critical-path', [profile, '--critical-path', '--format', 'json',
+                                               anchor])):
             runs = [measured(build, result, cmd) for _ in range(args.runs)]
             wall = statistics.median(r[0] for r in runs)
             cpu = statistics.median(r[1] for r in runs)

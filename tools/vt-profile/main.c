@@ -59,6 +59,9 @@ static const char usage_text[] =
     "                       at NxN, Late Broadcast, Early Reduce, OpenMP barrier\n"
     "                       wait) the time lost, then per call path, location and\n"
     "                       communicator\n"
+    "  -C, --critical-path  the critical path instead: its time per location and\n"
+    "                       call path, then each MPI wait's delay cost per delaying\n"
+    "                       rank and call path\n"
     "  -h, --help           show this help and exit\n"
     "  -V, --version        show the version and exit\n"
     "\n"
@@ -102,6 +105,7 @@ static void parse_args(int argc, char **argv, struct vt_prof_options *opt, const
 	    {"io", no_argument, NULL, 'I'},
 	    {"memory", no_argument, NULL, 'M'},
 	    {"waits", no_argument, NULL, 'w'},
+	    {"critical-path", no_argument, NULL, 'C'},
 	    {"version", no_argument, NULL, 'V'},
 	    {NULL, 0, NULL, 0},
 	};
@@ -113,7 +117,7 @@ static void parse_args(int argc, char **argv, struct vt_prof_options *opt, const
 	size_t depth;
 
 	opterr = 0; /* our own one-line messages instead of getopt's */
-	while ((c = getopt_long(argc, argv, ":f:s:n:lScd:mitIMwhV", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":f:s:n:lScd:mitIMwChV", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'f':
 			opt->format = (enum vt_prof_format)pick("--format", optarg, formats, 3);
@@ -152,6 +156,9 @@ static void parse_args(int argc, char **argv, struct vt_prof_options *opt, const
 		case 'w':
 			opt->waits = true;
 			break;
+		case 'C':
+			opt->critpath = true;
+			break;
 		case 'l':
 			opt->per_location = true;
 			break;
@@ -170,12 +177,14 @@ static void parse_args(int argc, char **argv, struct vt_prof_options *opt, const
 	}
 	*path = vtr_cli_trace(argc, argv);
 	if (opt->samples + opt->call_tree + opt->mpi + opt->imbalance + opt->threads + opt->io +
-		opt->memory + opt->waits >
+		opt->memory + opt->waits + opt->critpath >
 	    1)
 		vtr_usage_error("--samples, --call-tree, --mpi, --imbalance, --threads, --io, "
-				"--memory and --waits exclude each other");
+				"--memory, --waits and --critical-path exclude each other");
 	if (opt->waits && (opt->per_location || opt->sort_given || opt->top))
 		vtr_usage_error("--per-location, --sort and --top do not go with --waits");
+	if (opt->critpath && (opt->per_location || opt->sort_given || opt->top))
+		vtr_usage_error("--per-location, --sort and --top do not go with --critical-path");
 	if (opt->depth && !opt->call_tree)
 		vtr_usage_error("--depth goes with --call-tree");
 }
@@ -204,6 +213,10 @@ static int other_mode(const struct vt_prof_trace *tr, const struct vt_prof_optio
 	} else if (opt->waits) {
 		uint64_t more = 0;
 		rc = vt_prof_report_waits(tr, opt, stdout, stderr, &more, err, sizeof(err));
+		*problems += more;
+	} else if (opt->critpath) {
+		uint64_t more = 0;
+		rc = vt_prof_report_critpath(tr, opt, stdout, stderr, &more, err, sizeof(err));
 		*problems += more;
 	} else {
 		vt_prof_report_imbalance(tr, opt, stdout);
@@ -236,7 +249,7 @@ int main(int argc, char **argv)
 	}
 	uint64_t problems = tr.total_problems;
 	if (opt.call_tree || opt.mpi || opt.imbalance || opt.threads || opt.io || opt.memory ||
-	    opt.waits) {
+	    opt.waits || opt.critpath) {
 		if (other_mode(&tr, &opt, &problems) < 0) {
 			vt_prof_free(&tr);
 			return EXIT_USAGE;

@@ -27,6 +27,7 @@ struct vt_prof_options {
 	bool io;	 /* I/O per file and process instead (io.c) */
 	bool memory;	 /* memory counters per process and call path instead (memory.c) */
 	bool waits;	 /* wait states per pattern, call path, location, comm (waits.c) */
+	bool critpath;	 /* the critical path and delay costs (critpath.c) */
 };
 
 /* Writes the report to out; problems go to out too, except in CSV where they go to err. */
@@ -71,6 +72,13 @@ int vt_prof_report_memory(const struct vt_prof_trace *tr, const struct vt_prof_o
  * collectives are written to warn and counted in *problems. 0, or -1 with err. */
 int vt_prof_report_waits(const struct vt_prof_trace *tr, const struct vt_prof_options *opt,
 			 FILE *out, FILE *warn, uint64_t *problems, char *err, size_t errlen);
+
+/* The critical path and the delay costs of MPI waits (--critical-path), read in merged order:
+ * the path's time per location and call path, the costs per delaying location, call path,
+ * pattern and waiting call path. Unmatched messages and collectives are written to warn and
+ * counted in *problems. 0, or -1 with err. */
+int vt_prof_report_critpath(const struct vt_prof_trace *tr, const struct vt_prof_options *opt,
+			    FILE *out, FILE *warn, uint64_t *problems, char *err, size_t errlen);
 
 /* The problems of the flat reading, one "warning: ..." line each, after prefix. */
 void vt_prof_print_problems(const struct vt_prof_trace *tr, FILE *out, const char *prefix);

@@ -1,0 +1,66 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* The critical path and the delay costs of waits (vt-profile --critical-path), without reading. */
+#ifndef VT_PROF_CRITPATH_H
+#define VT_PROF_CRITPATH_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/*
+ * One location as the walk needs it: its call path over time (from time[i] on it runs
+ * path[i], until time[i + 1] or last; 0: outside every region), its first and last event,
+ * and its synchronisation points (its sends, the ends of its receives, collectives and
+ * waits), all in ascending order.
+ */
+struct vt_prof_cp_line {
+	const uint64_t *time;
+	const uint32_t *path;
+	size_t n;
+	uint64_t first, last;
+	const uint64_t *sync;
+	size_t nsync;
+};
+
+/* A wait: loc waited in path from begin to end, until delayer's event at end (the late
+ * sender's send, the last member of a collective to enter) let it go on. pattern: the
+ * caller's (enum vt_prof_wait). */
+struct vt_prof_cp_wait {
+	uint32_t loc, path, delayer, pattern;
+	uint64_t begin, end;
+};
+
+/* The critical path: from the end of the location that ends last (the lowest index of a
+ * tie) backwards, each time through the latest wait of the current location that ends at or
+ * before the current time, to its delayer at that wait's end; what the location ran in
+ * between goes to on_path (its location, call path and time), the waits themselves not. Each
+ * wait is followed at most once (*followed: how many were). Sorts waits by location and
+ * end. Returns the path's length:
+ * the last end minus the first event of the location it ends at. */
+uint64_t vt_prof_critical_path(const struct vt_prof_cp_line *lines, size_t nlines,
+			       struct vt_prof_cp_wait *waits, size_t nwaits, size_t *followed,
+			       void (*on_path)(void *user, uint32_t loc, uint32_t path,
+					       uint64_t time),
+			       void *user);
+
+/*
+ * The delay cost of one wait w, handed to on_cost per call path of the delayer (the costs
+ * sum to the wait's length, end - begin). The delayer's interval runs from its latest
+ * synchronisation point before w->end (else its first event) to w->end, the waiter's from
+ * its latest before w->begin to w->begin. Per call path, the delayer's excess: its time in
+ * that path in its interval less the waiter's in the same path in its own, where positive.
+ * The wait is divided over the paths in proportion to their excess (rounded down; the rest
+ * to the first of the largest). Without excess, in proportion to the delayer's time in its
+ * interval; without that, all to the delayer's path at w->end. scratch: room for 3 * (the
+ * most segments of a line + 1) entries.
+ */
+struct vt_prof_cp_spent {
+	uint32_t path;
+	uint64_t time;
+};
+void vt_prof_delay_cost(const struct vt_prof_cp_line *lines, const struct vt_prof_cp_wait *w,
+			struct vt_prof_cp_spent *scratch,
+			void (*on_cost)(void *user, const struct vt_prof_cp_wait *w, uint32_t path,
+					uint64_t cost),
+			void *user);
+
+#endif
