@@ -10,6 +10,7 @@
  * (the walk goes backwards over the whole run), unlike --waits.
  */
 #include "critpath.h"
+#include "paths.h"
 #include "report.h"
 #include "vtr_out.h"
 #include "waits.h"
@@ -18,10 +19,6 @@
 #include <otf2/otf2.h>
 #include <stdlib.h>
 #include <string.h>
-
-struct pnode {
-	uint32_t parent, region; /* parent: a node id, 0 for none */
-};
 
 struct lstate {
 	uint32_t *stack; /* per open region: its call path (node id) and Enter time */
@@ -60,10 +57,7 @@ struct cp {
 	const struct vtr_trace *t;
 	FILE *warn;
 	uint64_t problems;
-	struct pnode *nodes;
-	size_t nnodes, capnodes;
-	uint32_t *nslots;
-	size_t nnslots;
+	struct vt_prof_paths paths;
 	struct lstate *locs;
 	struct mslot *ms;
 	size_t nms, capms;
@@ -79,52 +73,6 @@ struct cp {
 	size_t ntab;
 };
 
-static uint64_t mix(uint64_t h)
-{
-	h ^= h >> 31;
-	h *= 0x9e3779b97f4a7c15ull;
-	return h ^ (h >> 29);
-}
-
-/* ---- call paths ---- */
-
-static size_t node_slot(uint32_t parent, uint32_t region, size_t n)
-{
-	return (size_t)mix((uint64_t)parent << 32 | region) & (n - 1);
-}
-
-static void node_rehash(struct cp *c)
-{
-	free(c->nslots);
-	c->nnslots = c->nnslots ? 2 * c->nnslots : 256;
-	c->nslots = vtr_xcalloc(c->nnslots, sizeof(*c->nslots));
-	for (size_t i = 0; i < c->nnodes; i++) {
-		size_t s = node_slot(c->nodes[i].parent, c->nodes[i].region, c->nnslots);
-		while (c->nslots[s])
-			s = (s + 1) & (c->nnslots - 1);
-		c->nslots[s] = (uint32_t)i + 1;
-	}
-}
-
-static uint32_t node_of(struct cp *c, uint32_t parent, uint32_t region)
-{
-	size_t s = node_slot(parent, region, c->nnslots);
-	for (; c->nslots[s]; s = (s + 1) & (c->nnslots - 1)) {
-		const struct pnode *n = &c->nodes[c->nslots[s] - 1];
-		if (n->parent == parent && n->region == region)
-			return c->nslots[s];
-	}
-	if (c->nnodes == c->capnodes) {
-		c->capnodes = c->capnodes ? 2 * c->capnodes : 256;
-		c->nodes = vtr_xrealloc(c->nodes, c->capnodes, sizeof(*c->nodes));
-	}
-	c->nodes[c->nnodes] = (struct pnode){parent, region};
-	c->nslots[s] = (uint32_t)++c->nnodes;
-	if (2 * c->nnodes > c->nnslots)
-		node_rehash(c);
-	return (uint32_t)c->nnodes;
-}
-
 static uint32_t path_now(const struct lstate *s)
 {
 	return s->depth ? s->stack[s->depth - 1] : 0;
@@ -135,7 +83,8 @@ static uint32_t path_now(const struct lstate *s)
 static size_t cell_slot(const struct cell *k, size_t n)
 {
 	uint64_t h = (uint64_t)k->loc << 32 ^ k->path;
-	return (size_t)mix(h ^ mix((uint64_t)k->pattern << 32 ^ k->wait_path)) & (n - 1);
+	return (size_t)vt_prof_mix(h ^ vt_prof_mix((uint64_t)k->pattern << 32 ^ k->wait_path)) &
+	       (n - 1);
 }
 
 static bool same_cell(const struct cell *a, const struct cell *b)
@@ -234,7 +183,7 @@ static void on_enter(void *user, const struct vtr_location *loc, uint64_t time, 
 		s->stack = vtr_xrealloc(s->stack, s->cap, sizeof(*s->stack));
 		s->enter = vtr_xrealloc(s->enter, s->cap, sizeof(*s->enter));
 	}
-	s->stack[s->depth] = node_of(c, path_now(s), region);
+	s->stack[s->depth] = vt_prof_path_of(&c->paths, path_now(s), region);
 	s->enter[s->depth++] = time;
 	line_add(s, time);
 }
@@ -283,9 +232,10 @@ static void on_record(void *user, const struct vtr_location *loc, const struct v
 	struct lstate *s = &c->locs[loc->index];
 	if (!r->match)
 		return;
-	bool in_call = s->depth && c->nodes[s->stack[s->depth - 1] - 1].region < c->t->nregions &&
-		       c->t->regions[c->nodes[s->stack[s->depth - 1] - 1].region].paradigm ==
-			   OTF2_PARADIGM_MPI;
+	bool in_call =
+	    s->depth && vt_prof_path_region(&c->paths, s->stack[s->depth - 1]) < c->t->nregions &&
+	    c->t->regions[vt_prof_path_region(&c->paths, s->stack[s->depth - 1])].paradigm ==
+		OTF2_PARADIGM_MPI;
 	uint64_t call = in_call ? s->enter[s->depth - 1] : r->time;
 	switch (r->kind) {
 	case VTR_EV_MpiSend:
@@ -448,33 +398,6 @@ static int cmp_cell(const void *pa, const void *pb)
 	return (a->wait_path > b->wait_path) - (a->wait_path < b->wait_path);
 }
 
-/* A path's region names from the outermost: sep between them (text, CSV), or a JSON array. */
-static void print_path(FILE *out, const struct cp *c, uint32_t path, const char *sep, bool json)
-{
-	uint32_t chain[256];
-	size_t d = 0;
-	for (uint32_t p = path; p && d < 256; p = c->nodes[p - 1].parent)
-		chain[d++] = c->nodes[p - 1].region;
-	if (json)
-		fputc('[', out);
-	for (size_t k = d; k-- > 0;) {
-		const char *name = chain[k] < c->t->nregions ? c->t->regions[chain[k]].name : "?";
-		if (k + 1 < d)
-			fputs(json ? ", " : sep, out);
-		if (json)
-			vtr_json_string(out, name);
-		else if (*sep == ';') /* CSV, inside quotes */
-			for (; *name; name++)
-				fputs(*name == '"' ? "\"\"" : (char[]){*name, 0}, out);
-		else
-			fputs(name, out);
-	}
-	if (json)
-		fputc(']', out);
-	else if (!d)
-		fputs("(none)", out);
-}
-
 /* The rows: the path's per location and call path, per location, and the costs. */
 struct rows {
 	struct cell *path, *loc, *cost;
@@ -519,7 +442,7 @@ static void report_text(FILE *out, const struct vt_prof_trace *tr, const struct 
 			fprintf(out, "%4" PRIu32 "  ", l->rank);
 		else
 			fputs("   -  ", out);
-		print_path(out, c, x->path, " > ", false);
+		vt_prof_path_print(out, &c->paths, c->t, x->path, " > ", false);
 		fputc('\n', out);
 	}
 	if (!R->ncost) {
@@ -539,9 +462,9 @@ static void report_text(FILE *out, const struct vt_prof_trace *tr, const struct 
 			fprintf(out, "%4" PRIu32 "  ", l->rank);
 		else
 			fputs("   -  ", out);
-		print_path(out, c, x->path, " > ", false);
+		vt_prof_path_print(out, &c->paths, c->t, x->path, " > ", false);
 		fprintf(out, "  <-  %s: ", vt_prof_wait_names[x->pattern]);
-		print_path(out, c, x->wait_path, " > ", false);
+		vt_prof_path_print(out, &c->paths, c->t, x->wait_path, " > ", false);
 		fputc('\n', out);
 	}
 }
@@ -572,7 +495,7 @@ static void report_csv(FILE *out, const struct vt_prof_trace *tr, const struct c
 		fputs("path,", out);
 		csv_loc(out, c, R->path[i].loc);
 		fputc('"', out);
-		print_path(out, c, R->path[i].path, ";", false);
+		vt_prof_path_print(out, &c->paths, c->t, R->path[i].path, ";", false);
 		fprintf(out, "\",,,,%" PRIu64 ",%.9g\n", R->path[i].time,
 			(double)R->path[i].time / res);
 	}
@@ -581,9 +504,9 @@ static void report_csv(FILE *out, const struct vt_prof_trace *tr, const struct c
 		fputs("delay_cost,", out);
 		csv_loc(out, c, x->loc);
 		fputc('"', out);
-		print_path(out, c, x->path, ";", false);
+		vt_prof_path_print(out, &c->paths, c->t, x->path, ";", false);
 		fprintf(out, "\",%s,\"", vt_prof_wait_keys[x->pattern]);
-		print_path(out, c, x->wait_path, ";", false);
+		vt_prof_path_print(out, &c->paths, c->t, x->wait_path, ";", false);
 		fprintf(out, "\",%" PRIu64 ",%" PRIu64 ",%.9g\n", x->count, x->time,
 			(double)x->time / res);
 	}
@@ -620,7 +543,7 @@ static void report_json(FILE *out, const struct vt_prof_trace *tr, const struct 
 		fprintf(out, "%s\n    {", i ? "," : "");
 		json_loc(out, c, R->path[i].loc);
 		fputs(", \"path\": ", out);
-		print_path(out, c, R->path[i].path, "", true);
+		vt_prof_path_print(out, &c->paths, c->t, R->path[i].path, "", true);
 		fprintf(out, ", \"time_ticks\": %" PRIu64 "}", R->path[i].time);
 	}
 	fputs(R->npath ? "\n  ],\n  \"delay_costs\": [" : "],\n  \"delay_costs\": [", out);
@@ -629,10 +552,10 @@ static void report_json(FILE *out, const struct vt_prof_trace *tr, const struct 
 		fprintf(out, "%s\n    {", i ? "," : "");
 		json_loc(out, c, x->loc);
 		fputs(", \"path\": ", out);
-		print_path(out, c, x->path, "", true);
+		vt_prof_path_print(out, &c->paths, c->t, x->path, "", true);
 		fprintf(out,
 			", \"pattern\": \"%s\", \"wait_path\": ", vt_prof_wait_keys[x->pattern]);
-		print_path(out, c, x->wait_path, "", true);
+		vt_prof_path_print(out, &c->paths, c->t, x->wait_path, "", true);
 		fprintf(out, ", \"waits\": %" PRIu64 ", \"cost_ticks\": %" PRIu64 "}", x->count,
 			x->time);
 	}
@@ -707,8 +630,7 @@ static void cp_free(struct cp *c)
 		c->cslots = x->next;
 		free(x);
 	}
-	free(c->nodes);
-	free(c->nslots);
+	vt_prof_paths_free(&c->paths);
 	free(c->ms);
 	free(c->waits);
 	free(c->wait);
@@ -722,7 +644,6 @@ int vt_prof_report_critpath(const struct vt_prof_trace *tr, const struct vt_prof
 	const struct vtr_trace *t = tr->layer;
 	struct cp c = {.t = t, .warn = warn};
 	c.locs = vtr_xcalloc(t->nlocations ? t->nlocations : 1, sizeof(*c.locs));
-	node_rehash(&c);
 	cell_rehash(&c);
 	const struct vtr_callbacks cb = {
 	    .event = on_event,

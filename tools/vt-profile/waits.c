@@ -10,6 +10,7 @@
  * waiting times; they are summed per pattern, call path, location and communicator.
  */
 #include "waits.h"
+#include "paths.h"
 #include "report.h"
 #include "vtr_out.h"
 
@@ -17,10 +18,6 @@
 #include <otf2/otf2.h>
 #include <stdlib.h>
 #include <string.h>
-
-struct pnode {
-	uint32_t parent, region; /* parent: a node id, 0 for none */
-};
 
 /* One OpenMP barrier of a team, its members as they enter and leave it. */
 struct obar {
@@ -90,10 +87,7 @@ struct waits {
 	const struct vtr_trace *t;
 	FILE *warn;
 	uint64_t problems;
-	struct pnode *nodes;
-	size_t nnodes, capnodes;
-	uint32_t *nslots; /* (parent, region) -> id */
-	size_t nnslots;
+	struct vt_prof_paths paths;
 	struct lstate *locs;
 	struct mslot *ms;
 	size_t nms, capms;
@@ -111,52 +105,6 @@ struct waits {
 	size_t nheaps;
 };
 
-static uint64_t mix(uint64_t h)
-{
-	h ^= h >> 31;
-	h *= 0x9e3779b97f4a7c15ull;
-	return h ^ (h >> 29);
-}
-
-/* ---- call paths ---- */
-
-static size_t node_slot(uint32_t parent, uint32_t region, size_t n)
-{
-	return (size_t)mix((uint64_t)parent << 32 | region) & (n - 1);
-}
-
-static void node_rehash(struct waits *w)
-{
-	free(w->nslots);
-	w->nnslots = w->nnslots ? 2 * w->nnslots : 256;
-	w->nslots = vtr_xcalloc(w->nnslots, sizeof(*w->nslots));
-	for (size_t i = 0; i < w->nnodes; i++) {
-		size_t s = node_slot(w->nodes[i].parent, w->nodes[i].region, w->nnslots);
-		while (w->nslots[s])
-			s = (s + 1) & (w->nnslots - 1);
-		w->nslots[s] = (uint32_t)i + 1;
-	}
-}
-
-static uint32_t node_of(struct waits *w, uint32_t parent, uint32_t region)
-{
-	size_t s = node_slot(parent, region, w->nnslots);
-	for (; w->nslots[s]; s = (s + 1) & (w->nnslots - 1)) {
-		const struct pnode *n = &w->nodes[w->nslots[s] - 1];
-		if (n->parent == parent && n->region == region)
-			return w->nslots[s];
-	}
-	if (w->nnodes == w->capnodes) {
-		w->capnodes = w->capnodes ? 2 * w->capnodes : 256;
-		w->nodes = vtr_xrealloc(w->nodes, w->capnodes, sizeof(*w->nodes));
-	}
-	w->nodes[w->nnodes] = (struct pnode){parent, region};
-	w->nslots[s] = (uint32_t)++w->nnodes;
-	if (2 * w->nnodes > w->nnslots)
-		node_rehash(w);
-	return (uint32_t)w->nnodes;
-}
-
 static uint32_t path_now(const struct lstate *s)
 {
 	return s->depth ? s->path[s->depth - 1] : 0;
@@ -167,7 +115,7 @@ static uint32_t path_now(const struct lstate *s)
 static size_t cell_slot(const struct cell *c, size_t n)
 {
 	uint64_t k = (uint64_t)c->pattern << 56 ^ (uint64_t)c->path << 28 ^ c->loc;
-	return (size_t)mix(k ^ mix(c->comm)) & (n - 1);
+	return (size_t)vt_prof_mix(k ^ vt_prof_mix(c->comm)) & (n - 1);
 }
 
 static bool same_cell(const struct cell *a, const struct cell *b)
@@ -444,7 +392,7 @@ static void on_enter(void *user, const struct vtr_location *loc, uint64_t time, 
 		s->path = vtr_xrealloc(s->path, s->cap, sizeof(*s->path));
 		s->enter = vtr_xrealloc(s->enter, s->cap, sizeof(*s->enter));
 	}
-	s->path[s->depth] = node_of(w, path_now(s), region);
+	s->path[s->depth] = vt_prof_path_of(&w->paths, path_now(s), region);
 	s->enter[s->depth++] = time;
 	if (s->nteams && !s->bar && is_omp_barrier(w->t, region))
 		bar_enter(w, loc, s, time);
@@ -486,8 +434,9 @@ static void on_record(void *user, const struct vtr_location *loc, const struct v
 	/* The MPI call the event is in: the innermost region if it is MPI's, else none (a
 	 * trace without the MPI regions: the event alone). */
 	bool in_call =
-	    s->depth && w->nodes[s->path[s->depth - 1] - 1].region < w->t->nregions &&
-	    w->t->regions[w->nodes[s->path[s->depth - 1] - 1].region].paradigm == OTF2_PARADIGM_MPI;
+	    s->depth && vt_prof_path_region(&w->paths, s->path[s->depth - 1]) < w->t->nregions &&
+	    w->t->regions[vt_prof_path_region(&w->paths, s->path[s->depth - 1])].paradigm ==
+		OTF2_PARADIGM_MPI;
 	uint64_t call = in_call ? s->enter[s->depth - 1] : r->time;
 	switch (r->kind) {
 	case VTR_EV_MpiSend:
@@ -661,33 +610,6 @@ static struct cell *rows_of(const struct waits *w, enum breakdown b, size_t *n)
 	return r;
 }
 
-/* A path's region names from the outermost: sep between them (text, CSV), or a JSON array. */
-static void print_path(FILE *out, const struct waits *w, uint32_t path, const char *sep, bool json)
-{
-	uint32_t chain[256];
-	size_t d = 0;
-	for (uint32_t p = path; p && d < 256; p = w->nodes[p - 1].parent)
-		chain[d++] = w->nodes[p - 1].region;
-	if (json)
-		fputc('[', out);
-	for (size_t k = d; k-- > 0;) {
-		const char *name = chain[k] < w->t->nregions ? w->t->regions[chain[k]].name : "?";
-		if (k + 1 < d)
-			fputs(json ? ", " : sep, out);
-		if (json)
-			vtr_json_string(out, name);
-		else if (*sep == ';') /* CSV, inside quotes */
-			for (; *name; name++)
-				fputs(*name == '"' ? "\"\"" : (char[]){*name, 0}, out);
-		else
-			fputs(name, out);
-	}
-	if (json)
-		fputc(']', out);
-	else if (!d)
-		fputs("(none)", out);
-}
-
 static const char *comm_name(const struct vtr_trace *t, uint32_t comm)
 {
 	return comm < t->ncomms && t->comms[comm].defined ? t->comms[comm].name : "?";
@@ -732,7 +654,7 @@ static void report_text(FILE *out, const struct vt_prof_trace *tr, const struct 
 			fprintf(out, "  %-24s  %12s  %10" PRIu64 "  ",
 				vt_prof_wait_names[c->pattern], buf, c->count);
 			if (b == BY_PATH) {
-				print_path(out, w, c->path, " > ", false);
+				vt_prof_path_print(out, &w->paths, w->t, c->path, " > ", false);
 			} else if (b == BY_LOC) {
 				const struct vtr_location *l = &w->t->locations[c->loc];
 				if (l->rank != VTR_NONE)
@@ -763,7 +685,7 @@ static void report_csv(FILE *out, const struct vt_prof_trace *tr, const struct w
 			fprintf(out, "%s,%s,", sections[b], vt_prof_wait_keys[c->pattern]);
 			if (b == BY_PATH) {
 				fputc('"', out);
-				print_path(out, w, c->path, ";", false);
+				vt_prof_path_print(out, &w->paths, w->t, c->path, ";", false);
 				fputc('"', out);
 			}
 			fputc(',', out);
@@ -810,7 +732,7 @@ static void report_json(FILE *out, const struct vt_prof_trace *tr, const struct 
 				vt_prof_wait_keys[c->pattern]);
 			if (b == BY_PATH) {
 				fputs("\"path\": ", out);
-				print_path(out, w, c->path, "", true);
+				vt_prof_path_print(out, &w->paths, w->t, c->path, "", true);
 			} else if (b == BY_LOC) {
 				const struct vtr_location *l = &w->t->locations[c->loc];
 				fprintf(out, "\"location\": %" PRIu64 ", \"name\": ", l->id);
@@ -851,8 +773,7 @@ static void waits_free(struct waits *w)
 	for (size_t i = 0; i < w->t->ncomms; i++)
 		free(w->bar_count[i]);
 	free(w->bar_count);
-	free(w->nodes);
-	free(w->nslots);
+	vt_prof_paths_free(&w->paths);
 	free(w->ms);
 	free(w->cells);
 	free(w->cslots_tab);
@@ -873,7 +794,6 @@ int vt_prof_report_waits(const struct vt_prof_trace *tr, const struct vt_prof_op
 		if (t->locations[i].rank != VTR_NONE && t->locations[i].rank >= w.nheaps)
 			w.nheaps = (size_t)t->locations[i].rank + 1;
 	w.heaps = vtr_xcalloc(w.nheaps ? w.nheaps : 1, sizeof(*w.heaps));
-	node_rehash(&w);
 	cell_rehash(&w);
 	const struct vtr_callbacks cb = {
 	    .enter = on_enter,
