@@ -767,11 +767,16 @@ void vt_otf2_loc_close(struct vt_loc *loc, uint64_t ts)
 		vt_info("thread %u: %lu Leave events added or dropped to keep regions balanced",
 			loc->index, (unsigned long)s->repaired);
 	OTF2_EvtWriter_GetNumberOfEvents(e->writer, &e->n_events);
-	/* libotf2 may report a failed write of the writer's last data without failing. */
+	/* A writer whose descriptor the program took is not closed: that would write into the
+	 * program's file and close it. libotf2 may report a failed write of the writer's last
+	 * data without failing. */
 	unsigned reports = vt_otf2_file_reports();
-	if (!vt_otf2_failed() && vt_otf2_ok(OTF2_Archive_CloseEvtWriter(archive, e->writer)) &&
-	    vt_otf2_write_reported(reports) != OTF2_SUCCESS)
+	bool closed = vt_otf2_evt_fd_check(loc->ref) && !vt_otf2_failed() &&
+		      vt_otf2_ok(OTF2_Archive_CloseEvtWriter(archive, e->writer));
+	if (closed && vt_otf2_write_reported(reports) != OTF2_SUCCESS)
 		vt_otf2_stop_writing(vt_otf2_write_reported(reports));
+	if (closed)
+		vt_otf2_evt_fd_closed(loc->ref);
 	if (vt_otf2_failed())
 		e->n_events = vt_otf2_events_on_disk(loc->ref);
 	e->writer = NULL;

@@ -417,6 +417,8 @@ static int close_archive(struct vt_loc *locs, uint64_t end_ts, const struct vt_m
 	if (!archive)
 		return -1;
 	vt_otf2_low_fds_hold();
+	/* The event files still open are at their descriptors, or are not closed. */
+	vt_otf2_evt_fds_check();
 	/* A failed write of any rank: every rank writes its definitions into the archive
 	 * opened again (collectives must match), into the room kept for them. */
 	bool failed = any_rank(ops, vt_otf2_failed()) != 0;
@@ -555,9 +557,9 @@ static int close_archive(struct vt_loc *locs, uint64_t end_ts, const struct vt_m
 				n_locs, n_locs == 1 ? "" : "s");
 		else if (failed || n_lost)
 			vt_warn("incomplete trace written to %s (%lu event%s, %zu location%s): "
-				"recording stopped at the first failed write",
+				"recording stopped at %s",
 				vt_otf2_anchor(), (unsigned long)total, total == 1 ? "" : "s",
-				n_locs, n_locs == 1 ? "" : "s");
+				n_locs, n_locs == 1 ? "" : "s", vt_otf2_stop_cause());
 		else
 			vt_notice("trace written to %s (%lu event%s, %zu location%s)",
 				  vt_otf2_anchor(), (unsigned long)total, total == 1 ? "" : "s",
