@@ -7,7 +7,8 @@
 // lines must not land in that file.
 // "closefd N HOW FILE" with HOW steal, closefrom, close_range or sys_close_range: N calls of
 // leaf, then the program takes descriptors 3..63 (steal: dup2 of FILE over each; the others
-// close every descriptor from 3 on, sys_close_range by the bare system call, then open FILE),
+// close every descriptor from 3 on, sys_close_range by the bare system call, check that the
+// program's own at 3, 9, 40 and 200 are closed, then open FILE),
 // writes a known line through each descriptor that refers to FILE, N calls of leaf2, and ends
 // with status 5.
 #define _GNU_SOURCE
@@ -43,12 +44,22 @@ static int take(const char *how, const char *path)
 				return 1;
 		last = 63;
 	} else {
+		/* Descriptors of the program's own below, between and above vt's: all closed. */
+		int mine[] = {3, 9, 40, 200};
+		for (size_t i = 0; i < sizeof(mine) / sizeof(mine[0]); i++)
+			if (dup2(0, mine[i]) != mine[i])
+				return 1;
 		if (strcmp(how, "closefrom") == 0)
 			closefrom(3);
 		else if (strcmp(how, "close_range") == 0 && close_range(3, ~0U, 0) != 0)
 			return 1;
 		else if (strcmp(how, "sys_close_range") == 0 && syscall(SYS_close_range, 3, ~0U, 0))
 			return 1;
+		for (size_t i = 0; i < sizeof(mine) / sizeof(mine[0]); i++)
+			if (fcntl(mine[i], F_GETFD) != -1 || errno != EBADF) {
+				fprintf(stderr, "fd %d still open\n", mine[i]);
+				return 1;
+			}
 		fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
 		if (fd != 3)
 			return 1;
