@@ -8,6 +8,7 @@
 #include "defs/vt_callctx.h"
 #include "defs/vt_mpi_defs.h"
 #include "defs/vt_mpi_ops.h"
+#include "interpose/vt_own_fds.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -819,11 +820,13 @@ void vt_otf2_metric_writer_close(OTF2_EvtWriter *w, uint64_t *events)
 	uint64_t ref = 0;
 	OTF2_EvtWriter_GetLocationID(w, &ref);
 	OTF2_EvtWriter_GetNumberOfEvents(w, events);
+	vt_own_fds_write_begin();
 	if (!vt_otf2_evt_fd_check(ref) || vt_otf2_failed() ||
 	    !vt_otf2_ok(OTF2_Archive_CloseEvtWriter(arc.archive, w)))
 		*events = vt_otf2_events_on_disk(ref);
 	else
 		vt_otf2_evt_fd_closed(ref);
+	vt_own_fds_write_end();
 }
 
 bool vt_otf2_write_onoff(OTF2_EvtWriter *w, uint64_t ts, bool on)

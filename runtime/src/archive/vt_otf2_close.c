@@ -13,6 +13,7 @@
 #include "defs/vt_teams.h"
 #include "defs/vt_unify.h"
 #include "interpose/vt_hostid.h"
+#include "interpose/vt_own_fds.h"
 
 #include <otf2/otf2.h>
 #include <stdio.h>
@@ -418,6 +419,7 @@ static int close_archive(struct vt_loc *locs, uint64_t end_ts, const struct vt_m
 		return -1;
 	vt_otf2_low_fds_hold();
 	/* The event files still open are at their descriptors, or are not closed. */
+	vt_own_fds_write_begin();
 	vt_otf2_evt_fds_check();
 	/* A failed write of any rank: every rank writes its definitions into the archive
 	 * opened again (collectives must match), into the room kept for them. */
@@ -433,6 +435,7 @@ static int close_archive(struct vt_loc *locs, uint64_t end_ts, const struct vt_m
 			vt_otf2_stop_writing(closed);
 		failed = any_rank(ops, closed != OTF2_SUCCESS) != 0;
 	}
+	vt_own_fds_write_end();
 	vt_otf2_reserve_release();
 	if (failed && !alone)
 		archive = vt_otf2_reopen(ops);

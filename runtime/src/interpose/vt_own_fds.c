@@ -28,7 +28,12 @@ static struct {
 	} fds[OWN_MAX];
 	close_range_fn close_range;
 	closefrom_fn closefrom;
+	/* Writes through vt's descriptors under way, and takes of one waiting for them. */
+	int writing, taking;
 } own;
+
+/* The calling thread's nesting of write_begin. */
+static __thread int write_depth;
 
 static void own_lock(void)
 {
@@ -65,6 +70,71 @@ void vt_own_fd_remove(int fd)
 		if (own.fds[i].fd == fd)
 			own.fds[i] = own.fds[--own.n];
 	own_unlock();
+}
+
+/* Whether fd is one of vt's descriptors, still referring to its file. */
+static bool is_own(int fd)
+{
+	if (fd < 0 || !__atomic_load_n(&own.n, __ATOMIC_ACQUIRE))
+		return false;
+	bool found = false;
+	struct own o;
+	own_lock();
+	for (int i = 0; i < own.n && !found; i++)
+		if (own.fds[i].fd == fd) {
+			o = own.fds[i];
+			found = true;
+		}
+	own_unlock();
+	struct stat st;
+	return found && fstat(fd, &st) == 0 && st.st_dev == o.dev && st.st_ino == o.ino;
+}
+
+void vt_own_fds_write_begin(void)
+{
+	if (write_depth++ > 0)
+		return;
+	for (;;) {
+		while (__atomic_load_n(&own.taking, __ATOMIC_ACQUIRE))
+			sched_yield();
+		__atomic_add_fetch(&own.writing, 1, __ATOMIC_ACQ_REL);
+		if (!__atomic_load_n(&own.taking, __ATOMIC_ACQUIRE))
+			return;
+		__atomic_sub_fetch(&own.writing, 1, __ATOMIC_ACQ_REL);
+	}
+}
+
+void vt_own_fds_write_end(void)
+{
+	if (write_depth > 0 && --write_depth == 0)
+		__atomic_sub_fetch(&own.writing, 1, __ATOMIC_ACQ_REL);
+}
+
+bool vt_own_fd_take_begin(int fd)
+{
+	if (!is_own(fd))
+		return false;
+	int saved = errno;
+	__atomic_add_fetch(&own.taking, 1, __ATOMIC_ACQ_REL);
+	/* A thread of vt's that writes (not this one: vt's own calls come here only outside
+	 * its writes) ends that write in a while. */
+	while (write_depth == 0 && __atomic_load_n(&own.writing, __ATOMIC_ACQUIRE))
+		sched_yield();
+	errno = saved;
+	return true;
+}
+
+void vt_own_fd_take_end(void)
+{
+	__atomic_sub_fetch(&own.taking, 1, __ATOMIC_ACQ_REL);
+}
+
+void vt_own_fds_forked(void)
+{
+	own.lock = 0;
+	own.n = 0;
+	own.writing = own.taking = 0;
+	write_depth = 0;
 }
 
 /* vt's descriptors in [first, last] that still refer to their files, ascending; their
