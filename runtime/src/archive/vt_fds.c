@@ -252,10 +252,9 @@ static OTF2_FlushType pre_flush(void *user, OTF2_FileType type, OTF2_LocationRef
 	struct opened o;
 	if (type == OTF2_FILETYPE_EVENTS && find_opened(loc, &o)) {
 		/* The program took the descriptor: libotf2 keeps the chunks and writes nothing. */
-		if (!still_mine(&o))
-			return OTF2_NO_FLUSH;
+		bool mine = still_mine(&o);
 		errno = saved;
-		return OTF2_FLUSH;
+		return mine ? OTF2_FLUSH : OTF2_NO_FLUSH;
 	}
 	vt_otf2_low_fds_hold();
 	flush.held = true;
