@@ -6,6 +6,7 @@
 #include "base/vt_log.h"
 #include "defs/vt_callctx.h"
 #include "defs/vt_mpi_defs.h"
+#include "interpose/vt_own_fds.h"
 #include "regions/vt_stack.h"
 
 #include <otf2/otf2.h>
@@ -641,7 +642,18 @@ static const encode_fn encoders[VT_REC_KIND_MAX] = {
     /* VT_REC_METRIC: in the loop below, at the time of the event before it. */
 };
 
+static void encode(struct vt_loc *loc, const struct vt_rec *from, const struct vt_rec *to);
+
+/* libotf2 writes into the event file while it encodes: the program's close or dup2 of the
+ * file's descriptor waits for that (interpose/vt_own_fds.h). */
 void vt_otf2_encode(struct vt_loc *loc, const struct vt_rec *from, const struct vt_rec *to)
+{
+	vt_own_fds_write_begin();
+	encode(loc, from, to);
+	vt_own_fds_write_end();
+}
+
+static void encode(struct vt_loc *loc, const struct vt_rec *from, const struct vt_rec *to)
 {
 	struct vt_enc_loc *e = enc_of(loc);
 	if (!e)
@@ -733,7 +745,16 @@ void vt_otf2_loc_stop(struct vt_loc *loc, uint64_t ts)
 	e->last_ts = ts;
 }
 
+static void loc_close(struct vt_loc *loc, uint64_t ts);
+
 void vt_otf2_loc_close(struct vt_loc *loc, uint64_t ts)
+{
+	vt_own_fds_write_begin();
+	loc_close(loc, ts);
+	vt_own_fds_write_end();
+}
+
+static void loc_close(struct vt_loc *loc, uint64_t ts)
 {
 	struct vt_enc_loc *e = enc_of(loc);
 	if (!e)
@@ -767,11 +788,16 @@ void vt_otf2_loc_close(struct vt_loc *loc, uint64_t ts)
 		vt_info("thread %u: %lu Leave events added or dropped to keep regions balanced",
 			loc->index, (unsigned long)s->repaired);
 	OTF2_EvtWriter_GetNumberOfEvents(e->writer, &e->n_events);
-	/* libotf2 may report a failed write of the writer's last data without failing. */
+	/* A writer whose descriptor the program took is not closed: that would write into the
+	 * program's file and close it. libotf2 may report a failed write of the writer's last
+	 * data without failing. */
 	unsigned reports = vt_otf2_file_reports();
-	if (!vt_otf2_failed() && vt_otf2_ok(OTF2_Archive_CloseEvtWriter(archive, e->writer)) &&
-	    vt_otf2_write_reported(reports) != OTF2_SUCCESS)
+	bool closed = vt_otf2_evt_fd_check(loc->ref) && !vt_otf2_failed() &&
+		      vt_otf2_ok(OTF2_Archive_CloseEvtWriter(archive, e->writer));
+	if (closed && vt_otf2_write_reported(reports) != OTF2_SUCCESS)
 		vt_otf2_stop_writing(vt_otf2_write_reported(reports));
+	if (closed)
+		vt_otf2_evt_fd_closed(loc->ref);
 	if (vt_otf2_failed())
 		e->n_events = vt_otf2_events_on_disk(loc->ref);
 	e->writer = NULL;

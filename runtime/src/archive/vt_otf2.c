@@ -8,6 +8,7 @@
 #include "defs/vt_callctx.h"
 #include "defs/vt_mpi_defs.h"
 #include "defs/vt_mpi_ops.h"
+#include "interpose/vt_own_fds.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -42,6 +43,8 @@ static struct {
 	 * a report's first message is the one kept (harmless reports may come before a
 	 * failure). */
 	OTF2_ErrorCode failure_code;
+	/* Recording stopped because the program took a descriptor of the trace's. */
+	bool taken;
 	/* The room kept for the definitions (reserve_take). */
 	char *reserve_path;
 	/*
@@ -181,14 +184,37 @@ static void run_time(char *buf, size_t len)
 
 /* The first failed write of the run stops recording, with one line; the room kept for the
  * definitions is given back at once, for the ends of the event files. */
-void vt_otf2_stop_writing(OTF2_ErrorCode rc)
+static bool stop_first(char *when, size_t len)
 {
 	if (__atomic_exchange_n(&vt_otf2_write_failed, 1, __ATOMIC_ACQ_REL))
-		return;
+		return false;
 	vt_otf2_low_fds_drop();
 	vt_otf2_reserve_release();
+	run_time(when, len);
+	return true;
+}
+
+void vt_otf2_stop_taken(int fd, const char *path, bool closed)
+{
 	char when[32];
-	run_time(when, sizeof(when));
+	if (!stop_first(when, sizeof(when)))
+		return;
+	arc.taken = true;
+	vt_error("descriptor %d of the trace file %s was %s by the program: recording stopped at "
+		 "%s; the events written before stay in the trace",
+		 fd, path, closed ? "closed" : "reused for another file", when);
+}
+
+const char *vt_otf2_stop_cause(void)
+{
+	return arc.taken ? "a descriptor the program took" : "the first failed write";
+}
+
+void vt_otf2_stop_writing(OTF2_ErrorCode rc)
+{
+	char when[32];
+	if (!stop_first(when, sizeof(when)))
+		return;
 	/* The message is frozen from now on: wait for a report being written. */
 	pthread_mutex_lock(&arc.failure_lock);
 	pthread_mutex_unlock(&arc.failure_lock);
@@ -794,8 +820,13 @@ void vt_otf2_metric_writer_close(OTF2_EvtWriter *w, uint64_t *events)
 	uint64_t ref = 0;
 	OTF2_EvtWriter_GetLocationID(w, &ref);
 	OTF2_EvtWriter_GetNumberOfEvents(w, events);
-	if (vt_otf2_failed() || !vt_otf2_ok(OTF2_Archive_CloseEvtWriter(arc.archive, w)))
+	vt_own_fds_write_begin();
+	if (!vt_otf2_evt_fd_check(ref) || vt_otf2_failed() ||
+	    !vt_otf2_ok(OTF2_Archive_CloseEvtWriter(arc.archive, w)))
 		*events = vt_otf2_events_on_disk(ref);
+	else
+		vt_otf2_evt_fd_closed(ref);
+	vt_own_fds_write_end();
 }
 
 bool vt_otf2_write_onoff(OTF2_EvtWriter *w, uint64_t ts, bool on)

@@ -13,6 +13,7 @@
 #include "defs/vt_teams.h"
 #include "defs/vt_unify.h"
 #include "interpose/vt_hostid.h"
+#include "interpose/vt_own_fds.h"
 
 #include <otf2/otf2.h>
 #include <stdio.h>
@@ -417,6 +418,9 @@ static int close_archive(struct vt_loc *locs, uint64_t end_ts, const struct vt_m
 	if (!archive)
 		return -1;
 	vt_otf2_low_fds_hold();
+	/* The event files still open are at their descriptors, or are not closed. */
+	vt_own_fds_write_begin();
+	vt_otf2_evt_fds_check();
 	/* A failed write of any rank: every rank writes its definitions into the archive
 	 * opened again (collectives must match), into the room kept for them. */
 	bool failed = any_rank(ops, vt_otf2_failed()) != 0;
@@ -431,6 +435,7 @@ static int close_archive(struct vt_loc *locs, uint64_t end_ts, const struct vt_m
 			vt_otf2_stop_writing(closed);
 		failed = any_rank(ops, closed != OTF2_SUCCESS) != 0;
 	}
+	vt_own_fds_write_end();
 	vt_otf2_reserve_release();
 	if (failed && !alone)
 		archive = vt_otf2_reopen(ops);
@@ -555,9 +560,9 @@ static int close_archive(struct vt_loc *locs, uint64_t end_ts, const struct vt_m
 				n_locs, n_locs == 1 ? "" : "s");
 		else if (failed || n_lost)
 			vt_warn("incomplete trace written to %s (%lu event%s, %zu location%s): "
-				"recording stopped at the first failed write",
+				"recording stopped at %s",
 				vt_otf2_anchor(), (unsigned long)total, total == 1 ? "" : "s",
-				n_locs, n_locs == 1 ? "" : "s");
+				n_locs, n_locs == 1 ? "" : "s", vt_otf2_stop_cause());
 		else
 			vt_notice("trace written to %s (%lu event%s, %zu location%s)",
 				  vt_otf2_anchor(), (unsigned long)total, total == 1 ? "" : "s",

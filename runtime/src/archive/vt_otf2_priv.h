@@ -60,6 +60,19 @@ static inline bool vt_otf2_ok(OTF2_ErrorCode rc)
 	return false;
 }
 
+/* The program took the descriptor fd of vt's file path (closed: it refers to no file, else to
+ * another): recording stops as after a failed write, with one line (vt_otf2.c). */
+void vt_otf2_stop_taken(int fd, const char *path, bool closed);
+/* Why recording stopped, for the last line: "the first failed write" or the descriptor. */
+const char *vt_otf2_stop_cause(void);
+/* Whether location ref's event file, if libotf2 opened it, is still at its descriptor; else
+ * recording stopped (vt_otf2_stop_taken), and its writer must not be closed (vt_fds.c). */
+bool vt_otf2_evt_fd_check(uint64_t ref);
+/* The same for every location's event file still open: false at the first taken. */
+bool vt_otf2_evt_fds_check(void);
+/* libotf2 closed location ref's event file: its descriptor is no longer vt's. */
+void vt_otf2_evt_fd_closed(uint64_t ref);
+
 /* After a failed write: the events location ref's file holds, cut to its whole chunks. */
 uint64_t vt_otf2_events_on_disk(uint64_t ref);
 /* A location's event file could not be cut and ended (vt_otf2_events_on_disk): this

@@ -6,6 +6,7 @@
 #include "interpose/vt_interpose.h"
 #include "interpose/vt_io.h"
 #include "interpose/vt_mem.h"
+#include "interpose/vt_own_fds.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -428,7 +429,7 @@ VT_EXPORT int creat64(const char *path, mode_t mode)
 	return do_creat(VT_IO_CREAT64, path, mode);
 }
 
-VT_EXPORT int close(int fd)
+VT_NOSAN static int close_of(int fd)
 {
 	REAL(VT_IO_CLOSE, fd_fn, -1);
 	struct vt_io_call c;
@@ -440,6 +441,24 @@ VT_EXPORT int close(int fd)
 	vt_io_hooks.closed(&c, fd, r);
 	errno = e;
 	return r;
+}
+
+/* A descriptor of vt's (interpose/vt_own_fds.h) is taken only while vt writes nothing. */
+#define TAKING(fd, call)                                                                           \
+	do {                                                                                       \
+		if (__builtin_expect(vt_own_fd_take_begin(fd), 0)) {                               \
+			int r_ = (call);                                                           \
+			int e_ = errno;                                                            \
+			vt_own_fd_take_end();                                                      \
+			errno = e_;                                                                \
+			return r_;                                                                 \
+		}                                                                                  \
+		return (call);                                                                     \
+	} while (0)
+
+VT_EXPORT int close(int fd)
+{
+	TAKING(fd, close_of(fd));
 }
 
 typedef off_t (*lseek_fn)(int, off_t, int);
@@ -491,7 +510,7 @@ VT_EXPORT int dup(int fd)
 	return duped(&c, fd, fp_(fd), 0);
 }
 
-VT_EXPORT int dup2(int fd, int to)
+VT_NOSAN static int dup2_of(int fd, int to)
 {
 	REAL(VT_IO_DUP2, dup2_fn, -1);
 	struct vt_io_call c;
@@ -500,13 +519,23 @@ VT_EXPORT int dup2(int fd, int to)
 	return duped(&c, fd, fp_(fd, to), 0);
 }
 
-VT_EXPORT int dup3(int fd, int to, int flags)
+VT_EXPORT int dup2(int fd, int to)
+{
+	TAKING(to, dup2_of(fd, to));
+}
+
+VT_NOSAN static int dup3_of(int fd, int to, int flags)
 {
 	REAL(VT_IO_DUP3, dup3_fn, -1);
 	struct vt_io_call c;
 	if (!recorded(&c, VT_IO_DUP3))
 		return fp_(fd, to, flags);
 	return duped(&c, fd, fp_(fd, to, flags), flags);
+}
+
+VT_EXPORT int dup3(int fd, int to, int flags)
+{
+	TAKING(to, dup3_of(fd, to, flags));
 }
 
 /*

@@ -10,6 +10,7 @@
 #include "interpose/vt_interpose.h"
 #include "interpose/vt_io.h"
 #include "interpose/vt_mem.h"
+#include "interpose/vt_own_fds.h"
 #include "interpose/vt_signal.h"
 #include "interpose/vt_stdio.h"
 #include "io/vt_iotrace.h"
@@ -106,6 +107,7 @@ static void fork_child(void)
 	vt_tls.state = VT_TLS_OFF;
 	core.forked_from = vt_state_data.pid;
 	vt_state_data.pid = getpid();
+	vt_own_fds_forked();
 }
 
 /* VT_IOTRACE=yes: the interposed POSIX I/O calls report to io/ (left empty, they cost a
