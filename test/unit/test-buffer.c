@@ -3,8 +3,10 @@
  * The buffer reservation (vt_buf.h) at its boundaries, with the real runtime writing a real
  * trace: an event of exactly half a buffer, one larger (refused), signal handlers that record
  * while a producer holds a reservation (their events kept aside and appended, flushing as
- * needed), and more than the side area holds (the rest counted as dropped). The trace is read
- * back with libotf2 and its Enter/Leave sequence compared, event by event.
+ * needed), more than the side area's first segment holds (kept in the next ones, mapped by
+ * the handler), and more than its segments hold (the rest counted as dropped, the gap marked
+ * by MeasurementOnOff off and on). The trace is read back with libotf2 and its Enter/Leave/
+ * MeasurementOnOff sequence compared, event by event.
  *
  * The runtime starts in a constructor with the environment it finds, so the test re-executes
  * itself with VT_BUFFER_SIZE=1k (halves of 32 records) and a fresh VT_PFORM_GDIR.
@@ -33,8 +35,9 @@ static void handler(int sig)
 	}
 }
 
-/* What the trace must hold, and what it holds: 'E'/'L' and the region's first letter. */
-static char want[4096], got[4096];
+/* What the trace must hold, and what it holds: 'E'/'L' and the region's first letter, 'M'
+ * and '0' or '1' for MeasurementOnOff off or on; room for a whole side area of pairs. */
+static char want[2 * VT_BUF_SIDE_MAX + 4096], got[2 * VT_BUF_SIDE_MAX + 4096];
 static size_t n_want, n_got;
 
 static void expect(const char *ev, int times)
@@ -126,6 +129,16 @@ static OTF2_CallbackCode on_leave(OTF2_LocationRef l, OTF2_TimeStamp ts, uint64_
 	return OTF2_CALLBACK_SUCCESS;
 }
 
+static OTF2_CallbackCode on_measure(OTF2_LocationRef l, OTF2_TimeStamp ts, uint64_t pos, void *u,
+				    OTF2_AttributeList *a, OTF2_MeasurementMode mode)
+{
+	if (n_got + 2 < sizeof(got)) {
+		got[n_got++] = 'M';
+		got[n_got++] = mode == OTF2_MEASUREMENT_ON ? '1' : '0';
+	}
+	return OTF2_CALLBACK_SUCCESS;
+}
+
 static OTF2_CallbackCode on_flush(OTF2_LocationRef l, OTF2_TimeStamp ts, uint64_t pos, void *u,
 				  OTF2_AttributeList *a, OTF2_TimeStamp stop)
 {
@@ -160,6 +173,7 @@ static uint64_t read_trace(const char *anchor)
 	OTF2_EvtReaderCallbacks_SetEnterCallback(ecb, on_enter);
 	OTF2_EvtReaderCallbacks_SetLeaveCallback(ecb, on_leave);
 	OTF2_EvtReaderCallbacks_SetBufferFlushCallback(ecb, on_flush);
+	OTF2_EvtReaderCallbacks_SetMeasurementOnOffCallback(ecb, on_measure);
 	OTF2_Reader_RegisterEvtCallbacks(r, er, ecb, &flushes);
 	CHECK(OTF2_Reader_ReadAllLocalEvents(r, er, &n) == OTF2_SUCCESS);
 	OTF2_EvtReaderCallbacks_Delete(ecb);
@@ -236,13 +250,25 @@ static int child(const char *dir)
 	expect("La", 1);
 	CHECK(t->loc->flushes - before == 7); /* 200 records after a full half: 1 + 6 */
 
-	/* More than the side area holds (512 records): 256 pairs kept, 88 events dropped. */
+	/* More than the side area's first segment holds (512 records): the handler maps the
+	 * second, and every event is kept. */
 	dropped0 = t->loc->dropped;
 	interrupted_enter(t, 300);
 	expect("Ea", 1);
-	expect("EsLs", VT_BUF_SIDE / 2);
+	expect("EsLs", 300);
 	expect("La", 1);
-	CHECK(t->loc->dropped == dropped0 + 600 - VT_BUF_SIDE);
+	CHECK(t->loc->dropped == dropped0);
+	CHECK(t->side[1] != NULL && t->side[2] == NULL);
+
+	/* More than all its segments hold: VT_BUF_SIDE_MAX records kept, 88 events dropped, and
+	 * the gap marked after them. */
+	interrupted_enter(t, VT_BUF_SIDE_MAX / 2 + 44);
+	expect("Ea", 1);
+	expect("EsLs", VT_BUF_SIDE_MAX / 2);
+	expect("M0M1", 1);
+	expect("La", 1);
+	CHECK(t->loc->dropped == dropped0 + 88);
+	CHECK(t->side[VT_BUF_SIDE_SEGS - 1] != NULL && t->side_lost == 0);
 
 	/* A handler outside any reservation records straight into the buffer. */
 	handler_pairs = 10;
@@ -256,9 +282,14 @@ static int child(const char *dir)
 	snprintf(anchor, sizeof(anchor), "%s/buf.otf2", dir);
 	uint64_t flush_events = read_trace(anchor);
 	CHECK(n_got == n_want && memcmp(got, want, n_want) == 0);
-	if (n_got != n_want || memcmp(got, want, n_want) != 0)
-		fprintf(stderr, "want %zu: %.*s\n got %zu: %.*s\n", n_want, (int)n_want, want,
-			n_got, (int)n_got, got);
+	if (n_got != n_want || memcmp(got, want, n_want) != 0) {
+		size_t i = 0; /* from a little before the first difference */
+		while (i < n_want && i < n_got && want[i] == got[i])
+			i++;
+		i = i > 40 ? i - 40 : 0;
+		fprintf(stderr, "want %zu, from %zu: %.200s\n got %zu, from %zu: %.200s\n", n_want,
+			i, want + i, n_got, i, got + (i < n_got ? i : n_got));
+	}
 	CHECK(flush_events == (uint64_t)total_flushes);
 	char rm[4200];
 	snprintf(rm, sizeof(rm), "rm -rf '%s'", dir);

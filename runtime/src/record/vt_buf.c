@@ -2,9 +2,12 @@
 /* The slow paths of the buffer reservation: flushes, producers interrupted by signal handlers. */
 #include "record/vt_buf.h"
 #include "base/vt_clock.h"
+#include "base/vt_sys.h"
 #include "record/vt_thread.h"
 
+#include <errno.h>
 #include <string.h>
+#include <sys/mman.h>
 
 __thread struct vt_tls vt_tls __attribute__((tls_model("initial-exec")));
 
@@ -57,35 +60,119 @@ struct vt_rec *vt_buf_reserve_slow(struct vt_tls *t, unsigned n)
 	return p;
 }
 
+/* The side area's segment k: its first slot, counted over all segments, and its size. */
+static uint32_t side_base(unsigned k)
+{
+	return VT_BUF_SIDE * ((1u << k) - 1);
+}
+
+static uint32_t side_size(unsigned k)
+{
+	return VT_BUF_SIDE << k;
+}
+
+/* The segment that holds slot i (i < VT_BUF_SIDE_MAX). */
+static unsigned side_seg(uint32_t i)
+{
+	return 31 - (unsigned)__builtin_clz(i / VT_BUF_SIDE + 1);
+}
+
+/* Segment k, mapped now if no handler did yet; NULL when the system refuses. A handler that
+ * nests in between may map it too: the first to publish it wins, the other unmaps its own. */
+static struct vt_rec *side_segment(struct vt_tls *t, unsigned k)
+{
+	struct vt_rec *s = __atomic_load_n(&t->side[k], __ATOMIC_ACQUIRE);
+	if (s)
+		return s;
+	int saved = errno;
+	size_t bytes = (size_t)side_size(k) * sizeof(*s);
+	s = vt_sys_mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (s == MAP_FAILED) {
+		errno = saved;
+		return NULL;
+	}
+	struct vt_rec *was = NULL;
+	if (!__atomic_compare_exchange_n(&t->side[k], &was, s, false, __ATOMIC_ACQ_REL,
+					 __ATOMIC_ACQUIRE)) {
+		vt_sys_munmap(s, bytes);
+		s = was;
+	}
+	errno = saved;
+	return s;
+}
+
+/* A handler's event that the side area cannot take: counted, and its time kept for the
+ * drain's mark in the trace. */
+static void lost(struct vt_tls *t)
+{
+	dropped(t, 1);
+	uint64_t none = 0;
+	__atomic_compare_exchange_n(&t->side_lost, &none, vt_clock_now(), false, __ATOMIC_RELAXED,
+				    __ATOMIC_RELAXED);
+}
+
 struct vt_rec *vt_buf_reserve_nested(struct vt_tls *t, unsigned n)
 {
 	/* Instrumented code that vt or a plugin runs on this thread is not the program's. */
-	if ((t->busy && t->busy != VT_BUSY_OWN) || !t->side || n > t->side_cap) {
+	if ((t->busy && t->busy != VT_BUSY_OWN) || !t->side[0]) {
 		dropped(t, 1);
 		return NULL;
 	}
-	uint32_t i = __atomic_fetch_add(&t->side_n, n, __ATOMIC_RELAXED);
-	if (i + n > t->side_cap) {
-		/* side_n stays past the end: every later claim fails too, until the drain. */
-		dropped(t, 1);
+	if (n > side_size(VT_BUF_SIDE_SEGS - 1)) {
+		lost(t); /* larger than any segment (the configuration keeps such events out) */
+		return NULL;
+	}
+	/* n slots in one segment: the claim starts the next segment when the rest of the
+	 * current one is too short (the slots skipped stay zero). A handler that nests between
+	 * the load and the exchange claims first; this one then tries again after it. */
+	uint32_t i = __atomic_load_n(&t->side_n, __ATOMIC_RELAXED), at;
+	unsigned k;
+	do {
+		at = i;
+		k = at < VT_BUF_SIDE_MAX ? side_seg(at) : VT_BUF_SIDE_SEGS;
+		while (k < VT_BUF_SIDE_SEGS && at + n > side_base(k) + side_size(k)) {
+			at = side_base(k) + side_size(k);
+			k++;
+		}
+		if (k == VT_BUF_SIDE_SEGS) {
+			/* Full: every later claim fails too, until the drain, so that what is
+			 * kept precedes what is lost. */
+			__atomic_store_n(&t->side_n, VT_BUF_SIDE_MAX, __ATOMIC_RELAXED);
+			lost(t);
+			return NULL;
+		}
+	} while (!__atomic_compare_exchange_n(&t->side_n, &i, at + n, false, __ATOMIC_RELAXED,
+					      __ATOMIC_RELAXED));
+	struct vt_rec *s = side_segment(t, k);
+	if (!s) {
+		lost(t); /* the claimed slots stay zero: the drain passes over them */
 		return NULL;
 	}
 	t->nest++;
-	return t->side + i;
+	return s + (at - side_base(k));
 }
 
 /*
- * Copies the whole events of side[from, to) into the buffer; returns where it stopped. A
- * claim that was refused left its slots zero (kind 0), and nothing after it was accepted.
+ * Copies the whole events of side slots [from, to) into the buffer; returns where it stopped.
+ * Slots that no event holds are zero (kind 0): the tail of a segment that a claim skipped,
+ * or a claim whose segment could not be mapped; an unmapped segment holds none.
  */
 static uint32_t copy_events(struct vt_tls *t, uint32_t from, uint32_t to)
 {
 	while (from < to) {
-		const struct vt_rec *h = &t->side[from];
-		if (!h->kind)
-			return to;
+		unsigned k = side_seg(from);
+		uint32_t end = side_base(k) + side_size(k);
+		const struct vt_rec *h = t->side[k] ? t->side[k] + (from - side_base(k)) : NULL;
+		if (!h) {
+			from = end < to ? end : to;
+			continue;
+		}
+		if (!h->kind) {
+			from++;
+			continue;
+		}
 		unsigned len = 1 + vt_rec_payloads(h);
-		if (from + len > to)
+		if (from + len > to || from + len > end)
 			return to;
 		struct vt_rec *p = room(t, len);
 		if (!p) {
@@ -93,12 +180,45 @@ static uint32_t copy_events(struct vt_tls *t, uint32_t from, uint32_t to)
 			from += len;
 			continue;
 		}
-		/* A flush that waited may have moved the side area to a larger one (same slots). */
-		memcpy(p, &t->side[from], len * sizeof(*p));
+		memcpy(p, h, len * sizeof(*p));
 		__atomic_store_n(&t->pos, p + len, __ATOMIC_RELEASE);
 		from += len;
 	}
 	return from;
+}
+
+/* Zeroes side slots [from, to), segment by segment. */
+static void side_zero(struct vt_tls *t, uint32_t from, uint32_t to)
+{
+	while (from < to) {
+		unsigned k = side_seg(from);
+		uint32_t end = side_base(k) + side_size(k);
+		if (end > to)
+			end = to;
+		if (t->side[k])
+			memset(t->side[k] + (from - side_base(k)), 0,
+			       (size_t)(end - from) * sizeof(struct vt_rec));
+		from = end;
+	}
+}
+
+/*
+ * Where handlers' records were lost (the side area full, or a segment not mapped): the
+ * interval from the first loss to now, after the records kept, as MeasurementOnOff off and
+ * on, like a pause of the recording (docs/environment.md).
+ */
+static void mark_lost(struct vt_tls *t)
+{
+	uint64_t since = __atomic_exchange_n(&t->side_lost, 0, __ATOMIC_RELAXED);
+	if (!since)
+		return;
+	struct vt_rec *p = room(t, 2);
+	if (!p)
+		return;
+	uint64_t now = vt_clock_now();
+	p[0] = (struct vt_rec){since < now ? since : now, 0, VT_REC_MEASURE};
+	p[1] = (struct vt_rec){now, 1, VT_REC_MEASURE};
+	__atomic_store_n(&t->pos, p + 2, __ATOMIC_RELEASE);
 }
 
 void vt_buf_drain(struct vt_tls *t)
@@ -111,16 +231,17 @@ void vt_buf_drain(struct vt_tls *t)
 		uint32_t done = 0;
 		for (;;) {
 			uint32_t n = __atomic_load_n(&t->side_n, __ATOMIC_RELAXED);
-			uint32_t m = n < t->side_cap ? n : t->side_cap;
+			uint32_t m = n < VT_BUF_SIDE_MAX ? n : VT_BUF_SIDE_MAX;
 			uint32_t from = done;
 			done = copy_events(t, from, m);
 			/* Zeroed before the claims are reset: a slot claimed after the reset must
 			 * keep what its handler writes. */
-			memset(t->side + from, 0, (size_t)(m - from) * sizeof(*t->side));
+			side_zero(t, from, m);
 			if (__atomic_compare_exchange_n(&t->side_n, &n, 0, false, __ATOMIC_RELAXED,
 							__ATOMIC_RELAXED))
 				break;
 		}
+		mark_lost(t);
 		vt_signal_fence();
 		t->nest = 0;
 		vt_signal_fence();

@@ -13,15 +13,18 @@
 #include <stdint.h>
 
 /*
- * Records that producers interrupted by a signal handler keep aside (per thread): 8 KiB at
- * first. A thread that waits for the writer while handlers keep coming (a loaded machine
- * starves the writer) lets it grow, up to VT_BUF_SIDE_MAX, from the waiting code, with the
- * thread's signals blocked (vt_thread.c); a handler that records more than that while it
- * interrupts a producer loses the rest, counted and reported with the thread's other dropped
- * events.
+ * Records that producers interrupted by a signal handler keep aside (per thread), in
+ * VT_BUF_SIDE_SEGS segments that never move: the first, VT_BUF_SIDE records, in the buffer's
+ * mapping; each further one twice as large as the one before, mapped by the first handler
+ * that needs it (a system call: no lock, no malloc, safe in a handler) and kept until the
+ * thread ends. A thread that waits long for the writer while handlers keep coming (a loaded
+ * machine starves the writer) so keeps up to VT_BUF_SIDE_MAX records aside (8 MiB, 43 s of
+ * a 500 us timer's handler that records three calls); a handler that records more loses the
+ * rest, counted, reported and marked in the trace (vt_buf.c).
  */
-#define VT_BUF_SIDE	512
-#define VT_BUF_SIDE_MAX (1u << 16)
+#define VT_BUF_SIDE	 512
+#define VT_BUF_SIDE_SEGS 10
+#define VT_BUF_SIDE_MAX	 (VT_BUF_SIDE * ((1u << VT_BUF_SIDE_SEGS) - 1))
 
 struct vt_loc;
 struct vt_metric_sync_set;
@@ -44,13 +47,17 @@ struct vt_tls {
 	struct vt_metric_sync_set *sync;
 	long depth;
 	struct vt_loc *loc;
-	int state;	     /* enum vt_tls_state */
-	int busy;	     /* enum vt_busy: inside vt's slow path or foreign code */
-	uint32_t nest;	     /* producers between reserve and commit on this thread */
-	uint32_t side_n;     /* records claimed in the side area */
-	uint32_t side_cap;   /* records the side area holds: VT_BUF_SIDE, or more once grown */
-	struct vt_rec *side; /* side_cap records: in the buffer's mapping, or malloc'd once grown */
+	int state;	       /* enum vt_tls_state */
+	int busy;	       /* enum vt_busy: inside vt's slow path or foreign code */
+	uint32_t nest;	       /* producers between reserve and commit on this thread */
+	uint32_t side_n;       /* records claimed in the side area (its segments in a row) */
 	struct vt_rec *paused; /* PAUSED: where pos was (written under the location's lock) */
+	/* The side area's segments: [0] in the buffer's mapping, the others mapped when first
+	 * claimed; NULL: not (yet) mapped, or [0] NULL: the thread records nothing aside. */
+	struct vt_rec *side[VT_BUF_SIDE_SEGS];
+	/* When a handler's record was first lost since the side area was last drained (0:
+	 * none): the drain marks the gap in the trace. */
+	uint64_t side_lost;
 };
 
 /*

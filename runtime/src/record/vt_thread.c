@@ -14,7 +14,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <time.h>
 
 /*
  * The buffers of a few ended threads, kept for the next new threads: a program that starts
@@ -249,7 +248,7 @@ static void close_locked(struct vt_loc *loc, struct vt_rec *upto, uint64_t end_t
 		vt_warn(
 		    "thread %u: %lu events were not recorded (made while vt or a counter plugin "
 		    "ran on the thread, or more than %u records by signal handlers interrupting "
-		    "vt)",
+		    "vt, a gap the trace marks as measurement off)",
 		    loc->index, (unsigned long)loc->dropped, VT_BUF_SIDE_MAX);
 }
 
@@ -321,11 +320,14 @@ static void thread_exit(void *arg)
 	t->paused = NULL;
 	t->pos = t->end = NULL;
 	/* A signal handler on this thread from now on records nothing, not even aside. */
-	if (t->side_cap > VT_BUF_SIDE)
-		vt_sys_munmap(t->side,
-			      (size_t)t->side_cap * sizeof(*t->side)); /* grown (grow_side) */
-	t->side = NULL;
-	t->side_cap = 0;
+	t->side[0] = NULL;
+	vt_signal_fence();
+	for (unsigned k = 1; k < VT_BUF_SIDE_SEGS; k++) {
+		struct vt_rec *s = t->side[k];
+		t->side[k] = NULL;
+		if (s) /* mapped by a handler (vt_buf.c): VT_BUF_SIDE << k records */
+			vt_sys_munmap(s, ((size_t)VT_BUF_SIDE << k) * sizeof(*s));
+	}
 	release_buffer_locked(loc);
 	pthread_mutex_unlock(&loc->lock);
 	t->state = VT_TLS_OFF;
@@ -405,8 +407,7 @@ bool vt_thread_begin_seq(struct vt_tls *t, uint64_t seq)
 		struct vt_loc *loc = new_location(t);
 		if (loc) {
 			t->loc = loc;
-			t->side = loc->halves[0] + vt_buf_half_records(vt_cfg.buffer_size) * 2;
-			t->side_cap = VT_BUF_SIDE;
+			t->side[0] = loc->halves[0] + vt_buf_half_records(vt_cfg.buffer_size) * 2;
 			t->end = loc->buf_end;
 			t->depth = 0;
 			t->state = VT_TLS_ON;
@@ -432,77 +433,6 @@ bool vt_thread_begin_seq(struct vt_tls *t, uint64_t seq)
 	return on;
 }
 
-/*
- * While its thread waits for the writer, a signal handler's events pile up in the side area
- * (a timer's, every 500 us, say); on a loaded machine the writer can be late by more than
- * the side area holds. The waiting thread moves it to one four times as large once it is
- * half full. Its signals are blocked meanwhile, and no handler of this thread is between a
- * claim and its commit while the thread itself runs vt's code, so the slots move whole. The
- * new area is mapped, not malloc'd: the flush may run in a handler that interrupted malloc.
- */
-static void grow_side(struct vt_tls *t)
-{
-	uint32_t claimed = __atomic_load_n(&t->side_n, __ATOMIC_RELAXED);
-	if (!t->side || claimed < t->side_cap / 2 || t->side_cap >= VT_BUF_SIDE_MAX)
-		return;
-	uint32_t cap = t->side_cap * 4 < VT_BUF_SIDE_MAX ? t->side_cap * 4 : VT_BUF_SIDE_MAX;
-	struct vt_rec *side = vt_sys_mmap(NULL, (size_t)cap * sizeof(*side), PROT_READ | PROT_WRITE,
-					  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (side == MAP_FAILED)
-		return; /* it stays as it is: what does not fit is counted as dropped */
-	sigset_t all, old;
-	sigfillset(&all);
-	pthread_sigmask(SIG_BLOCK, &all, &old);
-	memcpy(side, t->side, (size_t)t->side_cap * sizeof(*side));
-	struct vt_rec *was = t->side;
-	size_t was_bytes = (size_t)t->side_cap * sizeof(*was);
-	bool own = t->side_cap > VT_BUF_SIDE;
-	t->side = side;
-	vt_signal_fence();
-	t->side_cap = cap;
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	if (own)
-		vt_sys_munmap(was, was_bytes);
-}
-
-/* 2 ms from now: how often a waiting thread looks at its side area (a quarter of the first
- * one at a handler every 500 us). */
-static struct timespec soon(void)
-{
-	struct timespec until;
-	clock_gettime(CLOCK_REALTIME, &until);
-	until.tv_nsec += 2000000;
-	if (until.tv_nsec >= 1000000000L) {
-		until.tv_sec++;
-		until.tv_nsec -= 1000000000L;
-	}
-	return until;
-}
-
-/* Takes loc's lock, which the writer holds while it encodes the location's half: as long
- * as a wait for the writer, with the same care for the side area. */
-static void lock_growing(struct vt_tls *t, struct vt_loc *loc)
-{
-	for (;;) {
-		struct timespec until = soon();
-		int rc = pthread_mutex_timedlock(&loc->lock, &until);
-		if (rc != ETIMEDOUT)
-			return;
-		grow_side(t);
-	}
-}
-
-/* Waits until the writer wrote loc's pending half (loc->lock held), growing the side area of
- * the thread while it waits. */
-static void wait_written_locked(struct vt_tls *t, struct vt_loc *loc)
-{
-	while (loc->pending.to && !loc->done && thr.sink->ready()) {
-		struct timespec until = soon();
-		if (pthread_cond_timedwait(&loc->written, &loc->lock, &until) == ETIMEDOUT)
-			grow_side(t);
-	}
-}
-
 struct vt_rec *vt_thread_flush(struct vt_tls *t)
 {
 	struct vt_loc *loc = t->loc;
@@ -517,12 +447,13 @@ struct vt_rec *vt_thread_flush(struct vt_tls *t)
 	/* Only vt's code until the counters below: a signal handler's events meanwhile are
 	 * kept aside and follow the event that flushes. */
 	t->busy = VT_BUSY_OWN;
-	lock_growing(t, loc);
+	pthread_mutex_lock(&loc->lock);
 	uint64_t t0 = vt_clock_now();
 	/* The writer is a whole half behind: wait for it (this is what the trace's BufferFlush
 	 * event then shows as time lost to flushing). The wait drops the lock, and the
 	 * location may be closed meanwhile (finalize on another thread): test done after it. */
-	wait_written_locked(t, loc);
+	while (loc->pending.to && !loc->done && thr.sink->ready())
+		pthread_cond_wait(&loc->written, &loc->lock);
 	if (!loc->done && loc->pending.to) {
 		/* Both halves full before MPI_Init opened the archive: nowhere to write. */
 		loc->held = t->pos;

@@ -279,7 +279,7 @@ static void on_signal(int sig, siginfo_t *si, void *ucv)
 		 * now, in its order, when it fits without a flush, with room to spare for
 		 * handlers that come during the copy; else the thread's next event takes it. */
 		uint32_t side = __atomic_load_n(&t->side_n, __ATOMIC_RELAXED);
-		if (side && t->pos && (size_t)(t->end - t->pos) >= (size_t)side + t->side_cap)
+		if (side && t->pos && (size_t)(t->end - t->pos) >= (size_t)side + VT_BUF_SIDE)
 			vt_buf_drain(t);
 	}
 	__atomic_fetch_add(&smp.n_taken, 1, __ATOMIC_RELAXED);
