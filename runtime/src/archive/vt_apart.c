@@ -182,12 +182,17 @@ static void child_signals(void)
  * there when they fail ("free(): double free detected") is no line of the program's. */
 static void child_stderr(long parent)
 {
+	/* Both descriptors or none: a full table (the program took every descriptor) has
+	 * room only for what vt kept for libotf2. */
 	int copy = fcntl(STDERR_FILENO, F_DUPFD_CLOEXEC, 10);
-	int null = open("/dev/null", O_WRONLY | O_CLOEXEC);
-	if (copy >= 0 && null >= 0 && dup2(null, STDERR_FILENO) == STDERR_FILENO)
+	int null = copy >= 0 ? open("/dev/null", O_WRONLY | O_CLOEXEC) : -1;
+	if (null >= 0 && dup2(null, STDERR_FILENO) == STDERR_FILENO) {
 		vt_log_as(parent, copy);
-	else
+	} else {
 		vt_log_as(parent, STDERR_FILENO);
+		if (copy >= 0)
+			close(copy);
+	}
 	if (null >= 0)
 		close(null);
 }
