@@ -35,7 +35,7 @@ def spread(count):
 
 
 def run(t, exe, n, lib, gdir):
-    """One run under failmalloc: (status, stdout, vt lines as (pid, text), pid)."""
+    """One run under failmalloc: (status, stdout, vt lines as (pid, text), pid, stderr)."""
     env = {k: v for k, v in os.environ.items() if not k.startswith('VT_')}
     env.update({'LD_PRELOAD': lib, 'FAILMALLOC_AT': str(n), 'VT_PFORM_GDIR': gdir})
     p = subprocess.Popen([exe], stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=gdir,
@@ -97,7 +97,7 @@ def body(t):
     results = t.parallel(one, points)
     t.note('sweep took %.1f s' % (time.time() - started))
 
-    signalled, differ, chatty, foreign, unreadable = [], [], [], [], []
+    signalled, differ, chatty, foreign, unreadable, noise = [], [], [], [], [], []
     written = 0
     failed_lines = set()
     for n, ref, got, td in results:
@@ -107,6 +107,9 @@ def body(t):
             continue
         if (status, out) != ref[:2]:
             differ.append((n, (status, out), ref[:2], err[-300:]))
+        own = [l for l in err.splitlines() if not vttest.VT_LINE.match(l)]
+        if own != ref[4].splitlines():
+            noise.append((n, own[:3]))
         if len(lines) > MAX_LINES:
             chatty.append((n, [m for _, m in lines]))
         if any(p != pid for p, _ in lines):
@@ -124,6 +127,8 @@ def body(t):
     t.check(not signalled, 'no run died by a signal', repr(signalled[:5]))
     t.check(not differ, 'status and stdout as the plain program\'s under the same N',
             repr(differ[:5]))
+    t.check(not noise, 'the program\'s stderr without vt\'s lines as the plain program\'s',
+            repr(noise[:5]))
     t.check(not chatty, 'at most %d vt lines in every run' % MAX_LINES, repr(chatty[:5]))
     t.check(not foreign, 'vt lines carry the program\'s PID', repr(foreign[:5]))
     t.check(not unreadable, 'the %d traces vt said it wrote read with otf2-print, with the '
