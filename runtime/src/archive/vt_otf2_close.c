@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Closing the archive: this process's definitions encoded, unified at rank 0, written. */
+#include "archive/vt_apart.h"
 #include "archive/vt_otf2.h"
 #include "archive/vt_otf2_priv.h"
 #include "base/vt_clock.h"
 #include "base/vt_config.h"
 #include "base/vt_log.h"
+#include "base/vt_state.h"
 #include "defs/vt_annot.h"
 #include "defs/vt_callctx.h"
 #include "defs/vt_defs.h"
@@ -72,7 +74,7 @@ static void encode(struct vt_defs_buf *b, int rank, struct vt_loc *locs, uint64_
 {
 	char host[256] = "localhost";
 	gethostname(host, sizeof(host) - 1);
-	union vt_def d = {.process = {(uint32_t)rank, (uint32_t)getpid(), host,
+	union vt_def d = {.process = {(uint32_t)rank, (uint32_t)vt_core_pid(), host,
 				      vt_clock_resolution(), vt_clock_start_realtime_ns()}};
 	clock_range(locs, end_ts, &d.process.first, &d.process.last);
 	d.process.thread_events = vt_otf2_thread_events();
@@ -406,7 +408,7 @@ static void lost_list(const char *lost, int size, uint32_t n, char *list, size_t
  * serial ops), or of an MPI rank that ends alone (the serial ops, alone: how it ended, what
  * the one line says, and base: its world rank). */
 static int close_archive(struct vt_loc *locs, uint64_t end_ts, const struct vt_mpi_ops *ops,
-			 const char *alone, uint32_t base)
+			 const char *alone, uint32_t base, bool report)
 {
 	OTF2_Archive *archive = vt_otf2_archive();
 	struct vt_defs_buf mine = {0};
@@ -567,7 +569,7 @@ static int close_archive(struct vt_loc *locs, uint64_t end_ts, const struct vt_m
 			vt_notice("trace written to %s (%lu event%s, %zu location%s)",
 				  vt_otf2_anchor(), (unsigned long)total, total == 1 ? "" : "s",
 				  n_locs, n_locs == 1 ? "" : "s");
-		if (rc == 0 && err == OTF2_SUCCESS && vt_cfg.report && !alone)
+		if (rc == 0 && err == OTF2_SUCCESS && vt_cfg.report && !alone && report)
 			vt_report_run(vt_otf2_anchor());
 	}
 	free(counts);
@@ -579,7 +581,7 @@ static int close_archive(struct vt_loc *locs, uint64_t end_ts, const struct vt_m
 	free(all);
 	free(sizes);
 	free(mine.p);
-	return rc;
+	return rc == 0 && err == OTF2_SUCCESS && !defs_failed ? 0 : -1;
 }
 
 /* ---- one process: the collectives of a group of one ---- */
@@ -619,12 +621,59 @@ const struct vt_mpi_ops vt_otf2_serial_ops = {
 
 int vt_otf2_close_mpi(struct vt_loc *locs, uint64_t end_ts, const struct vt_mpi_ops *ops)
 {
-	return close_archive(locs, end_ts, ops, NULL, 0);
+	return close_archive(locs, end_ts, ops, NULL, 0, true);
 }
 
+struct serial_close {
+	struct vt_loc *locs;
+	uint64_t end_ts;
+};
+
+static int serial_close(void *arg)
+{
+	const struct serial_close *c = arg;
+	return close_archive(c->locs, c->end_ts, &vt_otf2_serial_ops, NULL, 0, false);
+}
+
+/*
+ * A process on its own closes its archive in a child process (archive/vt_apart.c says why
+ * and how): a crash of libotf2 there costs the trace, never the program's exit. The child
+ * says its lines as this process would; the report runs here, after a complete trace. An
+ * MPI process does not: its close is collective and its MPI library's state does not go
+ * into a child; nor a process that cannot make one (no memory, a process limit), nor one
+ * whose child waits on a lock another thread held when it was made (malloc's, say: the
+ * child has no thread to release it): it closes here.
+ */
 int vt_otf2_close(struct vt_loc *locs, uint64_t end_ts)
 {
-	return close_archive(locs, end_ts, &vt_otf2_serial_ops, NULL, 0);
+	char what[4200];
+	struct serial_close c = {locs, end_ts};
+	if (!vt_otf2_archive())
+		return -1;
+	snprintf(what, sizeof(what), "writing the trace %s",
+		 vt_otf2_anchor() ? vt_otf2_anchor() : "");
+	switch (vt_apart_run(serial_close, &c, what)) {
+	case VT_APART_STUCK:
+		vt_notice("the trace is written in the process itself: the process vt began to "
+			  "write it in waited on a lock that another thread of the program held");
+		/* fall through */
+	case VT_APART_NO_CHILD:
+		return close_archive(locs, end_ts, &vt_otf2_serial_ops, NULL, 0, true);
+	case VT_APART_DONE:
+		vt_otf2_closed();
+		if (vt_cfg.report)
+			vt_report_run(vt_otf2_anchor());
+		return 0;
+	case VT_APART_DIED:
+		/* What the child did not finish: the room kept, the empty reserved names. */
+		vt_otf2_reserve_release();
+		vt_otf2_own_files_drop();
+		break;
+	case VT_APART_FAILED:
+		break;
+	}
+	vt_otf2_closed();
+	return -1;
 }
 
 int vt_otf2_close_alone(struct vt_loc *locs, uint64_t end_ts, const char *why)
@@ -638,5 +687,5 @@ int vt_otf2_close_alone(struct vt_loc *locs, uint64_t end_ts, const char *why)
 	snprintf(size, sizeof(size), "%d", run->size);
 	vt_annot_property("VT::MPI::RANK", rank);
 	vt_annot_property("VT::MPI::SIZE", size);
-	return close_archive(locs, end_ts, &vt_otf2_serial_ops, why, (uint32_t)run->rank);
+	return close_archive(locs, end_ts, &vt_otf2_serial_ops, why, (uint32_t)run->rank, true);
 }

@@ -22,7 +22,15 @@ static struct {
 	bool kept, closed;
 	dev_t dev;
 	ino_t ino;
-} err_out;
+	long as_pid; /* the process id lines carry; 0: the caller's */
+	int fd;	     /* where lines go: fd 2, or a copy of it (vt_log_as) */
+} err_out = {.fd = STDERR_FILENO};
+
+void vt_log_as(long pid, int fd)
+{
+	err_out.as_pid = pid;
+	err_out.fd = fd;
+}
 
 void vt_log_keep_stderr(void)
 {
@@ -39,7 +47,7 @@ static bool same_stderr(void)
 	if (!err_out.kept)
 		return true;
 	struct stat st;
-	return !err_out.closed && fstat(STDERR_FILENO, &st) == 0 && st.st_dev == err_out.dev &&
+	return !err_out.closed && fstat(err_out.fd, &st) == 0 && st.st_dev == err_out.dev &&
 	       st.st_ino == err_out.ino;
 }
 
@@ -47,7 +55,8 @@ void vt_log_write(int level, const char *fmt, ...)
 {
 	int saved = errno;
 	char line[1024];
-	int n = snprintf(line, sizeof(line), "vt[%ld]: ", (long)getpid());
+	int n = snprintf(line, sizeof(line),
+			 "vt[%ld]: ", err_out.as_pid ? err_out.as_pid : (long)getpid());
 	va_list ap;
 
 	(void)level;
@@ -61,7 +70,7 @@ void vt_log_write(int level, const char *fmt, ...)
 		n = (int)sizeof(line) - 2;
 	line[n++] = '\n';
 	for (const char *p = line; n > 0 && same_stderr();) {
-		ssize_t w = write(STDERR_FILENO, p, (size_t)n);
+		ssize_t w = write(err_out.fd, p, (size_t)n);
 		if (w < 0 && errno == EINTR)
 			continue;
 		if (w <= 0)

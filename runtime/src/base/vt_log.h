@@ -25,6 +25,11 @@ void vt_log_write(int level, const char *fmt, ...) __attribute__((format(printf,
  * fd 2 is still that file, never into one the program put there. */
 void vt_log_keep_stderr(void);
 
+/* Lines carry process id pid from now on (0: the writer's own) and go to fd, a copy of fd 2:
+ * a child that works for the program (archive/vt_apart.c) speaks as the program, with its
+ * own fd 2 elsewhere. */
+void vt_log_as(long pid, int fd);
+
 #define vt_log(level, ...)                                                                         \
 	do {                                                                                       \
 		if ((level) <= vt_log_level)                                                       \
