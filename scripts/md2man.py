@@ -96,8 +96,11 @@ WIDTH = 80
 
 
 def fold(text, width):
-    """A code line cut at spaces into lines of at most width columns; the parts after
-    the first are indented two more than the line."""
+    """A code line cut at spaces into lines of at most width columns (the alignment of a
+    trailing comment dropped first); the parts after the first are indented two more."""
+    if len(text) > width:
+        # first, the alignment before a trailing comment goes
+        text = re.sub(r'(\S) {3,}(#|//|/\*)', r'\1  \2', text)
     if len(text) <= width:
         return [text]
     ind = len(text) - len(text.lstrip()) + 2
@@ -142,9 +145,15 @@ class Writer:
         self.emit('.EE')
 
     def deflist(self, term, text):
+        text, body = text
         self.emit('.TP')
         self.emit(line(inline(term.strip())) or r'\&')
         self.emit(line(inline(' '.join(ln.strip() for ln in text))))
+        if any(b.strip() for b in body):
+            # lists and paragraphs of the definition, at the indent of its text
+            self.emit('.RS')
+            render(self, body)
+            self.emit('.RE')
 
     def table(self, rows):
         head = split_row(rows[0])
@@ -230,9 +239,17 @@ def blocks(lines):
             term = ln
             text = [re.sub(r'^:\s+', '', lines[i + 1])]
             i += 2
-            while i < n and lines[i].startswith('    ') and lines[i].strip():
-                text.append(lines[i])
+            # the definition goes on while lines are indented (a blank line within it too)
+            body = []
+            while i < n and (lines[i][:1].isspace() and lines[i].strip() or (
+                    not lines[i].strip() and i + 1 < n and lines[i + 1][:2] == '  ')):
+                body.append(lines[i])
                 i += 1
+            ind = min((len(b) - len(b.lstrip()) for b in body if b.strip()), default=0)
+            body = [b[ind:] for b in body]
+            while body and body[0].strip() and not re.match(r'^([-*+]|\d+\.)\s', body[0]):
+                text.append(body.pop(0))
+            text = (text, body)
             yield 'def', (term, text)
             continue
         text = []
