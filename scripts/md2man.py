@@ -138,10 +138,20 @@ class Writer:
     def code(self, lines):
         self.emit('.PP' if self.depth == 0 else '.IP')
         self.emit('.EX')
+        lines = [ln.expandtabs(8).rstrip() for ln in lines]
         width = WIDTH - 7 - 4 * self.depth
+        wide = max([len(ln) for ln in lines] + [0])
+        shift = 0
+        if wide > width and self.depth == 0:
+            # a wide block of a section moves left, up to the page's edge, rather than fold
+            shift = min(wide - width, 7)
+            width += shift
+            self.emit('.in -%dn' % shift)
         for ln in lines:
-            for part in fold(ln.expandtabs(8).rstrip(), width):
+            for part in fold(ln, width):
                 self.emit(line(esc(part, code=True)) or r'\&')
+        if shift:
+            self.emit('.in +%dn' % shift)
         self.emit('.EE')
 
     def deflist(self, term, text):
