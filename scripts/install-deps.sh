@@ -9,7 +9,7 @@ meson ninja-build pkg-config cmake make
 libotf2-trace-dev otf2-tools python3-otf2 python3
 libdw-dev libelf-dev libunwind-dev libpapi-dev libsde1
 libopenmpi-dev openmpi-bin mpich libmpich-dev
-binutils file clang-format strace
+binutils file clang-format strace man-db groff-base
 zlib1g-dev chromium
 "
 
