@@ -9,7 +9,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define VT_EXPORT __attribute__((visibility("default"), no_instrument_function))
+/* The program's close, dup2 and dup3 come here, also before AddressSanitizer's runtime has
+ * set up its shadow memory when libvt is loaded ahead of it (a library's constructor that
+ * closes a descriptor, as UCX's under MPICH): nothing here is instrumented by it. */
+#define VT_NOSAN  __attribute__((no_sanitize("address"), no_instrument_function))
+#define VT_EXPORT __attribute__((visibility("default"))) VT_NOSAN
 
 /* Room for the event files of this many threads; beyond it a closefrom closes them, and
  * the archive's check at the next flush stops recording with its line (archive/vt_fds.c). */
@@ -35,18 +39,18 @@ static struct {
 /* The calling thread's nesting of write_begin. */
 static __thread int write_depth;
 
-static void own_lock(void)
+VT_NOSAN static void own_lock(void)
 {
 	while (__atomic_exchange_n(&own.lock, 1, __ATOMIC_ACQUIRE))
 		sched_yield();
 }
 
-static void own_unlock(void)
+VT_NOSAN static void own_unlock(void)
 {
 	__atomic_store_n(&own.lock, 0, __ATOMIC_RELEASE);
 }
 
-void vt_own_fd_add(int fd)
+VT_NOSAN void vt_own_fd_add(int fd)
 {
 	struct stat st;
 	if (fd < 0 || fstat(fd, &st) != 0)
@@ -63,7 +67,7 @@ void vt_own_fd_add(int fd)
 	own_unlock();
 }
 
-void vt_own_fd_remove(int fd)
+VT_NOSAN void vt_own_fd_remove(int fd)
 {
 	own_lock();
 	for (int i = 0; i < own.n; i++)
@@ -73,7 +77,7 @@ void vt_own_fd_remove(int fd)
 }
 
 /* Whether fd is one of vt's descriptors, still referring to its file. */
-static bool is_own(int fd)
+VT_NOSAN static bool is_own(int fd)
 {
 	if (fd < 0 || !__atomic_load_n(&own.n, __ATOMIC_ACQUIRE))
 		return false;
@@ -90,7 +94,7 @@ static bool is_own(int fd)
 	return found && fstat(fd, &st) == 0 && st.st_dev == o.dev && st.st_ino == o.ino;
 }
 
-void vt_own_fds_write_begin(void)
+VT_NOSAN void vt_own_fds_write_begin(void)
 {
 	if (write_depth++ > 0)
 		return;
@@ -104,13 +108,13 @@ void vt_own_fds_write_begin(void)
 	}
 }
 
-void vt_own_fds_write_end(void)
+VT_NOSAN void vt_own_fds_write_end(void)
 {
 	if (write_depth > 0 && --write_depth == 0)
 		__atomic_sub_fetch(&own.writing, 1, __ATOMIC_ACQ_REL);
 }
 
-bool vt_own_fd_take_begin(int fd)
+VT_NOSAN bool vt_own_fd_take_begin(int fd)
 {
 	if (!is_own(fd))
 		return false;
@@ -124,12 +128,12 @@ bool vt_own_fd_take_begin(int fd)
 	return true;
 }
 
-void vt_own_fd_take_end(void)
+VT_NOSAN void vt_own_fd_take_end(void)
 {
 	__atomic_sub_fetch(&own.taking, 1, __ATOMIC_ACQ_REL);
 }
 
-void vt_own_fds_forked(void)
+VT_NOSAN void vt_own_fds_forked(void)
 {
 	own.lock = 0;
 	own.n = 0;
@@ -139,7 +143,7 @@ void vt_own_fds_forked(void)
 
 /* vt's descriptors in [first, last] that still refer to their files, ascending; their
  * number (at most max). */
-static int spared(unsigned int first, unsigned int last, int *out, int max)
+VT_NOSAN static int spared(unsigned int first, unsigned int last, int *out, int max)
 {
 	struct own copy[OWN_MAX];
 	own_lock();
@@ -162,7 +166,7 @@ static int spared(unsigned int first, unsigned int last, int *out, int max)
 	return k;
 }
 
-static close_range_fn real_close_range(void)
+VT_NOSAN static close_range_fn real_close_range(void)
 {
 	close_range_fn f = __atomic_load_n(&own.close_range, __ATOMIC_ACQUIRE);
 	if (!f) {
@@ -173,7 +177,7 @@ static close_range_fn real_close_range(void)
 }
 
 /* Closes [first, last] but vt's descriptors: the ranges between them, in order. */
-static int close_around(unsigned int first, unsigned int last)
+VT_NOSAN static int close_around(unsigned int first, unsigned int last)
 {
 	int keep[OWN_MAX];
 	int n = spared(first, last, keep, OWN_MAX);
