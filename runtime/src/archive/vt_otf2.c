@@ -471,9 +471,10 @@ void vt_otf2_reopen_done(void)
  * archive directory into an archive of its own beside it, NAME.abort-R, opened as a process
  * on its own opens one (libotf2's serial collectives, no MPI), where its definitions are
  * written next (vt_otf2_close_alone). The run's archive stays as it is, open: closing it
- * would call MPI. The name is reserved as a run reserves its own (pick_name), its anchor
- * and definitions made with O_EXCL; derived from the run's name, which this run holds, it
- * is no other run's.
+ * would call MPI. The name is reserved in gdir as a run reserves its own (pick_name), its
+ * placeholders made with O_EXCL; derived from the run's name, which this run holds, it is
+ * no other run's. The archive is written beside the run's, in the private directory, and
+ * published by this rank alone once closed (the private directory stays).
  */
 int vt_otf2_open_alone(void)
 {
