@@ -41,11 +41,13 @@ static bool is(const char *path, const struct stat *st)
 	       (now.st_mode & S_IFMT) == (st->st_mode & S_IFMT);
 }
 
-/* A name vt reserved in VT_PFORM_GDIR that is not what vt made there: said once. */
+/* A name vt reserved in VT_PFORM_GDIR that is not what vt made there: said once. (Not a
+ * directory: an empty one is replaced silently, one with files stops the publishing, which
+ * its own line says.) */
 static void replaced(const char *path, const struct vt_otf2_file_id *own)
 {
 	struct stat st;
-	if (lstat(path, &st) != 0 ||
+	if (lstat(path, &st) != 0 || S_ISDIR(st.st_mode) ||
 	    (st.st_dev == own->dev && st.st_ino == own->ino && (st.st_mode & S_IFMT) == own->type))
 		return;
 	vt_warn("%s was replaced during the run (%s); vt removed it and writes the trace's own "

@@ -17,6 +17,9 @@ victims are never written, and each run either publishes a whole trace or says i
 where its trace stayed. The racer takes back what it removed when that held content (a
 published file): destroying a finished trace is not a redirected write, and nothing stops
 it in such a directory.
+
+A directory with a file in it put at NAME during the run cannot be replaced by rename: the
+trace stays whole in vt's own directory, and the one line says where and why.
 """
 
 import ctypes
@@ -87,7 +90,50 @@ def body(t):
                 '%s: %s is the trace\'s own file' % (what, os.path.basename(link)))
     tr = t.trace(run, what)
     t.enter_counts(tr.loc('Master thread'), {'main': 1, 'step': CALLS}, what)
+    obstacle(t, exe, plain, files)
     racer_runs(t, exe, plain, files)
+
+
+def obstacle(t, exe, plain, files):
+    """A directory with a file in it put at NAME during the run: rename cannot replace it,
+    so the trace stays whole in vt's own directory, and one line says where."""
+    what = 'a directory with files put at the events\' name'
+    gdir = t.newdir('obstacle')
+    go = os.path.join(files, 'go')
+    if os.path.exists(go):
+        os.unlink(go)
+    pid = os.fork()
+    if pid == 0:
+        try:
+            deadline = time.time() + 60
+            evdir = os.path.join(gdir, PREFIX)
+            while time.time() < deadline and not os.path.isdir(evdir):
+                time.sleep(0.01)
+            os.rmdir(evdir)
+            os.mkdir(evdir)
+            open(os.path.join(evdir, 'mine'), 'w').close()
+            open(go, 'w').close()
+        finally:
+            os._exit(0)
+    run = t.run(exe, args=[str(CALLS), go], gdir=gdir, label='obstacle')
+    os.waitpid(pid, 0)
+    t.same_as_plain(run, plain, what)
+    t.vt_pids(run, what)
+    said = [LEFT.match(m) for m in run.messages if LEFT.match(m)]
+    t.eq([m for m in run.messages if not LEFT.match(m)], [], '%s: no other vt line' % what)
+    t.eq(len(said), 1, '%s: one line says where the trace is' % what)
+    t.eq(os.listdir(os.path.join(gdir, PREFIX)), ['mine'], '%s: the directory is as it was'
+         % what)
+    if said:
+        t.eq(said[0].group(4), os.path.join(gdir, PREFIX) + ': a directory with files in it '
+             'is there', '%s: the line says what was in the way' % what)
+        prefix = os.path.relpath(said[0].group(1), gdir)[:-len('.otf2')]
+        t.check(re.match(r'\.' + re.escape(PREFIX) + r'\.vt-\w{6}/' + re.escape(PREFIX) + '$',
+                         prefix), '%s: the trace stays in vt\'s own directory' % what, prefix)
+        tr = t.trace(run, what, prefix=prefix, notice=False, profile=False)
+        t.eq((tr.events, len(tr.locations)), (int(said[0].group(2)), int(said[0].group(3))),
+             '%s: the events and locations the line gives' % what)
+        t.enter_counts(tr.loc('Master thread'), {'main': 1, 'step': CALLS}, what)
 
 
 RACES = 20
