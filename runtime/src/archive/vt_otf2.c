@@ -832,28 +832,57 @@ int vt_otf2_open(void)
 	return rc;
 }
 
+/*
+ * Rank k's private directory: rank 0's, by its name in k's own VT_PFORM_GDIR (the same
+ * directory where that is shared, as a trace needs; a rank given another one writes there,
+ * as before). Made if it is not there; refused unless it is a directory of this user's
+ * (not a link, mode 0700): then the rank's writes fail (and it is a lost rank,
+ * vt_otf2_close.c) rather than go where someone else's name leads.
+ */
+static char *rank_private(const char *base)
+{
+	char *p;
+	struct stat st;
+	if (asprintf(&p, "%s/%s", vt_cfg.gdir, base) < 0)
+		return NULL;
+	if (mkdir(p, 0700) != 0 && errno != EEXIST)
+		vt_debug("cannot create %s: %s", p, strerror(errno));
+	if (lstat(p, &st) != 0 && errno == ENOENT)
+		return p; /* libotf2's writes fail there, as in a directory that cannot be written
+			   */
+	if (lstat(p, &st) == 0 && S_ISDIR(st.st_mode) && st.st_uid == geteuid() &&
+	    (st.st_mode & 0077) == 0)
+		return p;
+	vt_error("%s is not the directory rank 0 made for the trace (not a directory of this "
+		 "user's, mode 0700): this rank writes no events",
+		 p);
+	free(p);
+	return strdup("/dev/null/vt-refused");
+}
+
 int vt_otf2_open_mpi(const struct vt_mpi_ops *ops)
 {
-	/* Rank 0 decides, for every rank: the name, the directory and the private directory
-	 * all write into; an empty name tells the others that tracing is off. */
+	/* Rank 0 decides, for every rank: the name and the private directory's name; an
+	 * empty name tells the others that tracing is off. */
 	struct {
-		char name[512], gdir[4096], priv[4096];
+		char name[512], base[600];
 	} where = {.name = ""};
 	char *priv = NULL;
 	if (ops->rank == 0 && pick_name(where.name, sizeof(where.name), &priv) == 0) {
-		snprintf(where.gdir, sizeof(where.gdir), "%s", vt_cfg.gdir);
-		snprintf(where.priv, sizeof(where.priv), "%s", priv);
-		if (strlen(vt_cfg.gdir) >= sizeof(where.gdir) || strlen(priv) >= sizeof(where.priv))
-			where.name[0] = '\0';
+		const char *base = strrchr(priv, '/') + 1; /* pick_name made DIR/.NAME.vt-XXXXXX */
+		snprintf(where.base, sizeof(where.base), "%s", base);
 	} else if (ops->rank == 0) {
 		where.name[0] = '\0';
 	}
-	free(priv);
 	ops->bcast(&where, sizeof(where), 0);
 	if (!where.name[0])
 		return -1;
+	if (ops->rank != 0)
+		priv = rank_private(where.base);
 	arc.mpi = ops;
-	return open_archive(where.name, ops, where.gdir, where.priv);
+	int rc = open_archive(where.name, ops, vt_cfg.gdir, priv ? priv : "/dev/null/vt-refused");
+	free(priv);
+	return rc;
 }
 
 const struct vt_mpi_ops *vt_otf2_mpi_ops(void)
