@@ -578,6 +578,10 @@ static int close_archive(struct vt_loc *locs, uint64_t end_ts, const struct vt_m
 			vt_notice("trace written to %s (%lu event%s, %zu location%s)",
 				  vt_otf2_anchor(), (unsigned long)total, total == 1 ? "" : "s",
 				  n_locs, n_locs == 1 ? "" : "s");
+		/* A trace left in the private directory is no trace of VT_PFORM_GDIR's: no
+		 * report, and the process that waits for a child closing it runs none either. */
+		if (!published && !defs_failed)
+			rc = -1;
 		if (rc == 0 && err == OTF2_SUCCESS && vt_cfg.report && !alone && report)
 			vt_report_run(vt_otf2_anchor());
 	}
