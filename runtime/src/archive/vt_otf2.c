@@ -29,7 +29,10 @@
  */
 static struct {
 	OTF2_Archive *archive;
-	char *archive_dir, *archive_name, *anchor_path;
+	/* archive_dir: where libotf2 writes, vt's private directory in gdir (VT_PFORM_GDIR;
+	 * see vt_publish.c); anchor_path: the trace's anchor where it is published, or where
+	 * it stays when it cannot be. */
+	char *archive_dir, *gdir, *archive_name, *anchor_path;
 	/* MPI mode: set by vt_otf2_open_mpi; ids in events are then local and mapped at the
 	 * end. */
 	const struct vt_mpi_ops *mpi;
@@ -55,11 +58,10 @@ static struct {
 	 * back into the new one once the definitions are written (vt_otf2_reopen_done).
 	 */
 	char *moved_dir;
-	/* The files vt made when it reserved the name (.otf2, .def; see make_own). */
-	struct {
-		dev_t dev;
-		ino_t ino;
-	} own_files[2];
+	/* The placeholders vt made in gdir when it reserved the name (see reserve). */
+	struct vt_otf2_file_id own_files[VT_OTF2_OWN_N];
+	/* The private directory as mkdtemp made it (the process that made it). */
+	struct vt_otf2_file_id priv_id;
 	/* A location's event file could not be ended after a failed write (no file, or no
 	 * room for its last chunk): this process's events cannot be read. */
 	bool evt_unended;
@@ -245,6 +247,13 @@ void vt_otf2_stop_writing(OTF2_ErrorCode rc)
 	}
 	if ((!arc.archive_name || !strstr(where, arc.archive_name)) && arc.anchor_path)
 		where = arc.anchor_path;
+	/* A file of the private directory is named where it will be published. */
+	char published[sizeof(quoted) + 4096];
+	size_t priv = arc.archive_dir ? strlen(arc.archive_dir) : 0;
+	if (priv && arc.gdir && strncmp(where, arc.archive_dir, priv) == 0 && where[priv] == '/') {
+		snprintf(published, sizeof(published), "%s%s", arc.gdir, where + priv);
+		where = published;
+	}
 	vt_error("%s: recording stopped at %s (%s: %s); the events written before stay in the "
 		 "trace",
 		 what, when, where, why);
@@ -393,9 +402,10 @@ void vt_otf2_reserve_release(void)
 	free(path);
 }
 
-static int open_archive(const char *name, const struct vt_mpi_ops *ops);
+static int open_archive(const char *name, const struct vt_mpi_ops *ops, const char *gdir,
+			const char *priv);
 static bool exists(const char *dir, const char *name, const char *suffix);
-static int make_own(const char *dir, const char *name, int k);
+static int reserve(const char *dir, const char *name);
 
 static char *archive_subdir(void)
 {
@@ -420,7 +430,8 @@ OTF2_Archive *vt_otf2_reopen(const struct vt_mpi_ops *ops)
 	}
 	int moved = 1;
 	ops->bcast(&moved, sizeof(moved), 0);
-	return open_archive(arc.archive_name, arc.archive_ops) == 0 ? arc.archive : NULL;
+	return open_archive(arc.archive_name, arc.archive_ops, NULL, NULL) == 0 ? arc.archive
+										: NULL;
 }
 
 void vt_otf2_reopen_done(void)
@@ -460,13 +471,14 @@ void vt_otf2_reopen_done(void)
  * archive directory into an archive of its own beside it, NAME.abort-R, opened as a process
  * on its own opens one (libotf2's serial collectives, no MPI), where its definitions are
  * written next (vt_otf2_close_alone). The run's archive stays as it is, open: closing it
- * would call MPI. The name is reserved as a run reserves its own (pick_name), its anchor
- * and definitions made with O_EXCL; derived from the run's name, which this run holds, it
- * is no other run's.
+ * would call MPI. The name is reserved in gdir as a run reserves its own (pick_name), its
+ * placeholders made with O_EXCL; derived from the run's name, which this run holds, it is
+ * no other run's. The archive is written beside the run's, in the private directory, and
+ * published by this rank alone once closed (the private directory stays).
  */
 int vt_otf2_open_alone(void)
 {
-	if (!arc.archive || !arc.mpi || !arc.archive_dir || !arc.archive_name)
+	if (!arc.archive || !arc.mpi || !arc.archive_dir || !arc.gdir || !arc.archive_name)
 		return -1;
 	uint32_t rank = (uint32_t)arc.mpi->rank;
 	char *from = archive_subdir(), *name = NULL, *anchor = NULL, *to = NULL;
@@ -474,22 +486,12 @@ int vt_otf2_open_alone(void)
 		free(from);
 		return -1;
 	}
-	bool taken = exists(arc.archive_dir, name, "");
-	if (taken || make_own(arc.archive_dir, name, 0) != 0) {
+	/* Reserved in gdir (placeholders, as pick_name), written in the private directory. */
+	bool taken = exists(arc.gdir, name, "");
+	if (taken || reserve(arc.gdir, name) != 0 ||
+	    asprintf(&anchor, "%s/%s.otf2", arc.gdir, name) < 0) {
 		vt_error("cannot create %s/%s.otf2 (%s): the events of rank %u are not written",
-			 arc.archive_dir, name, taken ? "its directory exists" : strerror(errno),
-			 rank);
-		free(from);
-		free(name);
-		return -1;
-	}
-	if (make_own(arc.archive_dir, name, 1) != 0 ||
-	    asprintf(&anchor, "%s/%s.otf2", arc.archive_dir, name) < 0) {
-		vt_error("cannot create %s/%s.def (%s): the events of rank %u are not written",
-			 arc.archive_dir, name, strerror(errno), rank);
-		char path[4096];
-		snprintf(path, sizeof(path), "%s/%s.otf2", arc.archive_dir, name);
-		unlink(path);
+			 arc.gdir, name, taken ? "its directory exists" : strerror(errno), rank);
 		free(from);
 		free(name);
 		return -1;
@@ -500,7 +502,7 @@ int vt_otf2_open_alone(void)
 	arc.archive_name = name;
 	free(arc.anchor_path);
 	arc.anchor_path = anchor;
-	if (open_archive(name, &vt_otf2_serial_ops) < 0 || !(to = archive_subdir())) {
+	if (open_archive(name, &vt_otf2_serial_ops, NULL, NULL) < 0 || !(to = archive_subdir())) {
 		vt_otf2_own_files_drop();
 		free(from);
 		return -1;
@@ -566,79 +568,129 @@ static bool finished(const char *dir, const char *name)
 }
 
 /*
- * The anchor (NAME.otf2) and the global definitions (NAME.def) sit beside the archive's
- * directory, in VT_PFORM_GDIR, which others may write to (/tmp); libotf2 opens them with
- * O_CREAT|O_TRUNC, following a symbolic link planted there. So vt creates both itself when
- * it reserves the name (O_EXCL|O_NOFOLLOW: never through a link), and before libotf2 writes
- * one, checks that it is still that file; one planted meanwhile is removed (the link, not
- * what it points to) and the file made again the same way. In a sticky directory (/tmp) no
- * one else can remove vt's file, so nothing can be planted at all.
+ * A trace NAME takes three names in VT_PFORM_GDIR: NAME.otf2, NAME.def and NAME/. vt makes
+ * all three itself when it reserves the name (O_EXCL|O_NOFOLLOW, mkdir: never through a
+ * link), so that runs starting at once take different names; libotf2 writes elsewhere, in a
+ * private directory, and the finished trace replaces the three by rename (vt_publish.c).
  */
-static const char *const own_suffix[2] = {".otf2", ".def"};
+static const char *const own_suffix[VT_OTF2_OWN_N] = {".otf2", ".def", ""};
 
 static int make_own(const char *dir, const char *name, int k)
 {
 	char path[4096];
 	struct stat st;
 	snprintf(path, sizeof(path), "%s/%s%s", dir, name, own_suffix[k]);
+	if (k == VT_OTF2_OWN_DIR) {
+		if (mkdir(path, 0777) != 0)
+			return -1;
+		if (lstat(path, &st) == 0) {
+			arc.own_files[k].dev = st.st_dev;
+			arc.own_files[k].ino = st.st_ino;
+			arc.own_files[k].type = st.st_mode & S_IFMT;
+		}
+		return 0;
+	}
 	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
 	if (fd < 0)
 		return -1;
 	if (fstat(fd, &st) == 0) {
 		arc.own_files[k].dev = st.st_dev;
 		arc.own_files[k].ino = st.st_ino;
+		arc.own_files[k].type = st.st_mode & S_IFMT;
 	}
 	close(fd);
 	return 0;
 }
 
-void vt_otf2_own_file(int k)
+/* Removes what vt made of k's name in dir (if it is still that, and empty). */
+static void unmake_own(const char *dir, const char *name, int k)
 {
 	char path[4096];
 	struct stat st;
-	if (!arc.archive_dir || !arc.archive_name || k < 0 || k > 1)
+	snprintf(path, sizeof(path), "%s/%s%s", dir, name, own_suffix[k]);
+	if (lstat(path, &st) != 0 || st.st_ino != arc.own_files[k].ino ||
+	    st.st_dev != arc.own_files[k].dev || (st.st_mode & S_IFMT) != arc.own_files[k].type)
 		return;
-	snprintf(path, sizeof(path), "%s/%s%s", arc.archive_dir, arc.archive_name, own_suffix[k]);
-	if (lstat(path, &st) == 0 && S_ISREG(st.st_mode) && st.st_nlink == 1 &&
-	    st.st_dev == arc.own_files[k].dev && st.st_ino == arc.own_files[k].ino)
-		return;
-	bool link = lstat(path, &st) == 0 && S_ISLNK(st.st_mode);
-	if (errno != ENOENT || link)
+	if (S_ISDIR(st.st_mode))
+		rmdir(path);
+	else if (S_ISREG(st.st_mode) && st.st_size == 0)
 		unlink(path);
-	if (make_own(arc.archive_dir, arc.archive_name, k) == 0)
-		vt_warn("%s was replaced during the run (%s); vt removed it and writes the "
-			"trace's own file",
-			path, link ? "by a symbolic link" : "by another file");
-	else
-		vt_error("%s was replaced during the run and cannot be made again (%s)", path,
-			 strerror(errno));
+}
+
+/* All three names of name in dir, or none (-1, errno: why; EEXIST: one is taken). */
+static int reserve(const char *dir, const char *name)
+{
+	for (int k = 0; k < VT_OTF2_OWN_N; k++) {
+		if (make_own(dir, name, k) != 0) {
+			int e = errno;
+			while (k-- > 0)
+				unmake_own(dir, name, k);
+			errno = e;
+			return -1;
+		}
+	}
+	return 0;
 }
 
 void vt_otf2_own_files_drop(void)
 {
-	char path[4096];
+	for (int k = 0; k < VT_OTF2_OWN_N && arc.gdir && arc.archive_name; k++)
+		unmake_own(arc.gdir, arc.archive_name, k);
+}
+
+/* The private directory, made beside the trace's names: .NAME.vt-XXXXXX (mode 0700). */
+static char *make_private(const char *dir, const char *name)
+{
+	char *p;
+	if (asprintf(&p, "%s/.%s.vt-XXXXXX", dir, name) < 0)
+		return NULL;
 	struct stat st;
-	for (int k = 0; k < 2 && arc.archive_dir && arc.archive_name; k++) {
-		snprintf(path, sizeof(path), "%s/%s%s", arc.archive_dir, arc.archive_name,
-			 own_suffix[k]);
-		if (lstat(path, &st) == 0 && S_ISREG(st.st_mode) && st.st_size == 0 &&
-		    st.st_ino == arc.own_files[k].ino && st.st_dev == arc.own_files[k].dev)
-			unlink(path);
+	if (mkdtemp(p)) {
+		if (lstat(p, &st) == 0)
+			arc.priv_id = (struct vt_otf2_file_id){st.st_dev, st.st_ino, S_IFDIR};
+		return p;
 	}
+	int e = errno;
+	free(p);
+	errno = e;
+	return NULL;
+}
+
+bool vt_otf2_publish_trace(bool keep_priv, char *why, size_t len)
+{
+	if (!arc.archive_dir || !arc.gdir || !arc.archive_name) {
+		snprintf(why, len, "no archive");
+		return false;
+	}
+	/* Others may rename entries of gdir: the private directory must still be the one vt
+	 * made, not a link put in its place (docs/security.md says what that leaves open). */
+	struct stat st;
+	if (arc.priv_id.ino && (lstat(arc.archive_dir, &st) != 0 || !S_ISDIR(st.st_mode) ||
+				st.st_ino != arc.priv_id.ino || st.st_dev != arc.priv_id.dev))
+		snprintf(why, len, "%s was replaced during the run", arc.archive_dir);
+	else if (vt_otf2_publish(arc.archive_dir, arc.gdir, arc.archive_name, arc.own_files, why,
+				 len) == 0) {
+		if (!keep_priv && rmdir(arc.archive_dir) != 0)
+			vt_debug("%s stays: %s", arc.archive_dir, strerror(errno));
+		return true;
+	}
+	free(arc.anchor_path);
+	if (asprintf(&arc.anchor_path, "%s/%s.otf2", arc.archive_dir, arc.archive_name) < 0)
+		arc.anchor_path = NULL;
+	return false;
 }
 
 /*
- * Checks dir and reserves the first free NAME, NAME.1, ... into name; -1 after an error
- * line. The reservation is the anchor, created empty with O_EXCL, which only one of several
- * runs starting at once can create: the others go on to the next name. (Not the archive's
- * directory: libotf2 creates that itself, and in MPI mode one that exists already leaves its
- * collective state broken.)
+ * Checks dir and reserves the first free NAME, NAME.1, ... into name, and makes the private
+ * directory the archive is written in (*priv); -1 after an error line. The reservation is
+ * the anchor, the definitions and the directory, created empty with O_EXCL, which only one
+ * of several runs starting at once can create: the others go on to the next name.
  */
-static int pick_name(char *name, size_t len)
+static int pick_name(char *name, size_t len, char **priv)
 {
 	const char *dir = vt_cfg.gdir;
 	struct stat st;
-	char base[300], path[4096];
+	char base[300];
 
 	/* OTF2 puts the events in a folder named like the archive: the executable's own name
 	 * would collide with the executable, so the default is EXE.vt. */
@@ -658,13 +710,10 @@ static int pick_name(char *name, size_t len)
 	for (int i = 1;; i++) {
 		if (!exists(dir, name, ".otf2") && !exists(dir, name, ".def") &&
 		    !exists(dir, name, "")) {
-			if (make_own(dir, name, 0) == 0) {
-				if (make_own(dir, name, 1) == 0)
-					break;
-				/* A file appeared since the look: the name is not free. */
-				snprintf(path, sizeof(path), "%s/%s.otf2", dir, name);
-				unlink(path);
-			} else if (errno != EEXIST) {
+			/* EEXIST: a name appeared since the look, it is not free. */
+			if (reserve(dir, name) == 0)
+				break;
+			if (errno != EEXIST) {
 				vt_error(
 				    "VT_PFORM_GDIR='%s': cannot create the trace %s/%s.otf2 (%s); "
 				    "tracing is off",
@@ -680,6 +729,15 @@ static int pick_name(char *name, size_t len)
 		}
 		snprintf(name, len, "%s.%d", base, i);
 	}
+	*priv = make_private(dir, name);
+	if (!*priv) {
+		vt_error("VT_PFORM_GDIR='%s': cannot create a directory for the trace %s/%s.otf2 "
+			 "(%s); tracing is off",
+			 dir, dir, name, strerror(errno));
+		for (int k = 0; k < VT_OTF2_OWN_N; k++)
+			unmake_own(dir, name, k);
+		return -1;
+	}
 	if (strcmp(name, base) == 0)
 		return 0;
 	/* What is there decides what is said: a trace, or what another run (one running now,
@@ -694,15 +752,31 @@ static int pick_name(char *name, size_t len)
 	return 0;
 }
 
-/* Opens the archive NAME in VT_PFORM_GDIR; collectives: libotf2's collective callbacks. */
-static int open_archive(const char *name, const struct vt_mpi_ops *ops)
+/* The archive could not be opened: nothing of it stays (the placeholders, libotf2's empty
+ * directory, the private directory). */
+static void drop_private(void)
 {
-	const char *dir = vt_cfg.gdir;
+	char *dir = archive_subdir();
+	if (dir)
+		rmdir(dir);
+	free(dir);
+	if (arc.archive_dir)
+		rmdir(arc.archive_dir);
+	vt_otf2_own_files_drop();
+}
+
+/* Opens the archive NAME in the private directory priv of gdir (VT_PFORM_GDIR);
+ * collectives: libotf2's collective callbacks. */
+static int open_archive(const char *name, const struct vt_mpi_ops *ops, const char *gdir,
+			const char *priv)
+{
+	const char *dir = arc.gdir ? arc.gdir : gdir;
 	bool again = arc.archive_name != NULL; /* vt_otf2_reopen: for the definitions only */
 	if (!again) {
-		arc.archive_dir = strdup(dir);
+		arc.gdir = strdup(gdir);
+		arc.archive_dir = strdup(priv);
 		arc.archive_name = strdup(name);
-		if (asprintf(&arc.anchor_path, "%s/%s.otf2", dir, name) < 0)
+		if (asprintf(&arc.anchor_path, "%s/%s.otf2", gdir, name) < 0)
 			arc.anchor_path = NULL;
 		arc.archive_ops = ops;
 	}
@@ -717,6 +791,8 @@ static int open_archive(const char *name, const struct vt_mpi_ops *ops)
 	if (!arc.archive) {
 		vt_error("VT_PFORM_GDIR='%s': cannot create the trace archive %s; tracing is off",
 			 dir, name);
+		if (!again)
+			drop_private();
 		return -1;
 	}
 	OTF2_Archive_SetFlushCallbacks(arc.archive, &vt_otf2_flush_callbacks, NULL);
@@ -739,6 +815,7 @@ static int open_archive(const char *name, const struct vt_mpi_ops *ops)
 			 dir, name);
 		OTF2_Archive_Close(arc.archive);
 		arc.archive = NULL;
+		drop_private();
 		return -1;
 	}
 	reserve_take();
@@ -747,23 +824,65 @@ static int open_archive(const char *name, const struct vt_mpi_ops *ops)
 
 int vt_otf2_open(void)
 {
-	char name[512];
-	if (pick_name(name, sizeof(name)) < 0)
+	char name[512], *priv = NULL;
+	if (pick_name(name, sizeof(name), &priv) < 0)
 		return -1;
-	return open_archive(name, NULL);
+	int rc = open_archive(name, NULL, vt_cfg.gdir, priv);
+	free(priv);
+	return rc;
+}
+
+/*
+ * Rank k's private directory: rank 0's, by its name in k's own VT_PFORM_GDIR (the same
+ * directory where that is shared, as a trace needs; a rank given another one writes there,
+ * as before). Made if it is not there; refused unless it is a directory of this user's
+ * (not a link, mode 0700): then the rank's writes fail (and it is a lost rank,
+ * vt_otf2_close.c) rather than go where someone else's name leads.
+ */
+static char *rank_private(const char *base)
+{
+	char *p;
+	struct stat st;
+	if (asprintf(&p, "%s/%s", vt_cfg.gdir, base) < 0)
+		return NULL;
+	if (mkdir(p, 0700) != 0 && errno != EEXIST)
+		vt_debug("cannot create %s: %s", p, strerror(errno));
+	if (lstat(p, &st) != 0 && errno == ENOENT)
+		return p; /* libotf2's writes fail there, as in a directory that cannot be written
+			   */
+	if (lstat(p, &st) == 0 && S_ISDIR(st.st_mode) && st.st_uid == geteuid() &&
+	    (st.st_mode & 0077) == 0)
+		return p;
+	vt_error("%s is not the directory rank 0 made for the trace (not a directory of this "
+		 "user's, mode 0700): this rank writes no events",
+		 p);
+	free(p);
+	return strdup("/dev/null/vt-refused");
 }
 
 int vt_otf2_open_mpi(const struct vt_mpi_ops *ops)
 {
-	/* Rank 0 decides; an empty name tells the others that tracing is off. */
-	char name[512] = "";
-	if (ops->rank == 0 && pick_name(name, sizeof(name)) < 0)
-		name[0] = '\0';
-	ops->bcast(name, sizeof(name), 0);
-	if (!name[0])
+	/* Rank 0 decides, for every rank: the name and the private directory's name; an
+	 * empty name tells the others that tracing is off. */
+	struct {
+		char name[512], base[600];
+	} where = {.name = ""};
+	char *priv = NULL;
+	if (ops->rank == 0 && pick_name(where.name, sizeof(where.name), &priv) == 0) {
+		const char *base = strrchr(priv, '/') + 1; /* pick_name made DIR/.NAME.vt-XXXXXX */
+		snprintf(where.base, sizeof(where.base), "%s", base);
+	} else if (ops->rank == 0) {
+		where.name[0] = '\0';
+	}
+	ops->bcast(&where, sizeof(where), 0);
+	if (!where.name[0])
 		return -1;
+	if (ops->rank != 0)
+		priv = rank_private(where.base);
 	arc.mpi = ops;
-	return open_archive(name, ops);
+	int rc = open_archive(where.name, ops, vt_cfg.gdir, priv ? priv : "/dev/null/vt-refused");
+	free(priv);
+	return rc;
 }
 
 const struct vt_mpi_ops *vt_otf2_mpi_ops(void)

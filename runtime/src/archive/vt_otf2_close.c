@@ -490,7 +490,6 @@ static int close_archive(struct vt_loc *locs, uint64_t end_ts, const struct vt_m
 		    ops->rank, vt_otf2_anchor(), vt_otf2_last_error());
 
 	if (ops->rank == 0) {
-		vt_otf2_own_file(1);
 		OTF2_GlobalDefWriter *gw =
 		    archive ? OTF2_Archive_GetGlobalDefWriter(archive) : NULL;
 		if (gw && rc == 0) {
@@ -518,8 +517,6 @@ static int close_archive(struct vt_loc *locs, uint64_t end_ts, const struct vt_m
 	 * run's archive when rank 0's failed; a lost rank's own only, else. */
 	int defs_failed = ops->rank == 0 && !defs_ok;
 	ops->bcast(&defs_failed, sizeof(defs_failed), 0);
-	if (ops->rank == 0 && !defs_failed)
-		vt_otf2_own_file(0);
 	vt_hostid_begin();
 	bool skip = defs_failed || (lost_mine && ops->rank != 0);
 	OTF2_ErrorCode err = skip ? OTF2_ERROR_END_OF_FUNCTION : OTF2_Archive_Close(archive);
@@ -534,6 +531,12 @@ static int close_archive(struct vt_loc *locs, uint64_t end_ts, const struct vt_m
 	if (n_lost && !defs_failed)
 		empty_lost(&u, lost);
 	vt_otf2_low_fds_release();
+	/* Every rank's files are closed (their definitions were, before the gather above):
+	 * the trace leaves the private directory (vt_publish.c). */
+	char why[4096 + 128] = "";
+	bool published = false;
+	if (ops->rank == 0 && !defs_failed)
+		published = vt_otf2_publish_trace(alone != NULL, why, sizeof(why));
 	if (ops->rank == 0) {
 		uint64_t total = 0;
 		for (int i = 0; counts && i < ops->size; i++)
@@ -553,6 +556,12 @@ static int close_archive(struct vt_loc *locs, uint64_t end_ts, const struct vt_m
 				 vt_otf2_anchor(),
 				 err != OTF2_SUCCESS ? OTF2_Error_GetDescription(err)
 						     : "its files are missing or empty");
+		else if (!published)
+			vt_warn(
+			    "%strace written to %s (%lu event%s, %zu location%s) and left there: "
+			    "not moved into VT_PFORM_GDIR (%s)",
+			    failed ? "incomplete " : "", vt_otf2_anchor(), (unsigned long)total,
+			    total == 1 ? "" : "s", n_locs, n_locs == 1 ? "" : "s", why);
 		else if (alone)
 			vt_warn("%s on rank %u: %sthe trace of this rank alone written to %s "
 				"(%lu event%s, %zu location%s)",
@@ -569,6 +578,10 @@ static int close_archive(struct vt_loc *locs, uint64_t end_ts, const struct vt_m
 			vt_notice("trace written to %s (%lu event%s, %zu location%s)",
 				  vt_otf2_anchor(), (unsigned long)total, total == 1 ? "" : "s",
 				  n_locs, n_locs == 1 ? "" : "s");
+		/* A trace left in the private directory is no trace of VT_PFORM_GDIR's: no
+		 * report, and the process that waits for a child closing it runs none either. */
+		if (!published && !defs_failed)
+			rc = -1;
 		if (rc == 0 && err == OTF2_SUCCESS && vt_cfg.report && !alone && report)
 			vt_report_run(vt_otf2_anchor());
 	}

@@ -10,6 +10,7 @@
 #include "base/vt_compiler.h"
 
 #include <otf2/otf2.h>
+#include <sys/types.h>
 
 /*
  * What the encoders (vt_encode.c) know of a location, in their table indexed by its index:
@@ -125,10 +126,25 @@ void vt_otf2_reopen_done(void);
 const char *vt_otf2_last_error(void);
 /* Gives back the room and the descriptor kept for the definitions (see vt_otf2.c). */
 void vt_otf2_reserve_release(void);
-/* Before libotf2 writes the anchor (k = 0) or the global definitions (k = 1): the file vt
- * made when it reserved the name is still there, else it is made again (see vt_otf2.c). */
-void vt_otf2_own_file(int k);
-/* A trace that could not be written: the empty files vt made are removed. */
+/* The names vt reserves in VT_PFORM_GDIR for a trace NAME: NAME.otf2, NAME.def, NAME/ (the
+ * placeholders the finished trace replaces), and what vt made at each. */
+enum { VT_OTF2_OWN_ANCHOR, VT_OTF2_OWN_DEF, VT_OTF2_OWN_DIR, VT_OTF2_OWN_N };
+struct vt_otf2_file_id {
+	dev_t dev;
+	ino_t ino;
+	mode_t type; /* S_IFREG, S_IFDIR: an inode freed may come back as a link */
+};
+/* Moves the finished archive name from the private directory priv into gdir, replacing the
+ * placeholders own (vt_publish.c); 0 once every name there is what vt wrote, else -1 with
+ * why, and the whole trace stays in priv. */
+int vt_otf2_publish(const char *priv, const char *gdir, const char *name,
+		    const struct vt_otf2_file_id *own, char *why, size_t len);
+/* The trace is closed and complete (the process that wrote the anchor): it is published
+ * into VT_PFORM_GDIR, and vt_otf2_anchor() names it there; keep_priv: other processes may
+ * still write into the private directory (a rank ending alone). false with why (vt_otf2_anchor
+ * then names the trace where it stays). */
+bool vt_otf2_publish_trace(bool keep_priv, char *why, size_t len);
+/* A trace that could not be written: the empty placeholders vt made are removed. */
 void vt_otf2_own_files_drop(void);
 /* While libotf2 may open files: the free descriptors below 10 are held, so that its files
  * land above them (nested holds count; see vt_otf2.c). */

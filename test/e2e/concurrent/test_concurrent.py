@@ -64,7 +64,8 @@ def body(t):
     # vt reserves the name at load, before main: once every run has its directory, all go.
     deadline = time.time() + 60
     while time.time() < deadline and \
-            len([d for d in os.listdir(gdir) if os.path.isdir(os.path.join(gdir, d))]) < RUNS:
+            len([d for d in os.listdir(gdir) if os.path.isdir(os.path.join(gdir, d))
+                     and not d.startswith('.')]) < RUNS:
         time.sleep(0.01)
     open(go, 'w').close()
     runs = [finish(r) for r in runs]

@@ -98,7 +98,7 @@ def check_archive(t, run, rank, why, end, enters, steps, last, what, size):
 
 def no_half_written(t, run, what):
     """What the run leaves in VT_PFORM_GDIR: the run's unfinished archive (empty anchor and
-    definitions, its directory) and the ranks' .abort-R archives (the rank under test's is
+    definitions, its directory, the directory .NAME.vt-XXXXXX it was written in) and the ranks' .abort-R archives (the rank under test's is
     checked complete by check_archive; one the launcher's SIGKILL cut short has an empty
     anchor), nothing else: no name the next run would take for a finished trace."""
     names = sorted(os.listdir(run.gdir))
@@ -111,6 +111,8 @@ def no_half_written(t, run, what):
                 bad.append('%s is not empty' % n)
         elif n == base:
             continue
+        elif re.match(r'\.' + re.escape(base) + r'\.vt-\w{6}$', n):
+            continue  # vt's own directory the run's archive was written in
         else:
             m = re.match(re.escape(base) + r'\.abort-(\d+)(\.otf2|\.def|\.marker)?$', n)
             if not m:
