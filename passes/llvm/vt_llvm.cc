@@ -376,7 +376,12 @@ void Instrumenter::instrument(Function &F, GlobalVariable *D, const Site &S)
 	while (IRBuilder<> *At = EE.Next()) {
 		Instruction *Where = &*At->GetInsertPoint();
 		At->SetCurrentDebugLocation(Where->getDebugLoc() ? Where->getDebugLoc() : Loc);
-		At->CreateCall(ExitFn, {D});
+		CallInst *Exit = At->CreateCall(ExitFn, {D});
+		// It reads no stack of this frame: the code generator may make the call before a
+		// return a jump, as LLVM's tail call marking does for it before the optimiser's
+		// end.
+		if (isa<ReturnInst>(Where))
+			Exit->setTailCall();
 	}
 	F.addFnAttr(DoneAttr);
 }
