@@ -110,10 +110,12 @@ __attribute__((format(printf, 1, 2))) void fail(const char *fmt, ...)
 
 unsigned n_private; // numbers the private descriptors of this translation unit
 
-// The source view: the first pass instruments, before inlining.
+// The source view: the first pass instruments, before inlining. So it does with -flto: the
+// IPA passes, the inliner among them, then run in the link step's lto1, where this plugin is
+// not loaded (docs/passes.md).
 bool source_view()
 {
-	return opts.inl == INLINE_DECLARED || opts.inl == INLINE_ALL;
+	return opts.inl == INLINE_DECLARED || opts.inl == INLINE_ALL || flag_lto;
 }
 
 // The functions the first pass chose, by DECL_UID, for the second.
@@ -612,7 +614,7 @@ VT_EXPORT int plugin_init(struct plugin_name_args *info, struct plugin_gcc_versi
 	pass.ref_pass_instance_number = 1;
 	pass.pos_op = PASS_POS_INSERT_BEFORE;
 	register_callback(info->base_name, PLUGIN_PASS_MANAGER_SETUP, NULL, &pass);
-	if (!source_view()) {
+	if (opts.inl != INLINE_DECLARED && opts.inl != INLINE_ALL) {
 		// After the IPA passes: the first of the passes GCC runs on each function it
 		// still compiles, before EH dispatch is lowered (there at every -O level).
 		struct register_pass_info late;

@@ -514,6 +514,12 @@ def inlining(t):
         cases.append((Build(cxx, '-O2', inst, ['-vt:inline', 'skip']), 'inline.cpp',
                       {'main': 1} if cc == 'gcc' else {'main': 1, 'Counter::bump(int)': 7},
                       []))
+    # -flto: GCC inlines in the link step, where the plugin is not loaded: the GCC plugin
+    # gives the source view; clang's pre-link pipeline ends with the plugin's pass.
+    cases.append((Build('gcc', '-O2', 'gcc', ['-flto'], default_inline=True), 'inline.c',
+                  {'main': 1, 'fib': 465, 'sq': 1000}, []))
+    cases.append((Build('clang', '-O2', 'llvm', ['-flto'], default_inline=True), 'inline.c',
+                  {'main': 1, 'fib': FIB[('clang', '-O2')]}, ['sq']))
     exes = t.parallel(lambda c: c[0].compile(t, c[1].replace('.', '_'), [c[1]]), cases)
     for (b, src, want, gone), exe in zip(cases, exes):
         what = '%s %s' % (src, b)
