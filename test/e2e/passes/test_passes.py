@@ -520,12 +520,20 @@ def inlining(t):
                   {'main': 1, 'fib': 465, 'sq': 1000}, []))
     cases.append((Build('clang', '-O2', 'llvm', ['-flto'], default_inline=True), 'inline.c',
                   {'main': 1, 'fib': FIB[('clang', '-O2')]}, ['sq']))
+    # An IPA clone (scale.constprop.0, for k = 7) is the function it was cloned from.
+    cases.append((Build('gcc', '-O2', 'gcc', default_inline=True), 'clone.c',
+                  {'main': 1, 'scale': 4}, []))
+    output = {'inline.c': 's = 332833644\n', 'inline.cpp': 's = 105\n', 'clone.c': 's = 13122\n'}
     exes = t.parallel(lambda c: c[0].compile(t, c[1].replace('.', '_'), [c[1]]), cases)
     for (b, src, want, gone), exe in zip(cases, exes):
         what = '%s %s' % (src, b)
         run, tr = traced(t, exe, what)
-        t.eq(run.stdout, 's = 332833644\n' if src == 'inline.c' else 's = 105\n',
-             '%s: output' % what)
+        t.eq(run.stdout, output[src], '%s: output' % what)
+        if src == 'clone.c':
+            calls = vttest.calls_by_function(exe)
+            t.check(PLUGIN_HOOKS <= calls.get('scale.constprop.0', set()),
+                    '%s: scale.constprop.0, the clone, calls the hooks' % what,
+                    repr(sorted(calls)))
         t.enter_counts(tr.loc('Master thread'), want, what)
         t.eq(repaired(run), {}, '%s: no Leave repaired' % what)
         regions = {r.name for r in tr.regions}
