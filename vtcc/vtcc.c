@@ -174,9 +174,11 @@ static const struct vtcc_option vtcc_options[] = {
      .arg = "WHICH",
      .apply = vtcc_opt_plugin,
      .field = offsetof(struct vtcc, inline_mode),
-     .help = "plugins only: instrument inline functions: skip (none; default: C++ "
-	     "in-class members and other inline helpers are the tiny, hot functions that make "
-	     "traces huge), declared (those declared inline, not always_inline ones) or all"},
+     .help = "plugins only: after (default: instrument the functions left out of line "
+	     "after inlining, none of the inlined copies), skip (the same, without the functions "
+	     "declared inline), or the source view before inlining, where every inlined copy "
+	     "enters and leaves: declared (functions declared inline too, not always_inline "
+	     "ones) or all"},
     {.name = "-vt:mpi",
      .apply = vtcc_opt_flag,
      .field = offsetof(struct vtcc, mpi_on),
@@ -280,8 +282,9 @@ static void vtcc_opt_plugin(struct vtcc *d, const struct vtcc_option *o, const c
 			vtcc_die(VTCC_EXIT_USAGE,
 				 "%s '%s': expected a number of instructions (0 or more)", o->name,
 				 value);
-	} else if (strcmp(value, "skip") && strcmp(value, "declared") && strcmp(value, "all")) {
-		vtcc_die(VTCC_EXIT_USAGE, "%s '%s': expected skip, declared or all", o->name,
+	} else if (strcmp(value, "after") && strcmp(value, "skip") && strcmp(value, "declared") &&
+		   strcmp(value, "all")) {
+		vtcc_die(VTCC_EXIT_USAGE, "%s '%s': expected after, skip, declared or all", o->name,
 			 value);
 	}
 	*field = value;

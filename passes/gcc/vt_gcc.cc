@@ -1,10 +1,23 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // vt's GCC plugin: each selected function calls vt_inst_enter/exit with its own static descriptor.
 //
-// The pass runs once per function, among GCC's lowering passes, just before "lower" (control
-// flow lowering): the body is then still the single GIMPLE_BIND the gimplifier made, before
-// any inlining, exactly where GCC's own -finstrument-functions puts its calls. The body is
-// wrapped as
+// Two passes. The first ("vt_select") runs once per function among GCC's lowering passes,
+// just before "lower" (control flow lowering), where GCC's own -finstrument-functions puts its
+// calls: the body is then still the single GIMPLE_BIND the gimplifier made, before any
+// inlining. It chooses the functions to instrument (or says why not).
+//
+// By default (inline=after or skip) the second ("vt_inst") puts the calls in: it runs after
+// the IPA passes (the inliner among them), first among the passes on each function that GCC
+// still compiles out of line (before "ehdisp", at every -O level), so an inlined copy carries
+// no call and a function inlined everywhere has no region (issue 30). The IL is then a CFG in
+// SSA form with EH lowered: vt_inst_enter(&desc) goes on the edge out of the entry block,
+// vt_inst_exit(&desc) before each return and each resx that resumes unwinding in the caller
+// (the end of a cleanup, C++ destructors of locals); update_ssa renames the virtual operands.
+// An exception passing through a function without a cleanup of its own leaves no Leave: the
+// runtime closes its region at the next Leave below it (docs/passes.md).
+//
+// With inline=declared or all (the source view) the first pass instruments at once, as before
+// issue 30: the body is wrapped as
 //
 //     vt_inst_enter(&desc);
 //     try { BODY } finally { vt_inst_exit(&desc); }
@@ -14,8 +27,8 @@
 // Inlined copies carry the calls with them, so counts stay those of the source.
 //
 // Options (-fplugin-arg-vt_gcc-KEY[=VALUE]; GCC splits the plugin name at its first '-',
-// hence the underscore in the name): filter=FILE, min-insns=N, inline=skip|declared|all,
-// verbose. See docs/passes.md.
+// hence the underscore in the name): filter=FILE, min-insns=N,
+// inline=after|skip|declared|all, verbose. See docs/passes.md.
 
 #include "gcc-plugin.h"
 #include "plugin-version.h"
@@ -37,10 +50,15 @@
 #include "diagnostic-core.h"
 #include "file-prefix-map.h"
 #include "tree-inline.h"
+#include "tree-eh.h"
+#include "tree-cfg.h"
+#include "tree-ssa-operands.h"
+#include "tree-into-ssa.h"
 #include "ggc.h"
 // clang-format on
 
 #include <cxxabi.h>
+#include <map>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -59,7 +77,8 @@ namespace
 {
 
 enum inline_mode {
-	INLINE_SKIP,	 // neither functions declared inline nor always_inline ones (default)
+	INLINE_AFTER,	 // after inlining, what remains out of line; not always_inline (default)
+	INLINE_SKIP,	 // after inlining, neither functions declared inline nor always_inline
 	INLINE_DECLARED, // functions declared inline, but not always_inline ones
 	INLINE_ALL,	 // every function, always_inline ones too
 };
@@ -68,9 +87,9 @@ struct options {
 	const char *filter_path = nullptr;
 	struct vt_pass_filter *filter = nullptr;
 	long min_insns = 0;
-	/* Inline functions (C++ in-class members among them) are the tiny, hot ones that make
-	 * a trace huge: docs/passes.md has the measurement behind this default. */
-	enum inline_mode inl = INLINE_SKIP;
+	/* After inlining: the functions the program calls, not those inlined into their
+	 * callers; docs/passes.md has the measurement behind this default. */
+	enum inline_mode inl = INLINE_AFTER;
 	bool verbose = false;
 };
 
@@ -90,6 +109,23 @@ __attribute__((format(printf, 1, 2))) void fail(const char *fmt, ...)
 }
 
 unsigned n_private; // numbers the private descriptors of this translation unit
+
+// The source view: the first pass instruments, before inlining. So it does with -flto: the
+// IPA passes, the inliner among them, then run in the link step's lto1, where this plugin is
+// not loaded (docs/passes.md).
+bool source_view()
+{
+	return opts.inl == INLINE_DECLARED || opts.inl == INLINE_ALL || flag_lto;
+}
+
+// The functions the first pass chose, by DECL_UID, for the second.
+struct chosen_fn {
+	std::string name, file;
+	int line = 0;
+	tree desc = NULL_TREE; // made by the second pass; kept alive by the varpool
+	bool done = false;
+};
+std::map<int, chosen_fn> chosen;
 
 // Trees made once per compilation, kept alive across garbage collections by the roots below.
 tree desc_type;
@@ -320,9 +356,9 @@ void report(const char *what, const std::string &name, const std::string &file, 
 		fprintf(stderr, "vt_gcc: %s:%d: %s: %s\n", file.c_str(), line, name.c_str(), what);
 }
 
-const pass_data vt_pass_data = {
+const pass_data vt_select_data = {
     GIMPLE_PASS,
-    "vt_inst", // name (-fdump-tree-vt_inst)
+    "vt_select", // name (-fdump-tree-vt_select)
     OPTGROUP_NONE,
     TV_NONE,
     PROP_gimple_any, // properties_required
@@ -332,10 +368,10 @@ const pass_data vt_pass_data = {
     0,
 };
 
-class vt_pass : public gimple_opt_pass
+class vt_select_pass : public gimple_opt_pass
 {
       public:
-	vt_pass(gcc::context *ctx) : gimple_opt_pass(vt_pass_data, ctx)
+	vt_select_pass(gcc::context *ctx) : gimple_opt_pass(vt_select_data, ctx)
 	{
 	}
 
@@ -366,6 +402,13 @@ class vt_pass : public gimple_opt_pass
 			report((std::string("skipped: ") + why).c_str(), name, file, line);
 			return 0;
 		}
+		if (!source_view()) {
+			chosen_fn &c = chosen[DECL_UID(fndecl)];
+			c.name = name;
+			c.file = file;
+			c.line = line;
+			return 0;
+		}
 		report("instrumented", name, file, line);
 
 		tree desc = make_descriptor(fndecl, name, file, line);
@@ -381,6 +424,116 @@ class vt_pass : public gimple_opt_pass
 		return 0;
 	}
 };
+
+const pass_data vt_inst_data = {
+    GIMPLE_PASS,
+    "vt_inst", // name (-fdump-tree-vt_inst)
+    OPTGROUP_NONE,
+    TV_NONE,
+    PROP_cfg | PROP_ssa, // properties_required
+    0,
+    0,
+    0,
+    0,
+};
+
+// What the first pass chose for fndecl, or NULL: an IPA clone (constprop, isra) is the
+// function it was cloned from, a part split off by partial inlining is not chosen (the
+// function's entry, wherever it remains, records the call).
+chosen_fn *chosen_for(tree fndecl)
+{
+	cgraph_node *node = cgraph_node::get(fndecl);
+	if (node && node->split_part)
+		return NULL;
+	for (int i = 0; fndecl && i < 8; i++) {
+		auto it = chosen.find(DECL_UID(fndecl));
+		if (it != chosen.end())
+			return &it->second;
+		node = cgraph_node::get(fndecl);
+		tree from = node ? node->former_clone_of : NULL_TREE;
+		fndecl = from && from != fndecl ? from : NULL_TREE;
+	}
+	return NULL;
+}
+
+// The decl whose symbol names the descriptor: the function itself, not its clone.
+tree origin_of(tree fndecl, const chosen_fn *c)
+{
+	for (int i = 0; fndecl && i < 8; i++) {
+		if (chosen.count(DECL_UID(fndecl)) && &chosen[DECL_UID(fndecl)] == c)
+			return fndecl;
+		cgraph_node *node = cgraph_node::get(fndecl);
+		fndecl = node ? node->former_clone_of : NULL_TREE;
+	}
+	return NULL_TREE;
+}
+
+class vt_inst_pass : public gimple_opt_pass
+{
+      public:
+	vt_inst_pass(gcc::context *ctx) : gimple_opt_pass(vt_inst_data, ctx)
+	{
+	}
+
+	bool gate(function *) final override
+	{
+		return !source_view() && !chosen.empty();
+	}
+
+	unsigned int execute(function *fun) final override
+	{
+		chosen_fn *c = chosen_for(fun->decl);
+		if (!c || !enter_fn)
+			return 0;
+		tree origin = origin_of(fun->decl, c);
+		if (!origin)
+			return 0;
+		if (!c->desc)
+			c->desc = make_descriptor(origin, c->name, c->file, c->line);
+		if (!c->done)
+			report("instrumented", c->name, c->file, c->line);
+		c->done = true;
+
+		// Entry: on the edge out of the entry block (split if its successor is a loop
+		// header or a join), so that it runs once per call.
+		gsi_insert_on_edge_immediate(single_succ_edge(ENTRY_BLOCK_PTR_FOR_FN(fun)),
+					     call(enter_fn, c->desc, DECL_SOURCE_LOCATION(origin)));
+		// Exits: before each return, and before each resx that leaves the function
+		// (no landing pad of this function catches it: unwinding resumes in the caller).
+		basic_block bb;
+		FOR_EACH_BB_FN(bb, fun)
+		{
+			gimple *last = last_stmt(bb);
+			if (!last)
+				continue;
+			bool out =
+			    gimple_code(last) == GIMPLE_RETURN ||
+			    (gimple_code(last) == GIMPLE_RESX && lookup_stmt_eh_lp(last) == 0);
+			if (!out)
+				continue;
+			location_t loc = gimple_location(last);
+			gimple_stmt_iterator gsi = gsi_for_stmt(last);
+			gsi_insert_before(
+			    &gsi,
+			    call(exit_fn, c->desc,
+				 loc != UNKNOWN_LOCATION ? loc : fun->function_end_locus),
+			    GSI_SAME_STMT);
+		}
+		mark_virtual_operands_for_renaming(fun);
+		cgraph_edge::rebuild_edges();
+		return TODO_update_ssa_only_virtuals;
+	}
+};
+
+// Verbose: the chosen functions that no pass saw, because the optimiser left no copy.
+void finish_unit(void *, void *)
+{
+	for (auto &kv : chosen)
+		if (!kv.second.done)
+			report("skipped: inlined everywhere (no out-of-line copy left)",
+			       kv.second.name, kv.second.file, kv.second.line);
+	chosen.clear();
+}
 
 bool parse_args(const struct plugin_name_args *info)
 {
@@ -399,21 +552,24 @@ bool parse_args(const struct plugin_name_args *info)
 				ok = false;
 			}
 		} else if (!strcmp(key, "inline") && val) {
-			if (!strcmp(val, "skip"))
+			if (!strcmp(val, "after"))
+				opts.inl = INLINE_AFTER;
+			else if (!strcmp(val, "skip"))
 				opts.inl = INLINE_SKIP;
 			else if (!strcmp(val, "declared"))
 				opts.inl = INLINE_DECLARED;
 			else if (!strcmp(val, "all"))
 				opts.inl = INLINE_ALL;
 			else {
-				fail("inline='%s': expected skip, declared or all", val);
+				fail("inline='%s': expected after, skip, declared or all", val);
 				ok = false;
 			}
 		} else if (!strcmp(key, "verbose") && !val) {
 			opts.verbose = true;
 		} else {
 			fail("unknown or incomplete option '-fplugin-arg-%s-%s%s%s'; "
-			     "valid: filter=FILE, min-insns=N, inline=skip|declared|all, verbose",
+			     "valid: filter=FILE, min-insns=N, "
+			     "inline=after|skip|declared|all, verbose",
 			     info->base_name, key, val ? "=" : "", val ? val : "");
 			ok = false;
 		}
@@ -428,7 +584,8 @@ VT_EXPORT int plugin_init(struct plugin_name_args *info, struct plugin_gcc_versi
 	static struct plugin_info about = {
 	    VT_VERSION,
 	    "vt: calls vt_inst_enter/vt_inst_exit with a static descriptor in every selected "
-	    "function. Options: filter=FILE, min-insns=N, inline=skip|declared|all, verbose",
+	    "function. Options: filter=FILE, min-insns=N, inline=after|skip|declared|all, "
+	    "verbose",
 	};
 
 	if (!plugin_default_version_check(version, &gcc_version)) {
@@ -452,10 +609,21 @@ VT_EXPORT int plugin_init(struct plugin_name_args *info, struct plugin_gcc_versi
 			  const_cast<ggc_root_tab *>(vt_roots));
 
 	struct register_pass_info pass;
-	pass.pass = new vt_pass(g);
+	pass.pass = new vt_select_pass(g);
 	pass.reference_pass_name = "lower";
 	pass.ref_pass_instance_number = 1;
 	pass.pos_op = PASS_POS_INSERT_BEFORE;
 	register_callback(info->base_name, PLUGIN_PASS_MANAGER_SETUP, NULL, &pass);
+	if (opts.inl != INLINE_DECLARED && opts.inl != INLINE_ALL) {
+		// After the IPA passes: the first of the passes GCC runs on each function it
+		// still compiles, before EH dispatch is lowered (there at every -O level).
+		struct register_pass_info late;
+		late.pass = new vt_inst_pass(g);
+		late.reference_pass_name = "ehdisp";
+		late.ref_pass_instance_number = 1;
+		late.pos_op = PASS_POS_INSERT_BEFORE;
+		register_callback(info->base_name, PLUGIN_PASS_MANAGER_SETUP, NULL, &late);
+		register_callback(info->base_name, PLUGIN_FINISH_UNIT, finish_unit, NULL);
+	}
 	return 0;
 }

@@ -1,17 +1,25 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // vt's LLVM pass plugin: each selected function calls vt_inst_enter/exit with a static descriptor.
 //
-// Loaded by clang with -fpass-plugin=vt_llvm.so (new pass manager). The pass runs at the start
-// of the module pipeline (registerPipelineStartEPCallback), which clang runs at -O0 too, before
-// any inlining: inlined copies keep the calls, so counts are those of the source. Each
-// function gets vt_inst_enter(&desc) at its entry and vt_inst_exit(&desc) before every return
-// and every resume; with C++ exceptions, calls that may throw become invokes whose cleanup
-// landing pad calls vt_inst_exit and resumes unwinding (llvm::EscapeEnumerator).
+// Loaded by clang with -fpass-plugin=vt_llvm.so (new pass manager). Two module passes:
+// - at the start of the pipeline (registerPipelineStartEPCallback, which clang runs at -O0
+//   too), before any inlining, the selection: each function is chosen or skipped (the reasons
+//   below), and clang's -finstrument-functions marks are taken over;
+// - at the end of the optimisation pipeline (registerOptimizerLastEPCallback), after
+//   inlining, the calls go into the chosen functions that still exist out of line: an inlined
+//   copy carries no call, a function inlined everywhere has no region (issue 30).
+// LLVM 14 runs both at -O0 too (its -O0 pipeline calls the optimizer-last callbacks after
+// the always-inliner). With -vt-inline=declared or all (the source view), the first pass
+// instruments at once, as before issue 30: inlined copies then keep the calls, and counts
+// are those of the source. Each function gets
+// vt_inst_enter(&desc) at its entry and vt_inst_exit(&desc) before every return and every
+// resume; with C++ exceptions, calls that may throw become invokes whose cleanup landing pad
+// calls vt_inst_exit and resumes unwinding (llvm::EscapeEnumerator).
 //
 // Options, given as -mllvm -vt-KEY=VALUE (clang parses -mllvm before it loads -fpass-plugin
 // plugins, so the plugin must also be loaded with -Xclang -load -Xclang vt_llvm.so for them
 // to be known; vtcc does both): -vt-filter=FILE, -vt-min-insns=N,
-// -vt-inline=skip|declared|all, -vt-verbose. See docs/passes.md.
+// -vt-inline=after|skip|declared|all, -vt-verbose. See docs/passes.md.
 
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/IR/Constants.h"
@@ -33,6 +41,7 @@
 #include "llvm/Transforms/Utils/EscapeEnumerator.h"
 
 #include <cxxabi.h>
+#include <map>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string>
@@ -45,19 +54,20 @@ using namespace llvm;
 namespace
 {
 
-enum InlineMode { InlineSkip, InlineDeclared, InlineAll };
+enum InlineMode { InlineAfter, InlineSkip, InlineDeclared, InlineAll };
 
 cl::opt<std::string> OptFilter("vt-filter", cl::desc("vt: compile-time filter file"),
 			       cl::value_desc("file"), cl::init(""));
 cl::opt<long> OptMinInsns("vt-min-insns",
 			  cl::desc("vt: skip functions of fewer IR instructions than this"),
 			  cl::value_desc("n"), cl::init(0));
-cl::opt<InlineMode> OptInline("vt-inline", cl::desc("vt: which inline functions to instrument"),
-			      cl::values(clEnumValN(InlineSkip, "skip", "none"),
-					 clEnumValN(InlineDeclared, "declared",
-						    "declared inline, not always_inline"),
-					 clEnumValN(InlineAll, "all", "also always_inline ones")),
-			      cl::init(InlineSkip)); // docs/passes.md: why skip
+cl::opt<InlineMode> OptInline(
+    "vt-inline", cl::desc("vt: which inline functions to instrument"),
+    cl::values(clEnumValN(InlineAfter, "after", "those left out of line after inlining"),
+	       clEnumValN(InlineSkip, "skip", "after inlining, none declared inline"),
+	       clEnumValN(InlineDeclared, "declared", "declared inline, not always_inline"),
+	       clEnumValN(InlineAll, "all", "also always_inline ones")),
+    cl::init(InlineAfter)); // docs/passes.md: why after
 cl::list<std::string> OptSystemDirs("vt-system-dir",
 				    cl::desc("vt: a directory of system headers (as -isystem DIR)"),
 				    cl::value_desc("dir"), cl::ZeroOrMore);
@@ -74,6 +84,9 @@ const char *const ClangExitMark = "instrument-function-exit";
 // Marks a function this pass has instrumented, so that a second run (an LTO pipeline that
 // calls the start callbacks again) does not instrument it twice.
 const char *const DoneAttr = "vt-instrumented";
+
+// Marks a function the selection chose, for the pass at the end of the pipeline.
+const char *const ChosenAttr = "vt-chosen";
 
 // Prefixes of compiler-made functions: static initialisers, thread-local wrappers, thunks,
 // clang's terminate helper. Names starting with '.' (OpenMP outlined bodies, ...) are not C
@@ -158,6 +171,10 @@ struct Site {
 	unsigned Line = 0;
 };
 
+// The chosen functions of this compilation (symbol -> where): those the optimiser removed
+// are reported by the last pass (verbose).
+std::map<std::string, Site> Chosen;
+
 class Instrumenter
 {
       public:
@@ -165,7 +182,10 @@ class Instrumenter
 	{
 	}
 
-	bool run();
+	// Selection, at the start of the pipeline; Now: instrument at once.
+	bool select(bool Now);
+	// The chosen functions that are still there, at the end of the pipeline.
+	bool instrumentChosen();
 
       private:
 	Module &M;
@@ -356,7 +376,12 @@ void Instrumenter::instrument(Function &F, GlobalVariable *D, const Site &S)
 	while (IRBuilder<> *At = EE.Next()) {
 		Instruction *Where = &*At->GetInsertPoint();
 		At->SetCurrentDebugLocation(Where->getDebugLoc() ? Where->getDebugLoc() : Loc);
-		At->CreateCall(ExitFn, {D});
+		CallInst *Exit = At->CreateCall(ExitFn, {D});
+		// It reads no stack of this frame: the code generator may make the call before a
+		// return a jump, as LLVM's tail call marking does for it before the optimiser's
+		// end.
+		if (isa<ReturnInst>(Where))
+			Exit->setTailCall();
 	}
 	F.addFnAttr(DoneAttr);
 }
@@ -368,7 +393,18 @@ void Instrumenter::report(const Site &S, const std::string &What)
 		       << S.Name << ": " << What << "\n";
 }
 
-bool Instrumenter::run()
+Site siteOf(const Function &F)
+{
+	Site S;
+	S.Name = regionName(F);
+	if (const DISubprogram *SP = F.getSubprogram()) {
+		S.File = absolute(SP->getDirectory(), SP->getFilename());
+		S.Line = SP->getLine();
+	}
+	return S;
+}
+
+bool Instrumenter::select(bool Now)
 {
 	if (!setup())
 		return false;
@@ -380,19 +416,19 @@ bool Instrumenter::run()
 	}
 	bool Changed = false;
 	for (Function *F : Work) {
-		Site S;
-		S.Name = regionName(*F);
-		if (const DISubprogram *SP = F->getSubprogram()) {
-			S.File = absolute(SP->getDirectory(), SP->getFilename());
-			S.Line = SP->getLine();
-		}
+		Site S = siteOf(*F);
 		std::string Buf;
 		if (const char *Why = skipReason(*F, S, Buf)) {
 			report(S, std::string("skipped: ") + Why);
 			continue;
 		}
-		report(S, "instrumented");
-		instrument(*F, descriptor(*F, S), S);
+		if (Now) {
+			report(S, "instrumented");
+			instrument(*F, descriptor(*F, S), S);
+		} else {
+			F->addFnAttr(ChosenAttr);
+			Chosen[F->getName().str()] = S;
+		}
 		Changed = true;
 	}
 	// clang's instrumenter, which runs next, finds nothing left to do.
@@ -408,10 +444,63 @@ bool Instrumenter::run()
 	return Changed;
 }
 
+bool Instrumenter::instrumentChosen()
+{
+	SmallVector<Function *, 64> Work;
+	for (Function &F : M)
+		if (F.hasFnAttribute(ChosenAttr))
+			Work.push_back(&F);
+	if (Work.empty() && Chosen.empty())
+		return false;
+	if (!setup())
+		return false;
+	for (Function *F : Work) {
+		F->removeFnAttr(ChosenAttr);
+		Chosen.erase(F->getName().str());
+		if (F->isDeclaration() || F->hasFnAttribute(DoneAttr))
+			continue;
+		Site S = siteOf(*F);
+		report(S, "instrumented");
+		instrument(*F, descriptor(*F, S), S);
+	}
+	for (const auto &KV : Chosen)
+		report(KV.second, "skipped: inlined everywhere (no out-of-line copy left)");
+	Chosen.clear();
+	vt_pass_filter_free(Filter);
+	Filter = nullptr;
+	return !Work.empty();
+}
+
+bool sourceView()
+{
+	return OptInline == InlineDeclared || OptInline == InlineAll;
+}
+
+// The selection; it instruments at once in the source view.
+struct VtSelectPass : PassInfoMixin<VtSelectPass> {
+	bool Now;
+	explicit VtSelectPass(bool Now) : Now(Now)
+	{
+	}
+
+	PreservedAnalyses run(Module &M, ModuleAnalysisManager &)
+	{
+		return Instrumenter(M).select(Now) ? PreservedAnalyses::none()
+						   : PreservedAnalyses::all();
+	}
+
+	// Runs on optnone functions (clang -O0) as on any other.
+	static bool isRequired()
+	{
+		return true;
+	}
+};
+
 struct VtInstrumentPass : PassInfoMixin<VtInstrumentPass> {
 	PreservedAnalyses run(Module &M, ModuleAnalysisManager &)
 	{
-		return Instrumenter(M).run() ? PreservedAnalyses::none() : PreservedAnalyses::all();
+		return Instrumenter(M).instrumentChosen() ? PreservedAnalyses::none()
+							  : PreservedAnalyses::all();
 	}
 
 	// Runs on optnone functions (clang -O0) as on any other.
@@ -428,6 +517,10 @@ llvmGetPassPluginInfo()
 {
 	return {LLVM_PLUGIN_API_VERSION, "vt", VT_VERSION, [](PassBuilder &PB) {
 			PB.registerPipelineStartEPCallback(
+			    [](ModulePassManager &MPM, OptimizationLevel) {
+				    MPM.addPass(VtSelectPass(sourceView()));
+			    });
+			PB.registerOptimizerLastEPCallback(
 			    [](ModulePassManager &MPM, OptimizationLevel) {
 				    MPM.addPass(VtInstrumentPass());
 			    });

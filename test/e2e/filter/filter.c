@@ -35,12 +35,13 @@ __attribute__((noinline)) void leaf(long i)
 	sink += i;
 }
 
-// rec(n) calls leaf() once and recurses down to rec(1): n calls of each.
+// rec(n) recurses down to rec(1) and calls leaf() once: n calls of each. The recursive call
+// is no tail call: the plugins instrument after the optimiser, which makes a loop of one.
 __attribute__((noinline)) void rec(long n)
 {
-	leaf(n);
 	if (n > 1)
 		rec(n - 1);
+	leaf(n);
 }
 
 int main(void)

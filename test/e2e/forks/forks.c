@@ -14,12 +14,12 @@
 
 static volatile int sink;
 
-static void work(int i)
+__attribute__((noinline)) static void work(int i)
 {
 	sink += i;
 }
 
-static void child_work(int i)
+__attribute__((noinline)) static void child_work(int i)
 {
 	sink -= i;
 }

@@ -21,14 +21,14 @@ __attribute__((noinline)) static void work(int i)
 	sink += i * 0.5;
 }
 
-static void give_up(int rank)
+__attribute__((noinline)) static void give_up(int rank)
 {
 	printf("rank %d: aborting\n", rank);
 	fflush(stdout);
 	MPI_Abort(MPI_COMM_WORLD, 3);
 }
 
-static void wait_forever(int from)
+__attribute__((noinline)) static void wait_forever(int from)
 {
 	int x;
 	MPI_Recv(&x, 1, MPI_INT, from, 99, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
@@ -36,7 +36,7 @@ static void wait_forever(int from)
 }
 
 /* SIGTERM to this process in 300 ms, as a launcher would send it. */
-static void arm_sigterm(void)
+__attribute__((noinline)) static void arm_sigterm(void)
 {
 	struct sigevent ev;
 	memset(&ev, 0, sizeof(ev));

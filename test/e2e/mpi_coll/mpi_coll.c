@@ -23,7 +23,7 @@
 
 static int rank, size;
 
-static long world_collectives(void)
+__attribute__((noinline)) static long world_collectives(void)
 {
 	int b[BCAST_N], in[8], out[8], *all = malloc(sizeof(int) * 8 * (size_t)size),
 				       *all2 = malloc(sizeof(int) * 8 * (size_t)size);
@@ -59,7 +59,7 @@ static long world_collectives(void)
 	return sum;
 }
 
-static long sub_collectives(void)
+__attribute__((noinline)) static long sub_collectives(void)
 {
 	MPI_Comm sub, dup;
 	int srank, ssize, in[SUB_ALLREDUCE_N], out[SUB_ALLREDUCE_N], b[SUB_BCAST_N];

@@ -12,7 +12,7 @@
 
 static int rank, size;
 
-static long icollectives(void)
+__attribute__((noinline)) static long icollectives(void)
 {
 	int n = size, *a = calloc((size_t)n * 16, sizeof(int)), *b = calloc((size_t)n * 16, sizeof(int));
 	int *sc = malloc(sizeof(int) * (size_t)n), *rc = malloc(sizeof(int) * (size_t)n);
@@ -92,7 +92,7 @@ static long icollectives(void)
 }
 
 /* A line of ranks without wrap-around: rank 0 has no lower neighbour, the last no upper. */
-static long neighbours(void)
+__attribute__((noinline)) static long neighbours(void)
 {
 	MPI_Comm ring;
 	int dims[1] = {size}, periods[1] = {0};
@@ -130,7 +130,7 @@ static long neighbours(void)
 }
 
 /* MPI 4: two persistent collectives, started together twice, then freed. */
-static long persistent(void)
+__attribute__((noinline)) static long persistent(void)
 {
 	long sum = 0;
 #if MPI_VERSION >= 4

@@ -28,7 +28,7 @@ static const int ring_counts[K] = {1, 100, 25000};
 static int rank, size, left, right;
 static int big[25000], inbuf[25000];
 
-static long ring(void)
+__attribute__((noinline)) static long ring(void)
 {
 	long sum = 0;
 	for (int k = 0; k < K; k++) {
@@ -56,7 +56,7 @@ static long ring(void)
 	return sum;
 }
 
-static double nonblocking(void)
+__attribute__((noinline)) static double nonblocking(void)
 {
 	double to_right[NB_RIGHT_N], to_left[NB_LEFT_N], from_left[NB_RIGHT_N],
 		from_right[NB_LEFT_N];
@@ -79,7 +79,7 @@ static double nonblocking(void)
 	return sum;
 }
 
-static int exchange(void)
+__attribute__((noinline)) static int exchange(void)
 {
 	int out[SR_N], in[SR_N], sum = 0;
 	for (int i = 0; i < SR_N; i++)
@@ -91,7 +91,7 @@ static int exchange(void)
 	return sum;
 }
 
-static int probe_then_recv(void)
+__attribute__((noinline)) static int probe_then_recv(void)
 {
 	double buf[PROBE_N];
 	int count = -1;
@@ -108,7 +108,7 @@ static int probe_then_recv(void)
 	return count;
 }
 
-static int proc_null(void)
+__attribute__((noinline)) static int proc_null(void)
 {
 	int out[3] = {1, 2, 3}, in[3] = {0, 0, 0};
 	MPI_Status st;
@@ -118,7 +118,7 @@ static int proc_null(void)
 }
 
 // Rank 0: the sum over messages of source * 1000 + tag * 10 + count, checked by the printout.
-static long any_source(void)
+__attribute__((noinline)) static long any_source(void)
 {
 	int buf[ANY_MAX];
 	long seen = 0;

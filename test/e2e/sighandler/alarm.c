@@ -13,12 +13,12 @@
 static volatile long sink;
 static volatile sig_atomic_t ticks, tocks;
 
-static void tock(void)
+__attribute__((noinline)) static void tock(void)
 {
 	tocks++;
 }
 
-static void tick(void)
+__attribute__((noinline)) static void tick(void)
 {
 	ticks++;
 	tock();
@@ -31,7 +31,7 @@ static void on_alarm(int sig)
 
 static long inner = 1;
 
-static void work(long i)
+__attribute__((noinline)) static void work(long i)
 {
 	for (long k = 0; k < inner; k++)
 		sink += i + k;

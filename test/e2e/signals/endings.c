@@ -16,7 +16,7 @@
 static volatile int sink;
 static int *volatile null_int;
 
-static void work(int i)
+__attribute__((noinline)) static void work(int i)
 {
 	sink += i;
 }

@@ -8,7 +8,7 @@
 
 static volatile int sink;
 
-static void work(int i)
+__attribute__((noinline)) static void work(int i)
 {
 	sink += i;
 }
