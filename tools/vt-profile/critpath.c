@@ -16,7 +16,6 @@
 #include "waits.h"
 
 #include <inttypes.h>
-#include <otf2/otf2.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -42,11 +41,6 @@ struct mslot {
 	uint32_t next_free;
 };
 
-struct cslot {
-	struct cslot *prev, *next;
-	uint32_t paths[];
-};
-
 /* A sum: a location's time on the path in a call path (wait_path 0), or a delay cost. */
 struct cell {
 	uint32_t loc, path, pattern, wait_path;
@@ -62,7 +56,7 @@ struct cp {
 	struct mslot *ms;
 	size_t nms, capms;
 	uint32_t ms_free;
-	struct cslot *cslots;
+	struct vt_prof_coll_paths *cslots;
 	struct vt_prof_cp_wait *waits;
 	size_t nwaits, capwaits;
 	uint64_t *wait; /* scratch per member */
@@ -232,10 +226,7 @@ static void on_record(void *user, const struct vtr_location *loc, const struct v
 	struct lstate *s = &c->locs[loc->index];
 	if (!r->match)
 		return;
-	bool in_call =
-	    s->depth && vt_prof_path_region(&c->paths, s->stack[s->depth - 1]) < c->t->nregions &&
-	    c->t->regions[vt_prof_path_region(&c->paths, s->stack[s->depth - 1])].paradigm ==
-		OTF2_PARADIGM_MPI;
+	bool in_call = s->depth && vt_prof_path_in_mpi(&c->paths, c->t, s->stack[s->depth - 1]);
 	uint64_t call = in_call ? s->enter[s->depth - 1] : r->time;
 	switch (r->kind) {
 	case VTR_EV_MpiSend:
@@ -258,17 +249,8 @@ static void on_record(void *user, const struct vtr_location *loc, const struct v
 	case VTR_EV_MpiCollectiveEnd: {
 		if (r->member == VTR_NONE)
 			return;
-		struct cslot *x = *r->match;
-		if (!x) {
-			uint32_t n = c->t->comms[r->comm].size;
-			x = vtr_xcalloc(1, sizeof(*x) + (size_t)n * sizeof(uint32_t));
-			x->next = c->cslots;
-			if (c->cslots)
-				c->cslots->prev = x;
-			c->cslots = x;
-			*r->match = x;
-		}
-		x->paths[r->member] = path_now(s);
+		vt_prof_coll_paths_of(&c->cslots, r->match, c->t->comms[r->comm].size)
+		    ->paths[r->member] = path_now(s);
 		break;
 	}
 	default:
@@ -308,7 +290,7 @@ static void on_message(void *user, const struct vtr_message *m)
 static void on_collective(void *user, const struct vtr_collective *k)
 {
 	struct cp *c = user;
-	struct cslot *cs = k->match;
+	struct vt_prof_coll_paths *cs = k->match;
 	if (k->n > c->nwait) {
 		c->nwait = k->n;
 		c->wait = vtr_xrealloc(c->wait, k->n, sizeof(*c->wait));
@@ -337,15 +319,7 @@ static void on_collective(void *user, const struct vtr_collective *k)
 					.begin = k->members[i].begin,
 					.end = k->members[i].begin + c->wait[i]});
 	}
-	if (!cs)
-		return;
-	if (cs->prev)
-		cs->prev->next = cs->next;
-	else
-		c->cslots = cs->next;
-	if (cs->next)
-		cs->next->prev = cs->prev;
-	free(cs);
+	vt_prof_coll_paths_drop(&c->cslots, cs);
 }
 
 static void on_problem(void *user, const struct vtr_location *loc, enum vtr_problem kind,
@@ -625,11 +599,7 @@ static void cp_free(struct cp *c)
 		free(s->sync);
 	}
 	free(c->locs);
-	while (c->cslots) {
-		struct cslot *x = c->cslots;
-		c->cslots = x->next;
-		free(x);
-	}
+	vt_prof_coll_paths_free(&c->cslots);
 	vt_prof_paths_free(&c->paths);
 	free(c->ms);
 	free(c->waits);

@@ -73,11 +73,6 @@ struct heap {
 };
 
 /* A collective in flight: its members' paths. */
-struct cslot {
-	struct cslot *prev, *next;
-	uint32_t paths[];
-};
-
 struct cell {
 	uint32_t pattern, path, loc, comm; /* loc: index in the layer's locations */
 	uint64_t time, count;
@@ -92,7 +87,7 @@ struct waits {
 	struct mslot *ms;
 	size_t nms, capms;
 	uint32_t ms_free;
-	struct cslot *cslots;
+	struct vt_prof_coll_paths *cslots;
 	struct obar *bars;
 	uint64_t **bar_count; /* per team communicator and member: barriers entered */
 	struct cell *cells;
@@ -433,10 +428,7 @@ static void on_record(void *user, const struct vtr_location *loc, const struct v
 		return;
 	/* The MPI call the event is in: the innermost region if it is MPI's, else none (a
 	 * trace without the MPI regions: the event alone). */
-	bool in_call =
-	    s->depth && vt_prof_path_region(&w->paths, s->path[s->depth - 1]) < w->t->nregions &&
-	    w->t->regions[vt_prof_path_region(&w->paths, s->path[s->depth - 1])].paradigm ==
-		OTF2_PARADIGM_MPI;
+	bool in_call = s->depth && vt_prof_path_in_mpi(&w->paths, w->t, s->path[s->depth - 1]);
 	uint64_t call = in_call ? s->enter[s->depth - 1] : r->time;
 	switch (r->kind) {
 	case VTR_EV_MpiSend:
@@ -466,17 +458,8 @@ static void on_record(void *user, const struct vtr_location *loc, const struct v
 	case VTR_EV_MpiCollectiveEnd: {
 		if (r->member == VTR_NONE)
 			return;
-		struct cslot *c = *r->match;
-		if (!c) {
-			uint32_t n = w->t->comms[r->comm].size;
-			c = vtr_xcalloc(1, sizeof(*c) + (size_t)n * sizeof(uint32_t));
-			c->next = w->cslots;
-			if (w->cslots)
-				w->cslots->prev = c;
-			w->cslots = c;
-			*r->match = c;
-		}
-		c->paths[r->member] = path_now(s);
+		vt_prof_coll_paths_of(&w->cslots, r->match, w->t->comms[r->comm].size)
+		    ->paths[r->member] = path_now(s);
 		break;
 	}
 	default:
@@ -522,21 +505,13 @@ static void on_message(void *user, const struct vtr_message *m)
 static void on_collective(void *user, const struct vtr_collective *c)
 {
 	struct waits *w = user;
-	struct cslot *cs = c->match;
+	struct vt_prof_coll_paths *cs = c->match;
 	uint64_t *wait = scratch(w, c->n);
 	enum vt_prof_wait p = vt_prof_wait_collective(c->op, c->root, c->n, c->members, wait);
 	if (p != VT_WAIT_PATTERNS)
 		for (uint32_t i = 0; i < c->n; i++)
 			add(w, p, cs ? cs->paths[i] : 0, c->members[i].location, c->comm, wait[i]);
-	if (!cs)
-		return;
-	if (cs->prev)
-		cs->prev->next = cs->next;
-	else
-		w->cslots = cs->next;
-	if (cs->next)
-		cs->next->prev = cs->prev;
-	free(cs);
+	vt_prof_coll_paths_drop(&w->cslots, cs);
 }
 
 /* Only what merged reading adds: the stack's problems are the flat profile's to report. */
@@ -760,11 +735,7 @@ static void waits_free(struct waits *w)
 		free(w->locs[i].enter);
 	}
 	free(w->locs);
-	while (w->cslots) {
-		struct cslot *c = w->cslots;
-		w->cslots = c->next;
-		free(c);
-	}
+	vt_prof_coll_paths_free(&w->cslots);
 	while (w->bars) {
 		struct obar *b = w->bars;
 		w->bars = b->next;

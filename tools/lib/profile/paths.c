@@ -3,6 +3,7 @@
 #include "paths.h"
 #include "vtr_out.h"
 
+#include <otf2/otf2.h>
 #include <stdlib.h>
 
 uint64_t vt_prof_mix(uint64_t h)
@@ -83,4 +84,44 @@ void vt_prof_paths_free(struct vt_prof_paths *p)
 	free(p->nodes);
 	free(p->slots);
 	*p = (struct vt_prof_paths){0};
+}
+
+bool vt_prof_path_in_mpi(const struct vt_prof_paths *p, const struct vtr_trace *t, uint32_t path)
+{
+	uint32_t region = vt_prof_path_region(p, path);
+	return region < t->nregions && t->regions[region].paradigm == OTF2_PARADIGM_MPI;
+}
+
+struct vt_prof_coll_paths *vt_prof_coll_paths_of(struct vt_prof_coll_paths **list, void **match,
+						 uint32_t size)
+{
+	struct vt_prof_coll_paths *x = *match;
+	if (x)
+		return x;
+	x = vtr_xcalloc(1, sizeof(*x) + (size_t)size * sizeof(uint32_t));
+	x->next = *list;
+	if (*list)
+		(*list)->prev = x;
+	*list = x;
+	*match = x;
+	return x;
+}
+
+void vt_prof_coll_paths_drop(struct vt_prof_coll_paths **list, struct vt_prof_coll_paths *x)
+{
+	if (!x)
+		return;
+	if (x->prev)
+		x->prev->next = x->next;
+	else
+		*list = x->next;
+	if (x->next)
+		x->next->prev = x->prev;
+	free(x);
+}
+
+void vt_prof_coll_paths_free(struct vt_prof_coll_paths **list)
+{
+	while (*list)
+		vt_prof_coll_paths_drop(list, *list);
 }

@@ -45,4 +45,24 @@ void vt_prof_path_print(FILE *out, const struct vt_prof_paths *p, const struct v
 
 void vt_prof_paths_free(struct vt_prof_paths *p);
 
+/* Whether path's region (path not 0) is one of MPI's: the call an MPI event happens in. */
+bool vt_prof_path_in_mpi(const struct vt_prof_paths *p, const struct vtr_trace *t, uint32_t path);
+
+/*
+ * The call path each member of a collective was in at its end, kept from the member's
+ * MpiCollectiveEnd until the collective is matched: one per collective under way (its
+ * reading's match slot points to it), in a list the report frees at the end.
+ */
+struct vt_prof_coll_paths {
+	struct vt_prof_coll_paths *prev, *next;
+	uint32_t paths[];
+};
+
+/* The collective's entry (*match, made for size members and listed when NULL). */
+struct vt_prof_coll_paths *vt_prof_coll_paths_of(struct vt_prof_coll_paths **list, void **match,
+						 uint32_t size);
+/* Takes x (matched: not needed any more) out of the list and frees it; NULL: nothing. */
+void vt_prof_coll_paths_drop(struct vt_prof_coll_paths **list, struct vt_prof_coll_paths *x);
+void vt_prof_coll_paths_free(struct vt_prof_coll_paths **list);
+
 #endif
