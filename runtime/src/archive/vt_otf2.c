@@ -196,15 +196,27 @@ static bool stop_first(char *when, size_t len)
 	return true;
 }
 
+/* A path in the private directory as it will be published (VT_PFORM_GDIR/...), into buf;
+ * any other path as it is. */
+static const char *as_published(const char *path, char *buf, size_t len)
+{
+	size_t priv = arc.archive_dir ? strlen(arc.archive_dir) : 0;
+	if (!priv || !arc.gdir || strncmp(path, arc.archive_dir, priv) != 0 || path[priv] != '/')
+		return path;
+	snprintf(buf, len, "%s%s", arc.gdir, path + priv);
+	return buf;
+}
+
 void vt_otf2_stop_taken(int fd, const char *path, bool closed)
 {
-	char when[32];
+	char when[32], published[4096 + 256];
 	if (!stop_first(when, sizeof(when)))
 		return;
 	arc.taken = true;
 	vt_error("descriptor %d of the trace file %s was %s by the program: recording stopped at "
 		 "%s; the events written before stay in the trace",
-		 fd, path, closed ? "closed" : "reused for another file", when);
+		 fd, as_published(path, published, sizeof(published)),
+		 closed ? "closed" : "reused for another file", when);
 }
 
 const char *vt_otf2_stop_cause(void)
@@ -249,11 +261,7 @@ void vt_otf2_stop_writing(OTF2_ErrorCode rc)
 		where = arc.anchor_path;
 	/* A file of the private directory is named where it will be published. */
 	char published[sizeof(quoted) + 4096];
-	size_t priv = arc.archive_dir ? strlen(arc.archive_dir) : 0;
-	if (priv && arc.gdir && strncmp(where, arc.archive_dir, priv) == 0 && where[priv] == '/') {
-		snprintf(published, sizeof(published), "%s%s", arc.gdir, where + priv);
-		where = published;
-	}
+	where = as_published(where, published, sizeof(published));
 	vt_error("%s: recording stopped at %s (%s: %s); the events written before stay in the "
 		 "trace",
 		 what, when, where, why);

@@ -1,10 +1,13 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* argv[1] threads, one after the other, each calling work() 10 times; then the process's
- * virtual size is compared with the limit the test set (RLIMIT_AS). argv[2], if given: a
- * file made under $VT_PFORM_GDIR at the end of main (where vt would put a link). */
+ * virtual size is compared with the limit the test set (RLIMIT_AS). argv[2], if given
+ * (PREFIX/FILE): a file made at the end of main where vt would put a link, in the archive vt
+ * is writing: PREFIX/FILE inside vt's private directory $VT_PFORM_GDIR/.PREFIX.vt-XXXXXX. */
+#include <dirent.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 static volatile int sink;
 
@@ -33,8 +36,16 @@ int main(int argc, char **argv)
 	}
 	printf("%d threads\n", n);
 	if (argc > 2 && getenv("VT_PFORM_GDIR")) {
-		char path[4096];
-		snprintf(path, sizeof(path), "%s/%s", getenv("VT_PFORM_GDIR"), argv[2]);
+		const char *gdir = getenv("VT_PFORM_GDIR");
+		char path[4096], want[300];
+		snprintf(want, sizeof(want), ".%.*s.vt-", (int)strcspn(argv[2], "/"), argv[2]);
+		snprintf(path, sizeof(path), "%s/%s", gdir, argv[2]);
+		DIR *d = opendir(gdir);
+		for (struct dirent *e; d && (e = readdir(d));)
+			if (strncmp(e->d_name, want, strlen(want)) == 0)
+				snprintf(path, sizeof(path), "%s/%s/%s", gdir, e->d_name, argv[2]);
+		if (d)
+			closedir(d);
 		FILE *f = fopen(path, "w");
 		if (!f || fputs("planted\n", f) < 0 || fclose(f) != 0) {
 			perror(path);
