@@ -19,9 +19,10 @@ static struct {
 	bool on;
 	double after; /* seconds of reading before the first line */
 	unsigned pass;
-	uint64_t total; /* the definitions' event count, 0 where they count none */
-	double start, next;
-	bool shown; /* a line is on the terminal */
+	uint64_t total;	    /* the definitions' event count, 0 where they count none */
+	double first;	    /* when the tool's first reading began: the second counts from there */
+	double start, next; /* this reading's beginning, the next line's earliest time */
+	bool shown;	    /* a line is on the terminal */
 } pg = {.after = 1.0};
 
 static double now(void)
@@ -62,7 +63,9 @@ void vtr_progress_begin(struct reader *rd)
 	for (size_t i = 0; i < rd->tr->nlocations; i++)
 		pg.total += rd->tr->locations[i].events;
 	pg.start = now();
-	pg.next = pg.start + pg.after;
+	if (pg.pass == 1)
+		pg.first = pg.start;
+	pg.next = pg.first + pg.after;
 	rd->progress_at = CHECK_EVERY;
 }
 
