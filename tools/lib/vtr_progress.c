@@ -97,7 +97,7 @@ void vtr_progress_tick(struct reader *rd)
 		char left[48] = "";
 		if (rate > 0)
 			snprintf(left, sizeof(left), ", %.0f s left",
-				 (double)(pg.total - done) / rate + 0.5);
+				 (double)(pg.total - done) / rate);
 		snprintf(what, sizeof(what), "%u%% of %" PRIu64 " events%s",
 			 (unsigned)(done * 100 / pg.total), pg.total, left);
 	} else {
