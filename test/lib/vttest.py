@@ -68,8 +68,10 @@ COMPILER_OPTION = {'c': '-vt:cc', 'c++': '-vt:cxx', 'fortran': '-vt:fc'}
 
 # "vt[PID]: message"
 VT_LINE = re.compile(r'^vt\[(\d+)\]: (.*)$')
-# "trace written to DIR/PREFIX.otf2 (N events, L locations)"
-WRITTEN = re.compile(r'^trace written to (.+\.otf2) \((\d+) events?, (\d+) locations?\)$')
+# "trace written to DIR/PREFIX.otf2 (N events, L locations)", " in X s" after it when writing
+# took more than 2 s
+WRITTEN = re.compile(r'^trace written to (.+\.otf2) \((\d+) events?, (\d+) locations?\)'
+                     r'(?: in \d+\.\d s)?$')
 
 
 class Failure(Exception):

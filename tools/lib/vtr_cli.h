@@ -7,6 +7,8 @@
 #ifndef VTR_CLI_H
 #define VTR_CLI_H
 
+#include <stdbool.h>
+
 /* The tool's name for the messages; main sets it first. */
 extern const char *vtr_cli_tool;
 
@@ -18,5 +20,18 @@ __attribute__((noreturn)) void vtr_cli_bad_option(int c, char **argv);
 
 /* The one trace the arguments left after the options name, else a usage error. */
 const char *vtr_cli_trace(int argc, char **argv);
+
+/*
+ * Progress: every reading (vtr_read_locations, vtr_read_merged) shows on stderr, when stderr
+ * is a terminal and the tool has been reading for more than a second (from its first
+ * reading's beginning; VT_PROGRESS_AFTER seconds, for tests), one line rewritten in place: "TOOL:
+ * [pass N: ]reading P% of T events, S s left, R events/s", the share of the events the definitions
+ * count (without them: the events read). The line is cleared when the reading ends and before a
+ * problem callback. main calls vtr_progress_setup once, with the tool's --quiet; nothing is shown
+ * without it.
+ */
+void vtr_progress_setup(bool quiet);
+/* Clears the progress line, if one is shown: before a tool writes to stderr mid-reading. */
+void vtr_progress_clear(void);
 
 #endif

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* libvttrace: events location by location or merged in time, stacks checked, MPI matched. */
+#include "vtr_cli.h"
 #include "vtr_reader.h"
 
 #include <inttypes.h>
@@ -92,6 +93,7 @@ void vtr_problem(struct reader *rd, struct loc_state *s, enum vtr_problem kind, 
 {
 	if (!rd->cb->problem)
 		return;
+	vtr_progress_clear();
 	char buf[1024];
 	va_list ap;
 	va_start(ap, fmt);
@@ -146,7 +148,8 @@ static void too_many(struct reader *rd, struct loc_state *s)
 HOT void count(struct reader *rd, struct loc_state *s, enum vtr_event kind, uint64_t time)
 {
 	s->events++;
-	rd->stats.events++;
+	if (__builtin_expect(++rd->stats.events >= rd->progress_at, 0))
+		vtr_progress_tick(rd);
 	if (__builtin_expect(rd->bounded && s->events > s->loc->events, 0) && !rd->damaged)
 		too_many(rd, s);
 	if (s->any && time < s->prev)
@@ -728,6 +731,7 @@ int vtr_read_locations(struct vtr_trace *tr, const struct vtr_callbacks *cb, voi
 		rd.bounded = rd.bounded || tr->locations[i].events > 0;
 	OTF2_EvtReaderCallbacks *ecb = local_callbacks();
 	int result = 0;
+	vtr_progress_begin(&rd);
 	/* One location at a time, each reader closed after use: open files stay few. */
 	for (size_t i = 0; i < tr->nlocations && result == 0; i++) {
 		const struct vtr_location *loc = &tr->locations[i];
@@ -771,6 +775,7 @@ int vtr_read_locations(struct vtr_trace *tr, const struct vtr_callbacks *cb, voi
 	close_files(tr, opened);
 	free(rd.one.stack);
 	free(rd.one.coll_begin);
+	vtr_progress_clear();
 	last_stats = rd.stats;
 	return result;
 }
@@ -805,6 +810,7 @@ int vtr_read_merged(struct vtr_trace *tr, const struct vtr_callbacks *cb, void *
 	for (size_t i = 0; i < tr->nlocations; i++)
 		counted = counted || tr->locations[i].events > 0;
 	rd.bounded = counted;
+	vtr_progress_begin(&rd);
 	for (size_t i = 0; i < tr->nlocations && result == 0; i++) {
 		rd.states[i].loc = &tr->locations[i];
 		if (counted && tr->locations[i].events == 0) {
@@ -860,6 +866,7 @@ int vtr_read_merged(struct vtr_trace *tr, const struct vtr_callbacks *cb, void *
 	}
 	free(rd.states);
 	vtr_match_free(&rd);
+	vtr_progress_clear();
 	last_stats = rd.stats;
 	return result;
 }

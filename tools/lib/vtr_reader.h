@@ -44,7 +44,15 @@ struct reader {
 	 * that delivers more than its count is damaged (libotf2 3.0 reads a truncated event
 	 * file over and over), and the reading stops there (damaged, tr->err says where). */
 	bool bounded, damaged;
+	/* The event count (stats.events) at which the progress looks at the clock next,
+	 * UINT64_MAX when it is off (vtr_progress.c). */
+	uint64_t progress_at;
 };
+
+/* A reading's progress on stderr (vtr_progress.c): begin before the first event, tick when
+ * stats.events reaches progress_at, vtr_progress_clear at the end. */
+void vtr_progress_begin(struct reader *rd);
+void vtr_progress_tick(struct reader *rd);
 
 /* A problem callback with a formatted message; s may be NULL. */
 __attribute__((format(printf, 7, 8))) void vtr_problem(struct reader *rd, struct loc_state *s,

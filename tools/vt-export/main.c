@@ -35,6 +35,7 @@ static const char usage_text[] =
     "  -w, --window=T0:T1   only the events from T0 to T1, in seconds after the\n"
     "                       trace's clock offset (either may be left out); regions\n"
     "                       open at T0 begin there, those open at T1 end there\n"
+    "  -q, --quiet          no progress line on stderr (a terminal's, after 1 s)\n"
     "  -h, --help           show this help and exit\n"
     "  -V, --version        show the version and exit\n"
     "\n"
@@ -74,21 +75,24 @@ static void parse_window(const char *arg, struct vt_export_options *opt)
 int main(int argc, char **argv)
 {
 	vtr_cli_tool = "vt-export";
+	// clang-format off
 	static const struct option longopts[] = {
 	    {"chrome", no_argument, NULL, 'c'},
 	    {"output", required_argument, NULL, 'o'},
 	    {"window", required_argument, NULL, 'w'},
 	    {"help", no_argument, NULL, 'h'},
+	    {"quiet", no_argument, NULL, 'q'},
 	    {"version", no_argument, NULL, 'V'},
 	    {"force", no_argument, NULL, 'f'},
 	    {NULL, 0, NULL, 0},
 	};
+	// clang-format on
 	struct vt_export_options opt = {.max_warnings = 20};
-	bool force = false;
+	bool force = false, quiet = false;
 	const char *output = NULL;
 	int c;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":co:w:fhV", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":co:w:fqhV", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'c':
 			break;
@@ -101,6 +105,9 @@ int main(int argc, char **argv)
 		case 'f':
 			force = true;
 			break;
+		case 'q':
+			quiet = true;
+			break;
 		case 'h':
 			fputs(usage_text, stdout);
 			return EXIT_CLEAN;
@@ -112,6 +119,7 @@ int main(int argc, char **argv)
 		}
 	}
 	const char *path = vtr_cli_trace(argc, argv);
+	vtr_progress_setup(quiet);
 	if (!output)
 		vtr_usage_error("no output given (-o FILE)");
 

@@ -13,15 +13,17 @@
 #include <string.h>
 
 #include "profile.h"
+#include "vtr_cli.h"
 
 static const char compare_usage[] =
-    "Usage: vt-profile --compare [-n N] [-l] A.otf2 B.otf2\n"
+    "Usage: vt-profile --compare [-n N] [-l] [-q] A.otf2 B.otf2\n"
     "Compare two traces of the same program (a trace and its vt-sim what-if, two runs):\n"
     "per region (by name) calls and exclusive time in A and B, difference and ratio,\n"
     "sorted by the size of the difference; then per location the time from its first to\n"
     "its last event and its exclusive time in MPI regions.\n"
     "  -n N   show only the N regions that changed most (0: all; default 0)\n"
-    "  -l     also per location: its regions' calls and exclusive time in A and B\n";
+    "  -l     also per location: its regions' calls and exclusive time in A and B\n"
+    "  -q     no progress line on stderr (a terminal's, after 1 s)\n";
 
 struct row {
 	const char *name;
@@ -104,13 +106,15 @@ int vt_prof_compare_main(int argc, char **argv)
 {
 	const char *path[2] = {NULL, NULL};
 	size_t top = 0, npaths = 0;
-	bool per_location = false;
+	bool per_location = false, quiet = false;
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
 			fputs(compare_usage, stdout);
 			return 0;
 		} else if (!strcmp(argv[i], "-l") || !strcmp(argv[i], "--per-location")) {
 			per_location = true;
+		} else if (!strcmp(argv[i], "-q") || !strcmp(argv[i], "--quiet")) {
+			quiet = true;
 		} else if (!strcmp(argv[i], "-n") && i + 1 < argc) {
 			char *end;
 			top = strtoul(argv[++i], &end, 10);
@@ -137,6 +141,7 @@ int vt_prof_compare_main(int argc, char **argv)
 		fprintf(stderr, "vt-profile: --compare: expected two traces, A.otf2 B.otf2\n");
 		return 2;
 	}
+	vtr_progress_setup(quiet);
 	struct vt_prof_trace tr[2] = {{0}, {0}};
 	for (int k = 0; k < 2; k++) {
 		char err[512];

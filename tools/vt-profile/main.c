@@ -62,6 +62,7 @@ static const char usage_text[] =
     "  -C, --critical-path  the critical path instead: its time per location and\n"
     "                       call path, then each MPI wait's delay cost per delaying\n"
     "                       rank and call path\n"
+    "  -q, --quiet          no progress line on stderr (a terminal's, after 1 s)\n"
     "  -h, --help           show this help and exit\n"
     "  -V, --version        show the version and exit\n"
     "\n"
@@ -101,6 +102,7 @@ static void parse_args(int argc, char **argv, struct vt_prof_options *opt, const
 	    {"mpi", no_argument, NULL, 'm'},
 	    {"imbalance", no_argument, NULL, 'i'},
 	    {"help", no_argument, NULL, 'h'},
+	    {"quiet", no_argument, NULL, 'q'},
 	    {"threads", no_argument, NULL, 't'},
 	    {"io", no_argument, NULL, 'I'},
 	    {"memory", no_argument, NULL, 'M'},
@@ -115,9 +117,10 @@ static void parse_args(int argc, char **argv, struct vt_prof_options *opt, const
 	static const char *const sorts[] = {"excl", "incl", "calls", "name"};
 	int c;
 	size_t depth;
+	bool quiet = false;
 
 	opterr = 0; /* our own one-line messages instead of getopt's */
-	while ((c = getopt_long(argc, argv, ":f:s:n:lScd:mitIMwChV", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":f:s:n:lScd:mitIMwCqhV", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'f':
 			opt->format = (enum vt_prof_format)pick("--format", optarg, formats, 3);
@@ -165,6 +168,9 @@ static void parse_args(int argc, char **argv, struct vt_prof_options *opt, const
 		case 'S':
 			opt->samples = true;
 			break;
+		case 'q':
+			quiet = true;
+			break;
 		case 'h':
 			fputs(usage_text, stdout);
 			exit(EXIT_CLEAN);
@@ -176,6 +182,7 @@ static void parse_args(int argc, char **argv, struct vt_prof_options *opt, const
 		}
 	}
 	*path = vtr_cli_trace(argc, argv);
+	vtr_progress_setup(quiet);
 	if (opt->samples + opt->call_tree + opt->mpi + opt->imbalance + opt->threads + opt->io +
 		opt->memory + opt->waits + opt->critpath >
 	    1)

@@ -39,6 +39,7 @@ static const char usage_text[] =
     "  -m, --min-share=PCT  flame graph frames with less than PCT percent of the\n"
     "                       samples are merged into one (other) per caller\n"
     "                       (default 0.1; from 0.0001 to 100)\n"
+    "  -q, --quiet          no progress line on stderr (a terminal's, after 1 s)\n"
     "  -h, --help           show this help and exit\n"
     "  -V, --version        show the version and exit\n"
     "\n"
@@ -79,16 +80,19 @@ static int fail(const char *what, const char *err, struct vt_report *r, FILE *ou
 int main(int argc, char **argv)
 {
 	vtr_cli_tool = "vt-report";
+	// clang-format off
 	static const struct option longopts[] = {
 	    {"output", required_argument, NULL, 'o'},
 	    {"budget", required_argument, NULL, 'b'},
 	    {"min-share", required_argument, NULL, 'm'},
 	    {"help", no_argument, NULL, 'h'},
+	    {"quiet", no_argument, NULL, 'q'},
 	    {"version", no_argument, NULL, 'V'},
 	    {"force", no_argument, NULL, 'f'},
 	    {NULL, 0, NULL, 0},
 	};
-	bool force = false;
+	// clang-format on
+	bool force = false, quiet = false;
 	struct vt_report_options opt = {.budget = 250000,
 					.max_messages = 50000,
 					.max_marks = 50000,
@@ -96,7 +100,7 @@ int main(int argc, char **argv)
 	const char *output = NULL;
 	int c;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":o:b:m:fhV", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":o:b:m:fqhV", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'o':
 			output = optarg;
@@ -111,6 +115,9 @@ int main(int argc, char **argv)
 		case 'm':
 			opt.flame_ppm = parse_share("--min-share", optarg);
 			break;
+		case 'q':
+			quiet = true;
+			break;
 		case 'h':
 			fputs(usage_text, stdout);
 			return EXIT_CLEAN;
@@ -122,6 +129,7 @@ int main(int argc, char **argv)
 		}
 	}
 	const char *trace = vtr_cli_trace(argc, argv);
+	vtr_progress_setup(quiet);
 	if (!output)
 		vtr_usage_error("no output given (-o FILE)");
 

@@ -47,6 +47,7 @@ static const char usage_text[] =
     "  -e, --ns-per-event=NS  vt's cost of one recorded event, for the estimate\n"
     "                         (default 15, docs/bench.md)\n"
     "  -n, --top=N            list only the N costliest regions (default 20; 0: all)\n"
+    "  -q, --quiet            no progress line on stderr (a terminal's, after 1 s)\n"
     "  -h, --help             show this help and exit\n"
     "  -V, --version          show the version and exit\n"
     "\n"
@@ -75,6 +76,7 @@ static double number(const char *option, const char *value, bool whole)
 
 static void parse_args(int argc, char **argv, struct options *o, const char **path)
 {
+	// clang-format off
 	static const struct option longopts[] = {
 	    {"output", required_argument, NULL, 'o'},
 	    {"min-calls", required_argument, NULL, 'c'},
@@ -82,13 +84,16 @@ static void parse_args(int argc, char **argv, struct options *o, const char **pa
 	    {"ns-per-event", required_argument, NULL, 'e'},
 	    {"top", required_argument, NULL, 'n'},
 	    {"help", no_argument, NULL, 'h'},
+	    {"quiet", no_argument, NULL, 'q'},
 	    {"version", no_argument, NULL, 'V'},
 	    {"force", no_argument, NULL, 'f'},
 	    {NULL, 0, NULL, 0},
 	};
+	// clang-format on
 	int c;
+	bool quiet = false;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":o:c:t:e:n:fhV", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":o:c:t:e:n:fqhV", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'o':
 			o->output = optarg;
@@ -108,6 +113,9 @@ static void parse_args(int argc, char **argv, struct options *o, const char **pa
 		case 'n':
 			o->top = (size_t)number("--top", optarg, true);
 			break;
+		case 'q':
+			quiet = true;
+			break;
 		case 'h':
 			fputs(usage_text, stdout);
 			exit(EXIT_OK);
@@ -119,6 +127,7 @@ static void parse_args(int argc, char **argv, struct options *o, const char **pa
 		}
 	}
 	*path = vtr_cli_trace(argc, argv);
+	vtr_progress_setup(quiet);
 }
 
 /* Bytes of the archive's event files (PATH without .otf2 is their folder); 0 if unknown. */

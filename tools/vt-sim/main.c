@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* vt-sim: replays an OTF2 trace through simulator plugins and writes the what-if trace. */
+#include "vtr_cli.h"
 #include "vts.h"
 
 #include <dlfcn.h>
@@ -35,7 +36,7 @@ static void usage(FILE *f)
 	    "                    %s, or a path to a .so; parameters after ':'\n"
 	    "  -o OUT.otf2       the output anchor file (OUT.def and OUT/ beside it)\n"
 	    "  -f, --force       replace an existing OUT\n"
-	    "  -q, --quiet       no before/after summary\n"
+	    "  -q, --quiet       no before/after summary, no progress line on stderr\n"
 	    "  -h, --help        this text;  --version  the version\n"
 	    "Shipped simulators: identity; ideal (transfers take no time); latbw:L=s,B=bytes/s\n"
 	    "(latency and bandwidth); scale:pattern=GLOB,factor=F (matching regions' exclusive\n"
@@ -258,6 +259,8 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
+	vtr_cli_tool = vts_prog;
+	vtr_progress_setup(quiet);
 	if (!in || !out || !nspecs) {
 		fprintf(stderr,
 			"%s: expected IN.otf2, at least one -s SIM and -o OUT.otf2 (see "

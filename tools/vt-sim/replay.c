@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Pass 1 of vt-sim: each location's events replayed through the simulators, in causal order. */
 #include "replay.h"
+#include "vtr_cli.h"
 
 #include <inttypes.h>
 #include <stdarg.h>
@@ -38,6 +39,7 @@ __attribute__((format(printf, 2, 3))) static void fail(struct replay *rp, const 
 	rp->failed = 1;
 	va_list ap;
 	va_start(ap, fmt);
+	vtr_progress_clear();
 	fprintf(stderr, "%s: ", vts_prog);
 	vfprintf(stderr, fmt, ap);
 	fputc('\n', stderr);

@@ -99,6 +99,10 @@ uint64_t vt_otf2_metric_ref(uint32_t k);
 OTF2_EvtWriter *vt_otf2_metric_writer(uint32_t k, uint64_t *ref);
 void vt_otf2_metric_writer_close(OTF2_EvtWriter *w, uint64_t *events);
 
+/* The writing at the end begins (the threads' last buffers, then the closing): the line that
+ * says where the trace went also says how long that took, when it took more than 2 s. */
+void vt_otf2_write_begin(void);
+
 /* Writes the definitions of all locations and regions and closes the archive. */
 int vt_otf2_close(struct vt_loc *locs, uint64_t end_ts);
 

@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 /*
@@ -404,6 +405,24 @@ static void lost_list(const char *lost, int size, uint32_t n, char *list, size_t
 		snprintf(list + len, cap - len, " and %u more", n - shown);
 }
 
+/* When the writing at the end began (vt_otf2_write_begin), 0: not yet; monotonic ns. */
+static uint64_t write_began_ns;
+
+/* Longer writing at the end than this is said, in seconds, on the "trace written" line. */
+#define SAY_WRITE_SECONDS 2.0
+
+static uint64_t monotonic_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+void vt_otf2_write_begin(void)
+{
+	write_began_ns = monotonic_ns();
+}
+
 /* The closing of every archive: of an MPI run (ops over MPI), of a process on its own (the
  * serial ops), or of an MPI rank that ends alone (the serial ops, alone: how it ended, what
  * the one line says, and base: its world rank). */
@@ -419,6 +438,8 @@ static int close_archive(struct vt_loc *locs, uint64_t end_ts, const struct vt_m
 
 	if (!archive)
 		return -1;
+	if (!write_began_ns)
+		write_began_ns = monotonic_ns();
 	vt_otf2_low_fds_hold();
 	/* The event files still open are at their descriptors, or are not closed. */
 	vt_own_fds_write_begin();
@@ -574,10 +595,16 @@ static int close_archive(struct vt_loc *locs, uint64_t end_ts, const struct vt_m
 				"recording stopped at %s",
 				vt_otf2_anchor(), (unsigned long)total, total == 1 ? "" : "s",
 				n_locs, n_locs == 1 ? "" : "s", vt_otf2_stop_cause());
-		else
-			vt_notice("trace written to %s (%lu event%s, %zu location%s)",
+		else {
+			/* "in X s" after a long write alone: the line stays as it was otherwise. */
+			double secs = (double)(monotonic_ns() - write_began_ns) / 1e9;
+			char took[48] = "";
+			if (secs > SAY_WRITE_SECONDS)
+				snprintf(took, sizeof(took), " in %.1f s", secs);
+			vt_notice("trace written to %s (%lu event%s, %zu location%s)%s",
 				  vt_otf2_anchor(), (unsigned long)total, total == 1 ? "" : "s",
-				  n_locs, n_locs == 1 ? "" : "s");
+				  n_locs, n_locs == 1 ? "" : "s", took);
+		}
 		/* A trace left in the private directory is no trace of VT_PFORM_GDIR's: no
 		 * report, and the process that waits for a child closing it runs none either. */
 		if (!published && !defs_failed)

@@ -243,6 +243,7 @@ static void finalize(const char *alone)
 	}
 
 	uint64_t end = vt_clock_now();
+	vt_otf2_write_begin();
 	vt_clock_finish();
 	EACH(stop);
 	struct vt_loc *locs = vt_thread_finalize(end);
