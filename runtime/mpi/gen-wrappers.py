@@ -4,7 +4,7 @@
 """Generates vt's PMPI wrappers from mpi.spec and the prototypes of an mpi.h.
 
 Usage: gen-wrappers.py SPEC OUTPUT HEADER...
-Each spec line is "NAME ROLE HOOK" (see mpi.spec). The prototype of NAME is taken from the
+Each spec line is "NAME ROLE GROUP HOOK" (see mpi.spec). The prototype of NAME is taken from the
 first HEADER that declares it, so the wrapper matches the MPI it is built against exactly;
 a NAME that no header declares is skipped (and listed in a comment of the output).
 """
@@ -25,6 +25,23 @@ ROLES = {
 }
 
 
+# VT_MPI_GROUPS: every function belongs to one (vt_mpi_iface.h's enum vt_mpi_group).
+GROUPS = ('CG', 'COLL', 'ENV', 'ERR', 'EXT', 'IO', 'MISC', 'P2P', 'QUERY', 'RMA', 'SPAWN',
+          'TOPO', 'TYPE', 'XNONBLOCK', 'XREQTEST')
+
+# Hooks that keep what vt needs whatever is recorded (the communicators, the requests whose
+# issue was recorded): they run while the function's group is off, without its region.
+STATE_HOOKS = {'comm_dup', 'comm_dup_with_info', 'comm_split', 'comm_split_type', 'comm_create',
+               'comm_create_group', 'comm_free', 'comm_set_name', 'cart_create', 'cart_sub',
+               'graph_create', 'dist_graph_create', 'dist_graph_create_adjacent',
+               'intercomm_create', 'intercomm_merge', 'start', 'startall', 'request_free',
+               'cancel'}
+
+
+def group_bit(group):
+    return 'VT_MPI_G_' + group
+
+
 def fail(msg):
     sys.stderr.write('gen-wrappers.py: %s\n' % msg)
     sys.exit(1)
@@ -37,10 +54,13 @@ def read_spec(path):
         if not line:
             continue
         parts = line.split()
-        if len(parts) != 3 or parts[1] not in ROLES or not parts[0].startswith('MPI_'):
-            fail('%s:%d: expected "MPI_NAME ROLE HOOK" with ROLE one of %s, got %r'
+        if len(parts) != 4 or parts[1] not in ROLES or not parts[0].startswith('MPI_'):
+            fail('%s:%d: expected "MPI_NAME ROLE GROUP HOOK" with ROLE one of %s, got %r'
                  % (path, n, ', '.join(sorted(ROLES)), line))
-        entries.append(tuple(parts))
+        if parts[2] not in GROUPS:
+            fail('%s:%d: %s: group %r is not one of %s'
+                 % (path, n, parts[0], parts[2], ', '.join(GROUPS)))
+        entries.append((parts[0], parts[1], parts[3], parts[2]))
     return entries
 
 
@@ -134,7 +154,7 @@ def main():
            '/* Deprecated functions are wrapped as long as MPI has them. */',
            '#pragma GCC diagnostic ignored "-Wdeprecated-declarations"', '']
     skipped = []
-    for name, role, hook in read_spec(spec):
+    for name, role, hook, group in read_spec(spec):
         if protos.get(name) is None:
             skipped.append(name)
             continue
@@ -150,20 +170,34 @@ def main():
         out.append(desc + ';')
         out.append('VTW_EXPORT %s %s(%s)' % (ret, name, decl))
         out.append('{')
-        out.append('\tif (!vtw_tracing())')
+        state = hook in STATE_HOOKS
+        if state:
+            # what vt keeps is kept; the region only where the group is recorded
+            out.append('\tif (!vtw_tracing())')
+        else:
+            # not recorded: one load and a branch
+            out.append('\tif (!(vtw_on & %s))' % group_bit(group))
         out.append('\t\treturn P%s(%s);' % (name, args))
+        if state:
+            out.append('\tconst int vtw_rec = vtw_on & %s;' % group_bit(group))
+            out.append('\tif (vtw_rec)')
+            out.append('\t\tvt_inst_enter(&vtw_desc_%s);' % name)
         if ':' in hook:
             # its Enter and the time the call began, in one step
             out.extend(collective(name, hook, [a for _, a in params], args))
         else:
-            out.append('\tvt_inst_enter(&vtw_desc_%s);' % name)
+            if not state:
+                out.append('\tvt_inst_enter(&vtw_desc_%s);' % name)
             if hook != '-':
                 out.append('\tstruct vtw_call vtw_call = vtw_%s_pre(%s);' % (hook, args))
             out.append('\t%s vtw_ret = P%s(%s);' % (ret, name, args))
             if hook != '-':
                 out.append('\tvtw_%s_post(&vtw_call, vtw_ret%s);'
                            % (hook, ', ' + args if args else ''))
-        if ':' not in hook or collective_hook(name, hook)[0] != 'coll':
+        if state:
+            out.append('\tif (vtw_rec)')
+            out.append('\t\tvt_inst_exit(&vtw_desc_%s);' % name)
+        elif ':' not in hook or collective_hook(name, hook)[0] != 'coll':
             out.append('\tvt_inst_exit(&vtw_desc_%s);' % name)
         out.append('\treturn vtw_ret;')
         out.append('}')
