@@ -5,6 +5,8 @@ exactly the MPI regions of the groups chosen (MPI_Init and MPI_Finalize always),
 stays consistent (no message or request event of a group that is off), and a bad value is
 one line naming VT_MPI_GROUPS and the valid names, then the default."""
 
+import subprocess
+
 import vtmpi
 import vttest
 from vtmpi import MPICH, OPENMPI
@@ -76,6 +78,16 @@ def check(t, run, plain, setting, what):
         t.eq(nbc, (1, 1) if 'COLL' in chosen(setting) else (0, 0),
              '%s: the non-blocking barrier requested and completed' % w)
     vtmpi.check_messages(t, mt, what, count=4 if 'P2P' in chosen(setting) else 0)
+    if setting == 'ALL' and vttest.VT_SCORE:
+        # vt-score's advice: the queries (MPI_Wtime's 2000 calls) dominate this trace
+        out = subprocess.run([vttest.VT_SCORE, tr.path], stdout=subprocess.PIPE,
+                             universal_newlines=True).stdout
+        lines = out[out.find('MPI groups that dominate'):].splitlines()
+        t.check(len(lines) >= 3 and lines[1].split()[0] == 'QUERY'
+                and lines[1].endswith('leave it out: VT_MPI_GROUPS=DEFAULT')
+                and lines[2].split()[:3] == ['MPI_Wtime', '(2000', 'calls)'],
+                '%s: vt-score advises VT_MPI_GROUPS=DEFAULT for QUERY, MPI_Wtime first' % what,
+                out)
 
 
 def body(t):
