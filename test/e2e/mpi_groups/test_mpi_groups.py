@@ -5,6 +5,8 @@ exactly the MPI regions of the groups chosen (MPI_Init and MPI_Finalize always),
 stays consistent (no message or request event of a group that is off), and a bad value is
 one line naming VT_MPI_GROUPS and the valid names, then the default."""
 
+import os
+import re
 import subprocess
 
 import vtmpi
@@ -90,7 +92,23 @@ def check(t, run, plain, setting, what):
                 out)
 
 
+def documented_queries(t):
+    """docs/mpi.md lists exactly the functions of mpi.spec's group QUERY (what DEFAULT
+    leaves out)."""
+    root = vttest.SOURCE_ROOT
+    spec = [l.split() for l in open(os.path.join(root, 'runtime', 'mpi', 'mpi.spec'))
+            if l.strip() and not l.startswith('#')]
+    query = {f[0] for f in spec if f[2] == 'QUERY'}
+    doc = open(os.path.join(root, 'docs', 'mpi.md')).read()
+    para = doc[doc.find('`DEFAULT` is every group but `QUERY`'):doc.find('`ALL` adds them.')]
+    listed = set(re.findall(r'`(MPI_\w+)`', para))
+    t.check(listed == query, 'docs/mpi.md lists exactly the %d functions of group QUERY'
+            % len(query), 'not listed %r, listed but not QUERY %r'
+            % (sorted(query - listed), sorted(listed - query)))
+
+
 def body(t):
+    documented_queries(t)
     exes = vtmpi.build_all(t, 'mpi_groups', ['mpi_groups.c'], [OPENMPI, MPICH])
     for impl in (OPENMPI, MPICH):
         vtmpi.require_runtime(impl)
