@@ -226,7 +226,7 @@ def conversions(name, params):
     return pre, post, cargs, frees
 
 
-def hooked(w, name, hook, sym, lc, params, call):
+def hooked(w, name, hook, group, sym, lc, params, call):
     decl, args = fortran_params(params)
     conv = conversions(name, params)
     if conv is None:
@@ -235,8 +235,10 @@ def hooked(w, name, hook, sym, lc, params, call):
     fwd = call % ', '.join(args)
     fwd_e = call % ', '.join(a if a != 'ierr' else 'vtf_e' for a in args)
     w.head(sym, 'void', decl)
+    # as gen-wrappers.py: a hook that keeps state runs whenever tracing, its region as its group
+    state = hook in gw.STATE_HOOKS
     w.emit('{',
-           '\tif (!vtw_tracing()) {',
+           '\tif (!vtw_tracing()) {' if state else '\tif (!(vtw_on & %s)) {' % gw.group_bit(group),
            '\t\t%s;' % fwd,
            '\t\treturn;',
            '\t}',
@@ -263,7 +265,10 @@ def hooked(w, name, hook, sym, lc, params, call):
         w.emit(*['\tfree(%s);' % c for c in frees])
         w.emit('\tvt_inst_exit(&vtw_desc_%s);' % name, '}')
         return
-    w.emit('\tvt_inst_enter(&vtw_desc_%s);' % name)
+    if state:
+        w.emit('\tvtw_rec_enter(%s, &vtw_desc_%s);' % (gw.group_bit(group), name))
+    else:
+        w.emit('\tvt_inst_enter(&vtw_desc_%s);' % name)
     w.emit(*['\t' + l for l in pre])
     w.emit('\tint vtf_ok = %s;' % ok,
            '\tstruct vtw_call vtw_call = vtw_none;',
@@ -274,14 +279,17 @@ def hooked(w, name, hook, sym, lc, params, call):
     w.emit('\tif (vtf_ok)',
            '\t\tvtw_%s_post(&vtw_call, *vtf_e%s);' % (hook, ', ' + ca if ca else ''))
     w.emit(*['\tfree(%s);' % c for c in frees])
-    w.emit('\tvt_inst_exit(&vtw_desc_%s);' % name, '}')
+    if state:
+        w.emit('\tvtw_rec_exit(%s, &vtw_desc_%s);' % (gw.group_bit(group), name), '}')
+    else:
+        w.emit('\tvt_inst_exit(&vtw_desc_%s);' % name, '}')
 
 
-def region_only(w, name, ret, sym, params, call):
+def region_only(w, name, ret, group, sym, params, call):
     if ret == 'double':  # MPI_Wtime, MPI_Wtick: Fortran functions without ierror
         w.head(sym, 'double', [])
         w.emit('{',
-               '\tif (!vtw_tracing())',
+               '\tif (!(vtw_on & %s))' % gw.group_bit(group),
                '\t\treturn %s;' % (call % ''),
                '\tvt_inst_enter(&vtw_desc_%s);' % name,
                '\tdouble vtf_r = %s;' % (call % ''),
@@ -293,7 +301,7 @@ def region_only(w, name, ret, sym, params, call):
     fwd = call % ', '.join(args)
     w.head(sym, 'void', decl)
     w.emit('{',
-           '\tif (!vtw_tracing()) {',
+           '\tif (!(vtw_on & %s)) {' % gw.group_bit(group),
            '\t\t%s;' % fwd,
            '\t\treturn;',
            '\t}',
@@ -527,15 +535,24 @@ SOME = '''int n = *(MPI_Fint *)incount;
 	vtf_handles_end(&c);'''
 
 
-def manual(w, name, sym, call):
+# The hand-written wrappers' groups: the receives are not called when P2P is off; the
+# completions (their requests, of whatever group, must complete) run, their region as the group.
+MANUAL_OFF = {'MPI_Recv', 'MPI_Sendrecv', 'MPI_Sendrecv_replace', 'MPI_Mrecv'}
+
+
+def manual(w, name, group, sym, call):
     fargs, body = MANUAL[name]
     decl = ['void *%s' % a if a != 'ierr' else 'MPI_Fint *ierr' for a in fargs]
     m = re.search(r'SOME\((\w+)\)', body)
     if m:
         body = '\t' + SOME.replace('NAME', m.group(1)) + '\n'
+    test = ('!(vtw_on & %s)' % gw.group_bit(group)) if name in MANUAL_OFF else '!vtw_tracing()'
     body = re.sub(r'TRACING_OR\(([^;]*)\);',
-                  lambda mm: 'if (!vtw_tracing()) {\n\t\tFWD(%s);\n\t\treturn;\n\t}'
-                  % mm.group(1), body)
+                  lambda mm: 'if (%s) {\n\t\tFWD(%s);\n\t\treturn;\n\t}'
+                  % (test, mm.group(1)), body)
+    if name not in MANUAL_OFF and name not in ('MPI_Init', 'MPI_Init_thread', 'MPI_Finalize',
+                                               'MPI_Abort'):
+        body = re.sub(r'vt_inst_(enter|exit)\(', r'vtw_rec_\1(%s, ' % gw.group_bit(group), body)
     body = re.sub(r'FWD\(([^;]*)\);', lambda mm: (call % mm.group(1)) + ';', body, flags=re.S)
     body = body.replace('(B,', '(%s,' % w.b.tag).replace('(&s, B,', '(&s, %s,' % w.b.tag)
     body = re.sub(r'\bE\b', 'vtf_e', body)
@@ -601,7 +618,7 @@ def main():
     for b in bindings(mpi, syms):
         w = Writer(b)
         done, skipped = [], []
-        for name, role, hook in gw.read_spec(spec):
+        for name, role, hook, group in gw.read_spec(spec):
             lc = name.lower()
             sym = lc + b.suffix
             if protos.get(name) is None or sym not in syms or (
@@ -615,18 +632,18 @@ def main():
                 fargs = MANUAL[name][0]
                 decl = ['void *%s' % a if a != 'ierr' else 'MPI_Fint *ierr' for a in fargs]
                 call = w.begin(sym, 'void', decl, fargs, syms)
-                manual(w, name, sym, call)
+                manual(w, name, group, sym, call)
             elif ret == 'double':
                 call = w.begin(sym, 'double', [], [], syms)
-                region_only(w, name, ret, sym, params, call)
+                region_only(w, name, ret, group, sym, params, call)
                 decl = []
             else:
                 decl, args = fortran_params(params)
                 call = w.begin(sym, 'void', decl, args, syms)
                 if hook == '-':
-                    region_only(w, name, ret, sym, params, call)
+                    region_only(w, name, ret, group, sym, params, call)
                 else:
-                    hooked(w, name, hook, sym, lc, params, call)
+                    hooked(w, name, hook, group, sym, lc, params, call)
             w.aliases(sym, lc, 'double' if ret == 'double' else 'void', decl)
             w.emit('')
             done.append(name)

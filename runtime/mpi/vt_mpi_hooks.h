@@ -60,6 +60,24 @@ static inline int vtw_tracing(void)
 	return vtw_mpitrace;
 }
 
+/*
+ * The groups of MPI functions recorded (VT_MPI_GROUPS, enum vt_mpi_group), 0 when not
+ * tracing: a wrapper whose group is off calls PMPI after one load and a branch. Hooks that
+ * keep what vt needs (communicators, requests) and the completions run whenever tracing,
+ * their region written only where their group is on (vtw_rec_enter).
+ */
+VTW_HIDDEN extern uint32_t vtw_on;
+static inline void vtw_rec_enter(uint32_t group, struct vt_inst_desc *d)
+{
+	if (vtw_on & group)
+		vt_inst_enter(d);
+}
+static inline void vtw_rec_exit(uint32_t group, struct vt_inst_desc *d)
+{
+	if (vtw_on & group)
+		vt_inst_exit(d);
+}
+
 /* State shared by the hooks and the hand-written wrappers (vt_mpi_*.c). */
 
 /*

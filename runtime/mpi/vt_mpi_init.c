@@ -13,6 +13,8 @@ VTW_EXPORT const int vt_mpi_adapter = 1;
 
 /* Read inline by every wrapper (vtw_tracing, vt_mpi_hooks.h): not in a struct. */
 int vtw_mpitrace = 1;
+/* Until MPI_Init reads VT_MPI_GROUPS: DEFAULT, as vtw_mpitrace is on until then. */
+uint32_t vtw_on = ~(uint32_t)VT_MPI_G_QUERY;
 
 VTW_HIDDEN extern struct vt_inst_desc vtw_desc_MPI_Init, vtw_desc_MPI_Init_thread,
     vtw_desc_MPI_Finalize, vtw_desc_MPI_Abort;
@@ -107,6 +109,7 @@ static void after_init(void)
 	PMPI_Comm_rank(MPI_COMM_WORLD, &ops.rank);
 	PMPI_Comm_size(MPI_COMM_WORLD, &ops.size);
 	vt_mpi_attach(&ops);
+	vtw_on = vtw_tracing() ? vt_mpi_groups(ops.rank == 0) : 0;
 	vtw_comm_add(MPI_COMM_WORLD, VT_MPI_KEY_WORLD, "MPI_COMM_WORLD");
 	vtw_comm_add(MPI_COMM_SELF, VT_MPI_KEY_SELF, "MPI_COMM_SELF");
 	vtw_rma_attach();

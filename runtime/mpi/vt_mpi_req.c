@@ -217,7 +217,7 @@ VTW_HIDDEN extern struct vt_inst_desc vtw_desc_MPI_Recv, vtw_desc_MPI_Sendrecv,
 	VTW_EXPORT int NAME(void *buf, COUNT count, MPI_Datatype type, int source, int tag,        \
 			    MPI_Comm comm, MPI_Status *status)                                     \
 	{                                                                                          \
-		if (!vtw_tracing())                                                                \
+		if (!(vtw_on & VT_MPI_G_P2P))                                                      \
 			return P##NAME(buf, count, type, source, tag, comm, status);               \
 		VTW_STATUS_OWN;                                                                    \
 		vt_inst_enter(&vtw_desc_##NAME);                                                   \
@@ -233,7 +233,7 @@ VTW_HIDDEN extern struct vt_inst_desc vtw_desc_MPI_Recv, vtw_desc_MPI_Sendrecv,
 			    int stag, void *rbuf, COUNT rcount, MPI_Datatype rtype, int source,    \
 			    int rtag, MPI_Comm comm, MPI_Status *status)                           \
 	{                                                                                          \
-		if (!vtw_tracing())                                                                \
+		if (!(vtw_on & VT_MPI_G_P2P))                                                      \
 			return P##NAME(sbuf, scount, stype, dest, stag, rbuf, rcount, rtype,       \
 				       source, rtag, comm, status);                                \
 		VTW_STATUS_OWN;                                                                    \
@@ -253,7 +253,7 @@ VTW_HIDDEN extern struct vt_inst_desc vtw_desc_MPI_Recv, vtw_desc_MPI_Sendrecv,
 	VTW_EXPORT int NAME(void *buf, COUNT count, MPI_Datatype type, int dest, int stag,         \
 			    int source, int rtag, MPI_Comm comm, MPI_Status *status)               \
 	{                                                                                          \
-		if (!vtw_tracing())                                                                \
+		if (!(vtw_on & VT_MPI_G_P2P))                                                      \
 			return P##NAME(buf, count, type, dest, stag, source, rtag, comm, status);  \
 		VTW_STATUS_OWN;                                                                    \
 		vt_inst_enter(&vtw_desc_##NAME);                                                   \
@@ -273,7 +273,7 @@ VTW_HIDDEN extern struct vt_inst_desc vtw_desc_MPI_Recv, vtw_desc_MPI_Sendrecv,
 	VTW_EXPORT int NAME(void *buf, COUNT count, MPI_Datatype type, MPI_Message *message,       \
 			    MPI_Status *status)                                                    \
 	{                                                                                          \
-		if (!vtw_tracing())                                                                \
+		if (!(vtw_on & VT_MPI_G_P2P))                                                      \
 			return P##NAME(buf, count, type, message, status);                         \
 		VTW_STATUS_OWN;                                                                    \
 		vt_inst_enter(&vtw_desc_##NAME);                                                   \
@@ -334,11 +334,11 @@ VTW_EXPORT int MPI_Wait(MPI_Request *req, MPI_Status *status)
 	MPI_Status own;
 	MPI_Status *st = status == MPI_STATUS_IGNORE ? &own : status;
 	uint64_t h = VTW_BITS(*req);
-	vt_inst_enter(&vtw_desc_MPI_Wait);
+	vtw_rec_enter(VT_MPI_G_P2P, &vtw_desc_MPI_Wait);
 	int ret = PMPI_Wait(req, st);
 	if (ret == MPI_SUCCESS)
 		request_completed(h, st);
-	vt_inst_exit(&vtw_desc_MPI_Wait);
+	vtw_rec_exit(VT_MPI_G_P2P, &vtw_desc_MPI_Wait);
 	return ret;
 }
 
@@ -349,11 +349,11 @@ VTW_EXPORT int MPI_Test(MPI_Request *req, int *flag, MPI_Status *status)
 	MPI_Status own;
 	MPI_Status *st = status == MPI_STATUS_IGNORE ? &own : status;
 	uint64_t h = VTW_BITS(*req);
-	vt_inst_enter(&vtw_desc_MPI_Test);
+	vtw_rec_enter(VT_MPI_G_XREQTEST, &vtw_desc_MPI_Test);
 	int ret = PMPI_Test(req, flag, st);
 	if (ret == MPI_SUCCESS && *flag)
 		request_completed(h, st);
-	vt_inst_exit(&vtw_desc_MPI_Test);
+	vtw_rec_exit(VT_MPI_G_XREQTEST, &vtw_desc_MPI_Test);
 	return ret;
 }
 
@@ -363,13 +363,13 @@ VTW_EXPORT int MPI_Waitall(int n, MPI_Request reqs[], MPI_Status statuses[])
 	if (!vtw_tracing() || completion_begin(&c, n, reqs) < 0)
 		return PMPI_Waitall(n, reqs, statuses);
 	MPI_Status *st = statuses == MPI_STATUSES_IGNORE ? c.st : statuses;
-	vt_inst_enter(&vtw_desc_MPI_Waitall);
+	vtw_rec_enter(VT_MPI_G_P2P, &vtw_desc_MPI_Waitall);
 	int ret = PMPI_Waitall(n, reqs, st);
 	/* On MPI_ERR_IN_STATUS each status says whether its request completed. */
 	for (int i = 0; i < n && (ret == MPI_SUCCESS || ret == MPI_ERR_IN_STATUS); i++)
 		if (ret == MPI_SUCCESS || st[i].MPI_ERROR == MPI_SUCCESS)
 			request_completed(c.h[i], &st[i]);
-	vt_inst_exit(&vtw_desc_MPI_Waitall);
+	vtw_rec_exit(VT_MPI_G_P2P, &vtw_desc_MPI_Waitall);
 	completion_end(&c);
 	return ret;
 }
@@ -380,11 +380,11 @@ VTW_EXPORT int MPI_Testall(int n, MPI_Request reqs[], int *flag, MPI_Status stat
 	if (!vtw_tracing() || completion_begin(&c, n, reqs) < 0)
 		return PMPI_Testall(n, reqs, flag, statuses);
 	MPI_Status *st = statuses == MPI_STATUSES_IGNORE ? c.st : statuses;
-	vt_inst_enter(&vtw_desc_MPI_Testall);
+	vtw_rec_enter(VT_MPI_G_XREQTEST, &vtw_desc_MPI_Testall);
 	int ret = PMPI_Testall(n, reqs, flag, st);
 	for (int i = 0; ret == MPI_SUCCESS && *flag && i < n; i++)
 		request_completed(c.h[i], &st[i]);
-	vt_inst_exit(&vtw_desc_MPI_Testall);
+	vtw_rec_exit(VT_MPI_G_XREQTEST, &vtw_desc_MPI_Testall);
 	completion_end(&c);
 	return ret;
 }
@@ -396,11 +396,11 @@ VTW_EXPORT int MPI_Waitany(int n, MPI_Request reqs[], int *index, MPI_Status *st
 		return PMPI_Waitany(n, reqs, index, status);
 	MPI_Status own;
 	MPI_Status *st = status == MPI_STATUS_IGNORE ? &own : status;
-	vt_inst_enter(&vtw_desc_MPI_Waitany);
+	vtw_rec_enter(VT_MPI_G_P2P, &vtw_desc_MPI_Waitany);
 	int ret = PMPI_Waitany(n, reqs, index, st);
 	if (ret == MPI_SUCCESS && *index != MPI_UNDEFINED)
 		request_completed(c.h[*index], st);
-	vt_inst_exit(&vtw_desc_MPI_Waitany);
+	vtw_rec_exit(VT_MPI_G_P2P, &vtw_desc_MPI_Waitany);
 	completion_end(&c);
 	return ret;
 }
@@ -412,16 +412,16 @@ VTW_EXPORT int MPI_Testany(int n, MPI_Request reqs[], int *index, int *flag, MPI
 		return PMPI_Testany(n, reqs, index, flag, status);
 	MPI_Status own;
 	MPI_Status *st = status == MPI_STATUS_IGNORE ? &own : status;
-	vt_inst_enter(&vtw_desc_MPI_Testany);
+	vtw_rec_enter(VT_MPI_G_XREQTEST, &vtw_desc_MPI_Testany);
 	int ret = PMPI_Testany(n, reqs, index, flag, st);
 	if (ret == MPI_SUCCESS && *flag && *index != MPI_UNDEFINED)
 		request_completed(c.h[*index], st);
-	vt_inst_exit(&vtw_desc_MPI_Testany);
+	vtw_rec_exit(VT_MPI_G_XREQTEST, &vtw_desc_MPI_Testany);
 	completion_end(&c);
 	return ret;
 }
 
-static int some(int (*fn)(int, MPI_Request[], int *, int[], MPI_Status[]),
+static int some(int (*fn)(int, MPI_Request[], int *, int[], MPI_Status[]), uint32_t group,
 		struct vt_inst_desc *desc, int n, MPI_Request reqs[], int *outcount, int indices[],
 		MPI_Status statuses[])
 {
@@ -429,11 +429,11 @@ static int some(int (*fn)(int, MPI_Request[], int *, int[], MPI_Status[]),
 	if (!vtw_tracing() || completion_begin(&c, n, reqs) < 0)
 		return fn(n, reqs, outcount, indices, statuses);
 	MPI_Status *st = statuses == MPI_STATUSES_IGNORE ? c.st : statuses;
-	vt_inst_enter(desc);
+	vtw_rec_enter(group, desc);
 	int ret = fn(n, reqs, outcount, indices, st);
 	for (int i = 0; ret == MPI_SUCCESS && *outcount != MPI_UNDEFINED && i < *outcount; i++)
 		request_completed(c.h[indices[i]], &st[i]);
-	vt_inst_exit(desc);
+	vtw_rec_exit(group, desc);
 	completion_end(&c);
 	return ret;
 }
@@ -441,13 +441,15 @@ static int some(int (*fn)(int, MPI_Request[], int *, int[], MPI_Status[]),
 VTW_EXPORT int MPI_Waitsome(int n, MPI_Request reqs[], int *outcount, int indices[],
 			    MPI_Status statuses[])
 {
-	return some(PMPI_Waitsome, &vtw_desc_MPI_Waitsome, n, reqs, outcount, indices, statuses);
+	return some(PMPI_Waitsome, VT_MPI_G_P2P, &vtw_desc_MPI_Waitsome, n, reqs, outcount, indices,
+		    statuses);
 }
 
 VTW_EXPORT int MPI_Testsome(int n, MPI_Request reqs[], int *outcount, int indices[],
 			    MPI_Status statuses[])
 {
-	return some(PMPI_Testsome, &vtw_desc_MPI_Testsome, n, reqs, outcount, indices, statuses);
+	return some(PMPI_Testsome, VT_MPI_G_XREQTEST, &vtw_desc_MPI_Testsome, n, reqs, outcount,
+		    indices, statuses);
 }
 
 /* -- what the Fortran wrappers (vt-*-fortran.c, from gen-fortran.py) share ---------- */

@@ -83,7 +83,8 @@ class Hosts:
         with open(agent, 'w') as f:
             f.write(_AGENT % cases)
         os.chmod(agent, 0o755)
-        given = {'VT_PFORM_GDIR': gdir}
+        # every MPI function recorded, as vtmpi.mpirun does (VT_MPI_GROUPS=ALL)
+        given = {'VT_PFORM_GDIR': gdir, 'VT_MPI_GROUPS': 'ALL'}
         given.update(env or {})
         hosts = ','.join('%s:%d' % (addr, per_host) for _, _, addr in self.hosts)
         cmd = ['mpirun', '--allow-run-as-root', '--oversubscribe', '--host', hosts,

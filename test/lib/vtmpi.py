@@ -224,7 +224,7 @@ def _cmdline(pid):
 def mpirun(t, impl, np, exe, args=(), env=None, timeout=60, label='run'):
     """Runs exe on np ranks of impl in a fresh working directory with a fresh VT_PFORM_GDIR
     (the conventions of vttest.Test.run: the test's own VT_* variables are dropped, env adds
-    variables, None removes one). mpirun runs in a session of its own: on a timeout the
+    variables, None removes one; VT_MPI_GROUPS is ALL unless env says otherwise). mpirun runs in a session of its own: on a timeout the
     whole session is killed, and processes of it still alive 5 s after mpirun ended are
     listed in run.leftovers (and killed)."""
     base = t.newdir(label)
@@ -233,7 +233,9 @@ def mpirun(t, impl, np, exe, args=(), env=None, timeout=60, label='run'):
     gdir = os.path.join(base, 'trace')
     os.makedirs(gdir)
     full = {k: v for k, v in os.environ.items() if not k.startswith('VT_')}
-    given = {'VT_PFORM_GDIR': gdir}
+    # Every MPI function recorded (VT_MPI_GROUPS=ALL): the cases pin each region, the
+    # queries DEFAULT leaves out too; mpi_groups tests the default (None: unset).
+    given = {'VT_PFORM_GDIR': gdir, 'VT_MPI_GROUPS': 'ALL'}
     given.update(env or {})
     for k, v in given.items():
         if v is None:

@@ -238,6 +238,69 @@ static void human(char *buf, size_t len, double bytes)
 	snprintf(buf, len, u ? "%.1f %s" : "%.0f %s", bytes, unit[u]);
 }
 
+/* Each MPI function's group for VT_MPI_GROUPS (runtime/mpi/mpi.spec, docs/mpi.md). */
+static const struct {
+	const char *name, *group;
+} mpi_groups[] = {
+#include "vt-score-groups.h"
+};
+
+static const char *mpi_group_of(const char *name)
+{
+	for (size_t i = 0; i < sizeof(mpi_groups) / sizeof(mpi_groups[0]); i++)
+		if (strcmp(mpi_groups[i].name, name) == 0)
+			return mpi_groups[i].group;
+	return NULL;
+}
+
+/*
+ * The MPI groups whose regions take at least a tenth of the event files: each with its share,
+ * its functions (by bytes) and the VT_MPI_GROUPS that leaves it out. rows: by bytes.
+ */
+static void mpi_advice(const struct vt_prof_trace *tr, const struct row *rows, size_t n,
+		       uint64_t bytes)
+{
+	const char *seen[64];
+	size_t nseen = 0;
+	bool any = false;
+	for (size_t i = 0; i < n && bytes; i++) {
+		const char *g = strcmp(rows[i].kind, "MPI") == 0
+				    ? mpi_group_of(tr->regions[rows[i].id].name)
+				    : NULL;
+		bool done = false;
+		for (size_t k = 0; g && k < nseen; k++)
+			done |= strcmp(seen[k], g) == 0;
+		if (!g || done || nseen == sizeof(seen) / sizeof(seen[0]))
+			continue;
+		seen[nseen++] = g;
+		uint64_t b = 0;
+		for (size_t j = i; j < n; j++)
+			if (strcmp(rows[j].kind, "MPI") == 0) {
+				const char *h = mpi_group_of(tr->regions[rows[j].id].name);
+				if (h && strcmp(h, g) == 0)
+					b += rows[j].bytes;
+			}
+		if ((double)b < 0.1 * (double)bytes)
+			continue;
+		if (!any)
+			printf(
+			    "\nMPI groups that dominate the trace (VT_MPI_GROUPS, docs/mpi.md):\n");
+		any = true;
+		printf("  %-9s %5.1f%%  leave it out: VT_MPI_GROUPS=DEFAULT%s%s\n   ", g,
+		       100.0 * (double)b / (double)bytes, strcmp(g, "QUERY") == 0 ? "" : ",-",
+		       strcmp(g, "QUERY") == 0 ? "" : g);
+		for (size_t j = i, k = 0; j < n && k < 5; j++) {
+			const char *h = strcmp(rows[j].kind, "MPI") == 0
+					    ? mpi_group_of(tr->regions[rows[j].id].name)
+					    : NULL;
+			if (h && strcmp(h, g) == 0 && ++k)
+				printf(" %s (%" PRIu64 " calls)", tr->regions[rows[j].id].name,
+				       rows[j].calls);
+		}
+		printf("\n");
+	}
+}
+
 int main(int argc, char **argv)
 {
 	vtr_cli_tool = "vt-score";
@@ -313,6 +376,7 @@ int main(int argc, char **argv)
 	printf("  vt's run time  %-16.3f %.3f   (s, at %g ns per recorded event)\n",
 	       (double)tr.total_events * o.ns_per_event * 1e-9,
 	       (double)(tr.total_events - cut_events) * o.ns_per_event * 1e-9, o.ns_per_event);
+	mpi_advice(&tr, rows, n, bytes);
 	/* A short run (VT_MAX_FLUSHES) or a program that switched recording off: the figures
 	 * are those of the recorded part. */
 	if (tr.events[VTR_EV_MeasurementOnOff])

@@ -52,6 +52,12 @@ static const struct vt_cfg_entry table[] = {
      "MPI programs: record MPI calls and messages (yes), or only the program's own "
      "functions (no).",
      0, 0, NULL, &vt_cfg.mpitrace},
+    {"VT_MPI_GROUPS", VT_CFG_STRING, "DEFAULT", "DEFAULT,-P2P,+QUERY",
+     "MPI programs: the groups of MPI functions recorded, ','-separated: group names (CG, "
+     "COLL, ENV, ERR, EXT, IO, MISC, P2P, QUERY, RMA, SPAWN, TOPO, TYPE, XNONBLOCK, "
+     "XREQTEST), DEFAULT (all but QUERY), ALL or NONE; +NAME adds a group, -NAME removes one "
+     "(docs/mpi.md).",
+     0, 0, NULL, &vt_cfg.mpi_groups},
     {"VT_FILTER_SPEC", VT_CFG_STRING, NULL, "/home/me/app.filter",
      "Filter file: lines 'pattern[;pattern...] -- LIMIT' (0 = never record).", 0, 0, NULL,
      &vt_cfg.filter_spec},

@@ -21,6 +21,7 @@ struct vt_config {
 	long max_flushes;	 /* 0: unlimited */
 	bool flush_thread;	 /* encode full buffers on a background thread */
 	bool mpitrace;		 /* MPI events and regions (MPI programs) */
+	const char *mpi_groups;	 /* VT_MPI_GROUPS */
 	const char *filter_spec; /* NULL: no filter */
 	long max_stack_depth;	 /* 0: unlimited */
 	int timer;		 /* enum vt_timer_kind */

@@ -14,6 +14,7 @@
 
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 VT_MPI_EXPORT int vt_mpi_host_of(int rank)
 {
@@ -29,6 +30,73 @@ VT_MPI_EXPORT void vt_mpi_clock_offset(uint64_t t, int64_t offset, double stddev
 VT_MPI_EXPORT int vt_mpi_trace_enabled(void)
 {
 	return vt_core_state() == VT_STATE_ON && vt_cfg.mpitrace;
+}
+
+static const char *const group_names[] = {"CG",	   "COLL", "ENV",  "ERR",	"EXT",
+					  "IO",	   "MISC", "P2P",  "QUERY",	"RMA",
+					  "SPAWN", "TOPO", "TYPE", "XNONBLOCK", "XREQTEST"};
+#define GROUPS_ALL     ((1u << (sizeof(group_names) / sizeof(group_names[0]))) - 1)
+#define GROUPS_DEFAULT (GROUPS_ALL & ~(uint32_t)VT_MPI_G_QUERY)
+
+/* One word of VT_MPI_GROUPS: its bits, or 0 when unknown. */
+static uint32_t group_bits(const char *w, size_t n)
+{
+	if (n == 7 && strncasecmp(w, "DEFAULT", 7) == 0)
+		return GROUPS_DEFAULT;
+	if (n == 3 && strncasecmp(w, "ALL", 3) == 0)
+		return GROUPS_ALL;
+	for (size_t i = 0; i < sizeof(group_names) / sizeof(group_names[0]); i++)
+		if (strlen(group_names[i]) == n && strncasecmp(w, group_names[i], n) == 0)
+			return 1u << i;
+	return 0;
+}
+
+/* "NONE", or words separated by ',': NAME and +NAME add, -NAME removes. */
+static int groups_parse(const char *s, uint32_t *out)
+{
+	uint32_t g = 0;
+	if (strcasecmp(s, "NONE") == 0) {
+		*out = 0;
+		return 0;
+	}
+	for (;;) {
+		size_t n = strcspn(s, ",");
+		const char *w = s;
+		int sign = 1;
+		while (n && (*w == ' ' || *w == '\t'))
+			w++, n--;
+		while (n && (w[n - 1] == ' ' || w[n - 1] == '\t'))
+			n--;
+		if (n && (*w == '+' || *w == '-'))
+			sign = *w == '-' ? -1 : 1, w++, n--;
+		uint32_t b = group_bits(w, n);
+		if (!b)
+			return -1;
+		g = sign < 0 ? g & ~b : g | b;
+		s = strchr(s, ',');
+		if (!s)
+			break;
+		s++;
+	}
+	if (!(g & VT_MPI_G_P2P))
+		g &= ~(uint32_t)(VT_MPI_G_XNONBLOCK | VT_MPI_G_XREQTEST);
+	*out = g;
+	return 0;
+}
+
+VT_MPI_EXPORT uint32_t vt_mpi_groups(bool warn)
+{
+	const char *s = vt_cfg.mpi_groups ? vt_cfg.mpi_groups : "DEFAULT";
+	uint32_t g;
+	if (groups_parse(s, &g) == 0)
+		return g;
+	if (warn)
+		vt_warn(
+		    "VT_MPI_GROUPS=%s: not a ','-separated list of [+-]NAME, NAME one of DEFAULT, "
+		    "ALL, CG, COLL, ENV, ERR, EXT, IO, MISC, P2P, QUERY, RMA, SPAWN, TOPO, TYPE, "
+		    "XNONBLOCK, XREQTEST (or NONE); DEFAULT used",
+		    s);
+	return GROUPS_DEFAULT;
 }
 
 VT_MPI_EXPORT uint64_t vt_mpi_now(void)

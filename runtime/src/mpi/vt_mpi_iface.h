@@ -41,6 +41,28 @@ VT_MPI_EXPORT void vt_mpi_abort(int errorcode);
 /* VT_MPITRACE: whether MPI calls and messages are recorded. */
 VT_MPI_EXPORT int vt_mpi_trace_enabled(void);
 
+/* VT_MPI_GROUPS: the groups of MPI functions recorded, one bit each (docs/mpi.md). */
+enum vt_mpi_group {
+	VT_MPI_G_CG = 1u << 0,
+	VT_MPI_G_COLL = 1u << 1,
+	VT_MPI_G_ENV = 1u << 2,
+	VT_MPI_G_ERR = 1u << 3,
+	VT_MPI_G_EXT = 1u << 4,
+	VT_MPI_G_IO = 1u << 5,
+	VT_MPI_G_MISC = 1u << 6,
+	VT_MPI_G_P2P = 1u << 7,
+	VT_MPI_G_QUERY = 1u << 8,
+	VT_MPI_G_RMA = 1u << 9,
+	VT_MPI_G_SPAWN = 1u << 10,
+	VT_MPI_G_TOPO = 1u << 11,
+	VT_MPI_G_TYPE = 1u << 12,
+	VT_MPI_G_XNONBLOCK = 1u << 13,
+	VT_MPI_G_XREQTEST = 1u << 14,
+};
+/* The groups VT_MPI_GROUPS selects; a bad value is reported (warn: this rank says so, in
+ * one line) and DEFAULT is used. XNONBLOCK and XREQTEST are dropped with P2P. */
+VT_MPI_EXPORT uint32_t vt_mpi_groups(bool warn);
+
 /* The calling thread's timestamp (the trace's clock). */
 VT_MPI_EXPORT uint64_t vt_mpi_now(void);
 
