@@ -92,8 +92,12 @@ static int put(const char *src, const char *dst, const struct stat *st, const ch
 			errno = e;
 			return -1;
 		}
-		if (is(dst, st))
+		if (is(dst, st)) {
+			/* tmp and dst may be links of one file already (the racer put vt's file
+			 * back after a round): then rename did nothing and tmp is still there. */
+			unlink(tmp);
 			return 0;
+		}
 		if (dir || from == src)
 			break; /* the only name is gone: no second try */
 	}
