@@ -116,7 +116,9 @@ int vt_otf2_publish(const char *priv, const char *gdir, const char *name,
 	bool here[N_PARTS];
 	int k, i, failed = -1;
 
-	snprintf(tmp, sizeof(tmp), "%s/.publishing", priv);
+	/* Per process: under MPI the ranks that end alone publish their NAME.abort-R archives
+	 * from the same private directory at once. */
+	snprintf(tmp, sizeof(tmp), "%s/.publishing.%ld", priv, (long)getpid());
 	for (k = 0; k < N_PARTS; k++) {
 		snprintf(src[k], sizeof(src[k]), "%s/%s%s", priv, name, suffix[k]);
 		snprintf(dst[k], sizeof(dst[k]), "%s/%s%s", gdir, name, suffix[k]);
