@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """vt-report's Wait states and Critical path sections as headless Chromium renders them, on a
-real run (Open MPI, 3 ranks, waits_prog.c: rank 1 10 ms late at 4 barriers, rank 2 a late
-sender): every pattern's row, the top call paths, ranks and communicators per pattern, the
+real run (Open MPI, 3 ranks, waits_prog.c: rank 1 40 ms late at 4 barriers, far beyond what
+a loaded machine oversleeps a 2 ms nap, rank 2 a late sender): every pattern's row, the top call paths, ranks and communicators per pattern, the
 path's share per rank and call path and the delay costs are vt-profile --waits --format json
 and --critical-path --format json of the same trace, exactly; the largest delay cost names
 rank 1's work and the barrier, the late sender's rank 2's produce; nothing on the console. A
@@ -18,7 +18,7 @@ from vtmpi import OPENMPI
 from vttest import otf2
 
 VT_REPORT = os.path.join(vttest.BUILD_ROOT, 'tools', 'vt-report', 'vt-report')
-K, DELAY_MS = 4, 10
+K, DELAY_MS = 4, 40
 TOP, PATHS, COSTS = 5, 50, 10  # rows report.js shows: per pattern and kind, call paths, costs
 
 

@@ -28,7 +28,7 @@ int main(int argc, char **argv)
 {
 	int rank, v = 1, sum = 0;
 	int k = argc > 1 ? atoi(argv[1]) : 4;
-	long delay = argc > 2 ? atol(argv[2]) : 10;
+	long delay = argc > 2 ? atol(argv[2]) : 40;
 	MPI_Init(&argc, &argv);
 	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
 	MPI_Barrier(MPI_COMM_WORLD);
