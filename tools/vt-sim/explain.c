@@ -97,7 +97,9 @@ static uint64_t balance(struct plan *p, const struct vt_prof_cp_found *f, uint32
 			break;
 		if (a < s)
 			a = s;
-		if (b > a && !f->in_mpi(f, l->path[i])) {
+		/* Earlier delays of the pattern whose interval held this segment began at the
+		 * same synchronisation point: what they took is from the same part. */
+		if (b > a + taken[i] && !f->in_mpi(f, l->path[i])) {
 			uint64_t free_ = b - a - taken[i], take = free_ < left ? free_ : left;
 			if (take) {
 				taken[i] += take;
