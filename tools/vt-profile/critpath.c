@@ -542,21 +542,30 @@ static int cmp_u64(const void *pa, const void *pb)
 	return (a > b) - (a < b);
 }
 
-/* The walk, the costs, and the rows in their orders. */
-static void analyse(struct cp *c, struct rows *R)
+/* Every location's line, its synchronisation points sorted; *most: the most segments. */
+static struct vt_prof_cp_line *lines_of(struct cp *c, size_t *most)
 {
 	const struct vtr_trace *t = c->t;
 	struct vt_prof_cp_line *lines =
 	    vtr_xcalloc(t->nlocations ? t->nlocations : 1, sizeof(*lines));
-	size_t most = 0;
+	*most = 0;
 	for (size_t i = 0; i < t->nlocations; i++) {
 		struct lstate *s = &c->locs[i];
 		qsort(s->sync, s->nsync, sizeof(*s->sync), cmp_u64);
 		lines[i] = (struct vt_prof_cp_line){s->time, s->path, s->n,    s->first,
 						    s->last, s->sync, s->nsync};
-		if (s->n > most)
-			most = s->n;
+		if (s->n > *most)
+			*most = s->n;
 	}
+	return lines;
+}
+
+/* The walk, the costs, and the rows in their orders. */
+static void analyse(struct cp *c, struct rows *R)
+{
+	const struct vtr_trace *t = c->t;
+	size_t most;
+	struct vt_prof_cp_line *lines = lines_of(c, &most);
 	struct vt_prof_cp_spent *scratch = vtr_xcalloc(3 * (most + 1), sizeof(*scratch));
 	for (size_t i = 0; i < c->nwaits; i++)
 		vt_prof_delay_cost(lines, &c->waits[i], scratch, on_cost, c);
@@ -608,13 +617,11 @@ static void cp_free(struct cp *c)
 	free(c->tab);
 }
 
-int vt_prof_report_critpath(const struct vt_prof_trace *tr, const struct vt_prof_options *opt,
-			    FILE *out, FILE *warn, uint64_t *problems, char *err, size_t errlen)
+/* The merged reading: the lines, synchronisation points and waits of every location. */
+static int read_cp(struct vtr_trace *t, struct cp *c, char *err, size_t errlen)
 {
-	const struct vtr_trace *t = tr->layer;
-	struct cp c = {.t = t, .warn = warn};
-	c.locs = vtr_xcalloc(t->nlocations ? t->nlocations : 1, sizeof(*c.locs));
-	cell_rehash(&c);
+	c->locs = vtr_xcalloc(t->nlocations ? t->nlocations : 1, sizeof(*c->locs));
+	cell_rehash(c);
 	const struct vtr_callbacks cb = {
 	    .event = on_event,
 	    .location_end = on_location_end,
@@ -625,10 +632,47 @@ int vt_prof_report_critpath(const struct vt_prof_trace *tr, const struct vt_prof
 	    .collective = on_collective,
 	    .problem = on_problem,
 	};
-	int rc = vtr_read_merged(tr->layer, &cb, &c);
-	if (rc < 0) {
-		snprintf(err, errlen, "%s", tr->layer->err);
-	} else {
+	int rc = vtr_read_merged(t, &cb, c);
+	if (rc < 0)
+		snprintf(err, errlen, "%s", t->err);
+	return rc < 0 ? -1 : 0;
+}
+
+static bool in_mpi(const struct vt_prof_cp_found *f, uint32_t path)
+{
+	const struct cp *c = f->cp;
+	return vt_prof_path_in_mpi(&c->paths, c->t, path);
+}
+
+int vt_prof_critpath_waits(struct vtr_trace *t, FILE *warn,
+			   void (*fn)(void *user, const struct vt_prof_cp_found *found), void *user,
+			   uint64_t *problems, char *err, size_t errlen)
+{
+	struct cp c = {.t = t, .warn = warn};
+	int rc = read_cp(t, &c, err, errlen);
+	if (rc == 0) {
+		size_t most;
+		struct vt_prof_cp_line *lines = lines_of(&c, &most);
+		struct vt_prof_cp_found f = {.cp = &c,
+					     .lines = lines,
+					     .nlines = t->nlocations,
+					     .waits = c.waits,
+					     .nwaits = c.nwaits,
+					     .in_mpi = in_mpi};
+		fn(user, &f);
+		free(lines);
+	}
+	*problems = c.problems;
+	cp_free(&c);
+	return rc;
+}
+
+int vt_prof_report_critpath(const struct vt_prof_trace *tr, const struct vt_prof_options *opt,
+			    FILE *out, FILE *warn, uint64_t *problems, char *err, size_t errlen)
+{
+	struct cp c = {.t = tr->layer, .warn = warn};
+	int rc = read_cp(tr->layer, &c, err, errlen);
+	if (rc == 0) {
 		struct rows R = {0};
 		analyse(&c, &R);
 		switch (opt->format) {

@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "critpath.h"
 #include "ctree.h"
 
 enum vt_prof_format { VT_PROF_TEXT, VT_PROF_CSV, VT_PROF_JSON };
@@ -79,6 +80,22 @@ int vt_prof_report_waits(const struct vt_prof_trace *tr, const struct vt_prof_op
  * counted in *problems. 0, or -1 with err. */
 int vt_prof_report_critpath(const struct vt_prof_trace *tr, const struct vt_prof_options *opt,
 			    FILE *out, FILE *warn, uint64_t *problems, char *err, size_t errlen);
+
+/* The MPI waits --critical-path finds, each with the location that delayed it, and every
+ * location's line (libvtprof's critpath.h), handed to fn before they are freed; in_mpi tells
+ * whether a call path of the lines is in an MPI call. Unmatched messages and collectives are
+ * written to warn and counted in *problems. 0, or -1 with err. */
+struct vt_prof_cp_found {
+	const void *cp;
+	const struct vt_prof_cp_line *lines;
+	size_t nlines;
+	const struct vt_prof_cp_wait *waits;
+	size_t nwaits;
+	bool (*in_mpi)(const struct vt_prof_cp_found *f, uint32_t path);
+};
+int vt_prof_critpath_waits(struct vtr_trace *t, FILE *warn,
+			   void (*fn)(void *user, const struct vt_prof_cp_found *found), void *user,
+			   uint64_t *problems, char *err, size_t errlen);
 
 /* The problems of the flat reading, one "warning: ..." line each, after prefix. */
 void vt_prof_print_problems(const struct vt_prof_trace *tr, FILE *out, const char *prefix);

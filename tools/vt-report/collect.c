@@ -494,6 +494,8 @@ void vt_report_free(struct vt_report *r)
 	for (size_t i = 0; r->loc_samples && i < nloc; i++)
 		free(r->loc_samples[i]);
 	free(r->loc_samples);
+	free(r->waits);
+	free(r->critpath);
 	for (size_t i = 0; r->teams && i < nloc; i++)
 		free(r->teams[i].o);
 	for (size_t i = 0; r->locks && i < nloc; i++)

@@ -566,6 +566,8 @@ int vt_report_html(struct vt_report *r, FILE *out, char *err, size_t errlen)
 		fputs("<a href=\"#threads-section\">Threads</a> ", out);
 	fputs("<a href=\"#io-section\">I/O</a> <a href=\"#memory-section\">Memory</a> "
 	      "<a href=\"#load-section\">Load</a> <a href=\"#mpi-section\">MPI</a> "
+	      "<a href=\"#waits-section\">Wait states</a> "
+	      "<a href=\"#critpath-section\">Critical path</a> "
 	      "<a href=\"#meta-section\">Trace</a></nav>\n"
 	      "<section id=\"timeline-section\"><h2>Timeline</h2>\n"
 	      "<div id=\"controls\"></div>\n<div id=\"timeline\"></div>\n"
@@ -605,6 +607,17 @@ int vt_report_html(struct vt_report *r, FILE *out, char *err, size_t errlen)
 	      "<h3>Message sizes</h3><div id=\"sizes\"></div>\n"
 	      "<h3>Collectives</h3><table id=\"collectives\" class=\"sortable\"></table>\n"
 	      "</section>\n"
+	      /* Filled by report.js from vt-profile's JSON (waits.c); a note without. */
+	      "<section id=\"waits-section\"><h2>Wait states</h2>\n"
+	      "<div id=\"waits-summary\"></div>\n"
+	      "<table id=\"waits\" class=\"sortable\"></table>\n"
+	      "<div id=\"waits-top\"></div>\n</section>\n"
+	      "<section id=\"critpath-section\"><h2>Critical path</h2>\n"
+	      "<div id=\"critpath-summary\"></div>\n"
+	      "<h3>Delay costs</h3><ul id=\"delay-costs\"></ul>\n"
+	      "<h3>Per rank</h3><table id=\"critpath-ranks\" class=\"sortable\"></table>\n"
+	      "<h3>Per call path</h3><table id=\"critpath-paths\" class=\"sortable\">"
+	      "</table>\n</section>\n"
 	      "<section id=\"meta-section\"><h2>Trace</h2><table id=\"meta\"></table></section>\n"
 	      "<div id=\"tooltip\"></div>\n"
 	      "<script type=\"application/json\" id=\"vt-data\">{",
@@ -629,6 +642,8 @@ int vt_report_html(struct vt_report *r, FILE *out, char *err, size_t errlen)
 	profiles(r, out);
 	samples(r, out);
 	mpi(r, out);
+	fprintf(out, ",\n\"waits\":%s,\n\"critpath\":%s", r->waits ? r->waits : "null",
+		r->critpath ? r->critpath : "null");
 	fputs("}</script>\n<script>\n", out);
 	fputs(vt_report_js, out);
 	fputs("</script>\n</body>\n</html>\n", out);

@@ -143,6 +143,8 @@ int main(int argc, char **argv)
 		return fail(prof.path, "the trace has no events", &r, NULL);
 	if (vt_report_collect(&r, err, sizeof(err)) != 0)
 		return fail(prof.path, err, &r, NULL);
+	if (vt_report_waits(&r, err, sizeof(err)) != 0)
+		return fail(prof.path, err, &r, NULL);
 	FILE *out = vtr_out_open(output, force, err, sizeof(err));
 	if (!out)
 		return fail(output, err, &r, NULL);

@@ -882,6 +882,97 @@
     document.body.setAttribute('data-flame-clicked', flame.click(decodeURIComponent(hf[1])) ? '1' : '0');
     if (hf[2]) flame.reset();
   }
+  // ---- wait states and critical path: vt-profile --waits / --critical-path JSON as is ----
+  (function () {
+    var W = D.waits, C = D.critpath;
+    var wsum = document.getElementById('waits-summary'), csum = document.getElementById('critpath-summary');
+    if (!W || !C) {
+      var none = '<p class="note">No communicator in the trace: no MPI message, collective or OpenMP barrier to wait in.</p>';
+      wsum.innerHTML = none;
+      csum.innerHTML = none;
+      return;
+    }
+    // The run: its length from the first event to the last, on every location (ticks).
+    var run = M.locations * (M.tmax - M.tmin) * RES / 1e9;
+    function share(t, of) {
+      var v = of ? t / of * 100 : 0;
+      return num(v, v.toFixed(2) + '%');
+    }
+    function where(x) {
+      return x.rank === null ? x.name : 'rank ' + x.rank + ' (' + x.name + ')';
+    }
+    function pathText(p) {
+      return p.length ? p.join(' > ') : '(outside every region)';
+    }
+    var names = {};
+    W.patterns.forEach(function (p) { names[p.pattern] = p.name; });
+    wsum.innerHTML = '<p id="waits-total" data-ticks="' + W.total_ticks + '">' +
+      esc(fmtTicks(W.total_ticks)) + ' waiting in all, ' + share(W.total_ticks, run).text +
+      ' of the run (' + M.locations + ' locations for ' + esc(fmtNs(M.tmax - M.tmin)) + ')' +
+      (W.problems ? '; ' + W.problems + ' unmatched message(s) or collective(s) left out' : '') + '</p>';
+    table('waits', ['pattern', 'instances', 'time', 'share of the run'], W.patterns.map(function (p) {
+      return [{cls: 'name', text: p.name, attr: ' data-pattern="' + p.pattern + '"'}, num(p.instances),
+        num(p.time_ticks, fmtTicks(p.time_ticks)), share(p.time_ticks, run)];
+    }));
+    // Per pattern with time: its top call paths, ranks and communicators.
+    var TOP = 5, out = [];
+    W.patterns.forEach(function (p) {
+      if (!p.time_ticks) return;
+      var rows = [];
+      [['call_paths', 'call path', function (x) { return pathText(x.path); }],
+        ['locations', 'rank', where], ['communicators', 'communicator', function (x) { return x.name; }]
+      ].forEach(function (k) {
+        W[k[0]].filter(function (x) { return x.pattern === p.pattern; }).map(function (x, i) {
+          return [x, i];
+        }).sort(function (a, b) {
+          return b[0].time_ticks - a[0].time_ticks || a[1] - b[1];
+        }).slice(0, TOP).forEach(function (xi) {
+          var x = xi[0];
+          rows.push('<tr data-kind="' + k[0] + '"><td>' + k[1] + '</td><td class="name">' + esc(k[2](x)) +
+            '</td><td class="num" data-value="' + x.instances + '">' + x.instances +
+            '</td><td class="num" data-value="' + x.time_ticks + '">' + esc(fmtTicks(x.time_ticks)) +
+            '</td><td class="num">' + share(x.time_ticks, p.time_ticks).text + '</td></tr>');
+        });
+      });
+      out.push('<h3>' + esc(p.name) + '</h3><table class="waits-top" id="waits-' + p.pattern +
+        '"><thead><tr><th>by</th><th>where</th><th>instances</th><th>time</th><th>of the pattern</th></tr></thead><tbody>' +
+        rows.join('') + '</tbody></table>');
+    });
+    document.getElementById('waits-top').innerHTML = out.join('');
+
+    csum.innerHTML = '<p id="critpath-total" data-ticks="' + C.length_ticks + '">' +
+      esc(fmtTicks(C.length_ticks)) + ' long, through ' + C.waits_followed + ' wait' +
+      (C.waits_followed === 1 ? '' : 's') + '; ' + esc(fmtTicks(C.delay_cost_ticks)) +
+      ' of waiting caused by the ranks\' computation (delay costs)</p>';
+    // The largest delay costs as sentences: whose computation made others wait, and where.
+    var last = function (p) { return p.length ? p[p.length - 1] : '(outside every region)'; };
+    var costs = C.delay_costs.slice(0, 10).map(function (x) {
+      var who = x.rank === null ? x.name : 'rank ' + x.rank;
+      return '<li class="delay-cost" data-ticks="' + x.cost_ticks + '" data-rank="' + x.rank +
+        '" data-path="' + esc(x.path.join(';')) + '" data-pattern="' + x.pattern + '" data-wait-path="' +
+        esc(x.wait_path.join(';')) + '" data-waits="' + x.waits + '" title="' + esc(pathText(x.path) +
+        '  <-  ' + pathText(x.wait_path)) + '">' + esc(who + '\'s ' + last(x.path) + ' made ' +
+        (x.waits === 1 ? 'a rank' : 'others') + ' wait ' + fmtTicks(x.cost_ticks) + ' in ' +
+        last(x.wait_path) + ' (' + (names[x.pattern] || x.pattern) + ', ' + x.waits + ' wait' +
+        (x.waits === 1 ? '' : 's') + ')') + '</li>';
+    });
+    document.getElementById('delay-costs').innerHTML = costs.length ? costs.join('') :
+      '<li class="note">none: no MPI wait</li>';
+    table('critpath-ranks', ['rank', 'location', 'time on the path', 'share'], C.locations.map(function (x) {
+      return [x.rank === null ? '-' : String(x.rank), {cls: 'name', text: x.name},
+        num(x.time_ticks, fmtTicks(x.time_ticks)), share(x.time_ticks, C.length_ticks)];
+    }));
+    var PATHS = 50;
+    table('critpath-paths', ['rank', 'call path', 'time on the path', 'share'],
+      C.call_paths.slice(0, PATHS).map(function (x) {
+        return [x.rank === null ? '-' : String(x.rank), {cls: 'name', text: pathText(x.path)},
+          num(x.time_ticks, fmtTicks(x.time_ticks)), share(x.time_ticks, C.length_ticks)];
+      }));
+    if (C.call_paths.length > PATHS)
+      csum.innerHTML += '<p class="note">' + PATHS + ' call paths of ' + C.call_paths.length +
+        ' shown, the longest on the path (vt-profile --critical-path lists all).</p>';
+  })();
+
   // Where the timeline was drawn, for tests that look at a screenshot.
   var box = tl.getBoundingClientRect();
   document.body.setAttribute('data-timeline-box', [box.left + window.scrollX, box.top + window.scrollY,

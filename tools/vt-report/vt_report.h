@@ -123,11 +123,17 @@ struct vt_report {
 	/* Samples per calling context of each location, kept where few locations have
 	 * samples (NULL otherwise, and for locations without): the flame graph's selector. */
 	uint64_t **loc_samples;
+	/* vt-profile's --waits and --critical-path JSON of the trace (waits.c); NULL: not run */
+	char *waits, *critpath;
 };
 
 /* Reads the trace (opened in r->prof->layer) in time order. 0, or -1 with err. */
 int vt_report_collect(struct vt_report *r, char *err, size_t errlen);
 void vt_report_free(struct vt_report *r);
+
+/* The Wait states and Critical path sections' data: vt-profile's reports, run on a trace
+ * with a communicator (r->waits, r->critpath). 0, or -1 with err. */
+int vt_report_waits(struct vt_report *r, char *err, size_t errlen);
 
 /* The whole page. 0, or -1 with err (a temporary file that cannot be read back). */
 int vt_report_html(struct vt_report *r, FILE *out, char *err, size_t errlen);

@@ -29,6 +29,7 @@ static void usage(FILE *f)
 	fprintf(
 	    f,
 	    "usage: vt-sim IN.otf2 -s SIM[:k=v,...] [-s SIM2 ...] -o OUT.otf2 [-f] [-q]\n"
+	    "       vt-sim --explain-waits [--format text|json] IN.otf2\n"
 	    "Replays the trace IN through the simulators, in the order given, and writes the\n"
 	    "what-if trace OUT: every definition and event of IN, the events re-timed.\n"
 	    "  -s SIM[:k=v,...]  a simulator: a shipped name (identity, ideal, latbw, scale,\n"
@@ -37,6 +38,9 @@ static void usage(FILE *f)
 	    "  -o OUT.otf2       the output anchor file (OUT.def and OUT/ beside it)\n"
 	    "  -f, --force       replace an existing OUT\n"
 	    "  -q, --quiet       no before/after summary, no progress line on stderr\n"
+	    "  --explain-waits   per wait-state pattern, the run's length replayed with the\n"
+	    "                    delaying computation balanced (no output trace, no -s, -o)\n"
+	    "  --format FMT      --explain-waits's output: text (default) or json\n"
 	    "  -h, --help        this text;  --version  the version\n"
 	    "Shipped simulators: identity; ideal (transfers take no time); latbw:L=s,B=bytes/s\n"
 	    "(latency and bandwidth); scale:pattern=GLOB,factor=F (matching regions' exclusive\n"
@@ -222,7 +226,8 @@ int main(int argc, char **argv)
 	const char *in = NULL, *out = NULL;
 	const char **specs = NULL;
 	int nspecs = 0;
-	bool force = false, quiet = false, verbose = false;
+	bool force = false, quiet = false, verbose = false, explain = false, json = false,
+	     format = false;
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
 		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
@@ -242,6 +247,17 @@ int main(int argc, char **argv)
 			} else {
 				out = argv[++i];
 			}
+		} else if (!strcmp(a, "--explain-waits")) {
+			explain = true;
+		} else if (!strcmp(a, "--format")) {
+			if (i + 1 >= argc ||
+			    (strcmp(argv[i + 1], "text") && strcmp(argv[i + 1], "json"))) {
+				fprintf(stderr, "%s: --format: expected text or json, got '%s'\n",
+					vts_prog, i + 1 < argc ? argv[i + 1] : "");
+				return 2;
+			}
+			json = !strcmp(argv[++i], "json");
+			format = true;
 		} else if (!strcmp(a, "-f") || !strcmp(a, "--force")) {
 			force = true;
 		} else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {
@@ -261,6 +277,23 @@ int main(int argc, char **argv)
 	}
 	vtr_cli_tool = vts_prog;
 	vtr_progress_setup(quiet);
+	if (explain || format) {
+		if (!explain || !in || out || nspecs) {
+			fprintf(stderr,
+				"%s: %s goes with IN.otf2 alone, without -s and -o (see --help)\n",
+				vts_prog, explain ? "--explain-waits" : "--format");
+			return 2;
+		}
+		struct vtr_trace tr;
+		if (vtr_open(&tr, in) < 0) {
+			fprintf(stderr, "%s: %s: %s\n", vts_prog, in, tr.err);
+			return 1;
+		}
+		int rc = vts_explain(in, &tr, json, stdout);
+		vtr_close(&tr);
+		free(specs);
+		return rc;
+	}
 	if (!in || !out || !nspecs) {
 		fprintf(stderr,
 			"%s: expected IN.otf2, at least one -s SIM and -o OUT.otf2 (see "
@@ -357,7 +390,7 @@ int main(int argc, char **argv)
 	struct vts_replay_result res;
 	vts_spool_init(&spool, tr.nlocations);
 	double t0 = now(), t1 = t0, t2 = t0;
-	if (rc == 0 && vts_replay(in, &tr, sims, nspecs, &spool, &res) < 0)
+	if (rc == 0 && vts_replay(in, &tr, sims, nspecs, NULL, NULL, &spool, &res) < 0)
 		rc = 1;
 	t1 = now();
 	if (rc == 0) {

@@ -252,7 +252,7 @@ static void coll_resolve(struct replay *rp, struct coll *c)
 static int leave(struct replay *rp, struct loc *l, uint64_t o)
 {
 	struct frame *f = &l->stack[l->depth - 1];
-	uint64_t t = l->now + (o - l->last_orig);
+	uint64_t t = l->now + (o - l->last_orig) - l->cut_now;
 	uint32_t fc = f->region < rp->tr->nregions ? rp->cls[f->region] : 0;
 	if (f->coll) {
 		struct coll *c = f->coll;
@@ -431,15 +431,9 @@ struct frame *vts_top(struct loc *l)
 }
 
 /* One event at the head of a location's queue: 1 done, 0 must wait. */
-static int step(struct replay *rp, struct loc *l, const struct qev *e)
+static int step_at(struct replay *rp, struct loc *l, const struct qev *e)
 {
-	if (!l->started) {
-		l->started = true;
-		l->now = nontracing(rp, l, rp->trace_start, e->t);
-		l->last_orig = e->t;
-		l->last_out = l->now;
-	}
-	uint64_t t = l->now + (e->t - l->last_orig);
+	uint64_t t = l->now + (e->t - l->last_orig) - l->cut_now;
 	struct frame *f = vts_top(l);
 	switch (e->kind) {
 	case Q_ENTER: {
@@ -559,6 +553,32 @@ static int step(struct replay *rp, struct loc *l, const struct qev *e)
 	l->now = t;
 	l->last_orig = e->t;
 	return 1;
+}
+
+/* The same, the gap before the event shortened by the cuts due at its time (at most to
+ * nothing); they count as taken once the event is replayed, not while it waits. */
+static int step(struct replay *rp, struct loc *l, const struct qev *e)
+{
+	if (!l->started) {
+		l->started = true;
+		l->now = nontracing(rp, l, rp->trace_start, e->t);
+		l->last_orig = e->t;
+		l->last_out = l->now;
+	}
+	size_t k = l->cut_next;
+	uint64_t cut = 0;
+	while (k < l->ncut && l->cut[k].o <= e->t)
+		cut += l->cut[k++].amount;
+	if (cut > e->t - l->last_orig)
+		cut = e->t - l->last_orig;
+	l->cut_now = cut;
+	int done = step_at(rp, l, e);
+	if (done) {
+		l->cut_next = k;
+		rp->res->cut += cut;
+	}
+	l->cut_now = 0;
+	return done;
 }
 
 /* Replays a location's queue as far as it can. */

@@ -91,6 +91,11 @@ struct loc {
 	size_t nreqs, capreqs;
 	uint64_t coll_end; /* the end decided for the collective it waits in */
 	bool coll_done;
+	/* --explain-waits: the gaps to shorten (by original time of the event ending each),
+	 * the next of them, and the cut of the event being replayed */
+	const struct vts_cut *cut;
+	size_t ncut, cut_next;
+	uint64_t cut_now;
 };
 
 struct replay {

@@ -162,7 +162,8 @@ static void totals_init(struct vts_totals *t, const struct vtr_trace *tr)
 }
 
 int vts_replay(const char *input, struct vtr_trace *tr, struct vts_sim *sims, int nsims,
-	       struct vts_spool *spool, struct vts_replay_result *res)
+	       const struct vts_cut *const *cuts, const size_t *ncuts, struct vts_spool *spool,
+	       struct vts_replay_result *res)
 {
 	struct replay rp = {.tr = tr, .sims = sims, .nsims = nsims, .spool = spool, .res = res};
 	memset(res, 0, sizeof(*res));
@@ -172,8 +173,13 @@ int vts_replay(const char *input, struct vtr_trace *tr, struct vts_sim *sims, in
 	rp.nlocs = tr->nlocations;
 	rp.locs = vtr_xcalloc(rp.nlocs ? rp.nlocs : 1, sizeof(*rp.locs));
 	rp.work = vtr_xcalloc(rp.nlocs ? rp.nlocs : 1, sizeof(uint32_t));
-	for (size_t i = 0; i < rp.nlocs; i++)
+	for (size_t i = 0; i < rp.nlocs; i++) {
 		rp.locs[i].index = (uint32_t)i;
+		if (cuts) {
+			rp.locs[i].cut = cuts[i];
+			rp.locs[i].ncut = ncuts[i];
+		}
+	}
 	rp.cls = vts_classify(tr);
 	for (size_t i = 0; i < tr->nlocations; i++)
 		if (tr->locations[i].rank != VTR_NONE && tr->locations[i].rank + 1 > rp.nranks)

@@ -60,13 +60,23 @@ struct vts_replay_result {
 	struct vts_totals before, after;
 	uint64_t events, messages, collectives, metrics;
 	uint64_t new_length; /* of the output's clock */
+	uint64_t cut;	     /* ticks the cuts took out of the locations' gaps */
 	size_t max_open_messages, max_queued;
 };
 
-/* Pass 1: replays in causal order through the simulators, spooling the new times.
- * 0, or -1 after printing one line. */
+/* A gap of a location's replay made shorter (vt-sim --explain-waits): the time between the
+ * event at original time o (the first at or after o) and the one before it, by amount at
+ * most. */
+struct vts_cut {
+	uint64_t o, amount;
+};
+
+/* Pass 1: replays in causal order through the simulators, spooling the new times; cuts (NULL:
+ * none): per location, its gaps to shorten in ascending o (ncuts of them). 0, or -1 after
+ * printing one line. */
 int vts_replay(const char *input, struct vtr_trace *tr, struct vts_sim *sims, int nsims,
-	       struct vts_spool *spool, struct vts_replay_result *res);
+	       const struct vts_cut *const *cuts, const size_t *ncuts, struct vts_spool *spool,
+	       struct vts_replay_result *res);
 
 /* Pass 2: writes out (a directory and archive name) with every definition of input and every
  * event at its spooled time. 0, or -1 after printing one line. */
@@ -81,6 +91,10 @@ void vts_guard(const char *sim, const char *call);
 void vts_guard_replay(const struct vtr_trace *tr);
 void vts_guard_call(const char *sim, const char *call, uint32_t loc, uint32_t region,
 		    uint64_t time);
+
+/* --explain-waits: per wait-state pattern, the run's length replayed with the delaying
+ * computation balanced (explain.c), as text or JSON on out. 0, or 1 after printing one line. */
+int vts_explain(const char *in, struct vtr_trace *tr, bool json, FILE *out);
 
 /* The region classes of the context (enum vt_sim_class per region id). */
 uint32_t *vts_classify(const struct vtr_trace *tr);
