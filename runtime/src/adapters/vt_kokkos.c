@@ -35,10 +35,11 @@
 
 #define KK_EXPORT __attribute__((visibility("default"), no_instrument_function))
 
-/* The interface versions whose hooks have the signatures below: Kokkos passes the date of
- * its interface (YYYYMMDD); the hooks vt answers have kept their form since 2017-10-29. */
+/* The interface versions vt answers: Kokkos passes the date of its interface (YYYYMMDD;
+ * Kokkos 3.4: 20210225). The hooks vt implements have the C form of that interface; older
+ * interfaces than the lower bound are not taken on trust. */
 #define KK_VERSION_MIN 20171029ull
-#define KK_VERSION_MAX 29991231ull
+#define KK_VERSION_MAX 99991231ull
 
 #define KK_DEPTH    256 /* pushed regions kept per thread */
 #define KK_SECTIONS 4096
@@ -131,8 +132,8 @@ KK_EXPORT void kokkosp_init_library(const int load_seq, const uint64_t version,
 	if (!vt_cfg.kokkos)
 		return;
 	if (version < KK_VERSION_MIN || version > KK_VERSION_MAX) {
-		vt_error("Kokkos passed profiling interface version %llu; vt answers versions "
-			 "%llu to %llu: nothing of Kokkos is recorded",
+		vt_error("Kokkos passed profiling interface version %llu; vt answers the versions "
+			 "(dates, YYYYMMDD) from %llu to %llu: nothing of Kokkos is recorded",
 			 (unsigned long long)version, KK_VERSION_MIN, KK_VERSION_MAX);
 		return;
 	}
