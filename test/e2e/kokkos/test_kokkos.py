@@ -10,7 +10,8 @@ built against Debian's Kokkos, libtrilinos-kokkos-dev).
   highest value is 8(2E+C) exactly; the profile event is a marker of category Kokkos;
 - the same program built with plain g++ and run under vtrun (which names libvt to Kokkos
   itself): the same Kokkos regions with the same counts, the same counters; and run with
-  only KOKKOS_PROFILE_LIBRARY naming libvt (Kokkos loads it): the same again;
+  only KOKKOS_PROFILE_LIBRARY naming libvt (Kokkos loads it): the same again; what vtrun
+  sets in the environment, and what it leaves;
 - VT_KOKKOS=no: no Kokkos region, no Kokkos counter, no marker;
 - the interface version check (kokkos_version.c calls the hooks as a Kokkos of the version
   it is given would): 20210225 records the kernel and region, 20100101 gets one error line
@@ -96,6 +97,18 @@ def body(t):
     # Under vtrun only Kokkos names regions: each of them is in the vtcxx build as often.
     t.eq({k: built.get(k) for k in under}, under,
          'vtrun: every region (Kokkos\'s own too) as often as in the vtcxx build')
+
+    # What vtrun names to Kokkos: its libvt; a tool already named stays; -vt:kokkos no: none.
+    for args, env, want, what in (
+            ([], NO_TOOL_ENV, {'KOKKOS_TOOLS_LIBS': LIBVT, 'KOKKOS_PROFILE_LIBRARY': LIBVT},
+             'names its libvt in both variables'),
+            ([], {'KOKKOS_PROFILE_LIBRARY': '/opt/tool.so', 'KOKKOS_TOOLS_LIBS': None},
+             {'KOKKOS_PROFILE_LIBRARY': '/opt/tool.so'}, 'leaves a tool the user named'),
+            (['-vt:kokkos', 'no'], NO_TOOL_ENV, {}, '-vt:kokkos no names none')):
+        r = t.run(VTRUN, args + ['/usr/bin/env'], env=env, label='vtrun-env')
+        got = dict(line.split('=', 1) for line in r.stdout.splitlines()
+                   if line.startswith('KOKKOS_'))
+        t.eq((r.status, got), (0, want), 'vtrun %s' % what)
 
     off = t.run(app, ARGS, env=dict(tool, VT_KOKKOS='no'), label='off')
     t.eq((off.status, off.stdout), (0, 'sum %d\n' % SUM), 'VT_KOKKOS=no: runs')
