@@ -41,9 +41,11 @@
 #define KK_VERSION_MIN 20171029ull
 #define KK_VERSION_MAX 99991231ull
 
-#define KK_DEPTH    256 /* pushed regions kept per thread */
+#define KK_DEPTH    64 /* pushed regions kept per thread (static TLS: keep it small) */
 #define KK_SECTIONS 4096
 #define KK_SPACES   16
+#define KK_NAMES    4  /* names cached per thread (a power of two) */
+#define KK_NAME	    24 /* their longest length + 1 */
 
 /* Kokkos's handle of a memory space (Kokkos_Profiling_C_Interface.h). */
 struct kk_space_handle {
@@ -101,8 +103,13 @@ static struct {
     .copied_metric = -2,
 };
 
-/* The calling thread's pushed regions and its open deep copy. */
+/* The calling thread's pushed regions, its open deep copy, and the regions of the names it
+ * used last (len + 1, 0: empty), so that a kernel launched again skips the name table's hash. */
 static __thread struct {
+	struct {
+		uint32_t len, val;
+		char name[KK_NAME];
+	} names[KK_NAMES];
 	uint32_t stack[KK_DEPTH];
 	uint32_t depth, overflow;
 	uint32_t copy_region; /* value + 1 of the open deep copy's region; 0: none */
@@ -117,9 +124,21 @@ static inline struct vt_tls *kk_thread(void)
 	return vt_thread_self();
 }
 
+/* The region of name: from the thread's cache when it holds the name, else from vt's name
+ * table (lock-free after the name's first use), then cached. A name's region never changes. */
 static inline uint32_t region_of(const char *name)
 {
-	return vt_region_of_string(name, strlen(name));
+	size_t len = strlen(name);
+	if (len >= KK_NAME)
+		return vt_region_of_string(name, len);
+	unsigned i = ((unsigned)len ^ (unsigned char)name[0]) & (KK_NAMES - 1);
+	if (self.names[i].len == len + 1 && memcmp(self.names[i].name, name, len) == 0)
+		return self.names[i].val;
+	uint32_t val = vt_region_of_string(name, len);
+	memcpy(self.names[i].name, name, len);
+	self.names[i].len = (uint32_t)len + 1;
+	self.names[i].val = val;
+	return val;
 }
 
 KK_EXPORT void kokkosp_init_library(const int load_seq, const uint64_t version,

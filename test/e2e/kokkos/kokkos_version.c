@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Calls libvt's Kokkos hooks as a Kokkos of the interface version argv[1] would. */
+/* argv[2]: profile regions pushed inside each other, then popped. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,7 +20,12 @@ void kokkosp_pop_profile_region(void);
 int main(int argc, char **argv)
 {
 	uint64_t version = argc > 1 ? strtoull(argv[1], NULL, 10) : 0;
+	int depth = argc > 2 ? atoi(argv[2]) : 0;
 	kokkosp_init_library(0, version, 0, NULL);
+	for (int i = 0; i < depth; i++)
+		kokkosp_push_profile_region("nested");
+	for (int i = 0; i < depth; i++)
+		kokkosp_pop_profile_region();
 	uint64_t id = 12345;
 	kokkosp_push_profile_region("outer");
 	kokkosp_begin_parallel_for("kernel", 0, &id);

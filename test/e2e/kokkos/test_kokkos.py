@@ -14,7 +14,8 @@ built against Debian's Kokkos, libtrilinos-kokkos-dev).
   sets in the environment, and what it leaves;
 - VT_KOKKOS=no: no Kokkos region, no Kokkos counter, no marker;
 - the interface version check (kokkos_version.c calls the hooks as a Kokkos of the version
-  it is given would): 20210225 records the kernel and region, 20100101 gets one error line
+  it is given would): 20210225 records the kernel and region (and of 70 regions pushed
+  inside each other the 64 a thread keeps, with one warning), 20100101 gets one error line
   naming the version and records nothing of Kokkos.
 """
 
@@ -121,12 +122,15 @@ def body(t):
          'VT_KOKKOS=no: no Kokkos counter')
     t.eq(vttest.otf2_markers(tr.path), [], 'VT_KOKKOS=no: no marker')
 
-    good = t.run(ver, ['20210225'], label='version-good')
+    # 70 regions pushed inside each other: the 64 a thread keeps are recorded, one warning.
+    good = t.run(ver, ['20210225', '70'], label='version-good')
     t.eq((good.status, good.stdout), (0, 'id given\n'), 'version 20210225: a kernel id given')
-    t.clean_run(good, 'version 20210225')
+    t.clean_run(good, 'version 20210225', allow=[r'^warning: Kokkos: profile regions nested '
+                                                  r'deeper than 64 are not recorded$'])
+    t.eq(len(good.warnings), 1, 'version 20210225: one warning about the depth')
     tr = t.trace(good, 'version 20210225')
-    t.enter_counts(tr.loc('Master thread'), {'main': 1, 'outer': 1, 'kernel': 1},
-                   'version 20210225: main, the region and the kernel')
+    t.enter_counts(tr.loc('Master thread'), {'main': 1, 'outer': 1, 'kernel': 1, 'nested': 64},
+                   'version 20210225: main, 64 nested regions, the region and the kernel')
     bad = t.run(ver, ['20100101'], label='version-bad')
     t.eq((bad.status, bad.stdout), (0, 'id none\n'), 'version 20100101: no kernel id given')
     t.check(len(bad.errors) == 1, 'version 20100101: one error line', repr(bad.errors))
