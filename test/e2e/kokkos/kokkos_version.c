@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Calls libvt's Kokkos hooks as a Kokkos of the interface version argv[1] would. */
-/* argv[2]: profile regions pushed inside each other, then popped. */
+/* argv[2]: profile regions pushed inside each other, then popped; a second thread launches
+ * its own kernel in its own region meanwhile. */
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +19,17 @@ void kokkosp_end_parallel_for(const uint64_t id);
 void kokkosp_push_profile_region(const char *name);
 void kokkosp_pop_profile_region(void);
 
+static void *worker(void *arg)
+{
+	(void)arg;
+	uint64_t id = 0;
+	kokkosp_push_profile_region("worker region");
+	kokkosp_begin_parallel_for("worker kernel", 0, &id);
+	kokkosp_end_parallel_for(id);
+	kokkosp_pop_profile_region();
+	return NULL;
+}
+
 int main(int argc, char **argv)
 {
 	uint64_t version = argc > 1 ? strtoull(argv[1], NULL, 10) : 0;
@@ -27,6 +40,9 @@ int main(int argc, char **argv)
 	for (int i = 0; i < depth; i++)
 		kokkosp_pop_profile_region();
 	uint64_t id = 12345;
+	pthread_t th;
+	if (pthread_create(&th, NULL, worker, NULL) != 0 || pthread_join(th, NULL) != 0)
+		return 1;
 	kokkosp_push_profile_region("outer");
 	kokkosp_begin_parallel_for("kernel", 0, &id);
 	kokkosp_end_parallel_for(id);

@@ -14,7 +14,8 @@ built against Debian's Kokkos, libtrilinos-kokkos-dev).
   sets in the environment, and what it leaves;
 - VT_KOKKOS=no: no Kokkos region, no Kokkos counter, no marker;
 - the interface version check (kokkos_version.c calls the hooks as a Kokkos of the version
-  it is given would): 20210225 records the kernel and region (and of 70 regions pushed
+  it is given would, from two threads): 20210225 records each thread's kernel and region on
+  its own location (and of 70 regions pushed
   inside each other the 64 a thread keeps, with one warning), 20100101 gets one error line
   naming the version and records nothing of Kokkos.
 """
@@ -83,7 +84,7 @@ def body(t):
     app, plain = t.parallel(lambda inst: t.compile('app', ['kokkos_app.cpp'], lang='c++',
                                                    opt='-O1', flags=flags,
                                                    instrument=inst), [True, False])
-    ver = t.compile('ver', ['kokkos_version.c'], opt='-O1')
+    ver = t.compile('ver', ['kokkos_version.c'], opt='-O1', flags=['-pthread'])
 
     r = t.run(plain, ARGS, env=NO_TOOL_ENV, label='plain')
     t.eq((r.status, r.stdout), (0, 'sum %d\n' % SUM), 'plain g++ build: runs without vt')
@@ -129,8 +130,15 @@ def body(t):
                                                   r'deeper than 64 are not recorded$'])
     t.eq(len(good.warnings), 1, 'version 20210225: one warning about the depth')
     tr = t.trace(good, 'version 20210225')
-    t.enter_counts(tr.loc('Master thread'), {'main': 1, 'outer': 1, 'kernel': 1, 'nested': 64},
+    t.enter_counts(tr.loc('Master thread'), {'main': 1, 'outer': 1, 'kernel': 1, 'nested': 64,
+                                             'pthread_create': 1, 'pthread_join': 1},
                    'version 20210225: main, 64 nested regions, the region and the kernel')
+    t.enter_counts(tr.loc('Thread 1'), {'worker': 1, 'worker region': 1, 'worker kernel': 1},
+                   'version 20210225: the other thread\'s region and kernel on its location')
+    seq = vttest.enter_leave_sequence(tr.path).get('Thread 1')
+    t.eq([s for s in seq if s[1] != 'worker'],
+         [('Enter', 'worker region'), ('Enter', 'worker kernel'), ('Leave', 'worker kernel'),
+          ('Leave', 'worker region')], 'version 20210225: the other thread\'s nesting')
     bad = t.run(ver, ['20100101'], label='version-bad')
     t.eq((bad.status, bad.stdout), (0, 'id none\n'), 'version 20100101: no kernel id given')
     t.check(len(bad.errors) == 1, 'version 20100101: one error line', repr(bad.errors))
@@ -138,8 +146,10 @@ def body(t):
             and 'nothing of Kokkos is recorded' in bad.errors[0],
             'version 20100101: the line names the version and what follows', repr(bad.errors))
     tr = t.trace(bad, 'version 20100101')
-    t.enter_counts(tr.loc('Master thread'), {'main': 1},
+    t.enter_counts(tr.loc('Master thread'), {'main': 1, 'pthread_create': 1, 'pthread_join': 1},
                    'version 20100101: main, nothing of Kokkos')
+    t.enter_counts(tr.loc('Thread 1'), {'worker': 1},
+                   'version 20100101: nothing of Kokkos on the other thread')
 
 
 vttest.main('kokkos', body)
