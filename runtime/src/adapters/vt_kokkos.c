@@ -13,7 +13,8 @@
  * (the memory spaces) and its bytes are added to the counter "Kokkos::deep_copy bytes" at
  * its end; allocations and deallocations set the counter "Kokkos::SPACE bytes allocated"
  * (the bytes allocated now in that memory space); profile events are markers of category
- * Kokkos.
+ * Kokkos; metadata Kokkos declares (its configuration, the program's declareMetadata) are
+ * trace properties KOKKOS::METADATA::KEY.
  *
  * Every hook may come from any thread: the pushed regions and an open deep copy are kept
  * per thread, the sections and the spaces process-wide (added under a lock, read without).
@@ -83,6 +84,7 @@ void kokkosp_allocate_data(struct kk_space_handle space, const char *label, cons
 void kokkosp_deallocate_data(struct kk_space_handle space, const char *label, const void *ptr,
 			     const uint64_t size);
 void kokkosp_profile_event(const char *name);
+void kokkosp_declare_metadata(const char *key, const char *value);
 
 static struct {
 	pthread_mutex_t lock;
@@ -434,4 +436,26 @@ KK_EXPORT void kokkosp_profile_event(const char *name)
 	struct vt_tls *t = kk_thread();
 	if (t && name)
 		vt_annot_marker(vt_clock_now(), t->loc->ref, "Kokkos", 0, name);
+}
+
+/* ---- metadata: trace properties ---- */
+
+/* KOKKOS::METADATA::KEY: the key upper-cased, other characters than [A-Z0-9_] made '_'
+ * (OTF2's property names); the last value declared is the one written. */
+KK_EXPORT void kokkosp_declare_metadata(const char *key, const char *value)
+{
+	char prop[256];
+	if (!kk_thread() || !key || !*key || !value)
+		return;
+	size_t i = (size_t)snprintf(prop, sizeof(prop), "KOKKOS::METADATA::");
+	for (const char *c = key; *c && i + 1 < sizeof(prop); c++) {
+		char ch = *c;
+		if (ch >= 'a' && ch <= 'z')
+			ch = (char)(ch - 'a' + 'A');
+		else if (!((ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9')))
+			ch = '_';
+		prop[i++] = ch;
+	}
+	prop[i] = '\0';
+	vt_annot_property(prop, value);
 }

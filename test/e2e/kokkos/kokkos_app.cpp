@@ -14,6 +14,7 @@ int main(int argc, char **argv)
 	int e = argc > 3 ? std::atoi(argv[3]) : 1000;
 	int c = argc > 4 ? std::atoi(argv[4]) : 100000;
 	Kokkos::initialize(argc, argv);
+	Kokkos::Tools::declareMetadata("run kind", "e2e");
 	{
 		Kokkos::View<double *> a("a", e);
 		Kokkos::View<double *> b("b", e);

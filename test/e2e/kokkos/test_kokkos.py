@@ -7,7 +7,8 @@ built against Debian's Kokkos, libtrilinos-kokkos-dev).
   the section "section", two deep copies as "Kokkos::deep_copy Host->Host", the fence
   "fence", each an exact Enter count, nested as run; the counter "Kokkos::deep_copy bytes"
   is 8E then 16E; "Kokkos::Host bytes allocated" goes 8E, 16E, 8(2E+C), 16E first and its
-  highest value is 8(2E+C) exactly; the profile event is a marker of category Kokkos;
+  highest value is 8(2E+C) exactly; the profile event is a marker of category Kokkos; the
+  program's declareMetadata and Kokkos's configuration are properties KOKKOS::METADATA::*;
 - the same program built with plain g++ and run under vtrun (which names libvt to Kokkos
   itself): the same Kokkos regions with the same counts, the same counters; and run with
   only KOKKOS_PROFILE_LIBRARY naming libvt (Kokkos loads it): the same again; what vtrun
@@ -74,6 +75,12 @@ def check_app(t, run, what, prefix=None):
          '%s: %s after each deep copy' % (what, COPIED))
     t.eq(vttest.otf2_markers(tr.path), [('Kokkos', 'NONE', 'checkpoint')],
          '%s: the profile event is a marker' % what)
+    for reader, props in (('python3-otf2', vttest.otf2_properties(tr.path)),
+                          ('otf2-print -I', vttest.otf2_print_properties(tr.path))):
+        t.eq(props.get('KOKKOS::METADATA::RUN_KIND'), 'e2e',
+             '%s: %s: the program\'s metadata as a property' % (what, reader))
+        t.eq(props.get('KOKKOS::METADATA::DEFAULT_DEVICE'), 'N6Kokkos6SerialE',
+             '%s: %s: Kokkos\'s configuration too (Serial)' % (what, reader))
     return {k: v for k, v in master.enters.items() if v}
 
 
@@ -122,6 +129,8 @@ def body(t):
     t.eq([n for n in (ALLOC, COPIED) if mv.members_named(n)], [],
          'VT_KOKKOS=no: no Kokkos counter')
     t.eq(vttest.otf2_markers(tr.path), [], 'VT_KOKKOS=no: no marker')
+    t.eq([n for n in vttest.otf2_properties(tr.path) if n.startswith('KOKKOS::')], [],
+         'VT_KOKKOS=no: no Kokkos property')
 
     # 70 regions pushed inside each other: the 64 a thread keeps are recorded, one warning.
     good = t.run(ver, ['20210225', '70'], label='version-good')
