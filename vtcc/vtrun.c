@@ -24,6 +24,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -306,6 +307,24 @@ static int want_libomp(void)
 	return strcmp(v, "libgomp") == 0 ? 0 : -1;
 }
 
+/* Kokkos loads the tool library its variables name (KOKKOS_TOOLS_LIBS from Kokkos 4 on,
+ * KOKKOS_PROFILE_LIBRARY before): naming the preloaded libvt, the loader hands Kokkos that
+ * copy. A tool the user named stays; VT_KOKKOS=no names none. */
+static void kokkos_tool(const char *libvt)
+{
+	static const char *const no[] = {"no", "false", "off", "0"};
+	const char *v = getenv("VT_KOKKOS");
+	for (size_t i = 0; v && i < sizeof(no) / sizeof(no[0]); i++)
+		if (strcasecmp(v, no[i]) == 0)
+			return;
+	const char *tools = getenv("KOKKOS_TOOLS_LIBS"),
+		   *profile = getenv("KOKKOS_PROFILE_LIBRARY");
+	if ((tools && *tools) || (profile && *profile))
+		return;
+	setenv("KOKKOS_TOOLS_LIBS", libvt, 1);
+	setenv("KOKKOS_PROFILE_LIBRARY", libvt, 1);
+}
+
 /* The runtime's directory: the build tree's for a vtrun of the build tree, else the
  * installed one (as vtcc decides). */
 static const char *runtime_dir(void)
@@ -432,6 +451,7 @@ int main(int argc, char **argv)
 		 old && *old ? ":" : "", old && *old ? old : "");
 	setenv("LD_PRELOAD", preload, 1);
 	free(preload);
+	kokkos_tool(vt);
 	execv(path, prog);
 	fprintf(stderr, "vtrun: cannot start %s: %s\n", path, strerror(errno));
 	free(path);

@@ -156,6 +156,12 @@ static const struct vt_cfg_entry table[] = {
      "Record the program's pthread calls: thread creation and joins (OTF2 ThreadCreate, "
      "ThreadWait), mutexes and condition variables (regions, lock acquisitions and releases).",
      0, 0, NULL, &vt_cfg.pthread},
+    {"VT_KOKKOS", VT_CFG_BOOL, "yes", "no",
+     "Record what Kokkos reports when libvt is its tool library (KOKKOS_TOOLS_LIBS or "
+     "KOKKOS_PROFILE_LIBRARY; vtrun sets both): kernels, fences, profile regions and sections "
+     "as regions, deep copies as regions and a counter of bytes, allocations as counters per "
+     "memory space (docs/kokkos.md).",
+     0, 0, NULL, &vt_cfg.kokkos},
     {"VT_VERBOSE", VT_CFG_INT, "1", "2",
      "Messages: 0 errors only, 1 warnings and where the trace went, 2-5 more detail.", 0, 5, NULL,
      &vt_cfg.verbose},

@@ -41,6 +41,7 @@ struct vt_config {
 	long sampling_signal;
 	bool report;	    /* VT_REPORT: vt-report after the trace is written */
 	bool pthread;	    /* VT_PTHREAD: pthread_create/join, mutexes, condition variables */
+	bool kokkos;	    /* VT_KOKKOS: what Kokkos reports through its tools interface */
 	bool iotrace;	    /* VT_IOTRACE: POSIX I/O calls (io/) */
 	int memtrace;	    /* VT_MEMTRACE: enum vt_memtrace_mode (metrics/vt_metric_mem.c) */
 	int openmp_runtime; /* enum vt_openmp_runtime: VT_OPENMP_RUNTIME (vtcc, vtrun) */
