@@ -79,7 +79,7 @@ bool vt_iotrace_enter(struct vt_io_call *c, enum vt_io_fn fn)
 	if (!t)
 		return false;
 	int saved = errno;
-	*c = (struct vt_io_call){t, fn, UINT32_MAX, 0, NULL};
+	*c = (struct vt_io_call){t, fn, UINT32_MAX, 0, NULL, NULL};
 	vt_thread_enter(t, region_of(fn));
 	errno = saved;
 	return true;
@@ -247,7 +247,7 @@ static __attribute__((noinline)) bool op_enter_slow(struct vt_io_call *c, enum v
 		return false;
 	int saved = errno;
 	uint32_t region = region_of(fn);
-	*c = (struct vt_io_call){t, fn, UINT32_MAX, 0, NULL};
+	*c = (struct vt_io_call){t, fn, UINT32_MAX, 0, NULL, NULL};
 	vt_thread_enter(t, region);
 	c->handle = handle_of(c, fd);
 	if (c->handle != UINT32_MAX)
@@ -281,7 +281,12 @@ bool vt_iotrace_op_enter(struct vt_io_call *c, enum vt_io_fn fn, int fd, enum vt
 		struct vt_rec *p = vt_buf_reserve_fast(t, 3);
 		if (vt_likely(p != NULL)) {
 			io_tls.in = true;
-			*c = (struct vt_io_call){t, fn, h - 1, 0, p};
+			/* (c->thread and c->op stay unset: the end sets the thread where it
+			 * needs it, a POSIX operation has no id of its own.) */
+			c->fn = fn;
+			c->handle = h - 1;
+			c->rec = p;
+			c->end = t->end;
 			t->depth++;
 			union vt_rec_payload *pl = (union vt_rec_payload *)p;
 			p[0] = (struct vt_rec){__rdtsc(), region, VT_REC_IO_OP_BEGIN};
@@ -298,6 +303,7 @@ bool vt_iotrace_op_enter(struct vt_io_call *c, enum vt_io_fn fn, int fd, enum vt
 static __attribute__((noinline)) void op_end_slow(struct vt_io_call *c, int64_t result)
 {
 	int saved = errno;
+	c->thread = &vt_tls; /* the fast beginning left it unset: the same thread */
 	/* Registered at the operation's beginning. */
 	uint32_t region = io.regions[c->fn].handle - 1;
 	if (c->handle != UINT32_MAX)
@@ -310,14 +316,16 @@ static __attribute__((noinline)) void op_end_slow(struct vt_io_call *c, int64_t 
 void vt_iotrace_op_end(struct vt_io_call *c, int64_t result, int err)
 {
 	(void)err;
-	struct vt_tls *t = c->thread;
+	struct vt_tls *t = &vt_tls;
 	struct vt_rec *p = c->rec;
-	/* The operation's event is the thread's last one still: its end goes into it, as a
-	 * producer's records do (a signal handler's events now wait in the side area). */
+	/* The operation's event is the thread's last one still, in the half being filled (a
+	 * flush, even one that left the position right after the event, changed the half):
+	 * its end goes into it, as a producer's records do (a signal handler's events now wait
+	 * in the side area). */
 	if (vt_likely(p != NULL && !t->nest)) {
 		t->nest = 1;
 		vt_signal_fence();
-		if (vt_likely(t->pos == p + 3)) {
+		if (vt_likely(t->pos == p + 3 && t->end == c->end)) {
 			struct vt_rec_io_end *end = &((union vt_rec_payload *)p)[2].io_end;
 			t->depth--;
 			end->result = result;
