@@ -1,8 +1,11 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* What a 1-byte write to /dev/null, a 1-byte read of /dev/zero and a malloc/free pair cost. */
 /*
- * One line per operation: "NAME COUNT NS_PER_CALL", the loop timed with CLOCK_MONOTONIC
- * after one call outside it (a tracer's per-thread set-up and its first look-ups stay out).
+ * Three lines per operation: "NAME COUNT NS_PER_CALL" with the loop timed by CLOCK_MONOTONIC
+ * (wall), "NAME-cpu ..." by the program thread's CPU time (CLOCK_THREAD_CPUTIME_ID: what the
+ * calling thread spent, whatever else the machine runs) and "NAME-proc ..." by the process's
+ * (CLOCK_PROCESS_CPUTIME_ID: a tracer's writer thread working meanwhile included), after one
+ * call outside the loop (a tracer's per-thread set-up and its first look-ups stay out).
  * run-io.py runs it plain, and under vtrun with VT_IOTRACE and VT_MEMTRACE off and on; each
  * loop is a function of its own, so that callgrind can count one (--toggle-collect).
  *
@@ -16,11 +19,31 @@
 #include <time.h>
 #include <unistd.h>
 
-static double now(void)
+static const clockid_t clocks[3] = {CLOCK_MONOTONIC, CLOCK_THREAD_CPUTIME_ID,
+				    CLOCK_PROCESS_CPUTIME_ID};
+static const char *const suffix[3] = {"", "-cpu", "-proc"};
+
+struct times {
+	double ns[3];
+};
+
+static struct times now(void)
 {
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
+	struct times t;
+	for (int i = 0; i < 3; i++) {
+		struct timespec ts;
+		clock_gettime(clocks[i], &ts);
+		t.ns[i] = (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
+	}
+	return t;
+}
+
+/* The three lines of a loop of n calls begun at t0. */
+static void report(const char *name, long n, struct times t0)
+{
+	struct times t1 = now();
+	for (int i = 0; i < 3; i++)
+		printf("%s%s %ld %.1f\n", name, suffix[i], n, (t1.ns[i] - t0.ns[i]) / (double)n);
 }
 
 __attribute__((noinline)) int write_loop(int fd, long n)
@@ -66,17 +89,17 @@ int main(int argc, char **argv)
 	char c = 'x';
 	if (out < 0 || in < 0 || write(out, &c, 1) != 1 || read(in, &c, 1) != 1)
 		return 1;
-	double t0 = now();
+	struct times t0 = now();
 	if (wanted(only, "write")) {
 		if (write_loop(out, n))
 			return 1;
-		printf("write %ld %.1f\n", n, (now() - t0) / (double)n);
+		report("write", n, t0);
 	}
 	t0 = now();
 	if (wanted(only, "read")) {
 		if (read_loop(in, n))
 			return 1;
-		printf("read %ld %.1f\n", n, (now() - t0) / (double)n);
+		report("read", n, t0);
 	}
 	/* 10 times as many pairs. */
 	long m = 10 * n;
@@ -84,7 +107,7 @@ int main(int argc, char **argv)
 	t0 = now();
 	if (wanted(only, "malloc-free")) {
 		malloc_loop(m);
-		printf("malloc-free %ld %.1f\n", m, (now() - t0) / (double)m);
+		report("malloc-free", m, t0);
 	}
 	close(out);
 	close(in);

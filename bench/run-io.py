@@ -15,8 +15,11 @@ The program times each loop itself (ns per call) and is run
     writing of the trace that a flush waits for;
   - under vtrun with VT_MEMTRACE=yes: every allocation and free counted (two or three
     atomic operations and malloc_usable_size; no event).
-Per operation: ns each, the added ns over plain, and the ratio to plain. Medians of --runs
-runs.
+Per operation, three columns: the program's own timing of each loop by the wall clock
+(write, read, malloc-free), by its thread's CPU time (-cpu: what the calling thread spent,
+which moves little with what else the machine runs) and by the process's CPU time (-proc:
+vt's writer thread encoding meanwhile included); ns each, the added ns over plain, and the
+ratio to plain. Medians of --runs runs.
 
 A second table, ISO C stdio (bench/stdio-costs.c): a 1-byte fwrite to /dev/null into the
 stream's buffer, the same on an unbuffered stream (a write(2) each), a 1-byte fprintf; plain,
@@ -28,7 +31,9 @@ vtrun does), with COUNT and 2*COUNT calls, the difference divided by COUNT:
   - thread: only the loop's function on the program's thread (--toggle-collect), with
     VT_BUFFER_SIZE=1G, so no flush;
   - all: the whole process, every thread: vt's writer thread encoding the events through
-    libotf2 and the trace written at the end included (default buffer size).
+    libotf2 and the trace written at the end included (default buffer size);
+  - rest: all - thread, what the recording costs off the loop (the encoding and writing,
+    on the writer thread or at the end).
 
 Usage: bench/run-io.py BUILD_DIR [--runs N] [--count N] [--json FILE] [--callgrind]"""
 
@@ -176,14 +181,16 @@ def main():
         cg = callgrind(build, exe, base, work, cgcount)
         print('\ncallgrind: instructions per call (%d and %d calls; thread: the loop on the '
               'program\'s thread, 1G buffer; all: every thread, the trace\'s writing '
-              'included), added over plain in brackets' % (cgcount, 2 * cgcount))
-        print('%-20s' % 'variant' + ''.join('%26s' % c for c in LOOPS))
+              'included; rest: the added all - the added thread), added over plain in brackets'
+              % (cgcount, 2 * cgcount))
+        print('%-20s' % 'variant' + ''.join('%34s' % (c + ' thread/all/rest') for c in LOOPS))
         for name, ops in cg.items():
             row = ''
             for op, (thread, whole) in ops.items():
                 pt, pw = cg['plain'][op]
-                row += '%26s' % ('%.0f (%+.0f) / %.0f (%+.0f)' %
-                                 (thread, thread - pt, whole, whole - pw))
+                row += '%34s' % ('%.0f (%+.0f) / %.0f (%+.0f) / %+.0f' %
+                                 (thread, thread - pt, whole, whole - pw,
+                                  (whole - pw) - (thread - pt)))
             print('%-20s' % name + row)
     if a.json:
         with open(a.json, 'w') as f:

@@ -223,35 +223,52 @@ static bool leave(struct vt_enc_loc *e, struct vt_stack *s, uint64_t ts, uint32_
 }
 
 /*
- * A POSIX operation's two events (VT_REC_IO_OP_BEGIN, _END): the Enter and the
- * IoOperationBegin with the location's next matching id, the IoOperationComplete (or
- * Cancelled) of that id and the Leave; without the Enter or the Leave when written apart.
+ * A POSIX operation (VT_REC_IO_OP_BEGIN, and _END when its end is an event of its own): the
+ * Enter and the IoOperationBegin with the location's next matching id at *ts, then, where
+ * the event holds the end, the IoOperationComplete (or Cancelled) of that id and the Leave
+ * at the end's time (*ts moves to it); without the Enter or the Leave when written apart.
  */
-static bool posix_op(struct vt_enc_loc *e, struct vt_stack *s, uint64_t ts, const struct vt_rec *r,
-		     const struct vt_rec_io *a)
+static bool posix_end(struct vt_enc_loc *e, struct vt_stack *s, uint64_t ts, uint32_t region,
+		      uint32_t handle, bool failed, bool alone, uint64_t done)
 {
 	OTF2_EvtWriter *w = e->writer;
-	bool alone = a->flags & VT_REC_IO_OP_ALONE;
-	if (r->kind == VT_REC_IO_OP_BEGIN) {
-		if (!alone) {
-			e->n_strict = 0;
-			e->last_recorded = enter(s, w, ts, r->region & VT_REGION_ID_MASK);
-		}
-		return vt_otf2_ok(OTF2_EvtWriter_IoOperationBegin(
-		    w, NULL, ts, a->handle, (OTF2_IoOperationMode)(a->flags & 0xFF),
-		    OTF2_IO_OPERATION_FLAG_NONE, a->value, ++e->io_ops));
-	}
 	OTF2_ErrorCode rc =
-	    a->flags & VT_REC_IO_OP_FAILED
-		? OTF2_EvtWriter_IoOperationCancelled(w, NULL, ts, a->handle, e->io_ops)
-		: OTF2_EvtWriter_IoOperationComplete(w, NULL, ts, a->handle, a->value, e->io_ops);
+	    failed ? OTF2_EvtWriter_IoOperationCancelled(w, NULL, ts, handle, e->io_ops)
+		   : OTF2_EvtWriter_IoOperationComplete(w, NULL, ts, handle, done, e->io_ops);
 	if (!vt_otf2_ok(rc))
 		return false;
 	if (!alone) {
 		e->n_strict = 0;
-		e->last_recorded = leave(e, s, ts, r->region & VT_REGION_ID_MASK);
+		e->last_recorded = leave(e, s, ts, region & VT_REGION_ID_MASK);
 	}
 	return true;
+}
+
+static bool posix_op(struct vt_enc_loc *e, struct vt_stack *s, uint64_t *ts, const struct vt_rec *r,
+		     const union vt_rec_payload *p)
+{
+	OTF2_EvtWriter *w = e->writer;
+	const struct vt_rec_io *a = &p[0].io;
+	bool alone = a->flags & VT_REC_IO_OP_ALONE;
+	if (r->kind == VT_REC_IO_OP_END)
+		return posix_end(e, s, *ts, r->region, a->handle, a->flags & VT_REC_IO_OP_FAILED,
+				 alone, a->value);
+	if (!alone) {
+		e->n_strict = 0;
+		e->last_recorded = enter(s, w, *ts, r->region & VT_REGION_ID_MASK);
+	}
+	if (!vt_otf2_ok(OTF2_EvtWriter_IoOperationBegin(
+		w, NULL, *ts, a->handle, (OTF2_IoOperationMode)(a->flags & 0xFF),
+		OTF2_IO_OPERATION_FLAG_NONE, a->value, ++e->io_ops)))
+		return false;
+	const struct vt_rec_io_end *end = &p[1].io_end;
+	uint64_t at = __atomic_load_n(&end->ts, __ATOMIC_ACQUIRE);
+	if (!at)
+		return true;
+	if (at > *ts)
+		*ts = at;
+	return posix_end(e, s, *ts, r->region, a->handle, end->result < 0, alone,
+			 end->result < 0 ? 0 : (uint64_t)end->result);
 }
 
 /*
@@ -700,10 +717,11 @@ static void encode(struct vt_loc *loc, const struct vt_rec *from, const struct v
 			continue;
 		}
 		if (r->kind == VT_REC_IO_OP_BEGIN || r->kind == VT_REC_IO_OP_END) {
-			if (r + 1 >= to ||
-			    !posix_op(e, s, ts, r, &((const union vt_rec_payload *)(r + 1))->io))
+			unsigned n = vt_rec_payloads(r);
+			if (r + n >= to ||
+			    !posix_op(e, s, &last, r, (const union vt_rec_payload *)(r + 1)))
 				break;
-			r++;
+			r += n;
 			continue;
 		}
 		unsigned n = vt_rec_payloads(r);

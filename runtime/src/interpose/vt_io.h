@@ -74,6 +74,8 @@ struct vt_io_call {
 	uint32_t fn;	 /* enum vt_io_fn */
 	uint32_t handle; /* the operation's handle, UINT32_MAX: none */
 	uint64_t op;	 /* the operation's matching id */
+	void *rec;	 /* the operation's record, to be completed at its end (io/'s) */
+	void *end;	 /* the end of the buffer's half it is in (io/'s) */
 };
 
 /*

@@ -79,7 +79,7 @@ bool vt_iotrace_enter(struct vt_io_call *c, enum vt_io_fn fn)
 	if (!t)
 		return false;
 	int saved = errno;
-	*c = (struct vt_io_call){t, fn, UINT32_MAX, 0};
+	*c = (struct vt_io_call){t, fn, UINT32_MAX, 0, NULL, NULL};
 	vt_thread_enter(t, region_of(fn));
 	errno = saved;
 	return true;
@@ -232,6 +232,7 @@ static bool fast_case(const struct vt_tls *t, uint32_t region, long depth_ok)
 {
 	return !(region & VT_REGION_FILTERED) && !t->sync && depth_ok;
 }
+static_assert(UINT32_MAX & VT_REGION_FILTERED, "an unregistered region takes the slow path");
 
 /*
  * The other cases of an operation's beginning: the region's Enter, the descriptor's handle
@@ -246,7 +247,7 @@ static __attribute__((noinline)) bool op_enter_slow(struct vt_io_call *c, enum v
 		return false;
 	int saved = errno;
 	uint32_t region = region_of(fn);
-	*c = (struct vt_io_call){t, fn, UINT32_MAX, 0};
+	*c = (struct vt_io_call){t, fn, UINT32_MAX, 0, NULL, NULL};
 	vt_thread_enter(t, region);
 	c->handle = handle_of(c, fd);
 	if (c->handle != UINT32_MAX)
@@ -259,10 +260,12 @@ static __attribute__((noinline)) bool op_enter_slow(struct vt_io_call *c, enum v
 /*
  * The fast paths below check everything before they write and make no call of their own
  * (every other case goes to the slow ones whole; only the record layer's drain of a signal
- * handler's records may follow the commit), and touch no errno: they make no system call,
- * and the record layer's flush keeps errno itself. An operation is two events of two
- * records each (VT_REC_IO_OP_BEGIN and _END: the encoder writes the Enter, Begin, Complete
- * and Leave of them).
+ * handler's records may follow), and touch no errno: they make no system call, and the
+ * record layer's flush keeps errno itself. An operation is one event of three records
+ * (VT_REC_IO_OP_BEGIN: the encoder writes the Enter, Begin, Complete and Leave of it),
+ * reserved and stamped at the beginning and completed in place at the end: its end's time
+ * and result, when the thread recorded nothing since (a signal handler's events, a flush:
+ * then the end is an event of its own, as in the slow path).
  */
 bool vt_iotrace_op_enter(struct vt_io_call *c, enum vt_io_fn fn, int fd, enum vt_io_mode mode,
 			 uint64_t bytes)
@@ -270,19 +273,26 @@ bool vt_iotrace_op_enter(struct vt_io_call *c, enum vt_io_fn fn, int fd, enum vt
 	struct vt_tls *t = &vt_tls;
 	uint32_t region = __atomic_load_n(&io.regions[fn].handle, __ATOMIC_ACQUIRE) - 1;
 	uint32_t h = tracked(fd) ? __atomic_load_n(&io.fds[fd], __ATOMIC_ACQUIRE) : 0;
-	/* As recording() says, for a thread that records already, a registered region and a
-	 * descriptor with a handle. */
-	if (vt_likely(!io_tls.in && !t->busy && vt_core_state() == VT_STATE_ON && t->pos &&
-		      region != UINT32_MAX && h && fast_case(t, region, t->depth < vt_max_depth))) {
-		struct vt_rec *p = vt_buf_reserve_fast(t, 2);
+	/* As recording() says, a registered region (an unregistered one, UINT32_MAX, has the
+	 * filtered bit) and a descriptor with a handle, stamped by the TSC (the other clock's
+	 * call would need a frame here); a thread that does not record yet has no room. */
+	if (vt_likely(!io_tls.in && !t->busy && vt_core_state() == VT_STATE_ON && h &&
+		      fast_case(t, region, t->depth < vt_max_depth) && vt_clock_tsc)) {
+		struct vt_rec *p = vt_buf_reserve_fast(t, 3);
 		if (vt_likely(p != NULL)) {
 			io_tls.in = true;
-			*c = (struct vt_io_call){t, fn, h - 1, 0};
+			/* (c->thread and c->op stay unset: the end sets the thread where it
+			 * needs it, a POSIX operation has no id of its own.) */
+			c->fn = fn;
+			c->handle = h - 1;
+			c->rec = p;
+			c->end = t->end;
 			t->depth++;
-			p[0] = (struct vt_rec){vt_clock_now(), region, VT_REC_IO_OP_BEGIN};
-			((union vt_rec_payload *)p)[1].io =
-			    (struct vt_rec_io){bytes, h - 1, (uint32_t)mode};
-			vt_buf_commit(t, p, 2);
+			union vt_rec_payload *pl = (union vt_rec_payload *)p;
+			p[0] = (struct vt_rec){__rdtsc(), region, VT_REC_IO_OP_BEGIN};
+			pl[1].io = (struct vt_rec_io){bytes, h - 1, (uint32_t)mode};
+			pl[2].io_end = (struct vt_rec_io_end){0, 0};
+			vt_buf_commit(t, p, 3);
 			return true;
 		}
 	}
@@ -290,10 +300,12 @@ bool vt_iotrace_op_enter(struct vt_io_call *c, enum vt_io_fn fn, int fd, enum vt
 }
 
 /* The other cases of an operation's end: each event through the common path. */
-static __attribute__((noinline)) void op_end_slow(struct vt_io_call *c, uint32_t region,
-						  int64_t result)
+static __attribute__((noinline)) void op_end_slow(struct vt_io_call *c, int64_t result)
 {
 	int saved = errno;
+	c->thread = &vt_tls; /* the fast beginning left it unset: the same thread */
+	/* Registered at the operation's beginning. */
+	uint32_t region = io.regions[c->fn].handle - 1;
 	if (c->handle != UINT32_MAX)
 		put(c, region, VT_REC_IO_OP_END, result >= 0 ? (uint64_t)result : 0, c->handle,
 		    VT_REC_IO_OP_ALONE | (result >= 0 ? 0 : VT_REC_IO_OP_FAILED), 0, 0);
@@ -304,23 +316,33 @@ static __attribute__((noinline)) void op_end_slow(struct vt_io_call *c, uint32_t
 void vt_iotrace_op_end(struct vt_io_call *c, int64_t result, int err)
 {
 	(void)err;
-	struct vt_tls *t = c->thread;
-	/* Registered at the operation's beginning. */
-	uint32_t region = io.regions[c->fn].handle - 1;
-	if (vt_likely(c->handle != UINT32_MAX && fast_case(t, region, t->depth <= vt_max_depth))) {
-		struct vt_rec *p = vt_buf_reserve_fast(t, 2);
-		if (vt_likely(p != NULL)) {
-			bool done = result >= 0;
+	struct vt_tls *t = &vt_tls;
+	struct vt_rec *p = c->rec;
+	/* The operation's event is the thread's last one still, in the half being filled (a
+	 * flush, even one that left the position right after the event, changed the half):
+	 * its end goes into it, as a producer's records do (a signal handler's events now wait
+	 * in the side area). */
+	if (vt_likely(p != NULL && !t->nest)) {
+		t->nest = 1;
+		vt_signal_fence();
+		if (vt_likely(t->pos == p + 3 && t->end == c->end)) {
+			struct vt_rec_io_end *end = &((union vt_rec_payload *)p)[2].io_end;
 			t->depth--;
-			p[0] = (struct vt_rec){vt_clock_now(), region, VT_REC_IO_OP_END};
-			((union vt_rec_payload *)p)[1].io = (struct vt_rec_io){
-			    done ? (uint64_t)result : 0, c->handle, done ? 0 : VT_REC_IO_OP_FAILED};
-			vt_buf_commit(t, p, 2);
+			end->result = result;
+			/* Release: a finalising thread that sees the time sees the result. */
+			__atomic_store_n(&end->ts, __rdtsc(), __ATOMIC_RELEASE);
+			vt_signal_fence();
+			t->nest = 0;
+			vt_signal_fence();
 			io_tls.in = false;
+			if (vt_unlikely(__atomic_load_n(&t->side_n, __ATOMIC_RELAXED)))
+				vt_buf_drain(t);
 			return;
 		}
+		vt_signal_fence();
+		t->nest = 0;
 	}
-	op_end_slow(c, region, result);
+	op_end_slow(c, result);
 }
 
 void vt_iotrace_opened(struct vt_io_call *c, int fd, const char *path, int flags)

@@ -184,7 +184,7 @@ bool vt_stdio_enter(struct vt_io_call *c, enum vt_stdio_fn fn)
 	if (!t)
 		return false;
 	int saved = errno;
-	*c = (struct vt_io_call){t, fn, UINT32_MAX, UINT64_MAX};
+	*c = (struct vt_io_call){t, fn, UINT32_MAX, UINT64_MAX, NULL, NULL};
 	vt_thread_enter(t, region_of(fn));
 	errno = saved;
 	return true;
@@ -222,7 +222,7 @@ bool vt_stdio_op_enter(struct vt_io_call *c, enum vt_stdio_fn fn, FILE *f, enum 
 	if (!t)
 		return false;
 	int saved = errno;
-	*c = (struct vt_io_call){t, fn, UINT32_MAX, 0};
+	*c = (struct vt_io_call){t, fn, UINT32_MAX, 0, NULL, NULL};
 	uint32_t region = region_of(fn);
 	uint32_t head = (uint32_t)mode | (uint32_t)OTF2_IO_OPERATION_FLAG_NONE << 8;
 	int fd = stream_fd(f);

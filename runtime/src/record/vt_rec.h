@@ -66,12 +66,15 @@ enum vt_rec_kind {
 				the new one's status flags) */
 	VT_REC_IO_STATUS,    /* + vt_rec_io (flags: the handle's status flags now) */
 	VT_REC_IO_DELETE,    /* + vt_rec_io (handle: a POSIX handle's local id, naming its file) */
-	/* A POSIX operation (io/): the call's Enter with its IoOperationBegin, and its
-	 * IoOperationComplete (or Cancelled) with its Leave, each one record and a payload (no
-	 * Enter or Leave in it with VT_REC_IO_OP_ALONE). Its matching id is the count of them
-	 * on the location, kept by the encoder (operations on one thread never overlap). */
+	/* A POSIX operation (io/): the call's Enter with its IoOperationBegin and, once its
+	 * vt_rec_io_end has a time, its IoOperationComplete (or Cancelled) with its Leave, all
+	 * in one event written at the beginning and completed in place at the end, when nothing
+	 * was recorded between. Otherwise the end is an event of its own (VT_REC_IO_OP_END),
+	 * and Enter and Leave are apart with VT_REC_IO_OP_ALONE. Its matching id is the count
+	 * of them on the location, kept by the encoder (operations on one thread never
+	 * overlap). */
 	VT_REC_IO_OP_BEGIN, /* head: the region; + vt_rec_io (value: bytes requested, flags:
-			       OTF2_IoOperationMode | VT_REC_IO_OP_*) */
+			       OTF2_IoOperationMode | VT_REC_IO_OP_*), vt_rec_io_end */
 	VT_REC_IO_OP_END,   /* head: the region; + vt_rec_io (value: bytes done, flags:
 			       VT_REC_IO_OP_*) */
 	/* OTF2's thread model (OpenMP through OMPT, pthreads through interpose/). A team is a
@@ -137,6 +140,13 @@ struct __attribute__((may_alias)) vt_rec_io {
 	uint32_t flags;
 };
 
+/* A POSIX operation's end in its VT_REC_IO_OP_BEGIN: when (0: not yet, or an event of its
+ * own ends it) and its result (bytes done; negative: it failed). ts is written last. */
+struct __attribute__((may_alias)) vt_rec_io_end {
+	uint64_t ts;
+	int64_t result;
+};
+
 /* VT_REC_IO_OP_*'s flags: the region's Enter or Leave was written apart (or not at all: a
  * filtered region, past VT_MAX_STACK_DEPTH); the operation failed (IoOperationCancelled). */
 #define VT_REC_IO_OP_ALONE  0x100u
@@ -181,6 +191,7 @@ union __attribute__((may_alias)) vt_rec_payload {
 	struct vt_rec_nbc nbc;
 	struct vt_rec_rma rma;
 	struct vt_rec_io io;
+	struct vt_rec_io_end io_end;
 	struct vt_rec_value value;
 	struct vt_rec_thread thread;
 };
@@ -192,6 +203,7 @@ static_assert(sizeof(struct vt_rec_coll) == 16, "payloads are one record");
 static_assert(sizeof(struct vt_rec_nbc) == 16, "payloads are one record");
 static_assert(sizeof(struct vt_rec_rma) == 16, "payloads are one record");
 static_assert(sizeof(struct vt_rec_io) == 16, "payloads are one record");
+static_assert(sizeof(struct vt_rec_io_end) == 16, "payloads are one record");
 static_assert(sizeof(struct vt_rec_value) == 16, "payloads are one record");
 static_assert(sizeof(struct vt_rec_thread) == 16, "payloads are one record");
 static_assert(sizeof(struct vt_rec_metric) == 16, "metric values are one record");
