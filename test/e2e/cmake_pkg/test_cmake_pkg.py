@@ -11,7 +11,8 @@ CMAKE_PREFIX_PATH pointing at the prefix (no vt on PATH, no VT_* variables):
   with vt::user: its trace, read with python3-otf2, otf2-print and vt-profile, has exactly
   the Enter counts of its C, C++ and user-API regions; a program built without vtcc, with
   vt::user and vt::vt, records only its user-API region, exactly; an MPI program whose
-  MPI::MPI_C is named before vt_instrument(ring MPI) records, on each of 2 ranks under
+  MPI library (FindMPI's MPI_C_LIBRARIES, a file) is named before vt_instrument(ring MPI),
+  which puts vt's wrappers before it, records, on each of 2 ranks under
   mpirun, exactly its MPI calls (VT_MPI_GROUPS's default) and its function;
 - a plugin project (plugin/) builds the installed counter plugin template against
   vt::plugin and the simulator template against vt::sim-plugin; the program built through
@@ -123,7 +124,7 @@ def check_annotated(t, build):
 
 
 def check_ring(t, build):
-    what = 'vt_instrument(ring MPI) after MPI::MPI_C'
+    what = 'vt_instrument(ring MPI) after MPI_C_LIBRARIES'
     r = vtmpi.mpirun(t, vtmpi.OPENMPI, 2, os.path.join(build, 'ring'), label='ring',
                      env={'VT_MPI_GROUPS': None})
     t.eq((r.stdout, r.status), ('ring 2\n', 0), '%s: output, status' % what)
