@@ -20,7 +20,7 @@ BUILD = os.environ['VT_BUILD_ROOT']
 VT_INFO = os.environ['VT_INFO']
 PAGES = ['vtcc.1', 'vtcxx.1', 'vtfort.1', 'vtrun.1', 'vt-info.1', 'vt-profile.1',
          'vt-report.1', 'vt-export.1', 'vt-score.1', 'vt-sim.1', 'vt-environment.7',
-         'vt-plugins.7', 'vt-sim-plugins.7', 'vt-kokkos.7']
+         'vt-plugins.7', 'vt-sim-plugins.7', 'vt-kokkos.7', 'vt-cmake.7']
 ALIASES = ['vtcxx.1', 'vtfort.1']   # rendered where installed, beside the page they source
 ENV = dict(os.environ, MANWIDTH='80', LC_ALL='C.UTF-8', MANPAGER='cat', PAGER='cat')
 ENV.pop('MAN_KEEP_FORMATTING', None)

@@ -15,16 +15,13 @@ the template's "reads" exactly 1, 2, ..., 42, and the random example's sequence,
 the same as the installed sample's.
 """
 
-import json
 import os
 import shutil
 import subprocess
 
 import vtmetrics
 import vttest
-
-MESON = shutil.which('meson') or '/usr/bin/meson'
-NINJA = shutil.which('ninja') or '/usr/bin/ninja'
+from vtinstall import MESON, NINJA, install_vt, sh
 EVENTS = 42  # Enter and Leave events of prog.c
 ENTERS = {'main': 1, 'work': 5, 'leaf': 15}
 TEMPLATE_FILES = ['Makefile', 'README.md', 'meson.build', 'myplugin.c']
@@ -33,16 +30,6 @@ SAMPLES = ['fsusage', 'hostload', 'perfsw', 'random', 'sysmon', 'sysmonpm']
 TEMPLATE = {'thread_cpu_time': ('ns', 'ACCUMULATED_START', 'UINT64'),
             'reads': ('#', 'ACCUMULATED_START', 'UINT64')}
 RANDOM = {'counter': ('#', 'ABSOLUTE_POINT', 'UINT64')}
-
-
-def sh(t, cmd, what, cwd=None, env=None, timeout=900):
-    """Runs cmd; a failure ends the test (what comes after needs it)."""
-    print('cmd: %s' % ' '.join(cmd))
-    p = subprocess.run(cmd, cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                       universal_newlines=True, errors='replace', timeout=timeout)
-    if not t.check(p.returncode == 0, what, 'status %d: %s' % (p.returncode, p.stdout[-3000:])):
-        raise vttest.Failure('%s failed' % what)
-    return p.stdout
 
 
 def pc_env(pcdir):
@@ -54,25 +41,6 @@ def pc_env(pcdir):
 def pkg_config(t, env, *args):
     return sh(t, ['pkg-config'] + list(args) + ['vt-plugin'],
               'pkg-config %s vt-plugin' % ' '.join(args), env=env).strip()
-
-
-def install_vt(t, top):
-    prefix, build = os.path.join(top, 'prefix'), os.path.join(top, 'build')
-    sh(t, [MESON, 'setup', build, vttest.SOURCE_ROOT, '--prefix=' + prefix],
-       'meson setup vt for a fresh prefix')
-    opts = json.loads(sh(t, [MESON, 'introspect', '--buildoptions', build],
-                         'meson introspect'))
-    values = {o['name']: o['value'] for o in opts}
-    version = json.loads(sh(t, [MESON, 'introspect', '--projectinfo', build],
-                            'meson introspect --projectinfo'))['version']
-    sh(t, [MESON, 'install', '-C', build, '--quiet'], 'meson install vt')
-    # Nothing of that build tree may be needed any more.
-    shutil.rmtree(build)
-    return {'prefix': prefix, 'version': version,
-            'bin': os.path.join(prefix, values['bindir']),
-            'lib': os.path.join(prefix, values['libdir']),
-            'inc': os.path.join(prefix, values['includedir']),
-            'data': os.path.join(prefix, values['datadir'])}
 
 
 def check_installed(t, d):
