@@ -16,6 +16,11 @@
 // An exception passing through a function without a cleanup of its own leaves no Leave: the
 // runtime closes its region at the next Leave below it (docs/passes.md).
 //
+// In every mode each call is guarded by the handle loaded once at entry (vt_inst.h, ABI 2):
+// "h = desc.handle; if (!(h & VT_INST_SKIP)) vt_inst_enter(&desc)", and the same test of the
+// same h before each vt_inst_exit, so a function the run-time filter drops calls nothing
+// after its first call, and a call skips its exit exactly when it skipped its enter.
+//
 // With inline=declared or all (the source view) the first pass instruments at once, as before
 // issue 30: the body is wrapped as
 //

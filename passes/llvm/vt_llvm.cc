@@ -14,7 +14,10 @@
 // are those of the source. Each function gets
 // vt_inst_enter(&desc) at its entry and vt_inst_exit(&desc) before every return and every
 // resume; with C++ exceptions, calls that may throw become invokes whose cleanup landing pad
-// calls vt_inst_exit and resumes unwinding (llvm::EscapeEnumerator).
+// calls vt_inst_exit and resumes unwinding (llvm::EscapeEnumerator). Each call is guarded by
+// the handle loaded once at entry (vt_inst.h, ABI 2): the enter and every exit run only when
+// that one value lacks VT_INST_SKIP, so a function the run-time filter drops calls nothing
+// after its first call, and a call skips its exit exactly when it skipped its enter.
 //
 // Options, given as -mllvm -vt-KEY=VALUE (clang parses -mllvm before it loads -fpass-plugin
 // plugins, so the plugin must also be loaded with -Xclang -load -Xclang vt_llvm.so for them
