@@ -3,7 +3,8 @@
 the plugins instrumented (issue 30): after its first call, no call into libvt at all. Both
 plugins, C and C++, -O0 and -O2, after inlining and in the source view: the trace holds
 exactly the unfiltered functions' events, and a preloaded shim that counts the calls of
-vt_inst_enter/exit per descriptor sees each filtered function enter libvt once."""
+vt_inst_enter/exit per descriptor sees each filtered function enter libvt once. Descriptors
+of ABI 1 are still recorded; those of an unknown ABI are refused with one warning."""
 
 import os
 import subprocess
@@ -113,6 +114,28 @@ def body(t):
         t.eq({k: v[0] for k, v in seen.items() if k not in FILTERED},
              dict(scaled(shown, 3), main=1),
              '%s: unfiltered functions: vt_inst_enter calls = Enter events' % w)
+
+    abi(t)
+
+
+def abi(t):
+    """The runtime reads descriptors of ABI 1 (code that always calls) as before, and refuses
+    those of an ABI it does not know with one warning."""
+    exe = t.compile('abi', ['abi.c'], opt='-O2', flags=['-vt:inst', 'none'])
+    run = t.run(exe, ['0'], label='run')
+    t.eq(run.status, 0, 'ABI 1: exit status 0')
+    t.clean_run(run, 'ABI 1')
+    tr = t.trace(run, 'ABI 1')
+    t.enter_counts(tr.loc('Master thread'), {'abi1_function': 7}, 'ABI 1')
+    run = t.run(exe, ['1'], label='run')
+    t.eq(run.status, 0, 'unknown ABI: exit status 0')
+    t.eq([w for w in run.warnings if 'descriptor ABI' in w],
+         ['warning: code instrumented by a compiler plugin of another vt version '
+          '(descriptor ABI 3, this runtime 1 to 2) is not recorded; rebuild it'],
+         'unknown ABI: one warning naming the ABIs')
+    # vt's notice, not the readers: python3-otf2 and vt-profile refuse a trace without events.
+    t.eq([(int(n), int(l)) for _, n, l in run.written], [(0, 1)],
+         'unknown ABI: nothing recorded ("trace written to ... (0 events, 1 location)")')
 
 
 vttest.main('filter_inline', body)
