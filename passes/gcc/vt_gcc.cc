@@ -16,6 +16,11 @@
 // An exception passing through a function without a cleanup of its own leaves no Leave: the
 // runtime closes its region at the next Leave below it (docs/passes.md).
 //
+// In every mode each call is guarded by the handle loaded once at entry (vt_inst.h, ABI 2):
+// "h = desc.handle; if (!(h & VT_INST_SKIP)) vt_inst_enter(&desc)", and the same test of the
+// same h before each vt_inst_exit, so a function the run-time filter drops calls nothing
+// after its first call, and a call skips its exit exactly when it skipped its enter.
+//
 // With inline=declared or all (the source view) the first pass instruments at once, as before
 // issue 30: the body is wrapped as
 //
@@ -54,6 +59,9 @@
 #include "tree-cfg.h"
 #include "tree-ssa-operands.h"
 #include "tree-into-ssa.h"
+#include "tree-phinodes.h"
+#include "ssa.h"
+#include "cfgloop.h"
 #include "ggc.h"
 // clang-format on
 
@@ -350,6 +358,22 @@ gimple *call(tree fn, tree desc, location_t loc)
 	return c;
 }
 
+// The descriptor's handle, read once per call (volatile: the runtime stores it once, from
+// another thread perhaps, and the value read is the one both tests use).
+tree handle_ref(tree desc)
+{
+	tree ref = build3(COMPONENT_REF, uint32_type_node, desc, desc_fields[0], NULL_TREE);
+	TREE_THIS_VOLATILE(ref) = 1;
+	return ref;
+}
+
+// "h > VT_INST_SKIP - 1": the runtime said the function is filtered (vt_inst.h, ABI 2).
+gcond *skip_test(tree h, tree t_label, tree f_label)
+{
+	return gimple_build_cond(GT_EXPR, h, build_int_cst(uint32_type_node, VT_INST_SKIP - 1),
+				 t_label, f_label);
+}
+
 void report(const char *what, const std::string &name, const std::string &file, int line)
 {
 	if (opts.verbose)
@@ -411,12 +435,27 @@ class vt_select_pass : public gimple_opt_pass
 		}
 		report("instrumented", name, file, line);
 
+		// h = desc.handle; if (h <= SKIP - 1) vt_inst_enter(&desc);
+		// try { BODY } finally { if (h <= SKIP - 1) vt_inst_exit(&desc); }
 		tree desc = make_descriptor(fndecl, name, file, line);
+		location_t at = DECL_SOURCE_LOCATION(fndecl), end = fun->function_end_locus;
+		tree h = create_tmp_var(uint32_type_node, "vt_handle");
 		gimple_seq cleanup = NULL;
-		gimple_seq_add_stmt(&cleanup, call(exit_fn, desc, fun->function_end_locus));
+		tree run_exit = create_artificial_label(end), done = create_artificial_label(end);
+		gimple_seq_add_stmt(&cleanup, skip_test(h, done, run_exit));
+		gimple_seq_add_stmt(&cleanup, gimple_build_label(run_exit));
+		gimple_seq_add_stmt(&cleanup, call(exit_fn, desc, end));
+		gimple_seq_add_stmt(&cleanup, gimple_build_label(done));
 		gimple *tf = gimple_build_try(body, cleanup, GIMPLE_TRY_FINALLY);
 		gimple_seq seq = NULL;
-		gimple_seq_add_stmt(&seq, call(enter_fn, desc, DECL_SOURCE_LOCATION(fndecl)));
+		tree run_enter = create_artificial_label(at), entered = create_artificial_label(at);
+		gimple *load = gimple_build_assign(h, handle_ref(desc));
+		gimple_set_location(load, at);
+		gimple_seq_add_stmt(&seq, load);
+		gimple_seq_add_stmt(&seq, skip_test(h, entered, run_enter));
+		gimple_seq_add_stmt(&seq, gimple_build_label(run_enter));
+		gimple_seq_add_stmt(&seq, call(enter_fn, desc, at));
+		gimple_seq_add_stmt(&seq, gimple_build_label(entered));
 		gimple_seq_add_stmt(&seq, tf);
 		gimple_seq top = NULL;
 		gimple_seq_add_stmt(&top, gimple_build_bind(NULL_TREE, seq, NULL_TREE));
@@ -468,6 +507,36 @@ tree origin_of(tree fndecl, const chosen_fn *c)
 	return NULL_TREE;
 }
 
+// head ends with one normal edge to its successor: puts "if (h <= SKIP - 1) CALL" on it,
+// a test at the end of head and the call in a block of its own. At -O1 and more GCC's jump
+// threading, which runs after this pass, then gives a small function a path without either
+// test when the entry skipped.
+void guard(basic_block head, tree h, gimple *call)
+{
+	edge e = single_succ_edge(head);
+	basic_block next = e->dest;
+	basic_block callbb = split_edge(e);
+	gimple_stmt_iterator cg = gsi_start_bb(callbb);
+	gsi_insert_after(&cg, call, GSI_NEW_STMT);
+	gimple_stmt_iterator hg = gsi_last_bb(head);
+	gsi_insert_after(&hg, skip_test(h, NULL_TREE, NULL_TREE), GSI_NEW_STMT);
+
+	edge run = single_succ_edge(head);
+	run->flags &= ~EDGE_FALLTHRU;
+	run->flags |= EDGE_FALSE_VALUE;
+	edge skip = make_edge(head, next, EDGE_TRUE_VALUE);
+	// Most instrumented functions are recorded; the branch predictor learns the others.
+	skip->probability = profile_probability::unlikely();
+	run->probability = skip->probability.invert();
+	callbb->count = head->count.apply_probability(run->probability);
+	edge from_call = single_succ_edge(callbb);
+	for (gphi_iterator pi = gsi_start_phis(next); !gsi_end_p(pi); gsi_next(&pi)) {
+		gphi *phi = pi.phi();
+		add_phi_arg(phi, PHI_ARG_DEF_FROM_EDGE(phi, from_call), skip,
+			    gimple_phi_arg_location_from_edge(phi, from_call));
+	}
+}
+
 class vt_inst_pass : public gimple_opt_pass
 {
       public:
@@ -494,31 +563,46 @@ class vt_inst_pass : public gimple_opt_pass
 			report("instrumented", c->name, c->file, c->line);
 		c->done = true;
 
-		// Entry: on the edge out of the entry block (split if its successor is a loop
-		// header or a join), so that it runs once per call.
-		gsi_insert_on_edge_immediate(single_succ_edge(ENTRY_BLOCK_PTR_FOR_FN(fun)),
-					     call(enter_fn, c->desc, DECL_SOURCE_LOCATION(origin)));
 		// Exits: before each return, and before each resx that leaves the function
 		// (no landing pad of this function catches it: unwinding resumes in the caller).
+		auto_vec<gimple *> exits;
 		basic_block bb;
 		FOR_EACH_BB_FN(bb, fun)
 		{
 			gimple *last = last_stmt(bb);
-			if (!last)
-				continue;
-			bool out =
-			    gimple_code(last) == GIMPLE_RETURN ||
-			    (gimple_code(last) == GIMPLE_RESX && lookup_stmt_eh_lp(last) == 0);
-			if (!out)
-				continue;
-			location_t loc = gimple_location(last);
-			gimple_stmt_iterator gsi = gsi_for_stmt(last);
-			gsi_insert_before(
-			    &gsi,
-			    call(exit_fn, c->desc,
-				 loc != UNKNOWN_LOCATION ? loc : fun->function_end_locus),
-			    GSI_SAME_STMT);
+			if (last &&
+			    (gimple_code(last) == GIMPLE_RETURN ||
+			     (gimple_code(last) == GIMPLE_RESX && lookup_stmt_eh_lp(last) == 0)))
+				exits.safe_push(last);
 		}
+		// Entry: on the edge out of the entry block, so that it runs once per call:
+		// h = desc.handle; if (h <= SKIP - 1) vt_inst_enter(&desc). Each exit tests the
+		// same h: a call skips its exit exactly when it skipped its enter.
+		tree h = make_ssa_name(uint32_type_node);
+		location_t at = DECL_SOURCE_LOCATION(origin);
+		basic_block test = split_edge(single_succ_edge(ENTRY_BLOCK_PTR_FOR_FN(fun)));
+		gimple *load = gimple_build_assign(h, handle_ref(c->desc));
+		gimple_set_location(load, at);
+		gimple_stmt_iterator gsi = gsi_start_bb(test);
+		gsi_insert_after(&gsi, load, GSI_NEW_STMT);
+		guard(test, h, call(enter_fn, c->desc, at));
+		for (gimple *last : exits) {
+			location_t loc = gimple_location(last);
+			gimple_stmt_iterator prev = gsi_for_stmt(last);
+			gsi_prev(&prev);
+			basic_block head = gimple_bb(last);
+			if (!gsi_end_p(prev))
+				split_block(head, gsi_stmt(prev));
+			else
+				split_block_after_labels(head);
+			guard(head, h,
+			      call(exit_fn, c->desc,
+				   loc != UNKNOWN_LOCATION ? loc : fun->function_end_locus));
+		}
+		free_dominance_info(CDI_DOMINATORS);
+		free_dominance_info(CDI_POST_DOMINATORS);
+		if (current_loops)
+			loops_state_set(LOOPS_NEED_FIXUP);
 		mark_virtual_operands_for_renaming(fun);
 		cgraph_edge::rebuild_edges();
 		return TODO_update_ssa_only_virtuals;

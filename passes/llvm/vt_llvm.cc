@@ -14,7 +14,10 @@
 // are those of the source. Each function gets
 // vt_inst_enter(&desc) at its entry and vt_inst_exit(&desc) before every return and every
 // resume; with C++ exceptions, calls that may throw become invokes whose cleanup landing pad
-// calls vt_inst_exit and resumes unwinding (llvm::EscapeEnumerator).
+// calls vt_inst_exit and resumes unwinding (llvm::EscapeEnumerator). Each call is guarded by
+// the handle loaded once at entry (vt_inst.h, ABI 2): the enter and every exit run only when
+// that one value lacks VT_INST_SKIP, so a function the run-time filter drops calls nothing
+// after its first call, and a call skips its exit exactly when it skipped its enter.
 //
 // Options, given as -mllvm -vt-KEY=VALUE (clang parses -mllvm before it loads -fpass-plugin
 // plugins, so the plugin must also be loaded with -Xclang -load -Xclang vt_llvm.so for them
@@ -30,6 +33,7 @@
 #include "llvm/IR/GlobalVariable.h"
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/IntrinsicInst.h"
+#include "llvm/IR/MDBuilder.h"
 #include "llvm/IR/Module.h"
 #include "llvm/IR/PassManager.h"
 #include "llvm/Passes/PassBuilder.h"
@@ -38,6 +42,7 @@
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
+#include "llvm/Transforms/Utils/BasicBlockUtils.h"
 #include "llvm/Transforms/Utils/EscapeEnumerator.h"
 
 #include <cxxabi.h>
@@ -186,6 +191,11 @@ class Instrumenter
 	bool select(bool Now);
 	// The chosen functions that are still there, at the end of the pipeline.
 	bool instrumentChosen();
+	// The functions instrumented by this object.
+	const SmallVector<Function *, 64> &done() const
+	{
+		return Done;
+	}
 
       private:
 	Module &M;
@@ -197,6 +207,7 @@ class Instrumenter
 	std::string TuFile;
 
 	bool Marked = false; // the module has clang's -finstrument-functions marks
+	SmallVector<Function *, 64> Done;
 
 	bool setup();
 	const char *skipReason(Function &F, const Site &S, std::string &Buf);
@@ -365,13 +376,43 @@ void Instrumenter::instrument(Function &F, GlobalVariable *D, const Site &S)
 	if (DISubprogram *SP = F.getSubprogram())
 		Loc = DILocation::get(Ctx, SP->getScopeLine(), 0, SP);
 
-	IRBuilder<> Entry(&*F.getEntryBlock().getFirstInsertionPt());
+	// The entry, after the entry block's static allocas (they must stay in the entry block):
+	//   %vt.handle = load atomic desc.handle monotonic
+	//   %vt.run = %vt.handle >= 0 (VT_INST_SKIP clear: vt_inst.h, ABI 2)
+	//   if (%vt.run) vt_inst_enter(&desc)
+	// Each exit tests the same %vt.run: a call skips its exit exactly when it skipped its
+	// enter, whatever the runtime stores meanwhile.
+	BasicBlock &EB = F.getEntryBlock();
+	BasicBlock::iterator It = EB.getFirstInsertionPt();
+	while (It != EB.end() && isa<AllocaInst>(*It) && cast<AllocaInst>(*It).isStaticAlloca())
+		++It;
+	SmallVector<AllocaInst *, 8> Late;
+	for (auto J = It; J != EB.end(); ++J)
+		if (auto *A = dyn_cast<AllocaInst>(&*J))
+			if (A->isStaticAlloca())
+				Late.push_back(A);
+	for (AllocaInst *A : Late)
+		A->moveBefore(&*It);
+	Type *I32 = Type::getInt32Ty(Ctx);
+	IRBuilder<> Entry(&*It);
 	Entry.SetCurrentDebugLocation(Loc);
-	Entry.CreateCall(EnterFn, {D});
+	LoadInst *H = Entry.CreateAlignedLoad(I32, Entry.CreateStructGEP(DescTy, D, 0),
+					      Align(alignof(uint32_t)), "vt.handle");
+	H->setAtomic(AtomicOrdering::Monotonic);
+	static_assert(VT_INST_SKIP == 0x80000000u, "the test below is a sign test");
+	Value *Run = Entry.CreateICmpSGE(H, ConstantInt::get(I32, 0), "vt.run");
+	// Most instrumented functions are recorded; the branch predictor learns the others.
+	MDNode *Likely = MDBuilder(Ctx).createBranchWeights(1000, 1);
+	Instruction *Then = SplitBlockAndInsertIfThen(Run, &*It, false, Likely);
+	IRBuilder<> Enter(Then);
+	Enter.SetCurrentDebugLocation(Loc);
+	Enter.CreateCall(EnterFn, {D});
 
 	if (!F.hasPersonalityFn() && !F.doesNotThrow() && CxxPersonality)
 		F.setPersonalityFn(CxxPersonality);
 	// Every return and resume, then (once) a cleanup landing pad for calls that may throw.
+	// The tests go in once the enumerator is done: it walks the blocks while it adds.
+	SmallVector<CallInst *, 8> Exits;
 	EscapeEnumerator EE(F, "vt.cleanup", /*HandleExceptions=*/true);
 	while (IRBuilder<> *At = EE.Next()) {
 		Instruction *Where = &*At->GetInsertPoint();
@@ -382,8 +423,12 @@ void Instrumenter::instrument(Function &F, GlobalVariable *D, const Site &S)
 		// end.
 		if (isa<ReturnInst>(Where))
 			Exit->setTailCall();
+		Exits.push_back(Exit);
 	}
+	for (CallInst *Exit : Exits)
+		Exit->moveBefore(SplitBlockAndInsertIfThen(Run, Exit, false, Likely));
 	F.addFnAttr(DoneAttr);
+	Done.push_back(&F);
 }
 
 void Instrumenter::report(const Site &S, const std::string &What)
@@ -497,10 +542,36 @@ struct VtSelectPass : PassInfoMixin<VtSelectPass> {
 };
 
 struct VtInstrumentPass : PassInfoMixin<VtInstrumentPass> {
-	PreservedAnalyses run(Module &M, ModuleAnalysisManager &)
+	bool Optimize;
+	explicit VtInstrumentPass(bool Optimize) : Optimize(Optimize)
 	{
-		return Instrumenter(M).instrumentChosen() ? PreservedAnalyses::none()
-							  : PreservedAnalyses::all();
+	}
+
+	PreservedAnalyses run(Module &M, ModuleAnalysisManager &MAM)
+	{
+		Instrumenter I(M);
+		if (!I.instrumentChosen())
+			return PreservedAnalyses::all();
+		// When optimising: jump threading on the instrumented functions, as GCC's runs
+		// after its plugin's pass, so that a small function's exit test follows from its
+		// entry test and a skipped entry goes straight to the body and out.
+		if (Optimize) {
+			// By name: JumpThreading.h draws in a header GCC warns about (-Wcomment).
+			FunctionPassManager FPM;
+			if (Error E = PassBuilder().parsePassPipeline(FPM, "jump-threading")) {
+				consumeError(std::move(E));
+				return PreservedAnalyses::none();
+			}
+			FunctionAnalysisManager &FAM =
+			    MAM.getResult<FunctionAnalysisManagerModuleProxy>(M).getManager();
+			for (Function *F : I.done()) {
+				if (F->hasOptNone())
+					continue;
+				FAM.invalidate(*F, PreservedAnalyses::none());
+				FAM.invalidate(*F, FPM.run(*F, FAM));
+			}
+		}
+		return PreservedAnalyses::none();
 	}
 
 	// Runs on optnone functions (clang -O0) as on any other.
@@ -521,8 +592,8 @@ llvmGetPassPluginInfo()
 				    MPM.addPass(VtSelectPass(sourceView()));
 			    });
 			PB.registerOptimizerLastEPCallback(
-			    [](ModulePassManager &MPM, OptimizationLevel) {
-				    MPM.addPass(VtInstrumentPass());
+			    [](ModulePassManager &MPM, OptimizationLevel Level) {
+				    MPM.addPass(VtInstrumentPass(Level != OptimizationLevel::O0));
 			    });
 		}};
 }

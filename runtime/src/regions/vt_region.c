@@ -317,6 +317,12 @@ uint32_t vt_region_insert_name(uintptr_t name_ptr)
 	return insert(name_ptr, make_name, NULL);
 }
 
+/* Instrumented code skips both calls when the handle has VT_INST_SKIP (vt_inst.h): the
+ * filtered bit, which a registered handle ((id | filtered bit) + 1) has exactly when the
+ * region is filtered, since no id reaches it. */
+_Static_assert(VT_INST_SKIP == VT_REGION_FILTERED && VT_REGION_UNKNOWN + 1 < VT_INST_SKIP,
+	       "VT_INST_SKIP must be the filtered bit of a handle");
+
 uint32_t vt_region_register_desc(struct vt_inst_desc *d)
 {
 	static int abi_warned;
@@ -326,12 +332,14 @@ uint32_t vt_region_register_desc(struct vt_inst_desc *d)
 	uint32_t h = d->handle;
 	if (h)
 		goto out;
-	if (d->abi != VT_INST_ABI) {
+	/* ABI 1 has ABI 2's layout; its code calls whatever the handle says. */
+	if (d->abi != VT_INST_ABI && d->abi != 1) {
 		/* Another layout: nothing else in it can be trusted. */
 		if (!abi_warned++)
-			vt_warn("code instrumented by a compiler plugin of another vt version "
-				"(descriptor ABI %u, this runtime %u) is not recorded; rebuild it",
-				d->abi, VT_INST_ABI);
+			vt_warn(
+			    "code instrumented by a compiler plugin of another vt version "
+			    "(descriptor ABI %u, this runtime 1 to %u) is not recorded; rebuild it",
+			    d->abi, VT_INST_ABI);
 		page_locked(VT_REGION_UNKNOWN);
 		h = (VT_REGION_UNKNOWN | VT_REGION_FILTERED) + 1;
 	} else {
