@@ -2,7 +2,7 @@
 """vt-profile-mpi --waits on 2 and 4 processes (Open MPI) and vt-profile-mpich on 2 (MPICH)
 print what vt-profile --waits prints, byte for byte (text, JSON, CSV), with its exit status:
 on a trace written with python3-otf2 (every pattern, an OpenMP team; once with an unmatched
-send), and on traces of vtcc-built programs run under Open MPI: samples/mpi/heat.c (halo
+send), on test/lib/omptrace.py's (OpenMP alone), and on traces of vtcc-built programs run under Open MPI: samples/mpi/heat.c (halo
 messages, Allreduce), bench/waits-app.c (messages, Allreduce, Bcast, Barrier; its ranks drift
 apart) and test/e2e/mpi_threads/mpi_threads.c (MPI from pthreads and an OpenMP thread: several
 locations per rank). python3-otf2 says that each trace has what it is here for."""
@@ -11,6 +11,7 @@ import os
 import subprocess
 import sys
 
+import omptrace
 import otf2events
 import vtmpi
 import vttest
@@ -82,6 +83,9 @@ def check_by_hand(t):
         t.eq([p['instances'] for p in report['patterns']], [2, 1, 1, 2, 2, 2, 1, 2],
              'by hand, %s: the instances of each pattern' % name)
         t.eq(report['problems'], status, 'by hand, %s: problems' % name)
+    # Threads outside MPI (test/lib/omptrace.py: OpenMP barriers that wait): process 0's.
+    report = same(t, omptrace.write(os.path.join(d, 'omp')), 'omptrace')
+    t.eq(instances(report, 'omp_barrier'), 3, 'omptrace: 3 OpenMP barrier waits')
     return os.path.join(d, 'waits', 'traces.otf2')
 
 
@@ -94,7 +98,7 @@ def program(t, name, source, np, args=(), flags=(), env=None):
 
 
 def check_programs(t):
-    heat = program(t, 'heat', os.path.join(SRC, 'samples', 'mpi', 'heat.c'), 4)
+    heat = program(t, 'heat', os.path.join(SRC, 'samples', 'mpi', 'heat.c'), 4, flags=['-lm'])
     kinds, _ = content(heat)
     t.check(kinds.get('MpiSend', 0) > 100 and kinds.get('MpiCollectiveEnd', 0) > 4,
             'heat: python3-otf2 reads messages and collectives', repr(kinds))
@@ -104,8 +108,8 @@ def check_programs(t):
 
     app = program(t, 'waits-app', os.path.join(SRC, 'bench', 'waits-app.c'), 4, args=['3000'])
     kinds, _ = content(app)
-    t.check(kinds.get('MpiRecv', 0) == 4 * 2 * 3000,
-            'waits-app: python3-otf2 reads 2 receives per rank and iteration', repr(kinds))
+    t.eq((kinds.get('MpiSend'), kinds.get('MpiRecv')), (4 * 3000, 4 * 3000),
+         'waits-app: python3-otf2 reads a send and a receive per rank and iteration')
     report = same(t, app, 'waits-app')
     t.check(instances(report, 'late_sender') > 0 and instances(report, 'late_broadcast') > 0,
             'waits-app: Late Senders and Late Broadcasts to compare', repr(report['patterns']))
