@@ -349,8 +349,8 @@ void vt_prof_wsplit_globalize(struct vt_prof_wsplit *sp, const struct vt_prof_wp
 		uint32_t parent = e[i].p->parent ? gid[e[i].base + e[i].p->parent - 1] : 0;
 		gid[e[i].at] = vt_prof_path_of(global, parent, e[i].p->region);
 	}
-	uint32_t *m = vtr_xcalloc(sp->npaths + 1, sizeof(*m));
-	for (size_t i = 0; i < sp->npaths; i++)
+	uint32_t *m = vtr_xcalloc(count[sp->me] + 1, sizeof(*m));
+	for (size_t i = 0; i < count[sp->me]; i++)
 		m[i + 1] = gid[mine + i];
 	for (size_t i = 0; i < sp->nmsgs; i++)
 		sp->msgs[i].path = m[sp->msgs[i].path];
@@ -509,7 +509,6 @@ static void replay(struct vt_prof_wsplit *sp, struct pair *p, size_t np)
 static void message(const struct vtr_trace *t, struct waits *w, const struct pair *x)
 {
 	const struct vt_prof_wmsg *s = x->s, *r = x->r;
-	bool nonblocking = s->flags & WP_NONBLOCKING;
 	if (!r || !s) {
 		if (s)
 			warn_at(w, t, s->loc, "send", s,
@@ -519,6 +518,7 @@ static void message(const struct vtr_trace *t, struct waits *w, const struct pai
 			warn_at(w, t, r->loc, "receive", r, r->time, "has no matching send");
 		return;
 	}
+	bool nonblocking = s->flags & WP_NONBLOCKING;
 	if (nonblocking && !(s->flags & WP_COMPLETED)) {
 		warn_at(w, t, s->loc, "send", s, s->time,
 			"was received, but its Isend never completed");
