@@ -88,8 +88,10 @@ def main():
             wall = statistics.median(r[0] for r in runs)
             cpu = statistics.median(r[1] for r in runs)
             print('%-20s %9d events  wall %6.2f s (%5.2f M events/s)  CPU %6.2f s (all '
-                  'processes)  load %.1f  output %s (median of %d)'
-                  % ('vt-profile-mpi -np %d' % np, n, wall, n / wall / 1e6, cpu, load,
+                  'processes)  peak RSS %.1f MiB (the largest process)  load %.1f  output %s '
+                  '(median of %d)'
+                  % ('vt-profile-mpi -np %d' % np, n, wall, n / wall / 1e6, cpu,
+                     statistics.median(r[2] for r in runs), load,
                      'same' if same else 'DIFFERS', args.runs), flush=True)
     finally:
         shutil.rmtree(work, ignore_errors=True)

@@ -78,8 +78,9 @@ static void *allgather(const void *mine, size_t n, size_t size, int nprocs, size
 	return all;
 }
 
-/* Items (size bytes) to the processes dest[i] says; what comes here, *got of them. */
-static void *alltoall(const void *items, size_t n, size_t size, const uint32_t *dest, int nprocs,
+/* Items (size bytes) to the processes dest[i] says, freed once packed (the exchange holds
+ * two copies at most); what comes here, *got of them. */
+static void *alltoall(void *items, size_t n, size_t size, const uint32_t *dest, int nprocs,
 		      size_t *got)
 {
 	int *sc = vtr_xcalloc((size_t)nprocs, sizeof(int));
@@ -94,6 +95,7 @@ static void *alltoall(const void *items, size_t n, size_t size, const uint32_t *
 		memcpy(out + sd[dest[i]] + fill[dest[i]], (const char *)items + i * size, size);
 		fill[dest[i]] += size;
 	}
+	free(items);
 	MPI_Alltoall(sc, 1, MPI_INT, rc, 1, MPI_INT, MPI_COMM_WORLD);
 	int *rd = displs_of(rc, nprocs, &rtotal);
 	char *in = vtr_xcalloc(rtotal + 1, 1);
@@ -161,8 +163,8 @@ int vt_prof_waits_mpi(const char *path, const struct vt_prof_options *opt)
 
 	/* 3. The ends of messages and collectives to their owners, which compute them. */
 	size_t nm, nc, gm, gc;
-	struct vt_prof_wmsg *m = vt_prof_wsplit_msgs(sp, &nm);
-	struct vt_prof_wcoll *c = vt_prof_wsplit_colls(sp, &nc);
+	struct vt_prof_wmsg *m = vt_prof_wsplit_take_msgs(sp, &nm);
+	struct vt_prof_wcoll *c = vt_prof_wsplit_take_colls(sp, &nc);
 	uint32_t *dest = vtr_xcalloc((nm > nc ? nm : nc) + 1, sizeof(*dest));
 	for (size_t i = 0; i < nm; i++)
 		dest[i] = vt_prof_wsplit_msg_dest(sp, &m[i]);

@@ -35,8 +35,13 @@ static size_t kv_home(uint64_t a, uint64_t b, size_t cap)
 static struct kv *kv_find(struct table *t, uint64_t a, uint64_t b, bool make)
 {
 	if (make && 2 * (t->n + 1) > t->cap) {
-		struct table g = {vtr_xcalloc(t->cap ? 2 * t->cap : 64, sizeof(struct kv)), 0,
-				  t->cap ? 2 * t->cap : 64};
+		/* Sized by the keys in use: taken-out ones (requests done) do not grow it. */
+		size_t used = 1, cap = 64;
+		for (size_t i = 0; i < t->cap; i++)
+			used += t->e[i].state == 1;
+		while (cap < 4 * used)
+			cap *= 2;
+		struct table g = {vtr_xcalloc(cap, sizeof(struct kv)), 0, cap};
 		for (size_t i = 0; i < t->cap; i++) {
 			if (t->e[i].state != 1)
 				continue;
@@ -279,16 +284,22 @@ const struct vt_prof_wpath *vt_prof_wsplit_paths(const struct vt_prof_wsplit *sp
 	return sp->paths;
 }
 
-struct vt_prof_wmsg *vt_prof_wsplit_msgs(struct vt_prof_wsplit *sp, size_t *n)
+struct vt_prof_wmsg *vt_prof_wsplit_take_msgs(struct vt_prof_wsplit *sp, size_t *n)
 {
+	struct vt_prof_wmsg *m = sp->msgs;
 	*n = sp->nmsgs;
-	return sp->msgs;
+	sp->msgs = NULL;
+	sp->nmsgs = sp->capmsgs = 0;
+	return m;
 }
 
-struct vt_prof_wcoll *vt_prof_wsplit_colls(struct vt_prof_wsplit *sp, size_t *n)
+struct vt_prof_wcoll *vt_prof_wsplit_take_colls(struct vt_prof_wsplit *sp, size_t *n)
 {
+	struct vt_prof_wcoll *c = sp->colls;
 	*n = sp->ncolls;
-	return sp->colls;
+	sp->colls = NULL;
+	sp->ncolls = sp->capcolls = 0;
+	return c;
 }
 
 static uint32_t world_rank(const struct vtr_trace *t, uint32_t comm, uint32_t member)

@@ -76,8 +76,9 @@ void vt_prof_wsplit_send_left(struct vt_prof_wsplit *sp, uint32_t handle, uint64
  * destination process (dest[i]: the process of sends[i] ...), path numbers made global by
  * vt_prof_wsplit_globalize first. */
 const struct vt_prof_wpath *vt_prof_wsplit_paths(const struct vt_prof_wsplit *sp, size_t *n);
-struct vt_prof_wmsg *vt_prof_wsplit_msgs(struct vt_prof_wsplit *sp, size_t *n);
-struct vt_prof_wcoll *vt_prof_wsplit_colls(struct vt_prof_wsplit *sp, size_t *n);
+/* The records, taken: the caller frees them (once packed for the exchange). */
+struct vt_prof_wmsg *vt_prof_wsplit_take_msgs(struct vt_prof_wsplit *sp, size_t *n);
+struct vt_prof_wcoll *vt_prof_wsplit_take_colls(struct vt_prof_wsplit *sp, size_t *n);
 uint32_t vt_prof_wsplit_msg_dest(const struct vt_prof_wsplit *sp, const struct vt_prof_wmsg *m);
 uint32_t vt_prof_wsplit_coll_dest(const struct vt_prof_wsplit *sp, const struct vt_prof_wcoll *c);
 
