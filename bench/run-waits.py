@@ -7,9 +7,11 @@ reading alone (bench/read-bench) and the flat profile (vt-profile's first pass, 
 makes too), and `vt-profile --critical-path --format json` (the same merged reading, keeping
 every Enter and Leave for its backward walk) run --runs times each; medians of the wall and
 CPU time, events per second and the peak resident size are reported. The trace is deleted at
-the end.
+the end. Then vt-profile-mpi --waits (Open MPI) on each process count of --par (mpirun
+--oversubscribe), its output compared with vt-profile's: wall time and the CPU time of all its
+processes (mpirun's children), medians, with the load average before each.
 
-Usage: bench/run-waits.py BUILD_DIR [--events 10000000] [--runs 3] [--np 4]
+Usage: bench/run-waits.py BUILD_DIR [--events 10000000] [--runs 3] [--np 4] [--par 1,2,4]
 """
 import argparse
 import os
@@ -41,6 +43,7 @@ def main():
     ap.add_argument('--events', type=int, default=10000000)
     ap.add_argument('--runs', type=int, default=3)
     ap.add_argument('--np', type=int, default=4)
+    ap.add_argument('--par', default='1,2,4', help='process counts of vt-profile-mpi')
     args = ap.parse_args()
     build = os.path.abspath(args.build)
     work = tempfile.mkdtemp(prefix='vt-bench-waits.', dir=os.environ.get('TMPDIR', '/tmp'))
@@ -74,6 +77,22 @@ def main():
                   'events/s)  peak RSS %.1f MiB (median of %d)'
                   % (what, n, wall, n / wall / 1e6, cpu, n / cpu / 1e6,
                      statistics.median(r[2] for r in runs), args.runs), flush=True)
+        par = os.path.join(build, 'tools', 'vt-profile', 'vt-profile-mpi')
+        serial = benchlib.sh([profile, '--waits', '--format', 'json', anchor], False)
+        for np in [int(x) for x in args.par.split(',') if x] if os.path.exists(par) else []:
+            cmd = ['mpirun', '--allow-run-as-root', '--oversubscribe', '-np', str(np), par,
+                   '--waits', '--format', 'json', anchor]
+            same = benchlib.sh(cmd, False) == serial
+            load = os.getloadavg()[0]
+            runs = [measured(build, result, cmd) for _ in range(args.runs)]
+            wall = statistics.median(r[0] for r in runs)
+            cpu = statistics.median(r[1] for r in runs)
+            print('%-20s %9d events  wall %6.2f s (%5.2f M events/s)  CPU %6.2f s (all '
+                  'processes)  peak RSS %.1f MiB (the largest process)  load %.1f  output %s '
+                  '(median of %d)'
+                  % ('vt-profile-mpi -np %d' % np, n, wall, n / wall / 1e6, cpu,
+                     statistics.median(r[2] for r in runs), load,
+                     'same' if same else 'DIFFERS', args.runs), flush=True)
     finally:
         shutil.rmtree(work, ignore_errors=True)
 

@@ -167,6 +167,12 @@ struct vtr_trace {
 	/* The first interrupt generator's period in seconds (0: none), and its name. */
 	double sample_period;
 	const char *sample_source;
+	/* What a reading reads (set by the tool before it; zero: everything). only: NULL for
+	 * every location, else those of index i where only[i] (vt-profile-mpi's share);
+	 * no_match: the merged reading in time order without matching messages and
+	 * collectives (a tool that matches across processes itself). */
+	const bool *only;
+	bool no_match;
 	/* internal */
 	void *reader, *group_defs, *loc_by_id;
 	size_t nloc_by_id;
@@ -238,6 +244,7 @@ struct vtr_record {
 				   * end's rank in comm; comm: MpiCollectiveEnd's too */
 	uint64_t bytes;		  /* point-to-point */
 	uint32_t op, root;	  /* MpiCollectiveEnd */
+	uint64_t begin;		  /* MpiCollectiveEnd: its CollectiveBegin's time, else its own */
 	uint64_t sent, received;  /* MpiCollectiveEnd */
 	uint32_t member;	  /* merged, MpiCollectiveEnd: the location's index in comm,
 				   * VTR_NONE where it is none (then match is NULL) */

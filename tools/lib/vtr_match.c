@@ -267,7 +267,7 @@ static bool hand_over(struct reader *rd, struct loc_state *s, struct vtr_record 
 
 void vtr_match_send(struct reader *rd, struct loc_state *s, struct vtr_record *r)
 {
-	if (!rd->merged) {
+	if (!rd->matching) {
 		vtr_emit(rd, s, r);
 		return;
 	}
@@ -305,7 +305,7 @@ void vtr_match_isend_complete(struct reader *rd, struct loc_state *s, struct vtr
 {
 	vtr_emit(rd, s, r);
 	struct req_slot slot;
-	if (!rd->merged || !req_take(&match_of(rd)->p2p, s->loc->index, r->request, &slot) ||
+	if (!rd->matching || !req_take(&match_of(rd)->p2p, s->loc->index, r->request, &slot) ||
 	    !slot.pending)
 		return;
 	struct pending *p = &rd->match->p2p.pool[slot.pending - 1];
@@ -318,13 +318,13 @@ void vtr_match_isend_complete(struct reader *rd, struct loc_state *s, struct vtr
 void vtr_match_irecv_request(struct reader *rd, struct loc_state *s, struct vtr_record *r)
 {
 	vtr_emit(rd, s, r);
-	if (rd->merged)
+	if (rd->matching)
 		req_put(&match_of(rd)->p2p, s->loc->index | (1ull << 63), r->request, r->time, 0);
 }
 
 void vtr_match_recv(struct reader *rd, struct loc_state *s, struct vtr_record *r)
 {
-	if (!rd->merged) {
+	if (!rd->matching) {
 		vtr_emit(rd, s, r);
 		return;
 	}
@@ -375,8 +375,9 @@ void vtr_match_coll_end(struct reader *rd, struct loc_state *s, struct vtr_recor
 	uint64_t time = r->time, sent = r->sent, received = r->received;
 	uint32_t op = r->op, comm = r->comm, root = r->root;
 	uint64_t begin = s->ncoll ? s->coll_begin[--s->ncoll] : time;
+	r->begin = begin;
 	const struct vtr_trace *tr = rd->tr;
-	uint32_t me = rd->merged ? rank_in_comm(tr, s->loc, comm) : VTR_NONE;
+	uint32_t me = rd->matching ? rank_in_comm(tr, s->loc, comm) : VTR_NONE;
 	if (me == VTR_NONE || comm >= tr->ncomms) {
 		vtr_emit(rd, s, r);
 		return;

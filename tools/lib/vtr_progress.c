@@ -61,7 +61,8 @@ void vtr_progress_begin(struct reader *rd)
 	pg.pass++;
 	pg.total = 0;
 	for (size_t i = 0; i < rd->tr->nlocations; i++)
-		pg.total += rd->tr->locations[i].events;
+		if (!rd->tr->only || rd->tr->only[i])
+			pg.total += rd->tr->locations[i].events;
 	pg.start = now();
 	if (pg.pass == 1)
 		pg.first = pg.start;

@@ -675,6 +675,8 @@ void vtr_stop(struct vtr_trace *tr)
 static int select_all(struct vtr_trace *tr, bool *local_defs)
 {
 	for (size_t i = 0; i < tr->nlocations; i++) {
+		if (tr->only && !tr->only[i])
+			continue;
 		OTF2_ErrorCode rc = OTF2_Reader_SelectLocation(tr->reader, tr->locations[i].id);
 		if (rc != OTF2_SUCCESS) {
 			snprintf(tr->err, sizeof(tr->err), "cannot select location %" PRIu64 ": %s",
@@ -735,6 +737,8 @@ int vtr_read_locations(struct vtr_trace *tr, const struct vtr_callbacks *cb, voi
 	/* One location at a time, each reader closed after use: open files stay few. */
 	for (size_t i = 0; i < tr->nlocations && result == 0; i++) {
 		const struct vtr_location *loc = &tr->locations[i];
+		if (tr->only && !tr->only[i])
+			continue;
 		rd.one = (struct loc_state){.loc = loc,
 					    .stack = rd.one.stack,
 					    .cap = rd.one.cap,
@@ -794,6 +798,7 @@ int vtr_read_merged(struct vtr_trace *tr, const struct vtr_callbacks *cb, void *
 			    .cb = cb,
 			    .user = user,
 			    .merged = true,
+			    .matching = !tr->no_match,
 			    .simple = {.member = VTR_NONE},
 			    .states = vtr_xcalloc(tr->nlocations, sizeof(struct loc_state))};
 	int result = 0;
@@ -813,6 +818,8 @@ int vtr_read_merged(struct vtr_trace *tr, const struct vtr_callbacks *cb, void *
 	vtr_progress_begin(&rd);
 	for (size_t i = 0; i < tr->nlocations && result == 0; i++) {
 		rd.states[i].loc = &tr->locations[i];
+		if (tr->only && !tr->only[i])
+			continue;
 		if (counted && tr->locations[i].events == 0) {
 			if (cb->location_begin)
 				cb->location_begin(user, &tr->locations[i]);
@@ -856,7 +863,8 @@ int vtr_read_merged(struct vtr_trace *tr, const struct vtr_callbacks *cb, void *
 	}
 	if (result == 0) {
 		for (size_t i = 0; i < tr->nlocations; i++)
-			location_end(&rd, &rd.states[i]);
+			if (!tr->only || tr->only[i])
+				location_end(&rd, &rd.states[i]);
 		vtr_match_unmatched(&rd);
 	}
 	close_files(tr, opened);

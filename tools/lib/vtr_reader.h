@@ -27,7 +27,8 @@ struct reader {
 	struct vtr_trace *tr;
 	const struct vtr_callbacks *cb;
 	void *user;
-	bool merged;		  /* match messages and collectives */
+	bool merged;		  /* all locations in time order */
+	bool matching;		  /* merged, and messages and collectives matched */
 	struct loc_state *states; /* merged: one per location; else the current one */
 	struct loc_state one;
 	/* merged: the state of the last location looked up (runs of one location's events are

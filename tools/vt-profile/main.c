@@ -13,6 +13,11 @@
 #include "profile.h"
 #include "report.h"
 #include "vtr_cli.h"
+#include "waits_split.h"
+
+#ifdef VT_PROFILE_MPI
+#include <mpi.h>
+#endif
 
 #ifndef VT_VERSION
 #define VT_VERSION "unknown"
@@ -233,16 +238,26 @@ static int other_mode(const struct vt_prof_trace *tr, const struct vt_prof_optio
 	return rc;
 }
 
-int main(int argc, char **argv)
+/* nprocs: the processes of vt-profile-mpi's MPI_COMM_WORLD (vt-profile: 1). */
+static int profile_main(int argc, char **argv, int nprocs)
 {
 	vtr_cli_tool = "vt-profile";
 	struct vt_prof_options opt = {.format = VT_PROF_TEXT, .sort = VT_PROF_SORT_EXCL};
 	struct vt_prof_trace tr = {0};
 	char err[512];
 
-	if (argc > 1 && strcmp(argv[1], "--compare") == 0)
+	if (argc > 1 && strcmp(argv[1], "--compare") == 0) {
+		if (nprocs > 1)
+			vtr_usage_error("--compare runs on one process, not %d", nprocs);
 		return vt_prof_compare_main(argc - 1, argv + 1);
+	}
 	parse_args(argc, argv, &opt, &tr.path);
+	if (nprocs > 1) {
+		if (!opt.waits)
+			vtr_usage_error("only --waits runs on more than one process (here %d)",
+					nprocs);
+		return vt_prof_waits_mpi(tr.path, &opt);
+	}
 	if (vt_prof_read(&tr, err, sizeof(err)) != 0) {
 		fprintf(stderr, "vt-profile: %s: %s\n", tr.path, err);
 		vt_prof_free(&tr);
@@ -271,4 +286,19 @@ int main(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	return status;
+}
+
+int main(int argc, char **argv)
+{
+#ifdef VT_PROFILE_MPI
+	/* vt-profile-mpi: on one process the serial vt-profile; on more, --waits split. */
+	MPI_Init(&argc, &argv);
+	int nprocs = 1;
+	MPI_Comm_size(MPI_COMM_WORLD, &nprocs);
+	int status = profile_main(argc, argv, nprocs);
+	MPI_Finalize();
+	return status;
+#else
+	return profile_main(argc, argv, 1);
+#endif
 }

@@ -13,6 +13,7 @@
 #include "paths.h"
 #include "report.h"
 #include "vtr_out.h"
+#include "waits_split.h"
 
 #include <inttypes.h>
 #include <otf2/otf2.h>
@@ -39,6 +40,7 @@ struct lstate {
 	uint32_t bar_member;
 	uint32_t send_slot; /* the blocking send whose call is open at send_depth: slot + 1 */
 	size_t send_depth;
+	uint64_t order; /* split: its enters and ends of messages and collectives so far */
 };
 
 /* The ends of a message in flight: the paths of its send and receive, the receive's call. A
@@ -72,16 +74,12 @@ struct heap {
 	size_t n, cap, live;
 };
 
-/* A collective in flight: its members' paths. */
-struct cell {
-	uint32_t pattern, path, loc, comm; /* loc: index in the layer's locations */
-	uint64_t time, count;
-};
-
 struct waits {
 	const struct vtr_trace *t;
 	FILE *warn;
 	uint64_t problems;
+	struct vt_prof_wsplit *split; /* NULL: the serial reading */
+	uint64_t stack_problems;      /* split: the stacks' problems, which it counts itself */
 	struct vt_prof_paths paths;
 	struct lstate *locs;
 	struct mslot *ms;
@@ -90,7 +88,7 @@ struct waits {
 	struct vt_prof_coll_paths *cslots;
 	struct obar *bars;
 	uint64_t **bar_count; /* per team communicator and member: barriers entered */
-	struct cell *cells;
+	struct vt_prof_wcell *cells;
 	size_t ncells, capcells;
 	uint32_t *cslots_tab; /* (pattern, path, loc, comm) -> cell index + 1 */
 	size_t ncslots;
@@ -107,13 +105,13 @@ static uint32_t path_now(const struct lstate *s)
 
 /* ---- the sums ---- */
 
-static size_t cell_slot(const struct cell *c, size_t n)
+static size_t cell_slot(const struct vt_prof_wcell *c, size_t n)
 {
 	uint64_t k = (uint64_t)c->pattern << 56 ^ (uint64_t)c->path << 28 ^ c->loc;
 	return (size_t)vt_prof_mix(k ^ vt_prof_mix(c->comm)) & (n - 1);
 }
 
-static bool same_cell(const struct cell *a, const struct cell *b)
+static bool same_cell(const struct vt_prof_wcell *a, const struct vt_prof_wcell *b)
 {
 	return a->pattern == b->pattern && a->path == b->path && a->loc == b->loc &&
 	       a->comm == b->comm;
@@ -132,18 +130,18 @@ static void cell_rehash(struct waits *w)
 	}
 }
 
-static void add(struct waits *w, enum vt_prof_wait pattern, uint32_t path,
-		const struct vtr_location *loc, uint32_t comm, uint64_t time)
+void vt_prof_waits_add(struct waits *w, uint32_t pattern, uint32_t path, uint32_t loc,
+		       uint32_t comm, uint64_t time, uint64_t count)
 {
 	if (!time)
 		return;
-	struct cell key = {pattern, path, (uint32_t)loc->index, comm, 0, 0};
+	struct vt_prof_wcell key = {pattern, path, loc, comm, 0, 0};
 	size_t s = cell_slot(&key, w->ncslots);
 	for (; w->cslots_tab[s]; s = (s + 1) & (w->ncslots - 1)) {
-		struct cell *c = &w->cells[w->cslots_tab[s] - 1];
+		struct vt_prof_wcell *c = &w->cells[w->cslots_tab[s] - 1];
 		if (same_cell(c, &key)) {
 			c->time += time;
-			c->count++;
+			c->count += count;
 			return;
 		}
 	}
@@ -152,11 +150,17 @@ static void add(struct waits *w, enum vt_prof_wait pattern, uint32_t path,
 		w->cells = vtr_xrealloc(w->cells, w->capcells, sizeof(*w->cells));
 	}
 	key.time = time;
-	key.count = 1;
+	key.count = count;
 	w->cells[w->ncells] = key;
 	w->cslots_tab[s] = (uint32_t)++w->ncells;
 	if (2 * w->ncells > w->ncslots)
 		cell_rehash(w);
+}
+
+static void add(struct waits *w, enum vt_prof_wait pattern, uint32_t path,
+		const struct vtr_location *loc, uint32_t comm, uint64_t time)
+{
+	vt_prof_waits_add(w, pattern, path, (uint32_t)loc->index, comm, time, 1);
 }
 
 static uint64_t *scratch(struct waits *w, size_t n)
@@ -387,7 +391,11 @@ static void on_enter(void *user, const struct vtr_location *loc, uint64_t time, 
 		s->path = vtr_xrealloc(s->path, s->cap, sizeof(*s->path));
 		s->enter = vtr_xrealloc(s->enter, s->cap, sizeof(*s->enter));
 	}
+	size_t known = w->paths.n;
 	s->path[s->depth] = vt_prof_path_of(&w->paths, path_now(s), region);
+	if (w->split)
+		vt_prof_wsplit_enter(w->split, &w->paths, s->path[s->depth], w->paths.n > known,
+				     loc, time, s->order++);
 	s->enter[s->depth++] = time;
 	if (s->nteams && !s->bar && is_omp_barrier(w->t, region))
 		bar_enter(w, loc, s, time);
@@ -402,8 +410,14 @@ static void on_leave(void *user, const struct vtr_location *loc, uint64_t time, 
 	(void)enter;
 	if (s->bar && s->bar_depth == s->depth)
 		bar_leave(w, s, time);
-	if (s->send_slot && s->send_depth == s->depth)
-		send_left(w, s, time);
+	if (s->send_slot && s->send_depth == s->depth) {
+		if (w->split) {
+			vt_prof_wsplit_send_left(w->split, s->send_slot, time);
+			s->send_slot = 0;
+		} else {
+			send_left(w, s, time);
+		}
+	}
 	if (s->depth)
 		s->depth--;
 }
@@ -419,17 +433,56 @@ static void on_thread(void *user, const struct vtr_location *loc, const struct v
 		s->nteams--;
 }
 
+static bool split_kind(enum vtr_event kind)
+{
+	switch (kind) {
+	case VTR_EV_MpiSend:
+	case VTR_EV_MpiIsend:
+	case VTR_EV_MpiRecv:
+	case VTR_EV_MpiIrecv:
+	case VTR_EV_MpiIsendComplete:
+	case VTR_EV_MpiIrecvRequest:
+	case VTR_EV_MpiCollectiveEnd:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* Split: the end of a message or collective becomes a record for its owner; a blocking send
+ * in its call is followed to its Leave (Late Receiver). */
+static void split_record(struct waits *w, const struct vtr_location *loc, struct lstate *s,
+			 const struct vtr_record *r, bool in_call, uint64_t call)
+{
+	if (r->kind == VTR_EV_MpiSend && in_call && s->send_slot) {
+		/* A second send in one call: the first one's taken as ended. */
+		vt_prof_wsplit_send_left(w->split, s->send_slot, r->time);
+		s->send_slot = 0;
+	}
+	uint32_t h = vt_prof_wsplit_record(w->split, loc, r, path_now(s), in_call, call,
+					   s->depth ? s->enter[s->depth - 1] : r->time, s->order);
+	s->order++;
+	if (h) {
+		s->send_slot = h;
+		s->send_depth = s->depth;
+	}
+}
+
 /* At each end of a message or collective: the call path it happens in. */
 static void on_record(void *user, const struct vtr_location *loc, const struct vtr_record *r)
 {
 	struct waits *w = user;
 	struct lstate *s = &w->locs[loc->index];
-	if (!r->match)
+	if (w->split ? !split_kind(r->kind) : !r->match)
 		return;
 	/* The MPI call the event is in: the innermost region if it is MPI's, else none (a
 	 * trace without the MPI regions: the event alone). */
 	bool in_call = s->depth && vt_prof_path_in_mpi(&w->paths, w->t, s->path[s->depth - 1]);
 	uint64_t call = in_call ? s->enter[s->depth - 1] : r->time;
+	if (w->split) {
+		split_record(w, loc, s, r, in_call, call);
+		return;
+	}
 	switch (r->kind) {
 	case VTR_EV_MpiSend:
 	case VTR_EV_MpiIsend:
@@ -522,8 +575,16 @@ static void on_problem(void *user, const struct vtr_location *loc, enum vtr_prob
 	(void)has_time;
 	(void)time;
 	(void)region;
-	if (kind != VTR_UNMATCHED_MESSAGE && kind != VTR_UNMATCHED_COLLECTIVE)
+	if (kind != VTR_UNMATCHED_MESSAGE && kind != VTR_UNMATCHED_COLLECTIVE) {
+		/* Split: no flat reading before this one counts them; each process its own. */
+		if (!w->split)
+			return;
+		w->stack_problems++;
+		if (loc)
+			fprintf(w->warn, "vt-profile: warning: location %" PRIu64 " \"%s\": %s\n",
+				loc->id, loc->name, message);
 		return;
+	}
 	w->problems++;
 	if (loc)
 		fprintf(w->warn, "warning: location %" PRIu64 " \"%s\": %s\n", loc->id, loc->name,
@@ -538,14 +599,14 @@ static void on_problem(void *user, const struct vtr_location *loc, enum vtr_prob
 enum breakdown { BY_PATH, BY_LOC, BY_COMM };
 static enum breakdown sort_by;
 
-static uint32_t key_of(const struct cell *c, enum breakdown b)
+static uint32_t key_of(const struct vt_prof_wcell *c, enum breakdown b)
 {
 	return b == BY_PATH ? c->path : b == BY_LOC ? c->loc : c->comm;
 }
 
 static int cmp_key(const void *pa, const void *pb)
 {
-	const struct cell *a = pa, *b = pb;
+	const struct vt_prof_wcell *a = pa, *b = pb;
 	if (a->pattern != b->pattern)
 		return a->pattern < b->pattern ? -1 : 1;
 	uint32_t x = key_of(a, sort_by), y = key_of(b, sort_by);
@@ -555,7 +616,7 @@ static int cmp_key(const void *pa, const void *pb)
 /* Per pattern the largest time first (call paths); locations and comms in their order. */
 static int cmp_rows(const void *pa, const void *pb)
 {
-	const struct cell *a = pa, *b = pb;
+	const struct vt_prof_wcell *a = pa, *b = pb;
 	if (a->pattern != b->pattern)
 		return a->pattern < b->pattern ? -1 : 1;
 	if (sort_by == BY_PATH && a->time != b->time)
@@ -564,9 +625,9 @@ static int cmp_rows(const void *pa, const void *pb)
 	return (x > y) - (x < y);
 }
 
-static struct cell *rows_of(const struct waits *w, enum breakdown b, size_t *n)
+static struct vt_prof_wcell *rows_of(const struct waits *w, enum breakdown b, size_t *n)
 {
-	struct cell *r = vtr_xcalloc(w->ncells ? w->ncells : 1, sizeof(*r));
+	struct vt_prof_wcell *r = vtr_xcalloc(w->ncells ? w->ncells : 1, sizeof(*r));
 	memcpy(r, w->cells, w->ncells * sizeof(*r));
 	sort_by = b;
 	qsort(r, w->ncells, sizeof(*r), cmp_key);
@@ -591,7 +652,7 @@ static const char *comm_name(const struct vtr_trace *t, uint32_t comm)
 }
 
 struct rows {
-	struct cell *r[3];
+	struct vt_prof_wcell *r[3];
 	size_t n[3];
 	uint64_t time[VT_WAIT_PATTERNS], count[VT_WAIT_PATTERNS], total;
 };
@@ -624,7 +685,7 @@ static void report_text(FILE *out, const struct vt_prof_trace *tr, const struct 
 			: b == BY_LOC ? "rank  location"
 				      : "communicator");
 		for (size_t i = 0; i < R->n[b]; i++) {
-			const struct cell *c = &R->r[b][i];
+			const struct vt_prof_wcell *c = &R->r[b][i];
 			vt_prof_format_time(buf, sizeof(buf), (double)c->time, res);
 			fprintf(out, "  %-24s  %12s  %10" PRIu64 "  ",
 				vt_prof_wait_names[c->pattern], buf, c->count);
@@ -656,7 +717,7 @@ static void report_csv(FILE *out, const struct vt_prof_trace *tr, const struct w
 	static const char *const sections[3] = {"path", "location", "communicator"};
 	for (int b = 0; b < 3; b++) {
 		for (size_t i = 0; i < R->n[b]; i++) {
-			const struct cell *c = &R->r[b][i];
+			const struct vt_prof_wcell *c = &R->r[b][i];
 			fprintf(out, "%s,%s,", sections[b], vt_prof_wait_keys[c->pattern]);
 			if (b == BY_PATH) {
 				fputc('"', out);
@@ -702,7 +763,7 @@ static void report_json(FILE *out, const struct vt_prof_trace *tr, const struct 
 	for (int b = 0; b < 3; b++) {
 		fprintf(out, ",\n  \"%s\": [", sections[b]);
 		for (size_t i = 0; i < R->n[b]; i++) {
-			const struct cell *c = &R->r[b][i];
+			const struct vt_prof_wcell *c = &R->r[b][i];
 			fprintf(out, "%s\n    {\"pattern\": \"%s\", ", i ? "," : "",
 				vt_prof_wait_keys[c->pattern]);
 			if (b == BY_PATH) {
@@ -754,18 +815,20 @@ static void waits_free(struct waits *w)
 	free(w->heaps);
 }
 
-int vt_prof_report_waits(const struct vt_prof_trace *tr, const struct vt_prof_options *opt,
-			 FILE *out, FILE *warn, uint64_t *problems, char *err, size_t errlen)
+static void waits_init(struct waits *w, const struct vtr_trace *t, FILE *warn)
 {
-	const struct vtr_trace *t = tr->layer;
-	struct waits w = {.t = t, .warn = warn};
-	w.locs = vtr_xcalloc(t->nlocations ? t->nlocations : 1, sizeof(*w.locs));
-	w.bar_count = vtr_xcalloc(t->ncomms ? t->ncomms : 1, sizeof(*w.bar_count));
+	*w = (struct waits){.t = t, .warn = warn};
+	w->locs = vtr_xcalloc(t->nlocations ? t->nlocations : 1, sizeof(*w->locs));
+	w->bar_count = vtr_xcalloc(t->ncomms ? t->ncomms : 1, sizeof(*w->bar_count));
 	for (size_t i = 0; i < t->nlocations; i++)
-		if (t->locations[i].rank != VTR_NONE && t->locations[i].rank >= w.nheaps)
-			w.nheaps = (size_t)t->locations[i].rank + 1;
-	w.heaps = vtr_xcalloc(w.nheaps ? w.nheaps : 1, sizeof(*w.heaps));
-	cell_rehash(&w);
+		if (t->locations[i].rank != VTR_NONE && t->locations[i].rank >= w->nheaps)
+			w->nheaps = (size_t)t->locations[i].rank + 1;
+	w->heaps = vtr_xcalloc(w->nheaps ? w->nheaps : 1, sizeof(*w->heaps));
+	cell_rehash(w);
+}
+
+static int waits_read(struct waits *w)
+{
 	const struct vtr_callbacks cb = {
 	    .enter = on_enter,
 	    .leave = on_leave,
@@ -775,34 +838,114 @@ int vt_prof_report_waits(const struct vt_prof_trace *tr, const struct vt_prof_op
 	    .thread = on_thread,
 	    .problem = on_problem,
 	};
-	int rc = vtr_read_merged(tr->layer, &cb, &w);
-	if (rc < 0) {
-		snprintf(err, errlen, "%s", tr->layer->err);
-	} else {
-		struct rows R = {0};
-		for (int b = 0; b < 3; b++)
-			R.r[b] = rows_of(&w, (enum breakdown)b, &R.n[b]);
-		for (size_t i = 0; i < w.ncells; i++) {
-			R.time[w.cells[i].pattern] += w.cells[i].time;
-			R.count[w.cells[i].pattern] += w.cells[i].count;
-			if (!vt_prof_wait_is_part((enum vt_prof_wait)w.cells[i].pattern))
-				R.total += w.cells[i].time;
-		}
-		switch (opt->format) {
-		case VT_PROF_TEXT:
-			report_text(out, tr, &w, &R);
-			break;
-		case VT_PROF_CSV:
-			report_csv(out, tr, &w, &R);
-			break;
-		case VT_PROF_JSON:
-			report_json(out, tr, &w, &R);
-			break;
-		}
-		for (int b = 0; b < 3; b++)
-			free(R.r[b]);
+	return vtr_read_merged((struct vtr_trace *)w->t, &cb, w);
+}
+
+static void waits_print(const struct waits *w, const struct vt_prof_trace *tr,
+			const struct vt_prof_options *opt, FILE *out)
+{
+	struct rows R = {0};
+	for (int b = 0; b < 3; b++)
+		R.r[b] = rows_of(w, (enum breakdown)b, &R.n[b]);
+	for (size_t i = 0; i < w->ncells; i++) {
+		R.time[w->cells[i].pattern] += w->cells[i].time;
+		R.count[w->cells[i].pattern] += w->cells[i].count;
+		if (!vt_prof_wait_is_part((enum vt_prof_wait)w->cells[i].pattern))
+			R.total += w->cells[i].time;
 	}
+	switch (opt->format) {
+	case VT_PROF_TEXT:
+		report_text(out, tr, w, &R);
+		break;
+	case VT_PROF_CSV:
+		report_csv(out, tr, w, &R);
+		break;
+	case VT_PROF_JSON:
+		report_json(out, tr, w, &R);
+		break;
+	}
+	for (int b = 0; b < 3; b++)
+		free(R.r[b]);
+}
+
+int vt_prof_report_waits(const struct vt_prof_trace *tr, const struct vt_prof_options *opt,
+			 FILE *out, FILE *warn, uint64_t *problems, char *err, size_t errlen)
+{
+	struct waits w;
+	waits_init(&w, tr->layer, warn);
+	int rc = waits_read(&w);
+	if (rc < 0)
+		snprintf(err, errlen, "%s", tr->layer->err);
+	else
+		waits_print(&w, tr, opt, out);
 	*problems = w.problems;
 	waits_free(&w);
 	return rc < 0 ? -1 : 0;
+}
+
+/* ---- the split reading's side (waits_split.h) ---- */
+
+struct waits *vt_prof_waits_new(const struct vtr_trace *t, FILE *warn, struct vt_prof_wsplit *sp)
+{
+	struct waits *w = vtr_xcalloc(1, sizeof(*w));
+	waits_init(w, t, warn);
+	w->split = sp;
+	return w;
+}
+
+int vt_prof_waits_read(struct waits *w)
+{
+	return waits_read(w);
+}
+
+const struct vt_prof_wcell *vt_prof_waits_cells(const struct waits *w, size_t *n)
+{
+	*n = w->ncells;
+	return w->cells;
+}
+
+void vt_prof_waits_renumber(struct waits *w, const uint32_t *map, struct vt_prof_paths *global)
+{
+	struct vt_prof_wcell *old = w->cells;
+	size_t n = w->ncells;
+	w->cells = NULL;
+	w->ncells = w->capcells = 0;
+	free(w->cslots_tab);
+	w->cslots_tab = NULL;
+	w->ncslots = 0;
+	cell_rehash(w);
+	for (size_t i = 0; i < n; i++)
+		vt_prof_waits_add(w, old[i].pattern, map[old[i].path], old[i].loc, old[i].comm,
+				  old[i].time, old[i].count);
+	free(old);
+	vt_prof_paths_free(&w->paths);
+	w->paths = *global;
+	*global = (struct vt_prof_paths){0};
+}
+
+uint64_t *vt_prof_waits_problems(struct waits *w)
+{
+	return &w->problems;
+}
+
+uint64_t vt_prof_waits_stack_problems(const struct waits *w)
+{
+	return w->stack_problems;
+}
+
+FILE *vt_prof_waits_warn(const struct waits *w)
+{
+	return w->warn;
+}
+
+void vt_prof_waits_print(struct waits *w, const struct vt_prof_trace *tr,
+			 const struct vt_prof_options *opt, FILE *out)
+{
+	waits_print(w, tr, opt, out);
+}
+
+void vt_prof_waits_free(struct waits *w)
+{
+	waits_free(w);
+	free(w);
 }

@@ -382,4 +382,5 @@ def body(t):
     check_mpi_program(t)
 
 
-vttest.main('profile_waits', body)
+if __name__ == '__main__':
+    vttest.main('profile_waits', body)

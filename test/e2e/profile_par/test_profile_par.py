@@ -1,0 +1,162 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""vt-profile-mpi --waits on 2 and 4 processes (Open MPI) and vt-profile-mpich on 2 (MPICH)
+print what vt-profile --waits prints, byte for byte (text, JSON, CSV), with its exit status:
+on a trace written with python3-otf2 (every pattern, an OpenMP team; once with an unmatched
+send), on test/lib/omptrace.py's (OpenMP alone), and on traces of vtcc-built programs run
+under Open MPI: samples/mpi/heat.c (halo messages, Allreduce), bench/waits-app.c (messages,
+Allreduce, Bcast, Barrier; its ranks drift apart), test/e2e/profile/waits_prog.c (rank 1
+sleeps before its send) and test/e2e/mpi_threads/mpi_threads.c (MPI from pthreads and an
+OpenMP thread: several locations per rank). python3-otf2 says that each trace has what it is
+here for."""
+import json
+import os
+import subprocess
+import sys
+
+import omptrace
+import otf2events
+import vtmpi
+import vttest
+from vtmpi import MPICH, OPENMPI
+from vttest import otf2
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'profile'))
+import test_profile_waits  # noqa: E402  (its trace by hand with every pattern)
+
+VT_PROFILE = os.environ.get('VT_PROFILE', 'vt-profile')
+PAR = {'openmpi': os.environ.get('VT_PROFILE_MPI', ''),
+       'mpich': os.environ.get('VT_PROFILE_MPICH', '')}
+SRC = os.environ.get('VT_SOURCE_ROOT',
+                     os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..', '..'))
+RUNS = ((OPENMPI, 2), (OPENMPI, 4), (MPICH, 2))
+
+
+def run(cmd):
+    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=300)
+    return p.returncode, p.stdout, p.stderr.decode(errors='replace')
+
+
+def parallel(impl, np, args):
+    return run(list(impl.launcher) + ['-np', str(np), PAR[impl.name]] + args)
+
+
+def content(path):
+    """Per kind the events python3-otf2 reads, and the most locations of one process."""
+    kinds, per_group = {}, {}
+    with otf2.reader.open(path) as reader:
+        for loc in reader.definitions.locations:
+            per_group[loc.group.name] = per_group.get(loc.group.name, 0) + 1
+        for loc, ev in otf2events.events(reader):
+            kinds[type(ev).__name__] = kinds.get(type(ev).__name__, 0) + 1
+    return kinds, max(per_group.values())
+
+
+def same(t, path, what, status=0):
+    """Each format's serial report, then each parallel run's, compared byte for byte; the
+    serial JSON report."""
+    report = None
+    for fmt in ('text', 'json', 'csv'):
+        code, want, err = run([VT_PROFILE, '--waits', '--format', fmt, path])
+        t.eq(code, status, '%s: vt-profile --waits --format %s exits %d' % (what, fmt, status))
+        if fmt == 'json':
+            report = json.loads(want.decode())
+        for impl, np in RUNS:
+            if fmt == 'csv' and (impl, np) != (OPENMPI, 2):
+                continue
+            label = '%s: --format %s on %d processes (%s)' % (what, fmt, np, impl)
+            code, got, perr = parallel(impl, np, ['--waits', '--format', fmt, path])
+            t.eq(code, status, '%s: exits %d' % (label, status))
+            t.check(got == want, '%s: the same bytes as vt-profile' % label,
+                    '--- vt-profile\n%s\n--- parallel\n%s\n%s'
+                    % (want.decode(), got.decode(), perr))
+    return report
+
+
+def instances(report, pattern):
+    return [p['instances'] for p in report['patterns'] if p['pattern'] == pattern][0]
+
+
+def check_by_hand(t):
+    d = t.newdir('by-hand')
+    for name, status in (('waits', 0), ('unmatched', 1)):
+        test_profile_waits.write_waits(os.path.join(d, name), unmatched=name == 'unmatched')
+        report = same(t, os.path.join(d, name, 'traces.otf2'), 'by hand, ' + name, status)
+        # Every pattern has its instances (test_profile_waits checks their values).
+        t.eq([p['instances'] for p in report['patterns']], [2, 1, 1, 2, 2, 2, 1, 2],
+             'by hand, %s: the instances of each pattern' % name)
+        t.eq(report['problems'], status, 'by hand, %s: problems' % name)
+    # Threads outside MPI (test/lib/omptrace.py: OpenMP barriers that wait): process 0's.
+    report = same(t, omptrace.write(os.path.join(d, 'omp')), 'omptrace')
+    t.eq(instances(report, 'omp_barrier'), 3, 'omptrace: 3 OpenMP barrier waits')
+    return os.path.join(d, 'waits', 'traces.otf2')
+
+
+def program(t, name, source, np, args=(), flags=(), env=None):
+    vtmpi.require_runtime(OPENMPI)
+    exe = vtmpi.compile(t, OPENMPI, name, [source], flags=flags)
+    r = vtmpi.mpirun(t, OPENMPI, np, exe, args=args, env=env, timeout=240, label=name)
+    vtmpi.clean_run(t, r, name)
+    return t.trace(r, name).path
+
+
+def check_programs(t):
+    heat = program(t, 'heat', os.path.join(SRC, 'samples', 'mpi', 'heat.c'), 4, flags=['-lm'])
+    kinds, _ = content(heat)
+    t.check(kinds.get('MpiSend', 0) > 100 and kinds.get('MpiCollectiveEnd', 0) > 4,
+            'heat: python3-otf2 reads messages and collectives', repr(kinds))
+    report = same(t, heat, 'heat')
+    # Four ranks never enter 200 Allreduces at the same tick.
+    t.check(instances(report, 'wait_nxn') > 0, 'heat: NxN waits to compare',
+            repr(report['patterns']))
+
+    app = program(t, 'waits-app', os.path.join(SRC, 'bench', 'waits-app.c'), 4, args=['3000'])
+    kinds, _ = content(app)
+    t.eq((kinds.get('MpiSend'), kinds.get('MpiRecv')), (4 * 3000, 4 * 3000),
+         'waits-app: python3-otf2 reads a send and a receive per rank and iteration')
+    report = same(t, app, 'waits-app')
+    t.check(instances(report, 'wait_nxn') > 0 and instances(report, 'wait_barrier') > 0,
+            'waits-app: NxN and barrier waits to compare', repr(report['patterns']))
+
+    # An injected delay: rank 1 sleeps 300 ms before the send rank 0 waits for.
+    late = program(t, 'waits_prog', os.path.join(SRC, 'test', 'e2e', 'profile', 'waits_prog.c'),
+                   2)
+    report = same(t, late, 'waits_prog')
+    t.eq(instances(report, 'late_sender'), 1, 'waits_prog: its one Late Sender')
+
+    threads = program(t, 'mpi_threads',
+                      os.path.join(SRC, 'test', 'e2e', 'mpi_threads', 'mpi_threads.c'), 4,
+                      flags=['-fopenmp', '-pthread'], env={'OMP_NUM_THREADS': '2'})
+    kinds, most = content(threads)
+    t.check(most >= 3 and kinds.get('MpiSend', 0) > 0 and kinds.get('ThreadTeamBegin', 0) > 0,
+            'mpi_threads: python3-otf2 reads messages from several locations per rank and an '
+            'OpenMP team', '%r, %d locations' % (kinds, most))
+    report = same(t, threads, 'mpi_threads')
+    t.check(sum(p['instances'] for p in report['patterns']) > 0,
+            'mpi_threads: waits to compare', repr(report['patterns']))
+
+
+def check_usage(t, trace):
+    code, out, err = parallel(OPENMPI, 2, ['--mpi', trace])
+    t.eq(code, 2, 'usage: --mpi on 2 processes exits 2')
+    t.check('only --waits runs on more than one process' in err,
+            'usage: --mpi on 2 processes says only --waits runs there', err)
+    code, out, err = parallel(OPENMPI, 2, ['--waits', trace + '.none'])
+    lines = [x for x in err.splitlines() if x.startswith('vt-profile:')]
+    t.eq((code, len(lines)), (2, 1), 'bad trace on 2 processes: exit 2, one line')
+    t.check(lines and lines[0].startswith('vt-profile: %s.none: ' % trace),
+            'bad trace on 2 processes: the line names the trace', err)
+    code, out, err = parallel(OPENMPI, 1, ['--waits', '--format', 'json', trace])
+    code1, want, err1 = run([VT_PROFILE, '--waits', '--format', 'json', trace])
+    t.eq((code, out), (code1, want), 'one process: vt-profile-mpi is vt-profile')
+
+
+def body(t):
+    for impl in ('openmpi', 'mpich'):
+        if not PAR[impl] or not os.access(PAR[impl], os.X_OK):
+            t.fail('the %s vt-profile is built' % impl, repr(PAR[impl]))
+            return
+    check_usage(t, check_by_hand(t))
+    check_programs(t)
+
+
+vttest.main('profile_par', body)

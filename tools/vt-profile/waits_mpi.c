@@ -1,0 +1,216 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* vt-profile-mpi --waits on N processes: the exchanges over MPI around waits_split.c. */
+#include "vtr_cli.h"
+#include "waits_split.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <mpi.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Whether any process says yes. */
+static bool any(bool mine)
+{
+	int in = mine, out = 0;
+	MPI_Allreduce(&in, &out, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+	return out != 0;
+}
+
+static uint64_t sum(uint64_t mine)
+{
+	unsigned long long in = mine, out = 0;
+	MPI_Allreduce(&in, &out, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
+	return out;
+}
+
+/* Whether any process failed; the failure told once: process 0's, else each failed one's. */
+static bool failed(bool bad, const char *path, const char *err)
+{
+	int me, first = bad;
+	MPI_Comm_rank(MPI_COMM_WORLD, &me);
+	MPI_Bcast(&first, 1, MPI_INT, 0, MPI_COMM_WORLD);
+	if (bad && (me == 0 || !first))
+		fprintf(stderr, "vt-profile: %s: %s\n", path, err);
+	return any(bad);
+}
+
+/* Byte counts of MPI calls are ints: more than 2 GiB in one exchange ends the tool. */
+static int bytes_of(size_t n, size_t size)
+{
+	if (n > (size_t)INT_MAX / size) {
+		fprintf(stderr,
+			"vt-profile: more than %d bytes of records for one process; use "
+			"more processes\n",
+			INT_MAX);
+		MPI_Abort(MPI_COMM_WORLD, 2);
+	}
+	return (int)(n * size);
+}
+
+static int *displs_of(const int *counts, int n, size_t *total)
+{
+	int *d = vtr_xcalloc((size_t)n + 1, sizeof(int));
+	size_t t = 0;
+	for (int i = 0; i < n; i++) {
+		d[i] = bytes_of(t, 1);
+		t += (size_t)counts[i];
+	}
+	bytes_of(t, 1);
+	*total = t;
+	return d;
+}
+
+/* Every process's items (size bytes each) to every process: its own, and *n of all. */
+static void *allgather(const void *mine, size_t n, size_t size, int nprocs, size_t *counts)
+{
+	int c = bytes_of(n, size);
+	int *cs = vtr_xcalloc((size_t)nprocs, sizeof(int));
+	MPI_Allgather(&c, 1, MPI_INT, cs, 1, MPI_INT, MPI_COMM_WORLD);
+	size_t total;
+	int *d = displs_of(cs, nprocs, &total);
+	char *all = vtr_xcalloc(total + 1, 1);
+	MPI_Allgatherv(mine, c, MPI_BYTE, all, cs, d, MPI_BYTE, MPI_COMM_WORLD);
+	for (int i = 0; i < nprocs; i++)
+		counts[i] = (size_t)cs[i] / size;
+	free(cs);
+	free(d);
+	return all;
+}
+
+/* Items (size bytes) to the processes dest[i] says, freed once packed (the exchange holds
+ * two copies at most); what comes here, *got of them. */
+static void *alltoall(void *items, size_t n, size_t size, const uint32_t *dest, int nprocs,
+		      size_t *got)
+{
+	int *sc = vtr_xcalloc((size_t)nprocs, sizeof(int));
+	int *rc = vtr_xcalloc((size_t)nprocs, sizeof(int));
+	size_t *fill = vtr_xcalloc((size_t)nprocs + 1, sizeof(size_t));
+	for (size_t i = 0; i < n; i++)
+		sc[dest[i]] = bytes_of((size_t)sc[dest[i]] / size + 1, size);
+	size_t stotal, rtotal;
+	int *sd = displs_of(sc, nprocs, &stotal);
+	char *out = vtr_xcalloc(stotal + 1, 1);
+	for (size_t i = 0; i < n; i++) {
+		memcpy(out + sd[dest[i]] + fill[dest[i]], (const char *)items + i * size, size);
+		fill[dest[i]] += size;
+	}
+	free(items);
+	MPI_Alltoall(sc, 1, MPI_INT, rc, 1, MPI_INT, MPI_COMM_WORLD);
+	int *rd = displs_of(rc, nprocs, &rtotal);
+	char *in = vtr_xcalloc(rtotal + 1, 1);
+	MPI_Alltoallv(out, sc, sd, MPI_BYTE, in, rc, rd, MPI_BYTE, MPI_COMM_WORLD);
+	*got = rtotal / size;
+	free(sc);
+	free(rc);
+	free(sd);
+	free(rd);
+	free(fill);
+	free(out);
+	return in;
+}
+
+int vt_prof_waits_mpi(const char *path, const struct vt_prof_options *opt)
+{
+	int me, nprocs;
+	MPI_Comm_rank(MPI_COMM_WORLD, &me);
+	MPI_Comm_size(MPI_COMM_WORLD, &nprocs);
+	if (me)
+		vtr_progress_setup(true); /* one progress line: process 0's */
+	struct vt_prof_trace tr = {.path = path};
+	struct vtr_trace *t = vtr_xcalloc(1, sizeof(*t));
+	tr.layer = t;
+	int status = 2;
+	bool bad = vtr_open(t, path) < 0;
+	if (failed(bad, path, t->err)) {
+		if (!bad)
+			vtr_close(t);
+		free(t);
+		return status;
+	}
+	tr.timer_resolution = t->resolution;
+	struct vt_prof_wsplit *sp = vt_prof_wsplit_new(t, (uint32_t)me, (uint32_t)nprocs);
+	t->only = vt_prof_wsplit_share(sp);
+	t->no_match = true;
+	struct waits *w = vt_prof_waits_new(t, stderr, sp);
+
+	/* 1. Each process reads its share. */
+	bad = vt_prof_waits_read(w) < 0;
+	uint64_t events = vtr_last_stats()->events;
+	if (failed(bad, path, t->err))
+		goto out;
+	if (!sum(events)) {
+		if (!me)
+			fprintf(stderr, "vt-profile: %s: the trace has no events\n", path);
+		goto out;
+	}
+
+	/* 2. The call paths numbered as the serial reading numbers them, everywhere. */
+	size_t np;
+	const struct vt_prof_wpath *mine = vt_prof_wsplit_paths(sp, &np);
+	size_t *counts = vtr_xcalloc((size_t)nprocs, sizeof(size_t));
+	struct vt_prof_wpath *all = allgather(mine, np, sizeof(*mine), nprocs, counts);
+	const struct vt_prof_wpath **each = vtr_xcalloc((size_t)nprocs, sizeof(*each));
+	for (int i = 0, at = 0; i < nprocs; at += (int)counts[i], i++)
+		each[i] = all + at;
+	struct vt_prof_paths global = {0};
+	uint32_t *map;
+	vt_prof_wsplit_globalize(sp, each, counts, (uint32_t)nprocs, &global, &map);
+	vt_prof_waits_renumber(w, map, &global);
+	free(all);
+	free(each);
+	free(map);
+
+	/* 3. The ends of messages and collectives to their owners, which compute them. */
+	size_t nm, nc, gm, gc;
+	struct vt_prof_wmsg *m = vt_prof_wsplit_take_msgs(sp, &nm);
+	struct vt_prof_wcoll *c = vt_prof_wsplit_take_colls(sp, &nc);
+	uint32_t *dest = vtr_xcalloc((nm > nc ? nm : nc) + 1, sizeof(*dest));
+	for (size_t i = 0; i < nm; i++)
+		dest[i] = vt_prof_wsplit_msg_dest(sp, &m[i]);
+	struct vt_prof_wmsg *inm = alltoall(m, nm, sizeof(*m), dest, nprocs, &gm);
+	for (size_t i = 0; i < nc; i++)
+		dest[i] = vt_prof_wsplit_coll_dest(sp, &c[i]);
+	struct vt_prof_wcoll *inc = alltoall(c, nc, sizeof(*c), dest, nprocs, &gc);
+	free(dest);
+	vt_prof_wsplit_resolve(sp, w, inm, gm, inc, gc);
+	free(inm);
+	free(inc);
+
+	/* 4. The sums at process 0, which prints them. */
+	size_t ncells;
+	const struct vt_prof_wcell *cells = vt_prof_waits_cells(w, &ncells);
+	int bytes = bytes_of(ncells, sizeof(*cells));
+	int *cs = vtr_xcalloc((size_t)nprocs, sizeof(int));
+	MPI_Gather(&bytes, 1, MPI_INT, cs, 1, MPI_INT, 0, MPI_COMM_WORLD);
+	size_t total = 0;
+	int *d = me ? NULL : displs_of(cs, nprocs, &total);
+	struct vt_prof_wcell *got = vtr_xcalloc(total + 1, 1);
+	MPI_Gatherv(cells, bytes, MPI_BYTE, got, cs, d, MPI_BYTE, 0, MPI_COMM_WORLD);
+	uint64_t problems = sum(*vt_prof_waits_problems(w));
+	uint64_t stack = sum(vt_prof_waits_stack_problems(w));
+	if (!me) {
+		/* Process 0's own are in already. */
+		for (size_t i = (size_t)cs[0] / sizeof(*got); i < total / sizeof(*got); i++)
+			vt_prof_waits_add(w, got[i].pattern, got[i].path, got[i].loc, got[i].comm,
+					  got[i].time, got[i].count);
+		*vt_prof_waits_problems(w) = problems;
+		vt_prof_waits_print(w, &tr, opt, stdout);
+		status = problems + stack ? 1 : 0;
+		if (fflush(stdout) != 0 || ferror(stdout)) {
+			fprintf(stderr, "vt-profile: cannot write the report: %s\n",
+				strerror(errno));
+			status = 2;
+		}
+	}
+	free(got);
+	free(cs);
+	free(d);
+	MPI_Bcast(&status, 1, MPI_INT, 0, MPI_COMM_WORLD);
+out:
+	vt_prof_waits_free(w);
+	vt_prof_wsplit_free(sp);
+	vtr_close(t);
+	free(t);
+	return status;
+}
