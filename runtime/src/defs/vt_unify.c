@@ -67,10 +67,48 @@ static uint32_t region_id(struct vt_unified *u, struct vt_strtab *keys,
 	return id;
 }
 
-/* The keys that make global ids of what several processes may define alike. */
+/* The keys that make global ids of what several processes may define alike; and per kind
+ * that a compacted stream may refer to (vt_unify_tree.h), the global id of each of its
+ * records kept whole, in the order of the concatenation. */
 struct keys {
 	struct vt_strtab regions, metrics, scls, ctxs, igens, groups, files;
+	struct {
+		uint32_t *gid;
+		uint32_t n, cap;
+	} ord[VT_DEF_KIND_MAX];
 };
+
+/* The next record kept whole of kind got global id gid. 0, or -1 when memory ran out. */
+static int ord_add(struct keys *k, enum vt_def_kind kind, uint32_t gid)
+{
+	if (k->ord[kind].n == k->ord[kind].cap) {
+		uint32_t cap = k->ord[kind].cap ? 2 * k->ord[kind].cap : 64;
+		uint32_t *g = grow(k->ord[kind].gid, cap, sizeof(*g));
+		if (!g)
+			return -1;
+		k->ord[kind].gid = g;
+		k->ord[kind].cap = cap;
+	}
+	k->ord[kind].gid[k->ord[kind].n++] = gid;
+	return 0;
+}
+
+/* A process's local metric id has global id g. 0, or -1 when memory ran out. */
+static int set_metric(struct pending *pd, uint32_t local, uint32_t g)
+{
+	if (local >= pd->cap_metrics) {
+		uint32_t cap = local + 16;
+		uint32_t *m = grow(pd->metric_of, cap, sizeof(*m));
+		if (!m)
+			return -1;
+		pd->metric_of = m;
+		pd->cap_metrics = cap;
+	}
+	pd->metric_of[local] = g;
+	if (local >= pd->n_metrics)
+		pd->n_metrics = local + 1;
+	return 0;
+}
 
 /* The global id a process's local id has in pairs, or fallback. */
 static uint32_t paired(const struct vt_defs_buf *pairs, uint32_t local, uint32_t fallback)
@@ -279,9 +317,13 @@ static int merge_one(struct vt_unified *u, uint32_t rank, struct vt_defs_reader 
 			n_threads++;
 			break;
 		}
-		case VT_DEF_REGION:
-			pair(&pd->regions, d.region.id, region_id(u, rkeys, &d.region));
+		case VT_DEF_REGION: {
+			uint32_t g = region_id(u, rkeys, &d.region);
+			if (ord_add(keys, kind, g) < 0)
+				return -1;
+			pair(&pd->regions, d.region.id, g);
 			break;
+		}
 		case VT_DEF_COMM: {
 			uint32_t g = comm_id(u, d.comm.key, d.comm.size, UINT32_MAX);
 			if (u->comms[g].members && d.comm.my_rank < u->comms[g].size)
@@ -299,9 +341,13 @@ static int merge_one(struct vt_unified *u, uint32_t rank, struct vt_defs_reader 
 			pair(&pd->wins, d.rmawin.id,
 			     win_id(u, &d.rmawin, paired(&pd->comms, d.rmawin.comm, 0)));
 			break;
-		case VT_DEF_GROUP:
-			pair(&pd->groups, d.group.id, group_id(u, keys, d.group.members));
+		case VT_DEF_GROUP: {
+			uint32_t g = group_id(u, keys, d.group.members);
+			if (ord_add(keys, kind, g) < 0)
+				return -1;
+			pair(&pd->groups, d.group.id, g);
 			break;
+		}
 		case VT_DEF_IOHANDLE: {
 			uint32_t g = io_id(u, keys, &d.iohandle,
 					   d.iohandle.comm == UINT32_MAX
@@ -316,19 +362,12 @@ static int merge_one(struct vt_unified *u, uint32_t rank, struct vt_defs_reader 
 				pair(&pd->files, d.iohandle.id, u->ios[g].file);
 			break;
 		}
-		case VT_DEF_METRIC:
-			if (d.metric.id >= pd->cap_metrics) {
-				uint32_t cap = d.metric.id + 16;
-				uint32_t *m = grow(pd->metric_of, cap, sizeof(*m));
-				if (!m)
-					return -1;
-				pd->metric_of = m;
-				pd->cap_metrics = cap;
-			}
-			pd->metric_of[d.metric.id] = metric_id(u, mkeys, &d.metric);
-			if (d.metric.id >= pd->n_metrics)
-				pd->n_metrics = d.metric.id + 1;
+		case VT_DEF_METRIC: {
+			uint32_t g = metric_id(u, mkeys, &d.metric);
+			if (ord_add(keys, kind, g) < 0 || set_metric(pd, d.metric.id, g) < 0)
+				return -1;
 			break;
+		}
 		case VT_DEF_MARKER: {
 			/* Doubling at powers of two: a program may set many. */
 			size_t n = u->n_markers;
@@ -376,9 +415,29 @@ static int merge_one(struct vt_unified *u, uint32_t rank, struct vt_defs_reader 
 			pair(&pd->ctxs, c->id, g);
 			break;
 		}
-		case VT_DEF_IGEN:
-			pair(&pd->igens, d.igen.id, igen_id(u, keys, &d.igen));
+		case VT_DEF_IGEN: {
+			uint32_t g = igen_id(u, keys, &d.igen);
+			if (ord_add(keys, kind, g) < 0)
+				return -1;
+			pair(&pd->igens, d.igen.id, g);
 			break;
+		}
+		case VT_DEF_SAME: {
+			/* the global id of the record kept whole that it equals */
+			const struct vt_def_same *sm = &d.same;
+			if (sm->kind >= VT_DEF_KIND_MAX || sm->ordinal >= keys->ord[sm->kind].n)
+				return -1;
+			uint32_t g = keys->ord[sm->kind].gid[sm->ordinal];
+			if (sm->kind == VT_DEF_REGION)
+				pair(&pd->regions, sm->id, g);
+			else if (sm->kind == VT_DEF_GROUP)
+				pair(&pd->groups, sm->id, g);
+			else if (sm->kind == VT_DEF_IGEN)
+				pair(&pd->igens, sm->id, g);
+			else if (sm->kind != VT_DEF_METRIC || set_metric(pd, sm->id, g) < 0)
+				return -1;
+			break;
+		}
 		case VT_DEF_COMMUSE: {
 			/* resolved once the stream's communicators are known (lanes()) */
 			struct vt_def_commuse *c = grow(pd->uses, pd->n_uses + 1, sizeof(*c));
@@ -660,6 +719,8 @@ int vt_unify_merge(struct vt_unified *u, const char *all, const size_t *sizes, u
 	vt_strtab_free(&keys.igens);
 	vt_strtab_free(&keys.groups);
 	vt_strtab_free(&keys.files);
+	for (int k = 0; k < VT_DEF_KIND_MAX; k++)
+		free(keys.ord[k].gid);
 	return rc;
 }
 
