@@ -27,6 +27,7 @@ static const char *const unwinders[] = {"cfi", "libunwind", "fp", NULL};
 static const char *const openmp_runtimes[] = {"libomp", "libgomp", NULL};
 static const char *const openmp_modes[] = {"off", "regions", "all", NULL};
 static const char *const memtrace_modes[] = {"no", "yes", "events", "regions", NULL};
+static const char *const unify_modes[] = {"tree", "gather", NULL};
 static const char *const bool_words_true[] = {"yes", "true", "on", "1", NULL};
 static const char *const bool_words_false[] = {"no", "false", "off", "0", NULL};
 
@@ -156,6 +157,11 @@ static const struct vt_cfg_entry table[] = {
      "Record the program's pthread calls: thread creation and joins (OTF2 ThreadCreate, "
      "ThreadWait), mutexes and condition variables (regions, lock acquisitions and releases).",
      0, 0, NULL, &vt_cfg.pthread},
+    {"VT_UNIFY", VT_CFG_ENUM, "tree", "gather",
+     "MPI programs: how the ranks' definitions are unified at the end: tree (a binomial "
+     "reduction tree: each rank merges its subtree's, rank 0 gets what ranks share once) or "
+     "gather (every rank's sent to rank 0, which merges them all); the trace is the same.",
+     0, 0, unify_modes, &vt_cfg.unify},
     {"VT_VERBOSE", VT_CFG_INT, "1", "2",
      "Messages: 0 errors only, 1 warnings and where the trace went, 2-5 more detail.", 0, 5, NULL,
      &vt_cfg.verbose},
