@@ -1,6 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* The unification's reduction tree: compacted parts merged in tree order equal the left fold over
- * ranks. */
+/* The unification's tree: compacted parts merged equal the left fold over the ranks. */
 #include "defs/vt_defs.h"
 #include "defs/vt_unify.h"
 #include "defs/vt_unify_tree.h"

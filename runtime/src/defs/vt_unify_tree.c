@@ -1,6 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* The unification's reduction tree: compaction of parts and their way up and down
- * (vt_unify_tree.h). */
+/* The unification's reduction tree: parts compacted, sent up and down (vt_unify_tree.h). */
 #include "defs/vt_unify_tree.h"
 
 #include <stdlib.h>

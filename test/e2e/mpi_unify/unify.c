@@ -1,6 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* A tiny deterministic MPI program whose ranks define shared, some-rank and one-rank regions and
- * communicators. */
+/* A small deterministic MPI program whose ranks define regions all, some or one enter. */
 #include <mpi.h>
 #include <stdio.h>
 
