@@ -379,6 +379,7 @@ static void enc_same(struct vt_defs_buf *b, const union vt_def *d)
 	put_u32(b, d->same.kind);
 	put_u32(b, d->same.id);
 	put_u32(b, d->same.ordinal);
+	put_u32(b, d->same.count);
 }
 
 static void dec_same(struct vt_defs_reader *r, union vt_def *d)
@@ -386,6 +387,7 @@ static void dec_same(struct vt_defs_reader *r, union vt_def *d)
 	d->same.kind = get_u32(r);
 	d->same.id = get_u32(r);
 	d->same.ordinal = get_u32(r);
+	d->same.count = get_u32(r);
 }
 
 static const struct {

@@ -173,11 +173,12 @@ struct vt_def_team {
 	const char *members;
 };
 
-/* A definition of kind (region, metric, interrupt generator, group) whose content equals that
- * of an earlier one in the same compacted concatenation of streams: local id is this
- * process's, ordinal counts the kind's records kept whole before it in the concatenation. */
+/* Definitions of kind (region, metric, interrupt generator, group) whose contents equal
+ * those of earlier ones in the same compacted concatenation of streams: this process's local
+ * ids id .. id + count - 1 are the kind's records kept whole number ordinal .. ordinal +
+ * count - 1 (counted from 0 in the concatenation). */
 struct vt_def_same {
-	uint32_t kind, id, ordinal;
+	uint32_t kind, id, ordinal, count;
 };
 union vt_def {
 	struct vt_def_process process;

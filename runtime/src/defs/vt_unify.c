@@ -423,19 +423,24 @@ static int merge_one(struct vt_unified *u, uint32_t rank, struct vt_defs_reader 
 			break;
 		}
 		case VT_DEF_SAME: {
-			/* the global id of the record kept whole that it equals */
+			/* the global ids of the records kept whole that they equal */
 			const struct vt_def_same *sm = &d.same;
-			if (sm->kind >= VT_DEF_KIND_MAX || sm->ordinal >= keys->ord[sm->kind].n)
+			if (sm->kind >= VT_DEF_KIND_MAX || !sm->count ||
+			    sm->ordinal >= keys->ord[sm->kind].n ||
+			    sm->count > keys->ord[sm->kind].n - sm->ordinal)
 				return -1;
-			uint32_t g = keys->ord[sm->kind].gid[sm->ordinal];
-			if (sm->kind == VT_DEF_REGION)
-				pair(&pd->regions, sm->id, g);
-			else if (sm->kind == VT_DEF_GROUP)
-				pair(&pd->groups, sm->id, g);
-			else if (sm->kind == VT_DEF_IGEN)
-				pair(&pd->igens, sm->id, g);
-			else if (sm->kind != VT_DEF_METRIC || set_metric(pd, sm->id, g) < 0)
-				return -1;
+			for (uint32_t k = 0; k < sm->count; k++) {
+				uint32_t g = keys->ord[sm->kind].gid[sm->ordinal + k],
+					 id = sm->id + k;
+				if (sm->kind == VT_DEF_REGION)
+					pair(&pd->regions, id, g);
+				else if (sm->kind == VT_DEF_GROUP)
+					pair(&pd->groups, id, g);
+				else if (sm->kind == VT_DEF_IGEN)
+					pair(&pd->igens, id, g);
+				else if (sm->kind != VT_DEF_METRIC || set_metric(pd, id, g) < 0)
+					return -1;
+			}
 			break;
 		}
 		case VT_DEF_COMMUSE: {

@@ -114,6 +114,28 @@ static bool ords_add(struct ords *m, uint32_t v)
 	return true;
 }
 
+/* Appends that local id of kind is the record kept whole number ordinal: to the last
+ * record's range when it is a VT_DEF_SAME that this one continues (*last: its offset in
+ * out, SIZE_MAX: none). */
+#define SAME_LEN (1 + 4 * sizeof(uint32_t))
+
+static void same(struct vt_defs_buf *out, size_t *last, uint32_t kind, uint32_t id,
+		 uint32_t ordinal)
+{
+	if (*last != SIZE_MAX && *last + SAME_LEN == out->n && !out->failed) {
+		uint32_t v[4];
+		memcpy(v, out->p + *last + 1, sizeof(v));
+		if (v[0] == kind && v[1] + v[3] == id && v[2] + v[3] == ordinal) {
+			v[3]++;
+			memcpy(out->p + *last + 1 + 3 * sizeof(uint32_t), &v[3], sizeof(v[3]));
+			return;
+		}
+	}
+	*last = out->n;
+	union vt_def d = {.same = {kind, id, ordinal, 1}};
+	vt_defs_put(out, VT_DEF_SAME, &d);
+}
+
 int vt_unify_compact(const struct vt_unify_part *parts, uint32_t n_parts, struct vt_defs_buf *out,
 		     size_t *sizes)
 {
@@ -125,7 +147,7 @@ int vt_unify_compact(const struct vt_unify_part *parts, uint32_t n_parts, struct
 		memset(map, 0, sizeof(map));
 		const char *p = parts[i].data;
 		for (uint32_t j = 0; j < parts[i].n && !fail; p += parts[i].sizes[j], j++) {
-			size_t before = out->n;
+			size_t before = out->n, last = SIZE_MAX;
 			struct vt_defs_reader r = {p, p + parts[i].sizes[j], false};
 			enum vt_def_kind kind;
 			union vt_def d;
@@ -134,14 +156,17 @@ int vt_unify_compact(const struct vt_unify_part *parts, uint32_t n_parts, struct
 			while (!fail && (rc = vt_defs_next(&r, &kind, &d)) > 0) {
 				size_t len = (size_t)(r.p - rec);
 				if (kind == VT_DEF_SAME) {
-					/* a repeat within the part: its ordinal in ours */
-					if (d.same.kind >= VT_DEF_KIND_MAX ||
-					    d.same.ordinal >= map[d.same.kind].n) {
+					/* repeats within the part: their ordinals in ours */
+					const struct vt_def_same *sm = &d.same;
+					if (sm->kind >= VT_DEF_KIND_MAX ||
+					    sm->ordinal >= map[sm->kind].n ||
+					    sm->count > map[sm->kind].n - sm->ordinal) {
 						fail = true;
 						break;
 					}
-					d.same.ordinal = map[d.same.kind].o[d.same.ordinal];
-					vt_defs_put(out, kind, &d);
+					for (uint32_t k = 0; k < sm->count; k++)
+						same(out, &last, sm->kind, sm->id + k,
+						     map[sm->kind].o[sm->ordinal + k]);
 				} else if (vt_unify_tree_kind(kind) && len >= CONTENT) {
 					uint32_t o = seen_ref(&s, (uint8_t)kind, rec + CONTENT,
 							      len - CONTENT, &fail);
@@ -149,9 +174,9 @@ int vt_unify_compact(const struct vt_unify_part *parts, uint32_t n_parts, struct
 						o = s.next[kind] - 1;
 						append(out, rec, len);
 					} else {
-						union vt_def same = {.same = {kind, 0, o}};
-						memcpy(&same.same.id, rec + 1, sizeof(uint32_t));
-						vt_defs_put(out, VT_DEF_SAME, &same);
+						uint32_t id;
+						memcpy(&id, rec + 1, sizeof(id));
+						same(out, &last, kind, id, o);
 					}
 					if (!fail && !ords_add(&map[kind], o))
 						fail = true;
