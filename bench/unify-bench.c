@@ -14,6 +14,7 @@
  *   tree_path_s        the longest chain of compactions from a leaf to rank 0 plus rank 0's
  *                      merge (CPU seconds): the tree's time with one core per rank
  *   tree_cpu_s         every node's compaction, summed (CPU seconds)
+ *   maps_bytes         the id maps rank 0 makes for every rank and sends back (both ways)
  *   same               1 when the tree's unification equals the gather's (regions, maps)
  * No MPI: the nodes' parts are made one after the other in this process.
  */
@@ -170,11 +171,14 @@ int main(int argc, char **argv)
 	for (int r = 0; same && r < p; r++)
 		same = g.maps[r].n == t.maps[r].n &&
 		       memcmp(g.maps[r].p, t.maps[r].p, g.maps[r].n) == 0;
+	size_t maps = 0;
+	for (int r = 0; r < p; r++)
+		maps += t.maps[r].n;
 	printf("ranks=%d regions=%d gather_root_bytes=%zu gather_merge_s=%.4f "
 	       "tree_root_bytes=%zu tree_peak=%zu tree_total_bytes=%zu tree_path_s=%.4f "
-	       "tree_cpu_s=%.4f tree_root_merge_s=%.4f same=%d\n",
+	       "tree_cpu_s=%.4f tree_root_merge_s=%.4f maps_bytes=%zu same=%d\n",
 	       p, regions, all.n, gather_s, tt.root_bytes, tt.peak, tt.total_bytes,
-	       chain + root_merge_s, tt.cpu, root_merge_s, same);
+	       chain + root_merge_s, tt.cpu, root_merge_s, maps, same);
 	vt_unify_free(&g);
 	vt_unify_free(&t);
 	free(root.p);

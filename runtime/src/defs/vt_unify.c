@@ -76,6 +76,10 @@ struct keys {
 		uint32_t *gid;
 		uint32_t n, cap;
 	} ord[VT_DEF_KIND_MAX];
+	/* The communicators by (key, thread rank): open addressing, u->comms index + 1 (0:
+	 * free), cap a power of two at least twice their number. */
+	uint32_t *comm_at;
+	uint32_t comm_cap;
 };
 
 /* The next record kept whole of kind got global id gid. 0, or -1 when memory ran out. */
@@ -248,11 +252,37 @@ static uint32_t metric_id(struct vt_unified *u, struct vt_strtab *keys,
 	return id;
 }
 
-static uint32_t comm_id(struct vt_unified *u, uint64_t key, uint32_t size, uint32_t thread_rank)
+static uint32_t comm_slot(const struct keys *k, const struct vt_unify_comm *comms, uint64_t key,
+			  uint32_t thread_rank)
 {
-	for (uint32_t i = 0; i < u->n_comms; i++)
-		if (u->comms[i].key == key && u->comms[i].thread_rank == thread_rank)
-			return i;
+	uint64_t h = (key ^ ((uint64_t)thread_rank << 40)) * 0x9E3779B97F4A7C15ull;
+	uint32_t i = (uint32_t)(h >> 32) & (k->comm_cap - 1);
+	while (k->comm_at[i] && (comms[k->comm_at[i] - 1].key != key ||
+				 comms[k->comm_at[i] - 1].thread_rank != thread_rank))
+		i = (i + 1) & (k->comm_cap - 1);
+	return i;
+}
+
+/* A run with a communicator per rank (splits by rank, MPI_COMM_SELF-like keys) has as many
+ * as ranks: found by a table, not a scan. */
+static uint32_t comm_id(struct vt_unified *u, struct keys *k, uint64_t key, uint32_t size,
+			uint32_t thread_rank)
+{
+	if (2 * (u->n_comms + 1) > k->comm_cap) {
+		uint32_t cap = k->comm_cap ? 2 * k->comm_cap : 64;
+		uint32_t *at = calloc(cap, sizeof(*at));
+		if (!at)
+			return 0;
+		free(k->comm_at);
+		k->comm_at = at;
+		k->comm_cap = cap;
+		for (uint32_t i = 0; i < u->n_comms; i++)
+			at[comm_slot(k, u->comms, u->comms[i].key, u->comms[i].thread_rank)] =
+			    i + 1;
+	}
+	uint32_t slot = comm_slot(k, u->comms, key, thread_rank);
+	if (k->comm_at[slot])
+		return k->comm_at[slot] - 1;
 	struct vt_unify_comm *c = grow(u->comms, u->n_comms + 1, sizeof(*c));
 	if (!c)
 		return 0;
@@ -262,6 +292,7 @@ static uint32_t comm_id(struct vt_unified *u, uint64_t key, uint32_t size, uint3
 				    thread_rank, NULL, 0};
 	for (uint32_t i = 0; i < size && c->members; i++)
 		c->members[i] = UINT32_MAX;
+	k->comm_at[slot] = u->n_comms + 1;
 	return u->n_comms++;
 }
 
@@ -325,7 +356,7 @@ static int merge_one(struct vt_unified *u, uint32_t rank, struct vt_defs_reader 
 			break;
 		}
 		case VT_DEF_COMM: {
-			uint32_t g = comm_id(u, d.comm.key, d.comm.size, UINT32_MAX);
+			uint32_t g = comm_id(u, keys, d.comm.key, d.comm.size, UINT32_MAX);
 			if (u->comms[g].members && d.comm.my_rank < u->comms[g].size)
 				u->comms[g].members[d.comm.my_rank] = rank;
 			/* MPI_Comm_set_name is local: ranks may disagree; the lowest wins. */
@@ -489,7 +520,7 @@ static int merge_one(struct vt_unified *u, uint32_t rank, struct vt_defs_reader 
 	 * one whose ThreadCreate/Wait were written though no created thread was recorded (its
 	 * buffer could not be had): a team of the master alone, so that they refer to one. */
 	if (n_threads > 1 || (n_threads == 1 && thread_events))
-		pair(&pd->comms, VT_UNIFY_THREAD_COMM_LOCAL, comm_id(u, 0, n_threads, rank));
+		pair(&pd->comms, VT_UNIFY_THREAD_COMM_LOCAL, comm_id(u, keys, 0, n_threads, rank));
 	return rc < 0 ? -1 : 0;
 }
 
@@ -726,6 +757,7 @@ int vt_unify_merge(struct vt_unified *u, const char *all, const size_t *sizes, u
 	vt_strtab_free(&keys.files);
 	for (int k = 0; k < VT_DEF_KIND_MAX; k++)
 		free(keys.ord[k].gid);
+	free(keys.comm_at);
 	return rc;
 }
 
