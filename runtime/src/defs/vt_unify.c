@@ -701,7 +701,9 @@ int vt_unify_merge(struct vt_unified *u, const char *all, const size_t *sizes, u
 	/* The teams' communicators come after the lanes': each process's local ids now. */
 	for (uint32_t t = 0; rc == 0 && t < u->n_teams; t++)
 		pair(&pd[u->teams[t].rank].comms, u->teams[t].local, u->n_comms + u->n_lanes + t);
-	/* Metric ids: a process's classes, then its instances after every global class. */
+	/* Metric ids: a process's classes, then its instances after every global class. The
+	 * groups' base looks at every communicator: once, not per process. */
+	uint32_t base = vt_unify_group_base(u);
 	for (uint32_t rank = 0; rank < n && rc == 0; rank++) {
 		struct pending *q = &pd[rank];
 		struct vt_defs_buf metrics = {0};
@@ -717,7 +719,7 @@ int vt_unify_merge(struct vt_unified *u, const char *all, const size_t *sizes, u
 		put_pairs(&u->maps[rank], &q->wins);
 		/* groups: their OTF2 references, after the groups of communicators */
 		struct vt_defs_buf groups = {0};
-		uint32_t base = vt_unify_group_base(u), lg[2];
+		uint32_t lg[2];
 		for (size_t off = 0; off + sizeof(lg) <= q->groups.n; off += sizeof(lg)) {
 			memcpy(lg, q->groups.p + off, sizeof(lg));
 			pair(&groups, lg[0], base + lg[1]);
