@@ -59,6 +59,11 @@ static const struct vt_cfg_entry table[] = {
      "XREQTEST), DEFAULT (all but QUERY), ALL or NONE; +NAME adds a group, -NAME removes one "
      "(docs/mpi.md).",
      0, 0, NULL, &vt_cfg.mpi_groups},
+    {"VT_UNIFY", VT_CFG_ENUM, "tree", "gather",
+     "MPI programs: how the ranks' definitions are unified at the end: tree (a binomial "
+     "reduction tree: each rank merges its subtree's, rank 0 gets what ranks share once) or "
+     "gather (every rank's sent to rank 0, which merges them all); the trace is the same.",
+     0, 0, unify_modes, &vt_cfg.unify},
     {"VT_FILTER_SPEC", VT_CFG_STRING, NULL, "/home/me/app.filter",
      "Filter file: lines 'pattern[;pattern...] -- LIMIT' (0 = never record).", 0, 0, NULL,
      &vt_cfg.filter_spec},
@@ -157,11 +162,6 @@ static const struct vt_cfg_entry table[] = {
      "Record the program's pthread calls: thread creation and joins (OTF2 ThreadCreate, "
      "ThreadWait), mutexes and condition variables (regions, lock acquisitions and releases).",
      0, 0, NULL, &vt_cfg.pthread},
-    {"VT_UNIFY", VT_CFG_ENUM, "tree", "gather",
-     "MPI programs: how the ranks' definitions are unified at the end: tree (a binomial "
-     "reduction tree: each rank merges its subtree's, rank 0 gets what ranks share once) or "
-     "gather (every rank's sent to rank 0, which merges them all); the trace is the same.",
-     0, 0, unify_modes, &vt_cfg.unify},
     {"VT_VERBOSE", VT_CFG_INT, "1", "2",
      "Messages: 0 errors only, 1 warnings and where the trace went, 2-5 more detail.", 0, 5, NULL,
      &vt_cfg.verbose},
