@@ -80,6 +80,47 @@ static void *op_scatter(void *const *bufs, const size_t *sizes, size_t *n)
 	return recv;
 }
 
+/* vt's own messages (the unification's tree) on MPI_COMM_WORLD: a tag of their own, sent
+ * and received with PMPI at the close, when the program's messages are done. */
+enum { VT_TREE_TAG = 0x7654, VT_TREE_CHUNK = 1 << 30 };
+
+static void op_send(const void *buf, size_t n, int to)
+{
+	uint64_t len = n;
+	PMPI_Send(&len, 1, MPI_UINT64_T, to, VT_TREE_TAG, MPI_COMM_WORLD);
+	for (size_t off = 0; off < n; off += VT_TREE_CHUNK) {
+		size_t k = n - off < VT_TREE_CHUNK ? n - off : VT_TREE_CHUNK;
+		PMPI_Send((const char *)buf + off, (int)k, MPI_BYTE, to, VT_TREE_TAG,
+			  MPI_COMM_WORLD);
+	}
+}
+
+static void *op_recv(int from, size_t *n)
+{
+	uint64_t len = 0;
+	PMPI_Recv(&len, 1, MPI_UINT64_T, from, VT_TREE_TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+	char *buf = malloc(len ? (size_t)len : 1), drop[4096];
+	for (size_t off = 0; off < len; off += VT_TREE_CHUNK) {
+		size_t k = len - off < VT_TREE_CHUNK ? len - off : VT_TREE_CHUNK;
+		if (buf) {
+			PMPI_Recv(buf + off, (int)k, MPI_BYTE, from, VT_TREE_TAG, MPI_COMM_WORLD,
+				  MPI_STATUS_IGNORE);
+			continue;
+		}
+		/* no memory: the message is taken all the same, in pieces */
+		MPI_Status st;
+		PMPI_Probe(from, VT_TREE_TAG, MPI_COMM_WORLD, &st);
+		int got = 0;
+		PMPI_Get_count(&st, MPI_BYTE, &got);
+		char *tmp = malloc(got > 0 ? (size_t)got : 1);
+		PMPI_Recv(tmp ? tmp : drop, tmp ? got : 0, MPI_BYTE, from, VT_TREE_TAG,
+			  MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+		free(tmp);
+	}
+	*n = buf ? (size_t)len : 0;
+	return buf;
+}
+
 static void op_set_collectives(void *archive)
 {
 	OTF2_MPI_Archive_SetCollectiveCallbacks(archive, MPI_COMM_WORLD, MPI_COMM_NULL);
@@ -92,6 +133,8 @@ static struct vt_mpi_ops ops = {
     .gather = op_gather,
     .scatter = op_scatter,
     .set_collectives = op_set_collectives,
+    .send = op_send,
+    .recv = op_recv,
 };
 
 int vtw_world_rank(void)

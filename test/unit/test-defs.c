@@ -101,6 +101,10 @@ static void random_def(enum vt_def_kind k, union vt_def *d)
 	case VT_DEF_TEAM:
 		d->team = (struct vt_def_team){(uint32_t)next(), "12,4294967296,-,7"};
 		break;
+	case VT_DEF_SAME:
+		d->same = (struct vt_def_same){(uint32_t)next(), (uint32_t)next(), (uint32_t)next(),
+					       (uint32_t)next()};
+		break;
 	default:
 		break;
 	}
@@ -181,6 +185,9 @@ static bool same(enum vt_def_kind k, const union vt_def *a, const union vt_def *
 		       a->commuse.comm == b->commuse.comm;
 	case VT_DEF_TEAM:
 		return a->team.id == b->team.id && S(a->team.members, b->team.members);
+	case VT_DEF_SAME:
+		return a->same.kind == b->same.kind && a->same.id == b->same.id &&
+		       a->same.ordinal == b->same.ordinal && a->same.count == b->same.count;
 	default:
 		return false;
 	}

@@ -14,6 +14,7 @@
 #include "defs/vt_mpi_ops.h"
 #include "defs/vt_teams.h"
 #include "defs/vt_unify.h"
+#include "defs/vt_unify_tree.h"
 #include "interpose/vt_hostid.h"
 #include "interpose/vt_own_fds.h"
 
@@ -336,13 +337,13 @@ static bool on_disk(const char *anchor)
  * for each of a pair's two ids: 3x vt's 8-byte pairs), a group of every location or rank,
  * or a string, which no process's encoded definitions can be shorter than.
  */
-static uint64_t def_chunk_size(const struct vt_unified *u, const size_t *def_sizes,
+static uint64_t def_chunk_size(const struct vt_unified *u, size_t largest_def,
 			       const size_t *map_sizes, int n)
 {
 	uint64_t need = (uint64_t)(u->n_locs + u->size) * 10;
+	if (largest_def > need)
+		need = largest_def;
 	for (int i = 0; i < n; i++) {
-		if (def_sizes && def_sizes[i] > need)
-			need = def_sizes[i];
 		if (map_sizes && 3 * (uint64_t)map_sizes[i] > need)
 			need = 3 * (uint64_t)map_sizes[i];
 	}
@@ -469,7 +470,18 @@ static int close_archive(struct vt_loc *locs, uint64_t end_ts, const struct vt_m
 	for (uint32_t k = 0; k < n_inst; k++)
 		events += in[k].events;
 	encode(&mine, ops->rank, locs, end_ts);
-	char *all = ops->gather(mine.p, mine.failed ? 0 : mine.n, &sizes);
+	/* Through the reduction tree (VT_UNIFY=tree) or all at rank 0 (gather); a group of one
+	 * gathers its own. */
+	bool tree = ops->size > 1 && ops->send && vt_cfg.unify == VT_UNIFY_TREE;
+	struct vt_unify_tree_stats st = {0};
+	uint64_t unify_began = monotonic_ns();
+	char *all = tree ? vt_unify_tree_gather(ops, mine.p, mine.failed ? 0 : mine.n, &sizes, &st)
+			 : ops->gather(mine.p, mine.failed ? 0 : mine.n, &sizes);
+	size_t largest = tree ? st.largest : 0, at_root = tree ? st.received + mine.n : 0;
+	for (int i = 0; !tree && sizes && i < ops->size; i++) {
+		largest = sizes[i] > largest ? sizes[i] : largest;
+		at_root += sizes[i];
+	}
 
 	void **maps = NULL;
 	size_t *map_sizes = NULL;
@@ -489,9 +501,14 @@ static int close_archive(struct vt_loc *locs, uint64_t end_ts, const struct vt_m
 	/* Collective: the primary archive's (rank 0's) value counts. */
 	if (archive)
 		OTF2_Archive_SetDefChunkSize(
-		    archive, ops->rank == 0 ? def_chunk_size(&u, sizes, map_sizes, ops->size)
+		    archive, ops->rank == 0 ? def_chunk_size(&u, largest, map_sizes, ops->size)
 					    : OTF2_UNDEFINED_UINT64);
-	char *map = ops->scatter(maps, map_sizes, &n_map);
+	char *map = tree ? vt_unify_tree_scatter(ops, maps, map_sizes, &n_map)
+			 : ops->scatter(maps, map_sizes, &n_map);
+	if (ops->rank == 0 && ops->size > 1)
+		vt_debug("unification (%s) of %d ranks: %.3f s, %zu bytes of definitions at rank 0",
+			 tree ? "tree" : "gather", ops->size,
+			 (double)(monotonic_ns() - unify_began) / 1e9, at_root);
 	bool defs_ok = write_local(archive, locs, map, n_map);
 	/* Which ranks' files can be read, agreed at rank 0: a rank that could not write its
 	 * local definitions, or not end an event file after a failed write, is lost; its
@@ -657,7 +674,7 @@ static void serial_collectives(void *archive)
 }
 
 const struct vt_mpi_ops vt_otf2_serial_ops = {
-    0, 1, serial_bcast, serial_gather, serial_scatter, serial_collectives};
+    0, 1, serial_bcast, serial_gather, serial_scatter, serial_collectives, NULL, NULL};
 
 int vt_otf2_close_mpi(struct vt_loc *locs, uint64_t end_ts, const struct vt_mpi_ops *ops)
 {

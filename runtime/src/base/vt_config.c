@@ -27,6 +27,7 @@ static const char *const unwinders[] = {"cfi", "libunwind", "fp", NULL};
 static const char *const openmp_runtimes[] = {"libomp", "libgomp", NULL};
 static const char *const openmp_modes[] = {"off", "regions", "all", NULL};
 static const char *const memtrace_modes[] = {"no", "yes", "events", "regions", NULL};
+static const char *const unify_modes[] = {"tree", "gather", NULL};
 static const char *const bool_words_true[] = {"yes", "true", "on", "1", NULL};
 static const char *const bool_words_false[] = {"no", "false", "off", "0", NULL};
 
@@ -58,6 +59,11 @@ static const struct vt_cfg_entry table[] = {
      "XREQTEST), DEFAULT (all but QUERY), ALL or NONE; +NAME adds a group, -NAME removes one "
      "(docs/mpi.md).",
      0, 0, NULL, &vt_cfg.mpi_groups},
+    {"VT_UNIFY", VT_CFG_ENUM, "tree", "gather",
+     "MPI programs: how the ranks' definitions are unified at the end: tree (a binomial "
+     "reduction tree: each rank merges its subtree's, rank 0 gets what ranks share once) or "
+     "gather (every rank's sent to rank 0, which merges them all); the trace is the same.",
+     0, 0, unify_modes, &vt_cfg.unify},
     {"VT_FILTER_SPEC", VT_CFG_STRING, NULL, "/home/me/app.filter",
      "Filter file: lines 'pattern[;pattern...] -- LIMIT' (0 = never record).", 0, 0, NULL,
      &vt_cfg.filter_spec},

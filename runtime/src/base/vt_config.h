@@ -46,7 +46,11 @@ struct vt_config {
 	int memtrace;	    /* VT_MEMTRACE: enum vt_memtrace_mode (metrics/vt_metric_mem.c) */
 	int openmp_runtime; /* enum vt_openmp_runtime: VT_OPENMP_RUNTIME (vtcc, vtrun) */
 	int openmp;	    /* VT_OPENMP: enum vt_openmp_mode */
+	int unify;	    /* VT_UNIFY: enum vt_unify_mode */
 };
+
+/* VT_UNIFY: the MPI ranks' definitions unified through a reduction tree, or all at rank 0. */
+enum vt_unify_mode { VT_UNIFY_TREE, VT_UNIFY_GATHER };
 
 /* VT_MEMTRACE: the memory counters not at all, once at the end, at every Enter and Leave, or
  * that and each call of malloc's family a region. */

@@ -374,6 +374,22 @@ static void dec_team(struct vt_defs_reader *r, union vt_def *d)
 	d->team.members = get_str(r);
 }
 
+static void enc_same(struct vt_defs_buf *b, const union vt_def *d)
+{
+	put_u32(b, d->same.kind);
+	put_u32(b, d->same.id);
+	put_u32(b, d->same.ordinal);
+	put_u32(b, d->same.count);
+}
+
+static void dec_same(struct vt_defs_reader *r, union vt_def *d)
+{
+	d->same.kind = get_u32(r);
+	d->same.id = get_u32(r);
+	d->same.ordinal = get_u32(r);
+	d->same.count = get_u32(r);
+}
+
 static const struct {
 	const char *name;
 	void (*encode)(struct vt_defs_buf *b, const union vt_def *d);
@@ -394,6 +410,7 @@ static const struct {
     [VT_DEF_IOHANDLE] = {"I/O handle", enc_iohandle, dec_iohandle},
     [VT_DEF_COMMUSE] = {"communicator use", enc_commuse, dec_commuse},
     [VT_DEF_TEAM] = {"thread team", enc_team, dec_team},
+    [VT_DEF_SAME] = {"same definition", enc_same, dec_same},
 };
 
 void vt_defs_put(struct vt_defs_buf *b, enum vt_def_kind kind, const union vt_def *d)

@@ -34,6 +34,7 @@ enum vt_def_kind {
 	VT_DEF_IOHANDLE,
 	VT_DEF_COMMUSE,
 	VT_DEF_TEAM,
+	VT_DEF_SAME, /* only in a stream the reduction tree compacted (vt_unify_tree.h) */
 	VT_DEF_KIND_MAX,
 };
 
@@ -172,6 +173,13 @@ struct vt_def_team {
 	const char *members;
 };
 
+/* Definitions of kind (region, metric, interrupt generator, group) whose contents equal
+ * those of earlier ones in the same compacted concatenation of streams: this process's local
+ * ids id .. id + count - 1 are the kind's records kept whole number ordinal .. ordinal +
+ * count - 1 (counted from 0 in the concatenation). */
+struct vt_def_same {
+	uint32_t kind, id, ordinal, count;
+};
 union vt_def {
 	struct vt_def_process process;
 	struct vt_def_location location;
@@ -188,6 +196,7 @@ union vt_def {
 	struct vt_def_iohandle iohandle;
 	struct vt_def_commuse commuse;
 	struct vt_def_team team;
+	struct vt_def_same same;
 };
 
 /* A growable stream; failed: memory ran out (the stream is incomplete). */

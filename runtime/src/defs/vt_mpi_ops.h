@@ -25,6 +25,11 @@ struct vt_mpi_ops {
 	void *(*scatter)(void *const *bufs, const size_t *sizes, size_t *n);
 	/* Sets libotf2's collective callbacks of the archive (OTF2_Archive *). */
 	void (*set_collectives)(void *archive);
+	/* Point to point, for the unification's tree (vt_unify_tree.h): n bytes to rank to;
+	 * the next message from rank from (malloc'd, NULL when memory ran out), its size in *n.
+	 * NULL in a group of one. */
+	void (*send)(const void *buf, size_t n, int to);
+	void *(*recv)(int from, size_t *n);
 };
 
 #endif

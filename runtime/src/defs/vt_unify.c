@@ -67,10 +67,52 @@ static uint32_t region_id(struct vt_unified *u, struct vt_strtab *keys,
 	return id;
 }
 
-/* The keys that make global ids of what several processes may define alike. */
+/* The keys that make global ids of what several processes may define alike; and per kind
+ * that a compacted stream may refer to (vt_unify_tree.h), the global id of each of its
+ * records kept whole, in the order of the concatenation. */
 struct keys {
 	struct vt_strtab regions, metrics, scls, ctxs, igens, groups, files;
+	struct {
+		uint32_t *gid;
+		uint32_t n, cap;
+	} ord[VT_DEF_KIND_MAX];
+	/* The communicators by (key, thread rank): open addressing, u->comms index + 1 (0:
+	 * free), cap a power of two at least twice their number. */
+	uint32_t *comm_at;
+	uint32_t comm_cap;
 };
+
+/* The next record kept whole of kind got global id gid. 0, or -1 when memory ran out. */
+static int ord_add(struct keys *k, enum vt_def_kind kind, uint32_t gid)
+{
+	if (k->ord[kind].n == k->ord[kind].cap) {
+		uint32_t cap = k->ord[kind].cap ? 2 * k->ord[kind].cap : 64;
+		uint32_t *g = grow(k->ord[kind].gid, cap, sizeof(*g));
+		if (!g)
+			return -1;
+		k->ord[kind].gid = g;
+		k->ord[kind].cap = cap;
+	}
+	k->ord[kind].gid[k->ord[kind].n++] = gid;
+	return 0;
+}
+
+/* A process's local metric id has global id g. 0, or -1 when memory ran out. */
+static int set_metric(struct pending *pd, uint32_t local, uint32_t g)
+{
+	if (local >= pd->cap_metrics) {
+		uint32_t cap = local + 16;
+		uint32_t *m = grow(pd->metric_of, cap, sizeof(*m));
+		if (!m)
+			return -1;
+		pd->metric_of = m;
+		pd->cap_metrics = cap;
+	}
+	pd->metric_of[local] = g;
+	if (local >= pd->n_metrics)
+		pd->n_metrics = local + 1;
+	return 0;
+}
 
 /* The global id a process's local id has in pairs, or fallback. */
 static uint32_t paired(const struct vt_defs_buf *pairs, uint32_t local, uint32_t fallback)
@@ -210,11 +252,37 @@ static uint32_t metric_id(struct vt_unified *u, struct vt_strtab *keys,
 	return id;
 }
 
-static uint32_t comm_id(struct vt_unified *u, uint64_t key, uint32_t size, uint32_t thread_rank)
+static uint32_t comm_slot(const struct keys *k, const struct vt_unify_comm *comms, uint64_t key,
+			  uint32_t thread_rank)
 {
-	for (uint32_t i = 0; i < u->n_comms; i++)
-		if (u->comms[i].key == key && u->comms[i].thread_rank == thread_rank)
-			return i;
+	uint64_t h = (key ^ ((uint64_t)thread_rank << 40)) * 0x9E3779B97F4A7C15ull;
+	uint32_t i = (uint32_t)(h >> 32) & (k->comm_cap - 1);
+	while (k->comm_at[i] && (comms[k->comm_at[i] - 1].key != key ||
+				 comms[k->comm_at[i] - 1].thread_rank != thread_rank))
+		i = (i + 1) & (k->comm_cap - 1);
+	return i;
+}
+
+/* A run with a communicator per rank (splits by rank, MPI_COMM_SELF-like keys) has as many
+ * as ranks: found by a table, not a scan. */
+static uint32_t comm_id(struct vt_unified *u, struct keys *k, uint64_t key, uint32_t size,
+			uint32_t thread_rank)
+{
+	if (2 * (u->n_comms + 1) > k->comm_cap) {
+		uint32_t cap = k->comm_cap ? 2 * k->comm_cap : 64;
+		uint32_t *at = calloc(cap, sizeof(*at));
+		if (!at)
+			return 0;
+		free(k->comm_at);
+		k->comm_at = at;
+		k->comm_cap = cap;
+		for (uint32_t i = 0; i < u->n_comms; i++)
+			at[comm_slot(k, u->comms, u->comms[i].key, u->comms[i].thread_rank)] =
+			    i + 1;
+	}
+	uint32_t slot = comm_slot(k, u->comms, key, thread_rank);
+	if (k->comm_at[slot])
+		return k->comm_at[slot] - 1;
 	struct vt_unify_comm *c = grow(u->comms, u->n_comms + 1, sizeof(*c));
 	if (!c)
 		return 0;
@@ -224,6 +292,7 @@ static uint32_t comm_id(struct vt_unified *u, uint64_t key, uint32_t size, uint3
 				    thread_rank, NULL, 0};
 	for (uint32_t i = 0; i < size && c->members; i++)
 		c->members[i] = UINT32_MAX;
+	k->comm_at[slot] = u->n_comms + 1;
 	return u->n_comms++;
 }
 
@@ -279,11 +348,15 @@ static int merge_one(struct vt_unified *u, uint32_t rank, struct vt_defs_reader 
 			n_threads++;
 			break;
 		}
-		case VT_DEF_REGION:
-			pair(&pd->regions, d.region.id, region_id(u, rkeys, &d.region));
+		case VT_DEF_REGION: {
+			uint32_t g = region_id(u, rkeys, &d.region);
+			if (ord_add(keys, kind, g) < 0)
+				return -1;
+			pair(&pd->regions, d.region.id, g);
 			break;
+		}
 		case VT_DEF_COMM: {
-			uint32_t g = comm_id(u, d.comm.key, d.comm.size, UINT32_MAX);
+			uint32_t g = comm_id(u, keys, d.comm.key, d.comm.size, UINT32_MAX);
 			if (u->comms[g].members && d.comm.my_rank < u->comms[g].size)
 				u->comms[g].members[d.comm.my_rank] = rank;
 			/* MPI_Comm_set_name is local: ranks may disagree; the lowest wins. */
@@ -299,9 +372,13 @@ static int merge_one(struct vt_unified *u, uint32_t rank, struct vt_defs_reader 
 			pair(&pd->wins, d.rmawin.id,
 			     win_id(u, &d.rmawin, paired(&pd->comms, d.rmawin.comm, 0)));
 			break;
-		case VT_DEF_GROUP:
-			pair(&pd->groups, d.group.id, group_id(u, keys, d.group.members));
+		case VT_DEF_GROUP: {
+			uint32_t g = group_id(u, keys, d.group.members);
+			if (ord_add(keys, kind, g) < 0)
+				return -1;
+			pair(&pd->groups, d.group.id, g);
 			break;
+		}
 		case VT_DEF_IOHANDLE: {
 			uint32_t g = io_id(u, keys, &d.iohandle,
 					   d.iohandle.comm == UINT32_MAX
@@ -316,19 +393,12 @@ static int merge_one(struct vt_unified *u, uint32_t rank, struct vt_defs_reader 
 				pair(&pd->files, d.iohandle.id, u->ios[g].file);
 			break;
 		}
-		case VT_DEF_METRIC:
-			if (d.metric.id >= pd->cap_metrics) {
-				uint32_t cap = d.metric.id + 16;
-				uint32_t *m = grow(pd->metric_of, cap, sizeof(*m));
-				if (!m)
-					return -1;
-				pd->metric_of = m;
-				pd->cap_metrics = cap;
-			}
-			pd->metric_of[d.metric.id] = metric_id(u, mkeys, &d.metric);
-			if (d.metric.id >= pd->n_metrics)
-				pd->n_metrics = d.metric.id + 1;
+		case VT_DEF_METRIC: {
+			uint32_t g = metric_id(u, mkeys, &d.metric);
+			if (ord_add(keys, kind, g) < 0 || set_metric(pd, d.metric.id, g) < 0)
+				return -1;
 			break;
+		}
 		case VT_DEF_MARKER: {
 			/* Doubling at powers of two: a program may set many. */
 			size_t n = u->n_markers;
@@ -376,9 +446,34 @@ static int merge_one(struct vt_unified *u, uint32_t rank, struct vt_defs_reader 
 			pair(&pd->ctxs, c->id, g);
 			break;
 		}
-		case VT_DEF_IGEN:
-			pair(&pd->igens, d.igen.id, igen_id(u, keys, &d.igen));
+		case VT_DEF_IGEN: {
+			uint32_t g = igen_id(u, keys, &d.igen);
+			if (ord_add(keys, kind, g) < 0)
+				return -1;
+			pair(&pd->igens, d.igen.id, g);
 			break;
+		}
+		case VT_DEF_SAME: {
+			/* the global ids of the records kept whole that they equal */
+			const struct vt_def_same *sm = &d.same;
+			if (sm->kind >= VT_DEF_KIND_MAX || !sm->count ||
+			    sm->ordinal >= keys->ord[sm->kind].n ||
+			    sm->count > keys->ord[sm->kind].n - sm->ordinal)
+				return -1;
+			for (uint32_t k = 0; k < sm->count; k++) {
+				uint32_t g = keys->ord[sm->kind].gid[sm->ordinal + k],
+					 id = sm->id + k;
+				if (sm->kind == VT_DEF_REGION)
+					pair(&pd->regions, id, g);
+				else if (sm->kind == VT_DEF_GROUP)
+					pair(&pd->groups, id, g);
+				else if (sm->kind == VT_DEF_IGEN)
+					pair(&pd->igens, id, g);
+				else if (sm->kind != VT_DEF_METRIC || set_metric(pd, id, g) < 0)
+					return -1;
+			}
+			break;
+		}
 		case VT_DEF_COMMUSE: {
 			/* resolved once the stream's communicators are known (lanes()) */
 			struct vt_def_commuse *c = grow(pd->uses, pd->n_uses + 1, sizeof(*c));
@@ -425,7 +520,7 @@ static int merge_one(struct vt_unified *u, uint32_t rank, struct vt_defs_reader 
 	 * one whose ThreadCreate/Wait were written though no created thread was recorded (its
 	 * buffer could not be had): a team of the master alone, so that they refer to one. */
 	if (n_threads > 1 || (n_threads == 1 && thread_events))
-		pair(&pd->comms, VT_UNIFY_THREAD_COMM_LOCAL, comm_id(u, 0, n_threads, rank));
+		pair(&pd->comms, VT_UNIFY_THREAD_COMM_LOCAL, comm_id(u, keys, 0, n_threads, rank));
 	return rc < 0 ? -1 : 0;
 }
 
@@ -606,7 +701,9 @@ int vt_unify_merge(struct vt_unified *u, const char *all, const size_t *sizes, u
 	/* The teams' communicators come after the lanes': each process's local ids now. */
 	for (uint32_t t = 0; rc == 0 && t < u->n_teams; t++)
 		pair(&pd[u->teams[t].rank].comms, u->teams[t].local, u->n_comms + u->n_lanes + t);
-	/* Metric ids: a process's classes, then its instances after every global class. */
+	/* Metric ids: a process's classes, then its instances after every global class. The
+	 * groups' base looks at every communicator: once, not per process. */
+	uint32_t base = vt_unify_group_base(u);
 	for (uint32_t rank = 0; rank < n && rc == 0; rank++) {
 		struct pending *q = &pd[rank];
 		struct vt_defs_buf metrics = {0};
@@ -622,7 +719,7 @@ int vt_unify_merge(struct vt_unified *u, const char *all, const size_t *sizes, u
 		put_pairs(&u->maps[rank], &q->wins);
 		/* groups: their OTF2 references, after the groups of communicators */
 		struct vt_defs_buf groups = {0};
-		uint32_t base = vt_unify_group_base(u), lg[2];
+		uint32_t lg[2];
 		for (size_t off = 0; off + sizeof(lg) <= q->groups.n; off += sizeof(lg)) {
 			memcpy(lg, q->groups.p + off, sizeof(lg));
 			pair(&groups, lg[0], base + lg[1]);
@@ -660,6 +757,9 @@ int vt_unify_merge(struct vt_unified *u, const char *all, const size_t *sizes, u
 	vt_strtab_free(&keys.igens);
 	vt_strtab_free(&keys.groups);
 	vt_strtab_free(&keys.files);
+	for (int k = 0; k < VT_DEF_KIND_MAX; k++)
+		free(keys.ord[k].gid);
+	free(keys.comm_at);
 	return rc;
 }
 
