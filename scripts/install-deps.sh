@@ -11,6 +11,7 @@ libdw-dev libelf-dev libunwind-dev libpapi-dev libsde1
 libopenmpi-dev openmpi-bin mpich libmpich-dev
 binutils file clang-format strace man-db groff-base
 zlib1g-dev chromium
+debhelper dpkg-dev fakeroot lintian
 "
 
 missing=""
