@@ -73,8 +73,12 @@ def sh(t, cmd, what, cwd=None, env=None, timeout=600, ok=(0,)):
 
 
 def clean_env(extra=None):
+    """The environment without vt's, the package tools' and meson's settings, and without
+    LD_LIBRARY_PATH (meson test points it at the build tree's runtime), so that only the run
+    paths vtcc gives decide which libvt a program loads."""
     env = {k: v for k, v in os.environ.items()
-           if not k.startswith(('VT_', 'DEB_', 'PKG_CONFIG', 'MESON'))}
+           if not k.startswith(('VT_', 'DEB_', 'PKG_CONFIG', 'MESON'))
+           and k not in ('LD_LIBRARY_PATH', 'LD_PRELOAD')}
     env.update(extra or {})
     return env
 
@@ -186,7 +190,7 @@ def needed_packages(t, elf):
     them), but the C library's and vt's own."""
     dyn = sh(t, ['readelf', '-d', elf], 'readelf -d %s' % os.path.basename(elf))
     needed = re.findall(r'\(NEEDED\)\s+Shared library: \[(.+?)\]', dyn)
-    out = sh(t, ['ldd', elf], 'ldd %s' % os.path.basename(elf))
+    out = sh(t, ['ldd', elf], 'ldd %s' % os.path.basename(elf), env=clean_env())
     where = dict(re.findall(r'^\s*(\S+) => (/\S+)', out, re.M))
     pkgs = set()
     for name in needed:
@@ -285,10 +289,10 @@ def trace_from_root(t, root, ma):
         t.check(any(os.path.join(libdir, 'vt', plugin) in w for w in show),
                 '%s: the root\'s %s' % (what, plugin), ' '.join(show))
         sh(t, cmd, '%s: builds prog.c' % what, env=env)
-        needed = sh(t, ['ldd', exe], 'ldd prog')
+        needed = sh(t, ['ldd', exe], 'ldd prog', env=env)
         t.check(re.search(r'libvt\.so\.0 => %s/libvt\.so\.0' % re.escape(libdir), needed),
                 '%s: prog loads the root\'s libvt.so.0' % what, needed)
-        r = t.run(exe, env={'PATH': env['PATH']}, label='run-' + cc)
+        r = t.run(exe, env={'PATH': env['PATH'], 'LD_LIBRARY_PATH': None}, label='run-' + cc)
         t.eq((r.stdout, r.status), (OUTPUT, 0), '%s: output and status' % what)
         t.clean_run(r, what)
         path = r.anchor()
@@ -311,8 +315,9 @@ def trace_from_root(t, root, ma):
     exe = os.path.join(d, 'plain')
     sh(t, ['gcc', '-O0', '-DVT_USER', '-I' + os.path.join(root, 'usr', 'include'),
            t.source('prog.c'), '-o', exe], '%s: gcc builds prog.c without vt' % what)
-    r = t.run(os.path.join(bindir, 'vtrun'), [exe], env={'PATH': env['PATH'],
-                                                        'VT_FILE_PREFIX': 'plain'}, label='vtrun')
+    r = t.run(os.path.join(bindir, 'vtrun'), [exe],
+              env={'PATH': env['PATH'], 'LD_LIBRARY_PATH': None, 'VT_FILE_PREFIX': 'plain'},
+              label='vtrun')
     t.eq((r.stdout, r.status), (OUTPUT, 0), '%s: output and status' % what)
     t.clean_run(r, what)
     tr = t.trace(r, what, profile=False)
