@@ -12,6 +12,7 @@ libopenmpi-dev openmpi-bin mpich libmpich-dev
 binutils file clang-format strace man-db groff-base
 zlib1g-dev chromium
 libtrilinos-kokkos-dev
+debhelper dpkg-dev fakeroot lintian
 "
 
 missing=""

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* vtcc, vtcxx, vtfort: run the real compiler with vt's instrumentation and runtime added. */
+#include "vtcc_dirs.h"
 #include "vtcc_omp.h"
 #include "vtcc_paths.h"
 #include "vtcc_util.h"
@@ -72,9 +73,9 @@ struct vtcc {
 	struct vtcc_argv user;	   /* every argument that is not vtcc's, in order */
 	/* Words before the compiler in VT_CC or -vt:cc ("ccache gcc"): a launcher. */
 	struct vtcc_argv launcher;
-	char *self;	     /* canonical path of this program */
-	char *compiler_path; /* canonical path of the compiler, NULL if not found */
-	bool in_build_tree;
+	char *self;		   /* canonical path of this program */
+	char *compiler_path;	   /* canonical path of the compiler, NULL if not found */
+	bool in_build_tree, moved; /* see vtcc_dirs.h */
 	const char *incdir, *libdir, *plugindir, *gompdir;
 	enum vtcc_family family;
 	/* Options of the compiler plugins (NULL when not given); see docs/passes.md. */
@@ -794,26 +795,19 @@ static void vtcc_llvm_flags(struct vtcc *d, struct vtcc_argv *out)
 }
 
 /* A vtcc in its own build directory uses the build tree's runtime, any other the installed
- * one; so an installed vtcc works from any directory and a build-tree one needs no install. */
+ * one (moved along with vtcc's prefix: vtcc_dirs.h); so an installed vtcc works from any
+ * directory and a build-tree one needs no install. */
 static void vtcc_locate_runtime(struct vtcc *d)
 {
-	char *build = realpath(VTCC_BUILD_DIR, NULL);
+	struct vtcc_dirs dirs;
 
-	d->in_build_tree = false;
-	if (d->self && build) {
-		char *dir = vtcc_xstrdup(d->self);
-		char *slash = strrchr(dir, '/');
-
-		if (slash)
-			*slash = '\0';
-		d->in_build_tree = !strcmp(dir, build);
-		free(dir);
-	}
-	free(build);
-	d->incdir = d->in_build_tree ? VTCC_BUILD_INCDIR : VTCC_INSTALL_INCDIR;
-	d->libdir = d->in_build_tree ? VTCC_BUILD_LIBDIR : VTCC_INSTALL_LIBDIR;
-	d->plugindir = d->in_build_tree ? VTCC_BUILD_PLUGINDIR : VTCC_INSTALL_PLUGINDIR;
-	d->gompdir = d->in_build_tree ? VTCC_BUILD_GOMPDIR : VTCC_INSTALL_GOMPDIR;
+	vtcc_dirs_find(d->self, &dirs);
+	d->in_build_tree = dirs.in_build_tree;
+	d->moved = dirs.moved;
+	d->incdir = dirs.incdir;
+	d->libdir = dirs.libdir;
+	d->plugindir = dirs.plugindir;
+	d->gompdir = dirs.gompdir;
 }
 
 /* What the preprocessor needs to see the same source as the compile step: tools that
@@ -864,7 +858,10 @@ static void vtcc_print_version(struct vtcc *d)
 		printf(" (%s)", d->compiler_path);
 	else if (!d->compiler_path)
 		printf(" (not found)");
-	printf("\nruntime: %s (%s)\n", d->libdir, d->in_build_tree ? "build tree" : "installed");
+	printf("\nruntime: %s (%s)\n", d->libdir,
+	       d->in_build_tree ? "build tree"
+	       : d->moved	? "installed, moved"
+				: "installed");
 	vtcc_resolve_inst(d);
 	printf("instrumentation: %s", d->inst->name);
 	if (d->inst->plugin_file) {

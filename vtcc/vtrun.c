@@ -13,6 +13,7 @@
  * from running. Its exit status is the program's (127 when it cannot be started).
  */
 #include "base/vt_config.h"
+#include "vtcc_dirs.h"
 #include "vtcc_paths.h"
 
 #include <ctype.h>
@@ -326,20 +327,15 @@ static void kokkos_tool(const char *libvt)
 }
 
 /* The runtime's directory: the build tree's for a vtrun of the build tree, else the
- * installed one (as vtcc decides). */
+ * installed one, moved along with vtrun's prefix (as vtcc decides: vtcc_dirs.h). */
 static const char *runtime_dir(void)
 {
-	char *self = realpath("/proc/self/exe", NULL), *build = realpath(VTCC_BUILD_DIR, NULL);
-	bool in_build = false;
-	if (self && build) {
-		char *slash = strrchr(self, '/');
-		if (slash)
-			*slash = '\0';
-		in_build = strcmp(self, build) == 0;
-	}
+	char *self = realpath("/proc/self/exe", NULL);
+	struct vtcc_dirs dirs;
+
+	vtcc_dirs_find(self, &dirs);
 	free(self);
-	free(build);
-	return in_build ? VTCC_BUILD_LIBDIR : VTCC_INSTALL_LIBDIR;
+	return dirs.libdir;
 }
 
 static int run_untouched(char **argv)
@@ -399,11 +395,13 @@ int main(int argc, char **argv)
 		why = "is statically linked: no library can be preloaded into it";
 	const char *dir = runtime_dir();
 	char vt[PATH_MAX], mpi[PATH_MAX] = "";
-	snprintf(vt, sizeof(vt), "%s/libvt.so", dir);
+	/* The libraries by their sonames: what the runtime package (libvt0) holds, without the
+	 * development links. */
+	snprintf(vt, sizeof(vt), "%s/libvt.so.0", dir);
 	if (!why && access(vt, R_OK) != 0)
-		why = "cannot be traced: vt's runtime libvt.so is missing";
+		why = "cannot be traced: vt's runtime libvt.so.0 is missing";
 	if (!why && k.mpi) {
-		snprintf(mpi, sizeof(mpi), "%s/lib%s.so", dir, k.mpi);
+		snprintf(mpi, sizeof(mpi), "%s/lib%s.so.0", dir, k.mpi);
 		if (access(mpi, R_OK) != 0) {
 			fprintf(stderr,
 				"vtrun: %s links %s, but %s is missing: its MPI calls are not "

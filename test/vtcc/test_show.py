@@ -441,5 +441,41 @@ def static_link_without_static_runtime():
     eq(show(["-static", "-c", "a.c"]), ["cc"] + C + ["-static", "-c", "a.c"])
 
 
+@test
+def moved_installation():
+    """An installed vtcc found under another prefix than the configured one (dpkg -x into a
+    root, a copied prefix) uses that prefix's files when it holds the runtime, else the
+    configured ones; a vtcc in a folder not named as bindir always the configured ones."""
+    opts = {o["name"]: o["value"] for o in json.loads(
+        run(["meson", "introspect", "--buildoptions", BUILD_ROOT]).stdout)}
+    prefix, rel = opts["prefix"], {k: opts[k] for k in ("bindir", "libdir", "includedir")}
+    conf = {k: os.path.join(prefix, v) for k, v in rel.items()}
+    top = tmpdir("moved")
+    moved = {k: os.path.join(top, "usr", v) for k, v in rel.items()}
+    for d in (moved["bindir"], moved["libdir"], os.path.join(top, "elsewhere")):
+        os.makedirs(d)
+    prog = os.path.join(moved["bindir"], "vtcc")
+    other = os.path.join(top, "elsewhere", "vtcc")
+    for p in (prog, other):
+        subprocess.run(["cp", VTCC, p], check=True)
+    user = ["a.c", "-o", "a", "-vt:inst", "compinst"]
+
+    def flags(prog):
+        words = show(user, prog=prog)
+        version = [l for l in run([prog, "-vt:version"]).stdout.splitlines()
+                   if l.startswith("runtime: ")]
+        return ([w for w in words if w.startswith(("-I", "-L", "-Wl,-rpath,"))], version)
+
+    configured = (["-I" + conf["includedir"], "-L" + conf["libdir"],
+                   "-Wl,-rpath," + conf["libdir"]], ["runtime: %s (installed)" % conf["libdir"]])
+    eq(flags(prog), configured, "no runtime under the moved prefix: the configured one")
+    write(os.path.join(moved["libdir"], "libvt.so.0"), "")
+    eq(flags(prog), (["-I" + moved["includedir"], "-L" + moved["libdir"],
+                      "-Wl,-rpath," + moved["libdir"]],
+                     ["runtime: %s (installed, moved)" % moved["libdir"]]),
+       "the runtime under the moved prefix: that prefix's directories")
+    eq(flags(other), configured, "a vtcc outside a bindir: the configured directories")
+
+
 if __name__ == "__main__":
     main()
