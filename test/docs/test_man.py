@@ -19,9 +19,12 @@ import tempfile
 BUILD = os.environ['VT_BUILD_ROOT']
 VT_INFO = os.environ['VT_INFO']
 PAGES = ['vtcc.1', 'vtcxx.1', 'vtfort.1', 'vtrun.1', 'vt-info.1', 'vt-profile.1',
+         'vt-profile-mpi.1', 'vt-profile-mpich.1',
          'vt-report.1', 'vt-export.1', 'vt-score.1', 'vt-sim.1', 'vt-environment.7',
          'vt-plugins.7', 'vt-sim-plugins.7', 'vt-kokkos.7', 'vt-cmake.7']
-ALIASES = ['vtcxx.1', 'vtfort.1']   # rendered where installed, beside the page they source
+# rendered where installed, beside the page they source
+ALIASES = {'vtcxx.1': 'vtcc.1', 'vtfort.1': 'vtcc.1', 'vt-profile-mpi.1': 'vt-profile.1',
+           'vt-profile-mpich.1': 'vt-profile.1'}
 ENV = dict(os.environ, MANWIDTH='80', LC_ALL='C.UTF-8', MANPAGER='cat', PAGER='cat')
 ENV.pop('MAN_KEEP_FORMATTING', None)
 failed = 0
@@ -108,7 +111,7 @@ def installed():
             check(os.path.isfile(where), '%s installed as %s' % (page, where[len(dest):]))
             w = man(['-M', root, '-w', sec, name])
             # an alias is found as the page it sources
-            want = os.path.join(root, 'man1', 'vtcc.1') if page in ALIASES else where
+            want = os.path.join(root, 'man1', ALIASES[page]) if page in ALIASES else where
             check(w.returncode == 0 and w.stdout.strip() == want,
                   'man -M DESTDIR%s -w %s %s finds it' % (mandir, sec, name),
                   w.stdout + w.stderr)
@@ -130,7 +133,8 @@ def main():
         if not check(os.path.isfile(path), '%s is generated' % page):
             continue
         if page in ALIASES:
-            check(open(path).read() == '.so man1/vtcc.1\n', '%s is vtcc(1)' % page)
+            check(open(path).read() == '.so man1/%s\n' % ALIASES[page],
+                  '%s is %s(1)' % (page, ALIASES[page][:-2]))
             continue
         text = render(path)
         if page == 'vt-environment.7':

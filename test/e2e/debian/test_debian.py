@@ -22,7 +22,9 @@ import subprocess
 import vttest
 
 PACKAGES = ['libvt0', 'libvt-dev', 'vt-tools', 'vt-compilers']
-MAN1 = ['vtrun', 'vt-info', 'vt-profile', 'vt-report', 'vt-export', 'vt-score', 'vt-sim']
+MAN1 = ['vtrun', 'vt-info', 'vt-profile', 'vt-profile-mpi', 'vt-profile-mpich', 'vt-report',
+        'vt-export', 'vt-score', 'vt-sim']
+CMAKE = ['vtConfig.cmake', 'vtConfigVersion.cmake', 'vtInstrument.cmake']
 SIMS = ['identity', 'ideal', 'latbw', 'scale', 'nonoise']
 COUNTER_PLUGINS = ['fsusage', 'hostload', 'perfsw', 'random', 'sysmon', 'sysmonpm']
 TEMPLATE = ['Makefile', 'README.md', 'meson.build', 'myplugin.c']
@@ -49,10 +51,11 @@ def key_files(ma, version):
         + [lib + 'pkgconfig/%s.pc' % p for p in ('vt', 'vt-plugin', 'vt-sim')]
         + ['./usr/share/vt/plugin-template/' + f for f in TEMPLATE]
         + ['./usr/share/vt/sim-template/' + f for f in SIM_TEMPLATE]
-        + ['./usr/share/man/man7/vt-plugins.7.gz', './usr/share/man/man7/vt-sim-plugins.7.gz'],
+        + [lib + 'cmake/vt/' + f for f in CMAKE]
+        + ['./usr/share/man/man7/vt-%s.7.gz' % p for p in ('plugins', 'sim-plugins', 'cmake')],
         'vt-tools': ['./usr/bin/' + p for p in MAN1]
         + ['./usr/share/man/man1/%s.1.gz' % p for p in MAN1]
-        + ['./usr/share/man/man7/vt-environment.7.gz']
+        + ['./usr/share/man/man7/vt-environment.7.gz', './usr/share/man/man7/vt-kokkos.7.gz']
         + [lib + 'vt/sim/libvt-sim-%s.so' % s for s in SIMS]
         + [lib + 'vt/plugins/lib%s.so' % p for p in COUNTER_PLUGINS],
         'vt-compilers': ['./usr/bin/vtcc', './usr/bin/vtcxx', './usr/bin/vtfort',
@@ -212,7 +215,7 @@ def check_debs(t, debs, ma, version, root):
         t.eq(missing, [], '%s: holds its %d key files' % (p, len(keys[p])))
         others = [f for q in PACKAGES if q != p for f in keys[q] if f in lists[p]]
         t.eq(others, [], '%s: holds no other package\'s key file' % p)
-    # The CMake package, when the tree installs one, is libvt-dev's alone.
+    # The CMake package is libvt-dev's alone.
     cmake = './usr/lib/%s/cmake/vt/' % ma
     t.eq({p: sorted(f for f in lists[p] if f.startswith(cmake) and f != cmake)
           for p in PACKAGES if p != 'libvt-dev'}, {p: [] for p in PACKAGES if p != 'libvt-dev'},
