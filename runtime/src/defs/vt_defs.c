@@ -7,9 +7,9 @@
 
 /* Little helpers over the stream: fixed-size integers in host order (both ends are the
  * same build on the same kind of machine), strings with their NUL. */
-static void put(struct vt_defs_buf *b, const void *v, size_t n)
+void vt_defs_append(struct vt_defs_buf *b, const void *v, size_t n)
 {
-	if (b->failed)
+	if (b->failed || !n)
 		return;
 	if (b->n + n > b->cap) {
 		size_t cap = b->cap ? 2 * b->cap : 4096;
@@ -29,23 +29,23 @@ static void put(struct vt_defs_buf *b, const void *v, size_t n)
 
 static void put_u8(struct vt_defs_buf *b, uint8_t v)
 {
-	put(b, &v, sizeof(v));
+	vt_defs_append(b, &v, sizeof(v));
 }
 
 static void put_u32(struct vt_defs_buf *b, uint32_t v)
 {
-	put(b, &v, sizeof(v));
+	vt_defs_append(b, &v, sizeof(v));
 }
 
 static void put_u64(struct vt_defs_buf *b, uint64_t v)
 {
-	put(b, &v, sizeof(v));
+	vt_defs_append(b, &v, sizeof(v));
 }
 
 static void put_str(struct vt_defs_buf *b, const char *s)
 {
 	s = s ? s : "";
-	put(b, s, strlen(s) + 1);
+	vt_defs_append(b, s, strlen(s) + 1);
 }
 
 static void get(struct vt_defs_reader *r, void *v, size_t n)

@@ -206,6 +206,9 @@ struct vt_defs_buf {
 	bool failed;
 };
 
+/* Appends n bytes at v; on running out of memory the stream is marked failed. */
+void vt_defs_append(struct vt_defs_buf *b, const void *v, size_t n);
+
 /* Appends one definition of kind. */
 void vt_defs_put(struct vt_defs_buf *b, enum vt_def_kind kind, const union vt_def *d);
 

@@ -637,30 +637,9 @@ static int lanes(struct vt_unified *u, struct pending *pd, uint32_t n)
 static void put_records(struct vt_defs_buf *map, const struct vt_defs_buf *pairs, uint32_t rec_ids)
 {
 	uint32_t n = (uint32_t)(pairs->n / (rec_ids * sizeof(uint32_t)));
-	struct vt_defs_buf *m = map;
-	char tmp[sizeof(n)];
-	memcpy(tmp, &n, sizeof(n));
 	/* count, then the pairs */
-	for (int i = 0; i < 2; i++) {
-		const char *src = i ? pairs->p : tmp;
-		size_t len = i ? pairs->n : sizeof(n);
-		if (m->failed || !len)
-			continue;
-		if (m->n + len > m->cap) {
-			size_t cap = m->cap ? 2 * m->cap : 256;
-			while (cap < m->n + len)
-				cap *= 2;
-			char *q = realloc(m->p, cap);
-			if (!q) {
-				m->failed = true;
-				continue;
-			}
-			m->p = q;
-			m->cap = cap;
-		}
-		memcpy(m->p + m->n, src, len);
-		m->n += len;
-	}
+	vt_defs_append(map, &n, sizeof(n));
+	vt_defs_append(map, pairs->p, pairs->n);
 	if (pairs->failed)
 		map->failed = true;
 }

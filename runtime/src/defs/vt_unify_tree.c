@@ -74,26 +74,6 @@ static uint32_t seen_ref(struct seen *s, uint8_t kind, const char *p, size_t len
 	return UINT32_MAX;
 }
 
-static void append(struct vt_defs_buf *b, const void *p, size_t n)
-{
-	if (b->failed)
-		return;
-	if (b->n + n > b->cap) {
-		size_t cap = b->cap ? 2 * b->cap : 4096;
-		while (cap < b->n + n)
-			cap *= 2;
-		char *q = realloc(b->p, cap);
-		if (!q) {
-			b->failed = true;
-			return;
-		}
-		b->p = q;
-		b->cap = cap;
-	}
-	memcpy(b->p + b->n, p, n);
-	b->n += n;
-}
-
 /* Per kind, a part's ordinals -> the compacted concatenation's. */
 struct ords {
 	uint32_t *o;
@@ -172,7 +152,7 @@ int vt_unify_compact(const struct vt_unify_part *parts, uint32_t n_parts, struct
 							      len - CONTENT, &fail);
 					if (o == UINT32_MAX) {
 						o = s.next[kind] - 1;
-						append(out, rec, len);
+						vt_defs_append(out, rec, len);
 					} else {
 						uint32_t id;
 						memcpy(&id, rec + 1, sizeof(id));
@@ -181,7 +161,7 @@ int vt_unify_compact(const struct vt_unify_part *parts, uint32_t n_parts, struct
 					if (!fail && !ords_add(&map[kind], o))
 						fail = true;
 				} else {
-					append(out, rec, len);
+					vt_defs_append(out, rec, len);
 				}
 				rec = r.p;
 			}
