@@ -5,70 +5,13 @@ in a row; each worked out by hand), usage, then a vtcc-built MPI program (Open M
 whose rank 1's solve sleeps 300 ms longer."""
 import csv
 import io
-import json
 import os
-import subprocess
 
 import vtmpi
 import vttest
 from vtmpi import OPENMPI, ROOT_NONE
 from vttest import otf2
-
-VT_PROFILE = os.environ.get('VT_PROFILE', 'vt-profile')
-MS = 10**6  # ticks: the traces here count nanoseconds
-
-
-def run(*args):
-    p = subprocess.run([VT_PROFILE] + [str(a) for a in args], stdout=subprocess.PIPE,
-                       stderr=subprocess.PIPE, universal_newlines=True, timeout=120)
-    return p.returncode, p.stdout, p.stderr
-
-
-def run_json(t, what, *args):
-    code, out, err = run('--critical-path', '--format', 'json', *args)
-    try:
-        return code, json.loads(out), err
-    except ValueError as e:
-        t.fail('%s: JSON parses' % what, '%s\n%s%s' % (e, out, err))
-        return code, None, err
-
-
-def ms(x):
-    return int(round(x * MS))
-
-
-class Trace:
-    """Three MPI ranks, one location each, in MPI_COMM_WORLD; regions by name."""
-
-    def __init__(self, trace, names):
-        d = trace.definitions
-        host = d.system_tree_node('host')
-        self.locs = [d.location('Master thread', group=d.location_group(
-            'MPI Rank %d' % r, system_tree_parent=host)) for r in range(3)]
-        d.group('MPI locations', group_type=otf2.GroupType.COMM_LOCATIONS,
-                paradigm=otf2.Paradigm.MPI, members=self.locs)
-        self.world = d.comm('MPI_COMM_WORLD', group=d.group(
-            'MPI_COMM_WORLD', group_type=otf2.GroupType.COMM_GROUP,
-            paradigm=otf2.Paradigm.MPI, members=[0, 1, 2]))
-        self.R = {}
-        for n in names:
-            mpi = n.startswith('MPI_')
-            self.R[n] = d.region(n, source_file='c.c', paradigm=otf2.Paradigm.MPI if mpi
-                                 else otf2.Paradigm.USER,
-                                 region_role=otf2.RegionRole.POINT2POINT if mpi
-                                 else otf2.RegionRole.FUNCTION)
-        self.trace = trace
-
-    def writer(self, rank):
-        w = self.trace.event_writer_from_location(self.locs[rank])
-        ev = otf2.events
-
-        def enter(t, n):
-            w(ev.Enter(ms(t), self.R[n]))
-
-        def leave(t, n):
-            w(ev.Leave(ms(t), self.R[n]))
-        return w, enter, leave
+from waittrace import Ranks, ms, profile, profile_json, write_plain
 
 
 # ---------------------------------------------------------------------------------------------
@@ -82,7 +25,7 @@ class Trace:
 def write_allreduce(path):
     ev = otf2.events
     with otf2.writer.open(path, timer_resolution=10**9) as trace:
-        T = Trace(trace, ['main', 'solve', 'MPI_Allreduce'])
+        T = Ranks(trace, ['main', 'solve', 'MPI_Allreduce'])
         for r in range(3):
             w, enter, leave = T.writer(r)
             enter(0, 'main')
@@ -131,7 +74,7 @@ Delay costs: 20.000 ms of waiting, per delaying rank and call path
 def write_chain(path, unmatched=False):
     ev = otf2.events
     with otf2.writer.open(path, timer_resolution=10**9) as trace:
-        T = Trace(trace, ['main', 'produce', 'relay', 'post', 'MPI_Send', 'MPI_Recv'])
+        T = Ranks(trace, ['main', 'produce', 'relay', 'post', 'MPI_Send', 'MPI_Recv'])
         w, enter, leave = T.writer(0)
         enter(0, 'main')
         enter(1, 'produce')
@@ -174,7 +117,7 @@ def write_chain(path, unmatched=False):
 def write_two_sends(path):
     ev = otf2.events
     with otf2.writer.open(path, timer_resolution=10**9) as trace:
-        T = Trace(trace, ['main', 'a', 'b', 'MPI_Send', 'MPI_Recv'])
+        T = Ranks(trace, ['main', 'a', 'b', 'MPI_Send', 'MPI_Recv'])
         w, enter, leave = T.writer(0)
         enter(0, 'main')
         for name, begin, end in (('a', 0, 10), ('b', 10, 30)):
@@ -194,10 +137,10 @@ def write_two_sends(path):
 
 
 def check_allreduce(t, path):
-    code, out, err = run('--critical-path', path)
+    code, out, err = profile('--critical-path', path)
     t.eq((code, err, out), (0, '', ALLREDUCE_TEXT.format(path=path)),
          'allreduce, text: the path through rank 1\'s solve, its 2 x 10 ms delay cost')
-    code, j, err = run_json(t, 'allreduce', path)
+    code, j, err = profile_json(t, '--critical-path', 'allreduce', path)
     t.eq((code, err), (0, ''), 'allreduce, JSON: exit 0')
     if not j:
         return
@@ -213,7 +156,7 @@ def check_allreduce(t, path):
           for c in j['delay_costs']],
          [(1, ['main', 'solve'], 'wait_nxn', ['main', 'MPI_Allreduce'], 2, ms(20))],
          'allreduce, JSON: the delay cost, 2 x 10 ms to rank 1\'s solve')
-    code, out, err = run('--critical-path', '--format', 'csv', path)
+    code, out, err = profile('--critical-path', '--format', 'csv', path)
     rows = list(csv.reader(io.StringIO(out)))
     t.eq((code, rows[0] if rows else None),
          (0, ['section', 'location', 'rank', 'path', 'pattern', 'wait_path', 'waits',
@@ -230,7 +173,7 @@ def check_allreduce(t, path):
 
 
 def check_chain(t, path):
-    code, j, err = run_json(t, 'chain', path)
+    code, j, err = profile_json(t, '--critical-path', 'chain', path)
     t.eq((code, err), (0, ''), 'chain: exit 0')
     if not j:
         return
@@ -248,7 +191,7 @@ def check_chain(t, path):
          [(1, ['main', 'relay'], 'late_sender', ['main', 'MPI_Recv'], 1, ms(41)),
           (0, ['main', 'produce'], 'late_sender', ['main', 'MPI_Recv'], 1, ms(30))],
          'chain, JSON: each Late Sender to its sender\'s computation')
-    code, out, err = run('--critical-path', path)
+    code, out, err = profile('--critical-path', path)
     lines = out.splitlines()
     t.check(code == 0 and lines[0] == 'Critical path of %s: 50.000 ms, through 2 waits' % path
             and '     41.000 ms       1     1  main > relay  <-  Late Sender: main > MPI_Recv'
@@ -258,7 +201,7 @@ def check_chain(t, path):
 
 
 def check_two_sends(t, path):
-    code, j, err = run_json(t, 'two sends', path)
+    code, j, err = profile_json(t, '--critical-path', 'two sends', path)
     t.eq((code, err), (0, ''), 'two sends: exit 0')
     if not j:
         return
@@ -273,8 +216,8 @@ def check_two_sends(t, path):
 
 
 def check_problems(t, unmatched, chain):
-    code, j, err = run_json(t, 'unmatched send', unmatched)
-    _, want, _ = run_json(t, 'chain again', chain)
+    code, j, err = profile_json(t, '--critical-path', 'unmatched send', unmatched)
+    _, want, _ = profile_json(t, '--critical-path', 'chain again', chain)
     t.check(code == 1 and len(err.splitlines()) == 1 and 'has no matching receive' in err,
             'unmatched send: one warning line, exit 1', repr((code, err)))
     keys = ('length_ticks', 'waits_followed', 'delay_cost_ticks', 'delay_costs')
@@ -286,15 +229,8 @@ def check_problems(t, unmatched, chain):
 def check_no_waits(t, d):
     """One location, main from 0 to 5 ms: the path is its main, no delay cost."""
     path = os.path.join(d, 'plain')
-    with otf2.writer.open(path, timer_resolution=10**9) as trace:
-        g = trace.definitions.location_group(
-            'Process', system_tree_parent=trace.definitions.system_tree_node('host'))
-        w = trace.event_writer_from_location(trace.definitions.location('Master thread',
-                                                                        group=g))
-        main = trace.definitions.region('main')
-        w(otf2.events.Enter(0, main))
-        w(otf2.events.Leave(ms(5), main))
-    code, out, err = run('--critical-path', os.path.join(path, 'traces.otf2'))
+    write_plain(path)
+    code, out, err = profile('--critical-path', os.path.join(path, 'traces.otf2'))
     lines = out.splitlines()
     t.check(code == 0 and err == '' and lines[0].endswith(': 5.000 ms, through 0 waits')
             and '      5.000 ms  100.00%     -  main' in lines
@@ -305,7 +241,7 @@ def check_no_waits(t, d):
 def check_usage(t, path):
     for args, text in [(['--critical-path', '--waits'], 'exclude each other'),
                        (['--critical-path', '--top', '3'], 'do not go with --critical-path')]:
-        code, out, err = run(*(args + [path]))
+        code, out, err = profile(*(args + [path]))
         t.check(code == 2 and out == '' and len(err.splitlines()) == 1 and text in err,
                 'usage: %s: one line, exit 2' % ' '.join(args), repr((code, out, err)))
 
@@ -317,7 +253,7 @@ def check_mpi_program(t):
     r = vtmpi.mpirun(t, OPENMPI, 3, exe)
     vtmpi.clean_run(t, r, 'mpi program')
     tr = t.trace(r, 'mpi program')
-    code, j, err = run_json(t, 'mpi program', tr.path)
+    code, j, err = profile_json(t, '--critical-path', 'mpi program', tr.path)
     t.eq((code, err), (0, ''), 'mpi program: exit 0')
     if not j:
         return

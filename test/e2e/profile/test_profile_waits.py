@@ -4,9 +4,7 @@ pattern's waiting time worked out by hand), bad input and usage, then a vtcc-bui
 (Open MPI, 2 ranks) whose rank 1 sleeps before the send rank 0 waits for."""
 import csv
 import io
-import json
 import os
-import subprocess
 
 import omptrace
 import otf2events
@@ -14,24 +12,9 @@ import vtmpi
 import vttest
 from vtmpi import OPENMPI, ROOT_NONE
 from vttest import otf2
+from waittrace import profile, profile_json
 
-VT_PROFILE = os.environ.get('VT_PROFILE', 'vt-profile')
 MS = 10**6  # ticks: the traces here count nanoseconds
-
-
-def run(*args):
-    p = subprocess.run([VT_PROFILE] + [str(a) for a in args], stdout=subprocess.PIPE,
-                       stderr=subprocess.PIPE, universal_newlines=True, timeout=120)
-    return p.returncode, p.stdout, p.stderr
-
-
-def run_json(t, what, *args):
-    code, out, err = run('--waits', '--format', 'json', *args)
-    try:
-        return code, json.loads(out), err
-    except ValueError as e:
-        t.fail('%s: JSON parses' % what, '%s\n%s%s' % (e, out, err))
-        return code, None, err
 
 
 # ---------------------------------------------------------------------------------------------
@@ -194,7 +177,7 @@ NAMES = ['Late Sender', 'Late Sender, Wrong Order', 'Late Receiver', 'Wait at Ba
 
 
 def check_by_hand(t, path):
-    code, w, err = run_json(t, 'by hand', path)
+    code, w, err = profile_json(t, '--waits', 'by hand', path)
     t.eq((code, err), (0, ''), 'by hand: exit 0, nothing on stderr')
     if not w:
         return
@@ -210,7 +193,7 @@ def check_by_hand(t, path):
     t.eq([(c['pattern'], c['name'], c['instances'], c['time_ticks'])
           for c in w['communicators']], COMMS, 'by hand: per communicator')
     # Text: one line per pattern with its name and time, then the three breakdowns.
-    code, out, err = run('--waits', path)
+    code, out, err = profile('--waits', path)
     t.eq((code, err), (0, ''), 'by hand, text: exit 0')
     lines = out.splitlines()
     want = [('Late Sender', '14.000 ms'), ('Late Sender, Wrong Order', '4.000 ms'),
@@ -229,7 +212,7 @@ def check_by_hand(t, path):
                     for l in lines),
             'by hand, text: the breakdowns name path, location and communicator', out)
     # CSV: the same numbers.
-    code, out, err = run('--waits', '--format', 'csv', path)
+    code, out, err = profile('--waits', '--format', 'csv', path)
     rows = list(csv.reader(io.StringIO(out)))
     t.eq((code, rows[0] if rows else None),
          (0, ['section', 'pattern', 'path', 'location', 'rank', 'communicator', 'instances',
@@ -243,7 +226,7 @@ def check_by_hand(t, path):
 
 
 def check_unmatched(t, path):
-    code, w, err = run_json(t, 'unmatched send', path)
+    code, w, err = profile_json(t, '--waits', 'unmatched send', path)
     t.check(code == 1 and len(err.splitlines()) == 1 and 'has no matching receive' in err,
             'unmatched send: one warning line, exit 1', repr((code, err)))
     t.check(w and w['problems'] == 1 and {p['pattern']: (p['instances'], p['time_ticks'])
@@ -256,7 +239,7 @@ def check_omptrace(t, d):
     180 (thread 1 waits 80), B2 at 620 and 680 (the master waits 60), IB2 at 700 and 710 (the
     master waits 10)."""
     path = omptrace.write(os.path.join(d, 'omp'))
-    code, w, err = run_json(t, 'omptrace', path)
+    code, w, err = profile_json(t, '--waits', 'omptrace', path)
     t.eq((code, err), (0, ''), 'omptrace: exit 0')
     if not w:
         return
@@ -303,11 +286,11 @@ def write_no_mpi_regions(path):
 
 
 def check_bad_input(t, plain, by_hand):
-    code, out, err = run('--waits', plain)
+    code, out, err = profile('--waits', plain)
     t.check(code == 0 and err == '' and out.startswith('Wait states of %s: none' % plain)
             and len(out.splitlines()) == 1,
             'no MPI: says there are no waits, exit 0', repr((code, out, err)))
-    code, w, err = run_json(t, 'no MPI', plain)
+    code, w, err = profile_json(t, '--waits', 'no MPI', plain)
     t.check(code == 0 and w and w['total_ticks'] == 0 and not w['call_paths']
             and not w['locations'] and not w['communicators']
             and all(p['time_ticks'] == 0 for p in w['patterns']),
@@ -316,16 +299,16 @@ def check_bad_input(t, plain, by_hand):
                        (['--threads', '--waits'], 'exclude each other'),
                        (['--waits', '--per-location'], 'do not go with --waits'),
                        (['--waits', '--top', '3'], 'do not go with --waits')]:
-        code, out, err = run(*(args + [by_hand]))
+        code, out, err = profile(*(args + [by_hand]))
         t.check(code == 2 and out == '' and len(err.splitlines()) == 1 and text in err,
                 'usage: %s: one line, exit 2' % ' '.join(args), repr((code, out, err)))
     bare = os.path.join(os.path.dirname(os.path.dirname(plain)), 'bare')
     write_no_mpi_regions(bare)
-    code, w, err = run_json(t, 'no MPI regions', os.path.join(bare, 'traces.otf2'))
+    code, w, err = profile_json(t, '--waits', 'no MPI regions', os.path.join(bare, 'traces.otf2'))
     t.check(code == 0 and w and w['total_ticks'] == 0 and not w['locations'],
             'messages outside MPI regions: the events\' own times, no wait',
             repr((code, w, err)))
-    code, out, err = run('--waits', '/nonexistent/x.otf2')
+    code, out, err = profile('--waits', '/nonexistent/x.otf2')
     t.check(code == 2 and len(err.splitlines()) == 1 and '/nonexistent/x.otf2' in err,
             'waits on a missing trace: one line naming it, exit 2', repr((code, err)))
 
@@ -336,7 +319,7 @@ def check_mpi_program(t):
     r = vtmpi.mpirun(t, OPENMPI, 2, exe)
     vtmpi.clean_run(t, r, 'mpi program')
     tr = t.trace(r, 'mpi program')
-    code, w, err = run_json(t, 'mpi program', tr.path)
+    code, w, err = profile_json(t, '--waits', 'mpi program', tr.path)
     t.eq((code, err), (0, ''), 'mpi program: exit 0')
     if not w:
         return

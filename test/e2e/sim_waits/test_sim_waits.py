@@ -16,16 +16,12 @@ import vtmpi
 import vttest
 from vtmpi import OPENMPI, ROOT_NONE
 from vttest import otf2
+from waittrace import Ranks, ms
 
 VT_SIM = os.environ.get('VT_SIM', 'vt-sim')
 VT_PROFILE = os.environ.get('VT_PROFILE', 'vt-profile')
-MS = 10**6  # ticks: the traces here count nanoseconds
 K, DELAY_MS = 4, 40
 PATTERNS = ['late_sender', 'wait_barrier', 'wait_nxn', 'late_broadcast', 'early_reduce']
-
-
-def ms(x):
-    return int(round(x * MS))
 
 
 def explain(t, path, what, *args):
@@ -50,39 +46,8 @@ def pattern(j, key):
     return [p for p in j['patterns'] if p['pattern'] == key][0]
 
 
-class Ranks:
-    """Three MPI ranks, one location each, in MPI_COMM_WORLD; regions by name."""
-
-    def __init__(self, trace, names):
-        d = trace.definitions
-        host = d.system_tree_node('host')
-        self.locs = [d.location('Master thread', group=d.location_group(
-            'MPI Rank %d' % r, system_tree_parent=host)) for r in range(3)]
-        d.group('MPI locations', group_type=otf2.GroupType.COMM_LOCATIONS,
-                paradigm=otf2.Paradigm.MPI, members=self.locs)
-        self.world = d.comm('MPI_COMM_WORLD', group=d.group(
-            'MPI_COMM_WORLD', group_type=otf2.GroupType.COMM_GROUP,
-            paradigm=otf2.Paradigm.MPI, members=[0, 1, 2]))
-        self.R = {}
-        for n in names:
-            mpi = n.startswith('MPI_')
-            role = (otf2.RegionRole.BARRIER if n == 'MPI_Barrier' else
-                    otf2.RegionRole.COLL_ALL2ALL if n == 'MPI_Allreduce' else
-                    otf2.RegionRole.POINT2POINT if mpi else otf2.RegionRole.FUNCTION)
-            self.R[n] = d.region(n, source_file='c.c', paradigm=otf2.Paradigm.MPI if mpi
-                                 else otf2.Paradigm.USER, region_role=role)
-        self.trace = trace
-
-    def writer(self, rank):
-        w = self.trace.event_writer_from_location(self.locs[rank])
-        ev = otf2.events
-
-        def enter(t, n):
-            w(ev.Enter(ms(t), self.R[n]))
-
-        def leave(t, n):
-            w(ev.Leave(ms(t), self.R[n]))
-        return w, enter, leave
+# Collectives as vt's runtime marks them.
+ROLES = {'MPI_Barrier': otf2.RegionRole.BARRIER, 'MPI_Allreduce': otf2.RegionRole.COLL_ALL2ALL}
 
 
 # K barriers: each rank works from the previous barrier's end (2 ms; rank 1 12 ms) and enters
@@ -93,7 +58,7 @@ class Ranks:
 def write_barriers(path):
     ev = otf2.events
     with otf2.writer.open(path, timer_resolution=10**9) as trace:
-        T = Ranks(trace, ['main', 'work', 'MPI_Barrier'])
+        T = Ranks(trace, ['main', 'work', 'MPI_Barrier'], ROLES)
         for r in range(3):
             w, enter, leave = T.writer(r)
             enter(0, 'main')
@@ -116,7 +81,7 @@ def write_barriers(path):
 def write_allreduce(path):
     ev = otf2.events
     with otf2.writer.open(path, timer_resolution=10**9) as trace:
-        T = Ranks(trace, ['main', 'solve', 'MPI_Allreduce'])
+        T = Ranks(trace, ['main', 'solve', 'MPI_Allreduce'], ROLES)
         for r in range(3):
             w, enter, leave = T.writer(r)
             arrive = 21 if r == 1 else 11
@@ -142,7 +107,7 @@ def write_allreduce(path):
 def write_chain(path):
     ev = otf2.events
     with otf2.writer.open(path, timer_resolution=10**9) as trace:
-        T = Ranks(trace, ['main', 'produce', 'relay', 'post', 'MPI_Send', 'MPI_Recv'])
+        T = Ranks(trace, ['main', 'produce', 'relay', 'post', 'MPI_Send', 'MPI_Recv'], ROLES)
         w, enter, leave = T.writer(0)
         enter(0, 'main')
         enter(1, 'produce')

@@ -15,7 +15,7 @@ import vtmpi
 import vttest
 from test_report import CHROMIUM, Dom, chromium, page_data, profile_json
 from vtmpi import OPENMPI
-from vttest import otf2
+from waittrace import write_plain
 
 VT_REPORT = os.path.join(vttest.BUILD_ROOT, 'tools', 'vt-report', 'vt-report')
 K, DELAY_MS = 4, 40
@@ -146,14 +146,7 @@ def check_no_comm(t):
     """One location, main from 0 to 5 ms: no communicator, the note in both sections."""
     d = t.newdir('plain')
     path = os.path.join(d, 'plain')
-    with otf2.writer.open(path, timer_resolution=10**9) as trace:
-        g = trace.definitions.location_group(
-            'Process', system_tree_parent=trace.definitions.system_tree_node('host'))
-        w = trace.event_writer_from_location(trace.definitions.location('Master thread',
-                                                                        group=g))
-        main = trace.definitions.region('main')
-        w(otf2.events.Enter(0, main))
-        w(otf2.events.Leave(5 * 10**6, main))
+    write_plain(path)
     page, dom = report(t, os.path.join(path, 'traces.otf2'), 'no communicator')
     data = page_data(page)
     t.eq((data['waits'], data['critpath']), (None, None),
