@@ -7,6 +7,7 @@ the administrator's file (meson option setuid_conf) in place, the trace is writt
 that file says, still without the user's plugin; a file others may write, or one that names
 a plugin, is refused in one line. Needs root (to make the program setuid) and setpriv."""
 
+import fcntl
 import os
 import pwd
 import shutil
@@ -47,6 +48,11 @@ def body(t):
         skip('no user "nobody" to run the program as')
     as_user = [setpriv, '--reuid=%d' % user.pw_uid, '--regid=%d' % user.pw_gid,
                '--clear-groups', '--']
+    # The administrator's file is one per machine: suite runs side by side on one machine
+    # take turns here, or one run's file would show up in the other's secure-default runs.
+    # The lock goes with the process.
+    t.setuid_lock = open('/tmp/vt-test-setuid.lock', 'w')
+    fcntl.flock(t.setuid_lock, fcntl.LOCK_EX)
 
     exe = t.compile('suid', ['suid.c'], 'c', 'gcc', '-O0')
     plain = t.compile('suid-plain', ['suid.c'], instrument=False)
