@@ -94,6 +94,10 @@ def check_by_hand(t):
 def program(t, name, source, np, args=(), flags=(), env=None):
     vtmpi.require_runtime(OPENMPI)
     exe = vtmpi.compile(t, OPENMPI, name, [source], flags=flags)
+    if os.environ.get('VT_TEST_PRELOAD'):
+        # scripts/test-sanitize.sh: the sanitizer's runtime before libvt in every rank, as
+        # vttest.Test.run does for one process (heat, with -lm, crashed without it).
+        env = dict(env or {}, LD_PRELOAD=os.environ['VT_TEST_PRELOAD'])
     r = vtmpi.mpirun(t, OPENMPI, np, exe, args=args, env=env, timeout=240, label=name)
     vtmpi.clean_run(t, r, name)
     return t.trace(r, name).path
