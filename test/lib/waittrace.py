@@ -78,3 +78,45 @@ def write_plain(path):
         main = trace.definitions.region('main')
         w(otf2.events.Enter(0, main))
         w(otf2.events.Leave(ms(5), main))
+
+
+# A chain of two Late Senders: rank 0 produces from 1 to 31 and sends to rank 1 (MPI_Send
+# 31..32); rank 1 waits in MPI_Recv from 1, receives at 32, relays 32..42 and sends to rank 2
+# (MPI_Send 42..43); rank 2 waits in MPI_Recv from 1, receives at 44, posts 44..50. Main:
+# 0..40, 0..45, 0..50. unmatched: rank 0 also sends tag 99 to rank 2 (33..34), never
+# received. What each tool makes of it: the tests that use it.
+def write_chain(path, unmatched=False):
+    ev = otf2.events
+    with otf2.writer.open(path, timer_resolution=10**9) as trace:
+        T = Ranks(trace, ['main', 'produce', 'relay', 'post', 'MPI_Send', 'MPI_Recv'])
+        w, enter, leave = T.writer(0)
+        enter(0, 'main')
+        enter(1, 'produce')
+        leave(31, 'produce')
+        enter(31, 'MPI_Send')
+        w(ev.MpiSend(ms(31), 1, T.world, 0, 8))
+        leave(32, 'MPI_Send')
+        if unmatched:  # never received: a problem, the rest unchanged
+            enter(33, 'MPI_Send')
+            w(ev.MpiSend(ms(33), 2, T.world, 99, 8))
+            leave(34, 'MPI_Send')
+        leave(40, 'main')
+        w, enter, leave = T.writer(1)
+        enter(0, 'main')
+        enter(1, 'MPI_Recv')
+        w(ev.MpiRecv(ms(32), 0, T.world, 0, 8))
+        leave(32, 'MPI_Recv')
+        enter(32, 'relay')
+        leave(42, 'relay')
+        enter(42, 'MPI_Send')
+        w(ev.MpiSend(ms(42), 2, T.world, 0, 8))
+        leave(43, 'MPI_Send')
+        leave(45, 'main')
+        w, enter, leave = T.writer(2)
+        enter(0, 'main')
+        enter(1, 'MPI_Recv')
+        w(ev.MpiRecv(ms(44), 1, T.world, 0, 8))
+        leave(44, 'MPI_Recv')
+        enter(44, 'post')
+        leave(50, 'post')
+        leave(50, 'main')

@@ -11,7 +11,7 @@ import vtmpi
 import vttest
 from vtmpi import OPENMPI, ROOT_NONE
 from vttest import otf2
-from waittrace import Ranks, ms, profile, profile_json, write_plain
+from waittrace import Ranks, ms, profile, profile_json, write_chain, write_plain
 
 
 # ---------------------------------------------------------------------------------------------
@@ -71,41 +71,8 @@ Delay costs: 20.000 ms of waiting, per delaying rank and call path
 #     Rank 1 waited 30 ms (1..31); rank 0 from 0: produce 30, main 1; rank 1: main 1 -> 30 ms
 #     to rank 0's produce. (Scalasca would carry part of rank 2's wait on to rank 0's produce
 #     as a long-term cost; vt does not.)
-def write_chain(path, unmatched=False):
-    ev = otf2.events
-    with otf2.writer.open(path, timer_resolution=10**9) as trace:
-        T = Ranks(trace, ['main', 'produce', 'relay', 'post', 'MPI_Send', 'MPI_Recv'])
-        w, enter, leave = T.writer(0)
-        enter(0, 'main')
-        enter(1, 'produce')
-        leave(31, 'produce')
-        enter(31, 'MPI_Send')
-        w(ev.MpiSend(ms(31), 1, T.world, 0, 8))
-        leave(32, 'MPI_Send')
-        if unmatched:  # never received: a problem, the rest unchanged
-            enter(33, 'MPI_Send')
-            w(ev.MpiSend(ms(33), 2, T.world, 99, 8))
-            leave(34, 'MPI_Send')
-        leave(40, 'main')
-        w, enter, leave = T.writer(1)
-        enter(0, 'main')
-        enter(1, 'MPI_Recv')
-        w(ev.MpiRecv(ms(32), 0, T.world, 0, 8))
-        leave(32, 'MPI_Recv')
-        enter(32, 'relay')
-        leave(42, 'relay')
-        enter(42, 'MPI_Send')
-        w(ev.MpiSend(ms(42), 2, T.world, 0, 8))
-        leave(43, 'MPI_Send')
-        leave(45, 'main')
-        w, enter, leave = T.writer(2)
-        enter(0, 'main')
-        enter(1, 'MPI_Recv')
-        w(ev.MpiRecv(ms(44), 1, T.world, 0, 8))
-        leave(44, 'MPI_Recv')
-        enter(44, 'post')
-        leave(50, 'post')
-        leave(50, 'main')
+# (the trace: waittrace.write_chain)
+
 
 
 # Two sends: rank 0 computes a 0..10, sends (an MPI_Send of no time at 10), computes b

@@ -16,7 +16,7 @@ import vtmpi
 import vttest
 from vtmpi import OPENMPI, ROOT_NONE
 from vttest import otf2
-from waittrace import Ranks, ms
+from waittrace import Ranks, ms, write_chain
 
 VT_SIM = os.environ.get('VT_SIM', 'vt-sim')
 VT_PROFILE = os.environ.get('VT_PROFILE', 'vt-profile')
@@ -104,37 +104,8 @@ def write_allreduce(path):
 #     synchronisation (the receive at 32) it computed 10 ms (relay): 10. 40 ms in all.
 #   replayed: rank 0 sends at 1 (main ends 10); rank 1 receives at 2 (1 ms after the send,
 #     as before), relays 0 ms, sends at 2; rank 2 receives at 4, posts until 10. 10 ms.
-def write_chain(path):
-    ev = otf2.events
-    with otf2.writer.open(path, timer_resolution=10**9) as trace:
-        T = Ranks(trace, ['main', 'produce', 'relay', 'post', 'MPI_Send', 'MPI_Recv'], ROLES)
-        w, enter, leave = T.writer(0)
-        enter(0, 'main')
-        enter(1, 'produce')
-        leave(31, 'produce')
-        enter(31, 'MPI_Send')
-        w(ev.MpiSend(ms(31), 1, T.world, 0, 8))
-        leave(32, 'MPI_Send')
-        leave(40, 'main')
-        w, enter, leave = T.writer(1)
-        enter(0, 'main')
-        enter(1, 'MPI_Recv')
-        w(ev.MpiRecv(ms(32), 0, T.world, 0, 8))
-        leave(32, 'MPI_Recv')
-        enter(32, 'relay')
-        leave(42, 'relay')
-        enter(42, 'MPI_Send')
-        w(ev.MpiSend(ms(42), 2, T.world, 0, 8))
-        leave(43, 'MPI_Send')
-        leave(45, 'main')
-        w, enter, leave = T.writer(2)
-        enter(0, 'main')
-        enter(1, 'MPI_Recv')
-        w(ev.MpiRecv(ms(44), 1, T.world, 0, 8))
-        leave(44, 'MPI_Recv')
-        enter(44, 'post')
-        leave(50, 'post')
-        leave(50, 'main')
+# (the trace: waittrace.write_chain)
+
 
 
 def rows(j):
