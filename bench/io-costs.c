@@ -9,7 +9,9 @@
  * run-io.py runs it plain, and under vtrun with VT_IOTRACE and VT_MEMTRACE off and on; each
  * loop is a function of its own, so that callgrind can count one (--toggle-collect).
  *
- *   io-costs [COUNT [write|read|malloc-free]]   calls per loop (default 10^6); only that loop
+ *   io-costs [COUNT [write|read|malloc-free|read0]]   calls per loop (default 10^6); only that
+ *   loop (read0: reads of 0 bytes of /dev/zero, run only when named: the system call without
+ *   the kernel's store into the program's memory, see docs/bench.md)
  */
 #include <fcntl.h>
 #include <stdbool.h>
@@ -64,6 +66,15 @@ __attribute__((noinline)) int read_loop(int fd, long n)
 	return 0;
 }
 
+__attribute__((noinline)) int read0_loop(int fd, long n)
+{
+	char c;
+	for (long i = 0; i < n; i++)
+		if (read(fd, &c, 0) != 0)
+			return 1;
+	return 0;
+}
+
 /* 32 bytes, used so the pair is not optimised away. */
 __attribute__((noinline)) int malloc_loop(long n)
 {
@@ -100,6 +111,12 @@ int main(int argc, char **argv)
 		if (read_loop(in, n))
 			return 1;
 		report("read", n, t0);
+	}
+	t0 = now();
+	if (only && !strcmp(only, "read0")) {
+		if (read0_loop(in, n))
+			return 1;
+		report("read0", n, t0);
 	}
 	/* 10 times as many pairs. */
 	long m = 10 * n;

@@ -5,6 +5,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 /*
  * The POSIX I/O functions vt interposes (interpose/vt_io_posix.c), in the order of their
@@ -68,6 +69,10 @@ extern const char *const vt_io_names[VT_IO_FN_MAX];
 /* The kind of a data operation (OTF2_IoOperationMode's values). */
 enum vt_io_mode { VT_IO_MODE_READ = 0, VT_IO_MODE_WRITE = 1, VT_IO_MODE_FLUSH = 2 };
 
+/* libc's read or write, pread or pwrite (their offsets are 64 bits: vt_io_posix.c). */
+typedef ssize_t (*vt_io_rw_fn)(int, void *, size_t);
+typedef ssize_t (*vt_io_prw_fn)(int, void *, size_t, int64_t);
+
 /* One interposed call on its way: filled by enter, read by the hooks after it. */
 struct vt_io_call {
 	void *thread;	 /* the recording thread's state (io/'s business) */
@@ -108,10 +113,20 @@ struct vt_io_hooks {
 	void (*status)(struct vt_io_call *c, int fd, int ret);
 	/* unlink(path) or unlinkat(dirfd, path, flags) returned ret. */
 	void (*unlinked)(struct vt_io_call *c, int dirfd, const char *path, int flags, int ret);
+	/*
+	 * read and write (rw), pread and pwrite and their 64 forms (prw) whole: the hook makes
+	 * the call of libc's function real itself, between the operation's beginning and its
+	 * end, and returns what it returned with its errno. The wrapper's one indirect call,
+	 * a tail call with its arguments in place: no frame of its own, no call state in
+	 * memory. fn says which call (and mode): VT_IO_READ, VT_IO_WRITE, VT_IO_PREAD...
+	 */
+	ssize_t (*rw)(int fd, void *buf, size_t n, vt_io_rw_fn real, enum vt_io_fn fn);
+	ssize_t (*prw)(int fd, void *buf, size_t n, int64_t off, vt_io_prw_fn real,
+		       enum vt_io_fn fn);
 };
 
-/* Written by the lifecycle (enter and op_enter last, so a wrapper that sees them finds the
- * others in place). */
+/* Written by the lifecycle (enter, op_enter, rw and prw last, so a wrapper that sees them
+ * finds the others in place). */
 void vt_io_set_hooks(const struct vt_io_hooks *h);
 extern struct vt_io_hooks vt_io_hooks __attribute__((visibility("hidden")));
 

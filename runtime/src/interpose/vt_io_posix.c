@@ -74,7 +74,11 @@ VT_NOSAN void vt_io_set_hooks(const struct vt_io_hooks *h)
 	struct vt_io_hooks copy = *h;
 	copy.enter = NULL;
 	copy.op_enter = NULL;
+	copy.rw = NULL;
+	copy.prw = NULL;
 	vt_io_hooks = copy;
+	__atomic_store_n(&vt_io_hooks.rw, h->rw, __ATOMIC_RELEASE);
+	__atomic_store_n(&vt_io_hooks.prw, h->prw, __ATOMIC_RELEASE);
 	__atomic_store_n(&vt_io_hooks.op_enter, h->op_enter, __ATOMIC_RELEASE);
 	__atomic_store_n(&vt_io_hooks.enter, h->enter, __ATOMIC_RELEASE);
 }
@@ -199,18 +203,64 @@ typedef ssize_t (*prwv_fn)(int, const struct iovec *, int, off_t);
 		return traced_##name args;                                                         \
 	}
 
-DATA_WRAPPER(ssize_t, read, VT_IO_READ, VT_IO_READ, VT_IO_MODE_READ, n, rw_fn,
-	     (int fd, void *buf, size_t n), (fd, buf, n))
-DATA_WRAPPER(ssize_t, write, VT_IO_WRITE, VT_IO_WRITE, VT_IO_MODE_WRITE, n, rw_fn,
-	     (int fd, const void *buf, size_t n), (fd, (void *)buf, n))
-DATA_WRAPPER(ssize_t, pread, VT_IO_PREAD, VT_IO_PREAD, VT_IO_MODE_READ, n, prw_fn,
-	     (int fd, void *buf, size_t n, off_t off), (fd, buf, n, off))
-DATA_WRAPPER(ssize_t, pread64, VT_IO_PREAD64, VT_IO_PREAD64, VT_IO_MODE_READ, n, prw64_fn,
-	     (int fd, void *buf, size_t n, off64_t off), (fd, buf, n, off))
-DATA_WRAPPER(ssize_t, pwrite, VT_IO_PWRITE, VT_IO_PWRITE, VT_IO_MODE_WRITE, n, prw_fn,
-	     (int fd, const void *buf, size_t n, off_t off), (fd, (void *)buf, n, off))
-DATA_WRAPPER(ssize_t, pwrite64, VT_IO_PWRITE64, VT_IO_PWRITE64, VT_IO_MODE_WRITE, n, prw64_fn,
-	     (int fd, const void *buf, size_t n, off64_t off), (fd, (void *)buf, n, off))
+/*
+ * read and write, pread and pwrite: while I/O is not traced, the same tail call to libc; when
+ * it is, a tail call to the hook (rw, prw), which does the whole call (its frame is the only
+ * one: see struct vt_io_hooks). Before libc's function is known (another library's
+ * constructor), it is looked up first.
+ */
+_Static_assert(sizeof(off_t) == sizeof(int64_t) && sizeof(off64_t) == sizeof(int64_t),
+	       "pread's offset is passed on as 64 bits");
+
+VT_NOSAN __attribute__((noinline)) static ssize_t rw_first(int slot, int fd, void *buf, size_t n)
+{
+	REAL(slot, vt_io_rw_fn, -1);
+	ssize_t (*h_)(int, void *, size_t, vt_io_rw_fn, enum vt_io_fn) =
+	    __atomic_load_n(&vt_io_hooks.rw, __ATOMIC_ACQUIRE);
+	return h_ ? h_(fd, buf, n, fp_, (enum vt_io_fn)slot) : fp_(fd, buf, n);
+}
+
+VT_NOSAN __attribute__((noinline)) static ssize_t prw_first(int slot, int fd, void *buf, size_t n,
+							    int64_t off)
+{
+	REAL(slot, vt_io_prw_fn, -1);
+	ssize_t (*h_)(int, void *, size_t, int64_t, vt_io_prw_fn, enum vt_io_fn) =
+	    __atomic_load_n(&vt_io_hooks.prw, __ATOMIC_ACQUIRE);
+	return h_ ? h_(fd, buf, n, off, fp_, (enum vt_io_fn)slot) : fp_(fd, buf, n, off);
+}
+
+#define RW_WRAPPER(name, fn, C)                                                                    \
+	VT_EXPORT ssize_t name(int fd, C void *buf, size_t n)                                      \
+	{                                                                                          \
+		vt_io_rw_fn f_ = (vt_io_rw_fn)__atomic_load_n(&real_fns[fn], __ATOMIC_RELAXED);    \
+		ssize_t (*h_)(int, void *, size_t, vt_io_rw_fn, enum vt_io_fn) =                   \
+		    __atomic_load_n(&vt_io_hooks.rw, __ATOMIC_ACQUIRE);                            \
+		if (__builtin_expect(f_ && !h_, 1))                                                \
+			return f_(fd, (void *)buf, n);                                             \
+		if (f_)                                                                            \
+			return h_(fd, (void *)buf, n, f_, fn);                                     \
+		return rw_first(fn, fd, (void *)buf, n);                                           \
+	}
+
+#define PRW_WRAPPER(name, fn, C, O)                                                                \
+	VT_EXPORT ssize_t name(int fd, C void *buf, size_t n, O off)                               \
+	{                                                                                          \
+		vt_io_prw_fn f_ = (vt_io_prw_fn)__atomic_load_n(&real_fns[fn], __ATOMIC_RELAXED);  \
+		ssize_t (*h_)(int, void *, size_t, int64_t, vt_io_prw_fn, enum vt_io_fn) =         \
+		    __atomic_load_n(&vt_io_hooks.prw, __ATOMIC_ACQUIRE);                           \
+		if (__builtin_expect(f_ && !h_, 1))                                                \
+			return f_(fd, (void *)buf, n, off);                                        \
+		if (f_)                                                                            \
+			return h_(fd, (void *)buf, n, off, f_, fn);                                \
+		return prw_first(fn, fd, (void *)buf, n, off);                                     \
+	}
+
+RW_WRAPPER(read, VT_IO_READ, )
+RW_WRAPPER(write, VT_IO_WRITE, const)
+PRW_WRAPPER(pread, VT_IO_PREAD, , off_t)
+PRW_WRAPPER(pread64, VT_IO_PREAD64, , off64_t)
+PRW_WRAPPER(pwrite, VT_IO_PWRITE, const, off_t)
+PRW_WRAPPER(pwrite64, VT_IO_PWRITE64, const, off64_t)
 DATA_WRAPPER(ssize_t, readv, VT_IO_READV, VT_IO_READV, VT_IO_MODE_READ, iov_bytes(iov, cnt), rwv_fn,
 	     (int fd, const struct iovec *iov, int cnt), (fd, iov, cnt))
 DATA_WRAPPER(ssize_t, writev, VT_IO_WRITEV, VT_IO_WRITEV, VT_IO_MODE_WRITE, iov_bytes(iov, cnt),

@@ -267,34 +267,87 @@ static __attribute__((noinline)) bool op_enter_slow(struct vt_io_call *c, enum v
  * and result, when the thread recorded nothing since (a signal handler's events, a flush:
  * then the end is an event of its own, as in the slow path).
  */
+/*
+ * The fast beginning: the operation's event reserved, stamped and committed, or NULL (nothing
+ * written: the slow path's case). *h is the descriptor's handle + 1, *end the end of the
+ * half the event is in.
+ */
+static inline __attribute__((always_inline)) struct vt_rec *
+begin_fast(struct vt_tls *t, enum vt_io_fn fn, int fd, enum vt_io_mode mode, uint64_t bytes,
+	   uint32_t *h, struct vt_rec **end)
+{
+	uint32_t region = __atomic_load_n(&io.regions[fn].handle, __ATOMIC_ACQUIRE) - 1;
+	*h = tracked(fd) ? __atomic_load_n(&io.fds[fd], __ATOMIC_ACQUIRE) : 0;
+	/* As recording() says, a registered region (an unregistered one, UINT32_MAX, has the
+	 * filtered bit) and a descriptor with a handle, stamped by the TSC (the other clock's
+	 * call would need a frame here); a thread that does not record yet has no room. */
+	if (vt_unlikely(io_tls.in || t->busy || vt_core_state() != VT_STATE_ON || !*h ||
+			!fast_case(t, region, t->depth < vt_max_depth) || !vt_clock_tsc))
+		return NULL;
+	struct vt_rec *p = vt_buf_reserve_fast(t, 3);
+	if (vt_unlikely(p == NULL))
+		return NULL;
+	io_tls.in = true;
+	*end = t->end;
+	t->depth++;
+	union vt_rec_payload *pl = (union vt_rec_payload *)p;
+	p[0] = (struct vt_rec){__rdtsc(), region, VT_REC_IO_OP_BEGIN};
+	pl[1].io = (struct vt_rec_io){bytes, *h - 1, (uint32_t)mode};
+	pl[2].io_end = (struct vt_rec_io_end){0, 0};
+	vt_buf_commit(t, p, 3);
+	return p;
+}
+
+/*
+ * The fast end: the operation's end written into its event p (in the half that ends at end),
+ * when the thread recorded nothing since; false otherwise (nothing written: the slow path's
+ * case).
+ */
+static inline __attribute__((always_inline)) bool end_fast(struct vt_tls *t, struct vt_rec *p,
+							   const struct vt_rec *end, int64_t result)
+{
+	/* The operation's event is the thread's last one still, in the half being filled (a
+	 * flush, even one that left the position right after the event, changed the half):
+	 * its end goes into it, as a producer's records do (a signal handler's events now wait
+	 * in the side area). */
+	if (vt_unlikely(t->nest))
+		return false;
+	t->nest = 1;
+	vt_signal_fence();
+	if (vt_unlikely(t->pos != p + 3 || t->end != end)) {
+		vt_signal_fence();
+		t->nest = 0;
+		return false;
+	}
+	struct vt_rec_io_end *e = &((union vt_rec_payload *)p)[2].io_end;
+	t->depth--;
+	e->result = result;
+	/* Release: a finalising thread that sees the time sees the result. */
+	__atomic_store_n(&e->ts, __rdtsc(), __ATOMIC_RELEASE);
+	vt_signal_fence();
+	t->nest = 0;
+	vt_signal_fence();
+	io_tls.in = false;
+	if (vt_unlikely(__atomic_load_n(&t->side_n, __ATOMIC_RELAXED)))
+		vt_buf_drain(t);
+	return true;
+}
+
 bool vt_iotrace_op_enter(struct vt_io_call *c, enum vt_io_fn fn, int fd, enum vt_io_mode mode,
 			 uint64_t bytes)
 {
 	struct vt_tls *t = &vt_tls;
-	uint32_t region = __atomic_load_n(&io.regions[fn].handle, __ATOMIC_ACQUIRE) - 1;
-	uint32_t h = tracked(fd) ? __atomic_load_n(&io.fds[fd], __ATOMIC_ACQUIRE) : 0;
-	/* As recording() says, a registered region (an unregistered one, UINT32_MAX, has the
-	 * filtered bit) and a descriptor with a handle, stamped by the TSC (the other clock's
-	 * call would need a frame here); a thread that does not record yet has no room. */
-	if (vt_likely(!io_tls.in && !t->busy && vt_core_state() == VT_STATE_ON && h &&
-		      fast_case(t, region, t->depth < vt_max_depth) && vt_clock_tsc)) {
-		struct vt_rec *p = vt_buf_reserve_fast(t, 3);
-		if (vt_likely(p != NULL)) {
-			io_tls.in = true;
-			/* (c->thread and c->op stay unset: the end sets the thread where it
-			 * needs it, a POSIX operation has no id of its own.) */
-			c->fn = fn;
-			c->handle = h - 1;
-			c->rec = p;
-			c->end = t->end;
-			t->depth++;
-			union vt_rec_payload *pl = (union vt_rec_payload *)p;
-			p[0] = (struct vt_rec){__rdtsc(), region, VT_REC_IO_OP_BEGIN};
-			pl[1].io = (struct vt_rec_io){bytes, h - 1, (uint32_t)mode};
-			pl[2].io_end = (struct vt_rec_io_end){0, 0};
-			vt_buf_commit(t, p, 3);
-			return true;
-		}
+	uint32_t h;
+	struct vt_rec *end;
+	struct vt_rec *p = begin_fast(t, fn, fd, mode, bytes, &h, &end);
+	if (vt_likely(p != NULL)) {
+		/* (c->thread and c->op stay unset: the end sets the thread where it needs it, a
+		 * POSIX operation has no id of its own.) */
+		c->fn = fn;
+		c->handle = h - 1;
+		c->rec = p;
+		c->end = end;
+		return true;
 	}
 	return op_enter_slow(c, fn, fd, mode, bytes);
 }
@@ -316,33 +369,64 @@ static __attribute__((noinline)) void op_end_slow(struct vt_io_call *c, int64_t 
 void vt_iotrace_op_end(struct vt_io_call *c, int64_t result, int err)
 {
 	(void)err;
-	struct vt_tls *t = &vt_tls;
-	struct vt_rec *p = c->rec;
-	/* The operation's event is the thread's last one still, in the half being filled (a
-	 * flush, even one that left the position right after the event, changed the half):
-	 * its end goes into it, as a producer's records do (a signal handler's events now wait
-	 * in the side area). */
-	if (vt_likely(p != NULL && !t->nest)) {
-		t->nest = 1;
-		vt_signal_fence();
-		if (vt_likely(t->pos == p + 3 && t->end == c->end)) {
-			struct vt_rec_io_end *end = &((union vt_rec_payload *)p)[2].io_end;
-			t->depth--;
-			end->result = result;
-			/* Release: a finalising thread that sees the time sees the result. */
-			__atomic_store_n(&end->ts, __rdtsc(), __ATOMIC_RELEASE);
-			vt_signal_fence();
-			t->nest = 0;
-			vt_signal_fence();
-			io_tls.in = false;
-			if (vt_unlikely(__atomic_load_n(&t->side_n, __ATOMIC_RELAXED)))
-				vt_buf_drain(t);
-			return;
-		}
-		vt_signal_fence();
-		t->nest = 0;
-	}
+	if (vt_likely(c->rec != NULL && end_fast(&vt_tls, c->rec, c->end, result)))
+		return;
 	op_end_slow(c, result);
+}
+
+/* The mode of rw's functions (read, write) or prw's (pread, pwrite and their 64 forms). */
+static inline __attribute__((always_inline)) enum vt_io_mode mode_of(enum vt_io_fn fn, bool has_off)
+{
+	bool w = has_off ? fn == VT_IO_PWRITE || fn == VT_IO_PWRITE64 : fn == VT_IO_WRITE;
+	return w ? VT_IO_MODE_WRITE : VT_IO_MODE_READ;
+}
+
+/* The cases of rw and prw the fast beginning does not take: the beginning, the call and the
+ * end, each through the common path (or the call alone, when it is not recorded). */
+static __attribute__((noinline)) ssize_t rw_slow(int fd, void *buf, size_t n, int64_t off,
+						 void *real, enum vt_io_fn fn, bool has_off)
+{
+	struct vt_io_call c;
+	bool rec = op_enter_slow(&c, fn, fd, mode_of(fn, has_off), n);
+	ssize_t r =
+	    has_off ? ((vt_io_prw_fn)real)(fd, buf, n, off) : ((vt_io_rw_fn)real)(fd, buf, n);
+	if (rec)
+		vt_iotrace_op_end(&c, r, 0);
+	return r;
+}
+
+/*
+ * read, write (rw) and their positioned forms (prw) whole: one frame for the beginning, the
+ * call and the end, the call's state in registers. The end's slow path needs the handle and
+ * the function: they are in the call's state too.
+ */
+static inline __attribute__((always_inline)) ssize_t
+rw_call(int fd, void *buf, size_t n, int64_t off, void *real, enum vt_io_fn fn, bool has_off)
+{
+	struct vt_tls *t = &vt_tls;
+	uint32_t h;
+	struct vt_rec *end;
+	struct vt_rec *p = begin_fast(t, fn, fd, mode_of(fn, has_off), n, &h, &end);
+	if (vt_unlikely(p == NULL))
+		return rw_slow(fd, buf, n, off, real, fn, has_off);
+	ssize_t r =
+	    has_off ? ((vt_io_prw_fn)real)(fd, buf, n, off) : ((vt_io_rw_fn)real)(fd, buf, n);
+	if (vt_likely(end_fast(t, p, end, r)))
+		return r;
+	struct vt_io_call c = {t, fn, h - 1, 0, p, end};
+	op_end_slow(&c, r);
+	return r;
+}
+
+ssize_t vt_iotrace_rw(int fd, void *buf, size_t n, vt_io_rw_fn real, enum vt_io_fn fn)
+{
+	return rw_call(fd, buf, n, 0, (void *)real, fn, false);
+}
+
+ssize_t vt_iotrace_prw(int fd, void *buf, size_t n, int64_t off, vt_io_prw_fn real,
+		       enum vt_io_fn fn)
+{
+	return rw_call(fd, buf, n, off, (void *)real, fn, true);
 }
 
 void vt_iotrace_opened(struct vt_io_call *c, int fd, const char *path, int flags)

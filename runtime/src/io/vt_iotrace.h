@@ -33,6 +33,9 @@ void vt_iotrace_duped(struct vt_io_call *c, int oldfd, int newfd, int flags);
 void vt_iotrace_leave(struct vt_io_call *c);
 void vt_iotrace_status(struct vt_io_call *c, int fd, int ret);
 void vt_iotrace_unlinked(struct vt_io_call *c, int dirfd, const char *path, int flags, int ret);
+ssize_t vt_iotrace_rw(int fd, void *buf, size_t n, vt_io_rw_fn real, enum vt_io_fn fn);
+ssize_t vt_iotrace_prw(int fd, void *buf, size_t n, int64_t off, vt_io_prw_fn real,
+		       enum vt_io_fn fn);
 
 /*
  * For the streams (io/vt_stdio.c), whose calls are recorded in the same way and state:

@@ -124,6 +124,8 @@ static const struct vt_io_hooks io_hooks = {
     .leave = vt_iotrace_leave,
     .status = vt_iotrace_status,
     .unlinked = vt_iotrace_unlinked,
+    .rw = vt_iotrace_rw,
+    .prw = vt_iotrace_prw,
 };
 
 /* The same for the ISO C streams (io/vt_stdio.c). */
