@@ -15,7 +15,8 @@ machine may be loaded); the median and minimum CPU time of each binary, and the 
 of the medians and of the minima (what vt adds), are.
 
 --callgrind also counts instructions: each binary once under `valgrind --tool=callgrind
---trace-children=yes` (children included), the totals summed over the processes, and the
+--trace-children=yes` (children included; under valgrind vt writes the trace in the
+program's process, archive/vt_apart.c), the totals summed over the processes, and the
 vt build's instructions by function and by object (libotf2, libvt, ld.so, libc, ...),
 exclusive, summed over the processes: where vt's start and end go. Every vt run must leave
 a trace with its anchor; the script exits non-zero otherwise. Only the standard library is
@@ -74,8 +75,10 @@ def callgrind(exe, env, cwd):
             m = ROW_RE.match(line)
             if not m:
                 continue
-            obj = os.path.basename(m.group(4) or m.group(2))
-            obj = re.sub(r'\.so[.\d]*$', '', obj)
+            # callgrind names no object for some code inlined from a header (ld.so's
+            # dl-*.h): that file, in parentheses.
+            obj = (re.sub(r'\.so[.\d]*$', '', os.path.basename(m.group(4))) if m.group(4)
+                   else '(%s)' % os.path.basename(m.group(2)))
             key = (obj, m.group(3))
             funcs[key] = funcs.get(key, 0) + int(m.group(1).replace(',', ''))
         os.unlink(f)
