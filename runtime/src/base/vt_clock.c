@@ -90,11 +90,20 @@ void vt_clock_init(int request)
 	clk.finished = false;
 }
 
+/*
+ * The last point, taken when it is asked for: no spin to stretch a short run. A time
+ * between the two points is interpolated, so its error is at most the two pairings'
+ * (tens of ns), whatever the interval; only the rate, ticks per second, is less exact
+ * over a short run, where it matters least. Points closer than MIN_SPAN_NS (a run that
+ * ends as it starts) are pushed that far apart, so that a pairing's jitter cannot make
+ * the rate meaningless.
+ */
+#define MIN_SPAN_NS 20000u
+
 static void take_end(uint64_t *tsc, uint64_t *ns)
 {
 	sample(tsc, ns);
-	/* Under a millisecond the pairing jitter would matter; stretch the interval. */
-	while (*ns - clk.ns0 < 1000000)
+	while (*ns - clk.ns0 < MIN_SPAN_NS)
 		sample(tsc, ns);
 }
 

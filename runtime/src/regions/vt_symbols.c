@@ -34,11 +34,117 @@ struct module {
 	int reported;
 };
 
+/*
+ * elfutils is loaded when the first name is resolved, not with libvt: a run whose trace has
+ * no address to name (an empty program, or one instrumented by the plugins with names
+ * compiled in) never maps libdw, libelf and their compression libraries, nor relocates them.
+ * The functions used, looked up once; each call below goes through this table (the macros
+ * after it).
+ */
+#define VT_DW_FUNCS(X)                                                                             \
+	X(dwarf_attr_integrate)                                                                    \
+	X(dwarf_decl_file)                                                                         \
+	X(dwarf_decl_line)                                                                         \
+	X(dwarf_diename)                                                                           \
+	X(dwarf_filesrc)                                                                           \
+	X(dwarf_formudata)                                                                         \
+	X(dwarf_getscopes)                                                                         \
+	X(dwarf_getsrc_die)                                                                        \
+	X(dwarf_getsrcfiles)                                                                       \
+	X(dwarf_lineno)                                                                            \
+	X(dwarf_linesrc)                                                                           \
+	X(dwarf_nextcu)                                                                            \
+	X(dwarf_offdie)                                                                            \
+	X(dwarf_ranges)                                                                            \
+	X(dwarf_srclang)                                                                           \
+	X(dwarf_tag)                                                                               \
+	X(dwfl_begin)                                                                              \
+	X(dwfl_build_id_find_debuginfo)                                                            \
+	X(dwfl_build_id_find_elf)                                                                  \
+	X(dwfl_end)                                                                                \
+	X(dwfl_errmsg)                                                                             \
+	X(dwfl_module_addrdie)                                                                     \
+	X(dwfl_module_addrinfo)                                                                    \
+	X(dwfl_module_addrname)                                                                    \
+	X(dwfl_module_getdwarf)                                                                    \
+	X(dwfl_offline_section_address)                                                            \
+	X(dwfl_report_begin_add)                                                                   \
+	X(dwfl_report_elf)                                                                         \
+	X(dwfl_report_end)                                                                         \
+	X(dwfl_standard_find_debuginfo)
+
+/* elfutils' library by its soname (stable since elfutils 0.1xx). */
+#define VT_LIBDW "libdw.so.1"
+
+#define VT_DW_MEMBER(f) __typeof__(f) *f;
+struct dw_fns {
+	VT_DW_FUNCS(VT_DW_MEMBER)
+};
+
 static struct {
 	struct module modules[MAX_MODULES];
 	int n_modules;
 	Dwfl *dwfl;
+	int dw_state; /* 0 not tried, 1 loaded, -1 not loadable */
+	struct dw_fns dw;
+	Dwfl_Callbacks callbacks; /* elfutils keeps the pointer as long as the Dwfl lives */
 } elf;
+
+/* Loads elfutils on the first call; false (said once) when it cannot be. */
+static bool dw_load(void)
+{
+	if (elf.dw_state)
+		return elf.dw_state > 0;
+	elf.dw_state = -1;
+	void *lib = dlopen(VT_LIBDW, RTLD_NOW | RTLD_LOCAL);
+	if (!lib) {
+		vt_info("no function names: cannot load %s: %s", VT_LIBDW, dlerror());
+		return false;
+	}
+	bool ok = true;
+#define VT_DW_LOOKUP(f) ok = ok && (*(void **)&elf.dw.f = dlsym(lib, #f)) != NULL;
+	VT_DW_FUNCS(VT_DW_LOOKUP)
+#undef VT_DW_LOOKUP
+	if (!ok) {
+		vt_info("no function names: %s lacks a function vt uses", VT_LIBDW);
+		return false;
+	}
+	elf.dw_state = 1;
+	return true;
+}
+
+/* Every elfutils call below goes through the table. */
+#define VT_DW_CALL(f)		     (*elf.dw.f)
+#define dwarf_attr_integrate	     VT_DW_CALL(dwarf_attr_integrate)
+#define dwarf_decl_file		     VT_DW_CALL(dwarf_decl_file)
+#define dwarf_decl_line		     VT_DW_CALL(dwarf_decl_line)
+#define dwarf_diename		     VT_DW_CALL(dwarf_diename)
+#define dwarf_filesrc		     VT_DW_CALL(dwarf_filesrc)
+#define dwarf_formudata		     VT_DW_CALL(dwarf_formudata)
+#define dwarf_getscopes		     VT_DW_CALL(dwarf_getscopes)
+#define dwarf_getsrc_die	     VT_DW_CALL(dwarf_getsrc_die)
+#define dwarf_getsrcfiles	     VT_DW_CALL(dwarf_getsrcfiles)
+#define dwarf_lineno		     VT_DW_CALL(dwarf_lineno)
+#define dwarf_linesrc		     VT_DW_CALL(dwarf_linesrc)
+#define dwarf_nextcu		     VT_DW_CALL(dwarf_nextcu)
+#define dwarf_offdie		     VT_DW_CALL(dwarf_offdie)
+#define dwarf_ranges		     VT_DW_CALL(dwarf_ranges)
+#define dwarf_srclang		     VT_DW_CALL(dwarf_srclang)
+#define dwarf_tag		     VT_DW_CALL(dwarf_tag)
+#define dwfl_begin		     VT_DW_CALL(dwfl_begin)
+#define dwfl_build_id_find_debuginfo VT_DW_CALL(dwfl_build_id_find_debuginfo)
+#define dwfl_build_id_find_elf	     VT_DW_CALL(dwfl_build_id_find_elf)
+#define dwfl_end		     VT_DW_CALL(dwfl_end)
+#define dwfl_errmsg		     VT_DW_CALL(dwfl_errmsg)
+#define dwfl_module_addrdie	     VT_DW_CALL(dwfl_module_addrdie)
+#define dwfl_module_addrinfo	     VT_DW_CALL(dwfl_module_addrinfo)
+#define dwfl_module_addrname	     VT_DW_CALL(dwfl_module_addrname)
+#define dwfl_module_getdwarf	     VT_DW_CALL(dwfl_module_getdwarf)
+#define dwfl_offline_section_address VT_DW_CALL(dwfl_offline_section_address)
+#define dwfl_report_begin_add	     VT_DW_CALL(dwfl_report_begin_add)
+#define dwfl_report_elf		     VT_DW_CALL(dwfl_report_elf)
+#define dwfl_report_end		     VT_DW_CALL(dwfl_report_end)
+#define dwfl_standard_find_debuginfo VT_DW_CALL(dwfl_standard_find_debuginfo)
 
 static char *self_exe(void)
 {
@@ -115,18 +221,22 @@ static int find_debuginfo(Dwfl_Module *mod, void **user, const char *modname, Dw
 
 static Dwfl_Module *dwfl_module_for(int idx)
 {
-	static const Dwfl_Callbacks callbacks = {
-	    .find_elf = dwfl_build_id_find_elf,
-	    .find_debuginfo = find_debuginfo,
-	    .section_address = dwfl_offline_section_address,
-	};
 	struct module *m = &elf.modules[idx];
 
 	if (m->reported)
 		return m->dwfl_mod;
 	m->reported = 1;
-	if (!elf.dwfl && !(elf.dwfl = dwfl_begin(&callbacks)))
-		return NULL;
+	if (!elf.dwfl) {
+		if (!dw_load())
+			return NULL;
+		elf.callbacks = (Dwfl_Callbacks){
+		    .find_elf = dwfl_build_id_find_elf,
+		    .find_debuginfo = find_debuginfo,
+		    .section_address = dwfl_offline_section_address,
+		};
+		if (!(elf.dwfl = dwfl_begin(&elf.callbacks)))
+			return NULL;
+	}
 	dwfl_report_begin_add(elf.dwfl);
 	m->dwfl_mod = dwfl_report_elf(elf.dwfl, m->path, m->path, -1, m->bias, false);
 	dwfl_report_end(elf.dwfl, NULL, NULL);
