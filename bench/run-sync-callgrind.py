@@ -9,8 +9,9 @@ bench/overhead.c is built with BUILD_DIR/vtcc/vtcc (its default method) and run 
 a Leave, with K counters of BUILD_DIR/bench/libbenchsync.so (benchsync_const0 ... constK-1,
 each returning 42). Unlike run-callgrind.py, which counts the program's thread inside main,
 this counts every thread from start to exit: the program's reads and records, and the writer
-thread's encoding through libotf2 and the writes (VT_BUFFER_SIZE=1M: flushes in the loop; what
-is left is encoded at exit on the program's thread). (I(2N) - I(N)) /
+thread's encoding through libotf2 and the writes. VT_BUFFER_SIZE=256M: nothing is flushed in
+the loop, every record is encoded at exit, so no thread waits for another while counted (a
+waiting thread's instructions depend on the machine's load; these do not). (I(2N) - I(N)) /
 2N is then the instructions of one event, independent of anything done once; the table gives
 it for the program's thread, the other threads, and both, and what K counters add to K = 0.
 Only the standard library is used. See docs/bench.md.
@@ -45,7 +46,7 @@ def totals(outdir):
 
 
 def run(exe, calls, k, build, work):
-    env = dict(os.environ, VT_FILE_PREFIX='sync%d_%d' % (k, calls), VT_BUFFER_SIZE='1M')
+    env = dict(os.environ, VT_FILE_PREFIX='sync%d_%d' % (k, calls), VT_BUFFER_SIZE='256M')
     env['VT_PLUGIN_CNTR_PATH'] = os.path.join(build, 'bench')
     if k:
         env['VT_PLUGIN_CNTR_METRICS'] = ':'.join('benchsync_const%d' % i for i in range(k))

@@ -57,11 +57,19 @@ static void random_def(enum vt_def_kind k, union vt_def *d)
 					       (uint32_t)next(), rand_str()};
 		break;
 	case VT_DEF_METRIC:
-		d->metric = (struct vt_def_metric){
-		    (uint32_t)next(), rand_str(),      rand_str(),	rand_str(),
-		    (uint32_t)next(), (uint8_t)next(), (uint8_t)next(), (uint8_t)next(),
-		    (uint8_t)next(),  (int64_t)next(),	rand_str(),	0,
-		    NULL};
+		d->metric = (struct vt_def_metric){(uint32_t)next(),
+						   rand_str(),
+						   rand_str(),
+						   rand_str(),
+						   (uint32_t)next(),
+						   (uint8_t)next(),
+						   (uint8_t)next(),
+						   (uint8_t)next(),
+						   (uint8_t)next(),
+						   (int64_t)next(),
+						   rand_str(),
+						   0,
+						   NULL};
 		break;
 	case VT_DEF_INSTANCE:
 		d->instance =
@@ -286,8 +294,7 @@ static void metric(struct vt_defs_buf *b, uint32_t id, const char *name)
 
 /* A class of several metrics (a thread's strict synchronous counters): its members by the
  * names of metric() definitions, as archive/vt_otf2_close.c names them. */
-static void metric_group(struct vt_defs_buf *b, uint32_t id, const char *const *names,
-			 uint32_t n)
+static void metric_group(struct vt_defs_buf *b, uint32_t id, const char *const *names, uint32_t n)
 {
 	char members[1024] = "";
 	size_t at = 0;
@@ -300,7 +307,6 @@ static void metric_group(struct vt_defs_buf *b, uint32_t id, const char *const *
 	union vt_def d = {.metric = {id, "", "", "", 0, 4, 0, 0, 1, 0, members, 0, NULL}};
 	vt_defs_put(b, VT_DEF_METRIC, &d);
 }
-
 
 static void instance(struct vt_defs_buf *b, uint32_t id, uint32_t metric_id, uint64_t recorder,
 		     uint32_t scope)
@@ -359,8 +365,7 @@ static void unify_metric_groups(void)
 	CHECK(vt_unify_merge(&u, all, sizes, 2, true) == 0);
 	/* a 0, b 1, {a,b} 2, c 3, {a,b,c} 4, {b,a} 5 */
 	CHECK(u.n_metrics == 6);
-	CHECK(S(u.metrics[0].name, "a") && S(u.metrics[1].name, "b") &&
-	      S(u.metrics[3].name, "c"));
+	CHECK(S(u.metrics[0].name, "a") && S(u.metrics[1].name, "b") && S(u.metrics[3].name, "c"));
 	CHECK(u.metrics[0].n_members == 0 && u.metrics[3].n_members == 0);
 	CHECK(u.metrics[2].n_members == 2 && u.metrics[2].member_ids[0] == 0 &&
 	      u.metrics[2].member_ids[1] == 1);

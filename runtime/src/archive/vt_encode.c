@@ -181,44 +181,63 @@ static uint32_t group_of(struct vt_enc_loc *e, const struct vt_enc_value *v, uin
 	return UINT32_MAX;
 }
 
+/* The n values of v as one Metric event of class g (whose members are their metrics). */
+static bool write_group(OTF2_EvtWriter *w, uint64_t ts, uint32_t g, const struct vt_enc_value *v,
+			uint32_t n)
+{
+	if (vt_otf2_failed())
+		return false;
+	OTF2_Type types[VT_OTF2_GROUP_MAX];
+	OTF2_MetricValue values[VT_OTF2_GROUP_MAX];
+	for (uint32_t i = 0; i < n; i++) {
+		types[i] = enc.mt.metrics[v[i].metric].type;
+		values[i] = value_of(&enc.mt.metrics[v[i].metric], v[i].value);
+	}
+	return vt_otf2_ok(OTF2_EvtWriter_Metric(w, NULL, ts, g, (uint8_t)n, types, values));
+}
+
+static bool is_strict(uint32_t m, uint32_t n_metrics)
+{
+	return m < n_metrics && enc.mt.metrics[m].occurrence == OTF2_METRIC_SYNCHRONOUS_STRICT;
+}
+
 /*
  * The synchronous values v[0..n) of the event at ts: the strict ones, when the metric service
  * made a class of them (two or more: vt_metric.c), as one Metric event of that class, every
  * other value as a Metric event of its own metric.
  */
-static bool write_values(struct vt_enc_loc *e, uint64_t ts, const struct vt_enc_value *v,
-			 uint32_t n)
+__attribute__((noinline)) static bool write_several(struct vt_enc_loc *e, uint64_t ts,
+						    const struct vt_enc_value *v, uint32_t n)
 {
 	uint32_t n_metrics = __atomic_load_n(&enc.mt.n_metrics, __ATOMIC_ACQUIRE);
+	/* The usual case: the values are those of the location's last event. */
+	if (e->group && is_group(e->group - 1, n_metrics, v, n))
+		return write_group(e->writer, ts, e->group - 1, v, n);
 	struct vt_enc_value strict[VT_OTF2_GROUP_MAX];
 	uint32_t k = 0, g = UINT32_MAX;
 	for (uint32_t i = 0; i < n; i++)
-		if (v[i].metric < n_metrics && k < VT_OTF2_GROUP_MAX &&
-		    enc.mt.metrics[v[i].metric].occurrence == OTF2_METRIC_SYNCHRONOUS_STRICT)
+		if (k < VT_OTF2_GROUP_MAX && is_strict(v[i].metric, n_metrics))
 			strict[k++] = v[i];
 	if (k >= 2)
 		g = group_of(e, strict, k);
-	if (g != UINT32_MAX) {
-		if (vt_otf2_failed())
-			return false;
-		OTF2_Type types[VT_OTF2_GROUP_MAX];
-		OTF2_MetricValue values[VT_OTF2_GROUP_MAX];
-		for (uint32_t i = 0; i < k; i++) {
-			types[i] = enc.mt.metrics[strict[i].metric].type;
-			values[i] = value_of(&enc.mt.metrics[strict[i].metric], strict[i].value);
-		}
-		if (!vt_otf2_ok(OTF2_EvtWriter_Metric(e->writer, NULL, ts, g, (uint8_t)k, types,
-						      values)))
-			return false;
-	}
+	if (g != UINT32_MAX && !write_group(e->writer, ts, g, strict, k))
+		return false;
 	for (uint32_t i = 0; i < n; i++) {
-		if (g != UINT32_MAX && v[i].metric < n_metrics &&
-		    enc.mt.metrics[v[i].metric].occurrence == OTF2_METRIC_SYNCHRONOUS_STRICT)
+		if (g != UINT32_MAX && is_strict(v[i].metric, n_metrics))
 			continue;
 		if (!vt_otf2_write_value(e->writer, ts, v[i].metric, v[i].metric, v[i].value))
 			return false;
 	}
 	return true;
+}
+
+/* The same, a single value (the usual case of one counter) without a call. */
+static inline bool write_values(struct vt_enc_loc *e, uint64_t ts, const struct vt_enc_value *v,
+				uint32_t n)
+{
+	if (n == 1)
+		return vt_otf2_write_value(e->writer, ts, v[0].metric, v[0].metric, v[0].value);
+	return n == 0 || write_several(e, ts, v, n);
 }
 
 /* Leaves every open region down to (not including) depth 'keep' at ts, each with the
@@ -231,8 +250,9 @@ static bool unwind(struct vt_enc_loc *e, struct vt_stack *s, size_t keep, uint64
 		uint32_t region;
 		if (!vt_stack_pop(s, &region))
 			continue;
-		if (!vt_otf2_ok(OTF2_EvtWriter_Leave(e->writer, NULL, ts, region)) ||
-		    !write_values(e, ts, e->strict, e->n_strict))
+		if (!vt_otf2_ok(OTF2_EvtWriter_Leave(e->writer, NULL, ts, region)))
+			return false;
+		if (e->n_strict && !write_values(e, ts, e->strict, e->n_strict))
 			return false;
 	}
 	return true;

@@ -83,9 +83,17 @@ static char *member_keys(const struct vt_otf2_metric *m, uint32_t n, const struc
 			free(keys);
 			return NULL;
 		}
-		struct vt_def_metric d = {i,	     m[i].name, m[i].unit,	  m[i].description,
-					  m[i].mode, m[i].type, m[i].base,	  m[i].occurrence,
-					  m[i].recorder_kind, m[i].exponent, "", 0, NULL};
+		struct vt_def_metric d = {.id = i,
+					  .name = m[i].name,
+					  .unit = m[i].unit,
+					  .description = m[i].description,
+					  .mode = m[i].mode,
+					  .type = m[i].type,
+					  .base = m[i].base,
+					  .occurrence = m[i].occurrence,
+					  .recorder_kind = m[i].recorder_kind,
+					  .exponent = m[i].exponent,
+					  .members = ""};
 		size_t need = (size_t)vt_def_metric_key(&d, NULL, 0);
 		char *more = realloc(keys, len + need + 2);
 		if (!more) {

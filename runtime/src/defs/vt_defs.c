@@ -210,8 +210,8 @@ static void dec_metric(struct vt_defs_reader *r, union vt_def *d)
 int vt_def_metric_key(const struct vt_def_metric *m, char *buf, size_t len)
 {
 	return snprintf(buf, len, "%s\x1f%s\x1f%s\x1f%u\x1f%u\x1f%u\x1f%lld\x1f%u", m->name,
-			m->unit, m->description, m->mode, m->type, m->base,
-			(long long)m->exponent, m->occurrence);
+			m->unit, m->description, m->mode, m->type, m->base, (long long)m->exponent,
+			m->occurrence);
 }
 
 static void enc_instance(struct vt_defs_buf *b, const union vt_def *d)
