@@ -23,6 +23,7 @@
 /* Synchronous counters per thread beyond this are left out at init (leave_out_oversized), as
  * are those whose values would not fit half a buffer with their event. */
 #define MAX_SYNC 64
+_Static_assert(MAX_SYNC <= VT_OTF2_GROUP_MAX, "a thread's strict counters fit one class");
 
 /*
  * Metrics the program defines while it runs (user counters, perfstubs counters) follow the
