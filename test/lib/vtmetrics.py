@@ -13,6 +13,12 @@ Enumerations are kept as their names ('ACCUMULATED_START', 'UINT64', 'METRIC', .
 is what otf2-print prints as well. Values are Python ints for UINT64 and INT64 and floats
 for DOUBLE; otf2-print prints doubles with %g, so the comparison of the two readers
 compares doubles as '%g' text (see norm_value).
+
+vt writes the values of a thread's strict synchronous counters at an event as one Metric
+event of a class with a member per counter. Both readers keep the events as read in
+mv.raw_events and give in mv.events each such event as one event per member, of the class
+of that member alone (which vt defines for every counter), in the order of the members: so
+what a test asserts per counter holds of the values, whichever form vt wrote them in.
 """
 
 import collections
@@ -50,7 +56,8 @@ class MetricView:
         self.locations = {}  # ref -> LocDef
         self.groups = {}  # ref -> GroupDef
         self.nodes = {}  # ref -> NodeDef
-        self.events = collections.defaultdict(list)  # location ref -> [Ev]
+        self.events = collections.defaultdict(list)  # location ref -> [Ev], by member
+        self.raw_events = None  # location ref -> [Ev], as written (see the module's text)
         self.clock = None  # (ticks per second, global offset, length)
 
     # -- look-ups --------------------------------------------------------------------------
@@ -126,6 +133,28 @@ class MetricView:
         return (inst.scope_type, d.name if d is not None else None)
 
 
+def _by_member(mv):
+    """mv.events with each Metric event of a class of several members as one event per
+    member, of the class of that member alone; the events as read go to mv.raw_events."""
+    alone = {}
+    for c in sorted(mv.classes.values()):
+        if len(c.members) == 1:
+            alone.setdefault(c.members[0], c.ref)
+    mv.raw_events = mv.events
+    mv.events = collections.defaultdict(list)
+    for ref, evs in mv.raw_events.items():
+        out = mv.events[ref]
+        for e in evs:
+            c = mv.classes.get(e.metric) if e.kind == 'Metric' else None
+            if (c is None or len(c.members) < 2 or len(e.values) != len(c.members)
+                    or any(m not in alone for m in c.members)):
+                out.append(e)
+                continue
+            out.extend(Ev('Metric', e.time, None, alone[m], (v,))
+                       for m, v in zip(c.members, e.values))
+    return mv
+
+
 def values_per_event(mv, loc_ref):
     """[{counter name: value}] per Enter or Leave of a location, in order: the synchronous
     values recorded with each event."""
@@ -175,7 +204,7 @@ def read_metrics(path):
                 metric = ev.metric._ref
                 values = tuple(ev.values)
             mv.events[l._ref].append(Ev(kind, ev.time, region, metric, values))
-    return mv
+    return _by_member(mv)
 
 
 # ---------------------------------------------------------------------------------------
@@ -274,7 +303,7 @@ def read_metrics_print(path):
                 metric = int(r.group(1))
                 values = tuple(_print_value(v[1], v[2]) for v in P_VALUE.findall(r.group(2)))
         mv.events[lid].append(Ev(kind, time, region, metric, values))
-    return mv, problems
+    return _by_member(mv), problems
 
 
 def norm_value(member, v):

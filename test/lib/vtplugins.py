@@ -613,6 +613,45 @@ def check_sync_location(t, mv, loc_ref, counters, classes, answers, what, first=
              c.name for c in counters)))
 
 
+def check_sync_grouped(t, mv, loc_ref, counters, classes, answers, what):
+    """The form vt writes strict synchronous values in (mv.raw_events, as python3-otf2 read
+    them): one MetricClass whose members are the counters' members in the order they were
+    added (classes[c]: the class of counter c alone), SYNCHRONOUS_STRICT, CPU; and after each
+    Enter and Leave of location loc_ref exactly one Metric event, of that class, at its time,
+    with one value per counter: the value read (answers[c][k] = (present, raw) of the k-th
+    read of c)."""
+    w = '%s: %s' % (what, mv.locations[loc_ref].name)
+    members = tuple(mv.classes[classes[c]].members[0] if classes[c] in mv.classes else None
+                    for c in counters)
+    groups = [cl for cl in mv.classes.values() if cl.members == members]
+    t.eq([(cl.occurrence, cl.recorder_kind) for cl in groups],
+         [('SYNCHRONOUS_STRICT', 'CPU')], '%s: one metric class of the %d counters (%s), in '
+         'their order' % (w, len(counters), ', '.join(c.name for c in counters)))
+    if len(groups) != 1:
+        return
+    evs = mv.raw_events.get(loc_ref, [])
+    problems = []
+    k = -1
+    for i, e in enumerate(evs):
+        if e.kind == 'Metric' and (i == 0 or evs[i - 1].kind not in ('Enter', 'Leave')):
+            problems.append('event %d: a Metric event not right after an Enter/Leave: %r'
+                            % (i, e))
+        if e.kind not in ('Enter', 'Leave'):
+            continue
+        k += 1
+        if any(k >= len(answers[c]) for c in counters):
+            problems.append('%s %s #%d: no read for it' % (e.kind, e.region, k))
+            continue
+        want = (groups[0].ref, e.time,
+                tuple(decode(c.kind, answers[c][k][1]) for c in counters))
+        m = evs[i + 1] if i + 1 < len(evs) else None
+        if m is None or m.kind != 'Metric' or (m.metric, m.time, m.values) != want:
+            problems.append('%s %s #%d: expected Metric %r, got %r' % (e.kind, e.region, k,
+                                                                       want, m))
+    t.eq(problems[:4], [], '%s: after each of its %d Enter/Leave events one Metric event of '
+         'that class carrying the %d values read' % (w, k + 1, len(counters)))
+
+
 def check_no_metrics(t, mv, loc_ref, what):
     evs = mv.metric_events(loc_ref)
     t.eq(len(evs), 0, '%s: %s: no Metric events' % (what, mv.locations[loc_ref].name))
@@ -906,6 +945,9 @@ class ProgRuns:
                      for c, _, u in entries}
             check_sync_location(t, mv, ref, cs, {c: cls for c, cls, _ in entries},
                                 {c: sync_answers(c, calls[c]) for c in cs}, what)
+            if len(cs) > 1 and all(u.sync in ('sync', 'strict') for _, _, u in entries):
+                check_sync_grouped(t, mv, ref, cs, {c: cls for c, cls, _ in entries},
+                                   {c: sync_answers(c) for c in cs}, what)
         t.eq(len(mv.locs_of_type('METRIC')), n_async,
              '%s: one METRIC location per asynchronous counter instance' % what)
 

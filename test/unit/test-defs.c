@@ -57,10 +57,19 @@ static void random_def(enum vt_def_kind k, union vt_def *d)
 					       (uint32_t)next(), rand_str()};
 		break;
 	case VT_DEF_METRIC:
-		d->metric = (struct vt_def_metric){
-		    (uint32_t)next(), rand_str(),      rand_str(),	rand_str(),
-		    (uint32_t)next(), (uint8_t)next(), (uint8_t)next(), (uint8_t)next(),
-		    (uint8_t)next(),  (int64_t)next()};
+		d->metric = (struct vt_def_metric){(uint32_t)next(),
+						   rand_str(),
+						   rand_str(),
+						   rand_str(),
+						   (uint32_t)next(),
+						   (uint8_t)next(),
+						   (uint8_t)next(),
+						   (uint8_t)next(),
+						   (uint8_t)next(),
+						   (int64_t)next(),
+						   rand_str(),
+						   0,
+						   NULL};
 		break;
 	case VT_DEF_INSTANCE:
 		d->instance =
@@ -142,7 +151,8 @@ static bool same(enum vt_def_kind k, const union vt_def *a, const union vt_def *
 		       a->metric.base == b->metric.base &&
 		       a->metric.occurrence == b->metric.occurrence &&
 		       a->metric.recorder_kind == b->metric.recorder_kind &&
-		       a->metric.exponent == b->metric.exponent;
+		       a->metric.exponent == b->metric.exponent &&
+		       S(a->metric.members, b->metric.members);
 	case VT_DEF_INSTANCE:
 		return a->instance.id == b->instance.id &&
 		       a->instance.metric == b->instance.metric &&
@@ -278,7 +288,23 @@ static void group(struct vt_defs_buf *b, uint32_t id, const char *members)
 
 static void metric(struct vt_defs_buf *b, uint32_t id, const char *name)
 {
-	union vt_def d = {.metric = {id, name, "#", "", 0, 4, 0, 0, 1, 0}};
+	union vt_def d = {.metric = {id, name, "#", "", 0, 4, 0, 0, 1, 0, "", 0, NULL}};
+	vt_defs_put(b, VT_DEF_METRIC, &d);
+}
+
+/* A class of several metrics (a thread's strict synchronous counters): its members by the
+ * names of metric() definitions, as archive/vt_otf2_close.c names them. */
+static void metric_group(struct vt_defs_buf *b, uint32_t id, const char *const *names, uint32_t n)
+{
+	char members[1024] = "";
+	size_t at = 0;
+	for (uint32_t i = 0; i < n; i++) {
+		struct vt_def_metric m = {0, names[i], "#", "", 0, 4, 0, 0, 1, 0, "", 0, NULL};
+		at += (size_t)vt_def_metric_key(&m, members + at, sizeof(members) - at);
+		members[at++] = VT_DEF_MEMBER_END;
+		members[at] = '\0';
+	}
+	union vt_def d = {.metric = {id, "", "", "", 0, 4, 0, 0, 1, 0, members, 0, NULL}};
 	vt_defs_put(b, VT_DEF_METRIC, &d);
 }
 
@@ -307,6 +333,55 @@ static void maps_of(const struct vt_unified *u, uint32_t rank, char *regions, ch
 	fmt(regions, 256, m.n_regions, m.regions);
 	fmt(comms, 256, m.n_comms, m.comms);
 	fmt(metrics, 256, m.n_metrics, m.metrics);
+}
+
+/* Two processes define the same counters in other orders and the same class of two of them
+ * (in the order of its values), and one a class the other has not: a class is one global id
+ * by its members' global metrics, whatever their local ids, and refers to them. */
+static void unify_metric_groups(void)
+{
+	struct vt_defs_buf b[2] = {{0}};
+	const char *ab[] = {"a", "b"}, *ba[] = {"b", "a"}, *abc[] = {"a", "b", "c"};
+	process(&b[0], 0, 10, "A", 50, 500);
+	location(&b[0], 0, "Master thread", 4);
+	metric(&b[0], 0, "a");
+	metric(&b[0], 1, "b");
+	metric_group(&b[0], 2, ab, 2);
+
+	process(&b[1], 1, 11, "A", 40, 450);
+	location(&b[1], 1, "Master thread", 4);
+	metric(&b[1], 0, "c");
+	metric(&b[1], 1, "b");
+	metric(&b[1], 2, "a");
+	metric_group(&b[1], 3, abc, 3);
+	metric_group(&b[1], 4, ab, 2);
+	metric_group(&b[1], 5, ba, 2);
+
+	size_t sizes[2] = {b[0].n, b[1].n};
+	char *all = malloc(b[0].n + b[1].n);
+	memcpy(all, b[0].p, b[0].n);
+	memcpy(all + b[0].n, b[1].p, b[1].n);
+	struct vt_unified u;
+	CHECK(vt_unify_merge(&u, all, sizes, 2, true) == 0);
+	/* a 0, b 1, {a,b} 2, c 3, {a,b,c} 4, {b,a} 5 */
+	CHECK(u.n_metrics == 6);
+	CHECK(S(u.metrics[0].name, "a") && S(u.metrics[1].name, "b") && S(u.metrics[3].name, "c"));
+	CHECK(u.metrics[0].n_members == 0 && u.metrics[3].n_members == 0);
+	CHECK(u.metrics[2].n_members == 2 && u.metrics[2].member_ids[0] == 0 &&
+	      u.metrics[2].member_ids[1] == 1);
+	CHECK(u.metrics[4].n_members == 3 && u.metrics[4].member_ids[0] == 0 &&
+	      u.metrics[4].member_ids[1] == 1 && u.metrics[4].member_ids[2] == 3);
+	CHECK(u.metrics[5].n_members == 2 && u.metrics[5].member_ids[0] == 1 &&
+	      u.metrics[5].member_ids[1] == 0);
+	char r[256], c[256], m[256];
+	maps_of(&u, 0, r, c, m);
+	CHECK(S(m, "0:0 1:1 2:2"));
+	maps_of(&u, 1, r, c, m);
+	CHECK(S(m, "0:3 1:1 2:0 3:4 4:2 5:5"));
+	vt_unify_free(&u);
+	free(all);
+	free(b[0].p);
+	free(b[1].p);
 }
 
 static void unify_one(void)
@@ -593,6 +668,7 @@ int main(void)
 	round_trip();
 	unify_one();
 	unify_three();
+	unify_metric_groups();
 	unify_samples();
 	unify_thread_comms();
 	return unit_done();

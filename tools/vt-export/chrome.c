@@ -352,6 +352,49 @@ static const char *member_name(const struct vtr_trace *t, const struct vtr_metri
 	return m != VTR_NONE && t->metrics[m].name[0] ? t->metrics[m].name : NULL;
 }
 
+/* One counter event named name: values i0 .. i0 + n - 1 of a Metric event of class c, each
+ * under its member's name. */
+static void counter(struct writer *w, const struct vtr_location *loc, uint64_t time,
+		    const char *name, const struct vtr_metric_class *c, uint32_t i0, uint32_t n,
+		    const uint8_t *types, const void *values)
+{
+	sep(w);
+	FILE *out = file(w);
+	/* Counter tracks are per process in this format: the location in the name keeps the
+	 * threads' tracks apart. */
+	fprintf(out, "{\"ph\":\"C\",\"pid\":%" PRIu32 ",\"tid\":%zu,\"ts\":", loc->group,
+		loc->index);
+	print_ts(out, w->t, time);
+	fputs(",\"name\":", out);
+	vtr_json_string(out, name);
+	fputs(",\"cat\":\"metric\",\"args\":{", out);
+	for (uint32_t i = i0; i < i0 + n; i++) {
+		const char *mn = member_name(w->t, c, i);
+		char buf[32];
+		if (!mn) {
+			snprintf(buf, sizeof(buf), "value %" PRIu32, i);
+			mn = buf;
+		}
+		/* Duplicate keys would be lost in a JSON object: the index tells them apart. */
+		bool dup = false;
+		for (uint32_t j = i0; j < i && !dup; j++) {
+			const char *other = member_name(w->t, c, j);
+			dup = other && strcmp(other, mn) == 0;
+		}
+		if (dup) {
+			snprintf(buf, sizeof(buf), "value %" PRIu32, i);
+			mn = buf;
+		}
+		if (i > i0)
+			putc(',', out);
+		vtr_json_string(out, mn);
+		putc(':', out);
+		print_value(out, types[i], values, i);
+	}
+	fputs("}}", out);
+	w->n->counters++;
+}
+
 static void on_metric(void *user, const struct vtr_location *loc, uint64_t time, uint32_t metric,
 		      uint32_t n, const uint8_t *types, const void *values)
 {
@@ -363,47 +406,25 @@ static void on_metric(void *user, const struct vtr_location *loc, uint64_t time,
 		? &w->t->metric_classes[metric]
 		: NULL;
 	time = clamp(w, loc->index, time);
-	sep(w);
-	FILE *out = file(w);
-	/* Counter tracks are per process in this format: the location in the name keeps the
-	 * threads' tracks apart. */
-	fprintf(out, "{\"ph\":\"C\",\"pid\":%" PRIu32 ",\"tid\":%zu,\"ts\":", loc->group,
-		loc->index);
-	print_ts(out, w->t, time);
 	char name[256];
+	/* A class of several named members (vt writes a thread's strict synchronous counters so):
+	 * a track per member, as a Metric event of each alone would make. */
+	bool split = c && n > 1 && n == c->nmembers;
+	for (uint32_t i = 0; split && i < n; i++)
+		split = member_name(w->t, c, i) != NULL;
+	if (split) {
+		for (uint32_t i = 0; i < n; i++) {
+			snprintf(name, sizeof(name), "%s (%s)", member_name(w->t, c, i), loc->name);
+			counter(w, loc, time, name, c, i, 1, types, values);
+		}
+		return;
+	}
 	const char *first = member_name(w->t, c, 0);
 	if (first && n == 1)
 		snprintf(name, sizeof(name), "%s (%s)", first, loc->name);
 	else
 		snprintf(name, sizeof(name), "metric %" PRIu32 " (%s)", metric, loc->name);
-	fputs(",\"name\":", out);
-	vtr_json_string(out, name);
-	fputs(",\"cat\":\"metric\",\"args\":{", out);
-	for (uint32_t i = 0; i < n; i++) {
-		const char *mn = member_name(w->t, c, i);
-		char buf[32];
-		if (!mn) {
-			snprintf(buf, sizeof(buf), "value %" PRIu32, i);
-			mn = buf;
-		}
-		/* Duplicate keys would be lost in a JSON object: the index tells them apart. */
-		bool dup = false;
-		for (uint32_t j = 0; j < i && !dup; j++) {
-			const char *other = member_name(w->t, c, j);
-			dup = other && strcmp(other, mn) == 0;
-		}
-		if (dup) {
-			snprintf(buf, sizeof(buf), "value %" PRIu32, i);
-			mn = buf;
-		}
-		if (i)
-			putc(',', out);
-		vtr_json_string(out, mn);
-		putc(':', out);
-		print_value(out, types[i], values, i);
-	}
-	fputs("}}", out);
-	w->n->counters++;
+	counter(w, loc, time, name, c, 0, n, types, values);
 }
 
 static bool inside(const struct writer *w, uint64_t time)

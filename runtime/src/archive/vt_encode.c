@@ -125,9 +125,20 @@ uint64_t vt_otf2_metric_last_ts(void)
 	return enc.mt.last_ts;
 }
 
-static bool write_value(OTF2_EvtWriter *w, uint64_t ts, uint32_t id, uint32_t m, uint64_t value)
+/* A value of metric m as OTF2 writes it. */
+static OTF2_MetricValue value_of(const struct vt_otf2_metric *m, uint64_t value)
 {
-	return vt_otf2_write_value(w, ts, id, m, value);
+	OTF2_MetricValue v;
+	if (m->is_float) {
+		/* A float in the low 32 bits; OTF2 has doubles. */
+		float f;
+		uint32_t low = (uint32_t)value;
+		memcpy(&f, &low, sizeof(f));
+		v.floating_point = f;
+	} else {
+		v.unsigned_int = value;
+	}
+	return v;
 }
 
 bool vt_otf2_write_value(OTF2_EvtWriter *w, uint64_t ts, uint32_t id, uint32_t m, uint64_t value)
@@ -139,17 +150,94 @@ bool vt_otf2_write_value(OTF2_EvtWriter *w, uint64_t ts, uint32_t id, uint32_t m
 	if (vt_otf2_failed())
 		return false;
 	OTF2_Type type = enc.mt.metrics[m].type;
-	OTF2_MetricValue v;
-	if (enc.mt.metrics[m].is_float) {
-		/* A float in the low 32 bits; OTF2 has doubles. */
-		float f;
-		uint32_t low = (uint32_t)value;
-		memcpy(&f, &low, sizeof(f));
-		v.floating_point = f;
-	} else {
-		v.unsigned_int = value;
-	}
+	OTF2_MetricValue v = value_of(&enc.mt.metrics[m], value);
 	return vt_otf2_ok(OTF2_EvtWriter_Metric(w, NULL, ts, id, 1, &type, &v));
+}
+
+/* Whether class g of the table has exactly the n members of v, in their order. */
+static bool is_group(uint32_t g, uint32_t n_metrics, const struct vt_enc_value *v, uint32_t n)
+{
+	if (g >= n_metrics || enc.mt.metrics[g].n_members != n)
+		return false;
+	for (uint32_t i = 0; i < n; i++)
+		if (enc.mt.metrics[g].members[i] != v[i].metric)
+			return false;
+	return true;
+}
+
+/* The class of the metric service whose members are v's metrics, or UINT32_MAX: the one of
+ * the location's last such values, else found in the table (a thread's set changes rarely:
+ * at MPI_Init). */
+static uint32_t group_of(struct vt_enc_loc *e, const struct vt_enc_value *v, uint32_t n)
+{
+	uint32_t n_metrics = __atomic_load_n(&enc.mt.n_metrics, __ATOMIC_ACQUIRE);
+	if (e->group && is_group(e->group - 1, n_metrics, v, n))
+		return e->group - 1;
+	for (uint32_t g = 0; g < n_metrics; g++)
+		if (is_group(g, n_metrics, v, n)) {
+			e->group = g + 1;
+			return g;
+		}
+	return UINT32_MAX;
+}
+
+/* The n values of v as one Metric event of class g (whose members are their metrics). */
+static bool write_group(OTF2_EvtWriter *w, uint64_t ts, uint32_t g, const struct vt_enc_value *v,
+			uint32_t n)
+{
+	if (vt_otf2_failed())
+		return false;
+	OTF2_Type types[VT_OTF2_GROUP_MAX];
+	OTF2_MetricValue values[VT_OTF2_GROUP_MAX];
+	for (uint32_t i = 0; i < n; i++) {
+		types[i] = enc.mt.metrics[v[i].metric].type;
+		values[i] = value_of(&enc.mt.metrics[v[i].metric], v[i].value);
+	}
+	return vt_otf2_ok(OTF2_EvtWriter_Metric(w, NULL, ts, g, (uint8_t)n, types, values));
+}
+
+static bool is_strict(uint32_t m, uint32_t n_metrics)
+{
+	return m < n_metrics && enc.mt.metrics[m].occurrence == OTF2_METRIC_SYNCHRONOUS_STRICT;
+}
+
+/*
+ * The synchronous values v[0..n) of the event at ts: the strict ones, when the metric service
+ * made a class of them (two or more: vt_metric.c), as one Metric event of that class, every
+ * other value as a Metric event of its own metric.
+ */
+__attribute__((noinline)) static bool write_several(struct vt_enc_loc *e, uint64_t ts,
+						    const struct vt_enc_value *v, uint32_t n)
+{
+	uint32_t n_metrics = __atomic_load_n(&enc.mt.n_metrics, __ATOMIC_ACQUIRE);
+	/* The usual case: the values are those of the location's last event. */
+	if (e->group && is_group(e->group - 1, n_metrics, v, n))
+		return write_group(e->writer, ts, e->group - 1, v, n);
+	struct vt_enc_value strict[VT_OTF2_GROUP_MAX];
+	uint32_t k = 0, g = UINT32_MAX;
+	for (uint32_t i = 0; i < n; i++)
+		if (k < VT_OTF2_GROUP_MAX && is_strict(v[i].metric, n_metrics))
+			strict[k++] = v[i];
+	if (k >= 2)
+		g = group_of(e, strict, k);
+	if (g != UINT32_MAX && !write_group(e->writer, ts, g, strict, k))
+		return false;
+	for (uint32_t i = 0; i < n; i++) {
+		if (g != UINT32_MAX && is_strict(v[i].metric, n_metrics))
+			continue;
+		if (!vt_otf2_write_value(e->writer, ts, v[i].metric, v[i].metric, v[i].value))
+			return false;
+	}
+	return true;
+}
+
+/* The same, a single value (the usual case of one counter) without a call. */
+static inline bool write_values(struct vt_enc_loc *e, uint64_t ts, const struct vt_enc_value *v,
+				uint32_t n)
+{
+	if (n == 1)
+		return vt_otf2_write_value(e->writer, ts, v[0].metric, v[0].metric, v[0].value);
+	return n == 0 || write_several(e, ts, v, n);
 }
 
 /* Leaves every open region down to (not including) depth 'keep' at ts, each with the
@@ -164,10 +252,8 @@ static bool unwind(struct vt_enc_loc *e, struct vt_stack *s, size_t keep, uint64
 			continue;
 		if (!vt_otf2_ok(OTF2_EvtWriter_Leave(e->writer, NULL, ts, region)))
 			return false;
-		for (uint32_t i = 0; i < e->n_strict; i++)
-			if (!write_value(e->writer, ts, e->strict[i].metric, e->strict[i].metric,
-					 e->strict[i].value))
-				return false;
+		if (e->n_strict && !write_values(e, ts, e->strict, e->n_strict))
+			return false;
 	}
 	return true;
 }
@@ -690,16 +776,17 @@ static void encode(struct vt_loc *loc, const struct vt_rec *from, const struct v
 		begin(loc, e, from->ts);
 	for (const struct vt_rec *r = from; r < to && !vt_otf2_failed(); r++) {
 		if (r->kind == VT_REC_METRIC) {
-			/* A value of the Enter or Leave before it, at its time: none if that
-			 * event was not written (a call limit). */
-			const struct vt_rec_metric *m = (const struct vt_rec_metric *)r;
-			if (e->last_recorded)
-				vt_otf2_write_value(w, last, m->metric, m->metric, m->value);
-			if (m->metric < __atomic_load_n(&enc.mt.n_metrics, __ATOMIC_ACQUIRE) &&
-			    (enc.mt.metrics[m->metric].occurrence ==
-				 OTF2_METRIC_SYNCHRONOUS_STRICT ||
-			     enc.mt.metrics[m->metric].occurrence == OTF2_METRIC_SYNCHRONOUS))
+			/* The values of the Enter or Leave before them (they follow it in one
+			 * reservation), at its time: none if that event was not written (a call
+			 * limit). They are kept for the Leaves vt writes itself. */
+			uint32_t first = e->n_strict;
+			for (; r < to && r->kind == VT_REC_METRIC; r++) {
+				const struct vt_rec_metric *m = (const struct vt_rec_metric *)r;
 				keep_strict(e, m->metric, m->value);
+			}
+			r--;
+			if (e->last_recorded && e->n_strict > first)
+				write_values(e, last, e->strict + first, e->n_strict - first);
 			continue;
 		}
 		/* Records are in the order they happened; a clock that steps back is clamped. */

@@ -48,7 +48,10 @@ void vt_otf2_loc_close(struct vt_loc *loc, uint64_t ts);
  * The metrics of this process, as the metric service tells the writer once at init (the
  * table stays the service's): metric m's index is its MetricMember and MetricClass id, its
  * type says how values are written (is_float: a float in the low 32 bits,
- * VT_PLUGIN_CNTR_FLOAT), the rest is its definition.
+ * VT_PLUGIN_CNTR_FLOAT), the rest is its definition. An entry with members is a class of
+ * its own, no metric: the strict synchronous counters of a thread, whose values at an event
+ * the encoder writes as one Metric event of that class (members: their indices, in the
+ * order the values follow the event; at most VT_OTF2_GROUP_MAX).
  */
 struct vt_otf2_metric {
 	const char *name, *unit, *description;
@@ -56,7 +59,10 @@ struct vt_otf2_metric {
 	uint8_t type, base, occurrence, recorder_kind;
 	bool is_float;
 	int64_t exponent;
+	uint32_t n_members;
+	const uint32_t *members;
 };
+#define VT_OTF2_GROUP_MAX 64
 void vt_otf2_set_metrics(const struct vt_otf2_metric *metrics, uint32_t n);
 /* Metrics defined while the program runs (user counters) were filled in after the first
  * n - 1 of the same table, which has room for them: the writer now knows n. */

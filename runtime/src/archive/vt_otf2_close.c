@@ -71,6 +71,44 @@ static void clock_range(struct vt_loc *locs, uint64_t end_ts, uint64_t *lo_out, 
 	*hi_out = (uint64_t)hi;
 }
 
+/* A class of several metrics (g): its members' keys, each followed by VT_DEF_MEMBER_END
+ * (malloc'd; NULL when out of memory or a member is not a metric of the table). */
+static char *member_keys(const struct vt_otf2_metric *m, uint32_t n, const struct vt_otf2_metric *g)
+{
+	char *keys = NULL;
+	size_t len = 0;
+	for (uint32_t k = 0; k < g->n_members; k++) {
+		uint32_t i = g->members[k];
+		if (i >= n || m[i].n_members) {
+			free(keys);
+			return NULL;
+		}
+		struct vt_def_metric d = {.id = i,
+					  .name = m[i].name,
+					  .unit = m[i].unit,
+					  .description = m[i].description,
+					  .mode = m[i].mode,
+					  .type = m[i].type,
+					  .base = m[i].base,
+					  .occurrence = m[i].occurrence,
+					  .recorder_kind = m[i].recorder_kind,
+					  .exponent = m[i].exponent,
+					  .members = ""};
+		size_t need = (size_t)vt_def_metric_key(&d, NULL, 0);
+		char *more = realloc(keys, len + need + 2);
+		if (!more) {
+			free(keys);
+			return NULL;
+		}
+		keys = more;
+		vt_def_metric_key(&d, keys + len, need + 1);
+		len += need;
+		keys[len++] = VT_DEF_MEMBER_END;
+		keys[len] = '\0';
+	}
+	return keys;
+}
+
 /* This process's definitions, as rank 0 reads them. */
 static void encode(struct vt_defs_buf *b, int rank, struct vt_loc *locs, uint64_t end_ts)
 {
@@ -140,10 +178,15 @@ static void encode(struct vt_defs_buf *b, int rank, struct vt_loc *locs, uint64_
 	const struct vt_otf2_metric *m = vt_otf2_metrics(&n_metrics);
 	const struct vt_otf2_instance *in = vt_otf2_instances(&n_inst);
 	for (uint32_t i = 0; i < n_metrics; i++) {
+		char *members = m[i].n_members ? member_keys(m, n_metrics, &m[i]) : NULL;
 		d = (union vt_def){.metric = {i, m[i].name, m[i].unit, m[i].description, m[i].mode,
 					      m[i].type, m[i].base, m[i].occurrence,
-					      m[i].recorder_kind, m[i].exponent}};
-		vt_defs_put(b, VT_DEF_METRIC, &d);
+					      m[i].recorder_kind, m[i].exponent,
+					      members ? members : "", 0, NULL}};
+		/* A class whose members cannot be named (no memory) is left out. */
+		if (!m[i].n_members || members)
+			vt_defs_put(b, VT_DEF_METRIC, &d);
+		free(members);
 	}
 	for (uint32_t i = 0; i < n_inst; i++) {
 		d = (union vt_def){.instance = {in[i].id, in[i].metric, in[i].recorder,

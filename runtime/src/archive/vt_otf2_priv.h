@@ -38,6 +38,7 @@ struct vt_enc_loc {
 	 * the same of a counter read at each of them. */
 	struct vt_enc_value *strict;
 	uint32_t n_strict, cap_strict;
+	uint32_t group; /* 1 + the class the last strict values were written as one event of */
 	/* The calling contexts of the last sample, outermost first, for the next one's unwind
 	 * distance; VT_REC_SAMPLE_MAX + 1 when allocated. */
 	uint32_t *sample_path, sample_depth;

@@ -2,6 +2,7 @@
 /* The definitions model's encoding: one encode/decode pair per kind (see vt_defs.h). */
 #include "defs/vt_defs.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -187,6 +188,7 @@ static void enc_metric(struct vt_defs_buf *b, const union vt_def *d)
 	put_u8(b, m->occurrence);
 	put_u8(b, m->recorder_kind);
 	put_u64(b, (uint64_t)m->exponent);
+	put_str(b, m->members ? m->members : "");
 }
 
 static void dec_metric(struct vt_defs_reader *r, union vt_def *d)
@@ -202,6 +204,14 @@ static void dec_metric(struct vt_defs_reader *r, union vt_def *d)
 	m->occurrence = get_u8(r);
 	m->recorder_kind = get_u8(r);
 	m->exponent = (int64_t)get_u64(r);
+	m->members = get_str(r);
+}
+
+int vt_def_metric_key(const struct vt_def_metric *m, char *buf, size_t len)
+{
+	return snprintf(buf, len, "%s\x1f%s\x1f%s\x1f%u\x1f%u\x1f%u\x1f%lld\x1f%u", m->name,
+			m->unit, m->description, m->mode, m->type, m->base, (long long)m->exponent,
+			m->occurrence);
 }
 
 static void enc_instance(struct vt_defs_buf *b, const union vt_def *d)

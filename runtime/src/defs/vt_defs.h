@@ -78,7 +78,19 @@ struct vt_def_metric {
 	uint32_t mode;
 	uint8_t type, base, occurrence, recorder_kind;
 	int64_t exponent;
+	/* "" for a metric. A class of several metrics (a thread's strict synchronous counters,
+	 * one Metric event for all): no member of its own, its members' keys
+	 * (vt_def_metric_key), each followed by VT_DEF_MEMBER_END, in the order of its values. */
+	const char *members;
+	/* The unification's: the members' global ids (malloc'd), n_members of them. */
+	uint32_t n_members;
+	uint32_t *member_ids;
 };
+#define VT_DEF_MEMBER_END '\x1e'
+
+/* What names metric m across processes (all of its definition but the id) into buf, NUL
+ * ended and cut at len; returns the length it needed, as snprintf does. */
+int vt_def_metric_key(const struct vt_def_metric *m, char *buf, size_t len);
 
 /* Where a metric instance applies: its recorder's thread, process, host, or the run. */
 enum vt_def_scope {

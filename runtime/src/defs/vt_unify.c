@@ -232,14 +232,46 @@ static uint32_t igen_id(struct vt_unified *u, struct keys *k, const struct vt_de
 	return id;
 }
 
+/* The global ids of a metric class's members, from their keys: metrics the same process
+ * defined before it (a process defines its metrics first). -1 when one is not known or
+ * memory ran out. */
+static int member_ids(struct vt_def_metric *g, const struct vt_strtab *keys)
+{
+	uint32_t n = 0, *ids = NULL;
+	for (const char *p = g->members; *p;) {
+		const char *end = strchr(p, VT_DEF_MEMBER_END);
+		char *key = end ? strndup(p, (size_t)(end - p)) : NULL;
+		uint32_t *more = key ? grow(ids, n + 1, sizeof(*ids)) : NULL;
+		uint32_t id = key ? vt_strtab_find(keys, key) : UINT32_MAX;
+		free(key);
+		if (!more || id == UINT32_MAX) {
+			free(more ? more : ids);
+			return -1;
+		}
+		ids = more;
+		ids[n++] = id;
+		p = end + 1;
+	}
+	g->member_ids = ids;
+	g->n_members = n;
+	return 0;
+}
+
 static uint32_t metric_id(struct vt_unified *u, struct vt_strtab *keys,
 			  const struct vt_def_metric *m)
 {
-	char key[4096];
-	snprintf(key, sizeof(key), "%s\x1f%s\x1f%s\x1f%u\x1f%u\x1f%u\x1f%lld\x1f%u", m->name,
-		 m->unit, m->description, m->mode, m->type, m->base, (long long)m->exponent,
-		 m->occurrence);
+	/* A class of several is named by its members; a metric by its definition. */
+	bool group = m->members && *m->members;
+	int len = group ? (int)strlen(m->members) + 2 : vt_def_metric_key(m, NULL, 0) + 1;
+	char *key = malloc((size_t)len);
+	if (!key)
+		return 0;
+	if (group)
+		snprintf(key, (size_t)len, "G%s", m->members);
+	else
+		vt_def_metric_key(m, key, (size_t)len);
 	uint32_t id = vt_strtab_ref(keys, key);
+	free(key);
 	if (id == u->n_metrics) {
 		struct vt_def_metric *ms = grow(u->metrics, id + 1, sizeof(*ms));
 		if (!ms)
@@ -247,7 +279,12 @@ static uint32_t metric_id(struct vt_unified *u, struct vt_strtab *keys,
 		u->metrics = ms;
 		u->metrics[id] = *m;
 		u->metrics[id].id = id;
+		u->metrics[id].n_members = 0;
+		u->metrics[id].member_ids = NULL;
 		u->n_metrics++;
+		if (group && member_ids(&u->metrics[id], keys) < 0)
+			vt_error("unification: the members of a class of synchronous counters are "
+				 "not known; its values are not in the trace");
 	}
 	return id;
 }

@@ -37,6 +37,14 @@ static void instance_scope(const struct vt_unified *u, const struct vt_unify_ins
 static void write_metric(OTF2_GlobalDefWriter *gw, struct vt_strtab *st, uint32_t id,
 			 const struct vt_def_metric *m)
 {
+	if (m->members && *m->members) {
+		/* A class of several (a thread's strict synchronous counters): their members. */
+		if (m->n_members)
+			OTF2_GlobalDefWriter_WriteMetricClass(gw, id, (uint8_t)m->n_members,
+							      m->member_ids, m->occurrence,
+							      m->recorder_kind);
+		return;
+	}
 	OTF2_MetricMemberRef member = id;
 	OTF2_GlobalDefWriter_WriteMetricMember(gw, member, vt_strtab_ref(st, m->name),
 					       vt_strtab_ref(st, m->description),
@@ -484,6 +492,8 @@ void vt_unify_free(struct vt_unified *u)
 	free(u->teams);
 	free(u->mpi_extra);
 	free(u->comms);
+	for (uint32_t i = 0; i < u->n_metrics; i++)
+		free(u->metrics[i].member_ids);
 	free(u->metrics);
 	free(u->insts);
 	free(u->regions);

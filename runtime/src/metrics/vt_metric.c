@@ -23,6 +23,7 @@
 /* Synchronous counters per thread beyond this are left out at init (leave_out_oversized), as
  * are those whose values would not fit half a buffer with their event. */
 #define MAX_SYNC 64
+_Static_assert(MAX_SYNC <= VT_OTF2_GROUP_MAX, "a thread's strict counters fit one class");
 
 /*
  * Metrics the program defines while it runs (user counters, perfstubs counters) follow the
@@ -434,6 +435,47 @@ static struct vt_async *new_async(struct vt_metric *m, int32_t id, struct vt_loc
 	return a;
 }
 
+/*
+ * The class whose members are the strict counters of a synchronous set, defined on first use
+ * (threads with the same counters share it) in the room of the program's counters: the
+ * encoder writes their values at an event as one Metric event of it (archive/vt_otf2.h).
+ * Counters read at an event only when they have a value (OPTIONAL) stay metrics of their own.
+ */
+static void define_group(const struct vt_metric_sync_ctr *c, uint32_t n)
+{
+	uint32_t members[MAX_SYNC], k = 0;
+	for (uint32_t i = 0; i < n; i++)
+		if (c[i].get)
+			members[k++] = c[i].metric;
+	if (k < 2)
+		return;
+	pthread_mutex_lock(&svc.dyn_lock);
+	for (uint32_t i = svc.n_metrics; i < svc.n_defined; i++)
+		if (svc.defs[i].n_members == k &&
+		    memcmp(svc.defs[i].members, members, k * sizeof(*members)) == 0)
+			goto out;
+	if (svc.n_defined == svc.n_metrics + VT_METRIC_DYNAMIC_MAX)
+		goto out; /* the values are then written one Metric event each */
+	uint32_t *copy = malloc(k * sizeof(*copy));
+	if (!copy)
+		goto out;
+	memcpy(copy, members, k * sizeof(*copy));
+	struct vt_otf2_metric *d = &svc.defs[svc.n_defined];
+	*d = (struct vt_otf2_metric){
+	    .name = "",
+	    .unit = "",
+	    .description = "",
+	    .type = OTF2_TYPE_UINT64,
+	    .occurrence = OTF2_METRIC_SYNCHRONOUS_STRICT,
+	    .recorder_kind = OTF2_RECORDER_KIND_CPU,
+	    .n_members = k,
+	    .members = copy,
+	};
+	vt_otf2_metrics_grew(++svc.n_defined);
+out:
+	pthread_mutex_unlock(&svc.dyn_lock);
+}
+
 /* Adds, on the calling thread, the counters in scope of loc; t->sync is set here. */
 static void add_counters(struct vt_tls *t, struct vt_loc *loc, bool at_mpi_init, bool host_first,
 			 bool rank0)
@@ -531,6 +573,8 @@ static void add_counters(struct vt_tls *t, struct vt_loc *loc, bool at_mpi_init,
 	free(added);
 	if (n_sync != (pl->sync ? pl->sync->n : 0)) {
 		struct vt_metric_sync_set *s = malloc(sizeof(*s) + n_sync * sizeof(s->c[0]));
+		/* The class of its values, before any is recorded. */
+		define_group(sync, n_sync);
 		if (s) {
 			s->n = n_sync;
 			memcpy(s->c, sync, n_sync * sizeof(sync[0]));
@@ -802,7 +846,7 @@ int32_t vt_metric_define(const char *name, const char *unit, bool is_double)
 		vt_otf2_set_metrics(svc.defs, 0);
 	}
 	for (uint32_t i = svc.n_metrics; i < svc.n_defined; i++) {
-		if (strcmp(svc.defs[i].name, name) != 0)
+		if (svc.defs[i].n_members || strcmp(svc.defs[i].name, name) != 0)
 			continue;
 		if ((svc.defs[i].type == OTF2_TYPE_DOUBLE) != is_double) {
 			vt_error("counter \"%s\" is defined again as %s; it was defined as %s, and "
