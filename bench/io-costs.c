@@ -12,8 +12,19 @@
  *   io-costs [COUNT [write|read|malloc-free|read0]]   calls per loop (default 10^6); only that
  *   loop (read0: reads of 0 bytes of /dev/zero, run only when named: the system call without
  *   the kernel's store into the program's memory, see docs/bench.md)
+ *
+ * Two settings separate what a tracer adds per call from what it costs once or makes the
+ * kernel pay (run-io.py's "steady state" table):
+ *   IO_COSTS_THREAD=1  an idle second thread first: Linux looks a descriptor up without
+ *                      taking a reference only while the process has one thread, so a
+ *                      tracer's own thread alone makes every read and write of a
+ *                      single-threaded program dearer; this is the plain baseline with it.
+ *   IO_COSTS_WARM=1    each loop runs once untimed first: a tracer's buffer pages are
+ *                      touched (its first fill's page faults, once per thread) and its
+ *                      flushing is under way when the timed loop starts.
  */
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -91,6 +102,14 @@ static bool wanted(const char *only, const char *name)
 	return !only || !strcmp(only, name);
 }
 
+static void *idle(void *arg)
+{
+	(void)arg;
+	for (;;)
+		pause();
+	return NULL;
+}
+
 int main(int argc, char **argv)
 {
 	long n = argc > 1 ? atol(argv[1]) : 1000000;
@@ -100,14 +119,24 @@ int main(int argc, char **argv)
 	char c = 'x';
 	if (out < 0 || in < 0 || write(out, &c, 1) != 1 || read(in, &c, 1) != 1)
 		return 1;
+	pthread_t other;
+	if (getenv("IO_COSTS_THREAD") && pthread_create(&other, NULL, idle, NULL) != 0)
+		return 1;
+	bool warm = getenv("IO_COSTS_WARM") != NULL;
 	struct times t0 = now();
 	if (wanted(only, "write")) {
+		if (warm && write_loop(out, n))
+			return 1;
+		t0 = now();
 		if (write_loop(out, n))
 			return 1;
 		report("write", n, t0);
 	}
 	t0 = now();
 	if (wanted(only, "read")) {
+		if (warm && read_loop(in, n))
+			return 1;
+		t0 = now();
 		if (read_loop(in, n))
 			return 1;
 		report("read", n, t0);
