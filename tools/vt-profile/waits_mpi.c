@@ -235,6 +235,7 @@ int vt_prof_waits_mpi(const char *path, const struct vt_prof_options *opt)
 	vt_prof_waits_renumber(w, sp, &global);
 	free(all);
 	free(each);
+	free(counts);
 	free(map);
 
 	/* 3. The sums at process 0, which prints them. */
