@@ -7,7 +7,9 @@ under Open MPI: samples/mpi/heat.c (halo messages, Allreduce), bench/waits-app.c
 Allreduce, Bcast, Barrier; its ranks drift apart), test/e2e/profile/waits_prog.c (rank 1
 sleeps before its send) and test/e2e/mpi_threads/mpi_threads.c (MPI from pthreads and an
 OpenMP thread: several locations per rank). python3-otf2 says that each trace has what it is
-here for."""
+here for. Each trace's text report again with --window 8 (an exchange about every 8 records:
+ends, Leaves and completions in different exchanges); on waits-app, --stats shows that no
+process holds more than a few windows of records at once."""
 import json
 import os
 import re
@@ -153,8 +155,9 @@ def check_programs(t):
 
 def check_bounded(t, trace):
     """What a process holds is bounded by the window, not its share: with --window 64 on 4
-    processes each sends its 6000 or more ends of 24000 messages' ends, in as many exchanges
-    as windows, and holds at most 256 records at once (--stats, which counts them)."""
+    processes each sends 6000 or more records (a quarter of the 24000 message ends at least)
+    in an exchange about every 64, and holds at most 256 records at once (--stats counts
+    them; 6000 without the windows)."""
     code, want, _ = run([VT_PROFILE, '--waits', '--format', 'json', trace])
     code, got, err = parallel(OPENMPI, 4, ['--waits', '--format', 'json', '--window', '64',
                                            '--stats', trace])
