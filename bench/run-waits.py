@@ -9,12 +9,16 @@ every Enter and Leave for its backward walk) run --runs times each; medians of t
 CPU time, events per second and the peak resident size are reported. The trace is deleted at
 the end. Then vt-profile-mpi --waits (Open MPI) on each process count of --par (mpirun
 --oversubscribe), its output compared with vt-profile's: wall time and the CPU time of all its
-processes (mpirun's children), medians, with the load average before each.
+processes (mpirun's children), medians, with the load average before each; then one run
+with --stats: per process its peak RSS (getrusage), the records it sent, its exchanges and the
+most records it held at once (--window sets the window, default vt-profile-mpi's).
 
 Usage: bench/run-waits.py BUILD_DIR [--events 10000000] [--runs 3] [--np 4] [--par 1,2,4]
+                          [--window N] [--only-par]
 """
 import argparse
 import os
+import re
 import shutil
 import statistics
 import sys
@@ -44,6 +48,9 @@ def main():
     ap.add_argument('--runs', type=int, default=3)
     ap.add_argument('--np', type=int, default=4)
     ap.add_argument('--par', default='1,2,4', help='process counts of vt-profile-mpi')
+    ap.add_argument('--window', type=int, default=0, help="vt-profile-mpi's --window")
+    ap.add_argument('--only-par', action='store_true',
+                    help='vt-profile --waits and vt-profile-mpi alone')
     args = ap.parse_args()
     build = os.path.abspath(args.build)
     work = tempfile.mkdtemp(prefix='vt-bench-waits.', dir=os.environ.get('TMPDIR', '/tmp'))
@@ -63,7 +70,9 @@ def main():
         anchor = os.path.join(gdir, 'waits-app.vt.otf2')
         result = os.path.join(work, 'result')
         profile = os.path.join(build, 'tools', 'vt-profile', 'vt-profile')
-        for what, cmd in (('read merged', [os.path.join(build, 'bench', 'read-bench'), anchor,
+        serial_only = (('vt-profile --waits', [profile, '--waits', '--format', 'json',
+                                               anchor]),)
+        for what, cmd in serial_only if args.only_par else (('read merged', [os.path.join(build, 'bench', 'read-bench'), anchor,
                                            'merged']),
                           ('vt-profile (flat)', [profile, '--format', 'json', anchor]),
                           ('vt-profile --waits', [profile, '--waits', '--format', 'json',
@@ -79,9 +88,10 @@ def main():
                      statistics.median(r[2] for r in runs), args.runs), flush=True)
         par = os.path.join(build, 'tools', 'vt-profile', 'vt-profile-mpi')
         serial = benchlib.sh([profile, '--waits', '--format', 'json', anchor], False)
+        window = ['--window', str(args.window)] if args.window else []
         for np in [int(x) for x in args.par.split(',') if x] if os.path.exists(par) else []:
             cmd = ['mpirun', '--allow-run-as-root', '--oversubscribe', '-np', str(np), par,
-                   '--waits', '--format', 'json', anchor]
+                   '--waits', '--format', 'json'] + window + [anchor]
             same = benchlib.sh(cmd, False) == serial
             load = os.getloadavg()[0]
             runs = [measured(build, result, cmd) for _ in range(args.runs)]
@@ -93,6 +103,15 @@ def main():
                   % ('vt-profile-mpi -np %d' % np, n, wall, n / wall / 1e6, cpu,
                      statistics.median(r[2] for r in runs), load,
                      'same' if same else 'DIFFERS', args.runs), flush=True)
+            if np < 2:
+                continue
+            stats = benchlib.sh(cmd[:-1] + ['--stats', anchor])
+            for m in sorted(re.findall(r'process (\d+) of \d+: (\d+) records sent in (\d+) '
+                                       r'exchanges, at most (\d+) held at once, peak RSS '
+                                       r'(\d+) KiB', stats)):
+                print('    process %s: peak RSS %.1f MiB, %s records sent in %s exchanges, '
+                      'at most %s held at once' % (m[0], int(m[4]) / 1024, m[1], m[2], m[3]),
+                      flush=True)
     finally:
         shutil.rmtree(work, ignore_errors=True)
 

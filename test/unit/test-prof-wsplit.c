@@ -5,7 +5,8 @@
  * waits.c's: the call paths numbered in the order of first occurrence over every process
  * (ties: the location), the k-th send paired with the k-th receive of a key whatever process
  * made them, Wrong Order replayed in time order, an Isend never completed, a lone receive, a
- * collective one member never ended.
+ * collective one member never ended; the same records in exchanges: an end after the
+ * watermark kept for the next one, a blocking send's Leave in an update after it.
  */
 #include "unit.h"
 #include "waits.h"
@@ -166,10 +167,47 @@ static void owner(void)
 	vt_prof_wsplit_free(sp);
 }
 
+/* Rank 1's blocking send to rank 0 (tag 7) at 70 in a call from 70 left at 95; rank 0 receives
+ * in a call from 85 to 96: a Late Receiver of 15 on rank 1; and rank 2's send (tag 3) at 80
+ * that rank 0 receives at 82 (call 81), while tag 7 is in flight: its Wrong Order part is
+ * not counted (no Late Sender). At once, then in two exchanges. */
+static uint64_t late_receiver(bool exchanges)
+{
+	struct vt_prof_wsplit *sp = vt_prof_wsplit_new(&trace, 0, 1);
+	struct vt_prof_wmsg s7 = send(70, 70, 1, 0, 7, 0, 0), r7 = recv(85, 96, 1, 0, 7, 0);
+	struct vt_prof_wmsg s3 = send(80, 80, 2, 0, 3, 0, 0), r3 = recv(81, 82, 2, 0, 3, 0);
+	memset(&sink, 0, sizeof(sink));
+	if (!exchanges) {
+		s7.flags |= WP_LEAVE_KNOWN;
+		s7.other = 95;
+		struct vt_prof_wmsg m[] = {s7, r7, s3, r3};
+		vt_prof_wsplit_resolve(sp, NULL, m, 4, NULL, 0);
+	} else {
+		/* First exchange: every process has read up to 83; tag 7's receive waits. */
+		s7.flags |= WP_AWAIT;
+		struct vt_prof_wmsg m1[] = {r7, r3, s7, s3};
+		vt_prof_wsplit_ingest(sp, NULL, m1, 4, NULL, 0, 83);
+		CHECK(sink.n == 0);
+		CHECK(vt_prof_wsplit_peak(sp) == 4);
+		/* Second: the Leave of the send, the rest. */
+		struct vt_prof_wmsg u = s7;
+		u.flags = (u.flags & ~(uint32_t)WP_AWAIT) | WP_UPDATE | WP_LEAVE_KNOWN;
+		u.other = 95;
+		vt_prof_wsplit_ingest(sp, NULL, &u, 1, NULL, 0, UINT64_MAX);
+		vt_prof_wsplit_finish(sp, NULL);
+	}
+	CHECK(sink.problems == 0);
+	CHECK(sum_of(VT_WAIT_LATE_SENDER, 0, 1) == 0 && sum_of(VT_WAIT_WRONG_ORDER, 0, 1) == 0);
+	vt_prof_wsplit_free(sp);
+	return sum_of(VT_WAIT_LATE_RECEIVER, 1, 2);
+}
+
 int main(void)
 {
 	setup();
 	numbering();
 	owner();
+	CHECK(late_receiver(false) == 15);
+	CHECK(late_receiver(true) == 15);
 	return unit_done();
 }

@@ -67,6 +67,12 @@ static const char usage_text[] =
     "  -C, --critical-path  the critical path instead: its time per location and\n"
     "                       call path, then each MPI wait's delay cost per delaying\n"
     "                       rank and call path\n"
+    "      --window=N       vt-profile-mpi --waits on more than one process: each\n"
+    "                       process exchanges about every N records it reads\n"
+    "                       (default 32768; fewer: less memory, more exchanges)\n"
+    "      --stats          vt-profile-mpi --waits on more than one process: per\n"
+    "                       process its records, exchanges, the most records it\n"
+    "                       held at once and its peak RSS, on stderr\n"
     "  -q, --quiet          no progress line on stderr (a terminal's, after 1 s)\n"
     "  -h, --help           show this help and exit\n"
     "  -V, --version        show the version and exit\n"
@@ -114,6 +120,8 @@ static void parse_args(int argc, char **argv, struct vt_prof_options *opt, const
 	    {"waits", no_argument, NULL, 'w'},
 	    {"critical-path", no_argument, NULL, 'C'},
 	    {"version", no_argument, NULL, 'V'},
+	    {"window", required_argument, NULL, 'W'},
+	    {"stats", no_argument, NULL, 'T'},
 	    {NULL, 0, NULL, 0},
 	};
 	// clang-format on
@@ -176,6 +184,15 @@ static void parse_args(int argc, char **argv, struct vt_prof_options *opt, const
 		case 'q':
 			quiet = true;
 			break;
+		case 'W':
+			opt->window = parse_count("--window", optarg);
+			if (!opt->window)
+				vtr_usage_error("--window: '%s' is not a count of 1 or more",
+						optarg);
+			break;
+		case 'T':
+			opt->stats = true;
+			break;
 		case 'h':
 			fputs(usage_text, stdout);
 			exit(EXIT_CLEAN);
@@ -199,6 +216,8 @@ static void parse_args(int argc, char **argv, struct vt_prof_options *opt, const
 		vtr_usage_error("--per-location, --sort and --top do not go with --critical-path");
 	if (opt->depth && !opt->call_tree)
 		vtr_usage_error("--depth goes with --call-tree");
+	if ((opt->window || opt->stats) && !opt->waits)
+		vtr_usage_error("--window and --stats go with --waits");
 }
 
 /* The modes that read once more (call tree, MPI) or present the flat reading differently. The

@@ -29,6 +29,8 @@ struct vt_prof_options {
 	bool memory;	 /* memory counters per process and call path instead (memory.c) */
 	bool waits;	 /* wait states per pattern, call path, location, comm (waits.c) */
 	bool critpath;	 /* the critical path and delay costs (critpath.c) */
+	size_t window;	 /* vt-profile-mpi --waits: records per process between exchanges */
+	bool stats;	 /* vt-profile-mpi --waits: each process's exchanges on stderr */
 };
 
 /* Writes the report to out; problems go to out too, except in CSV where they go to err. */

@@ -38,7 +38,7 @@ struct lstate {
 	struct obar *bar; /* the barrier it is in, entered at depth bar_depth */
 	size_t bar_depth;
 	uint32_t bar_member;
-	uint32_t send_slot; /* the blocking send whose call is open at send_depth: slot + 1 */
+	uint64_t send_slot; /* the blocking send whose call is open at send_depth: slot + 1 */
 	size_t send_depth;
 	uint64_t order; /* split: its enters and ends of messages and collectives so far */
 };
@@ -369,7 +369,7 @@ static void late_receiver(struct waits *w, const struct mslot *x, uint64_t send_
 /* A blocking send's call left: its Late Receiver time if its message is matched. */
 static void send_left(struct waits *w, struct lstate *s, uint64_t time)
 {
-	uint32_t i = s->send_slot - 1;
+	uint32_t i = (uint32_t)s->send_slot - 1;
 	s->send_slot = 0;
 	struct mslot *x = &w->ms[i];
 	x->open = false;
@@ -459,7 +459,7 @@ static void split_record(struct waits *w, const struct vtr_location *loc, struct
 		vt_prof_wsplit_send_left(w->split, s->send_slot, r->time);
 		s->send_slot = 0;
 	}
-	uint32_t h = vt_prof_wsplit_record(w->split, loc, r, path_now(s), in_call, call,
+	uint64_t h = vt_prof_wsplit_record(w->split, loc, r, path_now(s), in_call, call,
 					   s->depth ? s->enter[s->depth - 1] : r->time, s->order);
 	s->order++;
 	if (h) {
@@ -473,6 +473,8 @@ static void on_record(void *user, const struct vtr_location *loc, const struct v
 {
 	struct waits *w = user;
 	struct lstate *s = &w->locs[loc->index];
+	if (w->split)
+		vt_prof_wsplit_tick(w->split, r->time);
 	if (w->split ? !split_kind(r->kind) : !r->match)
 		return;
 	/* The MPI call the event is in: the innermost region if it is MPI's, else none (a
@@ -904,7 +906,8 @@ const struct vt_prof_wcell *vt_prof_waits_cells(const struct waits *w, size_t *n
 	return w->cells;
 }
 
-void vt_prof_waits_renumber(struct waits *w, const uint32_t *map, struct vt_prof_paths *global)
+void vt_prof_waits_renumber(struct waits *w, const struct vt_prof_wsplit *sp,
+			    struct vt_prof_paths *global)
 {
 	struct vt_prof_wcell *old = w->cells;
 	size_t n = w->ncells;
@@ -915,8 +918,9 @@ void vt_prof_waits_renumber(struct waits *w, const uint32_t *map, struct vt_prof
 	w->ncslots = 0;
 	cell_rehash(w);
 	for (size_t i = 0; i < n; i++)
-		vt_prof_waits_add(w, old[i].pattern, map[old[i].path], old[i].loc, old[i].comm,
-				  old[i].time, old[i].count);
+		vt_prof_waits_add(w, old[i].pattern,
+				  vt_prof_wsplit_global_path(sp, old[i].loc, old[i].path),
+				  old[i].loc, old[i].comm, old[i].time, old[i].count);
 	free(old);
 	vt_prof_paths_free(&w->paths);
 	w->paths = *global;

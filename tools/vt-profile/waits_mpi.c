@@ -4,10 +4,12 @@
 #include "waits_split.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <mpi.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 
 /* Whether any process says yes. */
 static bool any(bool mine)
@@ -110,6 +112,62 @@ static void *alltoall(void *items, size_t n, size_t size, const uint32_t *dest, 
 	return in;
 }
 
+/* The exchanges while the processes read (waits_split.h): the records since the last one to
+ * their owners; the next bound, the least every process proposes: its time now and a span
+ * that would have brought about window records from it in the last one. */
+struct exchange {
+	struct vt_prof_wsplit *sp;
+	struct waits *w;
+	int nprocs;
+	uint64_t window, span, rounds, records;
+};
+
+static long long clamp(uint64_t v)
+{
+	return v > INT64_MAX ? INT64_MAX : (long long)v;
+}
+
+static uint64_t unclamp(long long v)
+{
+	return v == INT64_MAX ? UINT64_MAX : (uint64_t)v;
+}
+
+static void exchange(void *user, uint64_t now)
+{
+	struct exchange *x = user;
+	size_t nm, nc, gm, gc;
+	struct vt_prof_wmsg *m = vt_prof_wsplit_take_msgs(x->sp, &nm);
+	struct vt_prof_wcoll *c = vt_prof_wsplit_take_colls(x->sp, &nc);
+	uint32_t *dest = vtr_xcalloc((nm > nc ? nm : nc) + 1, sizeof(*dest));
+	for (size_t i = 0; i < nm; i++)
+		dest[i] = vt_prof_wsplit_msg_dest(x->sp, &m[i]);
+	struct vt_prof_wmsg *inm = alltoall(m, nm, sizeof(*m), dest, x->nprocs, &gm);
+	for (size_t i = 0; i < nc; i++)
+		dest[i] = vt_prof_wsplit_coll_dest(x->sp, &c[i]);
+	struct vt_prof_wcoll *inc = alltoall(c, nc, sizeof(*c), dest, x->nprocs, &gc);
+	free(dest);
+	uint64_t n = nm + nc;
+	x->records += n;
+	x->rounds++;
+	if (n > x->window)
+		x->span = (uint64_t)((unsigned __int128)x->span * x->window / n);
+	else if (2 * n < x->window && x->span < UINT64_MAX / 4)
+		x->span *= 2;
+	if (!x->span)
+		x->span = 1;
+	/* Every process has read up to the least of their times now (the watermark); the next
+	 * bound. As signed values (MPICH's MPI_MIN of unsigned 64-bit values gave the largest):
+	 * INT64_MAX for a process that has read everything. */
+	long long mine[2] = {clamp(now),
+			     clamp(now > UINT64_MAX - x->span ? UINT64_MAX : now + x->span)},
+		  least[2];
+	MPI_Allreduce(mine, least, 2, MPI_LONG_LONG, MPI_MIN, MPI_COMM_WORLD);
+	vt_prof_wsplit_ingest(x->sp, x->w, inm, gm, inc, gc, unclamp(least[0]));
+	free(inm);
+	free(inc);
+	vt_prof_wsplit_set_bound(x->sp, unclamp(least[1]));
+}
+
 int vt_prof_waits_mpi(const char *path, const struct vt_prof_options *opt)
 {
 	int me, nprocs;
@@ -134,9 +192,27 @@ int vt_prof_waits_mpi(const char *path, const struct vt_prof_options *opt)
 	t->no_match = true;
 	struct waits *w = vt_prof_waits_new(t, stderr, sp);
 
-	/* 1. Each process reads its share. */
+	/* 1. Each process reads its share, the records going to their owners as it goes; the
+	 * first exchange at its first event, the span to the next one a 256th of the trace. */
+	struct exchange x = {.sp = sp,
+			     .w = w,
+			     .nprocs = nprocs,
+			     .window = opt->window ? opt->window : VT_PROF_WINDOW,
+			     .span = t->length / 256};
+	vt_prof_wsplit_on_round(sp, exchange, &x, x.window);
 	bad = vt_prof_waits_read(w) < 0;
 	uint64_t events = vtr_last_stats()->events;
+	while (vt_prof_wsplit_bound(sp) != UINT64_MAX)
+		exchange(&x, UINT64_MAX);
+	vt_prof_wsplit_finish(sp, w);
+	if (opt->stats) {
+		struct rusage ru;
+		getrusage(RUSAGE_SELF, &ru);
+		fprintf(stderr,
+			"vt-profile: process %d of %d: %" PRIu64 " records sent in %" PRIu64
+			" exchanges, at most %zu held at once, peak RSS %ld KiB\n",
+			me, nprocs, x.records, x.rounds, vt_prof_wsplit_peak(sp), ru.ru_maxrss);
+	}
 	if (failed(bad, path, t->err))
 		goto out;
 	if (!sum(events)) {
@@ -156,28 +232,13 @@ int vt_prof_waits_mpi(const char *path, const struct vt_prof_options *opt)
 	struct vt_prof_paths global = {0};
 	uint32_t *map;
 	vt_prof_wsplit_globalize(sp, each, counts, (uint32_t)nprocs, &global, &map);
-	vt_prof_waits_renumber(w, map, &global);
+	vt_prof_waits_renumber(w, sp, &global);
 	free(all);
 	free(each);
+	free(counts);
 	free(map);
 
-	/* 3. The ends of messages and collectives to their owners, which compute them. */
-	size_t nm, nc, gm, gc;
-	struct vt_prof_wmsg *m = vt_prof_wsplit_take_msgs(sp, &nm);
-	struct vt_prof_wcoll *c = vt_prof_wsplit_take_colls(sp, &nc);
-	uint32_t *dest = vtr_xcalloc((nm > nc ? nm : nc) + 1, sizeof(*dest));
-	for (size_t i = 0; i < nm; i++)
-		dest[i] = vt_prof_wsplit_msg_dest(sp, &m[i]);
-	struct vt_prof_wmsg *inm = alltoall(m, nm, sizeof(*m), dest, nprocs, &gm);
-	for (size_t i = 0; i < nc; i++)
-		dest[i] = vt_prof_wsplit_coll_dest(sp, &c[i]);
-	struct vt_prof_wcoll *inc = alltoall(c, nc, sizeof(*c), dest, nprocs, &gc);
-	free(dest);
-	vt_prof_wsplit_resolve(sp, w, inm, gm, inc, gc);
-	free(inm);
-	free(inc);
-
-	/* 4. The sums at process 0, which prints them. */
+	/* 3. The sums at process 0, which prints them. */
 	size_t ncells;
 	const struct vt_prof_wcell *cells = vt_prof_waits_cells(w, &ncells);
 	int bytes = bytes_of(ncells, sizeof(*cells));

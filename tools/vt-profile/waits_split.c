@@ -17,9 +17,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* A table of values by a 128-bit key: open addressing, a key taken out leaves a tombstone. */
+/* A table of values by a 192-bit key: open addressing, a key taken out leaves a tombstone. */
 struct kv {
-	uint64_t a, b, v;
+	uint64_t a, b, c, v;
 	uint8_t state; /* 0: free, 1: used, 2: taken out */
 };
 struct table {
@@ -27,12 +27,12 @@ struct table {
 	size_t n, cap; /* n: used and taken out */
 };
 
-static size_t kv_home(uint64_t a, uint64_t b, size_t cap)
+static size_t kv_home(uint64_t a, uint64_t b, uint64_t c, size_t cap)
 {
-	return (size_t)vt_prof_mix(a ^ vt_prof_mix(b)) & (cap - 1);
+	return (size_t)vt_prof_mix(a ^ vt_prof_mix(b ^ vt_prof_mix(c))) & (cap - 1);
 }
 
-static struct kv *kv_find(struct table *t, uint64_t a, uint64_t b, bool make)
+static struct kv *kv_find3(struct table *t, uint64_t a, uint64_t b, uint64_t c, bool make)
 {
 	if (make && 2 * (t->n + 1) > t->cap) {
 		/* Sized by the keys in use: taken-out ones (requests done) do not grow it. */
@@ -45,7 +45,7 @@ static struct kv *kv_find(struct table *t, uint64_t a, uint64_t b, bool make)
 		for (size_t i = 0; i < t->cap; i++) {
 			if (t->e[i].state != 1)
 				continue;
-			size_t j = kv_home(t->e[i].a, t->e[i].b, g.cap);
+			size_t j = kv_home(t->e[i].a, t->e[i].b, t->e[i].c, g.cap);
 			while (g.e[j].state)
 				j = (j + 1) & (g.cap - 1);
 			g.e[j] = t->e[i];
@@ -56,16 +56,46 @@ static struct kv *kv_find(struct table *t, uint64_t a, uint64_t b, bool make)
 	}
 	if (!t->cap)
 		return NULL;
-	size_t i = kv_home(a, b, t->cap);
+	size_t i = kv_home(a, b, c, t->cap);
 	for (; t->e[i].state; i = (i + 1) & (t->cap - 1))
-		if (t->e[i].state == 1 && t->e[i].a == a && t->e[i].b == b)
+		if (t->e[i].state == 1 && t->e[i].a == a && t->e[i].b == b && t->e[i].c == c)
 			return &t->e[i];
 	if (!make)
 		return NULL;
-	t->e[i] = (struct kv){a, b, 0, 1};
+	t->e[i] = (struct kv){a, b, c, 0, 1};
 	t->n++;
 	return &t->e[i];
 }
+
+static struct kv *kv_find(struct table *t, uint64_t a, uint64_t b, bool make)
+{
+	return kv_find3(t, a, b, 0, make);
+}
+
+/* A message as its owner pairs it: its ends as they came, the Wrong Order state. */
+struct pair {
+	struct vt_prof_wmsg s, r;
+	uint64_t earliest;
+	uint32_t gen, next_free;
+	bool has_s, has_r, in_flight;
+};
+
+/* Per receiving rank, the sends in flight by their begin: a min-heap whose entries no longer
+ * in flight (or of a pair since reused: gen) are dropped when they come on top. */
+struct hent {
+	uint64_t begin;
+	uint32_t pair, gen;
+};
+struct heap {
+	struct hent *e;
+	size_t n, cap;
+};
+
+/* A collective instance (comm, k) as its owner gathers its members' ends. */
+struct cinst {
+	struct vt_prof_wcoll *m;
+	uint32_t n, cap, next_free;
+};
 
 struct vt_prof_wsplit {
 	const struct vtr_trace *t;
@@ -73,12 +103,41 @@ struct vt_prof_wsplit {
 	bool *share;
 	struct vt_prof_wpath *paths;
 	size_t npaths, cappaths;
+	/* What goes out at the next exchange; handles of the records taken before: <= base. */
 	struct vt_prof_wmsg *msgs;
 	size_t nmsgs, capmsgs;
+	uint64_t base;
 	struct vt_prof_wcoll *colls;
 	size_t ncolls, capcolls;
-	/* k of the next end per key; open Isends (loc, request -> msg + 1); Irecv starts */
-	struct table seq_send, seq_recv, coll_k, isends, irecvs;
+	/* Sends gone out whose call's Leave or Isend's completion is still to come (handle ->
+	 * aw index + 1), sent after them as updates; aw_free: free list (index + 1). */
+	struct vt_prof_wmsg *aw;
+	size_t naw, capaw, live_aw;
+	uint32_t aw_free;
+	/* k of the next end per key; open Isends (loc, request -> handle); Irecv starts; sends
+	 * gone out and awaited (handle -> aw + 1); the owner's pairs (key, k -> pair + 1) and
+	 * collective instances (comm, k -> inst + 1) */
+	struct table seq_send, seq_recv, coll_k, isends, irecvs, awaited, pair_keys, inst_keys;
+	/* The owner's part: pairs and instances, in use and free (free lists: index + 1). */
+	struct pair *pairs;
+	size_t npairs, cappairs, live_pairs;
+	uint32_t pair_free;
+	struct cinst *inst;
+	size_t ninst, capinst, live_members;
+	uint32_t inst_free;
+	struct heap *heaps; /* per receiving world rank */
+	/* The exchanges: the next one when the reading reaches bound or window records are to go
+	 * out; the most records held. later: ends that came, at or after the time every process
+	 * has read up to (the watermark), in no order. */
+	uint64_t bound, peak;
+	size_t window;
+	struct vt_prof_wmsg *later;
+	size_t nlater;
+	void (*round)(void *user, uint64_t now);
+	void *round_user;
+	/* The global numbering (globalize): gid[gbase[process] + local - 1]. */
+	uint32_t *gid;
+	size_t *gbase;
 };
 
 static uint32_t owner_of_rank(const struct vt_prof_wsplit *sp, uint32_t rank)
@@ -100,6 +159,7 @@ struct vt_prof_wsplit *vt_prof_wsplit_new(const struct vtr_trace *t, uint32_t me
 	sp->share = vtr_xcalloc(t->nlocations + 1, sizeof(bool));
 	for (size_t i = 0; i < t->nlocations; i++)
 		sp->share[i] = owner_of_rank(sp, t->locations[i].rank) == me;
+	sp->heaps = vtr_xcalloc(sp->nranks + 1, sizeof(*sp->heaps));
 	return sp;
 }
 
@@ -109,8 +169,19 @@ void vt_prof_wsplit_free(struct vt_prof_wsplit *sp)
 	free(sp->paths);
 	free(sp->msgs);
 	free(sp->colls);
-	struct table *tabs[] = {&sp->seq_send, &sp->seq_recv, &sp->coll_k, &sp->isends,
-				&sp->irecvs};
+	free(sp->later);
+	free(sp->aw);
+	free(sp->pairs);
+	for (size_t i = 0; i < sp->ninst; i++)
+		free(sp->inst[i].m);
+	free(sp->inst);
+	for (size_t i = 0; i < sp->nranks; i++)
+		free(sp->heaps[i].e);
+	free(sp->heaps);
+	free(sp->gid);
+	free(sp->gbase);
+	struct table *tabs[] = {&sp->seq_send, &sp->seq_recv, &sp->coll_k,    &sp->isends,
+				&sp->irecvs,   &sp->awaited,  &sp->pair_keys, &sp->inst_keys};
 	for (size_t i = 0; i < sizeof(tabs) / sizeof(tabs[0]); i++)
 		free(tabs[i]->e);
 	free(sp);
@@ -119,6 +190,47 @@ void vt_prof_wsplit_free(struct vt_prof_wsplit *sp)
 const bool *vt_prof_wsplit_share(const struct vt_prof_wsplit *sp)
 {
 	return sp->share;
+}
+
+/* ---- the exchanges' rhythm ---- */
+
+/* The records this process holds: to go out, sends awaited, ends of pairs and members of
+ * instances its owner's part keeps, and extra (a window being resolved). */
+static void note_held(struct vt_prof_wsplit *sp, size_t extra)
+{
+	size_t h = sp->nmsgs + sp->ncolls + sp->live_aw + 2 * sp->live_pairs + sp->live_members +
+		   sp->nlater + extra;
+	if (h > sp->peak)
+		sp->peak = h;
+}
+
+void vt_prof_wsplit_on_round(struct vt_prof_wsplit *sp, void (*round)(void *user, uint64_t now),
+			     void *user, size_t window)
+{
+	sp->window = window;
+	sp->round = round;
+	sp->round_user = user;
+}
+
+void vt_prof_wsplit_tick(struct vt_prof_wsplit *sp, uint64_t time)
+{
+	while (sp->round && (time >= sp->bound || sp->nmsgs + sp->ncolls >= sp->window))
+		sp->round(sp->round_user, time);
+}
+
+uint64_t vt_prof_wsplit_bound(const struct vt_prof_wsplit *sp)
+{
+	return sp->bound;
+}
+
+void vt_prof_wsplit_set_bound(struct vt_prof_wsplit *sp, uint64_t bound)
+{
+	sp->bound = bound;
+}
+
+size_t vt_prof_wsplit_peak(const struct vt_prof_wsplit *sp)
+{
+	return sp->peak;
 }
 
 /* ---- the reading's side ---- */
@@ -175,7 +287,34 @@ static struct vt_prof_wmsg *new_msg(struct vt_prof_wsplit *sp)
 	return m;
 }
 
-uint32_t vt_prof_wsplit_record(struct vt_prof_wsplit *sp, const struct vtr_location *loc,
+/* A send's call left or its Isend completed (flag, at time): in the record still to go out,
+ * else in an update that follows the record gone out. */
+static void settle(struct vt_prof_wsplit *sp, uint64_t handle, uint32_t flag, uint64_t time)
+{
+	struct vt_prof_wmsg *m;
+	if (handle > sp->base) {
+		m = &sp->msgs[handle - sp->base - 1];
+	} else {
+		struct kv *e = kv_find(&sp->awaited, handle, 0, false);
+		if (!e)
+			return;
+		uint32_t i = (uint32_t)e->v - 1;
+		e->state = 2;
+		m = new_msg(sp);
+		*m = sp->aw[i];
+		m->flags |= WP_UPDATE;
+		sp->aw[i].pad = sp->aw_free;
+		sp->aw_free = i + 1;
+		sp->live_aw--;
+	}
+	if (flag == WP_COMPLETED)
+		m->complete = time;
+	else
+		m->other = time;
+	m->flags = (m->flags | flag) & ~(uint32_t)WP_AWAIT;
+}
+
+uint64_t vt_prof_wsplit_record(struct vt_prof_wsplit *sp, const struct vtr_location *loc,
 			       const struct vtr_record *r, uint32_t path, bool in_call,
 			       uint64_t call, uint64_t top_enter, uint64_t order)
 {
@@ -197,20 +336,22 @@ uint32_t vt_prof_wsplit_record(struct vt_prof_wsplit *sp, const struct vtr_locat
 					   .path = path,
 					   .flags = WP_SEND};
 		m->seq = next_seq(&sp->seq_send, m->comm, m->sender, m->receiver, m->tag);
-		uint32_t h = (uint32_t)sp->nmsgs;
+		uint64_t h = sp->base + sp->nmsgs;
 		if (r->kind == VTR_EV_MpiIsend) {
-			m->flags |= WP_NONBLOCKING;
+			m->flags |= WP_NONBLOCKING | WP_AWAIT;
 			kv_find(&sp->isends, loc->index, r->request, true)->v = h;
 			return 0;
 		}
-		return in_call ? h : 0;
+		if (!in_call)
+			return 0;
+		m->flags |= WP_AWAIT;
+		return h;
 	}
 	case VTR_EV_MpiIsendComplete:
 		e = kv_find(&sp->isends, loc->index, r->request, false);
 		if (e) {
-			sp->msgs[e->v - 1].complete = r->time;
-			sp->msgs[e->v - 1].flags |= WP_COMPLETED;
 			e->state = 2;
+			settle(sp, e->v, WP_COMPLETED, r->time);
 		}
 		return 0;
 	case VTR_EV_MpiIrecvRequest:
@@ -270,10 +411,9 @@ uint32_t vt_prof_wsplit_record(struct vt_prof_wsplit *sp, const struct vtr_locat
 	}
 }
 
-void vt_prof_wsplit_send_left(struct vt_prof_wsplit *sp, uint32_t handle, uint64_t time)
+void vt_prof_wsplit_send_left(struct vt_prof_wsplit *sp, uint64_t handle, uint64_t time)
 {
-	sp->msgs[handle - 1].other = time;
-	sp->msgs[handle - 1].flags |= WP_LEAVE_KNOWN;
+	settle(sp, handle, WP_LEAVE_KNOWN, time);
 }
 
 /* ---- what travels ---- */
@@ -286,6 +426,26 @@ const struct vt_prof_wpath *vt_prof_wsplit_paths(const struct vt_prof_wsplit *sp
 
 struct vt_prof_wmsg *vt_prof_wsplit_take_msgs(struct vt_prof_wsplit *sp, size_t *n)
 {
+	note_held(sp, 0);
+	/* The sends whose Leave or completion is to come: kept to send it after them. */
+	for (size_t i = 0; i < sp->nmsgs; i++) {
+		if (!(sp->msgs[i].flags & WP_AWAIT))
+			continue;
+		uint32_t a = sp->aw_free;
+		if (a) {
+			sp->aw_free = sp->aw[a - 1].pad;
+		} else {
+			if (sp->naw == sp->capaw) {
+				sp->capaw = sp->capaw ? 2 * sp->capaw : 256;
+				sp->aw = vtr_xrealloc(sp->aw, sp->capaw, sizeof(*sp->aw));
+			}
+			a = (uint32_t)++sp->naw;
+		}
+		sp->aw[a - 1] = sp->msgs[i];
+		sp->live_aw++;
+		kv_find(&sp->awaited, sp->base + i + 1, 0, true)->v = a;
+	}
+	sp->base += sp->nmsgs;
 	struct vt_prof_wmsg *m = sp->msgs;
 	*n = sp->nmsgs;
 	sp->msgs = NULL;
@@ -363,13 +523,24 @@ void vt_prof_wsplit_globalize(struct vt_prof_wsplit *sp, const struct vt_prof_wp
 	uint32_t *m = vtr_xcalloc(count[sp->me] + 1, sizeof(*m));
 	for (size_t i = 0; i < count[sp->me]; i++)
 		m[i + 1] = gid[mine + i];
-	for (size_t i = 0; i < sp->nmsgs; i++)
-		sp->msgs[i].path = m[sp->msgs[i].path];
-	for (size_t i = 0; i < sp->ncolls; i++)
-		sp->colls[i].path = m[sp->colls[i].path];
 	free(e);
-	free(gid);
+	free(sp->gid);
+	free(sp->gbase);
+	sp->gid = gid;
+	sp->gbase = vtr_xcalloc((size_t)nprocs + 1, sizeof(*sp->gbase));
+	for (uint32_t q = 1; q <= nprocs; q++)
+		sp->gbase[q] = sp->gbase[q - 1] + count[q - 1];
 	*map = m;
+}
+
+uint32_t vt_prof_wsplit_global_path(const struct vt_prof_wsplit *sp, uint32_t loc, uint32_t path)
+{
+	if (!path || !sp->gid || loc >= sp->t->nlocations)
+		return path;
+	uint32_t q = owner_of_rank(sp, sp->t->locations[loc].rank);
+	if (path > sp->gbase[q + 1] - sp->gbase[q])
+		return 0;
+	return sp->gid[sp->gbase[q] + path - 1];
 }
 
 /* ---- the owner's part ---- */
@@ -384,54 +555,22 @@ static int cmp_key(const struct vt_prof_wmsg *a, const struct vt_prof_wmsg *b)
 		return a->receiver < b->receiver ? -1 : 1;
 	if (a->tag != b->tag)
 		return a->tag < b->tag ? -1 : 1;
-	return 0;
-}
-
-/* Sends before receives, each by key and k. */
-static int cmp_msg(const void *pa, const void *pb)
-{
-	const struct vt_prof_wmsg *a = pa, *b = pb;
-	if ((a->flags & WP_SEND) != (b->flags & WP_SEND))
-		return a->flags & WP_SEND ? -1 : 1;
-	int c = cmp_key(a, b);
-	if (c)
-		return c;
 	return (a->seq > b->seq) - (a->seq < b->seq);
 }
 
-/* A message as the owner pairs it; the Wrong Order state of the serial reading. */
-struct pair {
-	const struct vt_prof_wmsg *s, *r;
-	uint64_t earliest;
-	bool send_seen, recv_seen, in_flight;
-};
-
-struct ev {
-	uint64_t time, order;
-	uint32_t loc, pair;
-	bool send;
-};
-
-static int cmp_ev(const void *pa, const void *pb)
+/* Ends in time order (ties: location index, then the location's own order); an update right
+ * after its send (the send's fields). */
+static int cmp_end(const void *pa, const void *pb)
 {
-	const struct ev *a = pa, *b = pb;
+	const struct vt_prof_wmsg *a = pa, *b = pb;
 	if (a->time != b->time)
 		return a->time < b->time ? -1 : 1;
 	if (a->loc != b->loc)
 		return a->loc < b->loc ? -1 : 1;
-	return (a->order > b->order) - (a->order < b->order);
+	if (a->order != b->order)
+		return a->order < b->order ? -1 : 1;
+	return (a->flags & WP_UPDATE) ? (b->flags & WP_UPDATE) ? 0 : 1 : -(b->flags & WP_UPDATE);
 }
-
-/* Per receiving rank, the sends in flight by their begin: a min-heap whose entries no longer
- * in flight are dropped when they come on top. */
-struct hent {
-	uint64_t begin;
-	uint32_t pair;
-};
-struct heap {
-	struct hent *e;
-	size_t n, cap;
-};
 
 static void heap_push(struct heap *h, struct hent x)
 {
@@ -445,9 +584,14 @@ static void heap_push(struct heap *h, struct hent x)
 	h->e[i] = x;
 }
 
+static bool in_flight(const struct pair *p, const struct hent *e)
+{
+	return p[e->pair].in_flight && p[e->pair].gen == e->gen;
+}
+
 static uint64_t heap_min(struct heap *h, const struct pair *p)
 {
-	while (h->n && !p[h->e[0].pair].in_flight) {
+	while (h->n && !in_flight(p, &h->e[0])) {
 		struct hent x = h->e[--h->n];
 		size_t i = 0;
 		for (;;) {
@@ -478,48 +622,9 @@ static void warn_at(struct waits *w, const struct vtr_trace *t, uint32_t loc, co
 	(*vt_prof_waits_problems(w))++;
 }
 
-/* Every pair's Wrong Order state: the ends replayed in time order. */
-static void replay(struct vt_prof_wsplit *sp, struct pair *p, size_t np)
-{
-	const struct vtr_trace *t = sp->t;
-	struct ev *ev = vtr_xcalloc(2 * np + 1, sizeof(*ev));
-	size_t n = 0;
-	for (size_t i = 0; i < np; i++) {
-		if (p[i].s)
-			ev[n++] = (struct ev){p[i].s->time, p[i].s->order, p[i].s->loc, (uint32_t)i,
-					      true};
-		if (p[i].r)
-			ev[n++] = (struct ev){p[i].r->time, p[i].r->order, p[i].r->loc, (uint32_t)i,
-					      false};
-	}
-	qsort(ev, n, sizeof(*ev), cmp_ev);
-	struct heap *heaps = vtr_xcalloc(sp->nranks + 1, sizeof(*heaps));
-	for (size_t i = 0; i < n; i++) {
-		struct pair *x = &p[ev[i].pair];
-		if (ev[i].send) {
-			x->send_seen = true;
-			uint32_t to = world_rank(t, x->s->comm, x->s->receiver);
-			if (x->recv_seen || to == VTR_NONE || to >= sp->nranks)
-				continue;
-			x->in_flight = true;
-			heap_push(&heaps[to], (struct hent){x->s->call, ev[i].pair});
-		} else {
-			x->recv_seen = true;
-			x->in_flight = false;
-			uint32_t rank = t->locations[x->r->loc].rank;
-			if (x->send_seen && rank != VTR_NONE && rank < sp->nranks)
-				x->earliest = heap_min(&heaps[rank], p);
-		}
-	}
-	for (size_t i = 0; i < sp->nranks; i++)
-		free(heaps[i].e);
-	free(heaps);
-	free(ev);
-}
-
 static void message(const struct vtr_trace *t, struct waits *w, const struct pair *x)
 {
-	const struct vt_prof_wmsg *s = x->s, *r = x->r;
+	const struct vt_prof_wmsg *s = x->has_s ? &x->s : NULL, *r = x->has_r ? &x->r : NULL;
 	if (!r || !s) {
 		if (s)
 			warn_at(w, t, s->loc, "send", s,
@@ -554,6 +659,97 @@ static void message(const struct vtr_trace *t, struct waits *w, const struct pai
 	vt_prof_waits_add(w, VT_WAIT_LATE_RECEIVER, s->path, s->loc, s->comm, lr, 1);
 }
 
+static struct kv *pair_key(struct vt_prof_wsplit *sp, const struct vt_prof_wmsg *m, bool make)
+{
+	return kv_find3(&sp->pair_keys, (uint64_t)m->comm << 32 | m->sender,
+			(uint64_t)m->receiver << 32 | m->tag, m->seq, make);
+}
+
+/* The pair of an end's key and k, made where it is the first end. */
+static uint32_t pair_of(struct vt_prof_wsplit *sp, const struct vt_prof_wmsg *m)
+{
+	struct kv *e = pair_key(sp, m, true);
+	if (e->v)
+		return (uint32_t)e->v - 1;
+	uint32_t i = sp->pair_free;
+	if (i) {
+		sp->pair_free = sp->pairs[i - 1].next_free;
+	} else {
+		if (sp->npairs == sp->cappairs) {
+			sp->cappairs = sp->cappairs ? 2 * sp->cappairs : 256;
+			sp->pairs = vtr_xrealloc(sp->pairs, sp->cappairs, sizeof(*sp->pairs));
+		}
+		sp->pairs[sp->npairs].gen = 0;
+		i = (uint32_t)++sp->npairs;
+	}
+	e->v = i;
+	struct pair *x = &sp->pairs[i - 1];
+	*x = (struct pair){.earliest = UINT64_MAX, .gen = x->gen};
+	sp->live_pairs++;
+	return i - 1;
+}
+
+static void pair_drop(struct vt_prof_wsplit *sp, uint32_t i)
+{
+	struct pair *x = &sp->pairs[i];
+	struct kv *e = pair_key(sp, x->has_s ? &x->s : &x->r, false);
+	if (e)
+		e->state = 2;
+	x->gen++;
+	x->has_s = x->has_r = x->in_flight = false;
+	x->next_free = sp->pair_free;
+	sp->pair_free = i + 1;
+	sp->live_pairs--;
+}
+
+/* A pair with both ends, its send's Leave or completion not awaited: computed, dropped. */
+static void pair_try(struct vt_prof_wsplit *sp, struct waits *w, uint32_t i)
+{
+	const struct pair *x = &sp->pairs[i];
+	if (!x->has_s || !x->has_r || (x->s.flags & WP_AWAIT))
+		return;
+	message(sp->t, w, x);
+	pair_drop(sp, i);
+}
+
+/* One end, in the time order of every process's ends: the Wrong Order replay of the serial
+ * reading. */
+static void end_of(struct vt_prof_wsplit *sp, struct waits *w, const struct vt_prof_wmsg *m)
+{
+	const struct vtr_trace *t = sp->t;
+	uint32_t i = pair_of(sp, m);
+	struct pair *x = &sp->pairs[i];
+	if (m->flags & WP_SEND) {
+		x->s = *m;
+		x->has_s = true;
+		uint32_t to = world_rank(t, m->comm, m->receiver);
+		if (!x->has_r && to != VTR_NONE && to < sp->nranks) {
+			x->in_flight = true;
+			heap_push(&sp->heaps[to], (struct hent){m->call, i, x->gen});
+		}
+	} else {
+		x->r = *m;
+		x->has_r = true;
+		x->in_flight = false;
+		uint32_t rank = t->locations[m->loc].rank;
+		if (x->has_s && rank != VTR_NONE && rank < sp->nranks)
+			x->earliest = heap_min(&sp->heaps[rank], sp->pairs);
+	}
+	pair_try(sp, w, i);
+}
+
+/* A send's Leave or completion that came after the send. */
+static void update(struct vt_prof_wsplit *sp, struct waits *w, const struct vt_prof_wmsg *u)
+{
+	struct kv *e = pair_key(sp, u, false);
+	if (!e || !e->v || !sp->pairs[e->v - 1].has_s)
+		return;
+	uint32_t i = (uint32_t)e->v - 1;
+	sp->pairs[i].s = *u;
+	sp->pairs[i].s.flags &= ~(uint32_t)WP_UPDATE;
+	pair_try(sp, w, i);
+}
+
 static int cmp_coll(const void *pa, const void *pb)
 {
 	const struct vt_prof_wcoll *a = pa, *b = pb;
@@ -570,9 +766,10 @@ static int cmp_coll(const void *pa, const void *pb)
 }
 
 /* One collective instance: its members' ends c[0..n). */
-static void collective(const struct vtr_trace *t, struct waits *w, const struct vt_prof_wcoll *c,
+static void collective(const struct vtr_trace *t, struct waits *w, struct vt_prof_wcoll *c,
 		       size_t n)
 {
+	qsort(c, n, sizeof(*c), cmp_coll);
 	uint32_t size = t->comms[c->comm].size, arrived = 0;
 	struct vtr_coll_member *mem = vtr_xcalloc(size + 1, sizeof(*mem));
 	uint32_t *paths = vtr_xcalloc(size + 1, sizeof(*paths));
@@ -607,36 +804,122 @@ static void collective(const struct vtr_trace *t, struct waits *w, const struct 
 	free(wait);
 }
 
+static void inst_done(struct vt_prof_wsplit *sp, struct waits *w, uint32_t i)
+{
+	struct cinst *x = &sp->inst[i];
+	collective(sp->t, w, x->m, x->n);
+	sp->live_members -= x->n;
+	x->n = 0;
+	x->next_free = sp->inst_free;
+	sp->inst_free = i + 1;
+}
+
+/* A member's end to its instance, computed once every member's is in. */
+static void member_of(struct vt_prof_wsplit *sp, struct waits *w, const struct vt_prof_wcoll *c)
+{
+	struct kv *e = kv_find(&sp->inst_keys, c->comm, c->k, true);
+	if (!e->v) {
+		uint32_t i = sp->inst_free;
+		if (i) {
+			sp->inst_free = sp->inst[i - 1].next_free;
+		} else {
+			if (sp->ninst == sp->capinst) {
+				sp->capinst = sp->capinst ? 2 * sp->capinst : 64;
+				sp->inst = vtr_xrealloc(sp->inst, sp->capinst, sizeof(*sp->inst));
+			}
+			sp->inst[sp->ninst] = (struct cinst){0};
+			i = (uint32_t)++sp->ninst;
+		}
+		e->v = i;
+	}
+	uint32_t i = (uint32_t)e->v - 1;
+	struct cinst *x = &sp->inst[i];
+	if (x->n == x->cap) {
+		x->cap = x->cap ? 2 * x->cap : 4;
+		x->m = vtr_xrealloc(x->m, x->cap, sizeof(*x->m));
+	}
+	x->m[x->n++] = *c;
+	sp->live_members++;
+	if (x->n >= sp->t->comms[c->comm].size) {
+		e->state = 2;
+		inst_done(sp, w, i);
+	}
+}
+
+void vt_prof_wsplit_ingest(struct vt_prof_wsplit *sp, struct waits *w, const struct vt_prof_wmsg *m,
+			   size_t nm, const struct vt_prof_wcoll *c, size_t nc, uint64_t watermark)
+{
+	note_held(sp, nm + nc);
+	/* The ends before the watermark, with those kept from before, in time order. */
+	struct vt_prof_wmsg *all = vtr_xrealloc(sp->later, sp->nlater + nm + 1, sizeof(*all));
+	if (nm)
+		memcpy(all + sp->nlater, m, nm * sizeof(*m));
+	size_t n = sp->nlater + nm, i = 0;
+	sp->later = NULL;
+	sp->nlater = 0;
+	qsort(all, n, sizeof(*all), cmp_end);
+	for (; i < n && all[i].time < watermark; i++) {
+		if (all[i].flags & WP_UPDATE)
+			update(sp, w, &all[i]);
+		else
+			end_of(sp, w, &all[i]);
+	}
+	if (i < n) {
+		sp->nlater = n - i;
+		sp->later = vtr_xcalloc(sp->nlater, sizeof(*sp->later));
+		memcpy(sp->later, all + i, sp->nlater * sizeof(*all));
+	}
+	free(all);
+	for (size_t k = 0; k < nc; k++)
+		member_of(sp, w, &c[k]);
+	note_held(sp, 0);
+}
+
+static int cmp_left(const void *pa, const void *pb)
+{
+	const struct pair *a = *(const struct pair *const *)pa,
+			  *b = *(const struct pair *const *)pb;
+	return cmp_key(a->has_s ? &a->s : &a->r, b->has_s ? &b->s : &b->r);
+}
+
+static int cmp_inst(const void *pa, const void *pb)
+{
+	const struct cinst *a = *(const struct cinst *const *)pa,
+			   *b = *(const struct cinst *const *)pb;
+	if (a->m[0].comm != b->m[0].comm)
+		return a->m[0].comm < b->m[0].comm ? -1 : 1;
+	return (a->m[0].k > b->m[0].k) - (a->m[0].k < b->m[0].k);
+}
+
+void vt_prof_wsplit_finish(struct vt_prof_wsplit *sp, struct waits *w)
+{
+	/* What is left: messages without an end or an Isend's completion, by key and k. */
+	struct pair **left = vtr_xcalloc(sp->live_pairs + 1, sizeof(*left));
+	size_t n = 0;
+	for (size_t i = 0; i < sp->npairs; i++)
+		if (sp->pairs[i].has_s || sp->pairs[i].has_r)
+			left[n++] = &sp->pairs[i];
+	qsort(left, n, sizeof(*left), cmp_left);
+	for (size_t i = 0; i < n; i++)
+		message(sp->t, w, left[i]);
+	for (size_t i = 0; i < n; i++)
+		pair_drop(sp, (uint32_t)(left[i] - sp->pairs));
+	free(left);
+	/* Collectives some members never ended, by communicator and k. */
+	struct cinst **open = vtr_xcalloc(sp->ninst + 1, sizeof(*open));
+	n = 0;
+	for (size_t i = 0; i < sp->ninst; i++)
+		if (sp->inst[i].n)
+			open[n++] = &sp->inst[i];
+	qsort(open, n, sizeof(*open), cmp_inst);
+	for (size_t i = 0; i < n; i++)
+		inst_done(sp, w, (uint32_t)(open[i] - sp->inst));
+	free(open);
+}
+
 void vt_prof_wsplit_resolve(struct vt_prof_wsplit *sp, struct waits *w, struct vt_prof_wmsg *m,
 			    size_t nm, struct vt_prof_wcoll *c, size_t nc)
 {
-	const struct vtr_trace *t = sp->t;
-	/* The k-th send and the k-th receive of a key are one message. */
-	qsort(m, nm, sizeof(*m), cmp_msg);
-	size_t ns = 0;
-	while (ns < nm && (m[ns].flags & WP_SEND))
-		ns++;
-	struct pair *p = vtr_xcalloc(nm + 1, sizeof(*p));
-	size_t np = 0, i = 0, j = ns;
-	while (i < ns || j < nm) {
-		int d = i == ns ? 1 : j == nm ? -1 : cmp_key(&m[i], &m[j]);
-		if (!d)
-			d = (m[i].seq > m[j].seq) - (m[i].seq < m[j].seq);
-		p[np] = (struct pair){.earliest = UINT64_MAX};
-		if (d <= 0)
-			p[np].s = &m[i++];
-		if (d >= 0)
-			p[np].r = &m[j++];
-		np++;
-	}
-	replay(sp, p, np);
-	for (size_t k = 0; k < np; k++)
-		message(t, w, &p[k]);
-	free(p);
-	qsort(c, nc, sizeof(*c), cmp_coll);
-	for (size_t a = 0, b; a < nc; a = b) {
-		for (b = a + 1; b < nc && c[b].comm == c[a].comm && c[b].k == c[a].k; b++)
-			;
-		collective(t, w, &c[a], b - a);
-	}
+	vt_prof_wsplit_ingest(sp, w, m, nm, c, nc, UINT64_MAX);
+	vt_prof_wsplit_finish(sp, w);
 }

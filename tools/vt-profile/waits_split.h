@@ -7,6 +7,13 @@
  * process that owns the message (its receiver's rank) or the collective instance; that one
  * matches and computes them as the serial reading would (waits_split.c); the sums and the
  * call paths end at process 0, which prints them. waits_mpi.c moves the bytes.
+ *
+ * The records travel in exchanges while the processes read: the next one when a process has
+ * read a window of records or reached a time they agreed on (the bound). The owner replays
+ * the ends before the least time any process has read up to (the watermark) in time order,
+ * the others at a later exchange. What a process holds is what it read since the last
+ * exchange, what it owns and still waits for (a message's other end, a collective's last
+ * member, a send's Leave or completion, ends after the watermark), not the trace.
  */
 #ifndef VT_PROFILE_WAITS_SPLIT_H
 #define VT_PROFILE_WAITS_SPLIT_H
@@ -35,7 +42,16 @@ struct vt_prof_wpath {
 };
 
 /* One end of a message: a send or a receive, as the serial reading would see it. */
-enum { WP_NONBLOCKING = 1, WP_LEAVE_KNOWN = 2, WP_COMPLETED = 4, WP_SEND = 8 };
+/* WP_AWAIT: a send whose call's Leave or Isend's completion is still to come; WP_UPDATE: that
+ * Leave or completion, after the send went out (the send's fields, other or complete set). */
+enum {
+	WP_NONBLOCKING = 1,
+	WP_LEAVE_KNOWN = 2,
+	WP_COMPLETED = 4,
+	WP_SEND = 8,
+	WP_AWAIT = 16,
+	WP_UPDATE = 32
+};
 struct vt_prof_wmsg {
 	uint64_t time;		    /* the event */
 	uint64_t call;		    /* its MPI call's Enter (the event's time outside one) */
@@ -55,6 +71,9 @@ struct vt_prof_wcoll {
 struct vt_prof_wsplit;
 struct waits;
 
+/* The records a process reads between two exchanges (--window's default). */
+#define VT_PROF_WINDOW 32768
+
 /* The split state of process me of n for trace t (its share: locations of its ranks). */
 struct vt_prof_wsplit *vt_prof_wsplit_new(const struct vtr_trace *t, uint32_t me, uint32_t n);
 void vt_prof_wsplit_free(struct vt_prof_wsplit *sp);
@@ -67,16 +86,28 @@ const bool *vt_prof_wsplit_share(const struct vt_prof_wsplit *sp);
 void vt_prof_wsplit_enter(struct vt_prof_wsplit *sp, const struct vt_prof_paths *paths,
 			  uint32_t path, bool path_new, const struct vtr_location *loc,
 			  uint64_t time, uint64_t order);
-uint32_t vt_prof_wsplit_record(struct vt_prof_wsplit *sp, const struct vtr_location *loc,
+uint64_t vt_prof_wsplit_record(struct vt_prof_wsplit *sp, const struct vtr_location *loc,
 			       const struct vtr_record *r, uint32_t path, bool in_call,
 			       uint64_t call, uint64_t top_enter, uint64_t order);
-void vt_prof_wsplit_send_left(struct vt_prof_wsplit *sp, uint32_t handle, uint64_t time);
+void vt_prof_wsplit_send_left(struct vt_prof_wsplit *sp, uint64_t handle, uint64_t time);
+
+/* The exchanges' rhythm: waits.c ticks at every event before it is read; when its time reaches
+ * the bound or window records are to go out, round is called with that time (every process
+ * calls it as often: it exchanges, and sets the next bound). After the reading, round is
+ * called with UINT64_MAX until the bound is UINT64_MAX. peak: the most records this process
+ * held at once. */
+void vt_prof_wsplit_on_round(struct vt_prof_wsplit *sp, void (*round)(void *user, uint64_t now),
+			     void *user, size_t window);
+void vt_prof_wsplit_tick(struct vt_prof_wsplit *sp, uint64_t time);
+uint64_t vt_prof_wsplit_bound(const struct vt_prof_wsplit *sp);
+void vt_prof_wsplit_set_bound(struct vt_prof_wsplit *sp, uint64_t bound);
+size_t vt_prof_wsplit_peak(const struct vt_prof_wsplit *sp);
 
 /* What travels, for waits_mpi.c: the local paths (index: local number - 1); the records per
- * destination process (dest[i]: the process of sends[i] ...), path numbers made global by
- * vt_prof_wsplit_globalize first. */
+ * destination process (dest[i]: the process of sends[i] ...), path numbers those of the
+ * process that read the record's location. */
 const struct vt_prof_wpath *vt_prof_wsplit_paths(const struct vt_prof_wsplit *sp, size_t *n);
-/* The records, taken: the caller frees them (once packed for the exchange). */
+/* The records since the last exchange, taken: the caller frees them (once packed). */
 struct vt_prof_wmsg *vt_prof_wsplit_take_msgs(struct vt_prof_wsplit *sp, size_t *n);
 struct vt_prof_wcoll *vt_prof_wsplit_take_colls(struct vt_prof_wsplit *sp, size_t *n);
 uint32_t vt_prof_wsplit_msg_dest(const struct vt_prof_wsplit *sp, const struct vt_prof_wmsg *m);
@@ -84,13 +115,21 @@ uint32_t vt_prof_wsplit_coll_dest(const struct vt_prof_wsplit *sp, const struct 
 
 /* Every process's paths (all[i] for process i, count[i] of them): the global numbering, in
  * the order of first occurrence, into global; map: this process's local number -> global
- * (map[0] = 0). The records' paths are renumbered with it. */
+ * (map[0] = 0). global_path: the global number of a path numbered by the process that read
+ * location loc (what the owners' sums hold). */
 void vt_prof_wsplit_globalize(struct vt_prof_wsplit *sp, const struct vt_prof_wpath *const *all,
 			      const size_t *count, uint32_t nprocs, struct vt_prof_paths *global,
 			      uint32_t **map);
+uint32_t vt_prof_wsplit_global_path(const struct vt_prof_wsplit *sp, uint32_t loc, uint32_t path);
 
-/* The owner's part: the records that came to this process, matched and computed into w's
- * sums (unmatched ones: problems, warnings on warn). */
+/* The owner's part: the records that came to this process in one exchange, matched and
+ * computed into w's sums as far as they can be (ingest; watermark: every process has sent
+ * every end before it, the ends after it wait for the next exchange); at the end, what is
+ * left: unmatched ends, collectives not ended by every member (problems, warnings on warn;
+ * finish). resolve: both, for records that are all there are. */
+void vt_prof_wsplit_ingest(struct vt_prof_wsplit *sp, struct waits *w, const struct vt_prof_wmsg *m,
+			   size_t nm, const struct vt_prof_wcoll *c, size_t nc, uint64_t watermark);
+void vt_prof_wsplit_finish(struct vt_prof_wsplit *sp, struct waits *w);
 void vt_prof_wsplit_resolve(struct vt_prof_wsplit *sp, struct waits *w, struct vt_prof_wmsg *m,
 			    size_t nm, struct vt_prof_wcoll *c, size_t nc);
 
@@ -100,8 +139,9 @@ int vt_prof_waits_read(struct waits *w);
 void vt_prof_waits_add(struct waits *w, uint32_t pattern, uint32_t path, uint32_t loc,
 		       uint32_t comm, uint64_t time, uint64_t count);
 const struct vt_prof_wcell *vt_prof_waits_cells(const struct waits *w, size_t *n);
-/* The sums' paths renumbered (map: local -> global), the paths then global's (taken). */
-void vt_prof_waits_renumber(struct waits *w, const uint32_t *map, struct vt_prof_paths *global);
+/* The sums' paths renumbered (vt_prof_wsplit_global_path), the paths then global's (taken). */
+void vt_prof_waits_renumber(struct waits *w, const struct vt_prof_wsplit *sp,
+			    struct vt_prof_paths *global);
 uint64_t *vt_prof_waits_problems(struct waits *w);
 uint64_t vt_prof_waits_stack_problems(const struct waits *w);
 FILE *vt_prof_waits_warn(const struct waits *w);

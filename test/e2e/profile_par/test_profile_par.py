@@ -7,9 +7,12 @@ under Open MPI: samples/mpi/heat.c (halo messages, Allreduce), bench/waits-app.c
 Allreduce, Bcast, Barrier; its ranks drift apart), test/e2e/profile/waits_prog.c (rank 1
 sleeps before its send) and test/e2e/mpi_threads/mpi_threads.c (MPI from pthreads and an
 OpenMP thread: several locations per rank). python3-otf2 says that each trace has what it is
-here for."""
+here for. Each trace's text report again with --window 8 (an exchange about every 8 records:
+ends, Leaves and completions in different exchanges); on waits-app, --stats shows that no
+process holds more than a few windows of records at once."""
 import json
 import os
+import re
 import subprocess
 import sys
 
@@ -29,6 +32,9 @@ PAR = {'openmpi': os.environ.get('VT_PROFILE_MPI', ''),
 SRC = os.environ.get('VT_SOURCE_ROOT',
                      os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..', '..'))
 RUNS = ((OPENMPI, 2), (OPENMPI, 4), (MPICH, 2))
+# Exchanges about every 8 records a process reads (--window 8): many exchanges, a message's
+# ends and a send's Leave or completion in different ones.
+SMALL = ('--window', '8')
 
 
 def run(cmd):
@@ -67,6 +73,13 @@ def same(t, path, what, status=0):
             code, got, perr = parallel(impl, np, ['--waits', '--format', fmt, path])
             t.eq(code, status, '%s: exits %d' % (label, status))
             t.check(got == want, '%s: the same bytes as vt-profile' % label,
+                    '--- vt-profile\n%s\n--- parallel\n%s\n%s'
+                    % (want.decode(), got.decode(), perr))
+            if fmt != 'text':
+                continue
+            code, got, perr = parallel(impl, np, list(SMALL) + ['--waits', path])
+            t.eq(code, status, '%s, %s: exits %d' % (label, ' '.join(SMALL), status))
+            t.check(got == want, '%s, %s: the same bytes as vt-profile' % (label, ' '.join(SMALL)),
                     '--- vt-profile\n%s\n--- parallel\n%s\n%s'
                     % (want.decode(), got.decode(), perr))
     return report
@@ -120,6 +133,7 @@ def check_programs(t):
     report = same(t, app, 'waits-app')
     t.check(instances(report, 'wait_nxn') > 0 and instances(report, 'wait_barrier') > 0,
             'waits-app: NxN and barrier waits to compare', repr(report['patterns']))
+    check_bounded(t, app)
 
     # An injected delay: rank 1 sleeps 300 ms before the send rank 0 waits for.
     late = program(t, 'waits_prog', os.path.join(SRC, 'test', 'e2e', 'profile', 'waits_prog.c'),
@@ -137,6 +151,38 @@ def check_programs(t):
     report = same(t, threads, 'mpi_threads')
     t.check(sum(p['instances'] for p in report['patterns']) > 0,
             'mpi_threads: waits to compare', repr(report['patterns']))
+
+
+def check_bounded(t, trace):
+    """What a process holds is bounded by the window, not its share: with --window 64 on 4
+    processes each sends 6000 or more records (a quarter of the 24000 message ends at least)
+    in an exchange about every 64, and holds at most 256 records at once (--stats counts
+    them; 6000 without the windows)."""
+    code, want, _ = run([VT_PROFILE, '--waits', '--format', 'json', trace])
+    code, got, err = parallel(OPENMPI, 4, ['--waits', '--format', 'json', '--window', '64',
+                                           '--stats', trace])
+    t.check((code, got) == (0, want), 'bounded: --window 64 --stats, the serial bytes', err)
+    stats = {}
+    for line in err.splitlines():
+        m = re.match(r'vt-profile: process (\d) of 4: (\d+) records sent in (\d+) exchanges, '
+                     r'at most (\d+) held at once, peak RSS (\d+) KiB$', line)
+        if m:
+            stats[int(m.group(1))] = [int(x) for x in m.groups()[1:]]
+    t.check(sorted(stats) == [0, 1, 2, 3], 'bounded: a --stats line per process', err)
+    for p, (records, exchanges, held, rss) in sorted(stats.items()):
+        t.check(records >= 4 * 3000 * 2 // 4 and exchanges >= records // 65 and held <= 256,
+                'bounded: process %d sent its ends in windows, held at most 256' % p,
+                '%d records, %d exchanges, %d held' % (records, exchanges, held))
+    t.check(sum(v[0] for v in stats.values()) >= 4 * 3000 * 2,
+            'bounded: every send and receive sent to its owner', repr(stats))
+    for bad in ('0', 'x'):
+        code, out, err = parallel(OPENMPI, 2, ['--waits', '--window', bad, trace])
+        lines = [x for x in err.splitlines() if x.startswith('vt-profile:')]
+        t.check(code == 2 and lines and '--window' in lines[0] and repr(bad) in lines[0],
+                'usage: --window %s exits 2, the line names --window and %s' % (bad, bad), err)
+    code, out, err = run([VT_PROFILE, '--stats', trace])
+    t.check(code == 2 and '--window and --stats go with --waits' in err,
+            'usage: --stats without --waits exits 2 and says so', err)
 
 
 def check_usage(t, trace):
