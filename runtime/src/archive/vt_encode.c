@@ -6,6 +6,7 @@
 #include "base/vt_log.h"
 #include "defs/vt_callctx.h"
 #include "defs/vt_mpi_defs.h"
+#include "defs/vt_unify.h"
 #include "interpose/vt_own_fds.h"
 #include "regions/vt_stack.h"
 
@@ -207,6 +208,22 @@ static bool enter(struct vt_stack *s, OTF2_EvtWriter *w, uint64_t ts, uint32_t i
 	bool recorded = vt_stack_enter(s, id);
 	if (recorded)
 		vt_otf2_ok(OTF2_EvtWriter_Enter(w, NULL, ts, id));
+	return recorded;
+}
+
+/* A frame open at the start of a ring's window (VT_REC_ENTER_BEFORE): an Enter at the
+ * window's start whose attribute says when the region was really entered. */
+static bool enter_before(struct vt_stack *s, OTF2_EvtWriter *w, uint64_t ts, uint32_t id,
+			 uint64_t entered)
+{
+	bool recorded = vt_stack_enter(s, id);
+	OTF2_AttributeList *a = recorded ? OTF2_AttributeList_New() : NULL;
+	if (a)
+		OTF2_AttributeList_AddUint64(a, VT_UNIFY_ATTR_ENTERED, entered);
+	if (recorded)
+		vt_otf2_ok(OTF2_EvtWriter_Enter(w, a, ts, id));
+	if (a)
+		OTF2_AttributeList_Delete(a);
 	return recorded;
 }
 
@@ -714,6 +731,13 @@ static void encode(struct vt_loc *loc, const struct vt_rec *from, const struct v
 		}
 		if (r->kind == VT_REC_LEAVE) {
 			e->last_recorded = leave(e, s, ts, r->region & VT_REGION_ID_MASK);
+			continue;
+		}
+		if (r->kind == VT_REC_ENTER_BEFORE && r + 1 < to) {
+			e->n_strict = 0;
+			e->last_recorded =
+			    enter_before(s, w, ts, r->region & VT_REGION_ID_MASK, (r + 1)->ts);
+			r++;
 			continue;
 		}
 		if (r->kind == VT_REC_IO_OP_BEGIN || r->kind == VT_REC_IO_OP_END) {

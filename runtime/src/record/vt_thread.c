@@ -7,6 +7,7 @@
 #include "base/vt_sys.h"
 #include "interpose/vt_interpose.h"
 #include "interpose/vt_signal.h"
+#include "record/vt_ring.h"
 
 #include <errno.h>
 #include <sched.h>
@@ -174,11 +175,32 @@ void vt_thread_writer_start(void)
  * The condition variable's signal takes glibc's internal condvar lock briefly; the
  * interrupted code is not vt's (the handler checked busy), so it does not hold it.
  */
+/* Ring mode: the half full up to pos stays in the ring, the thread goes on in the next one;
+ * caller holds loc->lock. */
+static struct vt_rec *ring_next_locked(struct vt_loc *loc, struct vt_tls *t, struct vt_rec *pos,
+				       bool in_handler)
+{
+	loc->buf = vt_ring_rotate(loc->ring, pos, in_handler);
+	loc->buf_end = loc->buf + (loc->halves[1] - loc->halves[0]);
+	t->end = loc->buf_end;
+	__atomic_store_n(&t->pos, loc->buf, __ATOMIC_RELEASE);
+	return loc->buf;
+}
+
 struct vt_rec *vt_thread_flush_signal(struct vt_tls *t)
 {
 	struct vt_loc *loc = t->loc;
 	struct vt_rec *next = NULL;
-	if (!loc || !vt_cfg.flush_thread || pthread_mutex_trylock(&loc->lock) != 0)
+	if (loc && loc->ring && pthread_mutex_trylock(&loc->lock) == 0) {
+		/* Ring mode: the half joins the ring, without allocation. */
+		if (!loc->done) {
+			loc->flushes++;
+			next = ring_next_locked(loc, t, t->pos, true);
+		}
+		pthread_mutex_unlock(&loc->lock);
+		return next;
+	}
+	if (!loc || loc->ring || !vt_cfg.flush_thread || pthread_mutex_trylock(&loc->lock) != 0)
 		return NULL;
 	bool last = vt_cfg.max_flushes && loc->flushes + 1 >= vt_cfg.max_flushes;
 	if (!loc->done && !loc->pending.to && !last && thr.sink->ready() &&
@@ -237,11 +259,30 @@ static void writer_stop(void)
 		pthread_join(thr.writer, NULL);
 }
 
+/* vt_ring_write's encoder: the location's sink. */
+static void ring_encode(void *arg, const struct vt_rec *from, const struct vt_rec *to)
+{
+	if (to > from)
+		thr.sink->encode(arg, from, to);
+}
+
 static void close_locked(struct vt_loc *loc, struct vt_rec *upto, uint64_t end_ts)
 {
 	if (loc->done)
 		return;
-	drain_locked(loc, upto);
+	if (loc->ring) {
+		/* Ring mode: the window, now (in MPI mode after MPI_Init's archive). */
+		vt_ring_write(loc->ring, upto, loc, ring_encode);
+		if (vt_ring_lost_bytes(loc->ring))
+			vt_info("thread %u: ring mode kept the last %lu bytes of events; %lu "
+				"earlier bytes left the ring",
+				loc->index, (unsigned long)vt_cfg.ring_size,
+				(unsigned long)vt_ring_lost_bytes(loc->ring));
+		vt_ring_free(loc->ring);
+		loc->ring = NULL;
+	} else {
+		drain_locked(loc, upto);
+	}
 	thr.sink->close(loc, end_ts);
 	loc->done = true;
 	if (loc->dropped)
@@ -364,6 +405,12 @@ static struct vt_loc *new_location(struct vt_tls *t)
 	loc->buf = loc->halves[0];
 	loc->buf_end = loc->halves[1];
 	loc->tls = t;
+	if (vt_cfg.mode == VT_MODE_RING &&
+	    !(loc->ring = vt_ring_new(loc->halves[0], loc->halves[1], n / 2))) {
+		vt_sys_munmap(buf, buffer_bytes());
+		free(loc);
+		return NULL;
+	}
 	pthread_mutex_lock(&thr.locs_lock);
 	loc->index = thr.n_locs;
 	*thr.locs_tail = loc;
@@ -448,6 +495,24 @@ struct vt_rec *vt_thread_flush(struct vt_tls *t)
 	 * kept aside and follow the event that flushes. */
 	t->busy = VT_BUSY_OWN;
 	pthread_mutex_lock(&loc->lock);
+	if (loc->ring) {
+		/* Ring mode: nothing is encoded during the run. */
+		if (!loc->done) {
+			loc->flushes++;
+			next = ring_next_locked(loc, t, t->pos, false);
+		} else {
+			__atomic_store_n(&t->pos, NULL, __ATOMIC_RELEASE);
+			t->end = NULL;
+			t->state = VT_TLS_OFF;
+		}
+		pthread_mutex_unlock(&loc->lock);
+		t->busy = 0;
+		thr.hooks->flush(loc);
+		if (vt_unlikely(vt_signal_pending))
+			vt_signal_deferred();
+		errno = saved;
+		return next;
+	}
 	uint64_t t0 = vt_clock_now();
 	/* The writer is a whole half behind: wait for it (this is what the trace's BufferFlush
 	 * event then shows as time lost to flushing). The wait drops the lock, and the

@@ -39,6 +39,8 @@ struct vt_loc {
 	uint64_t dropped;    /* events not recorded: made inside vt or a plugin, or too many in a
 				signal handler (vt_buf.c) */
 	uint64_t end_at;     /* 0, or when its thread's last work ended (vt_thread_end_at) */
+	/* VT_MODE=ring: its halves and more, kept (record/vt_ring.h). */
+	struct vt_ring *ring;
 	struct vt_loc *next;
 };
 
