@@ -1,0 +1,157 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""e2e "ring": VT_MODE=ring keeps each thread's last VT_RING_SIZE bytes of events. A program
+of phases A, B, C (ring.c) with a ring that holds C and the end of B: the trace has C's calls
+exactly, none of A's, balanced, the frames open at the window's start (main, phase_b)
+entered there with the attribute vt::entered_before_window, then MeasurementOnOff(ON); a
+fatal signal writes the same window; a larger ring keeps more; bad VT_MODE and VT_RING_SIZE
+values get one error line."""
+
+import signal
+
+import otf2
+import vttest
+
+NA, NB, NC = 5000, 20000, 2000  # ring.c's calls of work_a, work_b, work_c
+ATTR = 'vt::entered_before_window'
+BUFFER = 64 * 1024
+RING = 128 * 1024
+RECORD = 16  # bytes of a raw record (runtime/src/record/vt_rec.h)
+
+
+def first_events(path, n):
+    """The first n events of the (one-location) trace with python3-otf2: (kind, time, region
+    name or measurement mode, attributes by name)."""
+    out = []
+    with otf2.reader.open(path) as reader:
+        for _, ev in reader.events:
+            kind = type(ev).__name__
+            what = ev.region.name if hasattr(ev, 'region') else \
+                str(getattr(ev, 'measurement_mode', '')).rsplit('.', 1)[-1]
+            attrs = {a.name: v for a, v in ev.attributes.items()} if ev.attributes else {}
+            out.append((kind, ev.time, what, attrs))
+            if len(out) == n:
+                break
+    return out
+
+
+def marked_enters(path):
+    """Every Enter carrying ATTR, with python3-otf2: [(region, time, value)]."""
+    found = []
+    with otf2.reader.open(path) as reader:
+        for _, ev in reader.events:
+            if type(ev).__name__ == 'Enter' and ev.attributes:
+                for a, v in ev.attributes.items():
+                    if a.name == ATTR:
+                        found.append((ev.region.name, ev.time, v))
+    return found
+
+
+def printed_marks(path):
+    """The regions of the ENTER lines otf2-print shows with ATTR among their attributes."""
+    rc, out, err = vttest.otf2_print([path])
+    marks, last_enter = [], None
+    for line in out.splitlines():
+        if line.startswith('ENTER'):
+            last_enter = line.split('Region: "', 1)[1].split('"', 1)[0]
+        elif 'ADDITIONAL ATTRIBUTES' in line and '"%s"' % ATTR in line:
+            marks.append(last_enter)
+        elif line.strip() and not line.startswith(' '):
+            last_enter = None
+    return rc, marks
+
+
+def check_window(t, run, what, ring, frames):
+    """The window of one ring-mode run: C exactly, no A, some of B, the open frames marked
+    and MeasurementOnOff(ON) at the window's start. Returns work_b's Enters."""
+    tr = t.trace(run, what)
+    t.eq([l.name for l in tr.locations], ['Master thread'], '%s: one location' % what)
+    m = tr.loc('Master thread')
+    t.eq(m.enters.get('work_c', 0), NC, '%s: every work_c call of phase C' % what)
+    t.eq(m.enters.get('phase_c', 0), 1, '%s: phase_c entered once' % what)
+    t.eq((m.enters.get('work_a', 0), m.enters.get('phase_a', 0)), (0, 0),
+         '%s: nothing of phase A' % what)
+    b = m.enters.get('work_b', 0)
+    t.check(0 < b < NB, '%s: the end of phase B, not all of it' % what, 'work_b: %d' % b)
+    # Memory bound: the window is at most the ring and the half being filled.
+    t.check(m.events <= (ring + BUFFER // 2) // RECORD + 3,
+            '%s: at most VT_RING_SIZE + half of VT_BUFFER_SIZE of records' % what,
+            '%d events' % m.events)
+    t.eq([(o, mode) for o, mode in m.onoff], [(len(frames), 'ON')],
+         '%s: one MeasurementOnOff(ON), after the open frames' % what)
+    head = first_events(tr.path, len(frames) + 2)
+    start = head[0][1]
+    t.eq([(k, w) for k, _, w, _ in head],
+         [('Enter', f) for f in frames] + [('MeasurementOnOff', 'ON'), ('Enter', 'work_b')],
+         '%s: the window opens with the open frames, the marker, then B\'s calls' % what)
+    t.check(all(ts == start for _, ts, _, _ in head[:len(frames) + 1]),
+            '%s: open frames and marker at the window\'s start' % what, repr(head))
+    marks = marked_enters(tr.path)
+    t.eq([r for r, _, _ in marks], frames,
+         '%s: python3-otf2: only the open frames carry %s' % (what, ATTR))
+    t.check(all(v < start for _, _, v in marks) and
+            [v for _, _, v in marks] == sorted(v for _, _, v in marks),
+            '%s: each mark holds its real Enter time, before the window, outer first' % what,
+            repr(marks))
+    rc, printed = printed_marks(tr.path)
+    t.eq((rc, printed), (0, frames), '%s: otf2-print shows the same marks' % what)
+    return b
+
+
+def body(t):
+    exe, plain_exe = t.parallel(
+        lambda instrument: t.compile('ring', ['ring.c'], compiler='gcc', opt='-O0',
+                                     instrument=instrument), [True, False])
+    plain = t.run(plain_exe, label='plain')
+    t.eq(plain.status, 0, 'uninstrumented: exit status 0')
+    ring_env = {'VT_MODE': 'ring', 'VT_BUFFER_SIZE': str(BUFFER), 'VT_RING_SIZE': '128k'}
+
+    # The file mode (the default) keeps everything: the control of the counts below.
+    what = 'VT_MODE=file'
+    run = t.run(exe, env={'VT_MODE': 'file', 'VT_BUFFER_SIZE': str(BUFFER)}, label='file')
+    t.same_as_plain(run, plain, what)
+    t.clean_run(run, what)
+    tr = t.trace(run, what)
+    t.enter_counts(tr.loc('Master thread'),
+                   {'main': 1, 'phase_a': 1, 'phase_b': 1, 'phase_c': 1, 'work_a': NA,
+                    'work_b': NB, 'work_c': NC}, what)
+    t.no_onoff(tr, what)
+    t.eq(marked_enters(tr.path), [], '%s: no Enter marked' % what)
+
+    # Ring mode, to the end of main: the window holds C and B's end.
+    what = 'VT_MODE=ring 128k'
+    run = t.run(exe, env=ring_env, label='ring')
+    t.same_as_plain(run, plain, what)
+    t.clean_run(run, what)
+    b_small = check_window(t, run, what, RING, ['main', 'phase_b'])
+
+    # A ring twice as large keeps more of B (and still nothing of A).
+    what = 'VT_MODE=ring 256k'
+    run = t.run(exe, env=dict(ring_env, VT_RING_SIZE='256k'), label='ring2')
+    t.same_as_plain(run, plain, what)
+    b_large = check_window(t, run, what, 2 * RING, ['main', 'phase_b'])
+    t.check(b_large > b_small + (RING // RECORD) // 2 * 9 // 10,
+            'a ring of 256k keeps about 128k more of phase B than one of 128k',
+            'work_b: %d against %d' % (b_large, b_small))
+
+    # A fatal signal in phase C: the trace of the last window is written.
+    what = 'VT_MODE=ring, SIGSEGV'
+    ref = t.run(plain_exe, args=['segv'], label='plain-segv')
+    t.eq(ref.status, -signal.SIGSEGV, '%s: the plain build is killed by SIGSEGV' % what)
+    run = t.run(exe, args=['segv'], env=ring_env, label='segv')
+    t.eq(run.status, -signal.SIGSEGV, '%s: killed by SIGSEGV as the plain build' % what)
+    t.eq(run.errors, [], '%s: no vt error' % what)
+    check_window(t, run, what, RING, ['main', 'phase_b'])
+
+    # Bad values: one error line naming the variable and the value; the program runs as plain.
+    for env, words in (({'VT_MODE': 'circle'}, ['VT_MODE', 'circle', 'file', 'ring']),
+                       ({'VT_MODE': 'ring', 'VT_RING_SIZE': '12x'}, ['VT_RING_SIZE', '12x']),
+                       ({'VT_MODE': 'ring', 'VT_RING_SIZE': '512'}, ['VT_RING_SIZE', '512'])):
+        what = ' '.join('%s=%s' % kv for kv in sorted(env.items()))
+        run = t.run(exe, env=env, label='bad')
+        t.same_as_plain(run, plain, what)
+        t.eq(len(run.errors), 1, '%s: exactly one "vt[PID]: error:" line' % what)
+        t.check(run.errors and all(w in run.errors[0] for w in words),
+                '%s: the error line names %s' % (what, ' and '.join(words)), repr(run.errors))
+
+
+vttest.main('ring', body)
