@@ -249,9 +249,12 @@ static bool posix_end(struct vt_enc_loc *e, struct vt_stack *s, uint64_t ts, uin
 		      uint32_t handle, bool failed, bool alone, uint64_t done)
 {
 	OTF2_EvtWriter *w = e->writer;
+	bool began = e->io_open;
+	e->io_open = false;
 	OTF2_ErrorCode rc =
-	    failed ? OTF2_EvtWriter_IoOperationCancelled(w, NULL, ts, handle, e->io_ops)
-		   : OTF2_EvtWriter_IoOperationComplete(w, NULL, ts, handle, done, e->io_ops);
+	    !began   ? OTF2_SUCCESS
+	    : failed ? OTF2_EvtWriter_IoOperationCancelled(w, NULL, ts, handle, e->io_ops)
+		     : OTF2_EvtWriter_IoOperationComplete(w, NULL, ts, handle, done, e->io_ops);
 	if (!vt_otf2_ok(rc))
 		return false;
 	if (!alone) {
@@ -278,6 +281,7 @@ static bool posix_op(struct vt_enc_loc *e, struct vt_stack *s, uint64_t *ts, con
 		w, NULL, *ts, a->handle, (OTF2_IoOperationMode)(a->flags & 0xFF),
 		OTF2_IO_OPERATION_FLAG_NONE, a->value, ++e->io_ops)))
 		return false;
+	e->io_open = true;
 	const struct vt_rec_io_end *end = &p[1].io_end;
 	uint64_t at = __atomic_load_n(&end->ts, __ATOMIC_ACQUIRE);
 	if (!at)
