@@ -91,6 +91,15 @@ int vt_otf2_loc_open(struct vt_loc *loc)
 	return -1;
 }
 
+void vt_otf2_forget_writers(void)
+{
+	for (uint32_t i = 0; i < vt_thread_count(); i++) {
+		struct vt_enc_loc *e = vt_loctab_peek(&enc.encs, i);
+		if (e)
+			e->writer = NULL;
+	}
+}
+
 void vt_otf2_set_metrics(const struct vt_otf2_metric *m, uint32_t n)
 {
 	enc.mt.metrics = m;

@@ -694,7 +694,7 @@ bool vt_otf2_publish_trace(bool keep_priv, char *why, size_t len)
  * the anchor, the definitions and the directory, created empty with O_EXCL, which only one
  * of several runs starting at once can create: the others go on to the next name.
  */
-static int pick_name(char *name, size_t len, char **priv)
+static int pick_name(const char *given, char *name, size_t len, char **priv)
 {
 	const char *dir = vt_cfg.gdir;
 	struct stat st;
@@ -702,7 +702,9 @@ static int pick_name(char *name, size_t len, char **priv)
 
 	/* OTF2 puts the events in a folder named like the archive: the executable's own name
 	 * would collide with the executable, so the default is EXE.vt. */
-	if (vt_cfg.prefix)
+	if (given)
+		snprintf(base, sizeof(base), "%s", given);
+	else if (vt_cfg.prefix)
 		snprintf(base, sizeof(base), "%s", vt_cfg.prefix);
 	else
 		snprintf(base, sizeof(base), "%s.vt", exe_name());
@@ -833,7 +835,25 @@ static int open_archive(const char *name, const struct vt_mpi_ops *ops, const ch
 int vt_otf2_open(void)
 {
 	char name[512], *priv = NULL;
-	if (pick_name(name, sizeof(name), &priv) < 0)
+	if (pick_name(NULL, name, sizeof(name), &priv) < 0)
+		return -1;
+	int rc = open_archive(name, NULL, vt_cfg.gdir, priv);
+	free(priv);
+	return rc;
+}
+
+int vt_otf2_open_snapshot(unsigned k)
+{
+	char base[300], name[512], *priv = NULL;
+	if (!arc.archive || arc.mpi || !arc.archive_name ||
+	    snprintf(base, sizeof(base), "%s.snap-%u", arc.archive_name, k) >= (int)sizeof(base))
+		return -1;
+	/* The parent's: its archive, placeholders, room and private directory stay its own. */
+	arc.archive = NULL;
+	arc.archive_dir = arc.archive_name = arc.anchor_path = arc.gdir = arc.reserve_path = NULL;
+	memset(arc.own_files, 0, sizeof(arc.own_files));
+	memset(&arc.priv_id, 0, sizeof(arc.priv_id));
+	if (pick_name(base, name, sizeof(name), &priv) < 0)
 		return -1;
 	int rc = open_archive(name, NULL, vt_cfg.gdir, priv);
 	free(priv);
@@ -876,7 +896,7 @@ int vt_otf2_open_mpi(const struct vt_mpi_ops *ops)
 		char name[512], base[600];
 	} where = {.name = ""};
 	char *priv = NULL;
-	if (ops->rank == 0 && pick_name(where.name, sizeof(where.name), &priv) == 0) {
+	if (ops->rank == 0 && pick_name(NULL, where.name, sizeof(where.name), &priv) == 0) {
 		const char *base = strrchr(priv, '/') + 1; /* pick_name made DIR/.NAME.vt-XXXXXX */
 		snprintf(where.base, sizeof(where.base), "%s", base);
 	} else if (ops->rank == 0) {

@@ -11,6 +11,15 @@
 /* Picks a free archive name in VT_PFORM_GDIR and opens it; -1 after an error line. */
 int vt_otf2_open(void);
 
+/* In a process forked to write a snapshot (VT_MODE=ring, lifecycle/vt_snapshot.c): the
+ * parent's archive is left as it is, not closed, and NAME.snap-K is picked beside it and
+ * opened, as vt_otf2_open opens a run's; -1 after an error line. Not in MPI mode. */
+int vt_otf2_open_snapshot(unsigned k);
+
+/* The same process: the parent's event writers are forgotten (not closed); each location
+ * gets one of the snapshot's archive when its window is encoded. */
+void vt_otf2_forget_writers(void);
+
 /* Whether the archive is open (in MPI mode, only from MPI_Init on). */
 bool vt_otf2_ready(void);
 

@@ -16,6 +16,7 @@
 #include "io/vt_iotrace.h"
 #include "io/vt_stdio.h"
 #include "lifecycle/vt_lifecycle.h"
+#include "lifecycle/vt_snapshot.h"
 #include "metrics/vt_metric.h"
 #include "metrics/vt_metric_mem.h"
 #include "mpi/vt_mpi_iface.h"
@@ -102,6 +103,9 @@ static struct {
 
 static void fork_child(void)
 {
+	/* The process a ring's snapshot forks to write it (vt_snapshot.c) stays as it is. */
+	if (vt_snapshot_forking())
+		return;
 	set_state(VT_STATE_OFF);
 	vt_tls.pos = vt_tls.end = NULL;
 	vt_tls.state = VT_TLS_OFF;

@@ -671,6 +671,28 @@ void vt_thread_flush_now(struct vt_tls *t)
 		vt_buf_drain(t);
 }
 
+void vt_thread_hold_all(bool hold)
+{
+	if (hold) {
+		pthread_mutex_lock(&thr.locs_lock);
+		for (struct vt_loc *loc = thr.locs; loc; loc = loc->next)
+			pthread_mutex_lock(&loc->lock);
+		return;
+	}
+	for (struct vt_loc *loc = thr.locs; loc; loc = loc->next)
+		pthread_mutex_unlock(&loc->lock);
+	pthread_mutex_unlock(&thr.locs_lock);
+}
+
+void vt_thread_forked(void)
+{
+	pthread_mutex_init(&thr.queue_lock, NULL);
+	pthread_mutex_init(&thr.spare_lock, NULL);
+	thr.queue_head = NULL;
+	thr.queue_tail = &thr.queue_head;
+	thr.writer_started = false;
+}
+
 void vt_thread_archive_ready(void)
 {
 	pthread_mutex_lock(&thr.locs_lock);

@@ -1,8 +1,13 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* Phases A, B, C with known call counts, for ring mode's window; "segv" ends in SIGSEGV. */
+/* Phases A, B, C with known call counts for ring mode; "segv" ends in C, "snap" snapshots in B. */
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#ifdef VTRACE
+#include <vt/vt_user.h>
+#else
+#define VT_USER_SNAPSHOT(why) (-1)
+#endif
 
 #define NA 5000
 #define NB 20000
@@ -31,10 +36,13 @@ __attribute__((noinline)) static void phase_a(void)
 		work_a(i);
 }
 
-__attribute__((noinline)) static void phase_b(void)
+__attribute__((noinline)) static void phase_b(int snap)
 {
-	for (int i = 0; i < NB; i++)
+	for (int i = 0; i < NB; i++) {
 		work_b(i);
+		if (snap && i == NB / 2)
+			printf("snapshot: %d\n", VT_USER_SNAPSHOT("in phase B") == 0 ? 0 : -1);
+	}
 }
 
 __attribute__((noinline)) static void phase_c(int segv)
@@ -50,8 +58,9 @@ __attribute__((noinline)) static void phase_c(int segv)
 int main(int argc, char **argv)
 {
 	int segv = argc > 1 && strcmp(argv[1], "segv") == 0;
+	int snap = argc > 1 && strcmp(argv[1], "snap") == 0;
 	phase_a();
-	phase_b();
+	phase_b(snap);
 	phase_c(segv);
 	printf("phases done: %ld\n", (long)sink);
 	return 0;

@@ -3,9 +3,11 @@
 of phases A, B, C (ring.c) with a ring that holds C and the end of B: the trace has C's calls
 exactly, none of A's, balanced, the frames open at the window's start (main, phase_b)
 entered there with the attribute vt::entered_before_window, then MeasurementOnOff(ON); a
-fatal signal writes the same window; a larger ring keeps more; bad VT_MODE and VT_RING_SIZE
-values get one error line."""
+fatal signal writes the same window; VT_USER_SNAPSHOT() in the middle of B writes
+NAME.snap-1 with B's end and nothing of C while the run goes on to its own trace; a larger
+ring keeps more; bad VT_MODE and VT_RING_SIZE values get one error line."""
 
+import os
 import signal
 
 import otf2
@@ -60,18 +62,20 @@ def printed_marks(path):
     return rc, marks
 
 
-def check_window(t, run, what, ring, frames):
-    """The window of one ring-mode run: C exactly, no A, some of B, the open frames marked
-    and MeasurementOnOff(ON) at the window's start. Returns work_b's Enters."""
-    tr = t.trace(run, what)
+def check_window(t, run, what, ring, frames, prefix=None, notice=True, c_calls=NC, b_max=NB):
+    """The window of one ring-mode trace: C's calls exactly (c_calls), no A, some of B, the
+    open frames marked and MeasurementOnOff(ON) at the window's start. Returns work_b's
+    Enters."""
+    tr = t.trace(run, what, prefix=prefix, notice=notice)
     t.eq([l.name for l in tr.locations], ['Master thread'], '%s: one location' % what)
     m = tr.loc('Master thread')
-    t.eq(m.enters.get('work_c', 0), NC, '%s: every work_c call of phase C' % what)
-    t.eq(m.enters.get('phase_c', 0), 1, '%s: phase_c entered once' % what)
+    t.eq(m.enters.get('work_c', 0), c_calls, '%s: work_c calls' % what)
+    t.eq(m.enters.get('phase_c', 0), 1 if c_calls else 0, '%s: phase_c entries' % what)
     t.eq((m.enters.get('work_a', 0), m.enters.get('phase_a', 0)), (0, 0),
          '%s: nothing of phase A' % what)
     b = m.enters.get('work_b', 0)
-    t.check(0 < b < NB, '%s: the end of phase B, not all of it' % what, 'work_b: %d' % b)
+    t.check(0 < b < b_max, '%s: the end of phase B so far, not all of it' % what,
+            'work_b: %d' % b)
     # Memory bound: the window is at most the ring and the half being filled.
     t.check(m.events <= (ring + BUFFER // 2) // RECORD + 3,
             '%s: at most VT_RING_SIZE + half of VT_BUFFER_SIZE of records' % what,
@@ -141,6 +145,40 @@ def body(t):
     t.eq(run.status, -signal.SIGSEGV, '%s: killed by SIGSEGV as the plain build' % what)
     t.eq(run.errors, [], '%s: no vt error' % what)
     check_window(t, run, what, RING, ['main', 'phase_b'])
+
+    # VT_USER_SNAPSHOT() after NB / 2 + 1 calls of work_b: NAME.snap-1 holds the window then
+    # (B's, nothing of C), written by a process of vt's while the run goes on; the run's own
+    # trace is the end's window, as without the snapshot.
+    what = 'VT_USER_SNAPSHOT in phase B'
+    run = t.run(exe, args=['snap'], env=ring_env, label='snap')
+    t.eq((run.status, run.stdout), (0, 'snapshot: 0\n' + plain.stdout),
+         '%s: the program goes on, VT_USER_SNAPSHOT returned 0' % what)
+    t.eq(run.errors, [], '%s: no vt error' % what)
+    snap_prefix = run.prefix + '.snap-1'
+    written = sorted(os.path.basename(p) for p, _, _ in run.written)
+    t.eq(written, sorted([run.prefix + '.otf2', snap_prefix + '.otf2']),
+         '%s: two "trace written" lines: the snapshot and the run' % what)
+    check_window(t, run, what + ': snapshot', RING, ['main', 'phase_b'], prefix=snap_prefix,
+                 notice=False, c_calls=0, b_max=NB // 2 + 2)
+    props = vttest.otf2_properties(run.anchor(snap_prefix))
+    t.eq(props.get('VT::SNAPSHOT'), 'in phase B',
+         '%s: the snapshot\'s property VT::SNAPSHOT says why' % what)
+    check_window(t, run, what + ': final trace', RING, ['main', 'phase_b'], notice=False)
+    t.check('VT::SNAPSHOT' not in vttest.otf2_properties(run.anchor()),
+            '%s: the run\'s trace has no VT::SNAPSHOT property' % what)
+
+    # Outside ring mode a snapshot is refused in one warning; the program goes on.
+    what = 'VT_USER_SNAPSHOT in file mode'
+    run = t.run(exe, args=['snap'], env={'VT_BUFFER_SIZE': str(BUFFER)}, label='snapfile')
+    t.eq((run.status, run.stdout), (0, 'snapshot: -1\n' + plain.stdout),
+         '%s: VT_USER_SNAPSHOT returned -1' % what)
+    t.eq([w for w in run.warnings if 'snapshot' in w],
+         ['warning: snapshot (in phase B): not written: VT_MODE is not ring'],
+         '%s: one warning naming VT_MODE' % what)
+    tr = t.trace(run, what)
+    t.enter_counts(tr.loc('Master thread'),
+                   {'main': 1, 'phase_a': 1, 'phase_b': 1, 'phase_c': 1, 'work_a': NA,
+                    'work_b': NB, 'work_c': NC}, what)
 
     # Bad values: one error line naming the variable and the value; the program runs as plain.
     for env, words in (({'VT_MODE': 'circle'}, ['VT_MODE', 'circle', 'file', 'ring']),
