@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Ring mode: buffer halves kept in turn, the oldest replayed into the window's open frames. */
 #include "record/vt_ring.h"
+#include "base/vt_compiler.h"
 #include "base/vt_config.h"
 #include "base/vt_log.h"
 #include "base/vt_sys.h"
@@ -47,7 +48,9 @@ struct vt_ring *vt_ring_new(struct vt_rec *half0, struct vt_rec *half1, size_t h
 	if (kept > 1u << 20)
 		kept = 1u << 20;
 	struct vt_ring *g = calloc(1, sizeof(*g));
-	unsigned n = (unsigned)kept + 1; /* the kept halves and the one being filled */
+	/* The kept halves, the one being filled and the one that left last, until it is
+	 * replayed. */
+	unsigned n = (unsigned)kept + 2;
 	if (g) {
 		g->slot = calloc(n, sizeof(*g->slot));
 		g->end = calloc(n, sizeof(*g->end));
@@ -90,7 +93,7 @@ void vt_ring_free(struct vt_ring *g)
 	free(g);
 }
 
-static void push(struct vt_ring *g, uint32_t region, uint64_t ts, bool in_handler)
+static void push_slow(struct vt_ring *g, uint32_t region, uint64_t ts, bool in_handler)
 {
 	if (g->depth == g->cap) {
 		struct ring_frame *f =
@@ -105,9 +108,17 @@ static void push(struct vt_ring *g, uint32_t region, uint64_t ts, bool in_handle
 	g->open[g->depth++] = (struct ring_frame){region, ts};
 }
 
+static inline void push(struct vt_ring *g, uint32_t region, uint64_t ts, bool in_handler)
+{
+	if (vt_likely(g->depth < g->cap))
+		g->open[g->depth++] = (struct ring_frame){region, ts};
+	else
+		push_slow(g, region, ts, in_handler);
+}
+
 /* A Leave closes its innermost frame (and those above it, as the encoder does); a Leave
  * of a frame not kept (too deep) closes one of those first. */
-static void pop(struct vt_ring *g, uint32_t region)
+static void pop_slow(struct vt_ring *g, uint32_t region)
 {
 	if (g->too_deep) {
 		g->too_deep--;
@@ -120,11 +131,27 @@ static void pop(struct vt_ring *g, uint32_t region)
 		g->depth = d - 1;
 }
 
-/* The Enters and Leaves of a half that leaves the ring, into the open frames. */
-static void replay(struct vt_ring *g, const struct vt_rec *r, const struct vt_rec *to,
-		   bool in_handler)
+static inline void pop(struct vt_ring *g, uint32_t region)
+{
+	if (vt_likely(g->depth && !g->too_deep && g->open[g->depth - 1].region == region))
+		g->depth--;
+	else
+		pop_slow(g, region);
+}
+
+void vt_ring_replay(struct vt_ring *g, const struct vt_rec *r, const struct vt_rec *to,
+		    bool in_handler)
 {
 	for (; r < to; r++) {
+		/* Enter and Leave, by far the most, first. */
+		if (r->kind == VT_REC_ENTER) {
+			push(g, r->region & VT_REGION_ID_MASK, r->ts, in_handler);
+			continue;
+		}
+		if (r->kind == VT_REC_LEAVE) {
+			pop(g, r->region & VT_REGION_ID_MASK);
+			continue;
+		}
 		if (r->kind == VT_REC_METRIC)
 			continue;
 		unsigned n = vt_rec_payloads(r);
@@ -133,12 +160,6 @@ static void replay(struct vt_ring *g, const struct vt_rec *r, const struct vt_re
 			break;
 		const union vt_rec_payload *p = (const union vt_rec_payload *)(r + 1);
 		switch (r->kind) {
-		case VT_REC_ENTER:
-			push(g, region, r->ts, in_handler);
-			break;
-		case VT_REC_LEAVE:
-			pop(g, region);
-			break;
 		case VT_REC_IO_OP_BEGIN:
 			if (p[0].io.flags & VT_REC_IO_OP_ALONE)
 				break;
@@ -162,14 +183,18 @@ static void replay(struct vt_ring *g, const struct vt_rec *r, const struct vt_re
 	}
 }
 
-struct vt_rec *vt_ring_rotate(struct vt_ring *g, struct vt_rec *pos, bool in_handler)
+struct vt_rec *vt_ring_rotate(struct vt_ring *g, struct vt_rec *pos, const struct vt_rec **from,
+			      const struct vt_rec **to)
 {
 	g->end[g->cur] = pos;
 	g->n_full++;
 	g->cur = (g->cur + 1) % g->n_slots;
-	if (g->n_full == g->n_slots) {
-		/* The slot to fill next is the oldest: it leaves the window. */
-		replay(g, g->slot[g->cur], g->end[g->cur], in_handler);
+	*from = *to = NULL;
+	if (g->n_full > g->n_slots - 2) {
+		/* The oldest half leaves the window; it is the slot to fill after this one. */
+		unsigned oldest = (g->cur + g->n_slots - g->n_full) % g->n_slots;
+		*from = g->slot[oldest];
+		*to = g->end[oldest];
 		g->n_full--;
 		g->left++;
 	}

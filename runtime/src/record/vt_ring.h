@@ -19,14 +19,22 @@
  */
 struct vt_ring;
 
-/* A ring over the buffer's two halves of half records each, with slots of the same size up
- * to VT_RING_SIZE; NULL (one line said) when memory ran out. */
+/* A ring over the buffer's two halves of half records each, with as many more of the same
+ * size as VT_RING_SIZE holds (at least one) and one more for the half that left last; NULL
+ * (one line said) when memory ran out. */
 struct vt_ring *vt_ring_new(struct vt_rec *half0, struct vt_rec *half1, size_t half);
 
-/* The half being filled is full up to pos: it joins the window (the oldest half leaves when
- * the ring is full); returns the half to fill next. in_handler: from a signal handler, which
- * must not allocate (a deeper stack than allocated is then counted, not kept). */
-struct vt_rec *vt_ring_rotate(struct vt_ring *g, struct vt_rec *pos, bool in_handler);
+/* The half being filled is full up to pos: it joins the window; returns the half to fill
+ * next. When the window was full, its oldest half leaves it: [*from, *to) (else NULL), which
+ * must be replayed (vt_ring_replay) before the next rotation, whose half it is. */
+struct vt_rec *vt_ring_rotate(struct vt_ring *g, struct vt_rec *pos, const struct vt_rec **from,
+			      const struct vt_rec **to);
+
+/* The Enters and Leaves of a half that left the window, into the frames open at its start.
+ * in_handler: from a signal handler, which must not allocate (a deeper stack than allocated
+ * is then counted, not kept). */
+void vt_ring_replay(struct vt_ring *g, const struct vt_rec *from, const struct vt_rec *to,
+		    bool in_handler);
 
 /* Hands the window to encode in order: the frames open at its start and the marker, the full
  * halves oldest first, then the current one up to upto (NULL: none of it). */

@@ -71,6 +71,14 @@ uint32_t vt_thread_count(void)
 /* Writes the half handed over, if the writer has not yet; caller holds loc->lock. */
 static void write_pending_locked(struct vt_loc *loc)
 {
+	if (loc->ring) {
+		/* Ring mode: the half that left the window is replayed, nothing is written. */
+		if (loc->pending.to)
+			vt_ring_replay(loc->ring, loc->pending.from, loc->pending.to, false);
+		loc->pending.to = NULL;
+		pthread_cond_broadcast(&loc->written);
+		return;
+	}
 	/* In MPI mode nothing can be written before MPI_Init has opened the archive. */
 	if (!loc->pending.to || !thr.sink->ready())
 		return;
@@ -175,15 +183,27 @@ void vt_thread_writer_start(void)
  * The condition variable's signal takes glibc's internal condvar lock briefly; the
  * interrupted code is not vt's (the handler checked busy), so it does not hold it.
  */
-/* Ring mode: the half full up to pos stays in the ring, the thread goes on in the next one;
- * caller holds loc->lock. */
+static bool enqueue_locked(struct vt_loc *loc);
+
+/* Ring mode: the half full up to pos stays in the ring, the thread goes on in the next one,
+ * and the half that left the window is replayed by the writer (inline without one, or in a
+ * signal handler). Caller holds loc->lock, and no replay is pending. */
 static struct vt_rec *ring_next_locked(struct vt_loc *loc, struct vt_tls *t, struct vt_rec *pos,
 				       bool in_handler)
 {
-	loc->buf = vt_ring_rotate(loc->ring, pos, in_handler);
+	const struct vt_rec *from, *to;
+	loc->buf = vt_ring_rotate(loc->ring, pos, &from, &to);
 	loc->buf_end = loc->buf + (loc->halves[1] - loc->halves[0]);
 	t->end = loc->buf_end;
 	__atomic_store_n(&t->pos, loc->buf, __ATOMIC_RELEASE);
+	if (from) {
+		loc->pending.from = (struct vt_rec *)from;
+		loc->pending.to = (struct vt_rec *)to;
+		if (in_handler || !enqueue_locked(loc)) {
+			vt_ring_replay(loc->ring, from, to, in_handler);
+			loc->pending.to = NULL;
+		}
+	}
 	return loc->buf;
 }
 
@@ -192,8 +212,9 @@ struct vt_rec *vt_thread_flush_signal(struct vt_tls *t)
 	struct vt_loc *loc = t->loc;
 	struct vt_rec *next = NULL;
 	if (loc && loc->ring && pthread_mutex_trylock(&loc->lock) == 0) {
-		/* Ring mode: the half joins the ring, without allocation. */
-		if (!loc->done) {
+		/* Ring mode: the half joins the ring, without allocation, unless the writer is
+		 * still replaying the last one (no waiting here). */
+		if (!loc->done && !loc->pending.to) {
 			loc->flushes++;
 			next = ring_next_locked(loc, t, t->pos, true);
 		}
@@ -271,7 +292,9 @@ static void close_locked(struct vt_loc *loc, struct vt_rec *upto, uint64_t end_t
 	if (loc->done)
 		return;
 	if (loc->ring) {
-		/* Ring mode: the window, now (in MPI mode after MPI_Init's archive). */
+		/* Ring mode: the window, now (in MPI mode after MPI_Init's archive), once the
+		 * half that left last is replayed. */
+		write_pending_locked(loc);
 		vt_ring_write(loc->ring, upto, loc, ring_encode);
 		if (vt_ring_lost_bytes(loc->ring))
 			vt_info("thread %u: ring mode kept the last %lu bytes of events; %lu "
@@ -496,7 +519,10 @@ struct vt_rec *vt_thread_flush(struct vt_tls *t)
 	t->busy = VT_BUSY_OWN;
 	pthread_mutex_lock(&loc->lock);
 	if (loc->ring) {
-		/* Ring mode: nothing is encoded during the run. */
+		/* Ring mode: nothing is encoded during the run. The half to fill next is the one
+		 * the writer replays: wait for it, as for a write. */
+		while (loc->pending.to && !loc->done)
+			pthread_cond_wait(&loc->written, &loc->lock);
 		if (!loc->done) {
 			loc->flushes++;
 			next = ring_next_locked(loc, t, t->pos, false);
