@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* Phases A, B, C with known call counts for ring mode; "segv" ends in C, "snap" snapshots in B. */
+/* Phases A, B, C with known call counts for ring mode; "segv" ends in C, "snap" snapshots in
+ * B, "threads" runs two threads of NW calls each instead. */
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -12,6 +14,7 @@
 #define NA 5000
 #define NB 20000
 #define NC 2000
+#define NW 20000
 
 static volatile long sink;
 
@@ -55,8 +58,29 @@ __attribute__((noinline)) static void phase_c(int segv)
 	}
 }
 
+__attribute__((noinline)) static void work_w(int i)
+{
+	sink += 2 * i;
+}
+
+static void *worker(void *arg)
+{
+	for (int i = 0; i < NW; i++)
+		work_w(i);
+	return arg;
+}
+
 int main(int argc, char **argv)
 {
+	if (argc > 1 && strcmp(argv[1], "threads") == 0) {
+		pthread_t th[2];
+		for (int k = 0; k < 2; k++)
+			pthread_create(&th[k], NULL, worker, NULL);
+		for (int k = 0; k < 2; k++)
+			pthread_join(th[k], NULL);
+		printf("threads done\n");
+		return 0;
+	}
 	int segv = argc > 1 && strcmp(argv[1], "segv") == 0;
 	int snap = argc > 1 && strcmp(argv[1], "snap") == 0;
 	phase_a();

@@ -14,38 +14,59 @@ import otf2
 import vttest
 
 NA, NB, NC = 5000, 20000, 2000  # ring.c's calls of work_a, work_b, work_c
+NW = 20000  # work_w calls of each of ring.c's threads
 ATTR = 'vt::entered_before_window'
 BUFFER = 64 * 1024
 RING = 128 * 1024
 RECORD = 16  # bytes of a raw record (runtime/src/record/vt_rec.h)
 
 
-def first_events(path, n):
-    """The first n events of the (one-location) trace with python3-otf2: (kind, time, region
-    name or measurement mode, attributes by name)."""
+def events_of(path, loc_name):
+    """The events of location loc_name with python3-otf2: (kind, time, region name or
+    measurement mode or '', attributes by name)."""
     out = []
     with otf2.reader.open(path) as reader:
-        for _, ev in reader.events:
+        for loc, ev in reader.events:
+            if loc.name != loc_name:
+                continue
             kind = type(ev).__name__
             what = ev.region.name if hasattr(ev, 'region') else \
                 str(getattr(ev, 'measurement_mode', '')).rsplit('.', 1)[-1]
             attrs = {a.name: v for a, v in ev.attributes.items()} if ev.attributes else {}
             out.append((kind, ev.time, what, attrs))
-            if len(out) == n:
-                break
     return out
 
 
-def marked_enters(path):
-    """Every Enter carrying ATTR, with python3-otf2: [(region, time, value)]."""
-    found = []
-    with otf2.reader.open(path) as reader:
-        for _, ev in reader.events:
-            if type(ev).__name__ == 'Enter' and ev.attributes:
-                for a, v in ev.attributes.items():
-                    if a.name == ATTR:
-                        found.append((ev.region.name, ev.time, v))
-    return found
+def check_start(t, tr, loc_name, outer, leaf, what):
+    """A location's window start: Enters of the open frames (outer, and leaf when the window
+    starts inside one of its calls), each marked with its real Enter time, then one
+    MeasurementOnOff(ON), all at the window's first time, then the window's first event;
+    no other event marked. Returns the frames."""
+    evs = events_of(tr.path, loc_name)
+    if evs and evs[0][0] == 'ThreadBegin':
+        evs = evs[1:]  # a thread's location begins with it (at the window's start)
+    marks = [(w, ts, a[ATTR]) for k, ts, w, a in evs if ATTR in a]
+    frames = [w for w, _, _ in marks]
+    t.check(frames in (outer, outer + [leaf]),
+            '%s: %s: the open frames are %r (and %s if the window starts in it)'
+            % (what, loc_name, outer, leaf), repr(frames))
+    n = len(frames)
+    head = [(k, w) for k, _, w, _ in evs[:n + 2]]
+    first = ('Leave', leaf) if frames == outer + [leaf] else ('Enter', leaf)
+    t.eq(head, [('Enter', f) for f in frames] + [('MeasurementOnOff', 'ON'), first],
+         '%s: %s: the window opens with the marked frames, the marker, then its events'
+         % (what, loc_name))
+    start = evs[0][1] if evs else None
+    t.check(all(ts == start for _, ts, _, _ in evs[:n + 1]),
+            '%s: %s: open frames and marker at the window\'s start' % (what, loc_name),
+            repr(evs[:n + 1]))
+    t.check(all(v < start for _, _, v in marks) and
+            [v for _, _, v in marks] == sorted(v for _, _, v in marks),
+            '%s: %s: each mark holds its real Enter time, before the window, outer first'
+            % (what, loc_name), repr(marks))
+    t.eq([(k, w) for k, _, w, _ in evs].count(('MeasurementOnOff', 'ON')), 1,
+         '%s: %s: one MeasurementOnOff(ON)' % (what, loc_name))
+    return frames
 
 
 def printed_marks(path):
@@ -62,7 +83,7 @@ def printed_marks(path):
     return rc, marks
 
 
-def check_window(t, run, what, ring, frames, prefix=None, notice=True, c_calls=NC, b_max=NB):
+def check_window(t, run, what, ring, prefix=None, notice=True, c_calls=NC, b_max=NB):
     """The window of one ring-mode trace: C's calls exactly (c_calls), no A, some of B, the
     open frames marked and MeasurementOnOff(ON) at the window's start. Returns work_b's
     Enters."""
@@ -80,22 +101,7 @@ def check_window(t, run, what, ring, frames, prefix=None, notice=True, c_calls=N
     t.check(m.events <= (ring + BUFFER // 2) // RECORD + 3,
             '%s: at most VT_RING_SIZE + half of VT_BUFFER_SIZE of records' % what,
             '%d events' % m.events)
-    t.eq([(o, mode) for o, mode in m.onoff], [(len(frames), 'ON')],
-         '%s: one MeasurementOnOff(ON), after the open frames' % what)
-    head = first_events(tr.path, len(frames) + 2)
-    start = head[0][1]
-    t.eq([(k, w) for k, _, w, _ in head],
-         [('Enter', f) for f in frames] + [('MeasurementOnOff', 'ON'), ('Enter', 'work_b')],
-         '%s: the window opens with the open frames, the marker, then B\'s calls' % what)
-    t.check(all(ts == start for _, ts, _, _ in head[:len(frames) + 1]),
-            '%s: open frames and marker at the window\'s start' % what, repr(head))
-    marks = marked_enters(tr.path)
-    t.eq([r for r, _, _ in marks], frames,
-         '%s: python3-otf2: only the open frames carry %s' % (what, ATTR))
-    t.check(all(v < start for _, _, v in marks) and
-            [v for _, _, v in marks] == sorted(v for _, _, v in marks),
-            '%s: each mark holds its real Enter time, before the window, outer first' % what,
-            repr(marks))
+    frames = check_start(t, tr, 'Master thread', ['main', 'phase_b'], 'work_b', what)
     rc, printed = printed_marks(tr.path)
     t.eq((rc, printed), (0, frames), '%s: otf2-print shows the same marks' % what)
     return b
@@ -104,7 +110,7 @@ def check_window(t, run, what, ring, frames, prefix=None, notice=True, c_calls=N
 def body(t):
     exe, plain_exe = t.parallel(
         lambda instrument: t.compile('ring', ['ring.c'], compiler='gcc', opt='-O0',
-                                     instrument=instrument), [True, False])
+                                     flags=['-pthread'], instrument=instrument), [True, False])
     plain = t.run(plain_exe, label='plain')
     t.eq(plain.status, 0, 'uninstrumented: exit status 0')
     ring_env = {'VT_MODE': 'ring', 'VT_BUFFER_SIZE': str(BUFFER), 'VT_RING_SIZE': '128k'}
@@ -119,20 +125,21 @@ def body(t):
                    {'main': 1, 'phase_a': 1, 'phase_b': 1, 'phase_c': 1, 'work_a': NA,
                     'work_b': NB, 'work_c': NC}, what)
     t.no_onoff(tr, what)
-    t.eq(marked_enters(tr.path), [], '%s: no Enter marked' % what)
+    t.eq([e for e in events_of(tr.path, 'Master thread') if e[3]], [],
+         '%s: no event has attributes' % what)
 
     # Ring mode, to the end of main: the window holds C and B's end.
     what = 'VT_MODE=ring 128k'
     run = t.run(exe, env=ring_env, label='ring')
     t.same_as_plain(run, plain, what)
     t.clean_run(run, what)
-    b_small = check_window(t, run, what, RING, ['main', 'phase_b'])
+    b_small = check_window(t, run, what, RING)
 
     # A ring twice as large keeps more of B (and still nothing of A).
     what = 'VT_MODE=ring 256k'
     run = t.run(exe, env=dict(ring_env, VT_RING_SIZE='256k'), label='ring2')
     t.same_as_plain(run, plain, what)
-    b_large = check_window(t, run, what, 2 * RING, ['main', 'phase_b'])
+    b_large = check_window(t, run, what, 2 * RING)
     t.check(b_large > b_small + (RING // RECORD) // 2 * 9 // 10,
             'a ring of 256k keeps about 128k more of phase B than one of 128k',
             'work_b: %d against %d' % (b_large, b_small))
@@ -144,7 +151,7 @@ def body(t):
     run = t.run(exe, args=['segv'], env=ring_env, label='segv')
     t.eq(run.status, -signal.SIGSEGV, '%s: killed by SIGSEGV as the plain build' % what)
     t.eq(run.errors, [], '%s: no vt error' % what)
-    check_window(t, run, what, RING, ['main', 'phase_b'])
+    check_window(t, run, what, RING)
 
     # VT_USER_SNAPSHOT() after NB / 2 + 1 calls of work_b: NAME.snap-1 holds the window then
     # (B's, nothing of C), written by a process of vt's while the run goes on; the run's own
@@ -158,14 +165,46 @@ def body(t):
     written = sorted(os.path.basename(p) for p, _, _ in run.written)
     t.eq(written, sorted([run.prefix + '.otf2', snap_prefix + '.otf2']),
          '%s: two "trace written" lines: the snapshot and the run' % what)
-    check_window(t, run, what + ': snapshot', RING, ['main', 'phase_b'], prefix=snap_prefix,
+    check_window(t, run, what + ': snapshot', RING, prefix=snap_prefix,
                  notice=False, c_calls=0, b_max=NB // 2 + 2)
     props = vttest.otf2_properties(run.anchor(snap_prefix))
     t.eq(props.get('VT::SNAPSHOT'), 'in phase B',
          '%s: the snapshot\'s property VT::SNAPSHOT says why' % what)
-    check_window(t, run, what + ': final trace', RING, ['main', 'phase_b'], notice=False)
+    check_window(t, run, what + ': final trace', RING, notice=False)
     t.check('VT::SNAPSHOT' not in vttest.otf2_properties(run.anchor()),
             '%s: the run\'s trace has no VT::SNAPSHOT property' % what)
+
+    # Two threads of NW calls each: each thread's window starts in its start routine, marked,
+    # and keeps the number its creator gave it (ThreadBegin matches the ThreadCreate) though
+    # its first event left the ring.
+    what = 'VT_MODE=ring, two threads'
+    run = t.run(exe, args=['threads'], env=ring_env, label='threads')
+    t.eq((run.status, run.stdout), (0, 'threads done\n'), '%s: the program\'s output' % what)
+    t.clean_run(run, what)
+    tr = t.trace(run, what)
+    workers = sorted(l.name for l in tr.locations if l.name != 'Master thread')
+    t.eq(len(workers), 2, '%s: two thread locations besides the master' % what)
+    t.eq(dict(tr.loc('Master thread').enters), {'main': 1, 'pthread_create': 2,
+                                                'pthread_join': 2},
+         '%s: the master holds its whole run' % what)
+    created, begun = [], []
+    with otf2.reader.open(tr.path) as reader:
+        for loc, ev in reader.events:
+            kind = type(ev).__name__
+            if kind == 'ThreadCreate':
+                created.append(ev.sequence_count)
+            elif kind == 'ThreadBegin':
+                begun.append(ev.sequence_count)
+    t.check(len(created) == 2 and sorted(created) == sorted(begun),
+            '%s: each ThreadBegin carries its ThreadCreate\'s number' % what,
+            'created %r, begun %r' % (created, begun))
+    for name in workers:
+        w = tr.loc(name)
+        n = w.enters.get('work_w', 0)
+        t.check(0 < n < NW, '%s: %s: the last of its work_w calls' % (what, name), repr(n))
+        check_start(t, tr, name, ['worker'], 'work_w', what)
+    t.eq(events_of(tr.path, 'Master thread')[0][3], {},
+         '%s: nothing marked on the master, whose window is its whole run' % what)
 
     # Outside ring mode a snapshot is refused in one warning; the program goes on.
     what = 'VT_USER_SNAPSHOT in file mode'
