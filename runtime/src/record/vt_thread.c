@@ -176,13 +176,6 @@ void vt_thread_writer_start(void)
 	pthread_mutex_unlock(&thr.queue_lock);
 }
 
-/*
- * A full half, handed over from a signal handler (samples): only what cannot wait or block.
- * Both locks are tried, never waited for; the writer must be running and done with the other
- * half; a flush that would reach VT_MAX_FLUSHES is left to the thread's next ordinary one.
- * The condition variable's signal takes glibc's internal condvar lock briefly; the
- * interrupted code is not vt's (the handler checked busy), so it does not hold it.
- */
 static bool enqueue_locked(struct vt_loc *loc);
 
 /* Ring mode: the half full up to pos stays in the ring, the thread goes on in the next one,
@@ -207,6 +200,13 @@ static struct vt_rec *ring_next_locked(struct vt_loc *loc, struct vt_tls *t, str
 	return loc->buf;
 }
 
+/*
+ * A full half, handed over from a signal handler (samples): only what cannot wait or block.
+ * Both locks are tried, never waited for; the writer must be running and done with the other
+ * half; a flush that would reach VT_MAX_FLUSHES is left to the thread's next ordinary one.
+ * The condition variable's signal takes glibc's internal condvar lock briefly; the
+ * interrupted code is not vt's (the handler checked busy), so it does not hold it.
+ */
 struct vt_rec *vt_thread_flush_signal(struct vt_tls *t)
 {
 	struct vt_loc *loc = t->loc;
@@ -301,8 +301,6 @@ static void close_locked(struct vt_loc *loc, struct vt_rec *upto, uint64_t end_t
 				"earlier bytes left the ring",
 				loc->index, (unsigned long)vt_cfg.ring_size,
 				(unsigned long)vt_ring_lost_bytes(loc->ring));
-		vt_ring_free(loc->ring);
-		loc->ring = NULL;
 	} else {
 		drain_locked(loc, upto);
 	}
@@ -364,6 +362,10 @@ static void release_buffer_locked(struct vt_loc *loc)
 	if (!loc->done || !loc->halves[0] || !thr.sink->ready())
 		return;
 	buffer_give_back(loc->halves[0], loc->flushes == 0 && !loc->held);
+	/* The ring's other halves: a thread alive at the end may still write into the one it
+	 * fills, so they go back here only, as the buffer does. */
+	vt_ring_free(loc->ring);
+	loc->ring = NULL;
 	loc->halves[0] = loc->halves[1] = loc->buf = loc->buf_end = NULL;
 }
 
