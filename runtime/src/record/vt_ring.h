@@ -10,10 +10,11 @@
 #include <stdint.h>
 
 /*
- * A location's ring: its buffer's two halves and as many more as VT_RING_SIZE holds, used in
- * turn. A full half stays in the ring (nothing is encoded during the run), and when the ring
- * is full the oldest half leaves it: its Enter and Leave records are replayed into a stack
- * of the frames open before the window, so that at write time the window starts with those
+ * A location's ring: its buffer's two halves and as many more as VT_RING_SIZE holds, and one,
+ * used in turn. A full half stays in the window (nothing is encoded during the run), and when
+ * the window is full its oldest half leaves it: its Enter and Leave records are replayed (by
+ * the writer thread, before the half is filled again) into a stack of the frames open before
+ * the window, so that at write time the window starts with those
  * frames (VT_REC_ENTER_BEFORE) and a MeasurementOnOff(on). Every function is called with the
  * location's lock held.
  */
