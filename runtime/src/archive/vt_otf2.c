@@ -62,6 +62,7 @@ static struct {
 	struct vt_otf2_file_id own_files[VT_OTF2_OWN_N];
 	/* The private directory as mkdtemp made it (the process that made it). */
 	struct vt_otf2_file_id priv_id;
+	bool snapshot; /* vt_otf2_open_snapshot's archive: its private directory is its own */
 	/* A location's event file could not be ended after a failed write (no file, or no
 	 * room for its last chunk): this process's events cannot be read. */
 	bool evt_unended;
@@ -678,7 +679,7 @@ bool vt_otf2_publish_trace(bool keep_priv, char *why, size_t len)
 		snprintf(why, len, "%s was replaced during the run", arc.archive_dir);
 	else if (vt_otf2_publish(arc.archive_dir, arc.gdir, arc.archive_name, arc.own_files, why,
 				 len) == 0) {
-		if (!keep_priv && rmdir(arc.archive_dir) != 0)
+		if ((!keep_priv || arc.snapshot) && rmdir(arc.archive_dir) != 0)
 			vt_debug("%s stays: %s", arc.archive_dir, strerror(errno));
 		return true;
 	}
@@ -845,17 +846,18 @@ int vt_otf2_open(void)
 int vt_otf2_open_snapshot(unsigned k)
 {
 	char base[300], name[512], *priv = NULL;
-	if (!arc.archive || arc.mpi || !arc.archive_name ||
-	    snprintf(base, sizeof(base), "%s.snap-%u", arc.archive_name, k) >= (int)sizeof(base))
+	if (!arc.archive || !arc.archive_name ||
+	    snprintf(base, sizeof(base), arc.mpi ? "%s.snap-%u.rank%d" : "%s.snap-%u",
+		     arc.archive_name, k, arc.mpi ? arc.mpi->rank : 0) >= (int)sizeof(base))
 		return -1;
-	/* The parent's: its archive, placeholders, room and private directory stay its own. */
 	arc.archive = NULL;
 	arc.archive_dir = arc.archive_name = arc.anchor_path = arc.gdir = arc.reserve_path = NULL;
 	memset(arc.own_files, 0, sizeof(arc.own_files));
 	memset(&arc.priv_id, 0, sizeof(arc.priv_id));
-	if (pick_name(base, name, sizeof(name), &priv) < 0)
-		return -1;
-	int rc = open_archive(name, NULL, vt_cfg.gdir, priv);
+	arc.snapshot = true;
+	int rc = pick_name(base, name, sizeof(name), &priv) < 0
+		     ? -1
+		     : open_archive(name, arc.mpi ? &vt_otf2_serial_ops : NULL, vt_cfg.gdir, priv);
 	free(priv);
 	return rc;
 }

@@ -97,6 +97,8 @@ static struct {
 	 * children exec at once (Open MPI starting its daemon for a program run without mpirun,
 	 * popen), and a line for each would be noise. */
 	int forked_from;
+	/* This process writes a ring's snapshot (vt_finalize_snapshot). */
+	bool snapshot;
 } core = {
     .state_lock = PTHREAD_MUTEX_INITIALIZER,
 };
@@ -255,7 +257,9 @@ static void finalize(const char *alone)
 	struct vt_loc *locs = vt_thread_finalize(end);
 	EACH(finalize, end);
 	vt_region_resolve_all();
-	if (alone)
+	if (alone && core.snapshot)
+		vt_otf2_close_snapshot(locs, end, alone);
+	else if (alone)
 		vt_otf2_close_alone(locs, end, alone);
 	else if (mpi)
 		vt_otf2_close_mpi(locs, end, mpi);
@@ -274,6 +278,13 @@ void vt_finalize(void)
 void vt_finalize_alone(const char *why)
 {
 	/* Outside MPI mode, or before MPI_Init: the ordinary trace. */
+	finalize(vt_mpi_attached() && !vt_mpi_ops() ? why : NULL);
+}
+
+void vt_finalize_snapshot(const char *why)
+{
+	core.snapshot = true;
+	/* An MPI rank's: its own archive, without MPI, as a rank that ends alone. */
 	finalize(vt_mpi_attached() && !vt_mpi_ops() ? why : NULL);
 }
 

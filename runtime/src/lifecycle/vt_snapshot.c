@@ -14,6 +14,7 @@
 #include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -40,8 +41,8 @@ static const char *unsupported(void)
 		return "VT_MODE is not ring";
 	if (vt_core_state() != VT_STATE_ON)
 		return "the program is not being recorded";
-	if (vt_mpi_attached())
-		return "snapshots of MPI runs are not written yet";
+	if (vt_state_data.mpi_mode && !vt_mpi_attached())
+		return "an MPI program's snapshot needs MPI_Init's archive";
 	if (vt_cfg.sampling || vt_cfg.metrics || vt_cfg.rusage || vt_cfg.plugin_metrics ||
 	    vt_cfg.scorep_plugins || vt_cfg.memtrace)
 		return "snapshots do not take counters or samples yet (VT_METRICS, VT_RUSAGE, "
@@ -68,7 +69,9 @@ __attribute__((noreturn)) static void write_snapshot(unsigned k, const char *why
 		_exit(1);
 	}
 	vt_annot_property("VT::SNAPSHOT", why);
-	vt_finalize();
+	char what[300];
+	snprintf(what, sizeof(what), "snapshot %u (%s)", k, why);
+	vt_finalize_snapshot(what);
 	_exit(0);
 }
 
