@@ -330,6 +330,8 @@ def otf2_print_events(path, problems):
             continue
         if not in_events or not line.strip():
             continue
+        if line.lstrip().startswith('ADDITIONAL ATTRIBUTES:'):
+            continue  # the attributes of the event above (ring mode's open frames)
         m = PRINT_EVENT.match(line)
         if not m:
             problems.append('otf2-print: cannot parse %r' % line)

@@ -22,6 +22,7 @@
  *     VT_USER_COUNTER_SET_DOUBLE(c, r);      a value, now, on this thread
  *     VT_USER_TRACE_OFF(); ... VT_USER_TRACE_ON();   this thread records nothing between
  *     VT_USER_FLUSH();                       hand this thread's buffer to the writer now
+ *     VT_USER_SNAPSHOT("why");               VT_MODE=ring: write every thread's window now
  *
  * The macros record only when VT_USER (or VTRACE, which vtcc defines) is defined, and compile
  * to nothing otherwise, so the same source builds with and without vt. The functions they
@@ -80,6 +81,9 @@ void vt_user_trace_on(void) __attribute__((weak));
 int vt_user_is_tracing(void) __attribute__((weak));
 /* Hands this thread's recorded events to the writer now. */
 void vt_user_flush(void) __attribute__((weak));
+/* VT_MODE=ring: writes every thread's window to NAME.snap-K while the program goes on
+ * (docs/ring.md); 0, or -1 after one line. */
+int vt_user_snapshot(const char *why) __attribute__((weak));
 
 #ifdef __cplusplus
 }
@@ -109,10 +113,11 @@ void vt_user_flush(void) __attribute__((weak));
 	(vt_user_counter_set_int ? vt_user_counter_set_int((counter), (value)) : (void)0)
 #define VT_USER_COUNTER_SET_DOUBLE(counter, value)                                                 \
 	(vt_user_counter_set_double ? vt_user_counter_set_double((counter), (value)) : (void)0)
-#define VT_USER_TRACE_OFF()  (vt_user_trace_off ? vt_user_trace_off() : (void)0)
-#define VT_USER_TRACE_ON()   (vt_user_trace_on ? vt_user_trace_on() : (void)0)
-#define VT_USER_IS_TRACING() (vt_user_is_tracing ? vt_user_is_tracing() : 0)
-#define VT_USER_FLUSH()	     (vt_user_flush ? vt_user_flush() : (void)0)
+#define VT_USER_TRACE_OFF()   (vt_user_trace_off ? vt_user_trace_off() : (void)0)
+#define VT_USER_TRACE_ON()    (vt_user_trace_on ? vt_user_trace_on() : (void)0)
+#define VT_USER_IS_TRACING()  (vt_user_is_tracing ? vt_user_is_tracing() : 0)
+#define VT_USER_FLUSH()	      (vt_user_flush ? vt_user_flush() : (void)0)
+#define VT_USER_SNAPSHOT(why) (vt_user_snapshot ? vt_user_snapshot(why) : -1)
 
 #ifdef __cplusplus
 /* A region from its construction to the end of its scope. */
@@ -163,6 +168,7 @@ class vt_user_scope
 #define VT_USER_TRACE_ON()				  ((void)0)
 #define VT_USER_IS_TRACING()				  0
 #define VT_USER_FLUSH()					  ((void)0)
+#define VT_USER_SNAPSHOT(why)				  (-1)
 
 #endif
 

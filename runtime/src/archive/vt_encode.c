@@ -6,6 +6,7 @@
 #include "base/vt_log.h"
 #include "defs/vt_callctx.h"
 #include "defs/vt_mpi_defs.h"
+#include "defs/vt_unify.h"
 #include "interpose/vt_own_fds.h"
 #include "regions/vt_stack.h"
 
@@ -88,6 +89,15 @@ int vt_otf2_loc_open(struct vt_loc *loc)
 	if (vt_otf2_failed())
 		e->n_events = vt_otf2_events_on_disk(loc->ref);
 	return -1;
+}
+
+void vt_otf2_forget_writers(void)
+{
+	for (uint32_t i = 0; i < vt_thread_count(); i++) {
+		struct vt_enc_loc *e = vt_loctab_peek(&enc.encs, i);
+		if (e)
+			e->writer = NULL;
+	}
 }
 
 void vt_otf2_set_metrics(const struct vt_otf2_metric *m, uint32_t n)
@@ -296,6 +306,22 @@ static bool enter(struct vt_stack *s, OTF2_EvtWriter *w, uint64_t ts, uint32_t i
 	return recorded;
 }
 
+/* A frame open at the start of a ring's window (VT_REC_ENTER_BEFORE): an Enter at the
+ * window's start whose attribute says when the region was really entered. */
+static bool enter_before(struct vt_stack *s, OTF2_EvtWriter *w, uint64_t ts, uint32_t id,
+			 uint64_t entered)
+{
+	bool recorded = vt_stack_enter(s, id);
+	OTF2_AttributeList *a = recorded ? OTF2_AttributeList_New() : NULL;
+	if (a)
+		OTF2_AttributeList_AddUint64(a, VT_UNIFY_ATTR_ENTERED, entered);
+	if (recorded)
+		vt_otf2_ok(OTF2_EvtWriter_Enter(w, a, ts, id));
+	if (a)
+		OTF2_AttributeList_Delete(a);
+	return recorded;
+}
+
 /* A Leave closes the innermost open region; longjmp or an exception may have skipped
  * Leaves: those regions are left here too (vt_stack counts them as repaired). */
 static bool leave(struct vt_enc_loc *e, struct vt_stack *s, uint64_t ts, uint32_t id)
@@ -318,9 +344,12 @@ static bool posix_end(struct vt_enc_loc *e, struct vt_stack *s, uint64_t ts, uin
 		      uint32_t handle, bool failed, bool alone, uint64_t done)
 {
 	OTF2_EvtWriter *w = e->writer;
+	bool began = e->io_open;
+	e->io_open = false;
 	OTF2_ErrorCode rc =
-	    failed ? OTF2_EvtWriter_IoOperationCancelled(w, NULL, ts, handle, e->io_ops)
-		   : OTF2_EvtWriter_IoOperationComplete(w, NULL, ts, handle, done, e->io_ops);
+	    !began   ? OTF2_SUCCESS
+	    : failed ? OTF2_EvtWriter_IoOperationCancelled(w, NULL, ts, handle, e->io_ops)
+		     : OTF2_EvtWriter_IoOperationComplete(w, NULL, ts, handle, done, e->io_ops);
 	if (!vt_otf2_ok(rc))
 		return false;
 	if (!alone) {
@@ -347,6 +376,7 @@ static bool posix_op(struct vt_enc_loc *e, struct vt_stack *s, uint64_t *ts, con
 		w, NULL, *ts, a->handle, (OTF2_IoOperationMode)(a->flags & 0xFF),
 		OTF2_IO_OPERATION_FLAG_NONE, a->value, ++e->io_ops)))
 		return false;
+	e->io_open = true;
 	const struct vt_rec_io_end *end = &p[1].io_end;
 	uint64_t at = __atomic_load_n(&end->ts, __ATOMIC_ACQUIRE);
 	if (!at)
@@ -801,6 +831,13 @@ static void encode(struct vt_loc *loc, const struct vt_rec *from, const struct v
 		}
 		if (r->kind == VT_REC_LEAVE) {
 			e->last_recorded = leave(e, s, ts, r->region & VT_REGION_ID_MASK);
+			continue;
+		}
+		if (r->kind == VT_REC_ENTER_BEFORE && r + 1 < to) {
+			e->n_strict = 0;
+			e->last_recorded =
+			    enter_before(s, w, ts, r->region & VT_REGION_ID_MASK, (r + 1)->ts);
+			r++;
 			continue;
 		}
 		if (r->kind == VT_REC_IO_OP_BEGIN || r->kind == VT_REC_IO_OP_END) {

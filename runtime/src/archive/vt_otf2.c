@@ -62,6 +62,7 @@ static struct {
 	struct vt_otf2_file_id own_files[VT_OTF2_OWN_N];
 	/* The private directory as mkdtemp made it (the process that made it). */
 	struct vt_otf2_file_id priv_id;
+	bool snapshot; /* vt_otf2_open_snapshot's archive: its private directory is its own */
 	/* A location's event file could not be ended after a failed write (no file, or no
 	 * room for its last chunk): this process's events cannot be read. */
 	bool evt_unended;
@@ -678,7 +679,7 @@ bool vt_otf2_publish_trace(bool keep_priv, char *why, size_t len)
 		snprintf(why, len, "%s was replaced during the run", arc.archive_dir);
 	else if (vt_otf2_publish(arc.archive_dir, arc.gdir, arc.archive_name, arc.own_files, why,
 				 len) == 0) {
-		if (!keep_priv && rmdir(arc.archive_dir) != 0)
+		if ((!keep_priv || arc.snapshot) && rmdir(arc.archive_dir) != 0)
 			vt_debug("%s stays: %s", arc.archive_dir, strerror(errno));
 		return true;
 	}
@@ -694,7 +695,7 @@ bool vt_otf2_publish_trace(bool keep_priv, char *why, size_t len)
  * the anchor, the definitions and the directory, created empty with O_EXCL, which only one
  * of several runs starting at once can create: the others go on to the next name.
  */
-static int pick_name(char *name, size_t len, char **priv)
+static int pick_name(const char *given, char *name, size_t len, char **priv)
 {
 	const char *dir = vt_cfg.gdir;
 	struct stat st;
@@ -702,7 +703,9 @@ static int pick_name(char *name, size_t len, char **priv)
 
 	/* OTF2 puts the events in a folder named like the archive: the executable's own name
 	 * would collide with the executable, so the default is EXE.vt. */
-	if (vt_cfg.prefix)
+	if (given)
+		snprintf(base, sizeof(base), "%s", given);
+	else if (vt_cfg.prefix)
 		snprintf(base, sizeof(base), "%s", vt_cfg.prefix);
 	else
 		snprintf(base, sizeof(base), "%s.vt", exe_name());
@@ -833,9 +836,28 @@ static int open_archive(const char *name, const struct vt_mpi_ops *ops, const ch
 int vt_otf2_open(void)
 {
 	char name[512], *priv = NULL;
-	if (pick_name(name, sizeof(name), &priv) < 0)
+	if (pick_name(NULL, name, sizeof(name), &priv) < 0)
 		return -1;
 	int rc = open_archive(name, NULL, vt_cfg.gdir, priv);
+	free(priv);
+	return rc;
+}
+
+int vt_otf2_open_snapshot(unsigned k)
+{
+	char base[300], name[512], *priv = NULL;
+	if (!arc.archive || !arc.archive_name ||
+	    snprintf(base, sizeof(base), arc.mpi ? "%s.snap-%u.rank%d" : "%s.snap-%u",
+		     arc.archive_name, k, arc.mpi ? arc.mpi->rank : 0) >= (int)sizeof(base))
+		return -1;
+	arc.archive = NULL;
+	arc.archive_dir = arc.archive_name = arc.anchor_path = arc.gdir = arc.reserve_path = NULL;
+	memset(arc.own_files, 0, sizeof(arc.own_files));
+	memset(&arc.priv_id, 0, sizeof(arc.priv_id));
+	arc.snapshot = true;
+	int rc = pick_name(base, name, sizeof(name), &priv) < 0
+		     ? -1
+		     : open_archive(name, arc.mpi ? &vt_otf2_serial_ops : NULL, vt_cfg.gdir, priv);
 	free(priv);
 	return rc;
 }
@@ -876,7 +898,7 @@ int vt_otf2_open_mpi(const struct vt_mpi_ops *ops)
 		char name[512], base[600];
 	} where = {.name = ""};
 	char *priv = NULL;
-	if (ops->rank == 0 && pick_name(where.name, sizeof(where.name), &priv) == 0) {
+	if (ops->rank == 0 && pick_name(NULL, where.name, sizeof(where.name), &priv) == 0) {
 		const char *base = strrchr(priv, '/') + 1; /* pick_name made DIR/.NAME.vt-XXXXXX */
 		snprintf(where.base, sizeof(where.base), "%s", base);
 	} else if (ops->rank == 0) {

@@ -11,6 +11,16 @@
 /* Picks a free archive name in VT_PFORM_GDIR and opens it; -1 after an error line. */
 int vt_otf2_open(void);
 
+/* In a process forked to write a snapshot (VT_MODE=ring, lifecycle/vt_snapshot.c): the
+ * parent's archive, placeholders, room and private directory are left as they are, not
+ * closed, and NAME.snap-K (an MPI rank's: NAME.snap-K.rankR, opened without MPI) is picked
+ * beside it and opened, as vt_otf2_open opens a run's; -1 after an error line. */
+int vt_otf2_open_snapshot(unsigned k);
+
+/* The same process: the parent's event writers are forgotten (not closed); each location
+ * gets one of the snapshot's archive when its window is encoded. */
+void vt_otf2_forget_writers(void);
+
 /* Whether the archive is open (in MPI mode, only from MPI_Init on). */
 bool vt_otf2_ready(void);
 
@@ -25,6 +35,10 @@ int vt_otf2_close_mpi(struct vt_loc *locs, uint64_t end_ts, const struct vt_mpi_
  * locations into an archive of its own beside the run's, without MPI; one line says where.
  */
 int vt_otf2_close_alone(struct vt_loc *locs, uint64_t end_ts, const char *why);
+
+/* MPI mode, in a process forked to write a rank's snapshot (after vt_otf2_open_snapshot):
+ * its locations' windows into that archive, without MPI; one line says where. */
+int vt_otf2_close_snapshot(struct vt_loc *locs, uint64_t end_ts, const char *why);
 
 /* The archive's anchor file path (DIR/NAME.otf2). */
 const char *vt_otf2_path(void);

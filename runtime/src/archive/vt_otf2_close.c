@@ -789,3 +789,16 @@ int vt_otf2_close_alone(struct vt_loc *locs, uint64_t end_ts, const char *why)
 	vt_annot_property("VT::MPI::SIZE", size);
 	return close_archive(locs, end_ts, &vt_otf2_serial_ops, why, (uint32_t)run->rank, true);
 }
+
+int vt_otf2_close_snapshot(struct vt_loc *locs, uint64_t end_ts, const char *why)
+{
+	const struct vt_mpi_ops *run = vt_otf2_mpi_ops();
+	if (!why || !run)
+		return -1;
+	char rank[16], size[16];
+	snprintf(rank, sizeof(rank), "%d", run->rank);
+	snprintf(size, sizeof(size), "%d", run->size);
+	vt_annot_property("VT::MPI::RANK", rank);
+	vt_annot_property("VT::MPI::SIZE", size);
+	return close_archive(locs, end_ts, &vt_otf2_serial_ops, why, (uint32_t)run->rank, true);
+}

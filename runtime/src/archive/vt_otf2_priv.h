@@ -45,6 +45,9 @@ struct vt_enc_loc {
 	/* POSIX operations begun on the location (VT_REC_IO_OP_BEGIN): the last one's matching
 	 * id. */
 	uint64_t io_ops;
+	/* An operation began and has not ended: an end without its begin (cut off by a ring's
+	 * window) is not written. */
+	bool io_open;
 };
 
 /* Location index's encoder state (all zero for a location never encoded). */

@@ -28,6 +28,7 @@ static const char *const openmp_runtimes[] = {"libomp", "libgomp", NULL};
 static const char *const openmp_modes[] = {"off", "regions", "all", NULL};
 static const char *const memtrace_modes[] = {"no", "yes", "events", "regions", NULL};
 static const char *const unify_modes[] = {"tree", "gather", NULL};
+static const char *const record_modes[] = {"file", "ring", NULL};
 static const char *const bool_words_true[] = {"yes", "true", "on", "1", NULL};
 static const char *const bool_words_false[] = {"no", "false", "off", "0", NULL};
 
@@ -49,6 +50,15 @@ static const struct vt_cfg_entry table[] = {
      "Write full buffers from a background thread while the program fills the other half "
      "of VT_BUFFER_SIZE (yes), or in the thread whose buffer is full (no).",
      0, 0, NULL, &vt_cfg.flush_thread},
+    {"VT_MODE", VT_CFG_ENUM, "file", "ring",
+     "file: every event goes to the trace as buffers fill; ring: each thread keeps only its "
+     "last VT_RING_SIZE bytes of events in memory, written at the end, on a fatal signal or "
+     "on a snapshot (docs/ring.md).",
+     0, 0, record_modes, &vt_cfg.mode},
+    {"VT_RING_SIZE", VT_CFG_SIZE, "16M", "256M",
+     "VT_MODE=ring: bytes of events each thread keeps (k, M, G suffixes), in whole halves of "
+     "VT_BUFFER_SIZE, at least one.",
+     1024, 1L << 36, NULL, &vt_cfg.ring_size},
     {"VT_MPITRACE", VT_CFG_BOOL, "yes", "no",
      "MPI programs: record MPI calls and messages (yes), or only the program's own "
      "functions (no).",

@@ -20,6 +20,8 @@ struct vt_config {
 	uint64_t buffer_size;
 	long max_flushes;	 /* 0: unlimited */
 	bool flush_thread;	 /* encode full buffers on a background thread */
+	int mode;		 /* VT_MODE: enum vt_record_mode */
+	uint64_t ring_size;	 /* VT_RING_SIZE: bytes of events a thread keeps in ring mode */
 	bool mpitrace;		 /* MPI events and regions (MPI programs) */
 	const char *mpi_groups;	 /* VT_MPI_GROUPS */
 	const char *filter_spec; /* NULL: no filter */
@@ -48,6 +50,9 @@ struct vt_config {
 	int openmp;	    /* VT_OPENMP: enum vt_openmp_mode */
 	int unify;	    /* VT_UNIFY: enum vt_unify_mode */
 };
+
+/* VT_MODE: events written as buffers fill, or each thread's last ones kept (record/vt_ring.c). */
+enum vt_record_mode { VT_MODE_FILE, VT_MODE_RING };
 
 /* VT_UNIFY: the MPI ranks' definitions unified through a reduction tree, or all at rank 0. */
 enum vt_unify_mode { VT_UNIFY_TREE, VT_UNIFY_GATHER };

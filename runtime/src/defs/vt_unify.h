@@ -133,6 +133,12 @@ struct vt_unified {
 /* The local id of a process's thread team communicator (its threads' ThreadBegin/End). */
 #define VT_UNIFY_THREAD_COMM_LOCAL 0xFFFFFF00u
 
+/* VT_MODE=ring: the one attribute of the trace (global id, no mapping), on the Enter of a
+ * frame open at the start of a location's window; its value is when the frame was entered
+ * (record/vt_ring.h). */
+#define VT_UNIFY_ATTR_ENTERED	   0u
+#define VT_UNIFY_ATTR_ENTERED_NAME "vt::entered_before_window"
+
 /* Merges the streams of n processes (all: their concatenation, sizes: each one's length,
  * in rank order). 0, or -1 after an error line (a stream did not decode). */
 int vt_unify_merge(struct vt_unified *u, const char *all, const size_t *sizes, uint32_t n,

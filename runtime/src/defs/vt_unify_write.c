@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* The one writer of global definitions, the marker file and the trace properties (vt_unify.h). */
+#include "base/vt_config.h"
 #include "base/vt_log.h"
 #include "defs/vt_mpi_defs.h"
 #include "defs/vt_teams.h"
@@ -355,6 +356,12 @@ void vt_unify_write_global(OTF2_GlobalDefWriter *gw, const struct vt_unified *u)
 {
 	struct vt_strtab st = {.w = gw};
 
+	if (vt_cfg.mode == VT_MODE_RING)
+		OTF2_GlobalDefWriter_WriteAttribute(
+		    gw, VT_UNIFY_ATTR_ENTERED, vt_strtab_ref(&st, VT_UNIFY_ATTR_ENTERED_NAME),
+		    vt_strtab_ref(&st, "ring mode: a region open at the start of the location's "
+				       "window, entered at this time (in ticks) before it"),
+		    OTF2_TYPE_UINT64);
 	OTF2_GlobalDefWriter_WriteClockProperties(
 	    gw, u->resolution, u->first, u->last > u->first ? u->last - u->first : 0, u->realtime);
 	/* The system tree: the machine, one node per host, the processes below their host. */

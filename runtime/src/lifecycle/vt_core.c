@@ -16,6 +16,7 @@
 #include "io/vt_iotrace.h"
 #include "io/vt_stdio.h"
 #include "lifecycle/vt_lifecycle.h"
+#include "lifecycle/vt_snapshot.h"
 #include "metrics/vt_metric.h"
 #include "metrics/vt_metric_mem.h"
 #include "mpi/vt_mpi_iface.h"
@@ -96,12 +97,17 @@ static struct {
 	 * children exec at once (Open MPI starting its daemon for a program run without mpirun,
 	 * popen), and a line for each would be noise. */
 	int forked_from;
+	/* This process writes a ring's snapshot (vt_finalize_snapshot). */
+	bool snapshot;
 } core = {
     .state_lock = PTHREAD_MUTEX_INITIALIZER,
 };
 
 static void fork_child(void)
 {
+	/* The process a ring's snapshot forks to write it (vt_snapshot.c) stays as it is. */
+	if (vt_snapshot_forking())
+		return;
 	set_state(VT_STATE_OFF);
 	vt_tls.pos = vt_tls.end = NULL;
 	vt_tls.state = VT_TLS_OFF;
@@ -251,7 +257,9 @@ static void finalize(const char *alone)
 	struct vt_loc *locs = vt_thread_finalize(end);
 	EACH(finalize, end);
 	vt_region_resolve_all();
-	if (alone)
+	if (alone && core.snapshot)
+		vt_otf2_close_snapshot(locs, end, alone);
+	else if (alone)
 		vt_otf2_close_alone(locs, end, alone);
 	else if (mpi)
 		vt_otf2_close_mpi(locs, end, mpi);
@@ -270,6 +278,13 @@ void vt_finalize(void)
 void vt_finalize_alone(const char *why)
 {
 	/* Outside MPI mode, or before MPI_Init: the ordinary trace. */
+	finalize(vt_mpi_attached() && !vt_mpi_ops() ? why : NULL);
+}
+
+void vt_finalize_snapshot(const char *why)
+{
+	core.snapshot = true;
+	/* An MPI rank's: its own archive, without MPI, as a rank that ends alone. */
 	finalize(vt_mpi_attached() && !vt_mpi_ops() ? why : NULL);
 }
 

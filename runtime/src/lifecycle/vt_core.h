@@ -16,6 +16,11 @@ void vt_finalize(void);
  * vt_finalize. */
 void vt_finalize_alone(const char *why);
 
+/* In the process a ring's snapshot forked (vt_snapshot.c, after vt_otf2_open_snapshot):
+ * writes every location's window as vt_finalize would, an MPI rank's alone; why is said in
+ * its line. */
+void vt_finalize_snapshot(const char *why);
+
 /* Init failed later (MPI mode: the archive could not be opened): stop recording. */
 void vt_core_switch_off(void);
 

@@ -55,4 +55,5 @@ const struct vt_rec_kind_info vt_rec_kinds[VT_REC_KIND_MAX] = {
     [VT_REC_THREAD_CREATE] = {"thread-create", 1},
     [VT_REC_THREAD_WAIT] = {"thread-wait", 1},
     [VT_REC_THREAD_BEGIN] = {"thread-begin", 1},
+    [VT_REC_ENTER_BEFORE] = {"enter-before-window", 1},
 };

@@ -96,6 +96,9 @@ enum vt_rec_kind {
 	VT_REC_THREAD_BEGIN,	     /* + vt_rec_thread (value: this thread's sequence): its
 					location's first event, before which its ThreadBegin would
 					carry the location's index */
+	VT_REC_ENTER_BEFORE, /* head: the region; + vt_rec_value (value: when it was entered):
+				a frame open at the start of a ring's window (vt_ring.h), entered
+				at the head's time, the window's start */
 	VT_REC_KIND_MAX,
 };
 

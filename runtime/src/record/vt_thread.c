@@ -7,6 +7,7 @@
 #include "base/vt_sys.h"
 #include "interpose/vt_interpose.h"
 #include "interpose/vt_signal.h"
+#include "record/vt_ring.h"
 
 #include <errno.h>
 #include <sched.h>
@@ -70,6 +71,14 @@ uint32_t vt_thread_count(void)
 /* Writes the half handed over, if the writer has not yet; caller holds loc->lock. */
 static void write_pending_locked(struct vt_loc *loc)
 {
+	if (loc->ring) {
+		/* Ring mode: the half that left the window is replayed, nothing is written. */
+		if (loc->pending.to)
+			vt_ring_replay(loc->ring, loc->pending.from, loc->pending.to, false);
+		loc->pending.to = NULL;
+		pthread_cond_broadcast(&loc->written);
+		return;
+	}
 	/* In MPI mode nothing can be written before MPI_Init has opened the archive. */
 	if (!loc->pending.to || !thr.sink->ready())
 		return;
@@ -167,6 +176,30 @@ void vt_thread_writer_start(void)
 	pthread_mutex_unlock(&thr.queue_lock);
 }
 
+static bool enqueue_locked(struct vt_loc *loc);
+
+/* Ring mode: the half full up to pos stays in the ring, the thread goes on in the next one,
+ * and the half that left the window is replayed by the writer (inline without one, or in a
+ * signal handler). Caller holds loc->lock, and no replay is pending. */
+static struct vt_rec *ring_next_locked(struct vt_loc *loc, struct vt_tls *t, struct vt_rec *pos,
+				       bool in_handler)
+{
+	const struct vt_rec *from, *to;
+	loc->buf = vt_ring_rotate(loc->ring, pos, &from, &to);
+	loc->buf_end = loc->buf + (loc->halves[1] - loc->halves[0]);
+	t->end = loc->buf_end;
+	__atomic_store_n(&t->pos, loc->buf, __ATOMIC_RELEASE);
+	if (from) {
+		loc->pending.from = (struct vt_rec *)from;
+		loc->pending.to = (struct vt_rec *)to;
+		if (in_handler || !enqueue_locked(loc)) {
+			vt_ring_replay(loc->ring, from, to, in_handler);
+			loc->pending.to = NULL;
+		}
+	}
+	return loc->buf;
+}
+
 /*
  * A full half, handed over from a signal handler (samples): only what cannot wait or block.
  * Both locks are tried, never waited for; the writer must be running and done with the other
@@ -178,7 +211,17 @@ struct vt_rec *vt_thread_flush_signal(struct vt_tls *t)
 {
 	struct vt_loc *loc = t->loc;
 	struct vt_rec *next = NULL;
-	if (!loc || !vt_cfg.flush_thread || pthread_mutex_trylock(&loc->lock) != 0)
+	if (loc && loc->ring && pthread_mutex_trylock(&loc->lock) == 0) {
+		/* Ring mode: the half joins the ring, without allocation, unless the writer is
+		 * still replaying the last one (no waiting here). */
+		if (!loc->done && !loc->pending.to) {
+			loc->flushes++;
+			next = ring_next_locked(loc, t, t->pos, true);
+		}
+		pthread_mutex_unlock(&loc->lock);
+		return next;
+	}
+	if (!loc || loc->ring || !vt_cfg.flush_thread || pthread_mutex_trylock(&loc->lock) != 0)
 		return NULL;
 	bool last = vt_cfg.max_flushes && loc->flushes + 1 >= vt_cfg.max_flushes;
 	if (!loc->done && !loc->pending.to && !last && thr.sink->ready() &&
@@ -237,11 +280,30 @@ static void writer_stop(void)
 		pthread_join(thr.writer, NULL);
 }
 
+/* vt_ring_write's encoder: the location's sink. */
+static void ring_encode(void *arg, const struct vt_rec *from, const struct vt_rec *to)
+{
+	if (to > from)
+		thr.sink->encode(arg, from, to);
+}
+
 static void close_locked(struct vt_loc *loc, struct vt_rec *upto, uint64_t end_ts)
 {
 	if (loc->done)
 		return;
-	drain_locked(loc, upto);
+	if (loc->ring) {
+		/* Ring mode: the window, now (in MPI mode after MPI_Init's archive), once the
+		 * half that left last is replayed. */
+		write_pending_locked(loc);
+		vt_ring_write(loc->ring, upto, loc, ring_encode);
+		if (vt_ring_lost_bytes(loc->ring))
+			vt_info("thread %u: ring mode kept the last %lu bytes of events; %lu "
+				"earlier bytes left the ring",
+				loc->index, (unsigned long)vt_cfg.ring_size,
+				(unsigned long)vt_ring_lost_bytes(loc->ring));
+	} else {
+		drain_locked(loc, upto);
+	}
 	thr.sink->close(loc, end_ts);
 	loc->done = true;
 	if (loc->dropped)
@@ -300,6 +362,10 @@ static void release_buffer_locked(struct vt_loc *loc)
 	if (!loc->done || !loc->halves[0] || !thr.sink->ready())
 		return;
 	buffer_give_back(loc->halves[0], loc->flushes == 0 && !loc->held);
+	/* The ring's other halves: a thread alive at the end may still write into the one it
+	 * fills, so they go back here only, as the buffer does. */
+	vt_ring_free(loc->ring);
+	loc->ring = NULL;
 	loc->halves[0] = loc->halves[1] = loc->buf = loc->buf_end = NULL;
 }
 
@@ -364,6 +430,12 @@ static struct vt_loc *new_location(struct vt_tls *t)
 	loc->buf = loc->halves[0];
 	loc->buf_end = loc->halves[1];
 	loc->tls = t;
+	if (vt_cfg.mode == VT_MODE_RING &&
+	    !(loc->ring = vt_ring_new(loc->halves[0], loc->halves[1], n / 2))) {
+		vt_sys_munmap(buf, buffer_bytes());
+		free(loc);
+		return NULL;
+	}
 	pthread_mutex_lock(&thr.locs_lock);
 	loc->index = thr.n_locs;
 	*thr.locs_tail = loc;
@@ -448,6 +520,27 @@ struct vt_rec *vt_thread_flush(struct vt_tls *t)
 	 * kept aside and follow the event that flushes. */
 	t->busy = VT_BUSY_OWN;
 	pthread_mutex_lock(&loc->lock);
+	if (loc->ring) {
+		/* Ring mode: nothing is encoded during the run. The half to fill next is the one
+		 * the writer replays: wait for it, as for a write. */
+		while (loc->pending.to && !loc->done)
+			pthread_cond_wait(&loc->written, &loc->lock);
+		if (!loc->done) {
+			loc->flushes++;
+			next = ring_next_locked(loc, t, t->pos, false);
+		} else {
+			__atomic_store_n(&t->pos, NULL, __ATOMIC_RELEASE);
+			t->end = NULL;
+			t->state = VT_TLS_OFF;
+		}
+		pthread_mutex_unlock(&loc->lock);
+		t->busy = 0;
+		thr.hooks->flush(loc);
+		if (vt_unlikely(vt_signal_pending))
+			vt_signal_deferred();
+		errno = saved;
+		return next;
+	}
 	uint64_t t0 = vt_clock_now();
 	/* The writer is a whole half behind: wait for it (this is what the trace's BufferFlush
 	 * event then shows as time lost to flushing). The wait drops the lock, and the
@@ -604,6 +697,28 @@ void vt_thread_flush_now(struct vt_tls *t)
 	vt_signal_fence();
 	if (__atomic_load_n(&t->side_n, __ATOMIC_RELAXED))
 		vt_buf_drain(t);
+}
+
+void vt_thread_hold_all(bool hold)
+{
+	if (hold) {
+		pthread_mutex_lock(&thr.locs_lock);
+		for (struct vt_loc *loc = thr.locs; loc; loc = loc->next)
+			pthread_mutex_lock(&loc->lock);
+		return;
+	}
+	for (struct vt_loc *loc = thr.locs; loc; loc = loc->next)
+		pthread_mutex_unlock(&loc->lock);
+	pthread_mutex_unlock(&thr.locs_lock);
+}
+
+void vt_thread_forked(void)
+{
+	pthread_mutex_init(&thr.queue_lock, NULL);
+	pthread_mutex_init(&thr.spare_lock, NULL);
+	thr.queue_head = NULL;
+	thr.queue_tail = &thr.queue_head;
+	thr.writer_started = false;
 }
 
 void vt_thread_archive_ready(void)

@@ -39,6 +39,8 @@ struct vt_loc {
 	uint64_t dropped;    /* events not recorded: made inside vt or a plugin, or too many in a
 				signal handler (vt_buf.c) */
 	uint64_t end_at;     /* 0, or when its thread's last work ended (vt_thread_end_at) */
+	/* VT_MODE=ring: its halves and more, kept (record/vt_ring.h). */
+	struct vt_ring *ring;
 	struct vt_loc *next;
 };
 
@@ -200,6 +202,14 @@ void vt_thread_init(void);
 /* Encodes what every location still holds and closes it; returns the list. */
 struct vt_loc *vt_thread_finalize(uint64_t end_ts);
 uint32_t vt_thread_count(void);
+
+/* Ring mode's snapshot: every location's lock taken (hold true), so that no ring turns
+ * while the process forks, and given back (false; in the forked child too, whose one thread
+ * is the one that took them). */
+void vt_thread_hold_all(bool hold);
+
+/* In a process forked to write a snapshot: vt's writer thread, if any, is not in it. */
+void vt_thread_forked(void);
 
 /* MPI mode: the archive exists now; writes what waited for it. */
 void vt_thread_archive_ready(void);

@@ -55,7 +55,8 @@ def key_files(ma, version):
         + ['./usr/share/man/man7/vt-%s.7.gz' % p for p in ('plugins', 'sim-plugins', 'cmake')],
         'vt-tools': ['./usr/bin/' + p for p in MAN1]
         + ['./usr/share/man/man1/%s.1.gz' % p for p in MAN1]
-        + ['./usr/share/man/man7/vt-environment.7.gz', './usr/share/man/man7/vt-kokkos.7.gz']
+        + ['./usr/share/man/man7/vt-environment.7.gz', './usr/share/man/man7/vt-kokkos.7.gz',
+           './usr/share/man/man7/vt-ring.7.gz']
         + [lib + 'vt/sim/libvt-sim-%s.so' % s for s in SIMS]
         + [lib + 'vt/plugins/lib%s.so' % p for p in COUNTER_PLUGINS],
         'vt-compilers': ['./usr/bin/vtcc', './usr/bin/vtcxx', './usr/bin/vtfort',

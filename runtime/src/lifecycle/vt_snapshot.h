@@ -1,0 +1,24 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Ring mode's snapshots: each thread's window written to NAME.snap-K while the run goes on. */
+#ifndef VT_SNAPSHOT_H
+#define VT_SNAPSHOT_H
+
+#include <stdbool.h>
+
+/*
+ * Writes the current window of every thread (VT_MODE=ring) to an archive of its own,
+ * NAME.snap-K beside the run's NAME (K = 1, 2, ... in the order of the snapshots), without
+ * stopping the program: the rings are copied by a fork under every location's lock (the
+ * program's threads wait for that copy only if they fill a half meanwhile), and a process
+ * of vt's writes them as the run's end would, then ends. why goes into the snapshot's
+ * property VT::SNAPSHOT and the log. 0 when the writing process started; -1 after one line
+ * (not ring mode, not recording, an MPI run, counters or sampling on, no process). Callable
+ * from any thread of the program, never from a signal handler.
+ */
+int vt_ring_snapshot(const char *why);
+
+/* The fork handler's question: is this the process vt_ring_snapshot forked (on the thread
+ * that forked it), which must stay traced? */
+bool vt_snapshot_forking(void);
+
+#endif

@@ -1,0 +1,248 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Ring mode: buffer halves kept in turn, the oldest replayed into the window's open frames. */
+#include "record/vt_ring.h"
+#include "base/vt_compiler.h"
+#include "base/vt_config.h"
+#include "base/vt_log.h"
+#include "base/vt_sys.h"
+#include "regions/vt_region.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+/* A frame open at the window's start: its region and when it was entered. */
+struct ring_frame {
+	uint32_t region;
+	uint64_t ts;
+};
+
+/* The frames a new ring has room for before it allocates (not in a signal handler). */
+#define RING_FRAMES 64
+
+struct vt_ring {
+	struct vt_rec **slot; /* n_slots halves: the buffer's two, then the mapping's */
+	struct vt_rec **end;  /* where each full slot's records end */
+	struct vt_rec *extra; /* the slots beyond the buffer's two, one mapping */
+	size_t extra_bytes;
+	size_t half; /* records per slot */
+	unsigned n_slots;
+	unsigned cur;	 /* the slot being filled */
+	unsigned n_full; /* full slots, oldest at cur - n_full (mod n_slots) */
+	uint64_t left;	 /* slots that left the ring */
+	/* The frames open at the window's start, outermost first. */
+	struct ring_frame *open;
+	size_t depth, cap;
+	uint64_t too_deep; /* frames a signal handler's replay could not keep */
+	bool has_seq;	   /* the location's VT_REC_THREAD_BEGIN, kept when its half left */
+	struct vt_rec seq[2];
+};
+
+struct vt_ring *vt_ring_new(struct vt_rec *half0, struct vt_rec *half1, size_t half)
+{
+	size_t half_bytes = half * sizeof(struct vt_rec);
+	uint64_t kept = vt_cfg.ring_size / half_bytes;
+	if (kept < 1)
+		kept = 1;
+	if (kept > 1u << 20)
+		kept = 1u << 20;
+	struct vt_ring *g = calloc(1, sizeof(*g));
+	/* The kept halves, the one being filled and the one that left last, until it is
+	 * replayed. */
+	unsigned n = (unsigned)kept + 2;
+	if (g) {
+		g->slot = calloc(n, sizeof(*g->slot));
+		g->end = calloc(n, sizeof(*g->end));
+		g->open = malloc(RING_FRAMES * sizeof(*g->open));
+	}
+	if (n > 2 && g && g->slot) {
+		/* mmap: pages become resident as the ring fills, not up front. */
+		g->extra_bytes = (n - 2) * half_bytes;
+		g->extra = vt_sys_mmap(NULL, g->extra_bytes, PROT_READ | PROT_WRITE,
+				       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (g->extra == MAP_FAILED)
+			g->extra = NULL;
+	}
+	if (!g || !g->slot || !g->end || !g->open || (n > 2 && !g->extra)) {
+		vt_error("cannot allocate a %lu-byte ring (VT_RING_SIZE) for a new thread: %s; "
+			 "that thread is not recorded",
+			 (unsigned long)vt_cfg.ring_size, strerror(errno));
+		vt_ring_free(g);
+		return NULL;
+	}
+	g->half = half;
+	g->n_slots = n;
+	g->cap = RING_FRAMES;
+	g->slot[0] = half0;
+	g->slot[1] = half1;
+	for (unsigned k = 2; k < n; k++)
+		g->slot[k] = g->extra + (size_t)(k - 2) * half;
+	return g;
+}
+
+void vt_ring_free(struct vt_ring *g)
+{
+	if (!g)
+		return;
+	if (g->extra)
+		vt_sys_munmap(g->extra, g->extra_bytes);
+	free(g->slot);
+	free(g->end);
+	free(g->open);
+	free(g);
+}
+
+static void push_slow(struct vt_ring *g, uint32_t region, uint64_t ts, bool in_handler)
+{
+	if (g->depth == g->cap) {
+		struct ring_frame *f =
+		    in_handler ? NULL : realloc(g->open, 2 * g->cap * sizeof(*f));
+		if (!f) {
+			g->too_deep++;
+			return;
+		}
+		g->open = f;
+		g->cap *= 2;
+	}
+	g->open[g->depth++] = (struct ring_frame){region, ts};
+}
+
+static inline void push(struct vt_ring *g, uint32_t region, uint64_t ts, bool in_handler)
+{
+	if (vt_likely(g->depth < g->cap))
+		g->open[g->depth++] = (struct ring_frame){region, ts};
+	else
+		push_slow(g, region, ts, in_handler);
+}
+
+/* A Leave closes its innermost frame (and those above it, as the encoder does); a Leave
+ * of a frame not kept (too deep) closes one of those first. */
+static void pop_slow(struct vt_ring *g, uint32_t region)
+{
+	if (g->too_deep) {
+		g->too_deep--;
+		return;
+	}
+	size_t d = g->depth;
+	while (d > 0 && g->open[d - 1].region != region)
+		d--;
+	if (d > 0)
+		g->depth = d - 1;
+}
+
+static inline void pop(struct vt_ring *g, uint32_t region)
+{
+	if (vt_likely(g->depth && !g->too_deep && g->open[g->depth - 1].region == region))
+		g->depth--;
+	else
+		pop_slow(g, region);
+}
+
+void vt_ring_replay(struct vt_ring *g, const struct vt_rec *r, const struct vt_rec *to,
+		    bool in_handler)
+{
+	for (; r < to; r++) {
+		/* Enter and Leave, by far the most, first. */
+		if (r->kind == VT_REC_ENTER) {
+			push(g, r->region & VT_REGION_ID_MASK, r->ts, in_handler);
+			continue;
+		}
+		if (r->kind == VT_REC_LEAVE) {
+			pop(g, r->region & VT_REGION_ID_MASK);
+			continue;
+		}
+		if (r->kind == VT_REC_METRIC)
+			continue;
+		unsigned n = vt_rec_payloads(r);
+		uint32_t region = r->region & VT_REGION_ID_MASK;
+		if (r + n >= to && n)
+			break;
+		const union vt_rec_payload *p = (const union vt_rec_payload *)(r + 1);
+		switch (r->kind) {
+		case VT_REC_IO_OP_BEGIN:
+			if (p[0].io.flags & VT_REC_IO_OP_ALONE)
+				break;
+			push(g, region, r->ts, in_handler);
+			if (__atomic_load_n(&p[1].io_end.ts, __ATOMIC_ACQUIRE))
+				pop(g, region);
+			break;
+		case VT_REC_IO_OP_END:
+			if (!(p[0].io.flags & VT_REC_IO_OP_ALONE))
+				pop(g, region);
+			break;
+		case VT_REC_THREAD_BEGIN:
+			g->seq[0] = r[0];
+			g->seq[1] = r[1];
+			g->has_seq = true;
+			break;
+		default:
+			break;
+		}
+		r += n;
+	}
+}
+
+struct vt_rec *vt_ring_rotate(struct vt_ring *g, struct vt_rec *pos, const struct vt_rec **from,
+			      const struct vt_rec **to)
+{
+	g->end[g->cur] = pos;
+	g->n_full++;
+	g->cur = (g->cur + 1) % g->n_slots;
+	*from = *to = NULL;
+	if (g->n_full > g->n_slots - 2) {
+		/* The oldest half leaves the window; it is the slot to fill after this one. */
+		unsigned oldest = (g->cur + g->n_slots - g->n_full) % g->n_slots;
+		*from = g->slot[oldest];
+		*to = g->end[oldest];
+		g->n_full--;
+		g->left++;
+	}
+	return g->slot[g->cur];
+}
+
+uint64_t vt_ring_lost_bytes(const struct vt_ring *g)
+{
+	return g->left * g->half * sizeof(struct vt_rec);
+}
+
+void vt_ring_write(struct vt_ring *g, struct vt_rec *upto, void *arg,
+		   void (*encode)(void *arg, const struct vt_rec *from, const struct vt_rec *to))
+{
+	unsigned first = (g->cur + g->n_slots - g->n_full) % g->n_slots;
+	struct vt_rec *cur = g->slot[g->cur];
+	bool has_cur = upto > cur && upto <= cur + g->half;
+	if (g->left) {
+		/* The window's start: its first record's time. */
+		uint64_t start = g->n_full ? g->slot[first][0].ts : has_cur ? cur[0].ts : 0;
+		size_t n = 2 * g->depth + 3;
+		struct vt_rec *pre = malloc(n * sizeof(*pre));
+		if (!pre) {
+			vt_error("no memory for the %zu frames open at the ring's window start; "
+				 "that thread's window is not written",
+				 g->depth);
+			return;
+		}
+		size_t k = 0;
+		if (g->has_seq) {
+			pre[k] = g->seq[0];
+			pre[k++].ts = start;
+			pre[k++] = g->seq[1];
+		}
+		for (size_t d = 0; d < g->depth; d++) {
+			pre[k++] = (struct vt_rec){start, g->open[d].region, VT_REC_ENTER_BEFORE};
+			struct vt_rec_value *v = (struct vt_rec_value *)&pre[k++];
+			v->value = g->open[d].ts;
+			v->unused = 0;
+		}
+		pre[k++] = (struct vt_rec){start, 1, VT_REC_MEASURE};
+		encode(arg, pre, pre + k);
+		free(pre);
+	}
+	for (unsigned i = 0; i < g->n_full; i++) {
+		unsigned s = (first + i) % g->n_slots;
+		encode(arg, g->slot[s], g->end[s]);
+	}
+	if (has_cur)
+		encode(arg, cur, upto);
+}

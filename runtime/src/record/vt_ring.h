@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Ring mode (VT_MODE=ring): the last buffer halves of a location kept, and its open frames. */
+#ifndef VT_RING_H
+#define VT_RING_H
+
+#include "record/vt_rec.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/*
+ * A location's ring: its buffer's two halves and as many more as VT_RING_SIZE holds, and one,
+ * used in turn. A full half stays in the window (nothing is encoded during the run), and when
+ * the window is full its oldest half leaves it: its Enter and Leave records are replayed (by
+ * the writer thread, before the half is filled again) into a stack of the frames open before
+ * the window, so that at write time the window starts with those
+ * frames (VT_REC_ENTER_BEFORE) and a MeasurementOnOff(on). Every function is called with the
+ * location's lock held.
+ */
+struct vt_ring;
+
+/* A ring over the buffer's two halves of half records each, with as many more of the same
+ * size as VT_RING_SIZE holds (at least one) and one more for the half that left last; NULL
+ * (one line said) when memory ran out. */
+struct vt_ring *vt_ring_new(struct vt_rec *half0, struct vt_rec *half1, size_t half);
+
+/* The half being filled is full up to pos: it joins the window; returns the half to fill
+ * next. When the window was full, its oldest half leaves it: [*from, *to) (else NULL), which
+ * must be replayed (vt_ring_replay) before the next rotation, whose half it is. */
+struct vt_rec *vt_ring_rotate(struct vt_ring *g, struct vt_rec *pos, const struct vt_rec **from,
+			      const struct vt_rec **to);
+
+/* The Enters and Leaves of a half that left the window, into the frames open at its start.
+ * in_handler: from a signal handler, which must not allocate (a deeper stack than allocated
+ * is then counted, not kept). */
+void vt_ring_replay(struct vt_ring *g, const struct vt_rec *from, const struct vt_rec *to,
+		    bool in_handler);
+
+/* Hands the window to encode in order: the frames open at its start and the marker, the full
+ * halves oldest first, then the current one up to upto (NULL: none of it). */
+void vt_ring_write(struct vt_ring *g, struct vt_rec *upto, void *arg,
+		   void (*encode)(void *arg, const struct vt_rec *from, const struct vt_rec *to));
+
+/* Bytes of the halves that left the ring (0: the window is the whole run so far). */
+uint64_t vt_ring_lost_bytes(const struct vt_ring *g);
+
+/* Gives back the ring's own memory (not the buffer's two halves). */
+void vt_ring_free(struct vt_ring *g);
+
+#endif
