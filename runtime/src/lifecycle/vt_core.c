@@ -15,6 +15,7 @@
 #include "interpose/vt_stdio.h"
 #include "io/vt_iotrace.h"
 #include "io/vt_stdio.h"
+#include "lifecycle/vt_ctl.h"
 #include "lifecycle/vt_lifecycle.h"
 #include "metrics/vt_metric.h"
 #include "metrics/vt_metric_mem.h"
@@ -194,6 +195,7 @@ void vt_init(void)
 			atexit(vt_finalize);
 			pthread_atfork(NULL, NULL, fork_child);
 			vt_signal_init();
+			vt_ctl_start();
 		}
 		set_state(rc == 0 ? VT_STATE_ON : VT_STATE_OFF);
 		if (rc == 0 && vt_cfg.pthread)
@@ -227,6 +229,8 @@ static void finalize(const char *alone)
 	}
 	set_state(VT_STATE_FINALIZING);
 	pthread_mutex_unlock(&core.state_lock);
+	/* vt-ctl finds this process no more (every path that writes a trace comes here). */
+	vt_ctl_stop();
 	vt_omp_runtime_check();
 
 	const struct vt_mpi_ops *mpi = vt_mpi_ops();

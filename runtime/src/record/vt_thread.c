@@ -14,6 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 /*
  * The buffers of a few ended threads, kept for the next new threads: a program that starts
@@ -45,6 +47,8 @@ static struct {
 	pthread_mutex_t spare_lock;
 	struct vt_rec *spare[SPARE_BUFFERS];
 	int n_spare;
+	/* vt-ctl's wish (vt_thread_ctl_set): every thread paused. Atomic. */
+	bool ctl_off;
 } thr = {
     .locs_lock = PTHREAD_MUTEX_INITIALIZER,
     .locs_tail = &thr.locs,
@@ -364,6 +368,7 @@ static struct vt_loc *new_location(struct vt_tls *t)
 	loc->buf = loc->halves[0];
 	loc->buf_end = loc->halves[1];
 	loc->tls = t;
+	loc->tid = gettid();
 	pthread_mutex_lock(&thr.locs_lock);
 	loc->index = thr.n_locs;
 	*thr.locs_tail = loc;
@@ -421,6 +426,15 @@ bool vt_thread_begin_seq(struct vt_tls *t, uint64_t seq)
 			}
 			/* Counters in scope are added before the thread's first event. */
 			thr.hooks->begin(t, loc);
+			/* Started while vt-ctl has recording off: paused from its start. */
+			if (__atomic_load_n(&thr.ctl_off, __ATOMIC_ACQUIRE)) {
+				t->busy = 0;
+				vt_thread_pause(t);
+				t->busy = 1;
+				if (t->state == VT_TLS_PAUSED)
+					__atomic_store_n(&loc->ctl, VT_CTL_FOLLOW_PAUSED,
+							 __ATOMIC_RELEASE);
+			}
 		}
 	}
 	/* A thread that starts while vt initialises (on this thread) stays NEW and is retried. */
@@ -577,6 +591,9 @@ void vt_thread_resume(struct vt_tls *t)
 	struct vt_loc *loc = t->loc;
 	if (t->state != VT_TLS_PAUSED || t->nest || t->busy || !loc)
 		return;
+	/* Paused by vt-ctl: only vt-ctl on resumes it. */
+	if (__atomic_load_n(&loc->ctl, __ATOMIC_ACQUIRE) == VT_CTL_FOLLOW_PAUSED)
+		return;
 	pthread_mutex_lock(&loc->lock);
 	if (loc->done) {
 		t->state = VT_TLS_OFF; /* closed meanwhile (the program is ending) */
@@ -588,6 +605,111 @@ void vt_thread_resume(struct vt_tls *t)
 	pthread_mutex_unlock(&loc->lock);
 	if (t->pos)
 		vt_thread_put(t, 1, VT_REC_MEASURE);
+}
+
+void vt_thread_ctl_set(bool off)
+{
+	__atomic_store_n(&thr.ctl_off, off, __ATOMIC_RELEASE);
+}
+
+bool vt_thread_ctl_off(void)
+{
+	return __atomic_load_n(&thr.ctl_off, __ATOMIC_ACQUIRE);
+}
+
+int vt_thread_ctl_nudge(int sig, int *total)
+{
+	bool off = vt_thread_ctl_off();
+	int n = 0, live = 0;
+	pid_t pid = getpid();
+	pthread_mutex_lock(&thr.locs_lock);
+	for (struct vt_loc *loc = thr.locs; loc; loc = loc->next) {
+		/* tls is written under the location's lock at the thread's exit: a location
+		 * without one has no thread to signal (and tid may be reused by now). */
+		pthread_mutex_lock(&loc->lock);
+		bool alive = loc->tls && !loc->done;
+		pthread_mutex_unlock(&loc->lock);
+		if (!alive)
+			continue;
+		live++;
+		int ctl = __atomic_load_n(&loc->ctl, __ATOMIC_ACQUIRE);
+		if ((ctl != VT_CTL_FOLLOW_ON) == off)
+			continue;
+		if (syscall(SYS_tgkill, pid, loc->tid, sig) == 0)
+			n++;
+	}
+	pthread_mutex_unlock(&thr.locs_lock);
+	if (total)
+		*total = live;
+	return n;
+}
+
+/* Both markers need a record: pausing reserves two, OFF written now and ON's room kept at
+ * paused, so resuming never needs room it may not have. Caller holds loc->lock. */
+static bool ctl_pause_locked(struct vt_tls *t, struct vt_loc *loc)
+{
+	struct vt_rec *p = vt_buf_reserve_fast(t, 2);
+	if (!p) {
+		/* A full half: handed to a running writer without waiting, or not now. */
+		pthread_mutex_unlock(&loc->lock);
+		bool room = vt_thread_flush_signal(t) != NULL;
+		if (pthread_mutex_trylock(&loc->lock) != 0)
+			return false; /* the caller unlocks nothing then: see below */
+		if (!room || !(p = vt_buf_reserve_fast(t, 2)))
+			return true;
+	}
+	p->ts = vt_clock_now();
+	p->region = 0;
+	p->kind = VT_REC_MEASURE;
+	t->paused = p + 1;
+	__atomic_store_n(&t->pos, NULL, __ATOMIC_RELEASE);
+	vt_signal_fence();
+	t->nest = 0;
+	vt_signal_fence();
+	t->state = VT_TLS_PAUSED;
+	__atomic_store_n(&loc->ctl, VT_CTL_FOLLOW_PAUSED, __ATOMIC_RELEASE);
+	return true;
+}
+
+void vt_thread_ctl_follow(void)
+{
+	struct vt_tls *t = &vt_tls;
+	struct vt_loc *loc = t->loc;
+	/* Inside a producer or vt's own code: the next nudge finds it between two. */
+	if (!loc || t->nest || t->busy)
+		return;
+	bool off = vt_thread_ctl_off();
+	int ctl = __atomic_load_n(&loc->ctl, __ATOMIC_ACQUIRE);
+	if ((ctl != VT_CTL_FOLLOW_ON) == off)
+		return;
+	/* The lock orders paused and pos against a finalize on another thread; held by this
+	 * thread (the program's own pause or resume), the next nudge retries. */
+	if (pthread_mutex_trylock(&loc->lock) != 0)
+		return;
+	if (off) {
+		if (t->state == VT_TLS_ON && t->pos && !loc->done) {
+			if (!ctl_pause_locked(t, loc))
+				return; /* the lock was lost meanwhile */
+		} else {
+			__atomic_store_n(&loc->ctl, VT_CTL_FOLLOW_IDLE, __ATOMIC_RELEASE);
+		}
+	} else {
+		if (ctl == VT_CTL_FOLLOW_PAUSED && t->state == VT_TLS_PAUSED) {
+			if (loc->done) {
+				t->state = VT_TLS_OFF;
+			} else {
+				struct vt_rec *q = t->paused;
+				q->ts = vt_clock_now();
+				q->region = 1;
+				q->kind = VT_REC_MEASURE;
+				t->state = VT_TLS_ON;
+				__atomic_store_n(&t->pos, q + 1, __ATOMIC_RELEASE);
+			}
+			t->paused = NULL;
+		}
+		__atomic_store_n(&loc->ctl, VT_CTL_FOLLOW_ON, __ATOMIC_RELEASE);
+	}
+	pthread_mutex_unlock(&loc->lock);
 }
 
 void vt_thread_flush_now(struct vt_tls *t)

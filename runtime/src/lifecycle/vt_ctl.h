@@ -1,0 +1,25 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* The control channel of a running program (vt-ctl): registration, commands, replies. */
+#ifndef VT_CTL_H
+#define VT_CTL_H
+
+/* Registers the process in the user's control directory and installs the handler of
+ * VT_CTL_SIGNAL (vt_init, once tracing is on); the channel stays off, with one line, when the
+ * directory is unsafe or the program handles the signal itself. */
+void vt_ctl_start(void);
+
+/* Removes the registration and stops the control thread (every path that writes a trace,
+ * partial ones included). Safe to call twice and in a process that never registered. */
+void vt_ctl_stop(void);
+
+/*
+ * A snapshot of the running program, asked for by why ("vt-ctl"): 0 when written, -1 with
+ * one log line saying why not. Snapshots are ring mode's (VT_MODE=ring); in file mode the
+ * request is refused.
+ */
+int vt_snapshot_request(const char *why);
+
+/* The line vt_snapshot_request logs when it refuses, for the reply to vt-ctl. */
+#define VT_CTL_SNAPSHOT_REFUSED "snapshots are taken in ring mode (VT_MODE=ring)"
+
+#endif

@@ -1,0 +1,166 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""e2e "ctl": vt-ctl switches recording of a running program off and on, refuses a snapshot
+in file mode, lists traced processes, and says clearly what it cannot do. The program runs
+phases A, B and C, each started by a line the test writes on its stdin, so vt-ctl acts
+between two phases and no timing is involved. MPI: vt-ctl off --job reaches both ranks."""
+
+import os
+import subprocess
+
+import vttest
+
+VT_CTL = os.path.join(os.path.dirname(vttest.VTCC), 'vt-ctl')
+REFUSED = 'snapshots are taken in ring mode (VT_MODE=ring)'
+ALL = {'main': 1, 'wait_go': 3, 'phase_a': 100, 'phase_b': 200, 'phase_c': 300}
+
+
+def vtctl(t, *args):
+    p = subprocess.run([VT_CTL] + list(args), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                       universal_newlines=True, timeout=120)
+    print('vt-ctl %s -> %d: %r %r' % (' '.join(args), p.returncode, p.stdout, p.stderr))
+    return p.returncode, p.stdout, p.stderr
+
+
+class Live:
+    """The program running with a pipe on its stdin; each go() starts the next phase."""
+
+    def __init__(self, t, exe, env=None, label='run'):
+        base = t.newdir(label)
+        self.cwd = os.path.join(base, 'cwd')
+        self.gdir = os.path.join(base, 'trace')
+        os.makedirs(self.cwd)
+        os.makedirs(self.gdir)
+        full = {k: v for k, v in os.environ.items() if not k.startswith('VT_')}
+        self.given = {'VT_PFORM_GDIR': self.gdir}
+        self.given.update(env or {})
+        full.update(self.given)
+        self.cmd = [exe]
+        self.proc = subprocess.Popen(self.cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                     stderr=subprocess.PIPE, cwd=self.cwd, env=full,
+                                     universal_newlines=True)
+        self.pid = self.proc.pid
+        self.lines = [self.proc.stdout.readline().strip()]
+
+    def go(self):
+        self.proc.stdin.write('\n')
+        self.proc.stdin.flush()
+        self.lines.append(self.proc.stdout.readline().strip())
+        return self.lines[-1]
+
+    def end(self):
+        out, err = self.proc.communicate(timeout=120)
+        self.lines += out.splitlines()
+        run = vttest.Run(self.cmd, self.given, self.cwd, self.gdir, self.proc, out, err)
+        print('run: %s -> status %d' % (run.describe(), run.status))
+        for line in err.splitlines()[:20]:
+            print('  stderr: %s' % line)
+        return run
+
+
+def off_on(t, exe):
+    what = 'off before B, on after B'
+    live = Live(t, exe, label='offon')
+    t.eq(live.lines, ['ready'], '%s: the program waits before A' % what)
+    t.eq(live.go(), 'A done', '%s: A ran' % what)
+    rc, out, err = vtctl(t, 'off', str(live.pid))
+    t.eq((rc, out, err), (0, 'recording off (1 thread)\n', ''),
+         '%s: vt-ctl off answers "recording off (1 thread)", status 0' % what)
+    t.eq(live.go(), 'B done', '%s: B ran' % what)
+    rc, out, err = vtctl(t, 'status', str(live.pid))
+    t.check(rc == 0 and out.startswith('recording off; 1 thread; trace ')
+            and out.rstrip().endswith('.otf2'), '%s: vt-ctl status says recording off' % what,
+            repr((rc, out, err)))
+    rc, out, err = vtctl(t, 'on', str(live.pid))
+    t.eq((rc, out, err), (0, 'recording on (1 thread)\n', ''),
+         '%s: vt-ctl on answers "recording on (1 thread)", status 0' % what)
+    live.go()
+    run = live.end()
+    t.eq((run.status, live.lines), (0, ['ready', 'A done', 'B done', 'C done 179300']),
+         '%s: the program ran its phases and ended as usual' % what)
+    t.clean_run(run, what)
+    tr = t.trace(run, what)
+    master = tr.loc('Master thread')
+    # wait_go's second call was entered before off (its Leave, during off, is lost and the
+    # third call's Leave closes it); B's calls and the third Enter fall in the gap.
+    t.enter_counts(master, {'main': 1, 'wait_go': 2, 'phase_a': 100, 'phase_c': 300}, what)
+    t.eq([mode for _, mode in master.onoff], ['OFF', 'ON'],
+         '%s: MeasurementOnOff OFF then ON on the master thread' % what)
+    seq = master.kinds_seq
+    off_at, on_at = [i for i, _ in master.onoff]
+    enters_between = seq[off_at:on_at].count('Enter') + seq[off_at:on_at].count('Leave')
+    t.eq(enters_between, 0, '%s: no Enter or Leave between OFF and ON' % what)
+    t.eq(sum(1 for l in tr.locations for _ in l.onoff), 2, '%s: 2 MeasurementOnOff in all' % what)
+    reg = '/tmp/vt-%d/%d.reg' % (os.geteuid(), run.pid)
+    t.check(not os.path.exists(reg), '%s: registration %s removed at the end' % (what, reg))
+
+
+def snapshot(t, exe):
+    what = 'snapshot in file mode'
+    live = Live(t, exe, label='snapshot')
+    rc, out, err = vtctl(t, 'snapshot', str(live.pid))
+    t.eq((rc, out, err), (1, '', 'vt-ctl: snapshot of %d refused: %s\n' % (live.pid, REFUSED)),
+         '%s: vt-ctl says the exact refusal, status 1' % what)
+    for want in ('A done', 'B done'):
+        t.eq(live.go(), want, '%s: the program goes on (%s)' % (what, want))
+    live.go()
+    run = live.end()
+    t.eq(run.status, 0, '%s: the program ends with status 0' % what)
+    t.check(('snapshot of %d refused: %s' % (run.pid, REFUSED)) in run.messages,
+            '%s: the runtime logs the refusal in one line' % what, repr(run.messages))
+    tr = t.trace(run, what)
+    t.enter_counts(tr.loc('Master thread'), ALL, what)
+    t.no_onoff(tr, what)
+
+
+def listing_and_errors(t, exe):
+    what = 'list and errors'
+    live = Live(t, exe, label='list')
+    rc, out, err = vtctl(t, 'list')
+    mine = [l.split() for l in out.splitlines()[1:] if l.split()[:1] == [str(live.pid)]]
+    t.eq((rc, out.splitlines()[0].split()), (0, ['PID', 'RANK', 'JOB', 'PROGRAM', 'TRACE']),
+         '%s: vt-ctl list prints its header, status 0' % what)
+    t.eq(mine, [[str(live.pid), '-', '-', 'ctl_phases',
+                 os.path.join(live.gdir, 'ctl_phases.vt.otf2')]],
+         '%s: vt-ctl list shows the program: pid, no rank, no job, name, trace' % what)
+    rc, out, err = vtctl(t, 'resume', str(live.pid))
+    t.eq((rc, err), (2, "vt-ctl: unknown command 'resume'; expected list, status, off, on or "
+                        "snapshot (vt-ctl --help)\n"), '%s: a bad command, status 2' % what)
+    rc, out, err = vtctl(t, 'off', '12x')
+    t.eq((rc, err), (2, "vt-ctl: off: '12x' is not a process id (a positive integer) "
+                        "(vt-ctl --help)\n"), '%s: a bad pid, status 2' % what)
+    rc, out, err = vtctl(t, 'off', str(os.getpid()))
+    t.eq((rc, err.split(' (')[0]), (3, 'vt-ctl: process %d is not traced by vt' % os.getpid()),
+         '%s: a process that is not traced, status 3' % what)
+    rc, out, err = vtctl(t, 'on', '--job', '999999999')
+    t.eq((rc, err.split(' (')[0]), (3, 'vt-ctl: no traced process of job 999999999'),
+         '%s: a job without traced processes, status 3' % what)
+    rc, out, err = vtctl(t, '--help')
+    t.check(rc == 0 and out.startswith('usage: vt-ctl'), '%s: --help, status 0' % what)
+    for _ in range(3):
+        live.go()
+    run = live.end()
+    t.eq(run.status, 0, '%s: the program ends with status 0' % what)
+    rc, out, err = vtctl(t, 'status', str(run.pid))
+    t.eq((rc, err), (3, 'vt-ctl: no process %d\n' % run.pid), '%s: a dead process, status 3'
+         % what)
+    # VT_CTL_SIGNAL=none: no channel, and the trace as usual.
+    live = Live(t, exe, env={'VT_CTL_SIGNAL': 'none'}, label='none')
+    rc, out, err = vtctl(t, 'status', str(live.pid))
+    t.eq((rc, err.split(' (')[0]), (3, 'vt-ctl: process %d is not traced by vt' % live.pid),
+         'VT_CTL_SIGNAL=none: vt-ctl finds no channel, status 3')
+    for _ in range(3):
+        live.go()
+    run = live.end()
+    t.clean_run(run, 'VT_CTL_SIGNAL=none')
+    t.enter_counts(t.trace(run, 'VT_CTL_SIGNAL=none').loc('Master thread'), ALL,
+                   'VT_CTL_SIGNAL=none')
+
+
+def body(t):
+    exe = t.compile('ctl_phases', ['ctl_phases.c'], compiler='gcc', opt='-O0')
+    off_on(t, exe)
+    snapshot(t, exe)
+    listing_and_errors(t, exe)
+
+
+vttest.main('ctl', body)
