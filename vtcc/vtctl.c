@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* vt-ctl: switches recording of a running traced program off and on, asks for snapshots and status. */
+/* vt-ctl: recording of a running traced program switched off and on, snapshots, status. */
 #include "vtctl_parse.h"
 
 #include <dirent.h>
@@ -17,10 +17,10 @@
 /* Exit statuses (docs/vt-ctl.md). */
 enum {
 	EXIT_OK = 0,
-	EXIT_REFUSED = 1,   /* the program answered that it could not */
-	EXIT_USAGE = 2,	    /* bad command line */
+	EXIT_REFUSED = 1,    /* the program answered that it could not */
+	EXIT_USAGE = 2,	     /* bad command line */
 	EXIT_NOT_TRACED = 3, /* no such process, not traced, gone, or no channel */
-	EXIT_NO_ANSWER = 4, /* no answer in time */
+	EXIT_NO_ANSWER = 4,  /* no answer in time */
 };
 
 static const char usage[] =
@@ -348,7 +348,8 @@ int main(int argc, char **argv)
 			ps[m++].reg = regs[i];
 	free(regs);
 	if (!m) {
-		fprintf(stderr, "vt-ctl: no traced process of job %s (vt-ctl list shows the jobs)\n",
+		fprintf(stderr,
+			"vt-ctl: no traced process of job %s (vt-ctl list shows the jobs)\n",
 			a.job);
 		free(ps);
 		return EXIT_NOT_TRACED;

@@ -8,7 +8,7 @@
 #include <string.h>
 
 static const char *const words[] = {
-    [VTCTL_LIST] = "list", [VTCTL_STATUS] = "status", [VTCTL_OFF] = "off",
+    [VTCTL_LIST] = "list", [VTCTL_STATUS] = "status",	  [VTCTL_OFF] = "off",
     [VTCTL_ON] = "on",	   [VTCTL_SNAPSHOT] = "snapshot",
 };
 
@@ -116,11 +116,13 @@ int vtctl_parse_args(int argc, char **argv, struct vtctl_args *out, char *err, s
 			}
 			errno = 0;
 			out->timeout = strtod(argv[++i], &end);
-			if (!*argv[i] || *end || errno || !(out->timeout > 0) || out->timeout > 86400) {
-				snprintf(err, len,
-					 "--timeout '%s': expected seconds, more than 0 and at most "
-					 "86400",
-					 argv[i]);
+			if (!*argv[i] || *end || errno || !(out->timeout > 0) ||
+			    out->timeout > 86400) {
+				snprintf(
+				    err, len,
+				    "--timeout '%s': expected seconds, more than 0 and at most "
+				    "86400",
+				    argv[i]);
 				return -1;
 			}
 			continue;

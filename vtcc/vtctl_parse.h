@@ -11,9 +11,9 @@ struct vtctl_reg {
 	int pid;
 	unsigned long long start; /* its start time, in clock ticks after boot (proc(5)) */
 	int signal;
-	int job;		  /* the mpirun (mpiexec) pid, 0: none */
-	char rank[16];		  /* "-": not an MPI rank */
-	char jobid[64];		  /* Open MPI's job id, "-": none */
+	int job;	/* the mpirun (mpiexec) pid, 0: none */
+	char rank[16];	/* "-": not an MPI rank */
+	char jobid[64]; /* Open MPI's job id, "-": none */
 	char program[512];
 	char archive[512];
 };

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* The control channel: each traced process registers itself, vt-ctl's commands are carried out on a thread of vt's own. */
+/* The control channel: registrations, and vt-ctl's commands run on a thread of vt's own. */
 #include "lifecycle/vt_ctl.h"
 #include "archive/vt_otf2.h"
 #include "base/vt_config.h"

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* Phases A, B, C of known calls, each started by a line on stdin, so a test can act between them. */
+/* Phases A, B, C of known calls, each started by a line on stdin, so a test can act between them.
+ */
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
