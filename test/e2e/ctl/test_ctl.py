@@ -156,9 +156,49 @@ def listing_and_errors(t, exe):
                    'VT_CTL_SIGNAL=none')
 
 
+def threads(t, exe):
+    """Off reaches every thread: two blocked in a barrier, the master reading stdin, one
+    calling a function all the while; a thread started while off starts paused."""
+    what = 'threads'
+    live = Live(t, exe, label='threads')
+    t.eq(live.lines, ['A done'], '%s: A ran' % what)
+    rc, out, err = vtctl(t, 'off', str(live.pid))
+    t.eq((rc, out, err), (0, 'recording off (4 threads)\n', ''),
+         '%s: vt-ctl off: the master, 2 workers and the spinner follow' % what)
+    t.eq(live.go(), 'B done', '%s: B ran, with a thread started and joined' % what)
+    rc, out, err = vtctl(t, 'on', str(live.pid))
+    t.eq((rc, out, err), (0, 'recording on (4 threads)\n', ''),
+         '%s: vt-ctl on: the 4 threads alive follow' % what)
+    live.go()
+    run = live.end()
+    t.eq((run.status, live.lines[-1]), (0, 'C done'), '%s: the program ends as usual' % what)
+    t.clean_run(run, what)
+    tr = t.trace(run, what)
+    t.eq(len(tr.locations), 5, '%s: 5 locations (master, 2 workers, spinner, late)' % what)
+    roles = {'main': [], 'worker': [], 'spinner': [], 'late': []}
+    for loc in tr.locations:
+        role = [r for r in ('main', 'worker', 'spinner') if loc.enters[r]] or ['late']
+        roles[role[0]].append(loc)
+    t.eq({r: len(l) for r, l in roles.items()}, {'main': 1, 'worker': 2, 'spinner': 1, 'late': 1},
+         '%s: the locations by the function they start in' % what)
+    for loc in roles['main'] + roles['worker']:
+        t.enter_counts(loc, {'phase_a': 100, 'phase_b': 0, 'phase_c': 300}, what, only=False)
+    for loc in roles['main'] + roles['worker'] + roles['spinner']:
+        t.eq([m for _, m in loc.onoff], ['OFF', 'ON'], '%s: %s: OFF then ON' % (what, loc.name))
+        if len(loc.onoff) == 2:
+            (a, _), (b, _) = loc.onoff
+            between = [k for k in loc.kinds_seq[a + 1:b] if k in ('Enter', 'Leave')]
+            t.eq(between, [], '%s: %s: no Enter or Leave in the gap' % (what, loc.name))
+    for loc in roles['late']:
+        t.eq(([m for _, m in loc.onoff], loc.enters['phase_b']), (['OFF'], 0),
+             '%s: the thread started while off: paused from its start, no phase_b' % what)
+
+
 def body(t):
     exe = t.compile('ctl_phases', ['ctl_phases.c'], compiler='gcc', opt='-O0')
     off_on(t, exe)
+    threads(t, t.compile('ctl_threads', ['ctl_threads.c'], compiler='gcc', opt='-O0',
+                         flags=['-pthread']))
     snapshot(t, exe)
     listing_and_errors(t, exe)
 
