@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""e2e "mpi_ctl": vt-ctl off --job and on --job reach every rank of a 2-rank Open MPI job
-named by its mpirun's pid: both ranks' traces have A's and C's calls, none of B's, and
+"""e2e "mpi_ctl": vt-ctl off --job and on --job reach every rank of a 2-rank job (Open MPI,
+MPICH) named by its mpirun's pid: both ranks' traces have A's and C's calls, none of B's, and
 MeasurementOnOff OFF then ON. The ranks wait for files the test makes, so vt-ctl acts
 between phases and no timing is involved."""
 
@@ -11,7 +11,7 @@ import subprocess
 
 import vtmpi
 import vttest
-from vtmpi import OPENMPI
+from vtmpi import MPICH, OPENMPI
 
 VT_CTL = os.path.join(os.path.dirname(vttest.VTCC), 'vt-ctl')
 ANSWER = re.compile(r'^(\d+) \(rank ([01])\): recording (off|on) \((\d+) threads?\)$')
@@ -43,10 +43,10 @@ def answers(t, rc, out, err, word, what):
     return sorted(int(m.group(1)) for m in got if m)
 
 
-def body(t):
-    vtmpi.require_runtime(OPENMPI)
-    exe = vtmpi.compile(t, OPENMPI, 'ctl_mpi', ['ctl_mpi.c'], opt='-O0')
-    what = 'openmpi np 2'
+def job(t, impl):
+    vtmpi.require_runtime(impl)
+    exe = vtmpi.compile(t, impl, 'ctl_mpi', ['ctl_mpi.c'], opt='-O0')
+    what = '%s np 2' % impl
     base = t.newdir('job')
     cwd, gdir, godir = (os.path.join(base, d) for d in ('cwd', 'trace', 'go'))
     for d in (cwd, gdir, godir):
@@ -54,7 +54,8 @@ def body(t):
     given = {'VT_PFORM_GDIR': gdir}
     env = {k: v for k, v in os.environ.items() if not k.startswith('VT_')}
     env.update(given)
-    cmd = list(OPENMPI.launcher) + ['-np', '2', '-x', 'VT_PFORM_GDIR', exe, godir]
+    cmd = list(impl.launcher) + ['-np', '2'] + (['-x', 'VT_PFORM_GDIR'] if impl.export_env else [])
+    cmd += [exe, godir]
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=cwd,
                             env=env, universal_newlines=True, start_new_session=True)
     seen = []
@@ -78,7 +79,7 @@ def body(t):
         os.killpg(proc.pid, signal.SIGKILL)
         proc.communicate()
         raise
-    run = vtmpi.MpiRun(OPENMPI, 2, exe, cmd, given, cwd, gdir, proc, out, err)
+    run = vtmpi.MpiRun(impl, 2, exe, cmd, given, cwd, gdir, proc, out, err)
     print('run: %s -> status %d' % (run.describe(), run.status))
     for line in err.splitlines()[:20]:
         print('  stderr: %s' % line)
@@ -94,6 +95,11 @@ def body(t):
         t.enter_counts(loc, {'main': 1, 'wait_file': 1, 'phase_a': 100, 'phase_b': 0,
                              'phase_c': 300, 'MPI_Barrier': 1}, w, only=False)
         t.eq([m for _, m in loc.onoff], ['OFF', 'ON'], '%s: MeasurementOnOff OFF then ON' % w)
+
+
+def body(t):
+    for impl in (OPENMPI, MPICH):
+        job(t, impl)
 
 
 vttest.main('mpi_ctl', body)
