@@ -280,6 +280,7 @@ void vt_finalize_alone(const char *why)
 void vt_core_switch_off(void)
 {
 	set_state(VT_STATE_OFF);
+	vt_ctl_stop();
 	vt_thread_switch_off();
 }
 

@@ -343,6 +343,12 @@ void vt_ctl_start(void)
 	vt_debug("control channel: %s (signal %d)", ctl.reg, sig);
 }
 
+void vt_ctl_archive_named(void)
+{
+	if (ctl.registered && getpid() == ctl.pid && write_registration() != 0)
+		vt_warn("control channel: cannot update %s: %s", ctl.reg, strerror(errno));
+}
+
 void vt_ctl_stop(void)
 {
 	if (!ctl.started || getpid() != ctl.pid)

@@ -8,6 +8,9 @@
  * directory is unsafe or the program handles the signal itself. */
 void vt_ctl_start(void);
 
+/* MPI mode: the archive is named now (MPI_Init); the registration says where. */
+void vt_ctl_archive_named(void);
+
 /* Removes the registration and stops the control thread (every path that writes a trace,
  * partial ones included). Safe to call twice and in a process that never registered. */
 void vt_ctl_stop(void);

@@ -63,9 +63,11 @@ def job(t, impl):
         read_until(proc, 'A done', 2, seen)
         rc, out, err = vtctl('list')
         rows = [l.split() for l in out.splitlines()[1:]]
-        mine = sorted((r[1], r[2], r[3]) for r in rows if r[2] == str(proc.pid))
-        t.eq(mine, [('0', str(proc.pid), 'ctl_mpi'), ('1', str(proc.pid), 'ctl_mpi')],
-             '%s: vt-ctl list shows both ranks with their job (mpirun\'s pid)' % what)
+        mine = sorted(tuple(r[1:]) for r in rows if r[2] == str(proc.pid))
+        arch = os.path.join(gdir, 'ctl_mpi.vt.otf2')
+        t.eq(mine, [(r, str(proc.pid), 'ctl_mpi', arch) for r in ('0', '1')],
+             '%s: vt-ctl list shows both ranks, their job (mpirun\'s pid) and the archive '
+             'MPI_Init named' % what)
         rc, out, err = vtctl('off', '--job', str(proc.pid))
         pids = answers(t, rc, out, err, 'off', what)
         open(os.path.join(godir, 'go1'), 'w').close()
