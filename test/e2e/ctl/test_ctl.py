@@ -5,6 +5,7 @@ phases A, B and C, each started by a line the test writes on its stdin, so vt-ct
 between two phases and no timing is involved. MPI: vt-ctl off --job reaches both ranks."""
 
 import os
+import shutil
 import subprocess
 
 import vttest
@@ -24,18 +25,21 @@ def vtctl(t, *args):
 class Live:
     """The program running with a pipe on its stdin; each go() starts the next phase."""
 
-    def __init__(self, t, exe, env=None, label='run'):
+    def __init__(self, t, exe, env=None, label='run', prefix=()):
         base = t.newdir(label)
         self.cwd = os.path.join(base, 'cwd')
         self.gdir = os.path.join(base, 'trace')
         os.makedirs(self.cwd)
         os.makedirs(self.gdir)
+        if prefix:  # another user runs it: the directories are everyone's
+            os.chmod(self.cwd, 0o777)
+            os.chmod(self.gdir, 0o777)
         full = {k: v for k, v in os.environ.items() if not k.startswith('VT_')}
         self.given = {'VT_PFORM_GDIR': self.gdir}
         self.given.update(env or {})
         full.update(self.given)
         self.cmd = [exe]
-        self.proc = subprocess.Popen(self.cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+        self.proc = subprocess.Popen(list(prefix) + self.cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                      stderr=subprocess.PIPE, cwd=self.cwd, env=full,
                                      universal_newlines=True)
         self.pid = self.proc.pid
@@ -194,6 +198,72 @@ def threads(t, exe):
              '%s: the thread started while off: paused from its start, no phase_b' % what)
 
 
+NOBODY = 65534
+AS_NOBODY = ['setpriv', '--reuid=%d' % NOBODY, '--regid=%d' % NOBODY, '--clear-groups']
+
+
+def unsafe_dir(t, exe):
+    """The control directory of user nobody, made unsafe beforehand: the program says so in
+    one error line and runs on, traced, without a channel; made by the program itself, it
+    is nobody's alone, and only nobody's vt-ctl finds the program there."""
+    if os.geteuid() != 0:
+        t.note('not root: the control directory cases run the program as another user')
+        return
+    d = '/tmp/vt-%d' % NOBODY
+    if os.path.lexists(d):
+        t.note('%s exists: the unsafe-directory cases are left out' % d)
+        return
+    cases = [('a directory of root', 0, 0o700, None, '(owner 0, mode 700)'),
+             ('a directory others can read', NOBODY, 0o755, None, '(owner %d, mode 755)' % NOBODY),
+             ('a symbolic link', 0, 0, '/tmp', '(owner 0, mode 777)')]
+    try:
+        for what, owner, mode, link, said in cases:
+            if link:
+                os.symlink(link, d)
+            else:
+                os.mkdir(d)
+                os.chown(d, owner, owner)
+                os.chmod(d, mode)
+            live = Live(t, exe, label='unsafe', prefix=AS_NOBODY)
+            for _ in range(3):
+                live.go()
+            run = live.end()
+            t.eq(run.errors, ['error: control channel off: %s is not a directory of user %d '
+                              'with mode 0700 %s; vt-ctl cannot reach this process'
+                              % (d, NOBODY, said)],
+                 '%s as the control directory: one error line naming it' % what)
+            t.check(not os.path.lexists(os.path.join(link or d, '%d.reg' % run.pid)),
+                    '%s: no registration written there' % what)
+            t.enter_counts(t.trace(run, what).loc('Master thread'), ALL, what)
+            os.unlink(d) if link else os.rmdir(d)
+        # Made by the program: 0700, nobody's; root's vt-ctl looks in its own directory.
+        live = Live(t, exe, label='nobody', prefix=AS_NOBODY)
+        st = os.lstat(d)
+        t.eq((st.st_uid, oct(st.st_mode & 0o7777)), (NOBODY, '0o700'),
+             'made by a program of user nobody: %s is nobody\'s, mode 0700' % d)
+        reg = os.stat(os.path.join(d, '%d.reg' % live.pid))
+        t.eq((reg.st_uid, oct(reg.st_mode & 0o777)), (NOBODY, '0o600'),
+             'the registration is nobody\'s, mode 0600')
+        rc, out, err = vtctl(t, 'status', str(live.pid))
+        t.eq(rc, 3, 'root\'s vt-ctl does not find a process of nobody in /tmp/vt-0')
+        p = subprocess.run(AS_NOBODY + [VT_CTL, 'off', str(live.pid)], stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, universal_newlines=True, timeout=120)
+        t.eq((p.returncode, p.stdout), (0, 'recording off (1 thread)\n'),
+             'nobody\'s vt-ctl switches nobody\'s program off')
+        for _ in range(3):
+            live.go()
+        run = live.end()
+        t.clean_run(run, 'as nobody')
+        t.eq(run.status, 0, 'as nobody: the program ends with status 0')
+        t.check(not os.path.exists(os.path.join(d, '%d.reg' % run.pid)),
+                'as nobody: the registration is removed at the end')
+    finally:
+        if os.path.islink(d):
+            os.unlink(d)
+        elif os.path.isdir(d):
+            shutil.rmtree(d)
+
+
 def body(t):
     exe = t.compile('ctl_phases', ['ctl_phases.c'], compiler='gcc', opt='-O0')
     off_on(t, exe)
@@ -201,6 +271,7 @@ def body(t):
                          flags=['-pthread']))
     snapshot(t, exe)
     listing_and_errors(t, exe)
+    unsafe_dir(t, exe)
 
 
 vttest.main('ctl', body)
