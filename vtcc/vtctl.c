@@ -228,8 +228,11 @@ static int command(struct pending *ps, int n, const char *word, double timeout)
 		if (ps[i].status == 0)
 			ps[i].status = -1;
 	}
-	struct timespec step = {0, 20 * 1000 * 1000};
-	for (double waited = 0;; waited += 0.02) {
+	/* Polled soon at first (an answer takes a few ms), then every 20 ms. */
+	long step_us = 500;
+	struct timespec t0, now;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (;;) {
 		int left = 0;
 		for (int i = 0; i < n; i++) {
 			if (ps[i].status != -1 || take_reply(&ps[i], n > 1))
@@ -244,7 +247,9 @@ static int command(struct pending *ps, int n, const char *word, double timeout)
 		}
 		if (!left)
 			break;
-		if (waited >= timeout) {
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		if ((double)(now.tv_sec - t0.tv_sec) + (now.tv_nsec - t0.tv_nsec) / 1e9 >=
+		    timeout) {
 			for (int i = 0; i < n; i++)
 				if (ps[i].status == -1) {
 					fprintf(stderr,
@@ -254,7 +259,9 @@ static int command(struct pending *ps, int n, const char *word, double timeout)
 				}
 			break;
 		}
+		struct timespec step = {0, step_us * 1000};
 		nanosleep(&step, NULL);
+		step_us = step_us * 2 > 20000 ? 20000 : step_us * 2;
 	}
 	for (int i = 0; i < n; i++) {
 		if (ps[i].lock_fd >= 0)

@@ -42,8 +42,8 @@
  * replies and registrations private. A setuid program has no channel.
  */
 
-/* Nudges 10 ms apart: 5 s for every thread to follow before the reply says which did not. */
-#define CTL_NUDGES 500
+/* How long every thread has to follow before the reply says how many did not. */
+#define CTL_WAIT_MS 5000
 
 static struct {
 	int sig;	 /* 0: no channel */
@@ -187,22 +187,26 @@ static void reply(int status, const char *fmt, ...)
 			strerror(errno));
 }
 
-/* off or on for every thread: the wish, then nudges until all follow (or time is up). */
+/* off or on for every thread: the wish, then nudges until all follow (or time is up), the
+ * first ones soon (a thread between two events follows at once), then every 10 ms. */
 static void switch_recording(bool off)
 {
 	const char *word = off ? "off" : "on";
 	vt_thread_ctl_set(off);
 	int total = 0, left = 0;
-	struct timespec pause = {0, 10 * 1000 * 1000};
-	for (int i = 0; i < CTL_NUDGES; i++) {
-		if (!(left = vt_thread_ctl_nudge(ctl.sig, &total)))
+	long waited_ms = 0, step_ms = 1;
+	for (;;) {
+		if (!(left = vt_thread_ctl_nudge(ctl.sig, &total)) || waited_ms >= CTL_WAIT_MS)
 			break;
+		struct timespec pause = {0, step_ms * 1000 * 1000};
 		nanosleep(&pause, NULL);
+		waited_ms += step_ms;
+		step_ms = step_ms * 2 > 10 ? 10 : step_ms * 2;
 	}
 	if (left) {
 		vt_warn("vt-ctl %s: %d of %d threads did not follow within %d s (the signal "
 			"blocked, or the thread inside vt all along)",
-			word, left, total, CTL_NUDGES / 100);
+			word, left, total, CTL_WAIT_MS / 1000);
 		reply(1, "recording %s on %d of %d threads; %d did not follow (signal %d blocked?)",
 		      word, total - left, total, left, ctl.sig);
 		return;
