@@ -355,6 +355,7 @@ static const struct vt_interpose_hooks interpose_hooks = {
     .exec = on_exec,
     .daemon_parent = on_daemon,
     .signal_end = on_signal_end,
+    .signal_set = vt_ctl_signal_set,
     .thread_busy = thread_busy,
     .thread_wanted = vt_sample_wants_threads,
     .thread_start = thread_start,

@@ -332,7 +332,7 @@ void vt_ctl_start(void)
 		vt_warn("control channel off: cannot start its thread");
 		return;
 	}
-	ctl.sig = sig;
+	__atomic_store_n(&ctl.sig, sig, __ATOMIC_RELEASE);
 	struct sigaction act;
 	memset(&act, 0, sizeof(act));
 	act.sa_sigaction = on_ctl_signal;
@@ -345,6 +345,19 @@ void vt_ctl_start(void)
 	}
 	ctl.registered = true;
 	vt_debug("control channel: %s (signal %d)", ctl.reg, sig);
+}
+
+void vt_ctl_signal_set(int sig, const struct sigaction *act)
+{
+	int mine = __atomic_load_n(&ctl.sig, __ATOMIC_ACQUIRE);
+	if (!mine || sig != mine || !ctl.started || getpid() != ctl.pid)
+		return;
+	/* vt's own handler put back (a library that saved and restores it): nothing taken. */
+	if ((act->sa_flags & SA_SIGINFO) && act->sa_sigaction == on_ctl_signal)
+		return;
+	vt_info("control channel off: the program sets its own disposition of signal %d", sig);
+	vt_ctl_stop();
+	__atomic_store_n(&ctl.sig, 0, __ATOMIC_RELEASE);
 }
 
 void vt_ctl_archive_named(void)

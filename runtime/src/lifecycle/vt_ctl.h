@@ -8,6 +8,13 @@
  * directory is unsafe or the program handles the signal itself. */
 void vt_ctl_start(void);
 
+#include <signal.h>
+
+/* The program sets its own disposition of sig (interposed sigaction): when sig is the
+ * channel's, the channel ends (registration removed, one line at VT_VERBOSE=2), so that
+ * vt-ctl says the process has none rather than signal the program's handler. */
+void vt_ctl_signal_set(int sig, const struct sigaction *act);
+
 /* MPI mode: the archive is named now (MPI_Init); the registration says where. */
 void vt_ctl_archive_named(void);
 

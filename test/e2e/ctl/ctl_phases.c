@@ -1,11 +1,19 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Phases A, B, C of known calls, each started by a line on stdin, so a test can act between them.
  */
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
 static volatile long sink;
+static volatile sig_atomic_t usr2;
+
+static void on_usr2(int sig)
+{
+	(void)sig;
+	usr2++;
+}
 
 __attribute__((noinline)) void phase_a(int i)
 {
@@ -32,8 +40,12 @@ static void wait_go(const char *done)
 		;
 }
 
-int main(void)
+/* With an argument: the program handles SIGUSR2 itself (installed after vt's start). */
+int main(int argc, char **argv)
 {
+	(void)argv;
+	if (argc > 1)
+		signal(SIGUSR2, on_usr2);
 	wait_go("ready");
 	for (int i = 0; i < 100; i++)
 		phase_a(i);
@@ -44,5 +56,7 @@ int main(void)
 	for (int i = 0; i < 300; i++)
 		phase_c(i);
 	printf("C done %ld\n", sink);
+	if (argc > 1)
+		printf("usr2 %d\n", (int)usr2);
 	return 0;
 }

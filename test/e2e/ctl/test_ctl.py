@@ -6,6 +6,7 @@ between two phases and no timing is involved. MPI: vt-ctl off --job reaches both
 
 import os
 import shutil
+import signal
 import subprocess
 
 import vttest
@@ -25,7 +26,7 @@ def vtctl(t, *args):
 class Live:
     """The program running with a pipe on its stdin; each go() starts the next phase."""
 
-    def __init__(self, t, exe, env=None, label='run', prefix=()):
+    def __init__(self, t, exe, env=None, label='run', prefix=(), args=()):
         base = t.newdir(label)
         self.cwd = os.path.join(base, 'cwd')
         self.gdir = os.path.join(base, 'trace')
@@ -38,7 +39,7 @@ class Live:
         self.given = {'VT_PFORM_GDIR': self.gdir}
         self.given.update(env or {})
         full.update(self.given)
-        self.cmd = [exe]
+        self.cmd = [exe] + list(args)
         self.proc = subprocess.Popen(list(prefix) + self.cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                      stderr=subprocess.PIPE, cwd=self.cwd, env=full,
                                      universal_newlines=True)
@@ -52,7 +53,11 @@ class Live:
         return self.lines[-1]
 
     def end(self):
-        out, err = self.proc.communicate(timeout=120)
+        # Not communicate(): lines readline() buffered would be lost. stderr stays small.
+        self.proc.stdin.close()
+        out = self.proc.stdout.read()
+        err = self.proc.stderr.read()
+        self.proc.wait(timeout=120)
         self.lines += out.splitlines()
         run = vttest.Run(self.cmd, self.given, self.cwd, self.gdir, self.proc, out, err)
         print('run: %s -> status %d' % (run.describe(), run.status))
@@ -147,6 +152,22 @@ def listing_and_errors(t, exe):
     rc, out, err = vtctl(t, 'status', str(run.pid))
     t.eq((rc, err), (3, 'vt-ctl: no process %d\n' % run.pid), '%s: a dead process, status 3'
          % what)
+    # The program sets its own SIGUSR2 handler (after vt's start): the channel ends, and
+    # vt-ctl never signals the program's handler.
+    live = Live(t, exe, args=['usr2'], env={'VT_VERBOSE': '2'}, label='usr2')
+    rc, out, err = vtctl(t, 'off', str(live.pid))
+    t.eq((rc, err.split(' (')[0]), (3, 'vt-ctl: process %d is not traced by vt' % live.pid),
+         'a program with its own SIGUSR2 handler: vt-ctl finds no channel, status 3')
+    for _ in range(3):
+        live.go()
+    run = live.end()
+    t.eq((run.status, live.lines[-1]), (0, 'usr2 0'),
+         'a program with its own SIGUSR2 handler: its handler never ran')
+    t.check('control channel off: the program sets its own disposition of signal %d'
+            % signal.SIGUSR2 in run.messages, 'a program with its own SIGUSR2 handler: '
+            'the channel ends with one line (VT_VERBOSE=2)', repr(run.messages))
+    t.enter_counts(t.trace(run, 'own SIGUSR2 handler').loc('Master thread'), ALL,
+                   'own SIGUSR2 handler')
     # VT_CTL_SIGNAL=none: no channel, and the trace as usual.
     live = Live(t, exe, env={'VT_CTL_SIGNAL': 'none'}, label='none')
     rc, out, err = vtctl(t, 'status', str(live.pid))
