@@ -168,6 +168,22 @@ def listing_and_errors(t, exe):
             'the channel ends with one line (VT_VERBOSE=2)', repr(run.messages))
     t.enter_counts(t.trace(run, 'own SIGUSR2 handler').loc('Master thread'), ALL,
                    'own SIGUSR2 handler')
+    # A fatal signal writes a partial trace, and the registration goes with it.
+    live = Live(t, exe, label='sigterm')
+    reg = '/tmp/vt-%d/%d.reg' % (os.geteuid(), live.pid)
+    t.check(os.path.exists(reg), 'SIGTERM: registered while it runs (%s)' % reg)
+    rc, out, err = vtctl(t, 'off', str(live.pid))
+    t.eq(rc, 0, 'SIGTERM: off before the signal')
+    live.proc.send_signal(signal.SIGTERM)
+    run = live.end()
+    t.eq(run.status, -signal.SIGTERM, 'SIGTERM: the program ends by the signal')
+    t.eq(len(run.written), 1, 'SIGTERM: the trace is written')
+    t.check(not os.path.exists(reg), 'SIGTERM: the registration is removed')
+    tr = t.trace(run, 'SIGTERM while off')
+    t.eq([m for _, m in tr.loc('Master thread').onoff], ['OFF'],
+         'SIGTERM while off: the partial trace is balanced and ends in the gap')
+    rc, out, err = vtctl(t, 'status', str(run.pid))
+    t.eq(rc, 3, 'SIGTERM: vt-ctl finds no process afterwards')
     # VT_CTL_SIGNAL=none: no channel, and the trace as usual.
     live = Live(t, exe, env={'VT_CTL_SIGNAL': 'none'}, label='none')
     rc, out, err = vtctl(t, 'status', str(live.pid))
