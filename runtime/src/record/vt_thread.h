@@ -199,11 +199,16 @@ void vt_thread_ctl_set(bool off);
  * signalled (0: every thread follows). total: the live threads. */
 int vt_thread_ctl_nudge(int sig, int *total);
 /* In the handler of the control signal, on the signalled thread: follows the wish if the
- * thread is between producers and has room for its marker, else leaves it to the next
- * nudge. Async-signal-safe (a trylock, no wait, no allocation). */
+ * thread is between producers, else leaves it to the next nudge. Off arms the slow path
+ * (the thread pauses at its next event; one that makes none records nothing anyway); on
+ * disarms it or resumes a paused thread. Async-signal-safe (a trylock, no wait, no
+ * allocation). */
 void vt_thread_ctl_follow(void);
 /* Whether the wish is "off". */
 bool vt_thread_ctl_off(void);
+/* The thread's first event since its handler armed "off" (vt_buf.c's slow path, inside the
+ * producer): the thread pauses, its OFF marker stamped when it was armed. */
+void vt_thread_ctl_pause_armed(struct vt_tls *t);
 
 /* From a signal handler whose thread has no room: hands the full half to the background
  * writer if that needs neither waiting nor allocation; the next free record or NULL. */
