@@ -23,6 +23,9 @@ struct vt_interpose_hooks {
 	void (*daemon_parent)(int child);
 	/* A terminating signal ends the process and arrived outside vt: write the trace. */
 	void (*signal_end)(int sig, const char *what);
+	/* The program sets the disposition of a signal vt does not watch for its end (vt's
+	 * control signal among them), before the call reaches the kernel. */
+	void (*signal_set)(int sig, const struct sigaction *act);
 	/* Whether the calling thread is inside vt's own code (its busy flag): a signal then
 	 * waits for vt_signal_deferred, a thread it creates is vt's own. */
 	bool (*thread_busy)(void);

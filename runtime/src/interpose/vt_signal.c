@@ -250,6 +250,8 @@ void vt_signal_init(void)
 VT_EXPORT VT_EARLY int sigaction(int sig, const struct sigaction *act, struct sigaction *old)
 {
 	int i = slot(sig);
+	if (i < 0 && act && vt_interpose_hooks.signal_set)
+		vt_interpose_hooks.signal_set(sig, act);
 	if (i < 0 || !__atomic_load_n(&sigs.active, __ATOMIC_ACQUIRE))
 		return real()(sig, act, old);
 	struct sigaction prev = sigs.program[i];

@@ -15,6 +15,7 @@
 #include "interpose/vt_stdio.h"
 #include "io/vt_iotrace.h"
 #include "io/vt_stdio.h"
+#include "lifecycle/vt_ctl.h"
 #include "lifecycle/vt_lifecycle.h"
 #include "lifecycle/vt_snapshot.h"
 #include "metrics/vt_metric.h"
@@ -200,6 +201,7 @@ void vt_init(void)
 			atexit(vt_finalize);
 			pthread_atfork(NULL, NULL, fork_child);
 			vt_signal_init();
+			vt_ctl_start();
 		}
 		set_state(rc == 0 ? VT_STATE_ON : VT_STATE_OFF);
 		if (rc == 0 && vt_cfg.pthread)
@@ -233,6 +235,8 @@ static void finalize(const char *alone)
 	}
 	set_state(VT_STATE_FINALIZING);
 	pthread_mutex_unlock(&core.state_lock);
+	/* vt-ctl finds this process no more (every path that writes a trace comes here). */
+	vt_ctl_stop();
 	vt_omp_runtime_check();
 
 	const struct vt_mpi_ops *mpi = vt_mpi_ops();
@@ -291,6 +295,7 @@ void vt_finalize_snapshot(const char *why)
 void vt_core_switch_off(void)
 {
 	set_state(VT_STATE_OFF);
+	vt_ctl_stop();
 	vt_thread_switch_off();
 }
 
@@ -365,6 +370,7 @@ static const struct vt_interpose_hooks interpose_hooks = {
     .exec = on_exec,
     .daemon_parent = on_daemon,
     .signal_end = on_signal_end,
+    .signal_set = vt_ctl_signal_set,
     .thread_busy = thread_busy,
     .thread_wanted = vt_sample_wants_threads,
     .thread_start = thread_start,

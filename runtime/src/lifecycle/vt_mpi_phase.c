@@ -6,6 +6,7 @@
 #include "defs/vt_annot.h"
 #include "defs/vt_topo.h"
 #include "lifecycle/vt_core.h"
+#include "lifecycle/vt_ctl.h"
 #include "lifecycle/vt_lifecycle.h"
 #include "mpi/vt_mpi_iface.h"
 #include "record/vt_thread.h"
@@ -45,6 +46,7 @@ VT_MPI_EXPORT void vt_mpi_attach(const struct vt_mpi_ops *o)
 	vt_mpi_comm_define(VT_MPI_KEY_SELF, 0, 1);
 	/* Halves that filled up before MPI_Init waited for the archive. */
 	vt_thread_archive_ready();
+	vt_ctl_archive_named();
 	/* Every rank takes part, with counters or not: one whose plugin failed to load must
 	 * not leave the others waiting. */
 	const struct vt_topo *topo = vt_topo_gather(o);

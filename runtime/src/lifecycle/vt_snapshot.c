@@ -35,10 +35,10 @@ bool vt_snapshot_forking(void)
 
 /* What a forked process cannot write: counters and samples come from threads and timers of
  * the parent's (metric plugins, rusage, sampling), which the fork does not copy. NULL: none. */
-static const char *unsupported(void)
+const char *vt_snapshot_refusal(void)
 {
 	if (vt_cfg.mode != VT_MODE_RING)
-		return "VT_MODE is not ring";
+		return "snapshots are taken in ring mode (VT_MODE=ring)";
 	if (vt_core_state() != VT_STATE_ON)
 		return "the program is not being recorded";
 	if (vt_state_data.mpi_mode && !vt_mpi_attached())
@@ -80,7 +80,7 @@ int vt_ring_snapshot(const char *why)
 	struct vt_tls *t = &vt_tls;
 	if (!why || !*why)
 		why = "snapshot";
-	const char *no = unsupported();
+	const char *no = vt_snapshot_refusal();
 	if (no) {
 		vt_warn("snapshot (%s): not written: %s", why, no);
 		return -1;

@@ -12,10 +12,14 @@
  * program's threads wait for that copy only if they fill a half meanwhile), and a process
  * of vt's writes them as the run's end would, then ends. why goes into the snapshot's
  * property VT::SNAPSHOT and the log. 0 when the writing process started; -1 after one line
- * (not ring mode, not recording, an MPI run, counters or sampling on, no process). Callable
- * from any thread of the program, never from a signal handler.
+ * (vt_snapshot_refusal's reasons, or no process). Callable from any thread of the program,
+ * never from a signal handler.
  */
 int vt_ring_snapshot(const char *why);
+
+/* Why a snapshot cannot be taken now (not ring mode, not recording, an MPI program before
+ * MPI_Init, counters or sampling on), one phrase; NULL when it can. */
+const char *vt_snapshot_refusal(void);
 
 /* The fork handler's question: is this the process vt_ring_snapshot forked (on the thread
  * that forked it), which must stay traced? */

@@ -36,6 +36,11 @@ static void dropped(struct vt_tls *t, uint64_t events)
 /* Room for n records in a fresh half, flushing the full one; NULL when recording ends. */
 static struct vt_rec *room(struct vt_tls *t, unsigned n)
 {
+	/* vt-ctl switched recording off: this event is the first of the gap. */
+	if (vt_unlikely(t->ctl_armed)) {
+		vt_thread_ctl_pause_armed(t);
+		return NULL;
+	}
 	struct vt_rec *p = t->pos;
 	if (p && n > (size_t)(t->loc->halves[1] - t->loc->halves[0])) {
 		/* Larger than half a buffer: the configuration keeps such events out. */

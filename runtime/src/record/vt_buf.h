@@ -58,6 +58,13 @@ struct vt_tls {
 	/* When a handler's record was first lost since the side area was last drained (0:
 	 * none): the drain marks the gap in the trace. */
 	uint64_t side_lost;
+	/* vt-ctl off, armed by the control signal's handler between two producers
+	 * (record/vt_thread.c): end was set to pos, so that the next event takes the slow path,
+	 * which pauses the thread there. ctl_end: the half's real end; ctl_ts: when recording
+	 * went off. Only the thread and its handlers touch them. */
+	uint32_t ctl_armed;
+	struct vt_rec *ctl_end;
+	uint64_t ctl_ts;
 };
 
 /*

@@ -15,6 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 /*
  * The buffers of a few ended threads, kept for the next new threads: a program that starts
@@ -46,6 +48,8 @@ static struct {
 	pthread_mutex_t spare_lock;
 	struct vt_rec *spare[SPARE_BUFFERS];
 	int n_spare;
+	/* vt-ctl's wish (vt_thread_ctl_set): every thread paused. Atomic. */
+	bool ctl_off;
 } thr = {
     .locs_lock = PTHREAD_MUTEX_INITIALIZER,
     .locs_tail = &thr.locs,
@@ -211,7 +215,7 @@ struct vt_rec *vt_thread_flush_signal(struct vt_tls *t)
 {
 	struct vt_loc *loc = t->loc;
 	struct vt_rec *next = NULL;
-	if (loc && loc->ring && pthread_mutex_trylock(&loc->lock) == 0) {
+	if (loc && loc->ring && !t->ctl_armed && pthread_mutex_trylock(&loc->lock) == 0) {
 		/* Ring mode: the half joins the ring, without allocation, unless the writer is
 		 * still replaying the last one (no waiting here). */
 		if (!loc->done && !loc->pending.to) {
@@ -221,7 +225,9 @@ struct vt_rec *vt_thread_flush_signal(struct vt_tls *t)
 		pthread_mutex_unlock(&loc->lock);
 		return next;
 	}
-	if (!loc || loc->ring || !vt_cfg.flush_thread || pthread_mutex_trylock(&loc->lock) != 0)
+	/* Armed by vt-ctl off: the thread records nothing, there is nothing to hand over. */
+	if (!loc || loc->ring || t->ctl_armed || !vt_cfg.flush_thread ||
+	    pthread_mutex_trylock(&loc->lock) != 0)
 		return NULL;
 	bool last = vt_cfg.max_flushes && loc->flushes + 1 >= vt_cfg.max_flushes;
 	if (!loc->done && !loc->pending.to && !last && thr.sink->ready() &&
@@ -241,6 +247,10 @@ struct vt_rec *vt_thread_flush_signal(struct vt_tls *t)
 			loc->buf_end = loc->buf + (loc->halves[1] - loc->halves[0]);
 			next = loc->buf;
 			t->end = loc->buf_end;
+			if (t->ctl_armed) { /* a sample's flush while armed: still off */
+				t->ctl_end = t->end;
+				t->end = next;
+			}
 			__atomic_store_n(&t->pos, next, __ATOMIC_RELEASE);
 		}
 		pthread_mutex_unlock(&thr.queue_lock);
@@ -304,6 +314,12 @@ static void close_locked(struct vt_loc *loc, struct vt_rec *upto, uint64_t end_t
 	} else {
 		drain_locked(loc, upto);
 	}
+	/* Armed by vt-ctl off, its thread made no event since: recording stopped then. The
+	 * control thread has stopped (finalize) or this is the owner (exit): nothing disarms
+	 * it meanwhile. */
+	struct vt_tls *o = loc->tls;
+	if (o && o->ctl_armed)
+		thr.sink->stop(loc, o->ctl_ts);
 	thr.sink->close(loc, end_ts);
 	loc->done = true;
 	if (loc->dropped)
@@ -436,6 +452,7 @@ static struct vt_loc *new_location(struct vt_tls *t)
 		free(loc);
 		return NULL;
 	}
+	loc->tid = gettid();
 	pthread_mutex_lock(&thr.locs_lock);
 	loc->index = thr.n_locs;
 	*thr.locs_tail = loc;
@@ -493,6 +510,15 @@ bool vt_thread_begin_seq(struct vt_tls *t, uint64_t seq)
 			}
 			/* Counters in scope are added before the thread's first event. */
 			thr.hooks->begin(t, loc);
+			/* Started while vt-ctl has recording off: paused from its start. */
+			if (__atomic_load_n(&thr.ctl_off, __ATOMIC_ACQUIRE)) {
+				t->busy = 0;
+				vt_thread_pause(t);
+				t->busy = 1;
+				if (t->state == VT_TLS_PAUSED)
+					__atomic_store_n(&loc->ctl, VT_CTL_FOLLOW_PAUSED,
+							 __ATOMIC_RELEASE);
+			}
 		}
 	}
 	/* A thread that starts while vt initialises (on this thread) stays NEW and is retried. */
@@ -584,6 +610,10 @@ struct vt_rec *vt_thread_flush(struct vt_tls *t)
 	/* Under the lock: a finalize on another thread reads pos against loc->buf. */
 	if (next) {
 		t->end = loc->buf_end;
+		if (vt_unlikely(t->ctl_armed)) { /* a flush on demand while armed: still off */
+			t->ctl_end = t->end;
+			t->end = next;
+		}
 		__atomic_store_n(&t->pos, next, __ATOMIC_RELEASE);
 	} else {
 		__atomic_store_n(&t->pos, NULL, __ATOMIC_RELEASE);
@@ -670,6 +700,9 @@ void vt_thread_resume(struct vt_tls *t)
 	struct vt_loc *loc = t->loc;
 	if (t->state != VT_TLS_PAUSED || t->nest || t->busy || !loc)
 		return;
+	/* Paused by vt-ctl: only vt-ctl on resumes it. */
+	if (__atomic_load_n(&loc->ctl, __ATOMIC_ACQUIRE) == VT_CTL_FOLLOW_PAUSED)
+		return;
 	pthread_mutex_lock(&loc->lock);
 	if (loc->done) {
 		t->state = VT_TLS_OFF; /* closed meanwhile (the program is ending) */
@@ -681,6 +714,138 @@ void vt_thread_resume(struct vt_tls *t)
 	pthread_mutex_unlock(&loc->lock);
 	if (t->pos)
 		vt_thread_put(t, 1, VT_REC_MEASURE);
+}
+
+void vt_thread_ctl_set(bool off)
+{
+	__atomic_store_n(&thr.ctl_off, off, __ATOMIC_RELEASE);
+}
+
+bool vt_thread_ctl_off(void)
+{
+	return __atomic_load_n(&thr.ctl_off, __ATOMIC_ACQUIRE);
+}
+
+int vt_thread_ctl_nudge(int sig, int *total)
+{
+	bool off = vt_thread_ctl_off();
+	int n = 0, live = 0;
+	pid_t pid = getpid();
+	pthread_mutex_lock(&thr.locs_lock);
+	for (struct vt_loc *loc = thr.locs; loc; loc = loc->next) {
+		/* tls is written under the location's lock at the thread's exit: a location
+		 * without one has no thread to signal (and tid may be reused by now). */
+		pthread_mutex_lock(&loc->lock);
+		bool alive = loc->tls && !loc->done;
+		pthread_mutex_unlock(&loc->lock);
+		if (!alive)
+			continue;
+		live++;
+		int ctl = __atomic_load_n(&loc->ctl, __ATOMIC_ACQUIRE);
+		if ((ctl != VT_CTL_FOLLOW_ON) == off)
+			continue;
+		if (syscall(SYS_tgkill, pid, loc->tid, sig) == 0)
+			n++;
+	}
+	pthread_mutex_unlock(&thr.locs_lock);
+	if (total)
+		*total = live;
+	return n;
+}
+
+void vt_thread_ctl_pause_armed(struct vt_tls *t)
+{
+	struct vt_loc *loc = t->loc;
+	t->end = t->ctl_end;
+	t->ctl_armed = 0;
+	/* Armed with room for both markers: OFF now, ON's slot kept at paused. pos and paused
+	 * change under the lock, as vt_thread_pause's (a finalize reads them). */
+	pthread_mutex_lock(&loc->lock);
+	struct vt_rec *p = t->pos;
+	if (p && !loc->done && (size_t)(t->end - p) >= 2) {
+		p->ts = t->ctl_ts;
+		p->region = 0;
+		p->kind = VT_REC_MEASURE;
+		t->paused = p + 1;
+		__atomic_store_n(&t->pos, NULL, __ATOMIC_RELEASE);
+		t->state = VT_TLS_PAUSED;
+	}
+	pthread_mutex_unlock(&loc->lock);
+}
+
+/* Off, in the handler: the thread's next event takes the slow path (end = pos), with room
+ * for the two markers; false when there is none yet (the next nudge retries). */
+static bool ctl_arm(struct vt_tls *t)
+{
+	if ((size_t)(t->end - t->pos) < 2 && !vt_thread_flush_signal(t))
+		return false;
+	if ((size_t)(t->end - t->pos) < 2)
+		return false;
+	t->ctl_end = t->end;
+	t->ctl_ts = vt_clock_now();
+	t->ctl_armed = 1;
+	vt_signal_fence();
+	t->end = t->pos;
+	return true;
+}
+
+/* On, in the handler, for a thread armed that made no event since: the gap's two markers,
+ * with the room kept at arming. */
+static void ctl_disarm(struct vt_tls *t)
+{
+	t->end = t->ctl_end;
+	t->ctl_armed = 0;
+	vt_signal_fence();
+	struct vt_rec *p = vt_buf_reserve_fast(t, 2);
+	if (!p)
+		return;
+	p[0] = (struct vt_rec){t->ctl_ts, 0, VT_REC_MEASURE};
+	p[1] = (struct vt_rec){vt_clock_now(), 1, VT_REC_MEASURE};
+	vt_buf_commit(t, p, 2);
+}
+
+void vt_thread_ctl_follow(void)
+{
+	struct vt_tls *t = &vt_tls;
+	struct vt_loc *loc = t->loc;
+	/* Inside a producer or vt's own code: the next nudge finds it between two. Between
+	 * two producers pos and end are the thread's own: a handler may change them, as a
+	 * sampling handler's flush does; pos only becomes NULL in the thread's slow path. */
+	if (!loc || t->nest || t->busy)
+		return;
+	bool off = vt_thread_ctl_off();
+	int ctl = __atomic_load_n(&loc->ctl, __ATOMIC_ACQUIRE);
+	if ((ctl != VT_CTL_FOLLOW_ON) == off)
+		return;
+	if (off) {
+		if (t->state == VT_TLS_ON && t->pos && !loc->done && !t->ctl_armed) {
+			if (!ctl_arm(t))
+				return;
+			__atomic_store_n(&loc->ctl, VT_CTL_FOLLOW_PAUSED, __ATOMIC_RELEASE);
+		} else {
+			__atomic_store_n(&loc->ctl, VT_CTL_FOLLOW_IDLE, __ATOMIC_RELEASE);
+		}
+		return;
+	}
+	if (ctl == VT_CTL_FOLLOW_PAUSED && t->ctl_armed) {
+		ctl_disarm(t);
+	} else if (ctl == VT_CTL_FOLLOW_PAUSED && t->state == VT_TLS_PAUSED) {
+		/* The lock orders paused and pos against a finalize on another thread; held by
+		 * this thread (the program's own pause or resume), the next nudge retries. */
+		if (pthread_mutex_trylock(&loc->lock) != 0)
+			return;
+		if (loc->done) {
+			t->state = VT_TLS_OFF;
+		} else {
+			struct vt_rec *q = t->paused;
+			*q = (struct vt_rec){vt_clock_now(), 1, VT_REC_MEASURE};
+			t->state = VT_TLS_ON;
+			__atomic_store_n(&t->pos, q + 1, __ATOMIC_RELEASE);
+		}
+		t->paused = NULL;
+		pthread_mutex_unlock(&loc->lock);
+	}
+	__atomic_store_n(&loc->ctl, VT_CTL_FOLLOW_ON, __ATOMIC_RELEASE);
 }
 
 void vt_thread_flush_now(struct vt_tls *t)

@@ -41,6 +41,8 @@ struct vt_loc {
 	uint64_t end_at;     /* 0, or when its thread's last work ended (vt_thread_end_at) */
 	/* VT_MODE=ring: its halves and more, kept (record/vt_ring.h). */
 	struct vt_ring *ring;
+	int tid; /* the kernel's id of its thread (the control channel signals it) */
+	int ctl; /* enum vt_ctl_follow: how the thread follows vt-ctl's off (atomic) */
 	struct vt_loc *next;
 };
 
@@ -181,6 +183,34 @@ static inline __attribute__((always_inline)) struct vt_tls *vt_thread_self(void)
  * trace gets MeasurementOnOff events, and the events between are not recorded. */
 void vt_thread_pause(struct vt_tls *t);
 void vt_thread_resume(struct vt_tls *t);
+
+/*
+ * Recording switched from outside (vt-ctl off/on, lifecycle/vt_ctl.c): only a thread may
+ * change its own buffer position, so the control thread sets the wish and signals each
+ * live thread until it follows; the thread's handler follows between two producers. A
+ * thread that starts while the wish is "off" starts paused.
+ */
+enum vt_ctl_follow {
+	VT_CTL_FOLLOW_ON = 0, /* recording as usual (or as the program switched it) */
+	VT_CTL_FOLLOW_PAUSED, /* paused by vt-ctl off: vt-ctl on resumes it */
+	VT_CTL_FOLLOW_IDLE,   /* off acknowledged, but it was not recording then */
+};
+/* Sets the process's wish (off: true). */
+void vt_thread_ctl_set(bool off);
+/* Signals (tgkill, sig) every live thread that does not follow the wish yet; the number
+ * signalled (0: every thread follows). total: the live threads. */
+int vt_thread_ctl_nudge(int sig, int *total);
+/* In the handler of the control signal, on the signalled thread: follows the wish if the
+ * thread is between producers, else leaves it to the next nudge. Off arms the slow path
+ * (the thread pauses at its next event; one that makes none records nothing anyway); on
+ * disarms it or resumes a paused thread. Async-signal-safe (a trylock, no wait, no
+ * allocation). */
+void vt_thread_ctl_follow(void);
+/* Whether the wish is "off". */
+bool vt_thread_ctl_off(void);
+/* The thread's first event since its handler armed "off" (vt_buf.c's slow path, inside the
+ * producer): the thread pauses, its OFF marker stamped when it was armed. */
+void vt_thread_ctl_pause_armed(struct vt_tls *t);
 
 /* From a signal handler whose thread has no room: hands the full half to the background
  * writer if that needs neither waiting nor allocation; the next free record or NULL. */

@@ -226,10 +226,10 @@ static void on_signal(int sig, siginfo_t *si, void *ucv)
 	if (__atomic_load_n(&smp.stopping, __ATOMIC_RELAXED) || vt_core_state() != VT_STATE_ON)
 		goto out;
 	uint64_t t0 = vt_clock_now();
-	if (!t->pos || t->busy == VT_BUSY_FOREIGN || (t->busy && !t->nest)) {
-		/* Not recording (paused, stopped), or inside vt's own slow path: in the part
-		 * that only moves records (OWN, inside a producer) the sample is kept aside like
-		 * any nested producer's event. */
+	if (!t->pos || t->ctl_armed || t->busy == VT_BUSY_FOREIGN || (t->busy && !t->nest)) {
+		/* Not recording (paused, stopped, vt-ctl off), or inside vt's own slow path: in the
+		 * part that only moves records (OWN, inside a producer) the sample is kept aside
+		 * like any nested producer's event. */
 		__atomic_fetch_add(&smp.n_skipped, 1, __ATOMIC_RELAXED);
 		goto out;
 	}

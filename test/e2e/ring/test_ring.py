@@ -212,7 +212,8 @@ def body(t):
     t.eq((run.status, run.stdout), (0, 'snapshot: -1\n' + plain.stdout),
          '%s: VT_USER_SNAPSHOT returned -1' % what)
     t.eq([w for w in run.warnings if 'snapshot' in w],
-         ['warning: snapshot (in phase B): not written: VT_MODE is not ring'],
+         ['warning: snapshot (in phase B): not written: snapshots are taken in ring mode '
+          '(VT_MODE=ring)'],
          '%s: one warning naming VT_MODE' % what)
     tr = t.trace(run, what)
     t.enter_counts(tr.loc('Master thread'),
