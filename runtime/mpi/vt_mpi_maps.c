@@ -92,16 +92,19 @@ void vt_u64map_free(struct vt_u64map *m)
 	*m = (struct vt_u64map){0};
 }
 
-struct vt_req *vt_reqmap_add(struct vt_reqmap *m, uint64_t handle)
+struct vt_req *vt_reqmap_add(struct vt_reqmap *m, uint64_t handle, bool persistent)
 {
 	struct vt_req *r = m->spare;
 	if (r)
 		m->spare = r->next;
 	else if (!(r = malloc(sizeof(*r))))
 		return NULL;
-	*r = (struct vt_req){.handle = handle};
+	*r = (struct vt_req){.handle = handle, .persistent = persistent};
 	struct vt_req *youngest = vt_u64map_get(&m->youngest, handle);
-	if (vt_u64map_set(&m->youngest, handle, r) < 0) {
+	if ((persistent && vt_u64map_set(&m->persistent, handle, r) < 0) ||
+	    vt_u64map_set(&m->youngest, handle, r) < 0) {
+		if (persistent && vt_u64map_get(&m->persistent, handle) == r)
+			vt_u64map_del(&m->persistent, handle);
 		r->next = m->spare;
 		m->spare = r;
 		return NULL;
@@ -124,16 +127,7 @@ struct vt_req *vt_reqmap_oldest(const struct vt_reqmap *m, uint64_t handle)
 
 struct vt_req *vt_reqmap_persistent(const struct vt_reqmap *m, uint64_t handle)
 {
-	struct vt_req *youngest = vt_u64map_get(&m->youngest, handle);
-	if (!youngest)
-		return NULL;
-	struct vt_req *r = youngest->next;
-	do {
-		if (r->persistent)
-			return r;
-		r = r->next;
-	} while (r != youngest->next);
-	return NULL;
+	return m->persistent.n ? vt_u64map_get(&m->persistent, handle) : NULL;
 }
 
 void vt_reqmap_remove(struct vt_reqmap *m, struct vt_req *r)
@@ -141,6 +135,8 @@ void vt_reqmap_remove(struct vt_reqmap *m, struct vt_req *r)
 	struct vt_req *youngest = vt_u64map_get(&m->youngest, r->handle);
 	if (!youngest)
 		return;
+	if (r->persistent && vt_u64map_get(&m->persistent, r->handle) == r)
+		vt_u64map_del(&m->persistent, r->handle);
 	if (r->next == r) {
 		vt_u64map_del(&m->youngest, r->handle);
 	} else {
@@ -172,6 +168,7 @@ void vt_reqmap_free(struct vt_reqmap *m)
 		free(y);
 	}
 	vt_u64map_free(&m->youngest);
+	vt_u64map_free(&m->persistent);
 	while (m->spare) {
 		struct vt_req *next = m->spare->next;
 		free(m->spare);
