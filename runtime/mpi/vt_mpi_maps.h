@@ -63,6 +63,10 @@ struct vt_req *vt_reqmap_oldest(const struct vt_reqmap *m, uint64_t handle);
 /* The persistent request of handle (the youngest, when MPI reused the handle of one that
  * vt did not see freed), or NULL; O(1). */
 struct vt_req *vt_reqmap_persistent(const struct vt_reqmap *m, uint64_t handle);
+/* A request of handle completed: its active persistent request, else its oldest, copied
+ * to out; the persistent one made inactive, another forgotten. One probe of the map; false
+ * when handle has no request. */
+bool vt_reqmap_complete(struct vt_reqmap *m, uint64_t handle, struct vt_req *out);
 /* Forgets r (from vt_reqmap_add of this map). */
 void vt_reqmap_remove(struct vt_reqmap *m, struct vt_req *r);
 void vt_reqmap_free(struct vt_reqmap *m);

@@ -128,17 +128,7 @@ void vtw_request_cancelled(MPI_Request req)
 static bool take_locked(uint64_t handle, struct vt_req *out)
 {
 	/* An active persistent request first: a repeated handle of a finished one is not. */
-	struct vt_req *found = vt_reqmap_persistent(&requests.map, handle);
-	if (!found || !found->active)
-		found = vt_reqmap_oldest(&requests.map, handle);
-	if (!found)
-		return false;
-	*out = *found;
-	if (found->persistent)
-		found->active = 0;
-	else
-		vt_reqmap_remove(&requests.map, found);
-	return out->active;
+	return vt_reqmap_complete(&requests.map, handle, out) && out->active;
 }
 
 /* The completion event of request r (take_locked's), which completed with status. */

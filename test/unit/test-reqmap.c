@@ -130,6 +130,41 @@ static void repeated_handles(void)
 	vt_reqmap_free(&m);
 }
 
+static void completions(void)
+{
+	struct vt_reqmap m = {0};
+	/* 100 requests of one handle, an active persistent request, an inactive one. */
+	for (uint64_t i = 1; i <= 100; i++)
+		vt_reqmap_add(&m, 7, false)->id = i;
+	struct vt_req *p = vt_reqmap_add(&m, 9, true);
+	p->id = 500;
+	p->active = true;
+	vt_reqmap_add(&m, 10, true)->id = 600;
+	struct vt_req out;
+	int in_order = 1;
+	for (uint64_t i = 1; i <= 100; i++) {
+		if (!vt_reqmap_complete(&m, 7, &out) || out.id != i)
+			in_order = 0;
+		/* one of the same handle made meanwhile completes after the older ones */
+		if (i == 50)
+			vt_reqmap_add(&m, 7, false)->id = 101;
+	}
+	CHECK(in_order);
+	CHECK(vt_reqmap_complete(&m, 7, &out) && out.id == 101);
+	CHECK(!vt_reqmap_complete(&m, 7, &out));
+	CHECK(!vt_reqmap_complete(&m, 8, &out));
+	/* The persistent request completes once per start and stays. */
+	CHECK(vt_reqmap_complete(&m, 9, &out) && out.id == 500 && out.active && out.persistent);
+	CHECK(!p->active && vt_reqmap_persistent(&m, 9) == p);
+	CHECK(vt_reqmap_complete(&m, 9, &out) && out.id == 500 && !out.active);
+	CHECK(vt_reqmap_complete(&m, 10, &out) && out.id == 600 && !out.active);
+	CHECK(m.n == 2 && m.youngest.n == 2 && m.persistent.n == 2);
+	vt_reqmap_remove(&m, p);
+	vt_reqmap_remove(&m, vt_reqmap_persistent(&m, 10));
+	CHECK(m.n == 0 && m.youngest.n == 0 && m.persistent.n == 0);
+	vt_reqmap_free(&m);
+}
+
 static void handle_map(void)
 {
 	/* Small keys (MPICH's ints) collide in few slots: sets and deletes at random, checked
@@ -168,6 +203,7 @@ int main(void)
 {
 	requests_out_of_order();
 	repeated_handles();
+	completions();
 	handle_map();
 	return unit_done();
 }
