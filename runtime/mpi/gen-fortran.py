@@ -267,13 +267,17 @@ def hooked(w, name, hook, group, sym, lc, params, call):
         return
     if state:
         w.emit('\tvtw_rec_enter(%s, &vtw_desc_%s);' % (gw.group_bit(group), name))
+    elif hook in gw.T0_HOOKS:
+        # the pre hook takes the Enter's time (gen-wrappers.py)
+        w.emit('\tuint64_t vtw_t0 = vt_mpi_enter(&vtw_desc_%s);' % name)
     else:
         w.emit('\tvt_inst_enter(&vtw_desc_%s);' % name)
     w.emit(*['\t' + l for l in pre])
+    t0 = 'vtw_t0, ' if hook in gw.T0_HOOKS else ''
     w.emit('\tint vtf_ok = %s;' % ok,
            '\tstruct vtw_call vtw_call = vtw_none;',
            '\tif (vtf_ok)',
-           '\t\tvtw_call = vtw_%s_pre(%s);' % (hook, ca),
+           '\t\tvtw_call = vtw_%s_pre(%s%s);' % (hook, t0, ca),
            '\t%s;' % fwd_e)
     w.emit(*['\t' + l for l in post])
     w.emit('\tif (vtf_ok)',

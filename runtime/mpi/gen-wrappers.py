@@ -32,6 +32,8 @@ GROUPS = ('CG', 'COLL', 'ENV', 'ERR', 'EXT', 'IO', 'MISC', 'P2P', 'QUERY', 'RMA'
 
 # Hooks that keep what vt needs whatever is recorded (the communicators, the requests whose
 # issue was recorded): they run while the function's group is off, without its region.
+# Hooks whose pre hook takes the time the call began (vt_mpi_enter's) before the arguments.
+T0_HOOKS = {'isend'}
 STATE_HOOKS = {'comm_dup', 'comm_dup_with_info', 'comm_split', 'comm_split_type', 'comm_create',
                'comm_create_group', 'comm_free', 'comm_set_name', 'cart_create', 'cart_sub',
                'graph_create', 'dist_graph_create', 'dist_graph_create_adjacent',
@@ -197,6 +199,12 @@ def main():
         if ':' in hook:
             # its Enter and the time the call began, in one step
             out.extend(collective(name, hook, [a for _, a in params], args))
+        elif hook in T0_HOOKS:
+            # the Enter's time handed to the pre hook: one call and one clock read for both
+            out.append('\tstruct vtw_call vtw_call = vtw_%s_pre(vt_mpi_enter(&vtw_desc_%s), %s);'
+                       % (hook, name, args))
+            out.append('\t%s vtw_ret = P%s(%s);' % (ret, name, args))
+            out.append('\tvtw_%s_post(&vtw_call, vtw_ret, %s);' % (hook, args))
         else:
             if not state:
                 out.append('\tvt_inst_enter(&vtw_desc_%s);' % name)

@@ -169,15 +169,17 @@ static inline void vtw_send_post(struct vtw_call *c, int ret, const void *buf, M
 	(void)c, (void)ret, (void)buf, (void)count, (void)type, (void)dest, (void)tag, (void)comm;
 }
 
-/* Non-blocking sends: MpiIsend with the request's id once the request exists. */
-static inline struct vtw_call vtw_isend_pre(const void *buf, MPI_Count count, MPI_Datatype type,
-					    int dest, int tag, MPI_Comm comm, MPI_Request *req)
+/* Non-blocking sends: MpiIsend with the request's id once the request exists. t0: the
+ * call's Enter (the wrapper's vt_mpi_enter). */
+static inline struct vtw_call vtw_isend_pre(uint64_t t0, const void *buf, MPI_Count count,
+					    MPI_Datatype type, int dest, int tag, MPI_Comm comm,
+					    MPI_Request *req)
 {
 	(void)buf, (void)count, (void)type, (void)dest, (void)tag, (void)comm, (void)req;
 	/* The message may arrive before PMPI_Isend returns (a first message on a new
 	 * connection): stamped at the call's entry, it is never received before it was sent. */
 	struct vtw_call c = vtw_none;
-	c.t0 = vt_mpi_now();
+	c.t0 = t0;
 	return c;
 }
 static inline void vtw_isend_post(struct vtw_call *c, int ret, const void *buf, MPI_Count count,

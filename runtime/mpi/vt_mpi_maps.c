@@ -13,6 +13,15 @@ static size_t slot_of(uint64_t key, size_t cap)
 	return (size_t)key & (cap - 1);
 }
 
+/* The slot of key, or the empty slot where it would go (m->cap > 0). */
+static struct vt_u64map_slot *find(const struct vt_u64map *m, uint64_t key)
+{
+	size_t i = slot_of(key, m->cap);
+	while (m->slots[i].val && m->slots[i].key != key)
+		i = (i + 1) & (m->cap - 1);
+	return &m->slots[i];
+}
+
 void *vt_u64map_get(const struct vt_u64map *m, uint64_t key)
 {
 	if (!m->cap)
@@ -60,16 +69,9 @@ int vt_u64map_set(struct vt_u64map *m, uint64_t key, void *val)
 	return 0;
 }
 
-void *vt_u64map_del(struct vt_u64map *m, uint64_t key)
+/* Empties the full slot i. */
+static void del_at(struct vt_u64map *m, size_t i)
 {
-	if (!m->cap)
-		return NULL;
-	size_t i = slot_of(key, m->cap);
-	while (m->slots[i].val && m->slots[i].key != key)
-		i = (i + 1) & (m->cap - 1);
-	void *val = m->slots[i].val;
-	if (!val)
-		return NULL;
 	/* Backward shift: every later entry of the run that may move closer to its home does. */
 	size_t hole = i;
 	for (size_t j = (i + 1) & (m->cap - 1); m->slots[j].val; j = (j + 1) & (m->cap - 1)) {
@@ -83,6 +85,16 @@ void *vt_u64map_del(struct vt_u64map *m, uint64_t key)
 	}
 	m->slots[hole].val = NULL;
 	m->n--;
+}
+
+void *vt_u64map_del(struct vt_u64map *m, uint64_t key)
+{
+	if (!m->cap)
+		return NULL;
+	struct vt_u64map_slot *s = find(m, key);
+	void *val = s->val;
+	if (val)
+		del_at(m, (size_t)(s - m->slots));
 	return val;
 }
 
@@ -92,20 +104,28 @@ void vt_u64map_free(struct vt_u64map *m)
 	*m = (struct vt_u64map){0};
 }
 
-struct vt_req *vt_reqmap_add(struct vt_reqmap *m, uint64_t handle)
+struct vt_req *vt_reqmap_add(struct vt_reqmap *m, uint64_t handle, bool persistent)
 {
 	struct vt_req *r = m->spare;
 	if (r)
 		m->spare = r->next;
 	else if (!(r = malloc(sizeof(*r))))
 		return NULL;
-	*r = (struct vt_req){.handle = handle};
-	struct vt_req *youngest = vt_u64map_get(&m->youngest, handle);
-	if (vt_u64map_set(&m->youngest, handle, r) < 0) {
+	*r = (struct vt_req){.handle = handle, .persistent = persistent};
+	/* One probe of the handle's slot: its youngest is replaced by r. */
+	struct vt_u64map *y = &m->youngest;
+	if ((2 * (y->n + 1) > y->cap && grow(y) < 0) ||
+	    (persistent && vt_u64map_set(&m->persistent, handle, r) < 0)) {
 		r->next = m->spare;
 		m->spare = r;
 		return NULL;
 	}
+	struct vt_u64map_slot *s = find(y, handle);
+	struct vt_req *youngest = s->val;
+	if (!youngest)
+		y->n++;
+	s->key = handle;
+	s->val = r;
 	if (youngest) {
 		r->next = youngest->next; /* the oldest */
 		youngest->next = r;
@@ -124,16 +144,38 @@ struct vt_req *vt_reqmap_oldest(const struct vt_reqmap *m, uint64_t handle)
 
 struct vt_req *vt_reqmap_persistent(const struct vt_reqmap *m, uint64_t handle)
 {
-	struct vt_req *youngest = vt_u64map_get(&m->youngest, handle);
+	return m->persistent.n ? vt_u64map_get(&m->persistent, handle) : NULL;
+}
+
+bool vt_reqmap_complete(struct vt_reqmap *m, uint64_t handle, struct vt_req *out)
+{
+	struct vt_req *p = vt_reqmap_persistent(m, handle);
+	if (p && p->active) {
+		*out = *p;
+		p->active = false;
+		return true;
+	}
+	if (!m->youngest.cap)
+		return false;
+	struct vt_u64map_slot *s = find(&m->youngest, handle);
+	struct vt_req *youngest = s->val;
 	if (!youngest)
-		return NULL;
-	struct vt_req *r = youngest->next;
-	do {
-		if (r->persistent)
-			return r;
-		r = r->next;
-	} while (r != youngest->next);
-	return NULL;
+		return false;
+	struct vt_req *r = youngest->next; /* the oldest */
+	*out = *r;
+	if (r->persistent) {
+		r->active = false;
+		return true;
+	}
+	/* Unlinked from the front of its ring without another probe. */
+	if (r == youngest)
+		del_at(&m->youngest, (size_t)(s - m->youngest.slots));
+	else
+		youngest->next = r->next;
+	r->next = m->spare;
+	m->spare = r;
+	m->n--;
+	return true;
 }
 
 void vt_reqmap_remove(struct vt_reqmap *m, struct vt_req *r)
@@ -141,6 +183,8 @@ void vt_reqmap_remove(struct vt_reqmap *m, struct vt_req *r)
 	struct vt_req *youngest = vt_u64map_get(&m->youngest, r->handle);
 	if (!youngest)
 		return;
+	if (r->persistent && vt_u64map_get(&m->persistent, r->handle) == r)
+		vt_u64map_del(&m->persistent, r->handle);
 	if (r->next == r) {
 		vt_u64map_del(&m->youngest, r->handle);
 	} else {
@@ -172,6 +216,7 @@ void vt_reqmap_free(struct vt_reqmap *m)
 		free(y);
 	}
 	vt_u64map_free(&m->youngest);
+	vt_u64map_free(&m->persistent);
 	while (m->spare) {
 		struct vt_req *next = m->spare->next;
 		free(m->spare);

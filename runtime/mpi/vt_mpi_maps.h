@@ -45,20 +45,28 @@ struct vt_req {
 };
 
 /* By handle: the youngest request of each handle, whose next is the oldest (a ring), so
- * that adding and taking the oldest are O(1) however often a handle repeats. */
+ * that adding and taking the oldest are O(1) however often a handle repeats; and the
+ * persistent requests by handle (also in the rings), so that finding one never walks a ring
+ * (a handle MPI gives 1000 eager sends at once is a ring of 1000). */
 struct vt_reqmap {
 	struct vt_u64map youngest;
+	struct vt_u64map persistent;
 	struct vt_req *spare; /* removed requests, kept for the next */
 	size_t n;
 };
 
-/* A new request of handle, the youngest of its handle (fields zero but handle); NULL when
- * memory ran out. */
-struct vt_req *vt_reqmap_add(struct vt_reqmap *m, uint64_t handle);
+/* A new request of handle, the youngest of its handle (fields zero but handle and
+ * persistent); NULL when memory ran out. */
+struct vt_req *vt_reqmap_add(struct vt_reqmap *m, uint64_t handle, bool persistent);
 /* The oldest request of handle, or NULL. */
 struct vt_req *vt_reqmap_oldest(const struct vt_reqmap *m, uint64_t handle);
-/* The oldest persistent request of handle, or NULL. */
+/* The persistent request of handle (the youngest, when MPI reused the handle of one that
+ * vt did not see freed), or NULL; O(1). */
 struct vt_req *vt_reqmap_persistent(const struct vt_reqmap *m, uint64_t handle);
+/* A request of handle completed: its active persistent request, else its oldest, copied
+ * to out; the persistent one made inactive, another forgotten. One probe of the map; false
+ * when handle has no request. */
+bool vt_reqmap_complete(struct vt_reqmap *m, uint64_t handle, struct vt_req *out);
 /* Forgets r (from vt_reqmap_add of this map). */
 void vt_reqmap_remove(struct vt_reqmap *m, struct vt_req *r);
 void vt_reqmap_free(struct vt_reqmap *m);

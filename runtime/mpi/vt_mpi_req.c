@@ -24,7 +24,7 @@ static uint64_t follow(MPI_Request req, struct vt_req like, bool *ok)
 	/* Handles repeat: MPI hands the same handle to requests that completed at once (both
 	 * Open MPI and MPICH do for small eager sends), so a handle may stand for several
 	 * requests, completed in the order they were made: the map keeps that order. */
-	struct vt_req *r = vt_reqmap_add(&requests.map, VTW_BITS(req));
+	struct vt_req *r = vt_reqmap_add(&requests.map, VTW_BITS(req), like.persistent);
 	if (r) {
 		like.handle = r->handle;
 		like.next = r->next;
@@ -121,39 +121,32 @@ void vtw_request_cancelled(MPI_Request req)
 }
 
 /*
- * A request that completed with status: its completion event. Called with the handle the
- * request had before the completing call (MPI sets it to MPI_REQUEST_NULL).
+ * A request that completed: what vt knew of it (false: nothing, or it was not active), and
+ * forgotten unless persistent. handle: the bits the request had before the completing call
+ * (MPI sets it to MPI_REQUEST_NULL). With requests.lock held.
  */
-static void request_completed(uint64_t handle, const MPI_Status *status)
+static bool take_locked(uint64_t handle, struct vt_req *out)
 {
-	pthread_mutex_lock(&requests.lock);
 	/* An active persistent request first: a repeated handle of a finished one is not. */
-	struct vt_req *found = vt_reqmap_persistent(&requests.map, handle);
-	if (!found || !found->active)
-		found = vt_reqmap_oldest(&requests.map, handle);
-	struct vt_req r = found ? *found : (struct vt_req){0};
-	if (found) {
-		if (found->persistent)
-			found->active = 0;
-		else
-			vt_reqmap_remove(&requests.map, found);
-	}
-	pthread_mutex_unlock(&requests.lock);
-	if (!found || !r.active)
-		return;
+	return vt_reqmap_complete(&requests.map, handle, out) && out->active;
+}
+
+/* The completion event of request r (take_locked's), which completed with status. */
+static void completion_event(const struct vt_req *r, const MPI_Status *status)
+{
 	/* File and window requests first: MPI (Open MPI's ompio) may leave their statuses'
 	 * cancelled field unset. */
-	if (r.kind == VTW_REQ_IO) {
+	if (r->kind == VTW_REQ_IO) {
 		int count = MPI_UNDEFINED;
 		if (status)
 			PMPI_Get_count(status, MPI_BYTE, &count);
 		vt_mpi_event(0, VT_REC_IO_COMPLETE, 0,
-			     count == MPI_UNDEFINED || count < 0 ? r.bytes : (uint64_t)count,
-			     r.comm, 0, 0, r.id);
+			     count == MPI_UNDEFINED || count < 0 ? r->bytes : (uint64_t)count,
+			     r->comm, 0, 0, r->id);
 		return;
 	}
-	if (r.kind == VTW_REQ_RMA) {
-		vt_mpi_event(0, VT_REC_RMA_COMPLETE, VT_RMA_COMPLETE_NONBLOCKING, r.id, r.comm, 0,
+	if (r->kind == VTW_REQ_RMA) {
+		vt_mpi_event(0, VT_REC_RMA_COMPLETE, VT_RMA_COMPLETE_NONBLOCKING, r->id, r->comm, 0,
 			     0, 0);
 		return;
 	}
@@ -162,21 +155,32 @@ static void request_completed(uint64_t handle, const MPI_Status *status)
 		PMPI_Test_cancelled(status, &cancelled);
 	if (cancelled)
 		return;
-	if (r.kind == VTW_REQ_SEND) {
-		vt_mpi_request(VT_REC_MPI_ISEND_COMPLETE, r.id);
+	if (r->kind == VTW_REQ_SEND) {
+		vt_mpi_request(VT_REC_MPI_ISEND_COMPLETE, r->id);
 		return;
 	}
-	if (r.kind == VTW_REQ_COLL) {
-		vt_mpi_nbc_complete((uint32_t)r.tag, r.comm, vtw_root(r.peer), r.bytes, r.received,
-				    r.id);
+	if (r->kind == VTW_REQ_COLL) {
+		vt_mpi_nbc_complete((uint32_t)r->tag, r->comm, vtw_root(r->peer), r->bytes,
+				    r->received, r->id);
 		return;
 	}
 	int count = 0;
 	if (status)
 		PMPI_Get_count(status, MPI_BYTE, &count);
-	vt_mpi_p2p_request(VT_REC_MPI_IRECV, (uint32_t)(status ? status->MPI_SOURCE : r.peer),
-			   r.comm, (uint32_t)(status ? status->MPI_TAG : r.tag),
-			   (uint64_t)(count > 0 ? count : 0), r.id);
+	vt_mpi_p2p_request(VT_REC_MPI_IRECV, (uint32_t)(status ? status->MPI_SOURCE : r->peer),
+			   r->comm, (uint32_t)(status ? status->MPI_TAG : r->tag),
+			   (uint64_t)(count > 0 ? count : 0), r->id);
+}
+
+/* A request that completed with status: its completion event. */
+static void request_completed(uint64_t handle, const MPI_Status *status)
+{
+	struct vt_req r;
+	pthread_mutex_lock(&requests.lock);
+	bool known = take_locked(handle, &r);
+	pthread_mutex_unlock(&requests.lock);
+	if (known)
+		completion_event(&r, status);
 }
 
 /* -- receives ------------------------------------------------------------------------ */
@@ -299,21 +303,33 @@ VTW_MRECV(MPI_Mrecv_c, MPI_Count)
 
 /* -- completion ---------------------------------------------------------------------- */
 
-/* Copies of the handles before the call (MPI nulls completed ones), and statuses to read
- * even where the caller ignores them. Small counts live on the stack. */
+/* Copies of the handles before the call (MPI nulls completed ones), statuses to read even
+ * where the caller ignores them, and what vt knew of the requests that completed. Small
+ * counts live on the stack, larger ones in one allocation. */
 struct completion {
 	uint64_t small_h[16];
 	MPI_Status small_st[16];
+	struct vt_req small_r[16];
 	uint64_t *h;
 	MPI_Status *st;
+	struct vt_req *r;
 };
 
 static int completion_begin(struct completion *c, int n, const MPI_Request reqs[])
 {
-	c->h = n <= 16 ? c->small_h : malloc((size_t)n * sizeof(*c->h));
-	c->st = n <= 16 ? c->small_st : malloc((size_t)n * sizeof(*c->st));
-	if (!c->h || !c->st)
-		return -1;
+	if (n <= 16) {
+		c->h = c->small_h;
+		c->st = c->small_st;
+		c->r = c->small_r;
+	} else {
+		/* handles and requests first: 8-byte aligned at every n */
+		char *m = malloc((size_t)n * (sizeof(*c->h) + sizeof(*c->r) + sizeof(*c->st)));
+		if (!m)
+			return -1;
+		c->h = (uint64_t *)m;
+		c->r = (struct vt_req *)(m + (size_t)n * sizeof(*c->h));
+		c->st = (MPI_Status *)(m + (size_t)n * (sizeof(*c->h) + sizeof(*c->r)));
+	}
 	for (int i = 0; i < n; i++)
 		c->h[i] = VTW_BITS(reqs[i]);
 	return 0;
@@ -323,8 +339,27 @@ static void completion_end(struct completion *c)
 {
 	if (c->h != c->small_h)
 		free(c->h);
-	if (c->st != c->small_st)
-		free(c->st);
+}
+
+/*
+ * count requests completed, the k-th with status st[k] and the handle c->h[idx[k]] (idx
+ * NULL: k): their completion events, with one lock for all of them. errors: a status whose
+ * MPI_ERROR is set says that its request did not complete (MPI_ERR_IN_STATUS).
+ */
+static void completed(struct completion *c, int count, const int idx[], const MPI_Status st[],
+		      bool errors)
+{
+	pthread_mutex_lock(&requests.lock);
+	for (int k = 0; k < count; k++) {
+		if (errors && st[k].MPI_ERROR != MPI_SUCCESS)
+			c->r[k].active = 0;
+		else if (!take_locked(c->h[idx ? idx[k] : k], &c->r[k]))
+			c->r[k].active = 0;
+	}
+	pthread_mutex_unlock(&requests.lock);
+	for (int k = 0; k < count; k++)
+		if (c->r[k].active)
+			completion_event(&c->r[k], &st[k]);
 }
 
 VTW_EXPORT int MPI_Wait(MPI_Request *req, MPI_Status *status)
@@ -366,9 +401,8 @@ VTW_EXPORT int MPI_Waitall(int n, MPI_Request reqs[], MPI_Status statuses[])
 	vtw_rec_enter(VT_MPI_G_P2P, &vtw_desc_MPI_Waitall);
 	int ret = PMPI_Waitall(n, reqs, st);
 	/* On MPI_ERR_IN_STATUS each status says whether its request completed. */
-	for (int i = 0; i < n && (ret == MPI_SUCCESS || ret == MPI_ERR_IN_STATUS); i++)
-		if (ret == MPI_SUCCESS || st[i].MPI_ERROR == MPI_SUCCESS)
-			request_completed(c.h[i], &st[i]);
+	if (ret == MPI_SUCCESS || ret == MPI_ERR_IN_STATUS)
+		completed(&c, n, NULL, st, ret == MPI_ERR_IN_STATUS);
 	vtw_rec_exit(VT_MPI_G_P2P, &vtw_desc_MPI_Waitall);
 	completion_end(&c);
 	return ret;
@@ -382,8 +416,8 @@ VTW_EXPORT int MPI_Testall(int n, MPI_Request reqs[], int *flag, MPI_Status stat
 	MPI_Status *st = statuses == MPI_STATUSES_IGNORE ? c.st : statuses;
 	vtw_rec_enter(VT_MPI_G_XREQTEST, &vtw_desc_MPI_Testall);
 	int ret = PMPI_Testall(n, reqs, flag, st);
-	for (int i = 0; ret == MPI_SUCCESS && *flag && i < n; i++)
-		request_completed(c.h[i], &st[i]);
+	if (ret == MPI_SUCCESS && *flag)
+		completed(&c, n, NULL, st, false);
 	vtw_rec_exit(VT_MPI_G_XREQTEST, &vtw_desc_MPI_Testall);
 	completion_end(&c);
 	return ret;
@@ -431,8 +465,8 @@ static int some(int (*fn)(int, MPI_Request[], int *, int[], MPI_Status[]), uint3
 	MPI_Status *st = statuses == MPI_STATUSES_IGNORE ? c.st : statuses;
 	vtw_rec_enter(group, desc);
 	int ret = fn(n, reqs, outcount, indices, st);
-	for (int i = 0; ret == MPI_SUCCESS && *outcount != MPI_UNDEFINED && i < *outcount; i++)
-		request_completed(c.h[indices[i]], &st[i]);
+	if (ret == MPI_SUCCESS && *outcount != MPI_UNDEFINED)
+		completed(&c, *outcount, indices, st, false);
 	vtw_rec_exit(group, desc);
 	completion_end(&c);
 	return ret;

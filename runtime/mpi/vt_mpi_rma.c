@@ -7,11 +7,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-/* An operation in flight: until a synchronization completes it remotely. */
+/* An operation in flight: until a synchronization completes it remotely, or a Get until
+ * one completes it locally (its data arrived: nothing remains to complete). */
 struct rma_op {
 	uint64_t id;
 	int target;
 	bool local; /* completed locally already (flush_local) */
+	bool get;
 };
 
 /* What vt knows of a window; by handle in wins.map, under wins.lock. */
@@ -21,6 +23,7 @@ struct win_state {
 	uint32_t access, exposure; /* the group ids of the PSCW epochs, UINT32_MAX: none */
 	struct rma_op *ops;
 	size_t n_ops, cap_ops;
+	size_t lo; /* ops[0..lo) are completed locally: a flush_local starts after them */
 };
 
 /* map: the windows by handle; ids: the last operation's matching id; world: the group of
@@ -128,7 +131,7 @@ void vtw_rma_op(MPI_Win win, uint32_t kind, uint32_t atomic, int target, uint64_
 	}
 	/* Out of memory the operation is recorded, its completion not. */
 	if (w && w->n_ops < w->cap_ops)
-		w->ops[w->n_ops++] = (struct rma_op){id, target, false};
+		w->ops[w->n_ops++] = (struct rma_op){id, target, false, kind == VT_REC_RMA_GET};
 	pthread_mutex_unlock(&wins.lock);
 	if (wid == UINT32_MAX)
 		return;
@@ -138,22 +141,32 @@ void vtw_rma_op(MPI_Win win, uint32_t kind, uint32_t atomic, int target, uint64_
 		vtw_request_track(*req, VTW_REQ_RMA, id, wid, 0);
 }
 
-/* The ids of the operations a synchronization completes (remote: and forgets), malloc'd. */
+/*
+ * The ids of the operations a synchronization completes (malloc'd): remote, it completes
+ * and forgets them; local (flush_local), it completes those not completed locally yet and
+ * forgets the Gets among them, so that a Get and a flush_local in a loop keep nothing and
+ * each flush_local looks at the operations issued since the last one only.
+ */
 static uint64_t *rma_take(struct win_state *w, int target, bool remote, size_t *n)
 {
-	uint64_t *ids = malloc((w->n_ops ? w->n_ops : 1) * sizeof(*ids));
-	size_t k = 0, keep = 0;
-	for (size_t i = 0; i < w->n_ops; i++) {
+	size_t from = remote ? 0 : w->lo;
+	uint64_t *ids = malloc((w->n_ops > from ? w->n_ops - from : 1) * sizeof(*ids));
+	size_t k = 0, keep = from;
+	for (size_t i = from; i < w->n_ops; i++) {
 		struct rma_op *o = &w->ops[i];
 		bool mine = target == VTW_RMA_ALL || o->target == target;
 		if (mine && ids && (remote || !o->local))
 			ids[k++] = o->id;
 		if (mine && !remote)
 			o->local = true;
-		if (!(mine && remote))
+		if (!(mine && (remote || o->get)))
 			w->ops[keep++] = *o;
 	}
 	w->n_ops = keep;
+	if (remote)
+		w->lo = 0;
+	while (w->lo < w->n_ops && w->ops[w->lo].local)
+		w->lo++;
 	*n = k;
 	return ids;
 }

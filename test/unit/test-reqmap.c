@@ -30,7 +30,7 @@ static void requests_out_of_order(void)
 	/* Handles as Open MPI's pointers would be: 16-byte aligned, distinct. */
 	for (size_t i = 0; i < N; i++) {
 		handle[i] = 0x7f0000000000ull + 16 * (uint64_t)i;
-		struct vt_req *r = vt_reqmap_add(&m, handle[i]);
+		struct vt_req *r = vt_reqmap_add(&m, handle[i], false);
 		if (!r) {
 			bad++;
 			continue;
@@ -72,17 +72,19 @@ static void repeated_handles(void)
 	/* MPI hands one handle to requests that completed at once: 1000 requests of handle 7,
 	 * one persistent request of handle 9 between them, and one of handle 8. */
 	for (uint64_t i = 1; i <= 1000; i++) {
-		struct vt_req *r = vt_reqmap_add(&m, 7);
+		struct vt_req *r = vt_reqmap_add(&m, 7, false);
 		r->id = i;
 		if (i == 500) {
-			struct vt_req *p = vt_reqmap_add(&m, 9);
+			struct vt_req *p = vt_reqmap_add(&m, 9, true);
 			p->id = 5000;
-			p->persistent = true;
-			struct vt_req *q = vt_reqmap_add(&m, 8);
+			CHECK(p->persistent);
+			struct vt_req *q = vt_reqmap_add(&m, 8, false);
 			q->id = 6000;
 		}
 	}
 	CHECK(m.n == 1002);
+	/* Persistent requests have a map of their own: one, found without walking a ring. */
+	CHECK(m.persistent.n == 1);
 	CHECK(vt_reqmap_persistent(&m, 7) == NULL);
 	struct vt_req *p = vt_reqmap_persistent(&m, 9);
 	CHECK(p && p->id == 5000);
@@ -96,7 +98,7 @@ static void repeated_handles(void)
 			vt_reqmap_remove(&m, r);
 		/* New ones of the same handle go behind the older ones. */
 		if (i == 10) {
-			struct vt_req *late = vt_reqmap_add(&m, 7);
+			struct vt_req *late = vt_reqmap_add(&m, 7, false);
 			late->id = 1001;
 		}
 	}
@@ -108,15 +110,58 @@ static void repeated_handles(void)
 	p->active = true;
 	CHECK(vt_reqmap_persistent(&m, 9) == p && p->active);
 	/* Removing the youngest of a ring of two keeps the other. */
-	struct vt_req *a = vt_reqmap_add(&m, 11), *b = vt_reqmap_add(&m, 11);
+	struct vt_req *a = vt_reqmap_add(&m, 11, false), *b = vt_reqmap_add(&m, 11, false);
 	a->id = 1;
 	b->id = 2;
 	vt_reqmap_remove(&m, b);
 	CHECK(vt_reqmap_oldest(&m, 11) == a);
 	vt_reqmap_remove(&m, a);
+	/* A persistent request behind a non-persistent one of its handle (MPI reused the
+	 * handle of a request vt did not see complete): found still, the ring's order kept. */
+	struct vt_req *old = vt_reqmap_add(&m, 12, false), *pers = vt_reqmap_add(&m, 12, true);
+	CHECK(vt_reqmap_persistent(&m, 12) == pers && vt_reqmap_oldest(&m, 12) == old);
+	vt_reqmap_remove(&m, pers);
+	CHECK(vt_reqmap_persistent(&m, 12) == NULL && vt_reqmap_oldest(&m, 12) == old);
+	vt_reqmap_remove(&m, old);
 	vt_reqmap_remove(&m, p);
+	CHECK(m.persistent.n == 0 && vt_reqmap_persistent(&m, 9) == NULL);
 	vt_reqmap_remove(&m, vt_reqmap_oldest(&m, 8));
 	CHECK(m.n == 0 && m.youngest.n == 0);
+	vt_reqmap_free(&m);
+}
+
+static void completions(void)
+{
+	struct vt_reqmap m = {0};
+	/* 100 requests of one handle, an active persistent request, an inactive one. */
+	for (uint64_t i = 1; i <= 100; i++)
+		vt_reqmap_add(&m, 7, false)->id = i;
+	struct vt_req *p = vt_reqmap_add(&m, 9, true);
+	p->id = 500;
+	p->active = true;
+	vt_reqmap_add(&m, 10, true)->id = 600;
+	struct vt_req out;
+	int in_order = 1;
+	for (uint64_t i = 1; i <= 100; i++) {
+		if (!vt_reqmap_complete(&m, 7, &out) || out.id != i)
+			in_order = 0;
+		/* one of the same handle made meanwhile completes after the older ones */
+		if (i == 50)
+			vt_reqmap_add(&m, 7, false)->id = 101;
+	}
+	CHECK(in_order);
+	CHECK(vt_reqmap_complete(&m, 7, &out) && out.id == 101);
+	CHECK(!vt_reqmap_complete(&m, 7, &out));
+	CHECK(!vt_reqmap_complete(&m, 8, &out));
+	/* The persistent request completes once per start and stays. */
+	CHECK(vt_reqmap_complete(&m, 9, &out) && out.id == 500 && out.active && out.persistent);
+	CHECK(!p->active && vt_reqmap_persistent(&m, 9) == p);
+	CHECK(vt_reqmap_complete(&m, 9, &out) && out.id == 500 && !out.active);
+	CHECK(vt_reqmap_complete(&m, 10, &out) && out.id == 600 && !out.active);
+	CHECK(m.n == 2 && m.youngest.n == 2 && m.persistent.n == 2);
+	vt_reqmap_remove(&m, p);
+	vt_reqmap_remove(&m, vt_reqmap_persistent(&m, 10));
+	CHECK(m.n == 0 && m.youngest.n == 0 && m.persistent.n == 0);
 	vt_reqmap_free(&m);
 }
 
@@ -158,6 +203,7 @@ int main(void)
 {
 	requests_out_of_order();
 	repeated_handles();
+	completions();
 	handle_map();
 	return unit_done();
 }

@@ -141,6 +141,30 @@ VT_MPI_EXPORT uint64_t vt_mpi_enter(struct vt_inst_desc *d)
 	return now;
 }
 
+/*
+ * The message and request events' common case: the TSC as the clock and room in the half
+ * being filled, for an outermost producer; written in place with no call (they are most of
+ * what a request costs, several per request). ts: 0 for now, else a time taken before (an
+ * Isend's, at its call's entry), never later than now. false: nothing written, the caller
+ * takes the general path (vt_thread_put_event: a thread that does not record yet or no
+ * longer, a full half, a signal handler's event).
+ */
+static inline __attribute__((always_inline)) bool
+put_fast(uint64_t ts, uint32_t head, uint32_t kind, const union vt_rec_payload *pl, unsigned n)
+{
+	struct vt_tls *t = &vt_tls;
+	if (vt_unlikely(!vt_clock_tsc))
+		return false;
+	struct vt_rec *p = vt_buf_reserve_fast(t, 1 + n);
+	if (vt_unlikely(!p))
+		return false;
+	uint64_t now = __rdtsc();
+	p[0] = (struct vt_rec){ts && ts < now ? ts : now, head, kind};
+	memcpy(p + 1, pl, n * sizeof(*p));
+	vt_buf_commit(t, p, 1 + n);
+	return true;
+}
+
 static void event(uint32_t kind, uint32_t head, const union vt_rec_payload *p, unsigned n)
 {
 	struct vt_tls *t = vt_thread_self();
@@ -152,20 +176,24 @@ VT_MPI_EXPORT void vt_mpi_p2p(uint32_t kind, uint32_t peer, uint32_t comm, uint3
 			      uint64_t bytes)
 {
 	union vt_rec_payload p = {.msg = {bytes, comm, tag}};
-	event(kind, peer, &p, 1);
+	if (!put_fast(0, peer, kind, &p, 1))
+		event(kind, peer, &p, 1);
 }
 
 VT_MPI_EXPORT void vt_mpi_p2p_request(uint32_t kind, uint32_t peer, uint32_t comm, uint32_t tag,
 				      uint64_t bytes, uint64_t request)
 {
 	union vt_rec_payload p[2] = {{.msg = {bytes, comm, tag}}, {.req = {request, 0}}};
-	event(kind, peer, p, 2);
+	if (!put_fast(0, peer, kind, p, 2))
+		event(kind, peer, p, 2);
 }
 
 VT_MPI_EXPORT void vt_mpi_p2p_request_at(uint64_t ts, uint32_t kind, uint32_t peer, uint32_t comm,
 					 uint32_t tag, uint64_t bytes, uint64_t request)
 {
 	union vt_rec_payload p[2] = {{.msg = {bytes, comm, tag}}, {.req = {request, 0}}};
+	if (put_fast(ts, peer, kind, p, 2))
+		return;
 	struct vt_tls *t = vt_thread_self();
 	if (t)
 		vt_thread_put_event_at(t, ts, peer, kind, p, 2);
@@ -174,7 +202,8 @@ VT_MPI_EXPORT void vt_mpi_p2p_request_at(uint64_t ts, uint32_t kind, uint32_t pe
 VT_MPI_EXPORT void vt_mpi_request(uint32_t kind, uint64_t request)
 {
 	union vt_rec_payload p = {.req = {request, 0}};
-	event(kind, 0, &p, 1);
+	if (!put_fast(0, 0, kind, &p, 1))
+		event(kind, 0, &p, 1);
 }
 
 VT_MPI_EXPORT void vt_mpi_coll(uint64_t t0, uint32_t op, uint32_t comm, uint32_t root,

@@ -4,11 +4,13 @@
 //   1. MPI_Win_create over 8 ints; a fence epoch: MPI_Put of 2 ints to next, MPI_Get of 3
 //      ints from prev, MPI_Accumulate of 1 int to rank 0; closing fence.
 //   2. PSCW: even ranks expose to the odd ranks (post/wait), odd ranks access the even
-//      ones (start, a Put of 1 int to each, at its own place, complete); with one rank the epoch is empty.
+//      ones (start, a Put of 1 int to each, at its own place, complete); with one rank the epoch is
+//      empty.
 //   3. Passive target: MPI_Win_lock (exclusive) on next, MPI_Fetch_and_op and
 //      MPI_Compare_and_swap of 1 int, MPI_Win_unlock; MPI_Win_lock_all, MPI_Rput of 2 ints
 //      to prev completed by MPI_Wait, MPI_Win_flush_all, MPI_Get_accumulate of 1 int from
-//      next, MPI_Win_unlock_all. MPI_Win_free.
+//      next, three times MPI_Get of 1 int from next and MPI_Win_flush_local(next), MPI_Put of
+//      1 int to next and MPI_Win_flush_local(next), MPI_Win_unlock_all. MPI_Win_free.
 //   4. MPI_Win_allocate of 4 ints named "allocated" (MPI_Win_set_name); a fence, a Put of
 //      4 ints to next, a fence; freed.
 // Each rank prints one line of results.
@@ -66,6 +68,14 @@ int main(int argc, char **argv)
 	MPI_Wait(&q, MPI_STATUS_IGNORE);
 	MPI_Win_flush_all(win);
 	MPI_Get_accumulate(&one, 1, MPI_INT, &res, 1, MPI_INT, next, 1, 1, MPI_INT, MPI_SUM, win);
+	/* read, not used: the values depend on the other ranks' timing */
+	int scratch[3];
+	for (int i = 0; i < 3; i++) {
+		MPI_Get(&scratch[i], 1, MPI_INT, next, i, 1, MPI_INT, win);
+		MPI_Win_flush_local(next, win);
+	}
+	MPI_Put(&src[1], 1, MPI_INT, next, 6, 1, MPI_INT, win);
+	MPI_Win_flush_local(next, win);
 	MPI_Win_unlock_all(win);
 	MPI_Barrier(MPI_COMM_WORLD);
 	MPI_Win_free(&win);

@@ -6,7 +6,9 @@ collectives that complete the epoch's operations remotely, RmaPut/RmaGet/RmaAtom
 target, bytes and a matching id that one completion refers to, PSCW as RmaGroupSync with the
 world ranks of the epoch's group, passive target as RmaRequestLock/RmaReleaseLock with the
 operations completed at the unlock and flush, a request-based MPI_Rput completed locally at
-MPI_Wait; the windows' definitions with their communicator and names."""
+MPI_Wait, Gets completed (locally, and no more) by MPI_Win_flush_local and a Put completed
+locally by it and remotely at the unlock; the windows' definitions with their communicator
+and names."""
 
 import vtmpi
 import vttest
@@ -73,13 +75,27 @@ def steps(r, n):
                remote('MPI_Win_unlock', A, f), remote('MPI_Win_unlock', A, c),
                ('MPI_Win_unlock', 'RmaReleaseLock', A, nx, 0))
     q, ga = ids.new(), ids.new()
+    # A Get completed by a flush_local is done (its data arrived): completed locally, never
+    # remotely; the Get_accumulate and a Put completed locally (the first flush_local
+    # completes the Get_accumulate too) are completed remotely at the unlock.
+    gets = [ids.new() for _ in range(3)]
+    lp = ids.new()
+    flushed = []
+    for k, x in enumerate(gets):
+        flushed += [('MPI_Get', 'RmaGet', A, nx, INT, x)]
+        if k == 0:
+            flushed += [('MPI_Win_flush_local', 'RmaOpCompleteBlocking', A, ga)]
+        flushed += [('MPI_Win_flush_local', 'RmaOpCompleteBlocking', A, x)]
     out += one(('MPI_Win_lock_all', 'RmaRequestLock', A, ALL, 0, 'SHARED'),
                ('MPI_Rput', 'RmaPut', A, pv, 2 * INT, q),
                ('MPI_Wait', 'RmaOpCompleteNonBlocking', A, q),
                remote('MPI_Win_flush_all', A, q),
                ('MPI_Get_accumulate', 'RmaAtomic', A, nx, 'FETCH_AND_ACCUMULATE', INT, INT,
                 ga),
-               remote('MPI_Win_unlock_all', A, ga),
+               *flushed,
+               ('MPI_Put', 'RmaPut', A, nx, INT, lp),
+               ('MPI_Win_flush_local', 'RmaOpCompleteBlocking', A, lp),
+               remote('MPI_Win_unlock_all', A, ga), remote('MPI_Win_unlock_all', A, lp),
                ('MPI_Win_unlock_all', 'RmaReleaseLock', A, ALL, 0))
     out += one(*vtmpi.coll('MPI_Barrier', 'BARRIER', W, ROOT_NONE, 0, 0))
     out += rma_coll('MPI_Win_free', 'DESTROY_HANDLE', A,
@@ -98,7 +114,8 @@ def steps(r, n):
 
 def enters(r, n):
     e = {'main': 1, 'MPI_Init': 1, 'MPI_Finalize': 1, 'MPI_Comm_rank': 1, 'MPI_Comm_size': 1,
-         'MPI_Win_create': 1, 'MPI_Win_fence': 4, 'MPI_Put': 2, 'MPI_Get': 1,
+         'MPI_Win_create': 1, 'MPI_Win_fence': 4, 'MPI_Put': 3, 'MPI_Get': 4,
+         'MPI_Win_flush_local': 4,
          'MPI_Accumulate': 1, 'MPI_Comm_group': 1, 'MPI_Group_incl': 1, 'MPI_Group_free': 2,
          'MPI_Barrier': 2, 'MPI_Win_lock': 1, 'MPI_Fetch_and_op': 1,
          'MPI_Compare_and_swap': 1, 'MPI_Win_unlock': 1, 'MPI_Win_lock_all': 1, 'MPI_Rput': 1,
