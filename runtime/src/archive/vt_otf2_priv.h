@@ -96,14 +96,15 @@ bool vt_otf2_empty_location(uint64_t ref);
  * there is no archive or the path does not fit. */
 bool vt_otf2_file_path(char *buf, size_t len, uint64_t ref, const char *ext);
 
-/* libotf2's event chunks: 256 KiB, its smallest. libotf2 keeps up to 128 MiB per writer by
- * default; vt keeps two chunks, so memory stays VT_BUFFER_SIZE plus 512 KiB per thread, and
- * full chunks go to disk at once (vt_chunks.c), in writes of 256-512 KiB. The smallest size
- * because libotf2 zero-fills the unused rest of a writer's last chunk: with 1 MiB that fill
- * was 190 page faults and 0.8 M instructions of an empty program's start and end
- * (docs/bench.md, issue 30), and a thread that records little pays it too. */
+/* libotf2's event chunks: 256 KiB, its smallest; vt keeps eight per location (libotf2 would
+ * keep up to 128 MiB per writer), so memory stays VT_BUFFER_SIZE plus 2 MiB per thread, and
+ * libotf2 writes the eight out at once when they are full (vt_chunks.c), one BufferFlush
+ * record per 2 MiB of events as with two chunks of 1 MiB. The smallest chunk because libotf2
+ * zero-fills the unused rest of a writer's last chunk: with 1 MiB that fill was 190 page
+ * faults and 0.8 M instructions of an empty program's start and end (docs/bench.md, issue
+ * 30), and a thread that records little pays it too. */
 #define EVT_CHUNK	(1u << 18)
-#define EVT_CHUNKS_KEPT 2
+#define EVT_CHUNKS_KEPT 8
 extern const OTF2_MemoryCallbacks vt_otf2_memory_callbacks;
 /* The archive is closed: the spare chunks go back to the system. */
 void vt_otf2_chunks_release(void);
