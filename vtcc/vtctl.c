@@ -128,8 +128,9 @@ static int find(int pid, struct vtctl_reg *r)
 		fprintf(stderr, "vt-ctl: no process %d\n", pid);
 	else
 		fprintf(stderr,
-			"vt-ctl: process %d is not traced by vt (no registration in %s; tracing "
-			"off, VT_CTL_SIGNAL=none, or the program handles the signal itself)\n",
+			"vt-ctl: process %d is not traced by vt (no registration in %s: tracing "
+			"off, or no control channel: a program has one in ring mode or with "
+			"VT_CTL_SIGNAL=SIGUSR2, unless it handles that signal itself)\n",
 			pid, dir);
 	return EXIT_NOT_TRACED;
 }

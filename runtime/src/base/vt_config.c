@@ -29,7 +29,7 @@ static const char *const openmp_modes[] = {"off", "regions", "all", NULL};
 static const char *const memtrace_modes[] = {"no", "yes", "events", "regions", NULL};
 static const char *const unify_modes[] = {"tree", "gather", NULL};
 static const char *const record_modes[] = {"file", "ring", NULL};
-static const char *const ctl_signals[] = {"SIGUSR2", "SIGUSR1", "none", NULL};
+static const char *const ctl_signals[] = {"auto", "SIGUSR2", "SIGUSR1", "none", NULL};
 static const char *const bool_words_true[] = {"yes", "true", "on", "1", NULL};
 static const char *const bool_words_false[] = {"no", "false", "off", "0", NULL};
 
@@ -179,10 +179,12 @@ static const struct vt_cfg_entry table[] = {
      "as regions, deep copies as regions and a counter of bytes, allocations as counters per "
      "memory space (docs/kokkos.md).",
      0, 0, NULL, &vt_cfg.kokkos},
-    {"VT_CTL_SIGNAL", VT_CFG_ENUM, "SIGUSR2", "SIGUSR1",
-     "Signal by which vt-ctl asks a running program to switch recording off or on, or for "
-     "its status (docs/vt-ctl.md); none: no control channel. The channel is not set up when "
-     "the program already handles that signal.",
+    {"VT_CTL_SIGNAL", VT_CFG_ENUM, "auto", "SIGUSR2",
+     "Signal by which vt-ctl asks a running program to switch recording off or on, for a "
+     "snapshot or for its status (docs/vt-ctl.md). auto: SIGUSR2 in ring mode (VT_MODE=ring), "
+     "no channel otherwise (its thread costs about 1 ms at start and end, and makes the "
+     "kernel's descriptor look-ups of a single-threaded program dearer); none: no channel. "
+     "The channel is not set up when the program already handles that signal.",
      0, 0, ctl_signals, &vt_cfg.ctl_signal},
     {"VT_VERBOSE", VT_CFG_INT, "1", "2",
      "Messages: 0 errors only, 1 warnings and where the trace went, 2-5 more detail.", 0, 5, NULL,

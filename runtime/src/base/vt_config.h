@@ -55,7 +55,7 @@ struct vt_config {
 /* VT_MODE: events written as buffers fill, or each thread's last ones kept (record/vt_ring.c). */
 enum vt_record_mode { VT_MODE_FILE, VT_MODE_RING };
 /* VT_CTL_SIGNAL: the signal vt-ctl sends (lifecycle/vt_ctl.c), or no control channel. */
-enum vt_ctl_signal { VT_CTL_SIGUSR2, VT_CTL_SIGUSR1, VT_CTL_NONE };
+enum vt_ctl_signal { VT_CTL_AUTO, VT_CTL_SIGUSR2, VT_CTL_SIGUSR1, VT_CTL_NONE };
 
 /* VT_UNIFY: the MPI ranks' definitions unified through a reduction tree, or all at rank 0. */
 enum vt_unify_mode { VT_UNIFY_TREE, VT_UNIFY_GATHER };

@@ -307,9 +307,16 @@ static void on_ctl_signal(int sig, siginfo_t *si, void *uc)
 void vt_ctl_start(void)
 {
 	static const int signals[] = {[VT_CTL_SIGUSR2] = SIGUSR2, [VT_CTL_SIGUSR1] = SIGUSR1};
-	if (vt_cfg.ctl_signal == VT_CTL_NONE || vt_config_secure())
+	/* auto: only in ring mode, where asking from outside is the point. The channel's thread
+	 * makes every process multi-threaded: about 1 ms of CPU at start and end
+	 * (bench/run-startup.py), and Linux then takes a reference on each descriptor a system
+	 * call uses (40-57 ns more per 1-byte read or write here, bench/run-io.py). */
+	int which = vt_cfg.ctl_signal;
+	if (which == VT_CTL_AUTO)
+		which = vt_cfg.mode == VT_MODE_RING ? VT_CTL_SIGUSR2 : VT_CTL_NONE;
+	if (which == VT_CTL_NONE || vt_config_secure())
 		return;
-	int sig = signals[vt_cfg.ctl_signal];
+	int sig = signals[which];
 	struct sigaction cur;
 	if (vt_real_sigaction(sig, NULL, &cur) != 0)
 		return;

@@ -37,7 +37,8 @@ class Live:
             os.chmod(self.cwd, 0o777)
             os.chmod(self.gdir, 0o777)
         full = {k: v for k, v in os.environ.items() if not k.startswith('VT_')}
-        self.given = {'VT_PFORM_GDIR': self.gdir}
+        # File mode has a channel only when asked for (VT_CTL_SIGNAL's default is auto).
+        self.given = {'VT_PFORM_GDIR': self.gdir, 'VT_CTL_SIGNAL': 'SIGUSR2'}
         self.given.update(env or {})
         full.update(self.given)
         self.cmd = [exe] + list(args)
@@ -126,7 +127,7 @@ def ring_snapshot(t, exe):
     """VT_MODE=ring: vt-ctl snapshot between B and C; the snapshot holds A's and B's calls
     and none of C's (the ring holds the whole run), the run's own trace all of them."""
     what = 'snapshot in ring mode'
-    live = Live(t, exe, env={'VT_MODE': 'ring'}, label='ringsnap')
+    live = Live(t, exe, env={'VT_MODE': 'ring', 'VT_CTL_SIGNAL': 'auto'}, label='ringsnap')
     for want in ('A done', 'B done'):
         t.eq(live.go(), want, '%s: %s' % (what, want))
     rc, out, err = vtctl(t, 'snapshot', str(live.pid))
@@ -212,6 +213,20 @@ def listing_and_errors(t, exe):
          'SIGTERM while off: the partial trace is balanced and ends in the gap')
     rc, out, err = vtctl(t, 'status', str(run.pid))
     t.eq(rc, 3, 'SIGTERM: vt-ctl finds no process afterwards')
+    # The default, auto, in file mode: no channel (and no thread of its own).
+    live = Live(t, exe, env={'VT_CTL_SIGNAL': 'auto'}, label='auto')
+    rc, out, err = vtctl(t, 'status', str(live.pid))
+    t.eq((rc, err.split(' (')[0]), (3, 'vt-ctl: process %d is not traced by vt' % live.pid),
+         'VT_CTL_SIGNAL=auto in file mode: vt-ctl finds no channel, status 3')
+    t.eq(len(os.listdir('/proc/%d/task' % live.pid)), 1,
+         'VT_CTL_SIGNAL=auto in file mode: the program has one thread')
+    for _ in range(3):
+        live.go()
+    run = live.end()
+    t.clean_run(run, 'VT_CTL_SIGNAL=auto')
+    t.enter_counts(t.trace(run, 'VT_CTL_SIGNAL=auto').loc('Master thread'), ALL,
+                   'VT_CTL_SIGNAL=auto')
+
     # VT_CTL_SIGNAL=none: no channel, and the trace as usual.
     live = Live(t, exe, env={'VT_CTL_SIGNAL': 'none'}, label='none')
     rc, out, err = vtctl(t, 'status', str(live.pid))

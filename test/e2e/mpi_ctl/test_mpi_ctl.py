@@ -53,8 +53,10 @@ def job(t, impl):
         os.makedirs(d)
     given = {'VT_PFORM_GDIR': gdir}
     env = {k: v for k, v in os.environ.items() if not k.startswith('VT_')}
+    env['VT_CTL_SIGNAL'] = 'SIGUSR2'  # file mode: a channel only when asked for
     env.update(given)
-    cmd = list(impl.launcher) + ['-np', '2'] + (['-x', 'VT_PFORM_GDIR'] if impl.export_env else [])
+    cmd = list(impl.launcher) + ['-np', '2'] + (
+        ['-x', 'VT_PFORM_GDIR', '-x', 'VT_CTL_SIGNAL'] if impl.export_env else [])
     cmd += [exe, godir]
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=cwd,
                             env=env, universal_newlines=True, start_new_session=True)
