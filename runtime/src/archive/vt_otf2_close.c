@@ -776,12 +776,11 @@ int vt_otf2_close(struct vt_loc *locs, uint64_t end_ts)
 	return -1;
 }
 
-int vt_otf2_close_alone(struct vt_loc *locs, uint64_t end_ts, const char *why)
+/* One rank's archive written without MPI (an abort, a snapshot), with the properties that say
+ * which rank of how many it holds: its readers see no other. */
+static int close_rank_alone(struct vt_loc *locs, uint64_t end_ts, const struct vt_mpi_ops *run,
+			    const char *why)
 {
-	const struct vt_mpi_ops *run = vt_otf2_mpi_ops();
-	if (!why || !run || vt_otf2_open_alone() < 0)
-		return -1;
-	/* Which rank of how many the archive holds: its readers see no other. */
 	char rank[16], size[16];
 	snprintf(rank, sizeof(rank), "%d", run->rank);
 	snprintf(size, sizeof(size), "%d", run->size);
@@ -790,15 +789,18 @@ int vt_otf2_close_alone(struct vt_loc *locs, uint64_t end_ts, const char *why)
 	return close_archive(locs, end_ts, &vt_otf2_serial_ops, why, (uint32_t)run->rank, true);
 }
 
+int vt_otf2_close_alone(struct vt_loc *locs, uint64_t end_ts, const char *why)
+{
+	const struct vt_mpi_ops *run = vt_otf2_mpi_ops();
+	if (!why || !run || vt_otf2_open_alone() < 0)
+		return -1;
+	return close_rank_alone(locs, end_ts, run, why);
+}
+
 int vt_otf2_close_snapshot(struct vt_loc *locs, uint64_t end_ts, const char *why)
 {
 	const struct vt_mpi_ops *run = vt_otf2_mpi_ops();
 	if (!why || !run)
 		return -1;
-	char rank[16], size[16];
-	snprintf(rank, sizeof(rank), "%d", run->rank);
-	snprintf(size, sizeof(size), "%d", run->size);
-	vt_annot_property("VT::MPI::RANK", rank);
-	vt_annot_property("VT::MPI::SIZE", size);
-	return close_archive(locs, end_ts, &vt_otf2_serial_ops, why, (uint32_t)run->rank, true);
+	return close_rank_alone(locs, end_ts, run, why);
 }

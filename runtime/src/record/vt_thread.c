@@ -531,6 +531,23 @@ bool vt_thread_begin_seq(struct vt_tls *t, uint64_t seq)
 	return on;
 }
 
+/* The end of every flush of vt_thread_flush, loc->lock held: returns next. */
+static struct vt_rec *flush_end(struct vt_tls *t, struct vt_loc *loc, struct vt_rec *next,
+				int saved)
+{
+	pthread_mutex_unlock(&loc->lock);
+	/* A flush is an event of the owner: on-event counter values are collected. A module
+	 * that runs code not the program's meanwhile (a plugin's) marks the thread busy with
+	 * foreign code itself (vt_metric.c); otherwise a signal handler's events are kept
+	 * aside as during the rest of a flush. */
+	t->busy = 0;
+	thr.hooks->flush(loc);
+	if (vt_unlikely(vt_signal_pending))
+		vt_signal_deferred();
+	errno = saved;
+	return next;
+}
+
 struct vt_rec *vt_thread_flush(struct vt_tls *t)
 {
 	struct vt_loc *loc = t->loc;
@@ -559,13 +576,7 @@ struct vt_rec *vt_thread_flush(struct vt_tls *t)
 			t->end = NULL;
 			t->state = VT_TLS_OFF;
 		}
-		pthread_mutex_unlock(&loc->lock);
-		t->busy = 0;
-		thr.hooks->flush(loc);
-		if (vt_unlikely(vt_signal_pending))
-			vt_signal_deferred();
-		errno = saved;
-		return next;
+		return flush_end(t, loc, next, saved);
 	}
 	uint64_t t0 = vt_clock_now();
 	/* The writer is a whole half behind: wait for it (this is what the trace's BufferFlush
@@ -620,17 +631,7 @@ struct vt_rec *vt_thread_flush(struct vt_tls *t)
 		t->end = NULL;
 		t->state = VT_TLS_OFF;
 	}
-	pthread_mutex_unlock(&loc->lock);
-	/* A flush is an event of the owner: on-event counter values are collected. A module
-	 * that runs code not the program's meanwhile (a plugin's) marks the thread busy with
-	 * foreign code itself (vt_metric.c); otherwise a signal handler's events are kept
-	 * aside as during the rest of a flush. */
-	t->busy = 0;
-	thr.hooks->flush(loc);
-	if (vt_unlikely(vt_signal_pending))
-		vt_signal_deferred();
-	errno = saved;
-	return next;
+	return flush_end(t, loc, next, saved);
 }
 
 void vt_thread_put_event_at(struct vt_tls *t, uint64_t ts, uint32_t head, uint32_t kind,
