@@ -27,7 +27,7 @@ struct pending {
 /* Appends n bytes to b, which starts small: merge keeps several per process. */
 static void add(struct vt_defs_buf *b, const void *v, size_t n)
 {
-	if (b->failed)
+	if (b->failed || !n)
 		return;
 	if (b->n + n > b->cap) {
 		size_t cap = b->cap ? 2 * b->cap : 48;
