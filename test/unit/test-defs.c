@@ -333,6 +333,7 @@ static void maps_of(const struct vt_unified *u, uint32_t rank, char *regions, ch
 	fmt(regions, 256, m.n_regions, m.regions);
 	fmt(comms, 256, m.n_comms, m.comms);
 	fmt(metrics, 256, m.n_metrics, m.metrics);
+	vt_unify_maps_free(&m);
 }
 
 /* Two processes define the same counters in other orders and the same class of two of them
@@ -501,6 +502,7 @@ static void unify_three(void)
 		const char *want_w[3] = {"0:0 1:1", "0:1", "0:1 1:0"};
 		const char *want_g[3] = {"0:6", "", "0:7 1:6"};
 		CHECK(S(wins, want_w[rank]) && S(groups, want_g[rank]));
+		vt_unify_maps_free(&mp);
 	}
 	/* Metrics: power (ranks 0 and 2), energy; instances after both classes. */
 	CHECK(u.n_metrics == 2 && S(u.metrics[0].name, "power") && S(u.metrics[1].name, "energy"));
@@ -576,6 +578,7 @@ static void unify_samples(void)
 	fmt(ctxs, sizeof(ctxs), m.n_ctxs, m.ctxs);
 	fmt(igens, sizeof(igens), m.n_igens, m.igens);
 	CHECK(S(ctxs, "0:0 1:2 2:3 3:4") && S(igens, "0:0"));
+	vt_unify_maps_free(&m);
 	vt_unify_free(&u);
 
 	/* A child before its parent is a damaged stream. */
@@ -651,11 +654,78 @@ static void unify_thread_comms(void)
 	const uint32_t *q = m.thread_comms;
 	CHECK(q[0] == 1 && q[1] == 1 && q[2] == 3 && q[3] == 6);
 	CHECK(q[4] == 1 && q[5] == 2 && q[6] == 2 && q[7] == 7);
+	vt_unify_maps_free(&m);
 	CHECK(vt_unify_maps_read(u.maps[0].p, u.maps[0].n, &m) == 0 && m.n_thread_comms == 3);
+	vt_unify_maps_free(&m);
 	vt_unify_free(&u);
 	/* Without MPI there are no lanes. */
 	CHECK(vt_unify_merge(&u, b[0].p, &sizes[0], 1, false) == 0 && u.n_lanes == 0 &&
 	      u.n_mpi_extra == 0);
+	vt_unify_free(&u);
+	free(all);
+	free(b[0].p);
+	free(b[1].p);
+}
+
+/* The id maps travel as runs of consecutive ids: a rank that defines N regions in the order
+ * of the global ones has one run; holes and another order round-trip exactly, pair by pair,
+ * whatever the runs; a damaged map does not read. */
+static void unify_map_runs(void)
+{
+	enum { N = 1000, M = 300 };
+	static char names[N][16];
+	struct vt_defs_buf b[2] = {{0}};
+	process(&b[0], 0, 10, "A", 1, 9);
+	process(&b[1], 1, 11, "A", 1, 9);
+	for (uint32_t i = 0; i < N; i++) {
+		snprintf(names[i], sizeof(names[i]), "r%u", i);
+		region(&b[0], i, names[i], "a.c", i);
+	}
+	/* rank 1: M regions of rank 0's, at random local ids (unique, with holes), named at
+	 * random (some twice: two local ids, one global); the first six in two runs */
+	uint32_t local[M], global[M];
+	uint32_t fixed[6][2] = {{0, 7}, {1, 8}, {2, 9}, {5, 2}, {6, 3}, {4, 0}};
+	for (uint32_t i = 0; i < M; i++) {
+		local[i] = i < 6 ? fixed[i][0] : 10 + (uint32_t)(i * 7 + next() % 5);
+		global[i] = i < 6 ? fixed[i][1] : (uint32_t)(next() % N);
+		region(&b[1], local[i], names[global[i]], "a.c", global[i]);
+	}
+	size_t sizes[2] = {b[0].n, b[1].n};
+	char *all = malloc(b[0].n + b[1].n);
+	memcpy(all, b[0].p, b[0].n);
+	memcpy(all + b[0].n, b[1].p, b[1].n);
+	struct vt_unified u;
+	CHECK(vt_unify_merge(&u, all, sizes, 2, true) == 0 && u.n_regions == N);
+	/* rank 0's region map: one run (0, 0, N) after its count */
+	uint32_t head[4];
+	CHECK(u.maps[0].n >= sizeof(head));
+	memcpy(head, u.maps[0].p, sizeof(head));
+	CHECK(head[0] == 1 && head[1] == 0 && head[2] == 0 && head[3] == N);
+	struct vt_unify_maps m;
+	CHECK(vt_unify_maps_read(u.maps[0].p, u.maps[0].n, &m) == 0 && m.n_regions == N);
+	bool same = true;
+	for (uint32_t i = 0; i < N; i++)
+		same = same && m.regions[2 * i] == i && m.regions[2 * i + 1] == i;
+	CHECK(same);
+	vt_unify_maps_free(&m);
+	/* rank 1's: every pair as defined, in order; (0 7)(1 8)(2 9) and (5 2)(6 3) one run
+	 * each, (4 0) a third */
+	uint32_t runs[10];
+	memcpy(runs, u.maps[1].p, sizeof(runs));
+	CHECK(runs[0] >= 3 && runs[0] < M && runs[1] == 0 && runs[2] == 7 && runs[3] == 3 &&
+	      runs[4] == 5 && runs[5] == 2 && runs[6] == 2 && runs[7] == 4 && runs[8] == 0 &&
+	      runs[9] == 1);
+	CHECK(vt_unify_maps_read(u.maps[1].p, u.maps[1].n, &m) == 0 && m.n_regions == M);
+	same = true;
+	for (uint32_t i = 0; i < M; i++)
+		same = same && m.regions[2 * i] == local[i] && m.regions[2 * i + 1] == global[i];
+	CHECK(same);
+	vt_unify_maps_free(&m);
+	/* damaged: cut short, and a run of length 0 */
+	CHECK(vt_unify_maps_read(u.maps[1].p, u.maps[1].n - 1, &m) < 0 && !m.mem);
+	uint32_t zero = 0;
+	memcpy(u.maps[1].p + 3 * sizeof(uint32_t), &zero, sizeof(zero));
+	CHECK(vt_unify_maps_read(u.maps[1].p, u.maps[1].n, &m) < 0 && !m.mem);
 	vt_unify_free(&u);
 	free(all);
 	free(b[0].p);
@@ -671,5 +741,6 @@ int main(void)
 	unify_metric_groups();
 	unify_samples();
 	unify_thread_comms();
+	unify_map_runs();
 	return unit_done();
 }

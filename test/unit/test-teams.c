@@ -166,6 +166,7 @@ static void unify(void)
 		CHECK(strcmp(got, want) == 0);
 		if (strcmp(got, want) != 0)
 			fprintf(stderr, "rank %u: comm map %s, want %s\n", r, got, want);
+		vt_unify_maps_free(&m);
 	}
 	vt_unify_free(&u);
 	free(all);

@@ -260,7 +260,7 @@ static OTF2_IdMap *thread_comms(const struct vt_unify_maps *maps, uint64_t ref)
 static bool write_local(OTF2_Archive *archive, struct vt_loc *locs, const char *map, size_t n)
 {
 	struct vt_unify_maps maps = {0};
-	if (vt_unify_maps_read(map, n, &maps) < 0)
+	if (vt_unify_maps_read(map, n, &maps) < 0) /* it holds nothing then */
 		maps = (struct vt_unify_maps){0};
 	OTF2_IdMap *regions = id_map(maps.n_regions, maps.regions);
 	OTF2_IdMap *comms = id_map(maps.n_comms, maps.comms);
@@ -345,6 +345,7 @@ static bool write_local(OTF2_Archive *archive, struct vt_loc *locs, const char *
 		OTF2_IdMap_Free(ctxs);
 	if (igens)
 		OTF2_IdMap_Free(igens);
+	vt_unify_maps_free(&maps);
 	return ok;
 }
 

@@ -11,8 +11,8 @@
 
 /* What merge keeps per process until the maps are written. */
 struct pending {
-	struct vt_defs_buf regions, comms, ctxs, igens, wins, groups, ios; /* pairs */
-	struct vt_defs_buf files; /* pairs: a handle's local id, its global file */
+	struct vt_defs_buf regions, comms, ctxs, igens, wins, groups, ios; /* runs (map_add) */
+	struct vt_defs_buf files; /* runs: a handle's local id -> its global file */
 	uint32_t *ctx_of;	  /* local calling context id -> global (parents come first) */
 	uint32_t cap_ctx;
 	uint32_t *metric_of; /* local metric id -> global */
@@ -24,13 +24,15 @@ struct pending {
 	struct vt_defs_buf thread_comms; /* quadruples of vt_unify_maps */
 };
 
-static void pair(struct vt_defs_buf *b, uint32_t local, uint32_t global)
+/* Appends n bytes to b, which starts small: merge keeps several per process. */
+static void add(struct vt_defs_buf *b, const void *v, size_t n)
 {
-	uint32_t p[2] = {local, global};
-	if (b->failed)
+	if (b->failed || !n)
 		return;
-	if (b->n + sizeof(p) > b->cap) {
-		size_t cap = b->cap ? 2 * b->cap : 256;
+	if (b->n + n > b->cap) {
+		size_t cap = b->cap ? 2 * b->cap : 48;
+		while (cap < b->n + n)
+			cap *= 2;
 		char *q = realloc(b->p, cap);
 		if (!q) {
 			b->failed = true;
@@ -39,8 +41,36 @@ static void pair(struct vt_defs_buf *b, uint32_t local, uint32_t global)
 		b->p = q;
 		b->cap = cap;
 	}
-	memcpy(b->p + b->n, p, sizeof(p));
-	b->n += sizeof(p);
+	memcpy(b->p + b->n, v, n);
+	b->n += n;
+}
+
+static void pair(struct vt_defs_buf *b, uint32_t local, uint32_t global)
+{
+	uint32_t p[2] = {local, global};
+	add(b, p, sizeof(p));
+}
+
+/*
+ * A map as merge makes it and sends it: runs of consecutive ids (local start, global start,
+ * length), in the order its pairs came. The ranks of an SPMD program define the same regions
+ * in the same order, so a rank's map is a handful of runs, not a pair per id.
+ */
+static void map_add(struct vt_defs_buf *b, uint32_t local, uint32_t global)
+{
+	uint32_t run[3];
+	if (b->n >= sizeof(run) && !b->failed) {
+		memcpy(run, b->p + b->n - sizeof(run), sizeof(run));
+		if ((uint64_t)run[0] + run[2] == local && (uint64_t)run[1] + run[2] == global) {
+			run[2]++;
+			memcpy(b->p + b->n - sizeof(run), run, sizeof(run));
+			return;
+		}
+	}
+	run[0] = local;
+	run[1] = global;
+	run[2] = 1;
+	add(b, run, sizeof(run));
 }
 
 static void *grow(void *p, size_t n, size_t size)
@@ -114,14 +144,14 @@ static int set_metric(struct pending *pd, uint32_t local, uint32_t g)
 	return 0;
 }
 
-/* The global id a process's local id has in pairs, or fallback. */
-static uint32_t paired(const struct vt_defs_buf *pairs, uint32_t local, uint32_t fallback)
+/* The global id a process's local id has in its map's runs (map_add), or fallback. */
+static uint32_t paired(const struct vt_defs_buf *runs, uint32_t local, uint32_t fallback)
 {
-	uint32_t p[2];
-	for (size_t off = 0; off + sizeof(p) <= pairs->n; off += sizeof(p)) {
-		memcpy(p, pairs->p + off, sizeof(p));
-		if (p[0] == local)
-			return p[1];
+	uint32_t r[3];
+	for (size_t off = 0; off + sizeof(r) <= runs->n; off += sizeof(r)) {
+		memcpy(r, runs->p + off, sizeof(r));
+		if (local >= r[0] && local - r[0] < r[2])
+			return r[1] + (local - r[0]);
 	}
 	return fallback;
 }
@@ -389,7 +419,7 @@ static int merge_one(struct vt_unified *u, uint32_t rank, struct vt_defs_reader 
 			uint32_t g = region_id(u, rkeys, &d.region);
 			if (ord_add(keys, kind, g) < 0)
 				return -1;
-			pair(&pd->regions, d.region.id, g);
+			map_add(&pd->regions, d.region.id, g);
 			break;
 		}
 		case VT_DEF_COMM: {
@@ -402,18 +432,18 @@ static int merge_one(struct vt_unified *u, uint32_t rank, struct vt_defs_reader 
 				u->comms[g].name = d.comm.name;
 				u->comms[g].name_rank = d.comm.my_rank;
 			}
-			pair(&pd->comms, d.comm.id, g);
+			map_add(&pd->comms, d.comm.id, g);
 			break;
 		}
 		case VT_DEF_RMAWIN:
-			pair(&pd->wins, d.rmawin.id,
-			     win_id(u, &d.rmawin, paired(&pd->comms, d.rmawin.comm, 0)));
+			map_add(&pd->wins, d.rmawin.id,
+				win_id(u, &d.rmawin, paired(&pd->comms, d.rmawin.comm, 0)));
 			break;
 		case VT_DEF_GROUP: {
 			uint32_t g = group_id(u, keys, d.group.members);
 			if (ord_add(keys, kind, g) < 0)
 				return -1;
-			pair(&pd->groups, d.group.id, g);
+			map_add(&pd->groups, d.group.id, g);
 			break;
 		}
 		case VT_DEF_IOHANDLE: {
@@ -425,9 +455,9 @@ static int merge_one(struct vt_unified *u, uint32_t rank, struct vt_defs_reader 
 					   d.iohandle.parent == UINT32_MAX
 					       ? UINT32_MAX
 					       : paired(&pd->ios, d.iohandle.parent, UINT32_MAX));
-			pair(&pd->ios, d.iohandle.id, g);
+			map_add(&pd->ios, d.iohandle.id, g);
 			if (g < u->n_ios)
-				pair(&pd->files, d.iohandle.id, u->ios[g].file);
+				map_add(&pd->files, d.iohandle.id, u->ios[g].file);
 			break;
 		}
 		case VT_DEF_METRIC: {
@@ -480,14 +510,14 @@ static int merge_one(struct vt_unified *u, uint32_t rank, struct vt_defs_reader 
 			uint32_t g = ctx_id(u, keys, region_id(u, rkeys, &reg),
 					    scl_id(u, keys, c->src_file, c->src_line), parent);
 			pd->ctx_of[c->id] = g;
-			pair(&pd->ctxs, c->id, g);
+			map_add(&pd->ctxs, c->id, g);
 			break;
 		}
 		case VT_DEF_IGEN: {
 			uint32_t g = igen_id(u, keys, &d.igen);
 			if (ord_add(keys, kind, g) < 0)
 				return -1;
-			pair(&pd->igens, d.igen.id, g);
+			map_add(&pd->igens, d.igen.id, g);
 			break;
 		}
 		case VT_DEF_SAME: {
@@ -501,11 +531,11 @@ static int merge_one(struct vt_unified *u, uint32_t rank, struct vt_defs_reader 
 				uint32_t g = keys->ord[sm->kind].gid[sm->ordinal + k],
 					 id = sm->id + k;
 				if (sm->kind == VT_DEF_REGION)
-					pair(&pd->regions, id, g);
+					map_add(&pd->regions, id, g);
 				else if (sm->kind == VT_DEF_GROUP)
-					pair(&pd->groups, id, g);
+					map_add(&pd->groups, id, g);
 				else if (sm->kind == VT_DEF_IGEN)
-					pair(&pd->igens, id, g);
+					map_add(&pd->igens, id, g);
 				else if (sm->kind != VT_DEF_METRIC || set_metric(pd, id, g) < 0)
 					return -1;
 			}
@@ -557,7 +587,8 @@ static int merge_one(struct vt_unified *u, uint32_t rank, struct vt_defs_reader 
 	 * one whose ThreadCreate/Wait were written though no created thread was recorded (its
 	 * buffer could not be had): a team of the master alone, so that they refer to one. */
 	if (n_threads > 1 || (n_threads == 1 && thread_events))
-		pair(&pd->comms, VT_UNIFY_THREAD_COMM_LOCAL, comm_id(u, keys, 0, n_threads, rank));
+		map_add(&pd->comms, VT_UNIFY_THREAD_COMM_LOCAL,
+			comm_id(u, keys, 0, n_threads, rank));
 	return rc < 0 ? -1 : 0;
 }
 
@@ -670,20 +701,20 @@ static int lanes(struct vt_unified *u, struct pending *pd, uint32_t n)
 	return rc;
 }
 
-/* Appends pairs (records of rec_ids ids) to map: their count, then them. */
-static void put_records(struct vt_defs_buf *map, const struct vt_defs_buf *pairs, uint32_t rec_ids)
+/* Appends records of rec_ids ids to map: their count, then them. */
+static void put_records(struct vt_defs_buf *map, const struct vt_defs_buf *recs, uint32_t rec_ids)
 {
-	uint32_t n = (uint32_t)(pairs->n / (rec_ids * sizeof(uint32_t)));
-	/* count, then the pairs */
-	vt_defs_append(map, &n, sizeof(n));
-	vt_defs_append(map, pairs->p, pairs->n);
-	if (pairs->failed)
+	uint32_t n = (uint32_t)(recs->n / (rec_ids * sizeof(uint32_t)));
+	add(map, &n, sizeof(n));
+	add(map, recs->p, recs->n);
+	if (recs->failed)
 		map->failed = true;
 }
 
-static void put_pairs(struct vt_defs_buf *map, const struct vt_defs_buf *pairs)
+/* A map's runs (map_add): their count, then the (local, global, length) triples. */
+static void put_runs(struct vt_defs_buf *map, const struct vt_defs_buf *runs)
 {
-	put_records(map, pairs, 2);
+	put_records(map, runs, 3);
 }
 
 int vt_unify_merge(struct vt_unified *u, const char *all, const size_t *sizes, uint32_t n, bool mpi)
@@ -716,7 +747,8 @@ int vt_unify_merge(struct vt_unified *u, const char *all, const size_t *sizes, u
 		rc = -1;
 	/* The teams' communicators come after the lanes': each process's local ids now. */
 	for (uint32_t t = 0; rc == 0 && t < u->n_teams; t++)
-		pair(&pd[u->teams[t].rank].comms, u->teams[t].local, u->n_comms + u->n_lanes + t);
+		map_add(&pd[u->teams[t].rank].comms, u->teams[t].local,
+			u->n_comms + u->n_lanes + t);
 	/* Metric ids: a process's classes, then its instances after every global class. The
 	 * groups' base looks at every communicator: once, not per process. */
 	uint32_t base = vt_unify_group_base(u);
@@ -724,25 +756,37 @@ int vt_unify_merge(struct vt_unified *u, const char *all, const size_t *sizes, u
 		struct pending *q = &pd[rank];
 		struct vt_defs_buf metrics = {0};
 		for (uint32_t i = 0; i < q->n_metrics; i++)
-			pair(&metrics, i, q->metric_of[i]);
+			map_add(&metrics, i, q->metric_of[i]);
 		for (uint32_t k = 0; k < q->n_inst; k++)
-			pair(&metrics, q->inst_local[k], u->n_metrics + q->first_inst + k);
-		put_pairs(&u->maps[rank], &q->regions);
-		put_pairs(&u->maps[rank], &q->comms);
-		put_pairs(&u->maps[rank], &metrics);
-		put_pairs(&u->maps[rank], &q->ctxs);
-		put_pairs(&u->maps[rank], &q->igens);
-		put_pairs(&u->maps[rank], &q->wins);
-		/* groups: their OTF2 references, after the groups of communicators */
+			map_add(&metrics, q->inst_local[k], u->n_metrics + q->first_inst + k);
+		/* groups: their OTF2 references, after the groups of communicators (a run stays
+		 * one run) */
 		struct vt_defs_buf groups = {0};
-		uint32_t lg[2];
-		for (size_t off = 0; off + sizeof(lg) <= q->groups.n; off += sizeof(lg)) {
-			memcpy(lg, q->groups.p + off, sizeof(lg));
-			pair(&groups, lg[0], base + lg[1]);
+		uint32_t run[3];
+		for (size_t off = 0; off + sizeof(run) <= q->groups.n; off += sizeof(run)) {
+			memcpy(run, q->groups.p + off, sizeof(run));
+			run[1] += base;
+			add(&groups, run, sizeof(run));
 		}
-		put_pairs(&u->maps[rank], &groups);
-		put_pairs(&u->maps[rank], &q->ios);
-		put_pairs(&u->maps[rank], &q->files);
+		if (q->groups.failed)
+			groups.failed = true;
+		/* The map is held by rank 0 for every process until the scatter: exactly its
+		 * size (ten counts, the runs, the quadruples). */
+		struct vt_defs_buf *m = &u->maps[rank];
+		m->cap = 10 * sizeof(uint32_t) + q->regions.n + q->comms.n + metrics.n + q->ctxs.n +
+			 q->igens.n + q->wins.n + groups.n + q->ios.n + q->files.n +
+			 q->thread_comms.n;
+		if (!(m->p = malloc(m->cap)))
+			m->failed = true;
+		put_runs(&u->maps[rank], &q->regions);
+		put_runs(&u->maps[rank], &q->comms);
+		put_runs(&u->maps[rank], &metrics);
+		put_runs(&u->maps[rank], &q->ctxs);
+		put_runs(&u->maps[rank], &q->igens);
+		put_runs(&u->maps[rank], &q->wins);
+		put_runs(&u->maps[rank], &groups);
+		put_runs(&u->maps[rank], &q->ios);
+		put_runs(&u->maps[rank], &q->files);
 		put_records(&u->maps[rank], &q->thread_comms, 4);
 		free(groups.p);
 		free(metrics.p);
@@ -779,28 +823,50 @@ int vt_unify_merge(struct vt_unified *u, const char *all, const size_t *sizes, u
 	return rc;
 }
 
-int vt_unify_maps_read(const char *map, size_t n, struct vt_unify_maps *out)
+/* Reads a map's runs at *p (their count, then triples): its number of pairs in *pairs. 0, or
+ * -1 when damaged (a run empty or past the last id). */
+static int runs_at(const char **p, const char *end, uint32_t *n_runs, uint64_t *pairs)
+{
+	uint32_t k = 0, r[3];
+	if (end - *p < (ptrdiff_t)sizeof(k))
+		return -1;
+	memcpy(&k, *p, sizeof(k));
+	*p += sizeof(k);
+	if ((size_t)(end - *p) / sizeof(r) < k)
+		return -1;
+	*pairs = 0;
+	for (uint32_t i = 0; i < k; i++) {
+		memcpy(r, *p + i * sizeof(r), sizeof(r));
+		if (!r[2] || (uint64_t)r[0] + r[2] > (uint64_t)UINT32_MAX + 1 ||
+		    (uint64_t)r[1] + r[2] > (uint64_t)UINT32_MAX + 1)
+			return -1;
+		*pairs += r[2];
+	}
+	*n_runs = k;
+	*p += k * sizeof(r);
+	return 0;
+}
+
+static int maps_read(const char *map, size_t n, struct vt_unify_maps *out)
 {
 	if (!map) /* rank 0 had no memory for the maps (the scatter says so with NULL) */
 		return -1;
-	const char *p = map, *end = map + n;
+	const char *p = map, *end = map + n, *at[9];
 	uint32_t *counts[9] = {&out->n_regions, &out->n_comms, &out->n_metrics,
 			       &out->n_ctxs,	&out->n_igens, &out->n_wins,
 			       &out->n_groups,	&out->n_ios,   &out->n_files};
 	const uint32_t **pairs[9] = {&out->regions, &out->comms, &out->metrics,
 				     &out->ctxs,    &out->igens, &out->wins,
 				     &out->groups,  &out->ios,	 &out->files};
+	uint32_t n_runs[9];
+	uint64_t total = 0;
 	for (int i = 0; i < 9; i++) {
-		uint32_t k = 0;
-		if (end - p < (ptrdiff_t)sizeof(k))
+		uint64_t k;
+		at[i] = p + sizeof(uint32_t);
+		if (runs_at(&p, end, &n_runs[i], &k) < 0 || k > UINT32_MAX)
 			return -1;
-		memcpy(&k, p, sizeof(k));
-		p += sizeof(k);
-		if ((size_t)(end - p) / (2 * sizeof(uint32_t)) < k)
-			return -1;
-		*counts[i] = k;
-		*pairs[i] = (const uint32_t *)p; /* 4-byte aligned: the stream is malloc'd */
-		p += k * 2 * sizeof(uint32_t);
+		*counts[i] = (uint32_t)k;
+		total += k;
 	}
 	uint32_t k = 0;
 	if (end - p < (ptrdiff_t)sizeof(k))
@@ -809,7 +875,38 @@ int vt_unify_maps_read(const char *map, size_t n, struct vt_unify_maps *out)
 	p += sizeof(k);
 	if ((size_t)(end - p) / (4 * sizeof(uint32_t)) < k)
 		return -1;
+	/* Only this process's maps are expanded, here, where they are used. */
+	if (total > SIZE_MAX / (2 * sizeof(uint32_t)) ||
+	    !(out->mem = malloc(total ? (size_t)total * 2 * sizeof(uint32_t) : 1)))
+		return -1;
+	uint32_t *q = out->mem;
+	for (int i = 0; i < 9; i++) {
+		*pairs[i] = q;
+		for (uint32_t j = 0; j < n_runs[i]; j++) {
+			uint32_t r[3];
+			memcpy(r, at[i] + j * sizeof(r), sizeof(r));
+			for (uint32_t m = 0; m < r[2]; m++) {
+				*q++ = r[0] + m;
+				*q++ = r[1] + m;
+			}
+		}
+	}
 	out->n_thread_comms = k;
-	out->thread_comms = (const uint32_t *)p;
+	out->thread_comms = (const uint32_t *)p; /* 4-byte aligned: the stream is malloc'd */
 	return 0;
+}
+
+int vt_unify_maps_read(const char *map, size_t n, struct vt_unify_maps *out)
+{
+	*out = (struct vt_unify_maps){0};
+	if (maps_read(map, n, out) == 0)
+		return 0;
+	*out = (struct vt_unify_maps){0}; /* nothing was allocated */
+	return -1;
+}
+
+void vt_unify_maps_free(struct vt_unify_maps *m)
+{
+	free(m->mem);
+	*m = (struct vt_unify_maps){0};
 }

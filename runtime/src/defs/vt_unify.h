@@ -154,7 +154,9 @@ void vt_unify_write_annotations(OTF2_Archive *archive, const struct vt_unified *
 void vt_unify_free(struct vt_unified *u);
 
 /* One process's id maps, as merge made them: local -> global pairs; then the communicators
- * that differ for one of its threads: (location id low, high 32 bits, local, global). */
+ * that differ for one of its threads: (location id low, high 32 bits, local, global). Merge
+ * sends each map as runs of consecutive ids (local start, global start, length); reading one
+ * expands its pairs. */
 struct vt_unify_maps {
 	uint32_t n_regions, n_comms, n_metrics, n_ctxs, n_igens, n_wins, n_groups, n_ios;
 	const uint32_t *regions, *comms, *metrics, *ctxs, *igens, *wins, *groups, *ios; /* pairs */
@@ -163,13 +165,18 @@ struct vt_unify_maps {
 	const uint32_t *files;
 	uint32_t n_thread_comms;
 	const uint32_t *thread_comms; /* quadruples */
+	uint32_t *mem;		      /* the expanded pairs (vt_unify_maps_free) */
 };
 
 /* The OTF2 reference of the first group of processes (after the paradigms' and the
  * communicators' groups). */
 uint32_t vt_unify_group_base(const struct vt_unified *u);
 
-/* Reads the maps of map (n bytes; must stay alive). 0, or -1 when damaged. */
+/* Reads the maps of map (n bytes; must stay alive), expanding their runs into pairs. 0, or
+ * -1 when damaged or memory ran out (out then holds nothing). */
 int vt_unify_maps_read(const char *map, size_t n, struct vt_unify_maps *out);
+
+/* Frees what vt_unify_maps_read expanded. */
+void vt_unify_maps_free(struct vt_unify_maps *m);
 
 #endif
