@@ -10,6 +10,7 @@
 static pthread_barrier_t phase;
 static volatile long sink;
 static volatile int spin_stop;
+static int spinning; /* the spinner's first burst is done (atomic) */
 
 __attribute__((noinline)) void phase_a(int i)
 {
@@ -67,6 +68,7 @@ static void *spinner(void *arg)
 	while (!spin_stop) {
 		for (int i = 0; i < 20; i++)
 			spin();
+		__atomic_store_n(&spinning, 1, __ATOMIC_RELEASE);
 		nanosleep(&pause, NULL);
 	}
 	return arg;
@@ -92,6 +94,10 @@ int main(void)
 	for (int i = 0; i < 100; i++)
 		phase_a(i);
 	pthread_barrier_wait(&phase);
+	/* The spinner recording before the test switches off, however late it was scheduled. */
+	struct timespec nap = {0, 1000 * 1000};
+	while (!__atomic_load_n(&spinning, __ATOMIC_ACQUIRE))
+		nanosleep(&nap, NULL);
 	wait_go("A done");
 	pthread_barrier_wait(&phase);
 	pthread_create(&l, NULL, late, NULL);
