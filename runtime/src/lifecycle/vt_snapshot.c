@@ -1,13 +1,17 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Ring mode's snapshots: a forked process writes the rings as they were, the run goes on. */
 #include "lifecycle/vt_snapshot.h"
+#include "archive/vt_group.h"
 #include "archive/vt_otf2.h"
 #include "base/vt_clock.h"
 #include "base/vt_config.h"
 #include "base/vt_log.h"
 #include "defs/vt_annot.h"
+#include "defs/vt_mpi_defs.h"
+#include "defs/vt_mpi_ops.h"
 #include "interpose/vt_own_fds.h"
 #include "lifecycle/vt_core.h"
+#include "record/vt_ring.h"
 #include "record/vt_thread.h"
 
 #include <errno.h>
@@ -26,6 +30,7 @@ static struct {
 	unsigned count;	      /* snapshots begun: the next one's K less one */
 	bool forking;	      /* between the hold and the fork's return, on thread */
 	pthread_t thread;
+	unsigned writing; /* in a writing process: its snapshot's K */
 } snap = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
 bool vt_snapshot_forking(void)
@@ -50,8 +55,100 @@ const char *vt_snapshot_refusal(void)
 	return NULL;
 }
 
+/*
+ * An MPI job's snapshot. Each rank's writing process (forked, without MPI) meets the other
+ * ranks' in a directory beside the trace (archive/vt_group.h): each says where its window
+ * starts (the latest start of its threads whose records left their rings) and when it was
+ * asked, in rank 0's time (the offsets MPI_Init measured); rank 0 answers with the job's
+ * window, from the latest start to the earliest request, which every rank writes (the
+ * records before it join the frames open at its start, those after it are left out), into
+ * one archive NAME.snap-K.otf2 unified as a run's. A rank whose partners do not all come
+ * within VT_SNAPSHOT_WAIT seconds (a snapshot asked of one rank only) writes its own window
+ * alone, as before, to NAME.snap-K.rankR.
+ */
+struct job_hello {
+	uint64_t start, asked; /* rank 0's ticks; start 0: the whole record is kept */
+};
+
+struct job_window {
+	uint64_t t0, t1;
+	int32_t ok, missing; /* missing: a rank that did not come (ok 0) */
+};
+
+static void job_lost(int peer, double waited_s)
+{
+	vt_error("snapshot %u: the writer of rank %d %s rank %d's: this rank's part of the "
+		 "snapshot is not written",
+		 snap.writing, vt_otf2_mpi_ops()->rank,
+		 waited_s > 0 ? "waited in vain for" : "could not send to", peer);
+}
+
+static int64_t clock_offset(void)
+{
+	int n = 0;
+	const struct vt_mpi_defs_offset *o = vt_mpi_defs_clock_offsets(&n);
+	return n > 0 ? o[0].offset : 0;
+}
+
+/* The other ranks' writers met, the window agreed and set (*end: its end, local ticks):
+ * their group; NULL: this rank writes alone. */
+static const struct vt_mpi_ops *job_meet(unsigned k, uint64_t asked, uint64_t *end)
+{
+	const struct vt_mpi_ops *run = vt_otf2_mpi_ops();
+	const char *anchor = vt_otf2_path(), *slash = anchor ? strrchr(anchor, '/') : NULL;
+	size_t len = anchor ? strlen(anchor) : 0;
+	if (!run || run->size < 2 || !slash || len < 5 || strcmp(anchor + len - 5, ".otf2") != 0)
+		return NULL;
+	char dir[4096];
+	snprintf(dir, sizeof(dir), "%.*s/.%.*s.snap-%u.vt-meet", (int)(slash - anchor), anchor,
+		 (int)(anchor + len - 5 - slash - 1), slash + 1, k);
+	const struct vt_mpi_ops *g =
+	    vt_group_join(dir, run->rank, run->size, (double)vt_cfg.snapshot_wait);
+	if (!g)
+		return NULL;
+	int64_t off = clock_offset();
+	uint64_t start = vt_thread_ring_start();
+	struct job_hello me = {start ? start + (uint64_t)off : 0, asked + (uint64_t)off};
+	struct job_window w = {me.start, me.asked, 1, -1};
+	size_t n;
+	if (run->rank == 0) {
+		for (int r = 1; r < run->size && w.ok; r++) {
+			struct job_hello *h = vt_group_try_recv(r, &n);
+			if (!h || n != sizeof(*h))
+				w.ok = 0, w.missing = r;
+			else
+				w.t0 = h->start > w.t0 ? h->start : w.t0,
+				w.t1 = h->asked < w.t1 ? h->asked : w.t1;
+			free(h);
+		}
+		w.t0 = w.t0 > w.t1 ? w.t1 : w.t0; /* windows that do not overlap: none */
+		for (int r = 1; r < run->size; r++)
+			g->send(&w, sizeof(w), r);
+	} else {
+		g->send(&me, sizeof(me), 0);
+		struct job_window *got = vt_group_try_recv(0, &n);
+		if (got && n == sizeof(w))
+			w = *got;
+		else
+			w.ok = 0, w.missing = 0;
+		free(got);
+	}
+	if (!w.ok) {
+		/* Nothing stays: a rank that comes later waits in vain, and goes on alone. */
+		vt_group_leave(true);
+		vt_warn("snapshot %u: rank %d's writer did not come within %ld s "
+			"(VT_SNAPSHOT_WAIT): the window of rank %d is written alone",
+			k, w.missing, vt_cfg.snapshot_wait, run->rank);
+		return NULL;
+	}
+	vt_group_on_lost(job_lost);
+	vt_ring_cut(w.t0 ? w.t0 - (uint64_t)off : 0, w.t1 - (uint64_t)off);
+	*end = w.t1 - (uint64_t)off;
+	return g;
+}
+
 /* The writing process: the rings as the fork found them, written as at the run's end. */
-__attribute__((noreturn)) static void write_snapshot(unsigned k, const char *why)
+__attribute__((noreturn)) static void write_snapshot(unsigned k, const char *why, uint64_t asked)
 {
 	/* Forked again at once, so that the program never has a child of vt's to wait for:
 	 * the first child ends now, its parent waits for it. */
@@ -59,19 +156,24 @@ __attribute__((noreturn)) static void write_snapshot(unsigned k, const char *why
 	if (w != 0)
 		_exit(w < 0 ? 1 : 0);
 	snap.forking = false;
+	snap.writing = k;
 	vt_state_data.pid = getpid();
 	vt_own_fds_forked();
 	vt_thread_hold_all(false);
 	vt_thread_forked();
 	vt_otf2_forget_writers();
-	if (vt_otf2_open_snapshot(k) < 0) {
+	uint64_t end = 0;
+	const struct vt_mpi_ops *job = vt_state_data.mpi_mode ? job_meet(k, asked, &end) : NULL;
+	if (vt_otf2_open_snapshot(k, job) < 0) {
 		vt_error("snapshot %u (%s): cannot open its archive; it is not written", k, why);
 		_exit(1);
 	}
 	vt_annot_property("VT::SNAPSHOT", why);
 	char what[300];
 	snprintf(what, sizeof(what), "snapshot %u (%s)", k, why);
-	vt_finalize_snapshot(what);
+	vt_finalize_snapshot(what, job, end);
+	if (job)
+		vt_group_leave(false);
 	_exit(0);
 }
 
@@ -95,7 +197,7 @@ int vt_ring_snapshot(const char *why)
 	snap.forking = true;
 	pid_t pid = fork();
 	if (pid == 0)
-		write_snapshot(k, why);
+		write_snapshot(k, why, t0);
 	int err = errno;
 	snap.forking = false;
 	vt_thread_hold_all(false);

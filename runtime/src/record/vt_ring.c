@@ -206,24 +206,88 @@ uint64_t vt_ring_lost_bytes(const struct vt_ring *g)
 	return g->left * g->half * sizeof(struct vt_rec);
 }
 
+/* A job's snapshot: the window every rank writes (vt_ring_cut). */
+static struct {
+	uint64_t t0, t1;
+	bool on;
+} cut;
+
+void vt_ring_cut(uint64_t t0, uint64_t t1)
+{
+	cut.t0 = t0;
+	cut.t1 = t1;
+	cut.on = true;
+}
+
+uint64_t vt_ring_window_start(const struct vt_ring *g, const struct vt_rec *upto)
+{
+	unsigned first = (g->cur + g->n_slots - g->n_full) % g->n_slots;
+	const struct vt_rec *cur = g->slot[g->cur];
+	if (!g->left)
+		return 0;
+	if (g->n_full)
+		return g->slot[first][0].ts;
+	return upto > cur && upto <= cur + g->half ? cur[0].ts : 0;
+}
+
+/* The first record of [r, to) whose time is past ts (after: >, else >=); to if none. */
+static const struct vt_rec *first_from(const struct vt_rec *r, const struct vt_rec *to, uint64_t ts,
+				       bool after)
+{
+	while (r < to && (after ? r->ts <= ts : r->ts < ts))
+		r += 1 + (r->kind == VT_REC_METRIC ? 0 : vt_rec_payloads(r));
+	return r < to ? r : to;
+}
+
 void vt_ring_write(struct vt_ring *g, struct vt_rec *upto, void *arg,
 		   void (*encode)(void *arg, const struct vt_rec *from, const struct vt_rec *to))
 {
 	unsigned first = (g->cur + g->n_slots - g->n_full) % g->n_slots;
 	struct vt_rec *cur = g->slot[g->cur];
 	bool has_cur = upto > cur && upto <= cur + g->half;
-	if (g->left) {
-		/* The window's start: its first record's time. */
-		uint64_t start = g->n_full ? g->slot[first][0].ts : has_cur ? cur[0].ts : 0;
-		size_t n = 2 * g->depth + 3;
-		struct vt_rec *pre = malloc(n * sizeof(*pre));
+	/* The window's parts in order: the full halves oldest first, the current one. */
+	unsigned n = g->n_full + (has_cur ? 1 : 0), i = 0;
+	const struct vt_rec **from = malloc(2 * (n ? n : 1) * sizeof(*from)), **to = from + n;
+	if (!from) {
+		vt_error("no memory to write a ring's window; that thread's window is not written");
+		return;
+	}
+	for (unsigned k = 0; k < g->n_full; k++) {
+		unsigned s = (first + k) % g->n_slots;
+		from[k] = g->slot[s];
+		to[k] = g->end[s];
+	}
+	if (has_cur) {
+		from[n - 1] = cur;
+		to[n - 1] = upto;
+	}
+	/* A job's snapshot: what came before its window joins the frames open at its start. */
+	bool cutting = false;
+	uint64_t start = n ? from[0]->ts : 0;
+	for (; cut.on && i < n; i++) {
+		const struct vt_rec *at = first_from(from[i], to[i], cut.t0, false);
+		if (at > from[i]) {
+			vt_ring_replay(g, from[i], at, false);
+			cutting = true;
+			start = cut.t0;
+		}
+		from[i] = at;
+		if (at < to[i])
+			break;
+	}
+	if (cutting && i == n)
+		start = cut.t0;
+	if (g->left || cutting) {
+		/* The window's start: its first record's time, or the job's. */
+		size_t k = 0, m = 2 * g->depth + 3;
+		struct vt_rec *pre = malloc(m * sizeof(*pre));
 		if (!pre) {
 			vt_error("no memory for the %zu frames open at the ring's window start; "
 				 "that thread's window is not written",
 				 g->depth);
+			free(from);
 			return;
 		}
-		size_t k = 0;
 		if (g->has_seq) {
 			pre[k] = g->seq[0];
 			pre[k++].ts = start;
@@ -239,10 +303,12 @@ void vt_ring_write(struct vt_ring *g, struct vt_rec *upto, void *arg,
 		encode(arg, pre, pre + k);
 		free(pre);
 	}
-	for (unsigned i = 0; i < g->n_full; i++) {
-		unsigned s = (first + i) % g->n_slots;
-		encode(arg, g->slot[s], g->end[s]);
+	for (; i < n; i++) {
+		const struct vt_rec *end =
+		    cut.on ? first_from(from[i], to[i], cut.t1, true) : to[i];
+		encode(arg, from[i], end);
+		if (end < to[i])
+			break;
 	}
-	if (has_cur)
-		encode(arg, cur, upto);
+	free(from);
 }

@@ -42,6 +42,15 @@ void vt_ring_replay(struct vt_ring *g, const struct vt_rec *from, const struct v
 void vt_ring_write(struct vt_ring *g, struct vt_rec *upto, void *arg,
 		   void (*encode)(void *arg, const struct vt_rec *from, const struct vt_rec *to));
 
+/* A job's snapshot (lifecycle/vt_snapshot.c): every ring written from now on holds the
+ * window [t0, t1] only (local ticks): the records before t0 join the frames open at its
+ * start, which t0 is, those after t1 are left out. */
+void vt_ring_cut(uint64_t t0, uint64_t t1);
+
+/* The time of the first record the window holds when records left it (0: none left, the
+ * ring holds the location's whole record); upto: where the current half ends. */
+uint64_t vt_ring_window_start(const struct vt_ring *g, const struct vt_rec *upto);
+
 /* Bytes of the halves that left the ring (0: the window is the whole run so far). */
 uint64_t vt_ring_lost_bytes(const struct vt_ring *g);
 

@@ -1,9 +1,13 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """e2e "mpi_ring": VT_MODE=ring in a 2-rank Open MPI run (mpi_ring.c). At MPI_Finalize the
-unified trace holds each rank's last window, its open frames marked; VT_USER_SNAPSHOT()
-midway writes each rank's window alone to NAME.snap-1.rankR (a process of vt's, no MPI),
-with fewer leaf calls than the run had by then, its frames marked and the properties
-VT::SNAPSHOT and VT::MPI::RANK; the run goes on to its own trace."""
+unified trace holds each rank's last window, its open frames marked. VT_USER_SNAPSHOT()
+midway on both ranks writes one snapshot of the job, NAME.snap-1 (the ranks' processes of
+vt's meet through files, no MPI), unified like a run's trace: both locations' windows
+start at the same time (their open frames marked there, MeasurementOnOff ON) and end at the
+same time, fewer leaf calls than the run had by then, the property VT::SNAPSHOT. Asked by
+rank 0 alone, the snapshot waits VT_SNAPSHOT_WAIT for rank 1's and then writes rank 0's
+window alone to NAME.snap-1.rank0, with the property VT::MPI::RANK; each run goes on to its
+own trace."""
 
 import os
 
@@ -27,23 +31,20 @@ def marks(path, ref):
     return out
 
 
-def body(t):
-    impl = vtmpi.OPENMPI
-    flags = ['-I' + os.path.join(vttest.SOURCE_ROOT, 'runtime', 'include')]
-    exe = vtmpi.compile(t, impl, 'mpi_ring', ['mpi_ring.c'], opt='-O0', flags=flags)
-    vtmpi.require_runtime(impl)
-    what = 'openmpi np 2, VT_MODE=ring'
-    run = vtmpi.mpirun(t, impl, 2, exe, env=ENV, timeout=120, label='ring')
-    t.eq((run.status, run.lines), (0, ['rank 0 snapshot 0', 'rank 1 snapshot 0']),
-         '%s: status 0, VT_USER_SNAPSHOT returned 0 on both ranks' % what)
-    t.eq(run.errors, [], '%s: no vt error' % what)
-    snaps = {r: '%s.snap-1.rank%d' % (run.prefix, r) for r in (0, 1)}
-    written = sorted(os.path.basename(p) for p, _, _ in run.written)
-    alone = sorted(os.path.basename(w.split(' written to ')[1].split(' (')[0])
-                   for w in run.warnings if w.startswith('warning: snapshot 1 (round 25) on rank'))
-    t.eq((written, alone), ([run.prefix + '.otf2'], sorted(s + '.otf2' for s in snaps.values())),
-         '%s: the run\'s trace written, and each rank\'s snapshot alone' % what)
+def window(path):
+    """Per location: (first event time, last event time, MeasurementOnOff times) (python3-otf2)."""
+    import otf2
+    out = {}
+    with otf2.reader.open(path) as reader:
+        for loc, ev in reader.events:
+            first, last, onoff = out.get(loc._ref, (ev.time, ev.time, []))
+            if type(ev).__name__ == 'MeasurementOnOff':
+                onoff.append(ev.time)
+            out[loc._ref] = (first, ev.time, onoff)
+    return out
 
+
+def final_trace(t, run, what):
     tr = t.trace(run, what + ': final trace', notice=False)
     t.eq(len(tr.locations), 2, '%s: two locations' % what)
     for loc in tr.locations:
@@ -56,20 +57,79 @@ def body(t):
         t.eq([m for _, m in loc.onoff], ['ON'], '%s: location %d: one MeasurementOnOff(ON)'
              % (what, loc.ref))
 
-    for rank, prefix in snaps.items():
-        w = '%s: snapshot of rank %d' % (what, rank)
-        st = t.trace(run, w, prefix=prefix, notice=False)
-        t.eq(len(st.locations), 1, '%s: one location' % w)
-        loc = st.locations[0]
+
+def alone(t, impl, exe):
+    """Rank 0 alone asks: after VT_SNAPSHOT_WAIT (1 s) its window is written alone."""
+    what = 'openmpi np 2, VT_MODE=ring, snapshot of rank 0 alone'
+    env = dict(ENV, VT_SNAPSHOT_WAIT='1')
+    snap = 'mpi_ring.vt.snap-1.rank0'
+    run = vtmpi.mpirun(t, impl, 2, exe, args=['alone', '../trace/%s.otf2' % snap], env=env,
+                       timeout=180, label='alone')
+    t.eq((run.status, run.lines), (0, ['rank 0 snapshot 0', 'rank 1 snapshot 0']),
+         '%s: status 0, VT_USER_SNAPSHOT returned 0' % what)
+    t.eq(run.errors, [], '%s: no vt error' % what)
+    t.check(any('snapshot 1: rank 1\'s writer did not come within 1 s (VT_SNAPSHOT_WAIT): the '
+                'window of rank 0 is written alone' in w for w in run.warnings),
+            '%s: one line says rank 1 did not come' % what, repr(run.warnings))
+    t.check(any(w.startswith('warning: snapshot 1 (round 25) on rank 0: the trace of this rank '
+                             'alone written to') for w in run.warnings),
+            '%s: its line says where' % what, repr(run.warnings))
+    final_trace(t, run, what)
+    st = t.trace(run, what, prefix=snap, notice=False)
+    t.eq(len(st.locations), 1, '%s: one location' % what)
+    loc = st.locations[0]
+    n = loc.enters.get('leaf', 0)
+    t.check(0 < n < (ROUNDS // 2 + 1) * CALLS, '%s: leaf calls of the window then' % what,
+            repr(n))
+    t.check(marks(st.path, loc.ref) in (['main'], ['main', 'leaf']),
+            '%s: main marked (and leaf, if the window starts in a call)' % what,
+            repr(marks(st.path, loc.ref)))
+    props = vttest.otf2_properties(st.path)
+    t.eq((props.get('VT::SNAPSHOT'), props.get('VT::MPI::RANK')), ('round 25', '0'),
+         '%s: properties VT::SNAPSHOT and VT::MPI::RANK' % what)
+    t.eq([n for n in os.listdir(run.gdir) if n.startswith('.')], [],
+         '%s: nothing of the meeting left in the trace directory' % what)
+
+
+def body(t):
+    impl = vtmpi.OPENMPI
+    flags = ['-I' + os.path.join(vttest.SOURCE_ROOT, 'runtime', 'include')]
+    exe = vtmpi.compile(t, impl, 'mpi_ring', ['mpi_ring.c'], opt='-O0', flags=flags)
+    vtmpi.require_runtime(impl)
+    what = 'openmpi np 2, VT_MODE=ring'
+    run = vtmpi.mpirun(t, impl, 2, exe, env=ENV, timeout=120, label='ring')
+    t.eq((run.status, run.lines), (0, ['rank 0 snapshot 0', 'rank 1 snapshot 0']),
+         '%s: status 0, VT_USER_SNAPSHOT returned 0 on both ranks' % what)
+    t.eq(run.errors, [], '%s: no vt error' % what)
+    snap = run.prefix + '.snap-1'
+    written = sorted(os.path.basename(p) for p, _, _ in run.written)
+    t.eq(written, sorted([run.prefix + '.otf2', snap + '.otf2']),
+         '%s: the run\'s trace and the job\'s snapshot written' % what)
+    final_trace(t, run, what)
+
+    w = what + ': snapshot of the job'
+    st = t.trace(run, w, prefix=snap, notice=False)
+    t.eq(sorted(l.ref for l in st.locations), [0, 1], '%s: both ranks\' locations' % w)
+    win = window(st.path)
+    starts = sorted(set(first for first, _, _ in win.values()))
+    ends = sorted(set(last for _, last, _ in win.values()))
+    t.check(len(starts) == 1, '%s: both windows start at the same time' % w, repr(win))
+    t.check(len(ends) == 1, '%s: both windows end at the same time' % w, repr(win))
+    for loc in st.locations:
         n = loc.enters.get('leaf', 0)
-        t.check(0 < n < (ROUNDS // 2 + 1) * CALLS, '%s: leaf calls of the window then' % w,
-                repr(n))
+        t.check(0 < n < (ROUNDS // 2 + 1) * CALLS, '%s: %d: leaf calls of the window then'
+                % (w, loc.ref), repr(n))
         t.check(marks(st.path, loc.ref) in (['main'], ['main', 'leaf']),
-                '%s: main marked (and leaf, if the window starts in a call)' % w,
+                '%s: %d: main marked (and leaf, if the window starts in a call)' % (w, loc.ref),
                 repr(marks(st.path, loc.ref)))
-        props = vttest.otf2_properties(st.path)
-        t.eq((props.get('VT::SNAPSHOT'), props.get('VT::MPI::RANK')), ('round 25', str(rank)),
-             '%s: properties VT::SNAPSHOT and VT::MPI::RANK' % w)
+        t.eq(win[loc.ref][2], starts, '%s: %d: MeasurementOnOff(ON) at the window\'s start'
+             % (w, loc.ref))
+    props = vttest.otf2_properties(st.path)
+    t.eq((props.get('VT::SNAPSHOT'), props.get('VT::MPI::RANK')), ('round 25', None),
+         '%s: property VT::SNAPSHOT, no VT::MPI::RANK' % w)
+    t.eq([n for n in os.listdir(run.gdir) if n.startswith('.')], [],
+         '%s: nothing of the meeting left in the trace directory' % w)
+    alone(t, impl, exe)
 
 
 vttest.main('mpi_ring', body)
