@@ -385,6 +385,9 @@ const struct vt_mpi_ops *vt_group_join(const char *dir, int rank, int size, doub
 			 dir);
 		return NULL;
 	}
+	free(grp.dir);
+	free(grp.sent);
+	free(grp.got);
 	grp.dir = strdup(dir);
 	grp.sent = calloc((size_t)size, sizeof(*grp.sent));
 	grp.got = calloc((size_t)size, sizeof(*grp.got));

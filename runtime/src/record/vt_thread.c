@@ -946,6 +946,18 @@ uint64_t vt_thread_ring_start(void)
 	return start;
 }
 
+void vt_thread_each_ring(void (*fn)(void *arg, struct vt_ring *g, struct vt_rec *upto), void *arg)
+{
+	pthread_mutex_lock(&thr.locs_lock);
+	for (struct vt_loc *loc = thr.locs; loc; loc = loc->next) {
+		pthread_mutex_lock(&loc->lock);
+		if (loc->ring && !loc->done)
+			fn(arg, loc->ring, upto_locked(loc));
+		pthread_mutex_unlock(&loc->lock);
+	}
+	pthread_mutex_unlock(&thr.locs_lock);
+}
+
 struct vt_loc *vt_thread_finalize(uint64_t end_ts)
 {
 	struct vt_tls *self = &vt_tls;

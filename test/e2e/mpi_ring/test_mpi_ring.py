@@ -7,9 +7,13 @@ start at the same time (their open frames marked there, MeasurementOnOff ON) and
 same time, fewer leaf calls than the run had by then, the property VT::SNAPSHOT. Asked by
 rank 0 alone, the snapshot waits VT_SNAPSHOT_WAIT for rank 1's and then writes rank 0's
 window alone to NAME.snap-1.rank0, with the property VT::MPI::RANK; each run goes on to its
-own trace."""
+own trace. mpi_ring_cut.c (Open MPI and MPICH): the job's window cuts a message and a
+broadcast at each of its ends; exactly those four ends carry the attribute
+vt::outside_window (1 sent before the window, 2 received after it, 3 a collective others
+ended outside it), every other message is matched, and vt-profile finds nothing unmatched."""
 
 import os
+import subprocess
 
 import vtmpi
 import vttest
@@ -91,6 +95,54 @@ def alone(t, impl, exe):
          '%s: nothing of the meeting left in the trace directory' % what)
 
 
+CUT = 'vt::outside_window'
+
+
+def mpi_events(path):
+    """Per message or collective end: (location, kind, tag or None, the CUT value or None)."""
+    import otf2
+    out = []
+    with otf2.reader.open(path) as reader:
+        for loc, ev in reader.events:
+            kind = type(ev).__name__
+            if kind in ('MpiSend', 'MpiRecv', 'MpiCollectiveEnd'):
+                a = {k.name: v for k, v in ev.attributes.items()} if ev.attributes else {}
+                out.append((loc._ref, kind, getattr(ev, 'msg_tag', None), a.get(CUT)))
+    return out
+
+
+def cut(t, impl):
+    """The window cuts a message and a broadcast at each end (mpi_ring_cut.c)."""
+    vtmpi.require_runtime(impl)
+    flags = ['-I' + os.path.join(vttest.SOURCE_ROOT, 'runtime', 'include')]
+    exe = vtmpi.compile(t, impl, 'mpi_ring_cut_%s' % impl.name, ['mpi_ring_cut.c'], opt='-O0',
+                        flags=flags)
+    what = '%s np 2, VT_MODE=ring, a window that cuts' % impl
+    run = vtmpi.mpirun(t, impl, 2, exe, env=ENV, timeout=120, label='cut-%s' % impl.name)
+    t.eq((run.status, run.lines), (0, ['rank 0 snapshot 0', 'rank 1 snapshot 0']),
+         '%s: status 0, VT_USER_SNAPSHOT returned 0 on both ranks' % what)
+    t.eq(run.errors, [], '%s: no vt error' % what)
+    st = t.trace(run, what, prefix=run.prefix + '.snap-1', notice=False)
+    ev = mpi_events(st.path)
+    t.eq(sorted((l, k, g, v) for l, k, g, v in ev if v is not None),
+         sorted([(1, 'MpiRecv', 1, 1), (1, 'MpiCollectiveEnd', None, 3), (0, 'MpiSend', 4, 2),
+                 (0, 'MpiCollectiveEnd', None, 3)]),
+         '%s: the four ends the window cuts marked, each with its reason' % what)
+    t.eq(sorted((l, k, g) for l, k, g, v in ev if v is None),
+         sorted([(0, 'MpiSend', 2), (1, 'MpiRecv', 2), (1, 'MpiSend', 5), (0, 'MpiRecv', 5),
+                 (0, 'MpiSend', 3), (1, 'MpiRecv', 3)]),
+         '%s: the messages sent and received in the window, unmarked' % what)
+    _, printed, _ = vttest.otf2_print([st.path])
+    t.eq(printed.count('("%s" <' % CUT), 4, '%s: otf2-print shows the four marks' % what)
+    prof = subprocess.run([os.environ['VT_PROFILE'], '--mpi', st.path], capture_output=True,
+                          text=True)
+    t.check(prof.returncode == 0, '%s: vt-profile --mpi: the trace is consistent' % what,
+            prof.stdout + prof.stderr)
+    t.check('3 messages, 12 bytes; 0 collectives' in prof.stdout,
+            '%s: vt-profile --mpi matches the three whole messages, no cut end' % what,
+            prof.stdout)
+
+
 def body(t):
     impl = vtmpi.OPENMPI
     flags = ['-I' + os.path.join(vttest.SOURCE_ROOT, 'runtime', 'include')]
@@ -130,6 +182,8 @@ def body(t):
     t.eq([n for n in os.listdir(run.gdir) if n.startswith('.')], [],
          '%s: nothing of the meeting left in the trace directory' % w)
     alone(t, impl, exe)
+    for other in (vtmpi.OPENMPI, vtmpi.MPICH):
+        cut(t, other)
 
 
 vttest.main('mpi_ring', body)
