@@ -257,6 +257,9 @@ static void finalize(const char *alone)
 		return;
 	}
 
+	/* Ring mode under MPI: the ranks' windows start at one time. */
+	if (mpi && !alone && vt_cfg.mode == VT_MODE_RING && mpi->size > 1)
+		vt_snapshot_final_cut(mpi);
 	uint64_t end = core.snap_end ? core.snap_end : vt_clock_now();
 	vt_otf2_write_begin();
 	vt_clock_finish();

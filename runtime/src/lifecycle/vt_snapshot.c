@@ -242,8 +242,9 @@ static void job_decide(struct job_chan *c, size_t n)
 	free(mk);
 }
 
-/* Every rank's channels to rank 0, its marks back, and set on the records of the window. */
-static void job_marks(const struct vt_mpi_ops *g, int rank)
+/* Every rank's channels to rank 0, its marks back, and set on the records of the window;
+ * what: the trace, for the line that says the marks could not be set. */
+static void job_marks(const struct vt_mpi_ops *g, int rank, const char *what)
 {
 	struct job_count jc = {.lost = false};
 	vt_msg_tab_init(&jc.tab);
@@ -308,9 +309,9 @@ static void job_marks(const struct vt_mpi_ops *g, int rank)
 		}
 		vt_thread_each_ring(mark_ring, &jc.tab);
 	} else if (rank == 0) {
-		vt_warn("snapshot %u: the messages and collectives the window cuts are not marked "
-			"(a rank could not count them)",
-			snap.writing);
+		vt_warn("%s: the messages and collectives the window cuts are not marked (a rank "
+			"could not count them)",
+			what);
 	}
 	free(marks);
 	free(back);
@@ -376,8 +377,26 @@ static const struct vt_mpi_ops *job_meet(unsigned k, uint64_t asked, uint64_t *e
 	vt_group_on_lost(job_lost);
 	vt_ring_cut(w.t0 ? w.t0 - (uint64_t)off : 0, w.t1 - (uint64_t)off);
 	*end = w.t1 - (uint64_t)off;
-	job_marks(g, run->rank);
+	char what[64];
+	snprintf(what, sizeof(what), "snapshot %u", k);
+	job_marks(g, run->rank, what);
 	return g;
+}
+
+void vt_snapshot_final_cut(const struct vt_mpi_ops *ops)
+{
+	/* Every rank's latest window start, in rank 0's time; 0: no ring lost a record. */
+	int64_t off = clock_offset();
+	uint64_t start = vt_thread_ring_start(), t0 = start ? start + (uint64_t)off : 0;
+	uint64_t *all = ops->gather(&t0, sizeof(t0), NULL);
+	for (int r = 0; all && r < ops->size; r++)
+		t0 = all[r] > t0 ? all[r] : t0;
+	free(all);
+	ops->bcast(&t0, sizeof(t0), 0);
+	if (!t0)
+		return;
+	vt_ring_cut(t0 - (uint64_t)off, UINT64_MAX);
+	job_marks(ops, ops->rank, "the trace");
 }
 
 /* The writing process: the rings as the fork found them, written as at the run's end. */

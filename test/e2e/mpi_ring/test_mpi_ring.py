@@ -10,7 +10,9 @@ window alone to NAME.snap-1.rank0, with the property VT::MPI::RANK; each run goe
 own trace. mpi_ring_cut.c (Open MPI and MPICH): the job's window cuts a message and a
 broadcast at each of its ends; exactly those four ends carry the attribute
 vt::outside_window (1 sent before the window, 2 received after it, 3 a collective others
-ended outside it), every other message is matched, and vt-profile finds nothing unmatched."""
+ended outside it), every other message is matched, and vt-profile finds nothing unmatched;
+the run's own trace starts at one time on both ranks, the message and broadcast its start
+cuts marked, and vt-profile --mpi matches every other."""
 
 import os
 import subprocess
@@ -141,6 +143,25 @@ def cut(t, impl):
     t.check('3 messages, 12 bytes; 0 collectives' in prof.stdout,
             '%s: vt-profile --mpi matches the three whole messages, no cut end' % what,
             prof.stdout)
+
+    # The run's own trace starts at one time on both ranks too (rank 0's window start,
+    # in its work): the first message and broadcast are cut there, nothing at the end.
+    w = what + ': the run\'s trace'
+    tr = t.trace(run, w, notice=False)
+    starts = sorted(set(on[0] for on in window(tr.path).values() if on[2]))
+    t.check(len(starts) == 1 and all(window(tr.path)[l.ref][2] == starts
+                                     for l in tr.locations),
+            '%s: both locations\' windows start at one time (MeasurementOnOff ON)' % w,
+            repr(window(tr.path)))
+    ev = mpi_events(tr.path)
+    t.eq(sorted((l, k, g, v) for l, k, g, v in ev if v is not None),
+         sorted([(1, 'MpiRecv', 1, 1), (1, 'MpiCollectiveEnd', None, 3)]),
+         '%s: the message and the broadcast its start cuts marked' % w)
+    prof = subprocess.run([os.environ['VT_PROFILE'], '--mpi', tr.path], capture_output=True,
+                          text=True)
+    t.check(prof.returncode == 0 and '5 messages, 20 bytes; 2 collectives' in prof.stdout,
+            '%s: vt-profile --mpi: consistent, five whole messages, two collectives' % w,
+            prof.stdout + prof.stderr)
 
 
 def body(t):
