@@ -320,6 +320,14 @@ uint64_t vt_prof_wsplit_record(struct vt_prof_wsplit *sp, const struct vtr_locat
 {
 	const struct vtr_trace *t = sp->t;
 	struct kv *e;
+	/* An end a snapshot's window cut from the other (the serial matching skips it too);
+	 * an Irecv's request is forgotten as a matched one's is. */
+	if (r->cut) {
+		if (r->kind == VTR_EV_MpiIrecv &&
+		    (e = kv_find(&sp->irecvs, loc->index, r->request, false)))
+			e->state = 2;
+		return 0;
+	}
 	switch (r->kind) {
 	case VTR_EV_MpiSend:
 	case VTR_EV_MpiIsend: {
