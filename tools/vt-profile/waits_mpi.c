@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* vt-profile-mpi --waits on N processes: the exchanges over MPI around waits_split.c. */
+/* vt-profile-mpi --waits and --critical-path on N processes: the exchanges over MPI. */
+#include "cpath_split.h"
 #include "vtr_cli.h"
 #include "waits_split.h"
 
@@ -168,6 +169,67 @@ static void exchange(void *user, uint64_t now)
 	vt_prof_wsplit_set_bound(x->sp, unclamp(least[1]));
 }
 
+/* --critical-path after the reading (cpath_split.h): its rounds; process 0 prints. */
+static int critpath_rounds(struct vt_prof_cpsplit *cs, const struct vt_prof_trace *tr,
+			   const struct vt_prof_options *opt, const struct vt_prof_paths *paths,
+			   const uint32_t *map, uint64_t problems, int nprocs)
+{
+	int me;
+	MPI_Comm_rank(MPI_COMM_WORLD, &me);
+	size_t n, got;
+	uint32_t *dest;
+	/* 1. Synchronisation points and waits to the waiters' processes. */
+	struct vt_prof_cpitem *x = vt_prof_cpsplit_found(cs, &n, &dest);
+	struct vt_prof_cpitem *in = alltoall(x, n, sizeof(*x), dest, nprocs, &got);
+	free(dest);
+	vt_prof_cpsplit_take_found(cs, in, got);
+	free(in);
+	vt_prof_cpsplit_globalize(cs, map);
+	/* 2. The waiters' tallies to the delayers' processes: the delay costs. */
+	x = vt_prof_cpsplit_tallies(cs, &n, &dest);
+	in = alltoall(x, n, sizeof(*x), dest, nprocs, &got);
+	free(dest);
+	vt_prof_cpsplit_costs(cs, in, got);
+	free(in);
+	/* 3. Every line's ends and every wait to process 0, which walks the path. */
+	x = vt_prof_cpsplit_summary(cs, &n);
+	dest = vtr_xcalloc(n + 1, sizeof(*dest));
+	in = alltoall(x, n, sizeof(*x), dest, nprocs, &got);
+	free(dest);
+	uint64_t length = 0;
+	size_t followed = 0, nspans = 0;
+	x = me ? vtr_xcalloc(1, sizeof(*x)) : NULL;
+	dest = me ? vtr_xcalloc(1, sizeof(*dest)) : NULL;
+	if (!me)
+		x = vt_prof_cpsplit_walk(cs, in, got, &length, &followed, &nspans, &dest);
+	free(in);
+	/* 4. The spans to their locations' processes; the sums to process 0. */
+	in = alltoall(x, nspans, sizeof(*x), dest, nprocs, &got);
+	free(dest);
+	vt_prof_cpsplit_spans(cs, in, got);
+	free(in);
+	struct vt_prof_cp_sum *sums = vt_prof_cpsplit_sums(cs, &n);
+	struct vt_prof_cp_sum *copy = vtr_xcalloc(n + 1, sizeof(*copy));
+	memcpy(copy, sums, n * sizeof(*copy));
+	dest = vtr_xcalloc(n + 1, sizeof(*dest));
+	struct vt_prof_cp_sum *all = alltoall(copy, n, sizeof(*copy), dest, nprocs, &got);
+	free(dest);
+	int status = 0;
+	if (!me) {
+		size_t ncosts;
+		n = vt_prof_cpsplit_merge(all, got, &ncosts);
+		vt_prof_critpath_print(tr, opt, stdout, paths, all, ncosts, all + ncosts,
+				       n - ncosts, length, followed, problems);
+		if (fflush(stdout) != 0 || ferror(stdout)) {
+			fprintf(stderr, "vt-profile: cannot write the report: %s\n",
+				strerror(errno));
+			status = 2;
+		}
+	}
+	free(all);
+	return status;
+}
+
 int vt_prof_waits_mpi(const char *path, const struct vt_prof_options *opt)
 {
 	int me, nprocs;
@@ -191,6 +253,7 @@ int vt_prof_waits_mpi(const char *path, const struct vt_prof_options *opt)
 	t->only = vt_prof_wsplit_share(sp);
 	t->no_match = true;
 	struct waits *w = vt_prof_waits_new(t, stderr, sp);
+	struct vt_prof_cpsplit *cp = opt->critpath ? vt_prof_cpsplit_new(t, sp, w) : NULL;
 
 	/* 1. Each process reads its share, the records going to their owners as it goes; the
 	 * first exchange at its first event, the span to the next one a 256th of the trace. */
@@ -200,7 +263,7 @@ int vt_prof_waits_mpi(const char *path, const struct vt_prof_options *opt)
 			     .window = opt->window ? opt->window : VT_PROF_WINDOW,
 			     .span = t->length / 256};
 	vt_prof_wsplit_on_round(sp, exchange, &x, x.window);
-	bad = vt_prof_waits_read(w) < 0;
+	bad = (cp ? vt_prof_cpsplit_read(cp) : vt_prof_waits_read(w)) < 0;
 	uint64_t events = vtr_last_stats()->events;
 	while (vt_prof_wsplit_bound(sp) != UINT64_MAX)
 		exchange(&x, UINT64_MAX);
@@ -236,6 +299,18 @@ int vt_prof_waits_mpi(const char *path, const struct vt_prof_options *opt)
 	free(all);
 	free(each);
 	free(counts);
+	if (cp) {
+		/* 3. The critical path's rounds, the unmatched as --waits counts them. */
+		uint64_t problems = sum(*vt_prof_waits_problems(w));
+		uint64_t stack = sum(vt_prof_waits_stack_problems(w));
+		status =
+		    critpath_rounds(cp, &tr, opt, vt_prof_waits_paths(w), map, problems, nprocs);
+		if (!status)
+			status = problems + stack ? 1 : 0;
+		free(map);
+		MPI_Bcast(&status, 1, MPI_INT, 0, MPI_COMM_WORLD);
+		goto out;
+	}
 	free(map);
 
 	/* 3. The sums at process 0, which prints them. */
@@ -269,6 +344,8 @@ int vt_prof_waits_mpi(const char *path, const struct vt_prof_options *opt)
 	free(d);
 	MPI_Bcast(&status, 1, MPI_INT, 0, MPI_COMM_WORLD);
 out:
+	if (cp)
+		vt_prof_cpsplit_free(cp);
 	vt_prof_waits_free(w);
 	vt_prof_wsplit_free(sp);
 	vtr_close(t);

@@ -1,0 +1,534 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* vt-profile --critical-path split over processes: lines, waits, tallies, walk, no MPI. */
+/* The rounds and what each process holds: cpath_split.h. */
+#include "cpath_split.h"
+#include "critpath.h"
+#include "paths.h"
+#include "waits.h"
+#include "waits_split.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* One location as this process reads it: the open regions' paths, the line (from time[i] on,
+ * path[i]), its synchronisation points, first and last event. */
+struct line {
+	uint32_t *stack;
+	size_t depth, cap;
+	uint64_t *time;
+	uint32_t *path;
+	size_t n, capn;
+	uint64_t *sync;
+	size_t nsync, capsync;
+	uint64_t first, last;
+	bool seen;
+};
+
+struct vt_prof_cpsplit {
+	const struct vtr_trace *t;
+	struct vt_prof_wsplit *sp;
+	struct waits *w;
+	struct vt_prof_paths paths; /* numbered as waits.c numbers its own: the same Enters */
+	struct line *lines;
+	struct vt_prof_cp_line *view; /* lines as libvtprof takes them (after globalize) */
+	size_t most;		      /* the most segments of a line */
+	struct vt_prof_cpitem *found; /* the owners' finds, for the waiters' processes */
+	size_t nfound, capfound;
+	struct vt_prof_cp_wait *waits; /* of this process's locations */
+	size_t nwaits, capwaits;
+	struct vt_prof_cp_sum *sums; /* delay costs and the path's pieces, unmerged */
+	size_t nsums, capsums;
+	struct vt_prof_cpitem *out; /* items being made (tallies, spans) */
+	size_t nout, capout;
+	uint32_t *dest;
+};
+
+/* Room for one more of size bytes in *p (n in use, *cap allocated). */
+static void *room(void *p, size_t n, size_t *cap, size_t size)
+{
+	if (n < *cap)
+		return p;
+	*cap = *cap ? 2 * *cap : 64;
+	return vtr_xrealloc(p, *cap, size);
+}
+
+static void push_u64(uint64_t **a, size_t *n, size_t *cap, uint64_t v)
+{
+	*a = room(*a, *n, cap, sizeof(**a));
+	(*a)[(*n)++] = v;
+}
+
+static void found_add(struct vt_prof_cpsplit *cs, struct vt_prof_cpitem x)
+{
+	cs->found = room(cs->found, cs->nfound, &cs->capfound, sizeof(*cs->found));
+	cs->found[cs->nfound++] = x;
+}
+
+static void out_add(struct vt_prof_cpsplit *cs, struct vt_prof_cpitem x, uint32_t dest)
+{
+	size_t cap = cs->capout;
+	cs->out = room(cs->out, cs->nout, &cs->capout, sizeof(*cs->out));
+	if (cap != cs->capout)
+		cs->dest = vtr_xrealloc(cs->dest, cs->capout, sizeof(*cs->dest));
+	cs->dest[cs->nout] = dest;
+	cs->out[cs->nout++] = x;
+}
+
+static struct vt_prof_cpitem *out_take(struct vt_prof_cpsplit *cs, size_t *n, uint32_t **dest)
+{
+	struct vt_prof_cpitem *x = cs->out ? cs->out : vtr_xcalloc(1, sizeof(*x));
+	*n = cs->nout;
+	*dest = cs->dest ? cs->dest : vtr_xcalloc(1, sizeof(**dest));
+	cs->out = NULL;
+	cs->dest = NULL;
+	cs->nout = cs->capout = 0;
+	return x;
+}
+
+static void sum_add(struct vt_prof_cpsplit *cs, struct vt_prof_cp_sum s)
+{
+	cs->sums = room(cs->sums, cs->nsums, &cs->capsums, sizeof(*cs->sums));
+	cs->sums[cs->nsums++] = s;
+}
+
+struct vt_prof_cpsplit *vt_prof_cpsplit_new(const struct vtr_trace *t, struct vt_prof_wsplit *sp,
+					    struct waits *w)
+{
+	struct vt_prof_cpsplit *cs = vtr_xcalloc(1, sizeof(*cs));
+	cs->t = t;
+	cs->sp = sp;
+	cs->w = w;
+	cs->lines = vtr_xcalloc(t->nlocations + 1, sizeof(*cs->lines));
+	return cs;
+}
+
+void vt_prof_cpsplit_free(struct vt_prof_cpsplit *cs)
+{
+	for (size_t i = 0; i < cs->t->nlocations; i++) {
+		struct line *l = &cs->lines[i];
+		free(l->stack);
+		free(l->time);
+		free(l->path);
+		free(l->sync);
+	}
+	free(cs->lines);
+	free(cs->view);
+	vt_prof_paths_free(&cs->paths);
+	free(cs->found);
+	free(cs->waits);
+	free(cs->sums);
+	free(cs->out);
+	free(cs->dest);
+	free(cs);
+}
+
+/* ---- the reading: the lines here, the rest waits.c's ---- */
+
+static uint32_t path_now(const struct line *l)
+{
+	return l->depth ? l->stack[l->depth - 1] : 0;
+}
+
+static void line_add(struct line *l, uint64_t time)
+{
+	size_t cap = l->capn;
+	l->time = room(l->time, l->n, &l->capn, sizeof(*l->time));
+	if (cap != l->capn)
+		l->path = vtr_xrealloc(l->path, l->capn, sizeof(*l->path));
+	l->time[l->n] = time;
+	l->path[l->n++] = path_now(l);
+}
+
+static void on_event(void *user, const struct vtr_location *loc, enum vtr_event kind, uint64_t time)
+{
+	struct vt_prof_cpsplit *cs = user;
+	struct line *l = &cs->lines[loc->index];
+	(void)kind;
+	if (!l->seen) {
+		l->seen = true;
+		l->first = time;
+	}
+	l->last = time;
+}
+
+static void on_location_end(void *user, const struct vtr_location *loc, uint64_t last)
+{
+	struct vt_prof_cpsplit *cs = user;
+	struct line *l = &cs->lines[loc->index];
+	if (last > l->last)
+		l->last = last;
+}
+
+static void on_enter(void *user, const struct vtr_location *loc, uint64_t time, uint32_t region)
+{
+	struct vt_prof_cpsplit *cs = user;
+	struct line *l = &cs->lines[loc->index];
+	l->stack = room(l->stack, l->depth, &l->cap, sizeof(*l->stack));
+	l->stack[l->depth] = vt_prof_path_of(&cs->paths, path_now(l), region);
+	l->depth++;
+	line_add(l, time);
+	vt_prof_waits_callbacks()->enter(cs->w, loc, time, region);
+}
+
+static void on_leave(void *user, const struct vtr_location *loc, uint64_t time, uint32_t region,
+		     uint64_t enter)
+{
+	struct vt_prof_cpsplit *cs = user;
+	struct line *l = &cs->lines[loc->index];
+	vt_prof_waits_callbacks()->leave(cs->w, loc, time, region, enter);
+	if (l->depth)
+		l->depth--;
+	line_add(l, time);
+}
+
+/* A send is a synchronisation point of its location (as in the serial reading). */
+static void on_record(void *user, const struct vtr_location *loc, const struct vtr_record *r)
+{
+	struct vt_prof_cpsplit *cs = user;
+	struct line *l = &cs->lines[loc->index];
+	if (r->kind == VTR_EV_MpiSend || r->kind == VTR_EV_MpiIsend)
+		push_u64(&l->sync, &l->nsync, &l->capsync, r->time);
+	vt_prof_waits_callbacks()->record(cs->w, loc, r);
+}
+
+static void on_thread(void *user, const struct vtr_location *loc, const struct vtr_thread_event *e)
+{
+	struct vt_prof_cpsplit *cs = user;
+	vt_prof_waits_callbacks()->thread(cs->w, loc, e);
+}
+
+static void on_problem(void *user, const struct vtr_location *loc, enum vtr_problem kind,
+		       bool has_time, uint64_t time, uint32_t region, const char *message)
+{
+	struct vt_prof_cpsplit *cs = user;
+	vt_prof_waits_callbacks()->problem(cs->w, loc, kind, has_time, time, region, message);
+}
+
+/* The owners' matches: the receive's end and its Late Sender wait; every member's end and
+ * its wait (as the serial reading: a wait that takes no time, or that the waiter caused
+ * itself, is none). */
+static void found_wait(struct vt_prof_cpsplit *cs, struct vt_prof_cpitem x)
+{
+	if (x.end > x.begin && x.loc != x.delayer)
+		found_add(cs, x);
+}
+
+static void cp_message(void *user, const struct vt_prof_wmsg *s, const struct vt_prof_wmsg *r,
+		       uint64_t late_sender)
+{
+	struct vt_prof_cpsplit *cs = user;
+	found_add(cs, (struct vt_prof_cpitem){.end = r->time, .loc = r->loc, .kind = CP_SYNC});
+	found_wait(cs, (struct vt_prof_cpitem){.begin = r->call,
+					       .end = r->call + late_sender,
+					       .loc = r->loc,
+					       .path = r->path,
+					       .delayer = s->loc,
+					       .pattern = VT_WAIT_LATE_SENDER,
+					       .kind = CP_WAIT});
+}
+
+static void cp_collective(void *user, const struct vtr_coll_member *mem, const uint32_t *paths,
+			  uint32_t n, uint32_t root, int pattern, const uint64_t *wait)
+{
+	struct vt_prof_cpsplit *cs = user;
+	uint32_t by = vt_prof_cp_delayer(pattern, root, n, mem);
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t loc = (uint32_t)mem[i].location->index;
+		found_add(cs,
+			  (struct vt_prof_cpitem){.end = mem[i].end, .loc = loc, .kind = CP_SYNC});
+		if (pattern != VT_WAIT_PATTERNS && by < n)
+			found_wait(cs, (struct vt_prof_cpitem){
+					   .begin = mem[i].begin,
+					   .end = mem[i].begin + wait[i],
+					   .loc = loc,
+					   .path = paths[i],
+					   .delayer = (uint32_t)mem[by].location->index,
+					   .pattern = (uint32_t)pattern,
+					   .kind = CP_WAIT});
+	}
+}
+
+static const struct vt_prof_wsplit_cp hooks = {cp_message, cp_collective};
+
+int vt_prof_cpsplit_read(struct vt_prof_cpsplit *cs)
+{
+	const struct vtr_callbacks cb = {
+	    .event = on_event,
+	    .location_end = on_location_end,
+	    .enter = on_enter,
+	    .leave = on_leave,
+	    .record = on_record,
+	    .thread = on_thread,
+	    .problem = on_problem,
+	};
+	vt_prof_wsplit_on_cp(cs->sp, &hooks, cs);
+	return vtr_read_merged((struct vtr_trace *)cs->t, &cb, cs) < 0 ? -1 : 0;
+}
+
+/* ---- 1. the finds to the waiters' processes ---- */
+
+struct vt_prof_cpitem *vt_prof_cpsplit_found(struct vt_prof_cpsplit *cs, size_t *n, uint32_t **dest)
+{
+	for (size_t i = 0; i < cs->nfound; i++)
+		out_add(cs, cs->found[i], vt_prof_wsplit_loc_owner(cs->sp, cs->found[i].loc));
+	free(cs->found);
+	cs->found = NULL;
+	cs->nfound = cs->capfound = 0;
+	return out_take(cs, n, dest);
+}
+
+void vt_prof_cpsplit_take_found(struct vt_prof_cpsplit *cs, const struct vt_prof_cpitem *x,
+				size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (x[i].loc >= cs->t->nlocations)
+			continue;
+		struct line *l = &cs->lines[x[i].loc];
+		push_u64(&l->sync, &l->nsync, &l->capsync, x[i].end);
+		if (x[i].kind != CP_WAIT)
+			continue;
+		cs->waits = room(cs->waits, cs->nwaits, &cs->capwaits, sizeof(*cs->waits));
+		cs->waits[cs->nwaits++] = (struct vt_prof_cp_wait){
+		    x[i].loc, x[i].path, x[i].delayer, x[i].pattern, x[i].begin, x[i].end};
+	}
+}
+
+static int cmp_u64(const void *pa, const void *pb)
+{
+	uint64_t a = *(const uint64_t *)pa, b = *(const uint64_t *)pb;
+	return (a > b) - (a < b);
+}
+
+void vt_prof_cpsplit_globalize(struct vt_prof_cpsplit *cs, const uint32_t *map)
+{
+	const struct vtr_trace *t = cs->t;
+	cs->view = vtr_xcalloc(t->nlocations + 1, sizeof(*cs->view));
+	for (size_t i = 0; i < t->nlocations; i++) {
+		struct line *l = &cs->lines[i];
+		for (size_t k = 0; k < l->n; k++)
+			l->path[k] = map[l->path[k]];
+		qsort(l->sync, l->nsync, sizeof(*l->sync), cmp_u64);
+		cs->view[i] = (struct vt_prof_cp_line){l->time, l->path, l->n,	  l->first,
+						       l->last, l->sync, l->nsync};
+		if (l->n > cs->most)
+			cs->most = l->n;
+	}
+	for (size_t i = 0; i < cs->nwaits; i++)
+		cs->waits[i].path = map[cs->waits[i].path];
+}
+
+/* ---- 2. the delay costs ---- */
+
+static void piece_out(void *user, uint32_t path, uint64_t time)
+{
+	struct vt_prof_cpsplit *cs = user;
+	out_add(cs, (struct vt_prof_cpitem){.begin = time, .path = path, .kind = CP_PIECE}, 0);
+}
+
+static int cmp_piece(const void *pa, const void *pb)
+{
+	const struct vt_prof_cpitem *a = pa, *b = pb;
+	return (a->path > b->path) - (a->path < b->path);
+}
+
+struct vt_prof_cpitem *vt_prof_cpsplit_tallies(struct vt_prof_cpsplit *cs, size_t *n,
+					       uint32_t **dest)
+{
+	for (size_t i = 0; i < cs->nwaits; i++) {
+		const struct vt_prof_cp_wait *w = &cs->waits[i];
+		const struct vt_prof_cp_line *l = &cs->view[w->loc];
+		uint32_t to = vt_prof_wsplit_loc_owner(cs->sp, w->delayer);
+		size_t head = cs->nout;
+		out_add(cs,
+			(struct vt_prof_cpitem){w->begin, w->end, w->loc, w->path, w->delayer,
+						w->pattern, CP_TALLY, 0},
+			to);
+		/* The waiter's time per path since its last synchronisation point (all the
+		 * delay cost takes of it), summed per path. */
+		vt_prof_cp_spent(l, vt_prof_cp_sync_before(l, w->begin), w->begin, piece_out, cs);
+		struct vt_prof_cpitem *p = cs->out + head + 1;
+		size_t np = cs->nout - head - 1, k = 0;
+		qsort(p, np, sizeof(*p), cmp_piece);
+		for (size_t j = 0; j < np; j++) {
+			if (k && p[k - 1].path == p[j].path)
+				p[k - 1].begin += p[j].begin;
+			else
+				p[k++] = p[j];
+		}
+		cs->nout = head + 1 + k;
+		cs->out[head].n = (uint32_t)k;
+		for (size_t j = head; j < cs->nout; j++)
+			cs->dest[j] = to;
+	}
+	return out_take(cs, n, dest);
+}
+
+static void on_cost(void *user, const struct vt_prof_cp_wait *w, uint32_t path, uint64_t cost)
+{
+	sum_add(user, (struct vt_prof_cp_sum){w->delayer, path, w->pattern, w->path, cost, 1});
+}
+
+void vt_prof_cpsplit_costs(struct vt_prof_cpsplit *cs, const struct vt_prof_cpitem *x, size_t n)
+{
+	size_t cap = 0;
+	struct vt_prof_cp_spent *scratch = NULL;
+	uint64_t *time = NULL;
+	uint32_t *path = NULL;
+	for (size_t i = 0; i < n; i++) {
+		if (x[i].kind != CP_TALLY || x[i].n > n - i - 1 || x[i].loc >= cs->t->nlocations ||
+		    x[i].delayer >= cs->t->nlocations)
+			continue;
+		const struct vt_prof_cpitem *h = &x[i];
+		size_t np = h->n;
+		if (np + cs->most + 1 > cap) {
+			cap = np + cs->most + 1;
+			scratch = vtr_xrealloc(scratch, 3 * cap, sizeof(*scratch));
+			time = vtr_xrealloc(time, cap, sizeof(*time));
+			path = vtr_xrealloc(path, cap, sizeof(*path));
+		}
+		/* The waiter's line rebuilt from its tally: one segment per path, back to back
+		 * up to the wait's begin; no synchronisation point in it. */
+		uint64_t total = 0;
+		for (size_t k = 0; k < np; k++)
+			total += h[k + 1].begin;
+		uint64_t at = h->begin - total;
+		for (size_t k = 0; k < np; k++) {
+			time[k] = at;
+			path[k] = h[k + 1].path;
+			at += h[k + 1].begin;
+		}
+		struct vt_prof_cp_line keep = cs->view[h->loc];
+		cs->view[h->loc] =
+		    (struct vt_prof_cp_line){time, path, np, h->begin - total, h->begin, NULL, 0};
+		struct vt_prof_cp_wait w = {h->loc,	h->path,  h->delayer,
+					    h->pattern, h->begin, h->end};
+		vt_prof_delay_cost(cs->view, &w, scratch, on_cost, cs);
+		cs->view[h->loc] = keep;
+		i += np;
+	}
+	free(scratch);
+	free(time);
+	free(path);
+}
+
+/* ---- 3. the walk at process 0 ---- */
+
+struct vt_prof_cpitem *vt_prof_cpsplit_summary(const struct vt_prof_cpsplit *cs, size_t *n)
+{
+	const struct vtr_trace *t = cs->t;
+	const bool *mine = vt_prof_wsplit_share(cs->sp);
+	struct vt_prof_cpitem *x = vtr_xcalloc(t->nlocations + cs->nwaits + 1, sizeof(*x));
+	size_t k = 0;
+	for (size_t i = 0; i < t->nlocations; i++)
+		if (mine[i] && cs->lines[i].seen)
+			x[k++] = (struct vt_prof_cpitem){.begin = cs->lines[i].first,
+							 .end = cs->lines[i].last,
+							 .loc = (uint32_t)i,
+							 .kind = CP_LINE};
+	for (size_t i = 0; i < cs->nwaits; i++) {
+		const struct vt_prof_cp_wait *w = &cs->waits[i];
+		x[k++] = (struct vt_prof_cpitem){w->begin,   w->end,	 w->loc,  w->path,
+						 w->delayer, w->pattern, CP_WAIT, 0};
+	}
+	*n = k;
+	return x;
+}
+
+static void on_span(void *user, uint32_t loc, uint64_t from, uint64_t to)
+{
+	struct vt_prof_cpsplit *cs = user;
+	out_add(cs, (struct vt_prof_cpitem){.begin = from, .end = to, .loc = loc, .kind = CP_SPAN},
+		vt_prof_wsplit_loc_owner(cs->sp, loc));
+}
+
+struct vt_prof_cpitem *vt_prof_cpsplit_walk(const struct vt_prof_cpsplit *cs,
+					    const struct vt_prof_cpitem *x, size_t n,
+					    uint64_t *length, size_t *followed, size_t *nspans,
+					    uint32_t **dest)
+{
+	const struct vtr_trace *t = cs->t;
+	struct vt_prof_cp_line *lines = vtr_xcalloc(t->nlocations + 1, sizeof(*lines));
+	struct vt_prof_cp_wait *waits = vtr_xcalloc(n + 1, sizeof(*waits));
+	size_t nw = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (x[i].loc >= t->nlocations)
+			continue;
+		if (x[i].kind == CP_LINE) {
+			lines[x[i].loc].first = x[i].begin;
+			lines[x[i].loc].last = x[i].end;
+		} else if (x[i].kind == CP_WAIT) {
+			waits[nw++] = (struct vt_prof_cp_wait){
+			    x[i].loc, x[i].path, x[i].delayer, x[i].pattern, x[i].begin, x[i].end};
+		}
+	}
+	struct vt_prof_cpsplit *me = (struct vt_prof_cpsplit *)cs;
+	*length = vt_prof_critical_walk(lines, t->nlocations, waits, nw, followed, on_span, me);
+	free(lines);
+	free(waits);
+	return out_take(me, nspans, dest);
+}
+
+/* ---- 4. the path's sums ---- */
+
+struct spans {
+	struct vt_prof_cpsplit *cs;
+	uint32_t loc;
+};
+
+static void on_piece(void *user, uint32_t path, uint64_t time)
+{
+	struct spans *s = user;
+	if (time)
+		sum_add(s->cs, (struct vt_prof_cp_sum){s->loc, path, VT_WAIT_PATTERNS, 0, time, 1});
+}
+
+void vt_prof_cpsplit_spans(struct vt_prof_cpsplit *cs, const struct vt_prof_cpitem *x, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (x[i].kind != CP_SPAN || x[i].loc >= cs->t->nlocations)
+			continue;
+		struct spans s = {cs, x[i].loc};
+		vt_prof_cp_spent(&cs->view[x[i].loc], x[i].begin, x[i].end, on_piece, &s);
+	}
+}
+
+struct vt_prof_cp_sum *vt_prof_cpsplit_sums(struct vt_prof_cpsplit *cs, size_t *n)
+{
+	size_t ncosts;
+	*n = vt_prof_cpsplit_merge(cs->sums, cs->nsums, &ncosts);
+	return cs->sums ? cs->sums : (cs->sums = vtr_xcalloc(1, sizeof(*cs->sums)));
+}
+
+static int cmp_sum(const void *pa, const void *pb)
+{
+	const struct vt_prof_cp_sum *a = pa, *b = pb;
+	if (a->pattern != b->pattern)
+		return a->pattern < b->pattern ? -1 : 1;
+	if (a->loc != b->loc)
+		return a->loc < b->loc ? -1 : 1;
+	if (a->path != b->path)
+		return a->path < b->path ? -1 : 1;
+	return (a->wait_path > b->wait_path) - (a->wait_path < b->wait_path);
+}
+
+size_t vt_prof_cpsplit_merge(struct vt_prof_cp_sum *s, size_t n, size_t *ncosts)
+{
+	if (!n) {
+		*ncosts = 0;
+		return 0;
+	}
+	qsort(s, n, sizeof(*s), cmp_sum);
+	size_t k = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (k && !cmp_sum(&s[k - 1], &s[i])) {
+			s[k - 1].time += s[i].time;
+			s[k - 1].count += s[i].count;
+		} else {
+			s[k++] = s[i];
+		}
+	}
+	*ncosts = 0;
+	while (*ncosts < k && s[*ncosts].pattern != VT_WAIT_PATTERNS)
+		++*ncosts;
+	return k;
+}
