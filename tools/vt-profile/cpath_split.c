@@ -319,47 +319,26 @@ void vt_prof_cpsplit_globalize(struct vt_prof_cpsplit *cs, const uint32_t *map)
 
 /* ---- 2. the delay costs ---- */
 
-static void piece_out(void *user, uint32_t path, uint64_t time)
-{
-	struct vt_prof_cpsplit *cs = user;
-	out_add(cs, (struct vt_prof_cpitem){.begin = time, .path = path, .kind = CP_PIECE}, 0);
-}
-
-static int cmp_piece(const void *pa, const void *pb)
-{
-	const struct vt_prof_cpitem *a = pa, *b = pb;
-	return (a->path > b->path) - (a->path < b->path);
-}
-
 struct vt_prof_cpitem *vt_prof_cpsplit_tallies(struct vt_prof_cpsplit *cs, size_t *n,
 					       uint32_t **dest)
 {
+	struct vt_prof_cp_spent *tally = vtr_xcalloc(cs->most + 2, sizeof(*tally));
 	for (size_t i = 0; i < cs->nwaits; i++) {
 		const struct vt_prof_cp_wait *w = &cs->waits[i];
-		const struct vt_prof_cp_line *l = &cs->view[w->loc];
 		uint32_t to = vt_prof_wsplit_loc_owner(cs->sp, w->delayer);
-		size_t head = cs->nout;
+		size_t k = vt_prof_cp_tally(&cs->view[w->loc], w->begin, tally);
 		out_add(cs,
 			(struct vt_prof_cpitem){w->begin, w->end, w->loc, w->path, w->delayer,
-						w->pattern, CP_TALLY, 0},
+						w->pattern, CP_TALLY, (uint32_t)k},
 			to);
-		/* The waiter's time per path since its last synchronisation point (all the
-		 * delay cost takes of it), summed per path. */
-		vt_prof_cp_spent(l, vt_prof_cp_sync_before(l, w->begin), w->begin, piece_out, cs);
-		struct vt_prof_cpitem *p = cs->out + head + 1;
-		size_t np = cs->nout - head - 1, k = 0;
-		qsort(p, np, sizeof(*p), cmp_piece);
-		for (size_t j = 0; j < np; j++) {
-			if (k && p[k - 1].path == p[j].path)
-				p[k - 1].begin += p[j].begin;
-			else
-				p[k++] = p[j];
-		}
-		cs->nout = head + 1 + k;
-		cs->out[head].n = (uint32_t)k;
-		for (size_t j = head; j < cs->nout; j++)
-			cs->dest[j] = to;
+		for (size_t j = 0; j < k; j++)
+			out_add(cs,
+				(struct vt_prof_cpitem){.begin = tally[j].time,
+							.path = tally[j].path,
+							.kind = CP_PIECE},
+				to);
 	}
+	free(tally);
 	return out_take(cs, n, dest);
 }
 
@@ -370,45 +349,27 @@ static void on_cost(void *user, const struct vt_prof_cp_wait *w, uint32_t path, 
 
 void vt_prof_cpsplit_costs(struct vt_prof_cpsplit *cs, const struct vt_prof_cpitem *x, size_t n)
 {
+	struct vt_prof_cp_spent *scratch = vtr_xcalloc(2 * (cs->most + 1), sizeof(*scratch));
+	struct vt_prof_cp_spent *tally = NULL;
 	size_t cap = 0;
-	struct vt_prof_cp_spent *scratch = NULL;
-	uint64_t *time = NULL;
-	uint32_t *path = NULL;
 	for (size_t i = 0; i < n; i++) {
-		if (x[i].kind != CP_TALLY || x[i].n > n - i - 1 || x[i].loc >= cs->t->nlocations ||
+		if (x[i].kind != CP_TALLY || x[i].n > n - i - 1 ||
 		    x[i].delayer >= cs->t->nlocations)
 			continue;
 		const struct vt_prof_cpitem *h = &x[i];
-		size_t np = h->n;
-		if (np + cs->most + 1 > cap) {
-			cap = np + cs->most + 1;
-			scratch = vtr_xrealloc(scratch, 3 * cap, sizeof(*scratch));
-			time = vtr_xrealloc(time, cap, sizeof(*time));
-			path = vtr_xrealloc(path, cap, sizeof(*path));
+		if (h->n + 1 > cap) {
+			cap = h->n + 1;
+			tally = vtr_xrealloc(tally, cap, sizeof(*tally));
 		}
-		/* The waiter's line rebuilt from its tally: one segment per path, back to back
-		 * up to the wait's begin; no synchronisation point in it. */
-		uint64_t total = 0;
-		for (size_t k = 0; k < np; k++)
-			total += h[k + 1].begin;
-		uint64_t at = h->begin - total;
-		for (size_t k = 0; k < np; k++) {
-			time[k] = at;
-			path[k] = h[k + 1].path;
-			at += h[k + 1].begin;
-		}
-		struct vt_prof_cp_line keep = cs->view[h->loc];
-		cs->view[h->loc] =
-		    (struct vt_prof_cp_line){time, path, np, h->begin - total, h->begin, NULL, 0};
+		for (size_t k = 0; k < h->n; k++)
+			tally[k] = (struct vt_prof_cp_spent){h[k + 1].path, h[k + 1].begin};
 		struct vt_prof_cp_wait w = {h->loc,	h->path,  h->delayer,
 					    h->pattern, h->begin, h->end};
-		vt_prof_delay_cost(cs->view, &w, scratch, on_cost, cs);
-		cs->view[h->loc] = keep;
-		i += np;
+		vt_prof_delay_cost_of(&cs->view[h->delayer], &w, tally, h->n, scratch, on_cost, cs);
+		i += h->n;
 	}
 	free(scratch);
-	free(time);
-	free(path);
+	free(tally);
 }
 
 /* ---- 3. the walk at process 0 ---- */

@@ -200,45 +200,61 @@ static void divide(const struct vt_prof_cp_wait *w, uint64_t total,
 	}
 }
 
-void vt_prof_delay_cost(const struct vt_prof_cp_line *lines, const struct vt_prof_cp_wait *w,
-			struct vt_prof_cp_spent *scratch,
-			void (*on_cost)(void *user, const struct vt_prof_cp_wait *w, uint32_t path,
-					uint64_t cost),
-			void *user)
+size_t vt_prof_cp_tally(const struct vt_prof_cp_line *l, uint64_t t, struct vt_prof_cp_spent *out)
+{
+	struct tally T = {out, 0};
+	vt_prof_cp_spent(l, vt_prof_cp_sync_before(l, t), t, tally_piece, &T);
+	return merge(T.e, T.n);
+}
+
+void vt_prof_delay_cost_of(const struct vt_prof_cp_line *d, const struct vt_prof_cp_wait *w,
+			   const struct vt_prof_cp_spent *waiter, size_t nl,
+			   struct vt_prof_cp_spent *scratch,
+			   void (*on_cost)(void *user, const struct vt_prof_cp_wait *w,
+					   uint32_t path, uint64_t cost),
+			   void *user)
 {
 	uint64_t total = w->end - w->begin;
 	if (w->end <= w->begin)
 		return;
-	const struct vt_prof_cp_line *d = &lines[w->delayer], *l = &lines[w->loc];
-	struct tally D = {scratch, 0};
-	vt_prof_cp_spent(d, vt_prof_cp_sync_before(d, w->end), w->end, tally_piece, &D);
-	size_t nd = merge(D.e, D.n);
-	struct tally L = {scratch + nd, 0};
-	vt_prof_cp_spent(l, vt_prof_cp_sync_before(l, w->begin), w->begin, tally_piece, &L);
-	size_t nl = merge(L.e, L.n);
+	const struct vt_prof_cp_spent *L = waiter;
+	struct vt_prof_cp_spent *D = scratch;
+	size_t nd = vt_prof_cp_tally(d, w->end, D);
 	/* The delayer's excess per path: both sorted by path. */
 	uint64_t sum_time = 0, sum_excess = 0;
-	struct vt_prof_cp_spent *x = scratch + nd + nl;
+	struct vt_prof_cp_spent *x = scratch + nd;
 	size_t nx = 0, j = 0;
 	for (size_t i = 0; i < nd; i++) {
-		sum_time += D.e[i].time;
-		while (j < nl && L.e[j].path < D.e[i].path)
+		sum_time += D[i].time;
+		while (j < nl && L[j].path < D[i].path)
 			j++;
-		uint64_t mine = j < nl && L.e[j].path == D.e[i].path ? L.e[j].time : 0;
-		if (D.e[i].time > mine) {
-			uint64_t ex = D.e[i].time - mine;
-			x[nx++] = (struct vt_prof_cp_spent){D.e[i].path, ex};
+		uint64_t mine = j < nl && L[j].path == D[i].path ? L[j].time : 0;
+		if (D[i].time > mine) {
+			uint64_t ex = D[i].time - mine;
+			x[nx++] = (struct vt_prof_cp_spent){D[i].path, ex};
 			sum_excess += ex;
 		}
 	}
 	if (sum_excess) {
 		divide(w, total, x, nx, sum_excess, on_cost, user);
 	} else if (sum_time) {
-		divide(w, total, D.e, nd, sum_time, on_cost, user);
+		divide(w, total, D, nd, sum_time, on_cost, user);
 	} else {
 		size_t i = segment_at(d, w->end);
 		on_cost(user, w, i < d->n ? d->path[i] : 0, total);
 	}
+}
+
+void vt_prof_delay_cost(const struct vt_prof_cp_line *lines, const struct vt_prof_cp_wait *w,
+			struct vt_prof_cp_spent *scratch,
+			void (*on_cost)(void *user, const struct vt_prof_cp_wait *w, uint32_t path,
+					uint64_t cost),
+			void *user)
+{
+	if (w->end <= w->begin)
+		return;
+	size_t nl = vt_prof_cp_tally(&lines[w->loc], w->begin, scratch);
+	vt_prof_delay_cost_of(&lines[w->delayer], w, scratch, nl, scratch + nl, on_cost, user);
 }
 
 uint32_t vt_prof_cp_delayer(int pattern, uint32_t root, uint32_t n,

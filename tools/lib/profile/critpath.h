@@ -87,4 +87,17 @@ void vt_prof_delay_cost(const struct vt_prof_cp_line *lines, const struct vt_pro
 					uint64_t cost),
 			void *user);
 
+/* vt_prof_delay_cost in two halves, for a waiter and a delayer read by different processes:
+ * a line's tally, its time per call path from its latest synchronisation point before t to
+ * t, in the order of the paths' ids, into out (room: l->n + 1); the number of paths. Then
+ * the cost of w from the delayer's line d and the waiter's tally (its at w->begin); scratch:
+ * room for 2 * (d->n + 1). */
+size_t vt_prof_cp_tally(const struct vt_prof_cp_line *l, uint64_t t, struct vt_prof_cp_spent *out);
+void vt_prof_delay_cost_of(const struct vt_prof_cp_line *d, const struct vt_prof_cp_wait *w,
+			   const struct vt_prof_cp_spent *waiter, size_t nwaiter,
+			   struct vt_prof_cp_spent *scratch,
+			   void (*on_cost)(void *user, const struct vt_prof_cp_wait *w,
+					   uint32_t path, uint64_t cost),
+			   void *user);
+
 #endif
