@@ -269,12 +269,15 @@ int vt_prof_cpsplit_read(struct vt_prof_cpsplit *cs)
 
 struct vt_prof_cpitem *vt_prof_cpsplit_found(struct vt_prof_cpsplit *cs, size_t *n, uint32_t **dest)
 {
+	/* Taken as they are (no copy: they are the most this process holds after its lines). */
+	struct vt_prof_cpitem *x = cs->found ? cs->found : vtr_xcalloc(1, sizeof(*x));
+	*n = cs->nfound;
+	*dest = vtr_xcalloc(cs->nfound + 1, sizeof(**dest));
 	for (size_t i = 0; i < cs->nfound; i++)
-		out_add(cs, cs->found[i], vt_prof_wsplit_loc_owner(cs->sp, cs->found[i].loc));
-	free(cs->found);
+		(*dest)[i] = vt_prof_wsplit_loc_owner(cs->sp, x[i].loc);
 	cs->found = NULL;
 	cs->nfound = cs->capfound = 0;
-	return out_take(cs, n, dest);
+	return x;
 }
 
 void vt_prof_cpsplit_take_found(struct vt_prof_cpsplit *cs, const struct vt_prof_cpitem *x,

@@ -268,14 +268,6 @@ int vt_prof_waits_mpi(const char *path, const struct vt_prof_options *opt)
 	while (vt_prof_wsplit_bound(sp) != UINT64_MAX)
 		exchange(&x, UINT64_MAX);
 	vt_prof_wsplit_finish(sp, w);
-	if (opt->stats) {
-		struct rusage ru;
-		getrusage(RUSAGE_SELF, &ru);
-		fprintf(stderr,
-			"vt-profile: process %d of %d: %" PRIu64 " records sent in %" PRIu64
-			" exchanges, at most %zu held at once, peak RSS %ld KiB\n",
-			me, nprocs, x.records, x.rounds, vt_prof_wsplit_peak(sp), ru.ru_maxrss);
-	}
 	if (failed(bad, path, t->err))
 		goto out;
 	if (!sum(events)) {
@@ -344,6 +336,15 @@ int vt_prof_waits_mpi(const char *path, const struct vt_prof_options *opt)
 	free(d);
 	MPI_Bcast(&status, 1, MPI_INT, 0, MPI_COMM_WORLD);
 out:
+	if (opt->stats) {
+		/* At the end: --critical-path's rounds after the reading count too. */
+		struct rusage ru;
+		getrusage(RUSAGE_SELF, &ru);
+		fprintf(stderr,
+			"vt-profile: process %d of %d: %" PRIu64 " records sent in %" PRIu64
+			" exchanges, at most %zu held at once, peak RSS %ld KiB\n",
+			me, nprocs, x.records, x.rounds, vt_prof_wsplit_peak(sp), ru.ru_maxrss);
+	}
 	if (cp)
 		vt_prof_cpsplit_free(cp);
 	vt_prof_waits_free(w);
