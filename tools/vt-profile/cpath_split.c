@@ -31,16 +31,25 @@ struct vt_prof_cpsplit {
 	struct vt_prof_paths paths; /* numbered as waits.c numbers its own: the same Enters */
 	struct line *lines;
 	struct vt_prof_cp_line *view; /* lines as libvtprof takes them (after globalize) */
-	size_t most;		      /* the most segments of a line */
 	struct vt_prof_cpitem *found; /* the owners' finds, for the waiters' processes */
 	size_t nfound, capfound;
 	struct vt_prof_cp_wait *waits; /* of this process's locations */
 	size_t nwaits, capwaits;
 	struct vt_prof_cp_sum *sums; /* delay costs and the path's pieces, unmerged */
 	size_t nsums, capsums;
-	struct vt_prof_cpitem *out; /* items being made (tallies, spans) */
+	struct vt_prof_cpitem *out; /* items being made for a round */
 	size_t nout, capout;
 	uint32_t *dest;
+	size_t found_at, tally_at, summary_at, span_at; /* where each step's rounds left off */
+	struct vt_prof_cp_spent *scratch; /* for tallies and costs: the largest interval's */
+	size_t capscratch;
+	/* Process 0's walk: every location's ends, every wait, then the spans to go out. */
+	struct vt_prof_cp_line *all;
+	struct vt_prof_cp_wait *allw;
+	size_t nallw, capallw;
+	struct vt_prof_cpitem *spans;
+	uint32_t *span_dest;
+	size_t nspans;
 };
 
 /* Room for one more of size bytes in *p (n in use, *cap allocated). */
@@ -87,6 +96,15 @@ static struct vt_prof_cpitem *out_take(struct vt_prof_cpsplit *cs, size_t *n, ui
 
 static void sum_add(struct vt_prof_cpsplit *cs, struct vt_prof_cp_sum s)
 {
+	if (cs->nsums == cs->capsums && cs->nsums >= 4096) {
+		/* Merged before growing: the keys are few beside the additions. */
+		size_t ncosts;
+		cs->nsums = vt_prof_cpsplit_merge(cs->sums, cs->nsums, &ncosts);
+		if (2 * cs->nsums > cs->capsums) {
+			cs->capsums *= 2;
+			cs->sums = vtr_xrealloc(cs->sums, cs->capsums, sizeof(*cs->sums));
+		}
+	}
 	cs->sums = room(cs->sums, cs->nsums, &cs->capsums, sizeof(*cs->sums));
 	cs->sums[cs->nsums++] = s;
 }
@@ -119,6 +137,11 @@ void vt_prof_cpsplit_free(struct vt_prof_cpsplit *cs)
 	free(cs->sums);
 	free(cs->out);
 	free(cs->dest);
+	free(cs->scratch);
+	free(cs->all);
+	free(cs->allw);
+	free(cs->spans);
+	free(cs->span_dest);
 	free(cs);
 }
 
@@ -267,17 +290,18 @@ int vt_prof_cpsplit_read(struct vt_prof_cpsplit *cs)
 
 /* ---- 1. the finds to the waiters' processes ---- */
 
-struct vt_prof_cpitem *vt_prof_cpsplit_found(struct vt_prof_cpsplit *cs, size_t *n, uint32_t **dest)
+struct vt_prof_cpitem *vt_prof_cpsplit_found(struct vt_prof_cpsplit *cs, size_t max, size_t *n,
+					     uint32_t **dest)
 {
-	/* Taken as they are (no copy: they are the most this process holds after its lines). */
-	struct vt_prof_cpitem *x = cs->found ? cs->found : vtr_xcalloc(1, sizeof(*x));
-	*n = cs->nfound;
-	*dest = vtr_xcalloc(cs->nfound + 1, sizeof(**dest));
-	for (size_t i = 0; i < cs->nfound; i++)
-		(*dest)[i] = vt_prof_wsplit_loc_owner(cs->sp, x[i].loc);
-	cs->found = NULL;
-	cs->nfound = cs->capfound = 0;
-	return x;
+	for (; cs->found_at < cs->nfound && cs->nout < max; cs->found_at++)
+		out_add(cs, cs->found[cs->found_at],
+			vt_prof_wsplit_loc_owner(cs->sp, cs->found[cs->found_at].loc));
+	if (cs->found_at == cs->nfound && cs->found) {
+		free(cs->found);
+		cs->found = NULL;
+		cs->nfound = cs->capfound = 0;
+	}
+	return out_take(cs, n, dest);
 }
 
 void vt_prof_cpsplit_take_found(struct vt_prof_cpsplit *cs, const struct vt_prof_cpitem *x,
@@ -313,8 +337,6 @@ void vt_prof_cpsplit_globalize(struct vt_prof_cpsplit *cs, const uint32_t *map)
 		qsort(l->sync, l->nsync, sizeof(*l->sync), cmp_u64);
 		cs->view[i] = (struct vt_prof_cp_line){l->time, l->path, l->n,	  l->first,
 						       l->last, l->sync, l->nsync};
-		if (l->n > cs->most)
-			cs->most = l->n;
 	}
 	for (size_t i = 0; i < cs->nwaits; i++)
 		cs->waits[i].path = map[cs->waits[i].path];
@@ -322,14 +344,51 @@ void vt_prof_cpsplit_globalize(struct vt_prof_cpsplit *cs, const uint32_t *map)
 
 /* ---- 2. the delay costs ---- */
 
-struct vt_prof_cpitem *vt_prof_cpsplit_tallies(struct vt_prof_cpsplit *cs, size_t *n,
+/* At least the pieces of line l from its latest synchronisation point before t to t: its
+ * segments that begin in between, and one before. */
+static size_t pieces_max(const struct vt_prof_cp_line *l, uint64_t t)
+{
+	uint64_t a = vt_prof_cp_sync_before(l, t);
+	size_t lo = 0, hi = l->n; /* the first segment beginning after a */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (l->time[mid] <= a)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	size_t first = lo;
+	hi = l->n; /* the first beginning at or after t */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (l->time[mid] < t)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo - first + 2;
+}
+
+/* Room for n entries of scratch (kept: the rounds ask again). */
+static struct vt_prof_cp_spent *scratch_for(struct vt_prof_cpsplit *cs, size_t n)
+{
+	if (n > cs->capscratch) {
+		free(cs->scratch);
+		cs->capscratch = n > 2 * cs->capscratch ? n : 2 * cs->capscratch;
+		cs->scratch = vtr_xcalloc(cs->capscratch, sizeof(*cs->scratch));
+	}
+	return cs->scratch;
+}
+
+struct vt_prof_cpitem *vt_prof_cpsplit_tallies(struct vt_prof_cpsplit *cs, size_t max, size_t *n,
 					       uint32_t **dest)
 {
-	struct vt_prof_cp_spent *tally = vtr_xcalloc(cs->most + 2, sizeof(*tally));
-	for (size_t i = 0; i < cs->nwaits; i++) {
-		const struct vt_prof_cp_wait *w = &cs->waits[i];
+	for (; cs->tally_at < cs->nwaits && cs->nout < max; cs->tally_at++) {
+		const struct vt_prof_cp_wait *w = &cs->waits[cs->tally_at];
 		uint32_t to = vt_prof_wsplit_loc_owner(cs->sp, w->delayer);
-		size_t k = vt_prof_cp_tally(&cs->view[w->loc], w->begin, tally);
+		const struct vt_prof_cp_line *l = &cs->view[w->loc];
+		struct vt_prof_cp_spent *tally = scratch_for(cs, pieces_max(l, w->begin));
+		size_t k = vt_prof_cp_tally(l, w->begin, tally);
 		out_add(cs,
 			(struct vt_prof_cpitem){w->begin, w->end, w->loc, w->path, w->delayer,
 						w->pattern, CP_TALLY, (uint32_t)k},
@@ -341,7 +400,6 @@ struct vt_prof_cpitem *vt_prof_cpsplit_tallies(struct vt_prof_cpsplit *cs, size_
 							.kind = CP_PIECE},
 				to);
 	}
-	free(tally);
 	return out_take(cs, n, dest);
 }
 
@@ -352,7 +410,6 @@ static void on_cost(void *user, const struct vt_prof_cp_wait *w, uint32_t path, 
 
 void vt_prof_cpsplit_costs(struct vt_prof_cpsplit *cs, const struct vt_prof_cpitem *x, size_t n)
 {
-	struct vt_prof_cp_spent *scratch = vtr_xcalloc(2 * (cs->most + 1), sizeof(*scratch));
 	struct vt_prof_cp_spent *tally = NULL;
 	size_t cap = 0;
 	for (size_t i = 0; i < n; i++) {
@@ -368,34 +425,61 @@ void vt_prof_cpsplit_costs(struct vt_prof_cpsplit *cs, const struct vt_prof_cpit
 			tally[k] = (struct vt_prof_cp_spent){h[k + 1].path, h[k + 1].begin};
 		struct vt_prof_cp_wait w = {h->loc,	h->path,  h->delayer,
 					    h->pattern, h->begin, h->end};
-		vt_prof_delay_cost_of(&cs->view[h->delayer], &w, tally, h->n, scratch, on_cost, cs);
+		const struct vt_prof_cp_line *d = &cs->view[h->delayer];
+		struct vt_prof_cp_spent *scratch = scratch_for(cs, 2 * pieces_max(d, h->end));
+		vt_prof_delay_cost_of(d, &w, tally, h->n, scratch, on_cost, cs);
 		i += h->n;
 	}
-	free(scratch);
 	free(tally);
 }
 
 /* ---- 3. the walk at process 0 ---- */
 
-struct vt_prof_cpitem *vt_prof_cpsplit_summary(const struct vt_prof_cpsplit *cs, size_t *n)
+struct vt_prof_cpitem *vt_prof_cpsplit_summary(struct vt_prof_cpsplit *cs, size_t max, size_t *n,
+					       uint32_t **dest)
 {
 	const struct vtr_trace *t = cs->t;
 	const bool *mine = vt_prof_wsplit_share(cs->sp);
-	struct vt_prof_cpitem *x = vtr_xcalloc(t->nlocations + cs->nwaits + 1, sizeof(*x));
-	size_t k = 0;
-	for (size_t i = 0; i < t->nlocations; i++)
-		if (mine[i] && cs->lines[i].seen)
-			x[k++] = (struct vt_prof_cpitem){.begin = cs->lines[i].first,
-							 .end = cs->lines[i].last,
-							 .loc = (uint32_t)i,
-							 .kind = CP_LINE};
-	for (size_t i = 0; i < cs->nwaits; i++) {
-		const struct vt_prof_cp_wait *w = &cs->waits[i];
-		x[k++] = (struct vt_prof_cpitem){w->begin,   w->end,	 w->loc,  w->path,
-						 w->delayer, w->pattern, CP_WAIT, 0};
+	size_t end = t->nlocations + cs->nwaits;
+	for (; cs->summary_at < end && cs->nout < max; cs->summary_at++) {
+		size_t i = cs->summary_at;
+		if (i < t->nlocations) {
+			if (mine[i] && cs->lines[i].seen)
+				out_add(cs,
+					(struct vt_prof_cpitem){.begin = cs->lines[i].first,
+								.end = cs->lines[i].last,
+								.loc = (uint32_t)i,
+								.kind = CP_LINE},
+					0);
+			continue;
+		}
+		const struct vt_prof_cp_wait *w = &cs->waits[i - t->nlocations];
+		out_add(cs,
+			(struct vt_prof_cpitem){w->begin, w->end, w->loc, w->path, w->delayer,
+						w->pattern, CP_WAIT, 0},
+			0);
 	}
-	*n = k;
-	return x;
+	return out_take(cs, n, dest);
+}
+
+void vt_prof_cpsplit_take_summary(struct vt_prof_cpsplit *cs, const struct vt_prof_cpitem *x,
+				  size_t n)
+{
+	const struct vtr_trace *t = cs->t;
+	if (!cs->all)
+		cs->all = vtr_xcalloc(t->nlocations + 1, sizeof(*cs->all));
+	for (size_t i = 0; i < n; i++) {
+		if (x[i].loc >= t->nlocations)
+			continue;
+		if (x[i].kind == CP_LINE) {
+			cs->all[x[i].loc].first = x[i].begin;
+			cs->all[x[i].loc].last = x[i].end;
+		} else if (x[i].kind == CP_WAIT) {
+			cs->allw = room(cs->allw, cs->nallw, &cs->capallw, sizeof(*cs->allw));
+			cs->allw[cs->nallw++] = (struct vt_prof_cp_wait){
+			    x[i].loc, x[i].path, x[i].delayer, x[i].pattern, x[i].begin, x[i].end};
+		}
+	}
 }
 
 static void on_span(void *user, uint32_t loc, uint64_t from, uint64_t to)
@@ -405,31 +489,27 @@ static void on_span(void *user, uint32_t loc, uint64_t from, uint64_t to)
 		vt_prof_wsplit_loc_owner(cs->sp, loc));
 }
 
-struct vt_prof_cpitem *vt_prof_cpsplit_walk(const struct vt_prof_cpsplit *cs,
-					    const struct vt_prof_cpitem *x, size_t n,
-					    uint64_t *length, size_t *followed, size_t *nspans,
-					    uint32_t **dest)
+void vt_prof_cpsplit_walk(struct vt_prof_cpsplit *cs, uint64_t *length, size_t *followed)
 {
 	const struct vtr_trace *t = cs->t;
-	struct vt_prof_cp_line *lines = vtr_xcalloc(t->nlocations + 1, sizeof(*lines));
-	struct vt_prof_cp_wait *waits = vtr_xcalloc(n + 1, sizeof(*waits));
-	size_t nw = 0;
-	for (size_t i = 0; i < n; i++) {
-		if (x[i].loc >= t->nlocations)
-			continue;
-		if (x[i].kind == CP_LINE) {
-			lines[x[i].loc].first = x[i].begin;
-			lines[x[i].loc].last = x[i].end;
-		} else if (x[i].kind == CP_WAIT) {
-			waits[nw++] = (struct vt_prof_cp_wait){
-			    x[i].loc, x[i].path, x[i].delayer, x[i].pattern, x[i].begin, x[i].end};
-		}
-	}
-	struct vt_prof_cpsplit *me = (struct vt_prof_cpsplit *)cs;
-	*length = vt_prof_critical_walk(lines, t->nlocations, waits, nw, followed, on_span, me);
-	free(lines);
-	free(waits);
-	return out_take(me, nspans, dest);
+	if (!cs->all)
+		cs->all = vtr_xcalloc(t->nlocations + 1, sizeof(*cs->all));
+	*length = vt_prof_critical_walk(cs->all, t->nlocations, cs->allw, cs->nallw, followed,
+					on_span, cs);
+	free(cs->all);
+	free(cs->allw);
+	cs->all = NULL;
+	cs->allw = NULL;
+	cs->nallw = cs->capallw = 0;
+	cs->spans = out_take(cs, &cs->nspans, &cs->span_dest);
+}
+
+struct vt_prof_cpitem *vt_prof_cpsplit_span_out(struct vt_prof_cpsplit *cs, size_t max, size_t *n,
+						uint32_t **dest)
+{
+	for (; cs->span_at < cs->nspans && cs->nout < max; cs->span_at++)
+		out_add(cs, cs->spans[cs->span_at], cs->span_dest[cs->span_at]);
+	return out_take(cs, n, dest);
 }
 
 /* ---- 4. the path's sums ---- */

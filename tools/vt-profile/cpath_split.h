@@ -7,7 +7,7 @@
  * time, first and last event, synchronisation points. The owners hand each matched message
  * and complete collective here; they become synchronisation points and waits (with their
  * delayers), sent to the process that reads the waiting location. Then, in rounds the MPI
- * side (waits_mpi.c) moves:
+ * side (waits_mpi.c) moves a window (--window) of items at a time:
  *   1. found: synchronisation points and waits to the waiter's process;
  *   2. tallies: per wait, the waiter's time per call path since its last synchronisation
  *      point, to the delayer's process, which divides the wait over its own call paths
@@ -55,9 +55,12 @@ void vt_prof_cpsplit_free(struct vt_prof_cpsplit *cs);
 /* The split reading (waits.c's, with the lines kept here). 0, or -1 (t->err). */
 int vt_prof_cpsplit_read(struct vt_prof_cpsplit *cs);
 
-/* 1. What this process's owners found (taken: the caller frees), dest[i]: the process of
- * item i's location; what came here. */
-struct vt_prof_cpitem *vt_prof_cpsplit_found(struct vt_prof_cpsplit *cs, size_t *n,
+/* The rounds: each step's items go out a window at a time (make: about max items, from
+ * where the last call left off, a wait's tally whole; dest[i]: item i's process; none when
+ * this process has no more), every process making rounds until none has more. */
+
+/* 1. What this process's owners found, to the waiting locations' processes; there, taken. */
+struct vt_prof_cpitem *vt_prof_cpsplit_found(struct vt_prof_cpsplit *cs, size_t max, size_t *n,
 					     uint32_t **dest);
 void vt_prof_cpsplit_take_found(struct vt_prof_cpsplit *cs, const struct vt_prof_cpitem *x,
 				size_t n);
@@ -67,18 +70,20 @@ void vt_prof_cpsplit_globalize(struct vt_prof_cpsplit *cs, const uint32_t *map);
 
 /* 2. Per wait of this process's locations its tally, to the delayer's process; there, the
  * delay costs of the tallies that came. */
-struct vt_prof_cpitem *vt_prof_cpsplit_tallies(struct vt_prof_cpsplit *cs, size_t *n,
+struct vt_prof_cpitem *vt_prof_cpsplit_tallies(struct vt_prof_cpsplit *cs, size_t max, size_t *n,
 					       uint32_t **dest);
 void vt_prof_cpsplit_costs(struct vt_prof_cpsplit *cs, const struct vt_prof_cpitem *x, size_t n);
 
-/* 3. This process's lines (CP_LINE) and waits, for process 0; there, the walk over every
- * process's: the spans, dest[i]: the process of span i's location; the length, the waits
- * followed. */
-struct vt_prof_cpitem *vt_prof_cpsplit_summary(const struct vt_prof_cpsplit *cs, size_t *n);
-struct vt_prof_cpitem *vt_prof_cpsplit_walk(const struct vt_prof_cpsplit *cs,
-					    const struct vt_prof_cpitem *x, size_t n,
-					    uint64_t *length, size_t *followed, size_t *nspans,
-					    uint32_t **dest);
+/* 3. This process's lines (CP_LINE) and waits, to process 0, which takes them and walks the
+ * path: its length, the waits followed; then its spans in rounds (to their locations'
+ * processes). */
+struct vt_prof_cpitem *vt_prof_cpsplit_summary(struct vt_prof_cpsplit *cs, size_t max, size_t *n,
+					       uint32_t **dest);
+void vt_prof_cpsplit_take_summary(struct vt_prof_cpsplit *cs, const struct vt_prof_cpitem *x,
+				  size_t n);
+void vt_prof_cpsplit_walk(struct vt_prof_cpsplit *cs, uint64_t *length, size_t *followed);
+struct vt_prof_cpitem *vt_prof_cpsplit_span_out(struct vt_prof_cpsplit *cs, size_t max, size_t *n,
+						uint32_t **dest);
 
 /* 4. The spans of this process's locations summed per call path; this process's sums: the
  * delay costs, then the path's (pattern VT_WAIT_PATTERNS), each key once. */

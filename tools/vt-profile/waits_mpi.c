@@ -169,6 +169,45 @@ static void exchange(void *user, uint64_t now)
 	vt_prof_wsplit_set_bound(x->sp, unclamp(least[1]));
 }
 
+/* One step of --critical-path in rounds: make's items (about window at a time) to their
+ * processes, handed to take there, until no process has more. */
+typedef struct vt_prof_cpitem *(*cp_make)(struct vt_prof_cpsplit *cs, size_t max, size_t *n,
+					  uint32_t **dest);
+typedef void (*cp_take)(struct vt_prof_cpsplit *cs, const struct vt_prof_cpitem *x, size_t n);
+
+static void cp_rounds(struct vt_prof_cpsplit *cs, size_t window, int nprocs, cp_make make,
+		      cp_take take)
+{
+	for (;;) {
+		size_t n, got;
+		uint32_t *dest;
+		struct vt_prof_cpitem *x = make(cs, window, &n, &dest);
+		struct vt_prof_cpitem *in = alltoall(x, n, sizeof(*x), dest, nprocs, &got);
+		free(dest);
+		take(cs, in, got);
+		free(in);
+		if (!any(n > 0))
+			return;
+	}
+}
+
+static struct vt_prof_cpitem *no_spans(struct vt_prof_cpsplit *cs, size_t max, size_t *n,
+				       uint32_t **dest)
+{
+	(void)cs;
+	(void)max;
+	*n = 0;
+	*dest = vtr_xcalloc(1, sizeof(**dest));
+	return vtr_xcalloc(1, sizeof(struct vt_prof_cpitem));
+}
+
+static void no_summary(struct vt_prof_cpsplit *cs, const struct vt_prof_cpitem *x, size_t n)
+{
+	(void)cs;
+	(void)x;
+	(void)n;
+}
+
 /* --critical-path after the reading (cpath_split.h): its rounds; process 0 prints. */
 static int critpath_rounds(struct vt_prof_cpsplit *cs, const struct vt_prof_trace *tr,
 			   const struct vt_prof_options *opt, const struct vt_prof_paths *paths,
@@ -176,42 +215,27 @@ static int critpath_rounds(struct vt_prof_cpsplit *cs, const struct vt_prof_trac
 {
 	int me;
 	MPI_Comm_rank(MPI_COMM_WORLD, &me);
-	size_t n, got;
-	uint32_t *dest;
+	size_t window = opt->window ? opt->window : VT_PROF_WINDOW;
 	/* 1. Synchronisation points and waits to the waiters' processes. */
-	struct vt_prof_cpitem *x = vt_prof_cpsplit_found(cs, &n, &dest);
-	struct vt_prof_cpitem *in = alltoall(x, n, sizeof(*x), dest, nprocs, &got);
-	free(dest);
-	vt_prof_cpsplit_take_found(cs, in, got);
-	free(in);
+	cp_rounds(cs, window, nprocs, vt_prof_cpsplit_found, vt_prof_cpsplit_take_found);
 	vt_prof_cpsplit_globalize(cs, map);
 	/* 2. The waiters' tallies to the delayers' processes: the delay costs. */
-	x = vt_prof_cpsplit_tallies(cs, &n, &dest);
-	in = alltoall(x, n, sizeof(*x), dest, nprocs, &got);
-	free(dest);
-	vt_prof_cpsplit_costs(cs, in, got);
-	free(in);
+	cp_rounds(cs, window, nprocs, vt_prof_cpsplit_tallies, vt_prof_cpsplit_costs);
 	/* 3. Every line's ends and every wait to process 0, which walks the path. */
-	x = vt_prof_cpsplit_summary(cs, &n);
-	dest = vtr_xcalloc(n + 1, sizeof(*dest));
-	in = alltoall(x, n, sizeof(*x), dest, nprocs, &got);
-	free(dest);
+	cp_rounds(cs, window, nprocs, vt_prof_cpsplit_summary,
+		  me ? no_summary : vt_prof_cpsplit_take_summary);
 	uint64_t length = 0;
-	size_t followed = 0, nspans = 0;
-	x = me ? vtr_xcalloc(1, sizeof(*x)) : NULL;
-	dest = me ? vtr_xcalloc(1, sizeof(*dest)) : NULL;
+	size_t followed = 0;
 	if (!me)
-		x = vt_prof_cpsplit_walk(cs, in, got, &length, &followed, &nspans, &dest);
-	free(in);
+		vt_prof_cpsplit_walk(cs, &length, &followed);
 	/* 4. The spans to their locations' processes; the sums to process 0. */
-	in = alltoall(x, nspans, sizeof(*x), dest, nprocs, &got);
-	free(dest);
-	vt_prof_cpsplit_spans(cs, in, got);
-	free(in);
+	cp_rounds(cs, window, nprocs, me ? no_spans : vt_prof_cpsplit_span_out,
+		  vt_prof_cpsplit_spans);
+	size_t n, got;
 	struct vt_prof_cp_sum *sums = vt_prof_cpsplit_sums(cs, &n);
 	struct vt_prof_cp_sum *copy = vtr_xcalloc(n + 1, sizeof(*copy));
 	memcpy(copy, sums, n * sizeof(*copy));
-	dest = vtr_xcalloc(n + 1, sizeof(*dest));
+	uint32_t *dest = vtr_xcalloc(n + 1, sizeof(*dest));
 	struct vt_prof_cp_sum *all = alltoall(copy, n, sizeof(*copy), dest, nprocs, &got);
 	free(dest);
 	int status = 0;
