@@ -109,6 +109,8 @@ static void sum_add(struct vt_prof_cpsplit *cs, struct vt_prof_cp_sum s)
 	cs->sums[cs->nsums++] = s;
 }
 
+static const struct vt_prof_wsplit_cp hooks;
+
 struct vt_prof_cpsplit *vt_prof_cpsplit_new(const struct vtr_trace *t, struct vt_prof_wsplit *sp,
 					    struct waits *w)
 {
@@ -117,6 +119,7 @@ struct vt_prof_cpsplit *vt_prof_cpsplit_new(const struct vtr_trace *t, struct vt
 	cs->sp = sp;
 	cs->w = w;
 	cs->lines = vtr_xcalloc(t->nlocations + 1, sizeof(*cs->lines));
+	vt_prof_wsplit_on_cp(sp, &hooks, cs);
 	return cs;
 }
 
@@ -273,19 +276,24 @@ static void cp_collective(void *user, const struct vtr_coll_member *mem, const u
 
 static const struct vt_prof_wsplit_cp hooks = {cp_message, cp_collective};
 
+static const struct vtr_callbacks reading = {
+    .event = on_event,
+    .location_end = on_location_end,
+    .enter = on_enter,
+    .leave = on_leave,
+    .record = on_record,
+    .thread = on_thread,
+    .problem = on_problem,
+};
+
+const struct vtr_callbacks *vt_prof_cpsplit_callbacks(void)
+{
+	return &reading;
+}
+
 int vt_prof_cpsplit_read(struct vt_prof_cpsplit *cs)
 {
-	const struct vtr_callbacks cb = {
-	    .event = on_event,
-	    .location_end = on_location_end,
-	    .enter = on_enter,
-	    .leave = on_leave,
-	    .record = on_record,
-	    .thread = on_thread,
-	    .problem = on_problem,
-	};
-	vt_prof_wsplit_on_cp(cs->sp, &hooks, cs);
-	return vtr_read_merged((struct vtr_trace *)cs->t, &cb, cs) < 0 ? -1 : 0;
+	return vtr_read_merged((struct vtr_trace *)cs->t, &reading, cs) < 0 ? -1 : 0;
 }
 
 /* ---- 1. the finds to the waiters' processes ---- */

@@ -47,13 +47,15 @@ struct vt_prof_cpitem {
 
 struct vt_prof_cpsplit;
 
-/* Process sp's share of t, its --waits state w (whose owners' matches come here). */
+/* Process sp's share of t, its --waits state w (sp's owners' matches come here from now). */
 struct vt_prof_cpsplit *vt_prof_cpsplit_new(const struct vtr_trace *t, struct vt_prof_wsplit *sp,
 					    struct waits *w);
 void vt_prof_cpsplit_free(struct vt_prof_cpsplit *cs);
 
-/* The split reading (waits.c's, with the lines kept here). 0, or -1 (t->err). */
+/* The split reading (waits.c's, with the lines kept here). 0, or -1 (t->err). Its callbacks
+ * (user: cs), each handing the event on to waits.c's after its own part. */
 int vt_prof_cpsplit_read(struct vt_prof_cpsplit *cs);
+const struct vtr_callbacks *vt_prof_cpsplit_callbacks(void);
 
 /* The rounds: each step's items go out a window at a time (make: about max items, from
  * where the last call left off, a wait's tally whole; dest[i]: item i's process; none when
