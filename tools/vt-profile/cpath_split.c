@@ -35,7 +35,7 @@ struct vt_prof_cpsplit {
 	size_t nfound, capfound;
 	struct vt_prof_cp_wait *waits; /* of this process's locations */
 	size_t nwaits, capwaits;
-	struct vt_prof_cp_sum *sums; /* delay costs and the path's pieces, unmerged */
+	struct vt_prof_cp_sum *sums; /* delay costs and the path's pieces, merged as it fills */
 	size_t nsums, capsums;
 	struct vt_prof_cpitem *out; /* items being made for a round */
 	size_t nout, capout;
