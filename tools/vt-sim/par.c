@@ -5,10 +5,11 @@
  * whole trace in merged time order, and its end of one location may wait for the events of
  * any other. Processes 1..N-1 (the readers) each read a share of the locations (contiguous,
  * about as many events each as the definitions count) in their merged order, without
- * matching, and turn every event into a record of 56 bytes, which travel to process 0 in
- * chunks. Process 0 merges the readers' streams by time, pairs the messages and collectives
- * as libvttrace's matching pairs them (the k-th send of a key with its k-th receive, the
- * k-th end of each member of a communicator) and hands every record to the replay, which is
+ * matching, and turn every event into a record (24 bytes, 72 for an end of a message or
+ * collective), which travel to process 0 in chunks. Process 0 merges the readers' streams
+ * by time, pairs the messages and collectives as libvttrace's matching pairs them (the k-th
+ * send of a key with its k-th receive, the k-th end of each member of a communicator) and
+ * hands every record to the replay, which is
  * vt-sim's own (stream.c, replay.c): output and summary are the serial ones. What a process
  * holds: a reader, its reading and two chunks; process 0, two chunks per reader and the
  * replay's state (locations, open messages and collectives: not the trace).
@@ -26,13 +27,21 @@
 #include <string.h>
 #include <time.h>
 
-/* One event as it travels: arg is an Enter's or Leave's region or MeasurementOnOff's mode;
- * comm, tag, peer, bytes and request a message end's; a collective end has its op in tag,
- * its root in peer, sent in bytes. */
+/* One event as it travels, in slots of 24 bytes: its first with the time, location, kind
+ * and arg (an Enter's or Leave's region, MeasurementOnOff's mode); a message end, request or
+ * collective end takes two more (struct pext: a collective end has its op in tag, its root
+ * in peer, sent in bytes), so that Enters and Leaves, most events, cost 24 bytes. */
 struct prec {
-	uint64_t time, request, bytes, received;
-	uint32_t loc, kind, arg, comm, tag, peer;
+	uint64_t time;
+	uint32_t loc, kind, arg, nslots;
 };
+struct pext {
+	uint64_t request, bytes, received;
+	uint32_t comm, tag, peer, pad;
+};
+#define EXT_SLOTS 2
+_Static_assert(sizeof(struct prec) == 24 && sizeof(struct pext) <= EXT_SLOTS * 24,
+	       "a record's slots");
 
 /* After the last chunk's records: how the reading ended (0, -1 with err, 1 stopped). */
 struct tail {
@@ -42,7 +51,7 @@ struct tail {
 
 enum { TAG_DATA = 1, TAG_END, TAG_STOP };
 enum { CMD_REPLAY = 1, CMD_DONE };
-#define CHUNK 16384 /* records per chunk: 896 KiB */
+#define CHUNK 49152 /* slots per chunk: 1.1 MiB */
 
 struct cmd {
 	int32_t op, rc;
@@ -171,8 +180,12 @@ static void on_record(void *user, const struct vtr_location *loc, const struct v
 	struct reader *rd = user;
 	if (r->kind == VTR_EV_Unknown) /* the replay leaves them out */
 		return;
+	if (rd->n + 1 + EXT_SLOTS > CHUNK)
+		send_chunk(rd, TAG_DATA, rd->n * sizeof(struct prec));
 	struct prec *p = &rd->buf[rd->cur][rd->n];
-	*p = (struct prec){.time = r->time, .loc = (uint32_t)loc->index, .kind = r->kind};
+	*p = (struct prec){
+	    .time = r->time, .loc = (uint32_t)loc->index, .kind = r->kind, .nslots = 1};
+	struct pext x = {0};
 	switch (r->kind) {
 	case VTR_EV_Enter:
 	case VTR_EV_Leave:
@@ -185,22 +198,24 @@ static void on_record(void *user, const struct vtr_location *loc, const struct v
 	case VTR_EV_MpiIsend:
 	case VTR_EV_MpiRecv:
 	case VTR_EV_MpiIrecv:
-		p->comm = r->comm, p->tag = r->tag, p->peer = r->peer;
-		p->bytes = r->bytes, p->request = r->request;
+		x = (struct pext){r->request, r->bytes, 0, r->comm, r->tag, r->peer, 0};
+		p->nslots += EXT_SLOTS;
 		break;
 	case VTR_EV_MpiIrecvRequest:
 	case VTR_EV_MpiIsendComplete:
-		p->request = r->request;
+		x.request = r->request;
+		p->nslots += EXT_SLOTS;
 		break;
 	case VTR_EV_MpiCollectiveEnd:
-		p->comm = r->comm, p->tag = r->op, p->peer = r->root;
-		p->bytes = r->sent, p->received = r->received;
+		x = (struct pext){0, r->sent, r->received, r->comm, r->op, r->root, 0};
+		p->nslots += EXT_SLOTS;
 		break;
 	default:
 		break;
 	}
-	if (++rd->n == CHUNK)
-		send_chunk(rd, TAG_DATA, CHUNK * sizeof(struct prec));
+	if (p->nslots > 1)
+		memcpy(p + 1, &x, sizeof(x));
+	rd->n += p->nslots;
 }
 
 /* One replay's reading of reader j of n, its records to process 0. */
@@ -331,14 +346,24 @@ struct matching {
 	struct table p2p;  /* (comm tag, sender receiver, 0|1): ends seen; (.., 2 + k): open */
 	struct table coll; /* (comm, member, 0): ends seen; (comm, ~0, 1 + k): open */
 	struct table member;
+	struct vtr_record simple; /* Enter's and Leave's */
 };
 
 /* One record to the replay with its match, as the serial merged reading hands it over. */
 static void deliver(struct matching *mt, const struct vtr_trace *tr, const struct vtr_callbacks *cb,
 		    void *user, const struct prec *p)
 {
-	struct vtr_record r = {.kind = p->kind, .time = p->time, .member = VTR_NONE};
 	const struct vtr_location *loc = &tr->locations[p->loc];
+	if (p->kind == VTR_EV_Enter || p->kind == VTR_EV_Leave) {
+		/* most events: the fields of the others stay as they are (0) */
+		mt->simple.kind = p->kind, mt->simple.time = p->time, mt->simple.region = p->arg;
+		cb->record(user, loc, &mt->simple);
+		return;
+	}
+	struct vtr_record r = {.kind = p->kind, .time = p->time, .member = VTR_NONE};
+	struct pext x = {0};
+	if (p->nslots > 1)
+		memcpy(&x, p + 1, sizeof(x));
 	struct ent *e = NULL;
 	void *slot = NULL;
 	uint64_t a = 0, b = 0, c = 0;
@@ -355,13 +380,13 @@ static void deliver(struct matching *mt, const struct vtr_trace *tr, const struc
 	case VTR_EV_MpiIsend:
 	case VTR_EV_MpiRecv:
 	case VTR_EV_MpiIrecv: {
-		r.comm = p->comm, r.tag = p->tag, r.peer = p->peer;
-		r.bytes = p->bytes, r.request = p->request;
+		r.comm = x.comm, r.tag = x.tag, r.peer = x.peer;
+		r.bytes = x.bytes, r.request = x.request;
 		bool send = p->kind == VTR_EV_MpiSend || p->kind == VTR_EV_MpiIsend;
-		uint32_t me = member_of(&mt->member, tr, p->loc, p->comm);
+		uint32_t me = member_of(&mt->member, tr, p->loc, x.comm);
 		t = &mt->p2p;
-		a = (uint64_t)p->comm << 32 | p->tag;
-		b = send ? (uint64_t)me << 32 | p->peer : (uint64_t)p->peer << 32 | me;
+		a = (uint64_t)x.comm << 32 | x.tag;
+		b = send ? (uint64_t)me << 32 | x.peer : (uint64_t)x.peer << 32 | me;
 		c = 2 + find(t, a, b, send ? 0 : 1, true)->n++; /* the k-th end of the key */
 		e = find(t, a, b, c, false);
 		slot = e ? e->slot : NULL;
@@ -370,17 +395,17 @@ static void deliver(struct matching *mt, const struct vtr_trace *tr, const struc
 	}
 	case VTR_EV_MpiIrecvRequest:
 	case VTR_EV_MpiIsendComplete:
-		r.request = p->request;
+		r.request = x.request;
 		break;
 	case VTR_EV_MpiCollectiveEnd: {
-		r.comm = p->comm, r.op = p->tag, r.root = p->peer;
-		r.sent = p->bytes, r.received = p->received;
-		uint32_t me = member_of(&mt->member, tr, p->loc, p->comm);
-		if (me == VTR_NONE || p->comm >= tr->ncomms)
+		r.comm = x.comm, r.op = x.tag, r.root = x.peer;
+		r.sent = x.bytes, r.received = x.received;
+		uint32_t me = member_of(&mt->member, tr, p->loc, x.comm);
+		if (me == VTR_NONE || x.comm >= tr->ncomms)
 			break;
 		t = &mt->coll;
-		a = p->comm, b = UINT32_MAX;
-		c = 1 + find(t, p->comm, me, 0, true)->n++;
+		a = x.comm, b = UINT32_MAX;
+		c = 1 + find(t, x.comm, me, 0, true)->n++;
 		e = find(t, a, b, c, false);
 		slot = e ? e->slot : NULL;
 		r.member = me;
@@ -394,7 +419,7 @@ static void deliver(struct matching *mt, const struct vtr_trace *tr, const struc
 	if (!t)
 		return;
 	/* The other ends find what the tool kept; the last one takes the entry out. */
-	uint64_t ends = t == &mt->p2p ? 2 : tr->comms[p->comm].size;
+	uint64_t ends = t == &mt->p2p ? 2 : tr->comms[x.comm].size;
 	e = find(t, a, b, c, true);
 	e->slot = slot;
 	if (++e->n >= ends)
@@ -422,7 +447,7 @@ int vts_read_merged(const char *input, struct vtr_trace *tr, const struct vtr_ca
 		post(&src[j], j + 1, 0);
 		next_chunk(&src[j], j + 1);
 	}
-	struct matching mt = {0};
+	struct matching mt = {.simple = {.member = VTR_NONE}};
 	tr->stop = false;
 	bool stopped = false;
 	for (;;) {
@@ -442,7 +467,7 @@ int vts_read_merged(const char *input, struct vtr_trace *tr, const struct vtr_ca
 		struct source *s = &src[best];
 		if (!stopped)
 			deliver(&mt, tr, cb, user, &s->buf[s->cur][s->pos]);
-		s->pos++;
+		s->pos += s->buf[s->cur][s->pos].nslots;
 		if (tr->stop && !stopped) {
 			/* The readers stop at their next chunk; what they sent meanwhile goes. */
 			stopped = true;
