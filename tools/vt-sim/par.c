@@ -18,30 +18,14 @@
  * reading, the output trace's writing); the readers wait for its next command without
  * spinning.
  */
+#include "parmatch.h"
 #include "vtr_cli.h"
-#include "vts.h"
 
 #include <limits.h>
 #include <mpi.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-
-/* One event as it travels, in slots of 24 bytes: its first with the time, location, kind
- * and arg (an Enter's or Leave's region, MeasurementOnOff's mode); a message end, request or
- * collective end takes two more (struct pext: a collective end has its op in tag, its root
- * in peer, sent in bytes), so that Enters and Leaves, most events, cost 24 bytes. */
-struct prec {
-	uint64_t time;
-	uint32_t loc, kind, arg, nslots;
-};
-struct pext {
-	uint64_t request, bytes, received;
-	uint32_t comm, tag, peer, pad;
-};
-#define EXT_SLOTS 2
-_Static_assert(sizeof(struct prec) == 24 && sizeof(struct pext) <= EXT_SLOTS * 24,
-	       "a record's slots");
 
 /* After the last chunk's records: how the reading ended (0, -1 with err, 1 stopped). */
 struct tail {
@@ -75,62 +59,6 @@ static void wait_for(MPI_Request *r, MPI_Status *st)
 	}
 }
 
-/* ---- a table by three words: open addressing, a key taken out leaves a tombstone ---- */
-
-struct ent {
-	uint64_t a, b, c;
-	void *slot;
-	uint64_t n;
-	uint8_t state; /* 0 free, 1 used, 2 taken out */
-};
-struct table {
-	struct ent *e;
-	size_t used, cap; /* used: used and taken out */
-};
-
-static size_t home(uint64_t a, uint64_t b, uint64_t c, size_t cap)
-{
-	uint64_t h = a * 0x9e3779b97f4a7c15ull ^
-		     (b + 0x632be59bd9b4e019ull) * 0xbf58476d1ce4e5b9ull ^
-		     c * 0x94d049bb133111ebull;
-	h ^= h >> 31;
-	return (size_t)h & (cap - 1);
-}
-
-static struct ent *find(struct table *t, uint64_t a, uint64_t b, uint64_t c, bool make)
-{
-	if (make && 2 * (t->used + 1) > t->cap) {
-		size_t live = 1, cap = 64;
-		for (size_t i = 0; i < t->cap; i++)
-			live += t->e[i].state == 1;
-		while (cap < 4 * live)
-			cap *= 2;
-		struct table g = {vtr_xcalloc(cap, sizeof(struct ent)), 0, cap};
-		for (size_t i = 0; i < t->cap; i++) {
-			if (t->e[i].state != 1)
-				continue;
-			size_t j = home(t->e[i].a, t->e[i].b, t->e[i].c, cap);
-			while (g.e[j].state)
-				j = (j + 1) & (cap - 1);
-			g.e[j] = t->e[i];
-			g.used++;
-		}
-		free(t->e);
-		*t = g;
-	}
-	if (!t->cap)
-		return NULL;
-	size_t i = home(a, b, c, t->cap);
-	for (; t->e[i].state; i = (i + 1) & (t->cap - 1))
-		if (t->e[i].state == 1 && t->e[i].a == a && t->e[i].b == b && t->e[i].c == c)
-			return &t->e[i];
-	if (!make)
-		return NULL;
-	t->e[i] = (struct ent){a, b, c, NULL, 0, 1};
-	t->used++;
-	return &t->e[i];
-}
-
 /* ---- the readers ---- */
 
 /* The share of reader j of n: contiguous locations, about as many events each. */
@@ -152,7 +80,7 @@ static bool *share_of(const struct vtr_trace *tr, uint32_t j, uint32_t n)
 
 struct reader {
 	struct vtr_trace *tr;
-	struct prec *buf[2];
+	struct vts_prec *buf[2];
 	size_t n, cur;
 	MPI_Request send, stop;
 	int stop_msg;
@@ -178,44 +106,9 @@ static void send_chunk(struct reader *rd, int tag, size_t bytes)
 static void on_record(void *user, const struct vtr_location *loc, const struct vtr_record *r)
 {
 	struct reader *rd = user;
-	if (r->kind == VTR_EV_Unknown) /* the replay leaves them out */
-		return;
-	if (rd->n + 1 + EXT_SLOTS > CHUNK)
-		send_chunk(rd, TAG_DATA, rd->n * sizeof(struct prec));
-	struct prec *p = &rd->buf[rd->cur][rd->n];
-	*p = (struct prec){
-	    .time = r->time, .loc = (uint32_t)loc->index, .kind = r->kind, .nslots = 1};
-	struct pext x = {0};
-	switch (r->kind) {
-	case VTR_EV_Enter:
-	case VTR_EV_Leave:
-		p->arg = r->region;
-		break;
-	case VTR_EV_MeasurementOnOff:
-		p->arg = r->mode;
-		break;
-	case VTR_EV_MpiSend:
-	case VTR_EV_MpiIsend:
-	case VTR_EV_MpiRecv:
-	case VTR_EV_MpiIrecv:
-		x = (struct pext){r->request, r->bytes, 0, r->comm, r->tag, r->peer, 0};
-		p->nslots += EXT_SLOTS;
-		break;
-	case VTR_EV_MpiIrecvRequest:
-	case VTR_EV_MpiIsendComplete:
-		x.request = r->request;
-		p->nslots += EXT_SLOTS;
-		break;
-	case VTR_EV_MpiCollectiveEnd:
-		x = (struct pext){0, r->sent, r->received, r->comm, r->op, r->root, 0};
-		p->nslots += EXT_SLOTS;
-		break;
-	default:
-		break;
-	}
-	if (p->nslots > 1)
-		memcpy(p + 1, &x, sizeof(x));
-	rd->n += p->nslots;
+	if (rd->n + 1 + VTS_EXT_SLOTS > CHUNK)
+		send_chunk(rd, TAG_DATA, rd->n * sizeof(struct vts_prec));
+	rd->n += vts_pack(&rd->buf[rd->cur][rd->n], loc, r);
 }
 
 /* One replay's reading of reader j of n, its records to process 0. */
@@ -223,7 +116,7 @@ static void read_share(const char *path, uint32_t j, uint32_t n)
 {
 	struct vtr_trace tr;
 	struct reader rd = {.tr = &tr, .send = MPI_REQUEST_NULL};
-	size_t size = CHUNK * sizeof(struct prec) + sizeof(struct tail);
+	size_t size = CHUNK * sizeof(struct vts_prec) + sizeof(struct tail);
 	rd.buf[0] = vtr_xcalloc(size, 1);
 	rd.buf[1] = vtr_xcalloc(size, 1);
 	MPI_Irecv(&rd.stop_msg, 1, MPI_INT, 0, TAG_STOP, MPI_COMM_WORLD, &rd.stop);
@@ -242,7 +135,7 @@ static void read_share(const char *path, uint32_t j, uint32_t n)
 			snprintf(end.err, sizeof(end.err), "%s", tr.err);
 		vtr_close(&tr);
 	}
-	size_t bytes = rd.n * sizeof(struct prec);
+	size_t bytes = rd.n * sizeof(struct vts_prec);
 	memcpy((char *)rd.buf[rd.cur] + bytes, &end, sizeof(end));
 	send_chunk(&rd, TAG_END, bytes + sizeof(end));
 	MPI_Status st;
@@ -284,7 +177,7 @@ static void command(struct cmd *c)
 }
 
 struct source {
-	struct prec *buf[2];
+	struct vts_prec *buf[2];
 	size_t pos, len, cur;
 	MPI_Request req; /* the next chunk, into buf[cur ^ 1] */
 	bool ended;	 /* its last chunk is buf[cur] */
@@ -293,7 +186,7 @@ struct source {
 
 static size_t chunk_bytes(void)
 {
-	return CHUNK * sizeof(struct prec) + sizeof(struct tail);
+	return CHUNK * sizeof(struct vts_prec) + sizeof(struct tail);
 }
 
 static void post(struct source *s, int j, int into)
@@ -320,110 +213,8 @@ static bool next_chunk(struct source *s, int j)
 	} else {
 		post(s, j, (int)(s->cur ^ 1));
 	}
-	s->len = (size_t)bytes / sizeof(struct prec);
+	s->len = (size_t)bytes / sizeof(struct vts_prec);
 	return true;
-}
-
-/* The member of location l in comm (libvttrace's rule: its process's rank there). */
-static uint32_t member_of(struct table *cache, const struct vtr_trace *tr, uint32_t l,
-			  uint32_t comm)
-{
-	struct ent *e = find(cache, l, comm, 0, true);
-	if (!e->n) {
-		uint32_t m = VTR_NONE, rank = tr->locations[l].rank;
-		if (comm < tr->ncomms && tr->comms[comm].rank_of_member && rank != VTR_NONE)
-			for (uint32_t i = 0; i < tr->comms[comm].size; i++)
-				if (tr->comms[comm].rank_of_member[i] == rank) {
-					m = i;
-					break;
-				}
-		e->n = (uint64_t)m + 1;
-	}
-	return (uint32_t)(e->n - 1);
-}
-
-struct matching {
-	struct table p2p;  /* (comm tag, sender receiver, 0|1): ends seen; (.., 2 + k): open */
-	struct table coll; /* (comm, member, 0): ends seen; (comm, ~0, 1 + k): open */
-	struct table member;
-	struct vtr_record simple; /* Enter's and Leave's */
-};
-
-/* One record to the replay with its match, as the serial merged reading hands it over. */
-static void deliver(struct matching *mt, const struct vtr_trace *tr, const struct vtr_callbacks *cb,
-		    void *user, const struct prec *p)
-{
-	const struct vtr_location *loc = &tr->locations[p->loc];
-	if (p->kind == VTR_EV_Enter || p->kind == VTR_EV_Leave) {
-		/* most events: the fields of the others stay as they are (0) */
-		mt->simple.kind = p->kind, mt->simple.time = p->time, mt->simple.region = p->arg;
-		cb->record(user, loc, &mt->simple);
-		return;
-	}
-	struct vtr_record r = {.kind = p->kind, .time = p->time, .member = VTR_NONE};
-	struct pext x = {0};
-	if (p->nslots > 1)
-		memcpy(&x, p + 1, sizeof(x));
-	struct ent *e = NULL;
-	void *slot = NULL;
-	uint64_t a = 0, b = 0, c = 0;
-	struct table *t = NULL;
-	switch (p->kind) {
-	case VTR_EV_Enter:
-	case VTR_EV_Leave:
-		r.region = p->arg;
-		break;
-	case VTR_EV_MeasurementOnOff:
-		r.mode = p->arg;
-		break;
-	case VTR_EV_MpiSend:
-	case VTR_EV_MpiIsend:
-	case VTR_EV_MpiRecv:
-	case VTR_EV_MpiIrecv: {
-		r.comm = x.comm, r.tag = x.tag, r.peer = x.peer;
-		r.bytes = x.bytes, r.request = x.request;
-		bool send = p->kind == VTR_EV_MpiSend || p->kind == VTR_EV_MpiIsend;
-		uint32_t me = member_of(&mt->member, tr, p->loc, x.comm);
-		t = &mt->p2p;
-		a = (uint64_t)x.comm << 32 | x.tag;
-		b = send ? (uint64_t)me << 32 | x.peer : (uint64_t)x.peer << 32 | me;
-		c = 2 + find(t, a, b, send ? 0 : 1, true)->n++; /* the k-th end of the key */
-		e = find(t, a, b, c, false);
-		slot = e ? e->slot : NULL;
-		r.match = &slot;
-		break;
-	}
-	case VTR_EV_MpiIrecvRequest:
-	case VTR_EV_MpiIsendComplete:
-		r.request = x.request;
-		break;
-	case VTR_EV_MpiCollectiveEnd: {
-		r.comm = x.comm, r.op = x.tag, r.root = x.peer;
-		r.sent = x.bytes, r.received = x.received;
-		uint32_t me = member_of(&mt->member, tr, p->loc, x.comm);
-		if (me == VTR_NONE || x.comm >= tr->ncomms)
-			break;
-		t = &mt->coll;
-		a = x.comm, b = UINT32_MAX;
-		c = 1 + find(t, x.comm, me, 0, true)->n++;
-		e = find(t, a, b, c, false);
-		slot = e ? e->slot : NULL;
-		r.member = me;
-		r.match = &slot;
-		break;
-	}
-	default:
-		break;
-	}
-	cb->record(user, loc, &r);
-	if (!t)
-		return;
-	/* The other ends find what the tool kept; the last one takes the entry out. */
-	uint64_t ends = t == &mt->p2p ? 2 : tr->comms[x.comm].size;
-	e = find(t, a, b, c, true);
-	e->slot = slot;
-	if (++e->n >= ends)
-		e->state = 2;
 }
 
 /* The replay's reading at process 0: vtr_read_merged's for a record callback alone. */
@@ -447,7 +238,8 @@ int vts_read_merged(const char *input, struct vtr_trace *tr, const struct vtr_ca
 		post(&src[j], j + 1, 0);
 		next_chunk(&src[j], j + 1);
 	}
-	struct matching mt = {.simple = {.member = VTR_NONE}};
+	struct vts_pmatch mt;
+	vts_pmatch_init(&mt);
 	tr->stop = false;
 	bool stopped = false;
 	for (;;) {
@@ -466,7 +258,7 @@ int vts_read_merged(const char *input, struct vtr_trace *tr, const struct vtr_ca
 			break;
 		struct source *s = &src[best];
 		if (!stopped)
-			deliver(&mt, tr, cb, user, &s->buf[s->cur][s->pos]);
+			vts_pmatch_deliver(&mt, tr, cb, user, &s->buf[s->cur][s->pos]);
 		s->pos += s->buf[s->cur][s->pos].nslots;
 		if (tr->stop && !stopped) {
 			/* The readers stop at their next chunk; what they sent meanwhile goes. */
@@ -487,9 +279,7 @@ int vts_read_merged(const char *input, struct vtr_trace *tr, const struct vtr_ca
 		free(src[j].buf[1]);
 	}
 	free(src);
-	free(mt.p2p.e);
-	free(mt.coll.e);
-	free(mt.member.e);
+	vts_pmatch_free(&mt);
 	tr->stop = false;
 	return rc;
 }

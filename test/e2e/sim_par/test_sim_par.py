@@ -204,6 +204,19 @@ def check_by_hand(t):
         t.eq(row, (want[0], test_sim_waits.ms(want[1]), want[2]) +
              tuple(test_sim_waits.ms(x) for x in want[3:]),
              '%s: %s as worked out by hand (the parallel bytes are these)' % (name, key))
+    # An unmatched send (the chain's tag 99 to rank 2): the replay leaves it as recorded and
+    # --explain-waits says so on stderr; the parallel runs say and write the same.
+    test_sim_waits.write_chain(os.path.join(d, 'unmatched'), unmatched=True)
+    path = os.path.join(d, 'unmatched', 'traces.otf2')
+    sim(t, path, ('ideal',), 'unmatched')
+    want = run([VT_SIM, '--explain-waits', path])
+    t.check(want[0] == 0 and 'unmatched' in want[2], 'unmatched: --explain-waits says so',
+            want[2])
+    for impl, np in RUNS:
+        got = run(parallel(impl, np) + ['--explain-waits', path])
+        t.check(got == want,
+                'unmatched: --explain-waits on %d processes (%s): vt-sim\'s status, output '
+                'and stderr' % (np, impl), '%d %r\n%s' % (got[0], got[1], got[2]))
     return os.path.join(d, 'barriers', 'traces.otf2')
 
 
