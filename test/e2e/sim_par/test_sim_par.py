@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """vt-sim-mpi on 2 and 4 processes (Open MPI) and vt-sim-mpich on 2 (MPICH) do what vt-sim
 does, byte for byte: the summary on stdout, the exit status and every file of the what-if
-trace, for each shipped simulator and a chain of two, and --explain-waits in text and JSON.
+trace, for each shipped simulator and a chain of two, and --explain-waits in text and JSON
+(and on 1 process, where vt-sim-mpi is vt-sim).
 The traces: ../sim/simprog.c on 4 ranks of Open MPI (ping-pong, an MPI_Ssend, Irecv/Isend
 with Waitall and Waitsome, collectives, a second thread per rank) and on 2 of MPICH;
 ../mpi_threads/mpi_threads.c (MPI from pthreads and an OpenMP team: several locations per
@@ -153,6 +154,13 @@ def check_simprog(t):
         t.eq(test_sim.durations(o[rank_loc[rank]], 'compute'),
              [int(x * 0.5 + 0.5) for x in before],
              'scale, parallel: rank %d: every compute takes half its time' % rank)
+    # On one process vt-sim-mpi is vt-sim (its own reading, no readers).
+    args = [trace, '-s', 'ideal', '-o', 'out.otf2']
+    serial, one = t.newdir('one-serial'), t.newdir('one-process')
+    want = run([VT_SIM] + args, cwd=serial)
+    got = run(parallel(OPENMPI, 1) + args, cwd=one)
+    t.check(got[:2] == want[:2] and want[0] == 0 and same_tree(serial, one),
+            'ideal on 1 process (openmpi): vt-sim\'s status, summary and files', got[2])
     sim(t, trace, SIMS[4], 'nonoise')
     sim(t, trace, SIMS[5], 'scale-ideal')
     explain(t, trace, 'simprog')
