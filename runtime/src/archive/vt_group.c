@@ -365,6 +365,11 @@ static void g_set_collectives(void *archive)
 
 /* ---- joining and leaving ---- */
 
+void vt_group_set_wait(double wait_s)
+{
+	grp.wait_s = wait_s;
+}
+
 void vt_group_on_lost(void (*lost)(int peer, double waited_s))
 {
 	grp.lost = lost;

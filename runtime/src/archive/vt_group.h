@@ -29,6 +29,9 @@ const struct vt_mpi_ops *vt_group_join(const char *dir, int rank, int size, doub
  * NULL when none came (or memory ran out), its size in *n. */
 void *vt_group_try_recv(int from, size_t *n);
 
+/* How long a message is waited for from now on (s). */
+void vt_group_set_wait(double wait_s);
+
 /* Called when a message does not come within the wait during a collective (the group cannot
  * go on): it must not return (a snapshot's writer ends). */
 void vt_group_on_lost(void (*lost)(int peer, double waited_s));

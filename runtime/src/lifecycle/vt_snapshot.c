@@ -67,6 +67,9 @@ const char *vt_snapshot_refusal(void)
  * within VT_SNAPSHOT_WAIT seconds (a snapshot asked of one rank only) writes its own window
  * alone, as before, to NAME.snap-K.rankR.
  */
+/* How long a writer waits for another's message once they met (s). */
+#define JOB_WAIT_S 600.0
+
 struct job_hello {
 	uint64_t start, asked; /* rank 0's ticks; start 0: the whole record is kept */
 };
@@ -374,6 +377,9 @@ static const struct vt_mpi_ops *job_meet(unsigned k, uint64_t asked, uint64_t *e
 			k, w.missing, vt_cfg.snapshot_wait, run->rank);
 		return NULL;
 	}
+	/* Met: from now on a peer is slow, not absent (its window takes time to write, on a
+	 * loaded node much more than the meeting's wait), unless it died. */
+	vt_group_set_wait(JOB_WAIT_S);
 	vt_group_on_lost(job_lost);
 	vt_ring_cut(w.t0 ? w.t0 - (uint64_t)off : 0, w.t1 - (uint64_t)off);
 	*end = w.t1 - (uint64_t)off;
