@@ -213,31 +213,22 @@ def listing_and_errors(t, exe):
          'SIGTERM while off: the partial trace is balanced and ends in the gap')
     rc, out, err = vtctl(t, 'status', str(run.pid))
     t.eq(rc, 3, 'SIGTERM: vt-ctl finds no process afterwards')
-    # The default, auto, in file mode: no channel (and no thread of its own).
-    live = Live(t, exe, env={'VT_CTL_SIGNAL': 'auto'}, label='auto')
-    rc, out, err = vtctl(t, 'status', str(live.pid))
-    t.eq((rc, err.split(' (')[0]), (3, 'vt-ctl: process %d is not traced by vt' % live.pid),
-         'VT_CTL_SIGNAL=auto in file mode: vt-ctl finds no channel, status 3')
-    t.eq(len(os.listdir('/proc/%d/task' % live.pid)), 1,
-         'VT_CTL_SIGNAL=auto in file mode: the program has one thread')
-    for _ in range(3):
-        live.go()
-    run = live.end()
-    t.clean_run(run, 'VT_CTL_SIGNAL=auto')
-    t.enter_counts(t.trace(run, 'VT_CTL_SIGNAL=auto').loc('Master thread'), ALL,
-                   'VT_CTL_SIGNAL=auto')
-
-    # VT_CTL_SIGNAL=none: no channel, and the trace as usual.
-    live = Live(t, exe, env={'VT_CTL_SIGNAL': 'none'}, label='none')
-    rc, out, err = vtctl(t, 'status', str(live.pid))
-    t.eq((rc, err.split(' (')[0]), (3, 'vt-ctl: process %d is not traced by vt' % live.pid),
-         'VT_CTL_SIGNAL=none: vt-ctl finds no channel, status 3')
-    for _ in range(3):
-        live.go()
-    run = live.end()
-    t.clean_run(run, 'VT_CTL_SIGNAL=none')
-    t.enter_counts(t.trace(run, 'VT_CTL_SIGNAL=none').loc('Master thread'), ALL,
-                   'VT_CTL_SIGNAL=none')
+    # The default, auto, in file mode (and no thread of its own), and none: no channel, and
+    # the trace as usual.
+    for value, where in (('auto', ' in file mode'), ('none', '')):
+        what = 'VT_CTL_SIGNAL=%s' % value
+        live = Live(t, exe, env={'VT_CTL_SIGNAL': value}, label=value)
+        rc, out, err = vtctl(t, 'status', str(live.pid))
+        t.eq((rc, err.split(' (')[0]), (3, 'vt-ctl: process %d is not traced by vt' % live.pid),
+             '%s%s: vt-ctl finds no channel, status 3' % (what, where))
+        if value == 'auto':
+            t.eq(len(os.listdir('/proc/%d/task' % live.pid)), 1,
+                 '%s%s: the program has one thread' % (what, where))
+        for _ in range(3):
+            live.go()
+        run = live.end()
+        t.clean_run(run, what)
+        t.enter_counts(t.trace(run, what).loc('Master thread'), ALL, what)
 
 
 def threads(t, exe):
