@@ -44,6 +44,7 @@ static struct {
 	struct vt_loc *queue_head, **queue_tail;
 	pthread_t writer;
 	bool writer_started, writer_quit;
+	bool no_populate; /* no MADV_POPULATE_WRITE (kernels before 5.14): not tried again */
 	/* The spare buffers (SPARE_BUFFERS above). */
 	pthread_mutex_t spare_lock;
 	struct vt_rec *spare[SPARE_BUFFERS];
@@ -113,6 +114,46 @@ static void drain_locked(struct vt_loc *loc, struct vt_rec *upto)
 		thr.sink->encode(loc, loc->buf, upto);
 }
 
+/*
+ * The first pass through a fresh half costs its thread a page fault per 4 KiB (about 26 ns per
+ * 1-byte I/O operation recorded, ~1.65 us per fault on a paravirtualised VM). At a location's
+ * first hand-over the half it fills next has never been touched: the writer faults it in
+ * first (MADV_POPULATE_WRITE, on its own CPU time), ahead of the thread, which starts at the
+ * half's beginning and fills a page in tens of microseconds while the writer faults one in
+ * about one. Chunk by chunk under the location's lock, so that the buffer cannot go back to
+ * the system meanwhile (the thread's exit), and not at all once the location is closed. The
+ * first half of a buffer is the thread's own to fault: a writer started with every thread
+ * would cost a program that never flushes its start-up and megabytes it never uses.
+ */
+#define PREFAULT_CHUNK (256 * 1024)
+
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23
+#endif
+
+static void prefault(struct vt_loc *loc, struct vt_rec *half)
+{
+	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+	uintptr_t p = ((uintptr_t)half + page - 1) & ~(page - 1);
+	uintptr_t end = (uintptr_t)(half + (loc->halves[1] - loc->halves[0])) & ~(page - 1);
+	while (p < end && !__atomic_load_n(&thr.no_populate, __ATOMIC_RELAXED)) {
+		size_t n = end - p < PREFAULT_CHUNK ? end - p : PREFAULT_CHUNK;
+		pthread_mutex_lock(&loc->lock);
+		bool mine = !loc->done && (half == loc->halves[0] || half == loc->halves[1]);
+		/* madvise by system call: libvt's own, never the program's. */
+		if (mine && syscall(SYS_madvise, (void *)p, n, MADV_POPULATE_WRITE) != 0) {
+			/* EINVAL: an older kernel; anything else (ENOMEM, EFAULT): given up. */
+			if (errno == EINVAL)
+				__atomic_store_n(&thr.no_populate, true, __ATOMIC_RELAXED);
+			mine = false;
+		}
+		pthread_mutex_unlock(&loc->lock);
+		if (!mine)
+			break;
+		p += n;
+	}
+}
+
 static void *writer_main(void *arg)
 {
 	/* vt's own thread: never traced, even if it runs instrumented code. */
@@ -128,7 +169,11 @@ static void *writer_main(void *arg)
 		thr.queue_head = loc->queue_next;
 		if (!thr.queue_head)
 			thr.queue_tail = &thr.queue_head;
+		struct vt_rec *half = loc->prefault;
+		loc->prefault = NULL;
 		pthread_mutex_unlock(&thr.queue_lock);
+		if (half)
+			prefault(loc, half);
 		pthread_mutex_lock(&loc->lock);
 		write_pending_locked(loc);
 		pthread_mutex_unlock(&loc->lock);
@@ -599,7 +644,12 @@ struct vt_rec *vt_thread_flush(struct vt_tls *t)
 		loc->pending.stop = stop;
 		loc->pending.t0 = t0;
 		loc->pending.t1 = vt_clock_now();
+		/* The first hand-over: the other half is fresh (see prefault). */
+		if (loc->flushes == 1 && !__atomic_load_n(&thr.no_populate, __ATOMIC_RELAXED))
+			loc->prefault =
+			    loc->buf == loc->halves[0] ? loc->halves[1] : loc->halves[0];
 		if (!enqueue_locked(loc)) {
+			loc->prefault = NULL;
 			loc->pending.t1 = 0;
 			write_pending_locked(loc);
 		}
