@@ -144,7 +144,8 @@ int main(int argc, char **argv)
 		pthread_cond_wait(&unshared_cond, &unshared_lock);
 	pthread_mutex_unlock(&unshared_lock);
 	if (unshared < 0) {
-		fprintf(stderr, "io-costs: IO_COSTS_THREAD=unshare: unshare or close_range failed\n");
+		fprintf(stderr,
+			"io-costs: IO_COSTS_THREAD=unshare: unshare or close_range failed\n");
 		return 1;
 	}
 	bool warm = getenv("IO_COSTS_WARM") != NULL;

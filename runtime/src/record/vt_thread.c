@@ -115,18 +115,13 @@ static void drain_locked(struct vt_loc *loc, struct vt_rec *upto)
 }
 
 /*
- * The first pass through a fresh half costs its thread a page fault per 4 KiB (about 26 ns per
- * 1-byte I/O operation recorded, ~1.65 us per fault on a paravirtualised VM). At a location's
- * first hand-over the half it fills next has never been touched: the writer faults it in
- * first (MADV_POPULATE_WRITE, on its own CPU time), ahead of the thread, which starts at the
- * half's beginning and fills a page in tens of microseconds while the writer faults one in
- * about one. Chunk by chunk under the location's lock, so that the buffer cannot go back to
- * the system meanwhile (the thread's exit), and not at all once the location is closed. The
- * first half of a buffer is the thread's own to fault: a writer started with every thread
- * would cost a program that never flushes its start-up and megabytes it never uses.
+ * A fresh half costs its thread a page fault per 4 KiB (~1.65 us on a paravirtualised VM). At
+ * a location's first hand-over the half it fills next was never touched: the writer faults it
+ * in first (MADV_POPULATE_WRITE), well ahead of the thread. Chunk by chunk under the lock, so
+ * the buffer cannot be unmapped meanwhile (thread exit). The first half stays the thread's:
+ * a writer started with every thread would cost the start of programs that never flush.
  */
 #define PREFAULT_CHUNK (256 * 1024)
-
 #ifndef MADV_POPULATE_WRITE
 #define MADV_POPULATE_WRITE 23
 #endif
@@ -135,14 +130,13 @@ static void prefault(struct vt_loc *loc, struct vt_rec *half)
 {
 	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
 	uintptr_t p = ((uintptr_t)half + page - 1) & ~(page - 1);
-	uintptr_t end = (uintptr_t)(half + (loc->halves[1] - loc->halves[0])) & ~(page - 1);
+	uintptr_t end = (uintptr_t)(half + vt_buf_half_records(vt_cfg.buffer_size)) & ~(page - 1);
 	while (p < end && !__atomic_load_n(&thr.no_populate, __ATOMIC_RELAXED)) {
 		size_t n = end - p < PREFAULT_CHUNK ? end - p : PREFAULT_CHUNK;
 		pthread_mutex_lock(&loc->lock);
 		bool mine = !loc->done && (half == loc->halves[0] || half == loc->halves[1]);
-		/* madvise by system call: libvt's own, never the program's. */
+		/* By system call (never the program's madvise). EINVAL: an older kernel. */
 		if (mine && syscall(SYS_madvise, (void *)p, n, MADV_POPULATE_WRITE) != 0) {
-			/* EINVAL: an older kernel; anything else (ENOMEM, EFAULT): given up. */
 			if (errno == EINVAL)
 				__atomic_store_n(&thr.no_populate, true, __ATOMIC_RELAXED);
 			mine = false;
@@ -644,8 +638,7 @@ struct vt_rec *vt_thread_flush(struct vt_tls *t)
 		loc->pending.stop = stop;
 		loc->pending.t0 = t0;
 		loc->pending.t1 = vt_clock_now();
-		/* The first hand-over: the other half is fresh (see prefault). */
-		if (loc->flushes == 1 && !__atomic_load_n(&thr.no_populate, __ATOMIC_RELAXED))
+		if (loc->flushes == 1) /* the other half is fresh: see prefault */
 			loc->prefault =
 			    loc->buf == loc->halves[0] ? loc->halves[1] : loc->halves[0];
 		if (!enqueue_locked(loc)) {
