@@ -35,6 +35,8 @@ void vt_own_fd_take_end(void);
  * has no close_range or unshare fails.
  */
 bool vt_own_fds_leave_table(void);
+/* Whether the calling thread did so: its descriptors are in no other task's table. */
+bool vt_own_fds_in_own_table(void);
 /* In a forked child, which records nothing: no descriptor is vt's any more. */
 void vt_own_fds_forked(void);
 
