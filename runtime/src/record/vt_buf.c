@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* The slow paths of the buffer reservation: flushes, producers interrupted by signal handlers. */
+/* The buffers: memory, spares and prefault; the reservation's slow paths; events with payloads. */
 #include "record/vt_buf.h"
 #include "base/vt_clock.h"
 #include "base/vt_config.h"
@@ -351,4 +351,52 @@ void vt_buf_prefault(struct vt_loc *loc, struct vt_rec *half)
 			break;
 		p += n;
 	}
+}
+
+/* The producers of whole events with a payload (vt_thread.h): a reservation, filled. */
+void vt_thread_put_event_at(struct vt_tls *t, uint64_t ts, uint32_t head, uint32_t kind,
+			    const union vt_rec_payload *payload, unsigned n)
+{
+	struct vt_rec *p = vt_buf_reserve(t, 1 + n);
+	if (!p)
+		return;
+	/* Taken before the reservation: a flush it made must not come after the event (the
+	 * encoder keeps time non-decreasing by clamping; a BufferFlush's stop is later). */
+	uint64_t now = vt_clock_now();
+	p[0].ts = ts < now ? ts : now;
+	p[0].region = head;
+	p[0].kind = kind;
+	memcpy(p + 1, payload, n * sizeof(*p));
+	vt_buf_commit(t, p, 1 + n);
+}
+
+void vt_thread_put_pair(struct vt_tls *t, uint64_t ts0, uint32_t head0, uint32_t kind0,
+			uint32_t head1, uint32_t kind1, const union vt_rec_payload *payload,
+			unsigned n)
+{
+	struct vt_rec *p = vt_buf_reserve(t, 2 + n);
+	if (!p)
+		return;
+	uint64_t now = vt_clock_now(); /* after the reservation, as in vt_thread_put_event_at */
+	p[0].ts = ts0 < now ? ts0 : now;
+	p[0].region = head0;
+	p[0].kind = kind0;
+	p[1].ts = now;
+	p[1].region = head1;
+	p[1].kind = kind1;
+	memcpy(p + 2, payload, n * sizeof(*p));
+	vt_buf_commit(t, p, 2 + n);
+}
+
+void vt_thread_put_event(struct vt_tls *t, uint32_t head, uint32_t kind,
+			 const union vt_rec_payload *payload, unsigned n)
+{
+	struct vt_rec *p = vt_buf_reserve(t, 1 + n);
+	if (!p)
+		return;
+	p[0].ts = vt_clock_now();
+	p[0].region = head;
+	p[0].kind = kind;
+	memcpy(p + 1, payload, n * sizeof(*p));
+	vt_buf_commit(t, p, 1 + n);
 }

@@ -652,53 +652,6 @@ struct vt_rec *vt_thread_flush(struct vt_tls *t)
 	return flush_end(t, loc, next, saved);
 }
 
-void vt_thread_put_event_at(struct vt_tls *t, uint64_t ts, uint32_t head, uint32_t kind,
-			    const union vt_rec_payload *payload, unsigned n)
-{
-	struct vt_rec *p = vt_buf_reserve(t, 1 + n);
-	if (!p)
-		return;
-	/* Taken before the reservation: a flush it made must not come after the event (the
-	 * encoder keeps time non-decreasing by clamping; a BufferFlush's stop is later). */
-	uint64_t now = vt_clock_now();
-	p[0].ts = ts < now ? ts : now;
-	p[0].region = head;
-	p[0].kind = kind;
-	memcpy(p + 1, payload, n * sizeof(*p));
-	vt_buf_commit(t, p, 1 + n);
-}
-
-void vt_thread_put_pair(struct vt_tls *t, uint64_t ts0, uint32_t head0, uint32_t kind0,
-			uint32_t head1, uint32_t kind1, const union vt_rec_payload *payload,
-			unsigned n)
-{
-	struct vt_rec *p = vt_buf_reserve(t, 2 + n);
-	if (!p)
-		return;
-	uint64_t now = vt_clock_now(); /* after the reservation, as in vt_thread_put_event_at */
-	p[0].ts = ts0 < now ? ts0 : now;
-	p[0].region = head0;
-	p[0].kind = kind0;
-	p[1].ts = now;
-	p[1].region = head1;
-	p[1].kind = kind1;
-	memcpy(p + 2, payload, n * sizeof(*p));
-	vt_buf_commit(t, p, 2 + n);
-}
-
-void vt_thread_put_event(struct vt_tls *t, uint32_t head, uint32_t kind,
-			 const union vt_rec_payload *payload, unsigned n)
-{
-	struct vt_rec *p = vt_buf_reserve(t, 1 + n);
-	if (!p)
-		return;
-	p[0].ts = vt_clock_now();
-	p[0].region = head;
-	p[0].kind = kind;
-	memcpy(p + 1, payload, n * sizeof(*p));
-	vt_buf_commit(t, p, 1 + n);
-}
-
 void vt_thread_pause(struct vt_tls *t)
 {
 	struct vt_loc *loc = t->loc;
