@@ -18,7 +18,13 @@ subtracted. Instructions do not depend on the machine's load.
 Snapshots: bench/ring-snap.c fills the ring (CALLS calls) and calls VT_USER_SNAPSHOT, K
 times, for VT_RING_SIZE 16M and 64M; it prints how long each call kept the program (wall
 clock, the fork: on a loaded machine this varies), and the run's wall time includes the
-writing processes (they hold stderr until they end). Only the standard library is used.
+writing processes (they hold stderr until they end).
+
+A job's snapshots (--np N, default 2; 0 leaves it out): ring-snap.c built with mpicc and
+-DRING_SNAP_MPI runs on N ranks of Open MPI (oversubscribed), every rank asking at once
+after a barrier; besides each rank's pause, rank 0 prints how long after its request the
+job's archive NAME.snap-K.otf2 exists (the ranks' writing processes met, agreed on the
+window and the cut messages, and wrote and unified it). Only the standard library is used.
 """
 
 import argparse
@@ -77,6 +83,7 @@ def main():
     ap.add_argument('--ring', default='4M')
     ap.add_argument('--snaps', type=int, default=5)
     ap.add_argument('--snap-calls', type=int, default=4000000)
+    ap.add_argument('--np', type=int, default=2)
     args = ap.parse_args()
     vtcc = os.path.join(os.path.abspath(args.build), 'vtcc', 'vtcc')
     work = tempfile.mkdtemp(prefix='vt-ring-bench.')
@@ -113,7 +120,34 @@ def main():
               'run with its %d snapshots written: %.2f s'
               % (ring, statistics.median(pauses), min(pauses), max(pauses), len(pauses),
                  len(pauses), wall))
+    if args.np > 0:
+        job(vtcc, args, work)
     print('work directory: %s' % work)
+
+
+def job(vtcc, args, work):
+    exe = os.path.join(work, 'ring-snap-mpi')
+    run([vtcc, '-vt:cc', 'mpicc', '-O2', '-DRING_SNAP_MPI', '-o', exe,
+         os.path.join(HERE, 'ring-snap.c')], env_of(), work)
+    print('a job\'s snapshot, %d ranks (Open MPI, oversubscribed; %d calls before each)'
+          % (args.np, args.snap_calls))
+    for ring in ('16M', '64M'):
+        gdir = tempfile.mkdtemp(prefix='job-', dir=work)
+        env = env_of(VT_MODE='ring', VT_RING_SIZE=ring, VT_PFORM_GDIR=gdir, VT_VERBOSE='0')
+        fmt = os.path.join(gdir, 'ring-snap-mpi.vt.snap-%d.otf2')
+        cmd = ['mpirun', '--allow-run-as-root', '--oversubscribe', '-np', str(args.np)]
+        for k in ('VT_MODE', 'VT_RING_SIZE', 'VT_PFORM_GDIR', 'VT_VERBOSE'):
+            cmd += ['-x', k]
+        p = run(cmd + [exe, str(args.snap_calls), str(args.snaps), fmt], env, work)
+        pauses = [float(m) for m in re.findall(r'pause_ms=([0-9.]+)', p.stdout)]
+        written = [float(m) for m in re.findall(r'written_ms=([0-9.]+)', p.stdout)]
+        if len(written) != args.snaps or not all(
+                os.path.exists(fmt % (k + 1)) for k in range(args.snaps)):
+            sys.exit('ring-snap-mpi: %s' % p.stdout)
+        print('  VT_RING_SIZE=%s: pause median %.2f ms (max %.2f) over %d; the job\'s '
+              'archive written %.1f ms after the request (median; min %.1f, max %.1f)'
+              % (ring, statistics.median(pauses), max(pauses), len(pauses),
+                 statistics.median(written), min(written), max(written)))
 
 
 if __name__ == '__main__':

@@ -8,7 +8,13 @@ output writing together), the rates of the replay and of the writing alone (vt-s
 the peak resident size are reported, with the rate of reading the trace alone in merged
 order (bench/read-bench) for comparison. Traces are deleted at the end.
 
-Usage: bench/run-sim.py BUILD_DIR [--events 10000000] [--runs 3] [--np 8]
+--par 2,4: the larger trace again with vt-sim (identity, ideal, --explain-waits) and
+vt-sim-mpi on each number of processes (Open MPI, oversubscribed, waiting ranks yielding):
+the median wall time, each process's CPU time (user + system) and peak resident size
+(/usr/bin/time around every process); --par-only skips the serial table above.
+
+Usage: bench/run-sim.py BUILD_DIR [--events 10000000] [--runs 3] [--np 8] [--par 2,4]
+                        [--par-only]
 """
 import argparse
 import os
@@ -50,12 +56,71 @@ def trace(build, work, exe, np_, events):
     return anchor, n
 
 
+RSS_WRAP = """#!/bin/sh
+exec /usr/bin/time -f '%U %S %M' -o "$RSS_DIR/rss.$OMPI_COMM_WORLD_RANK" "$@"
+"""
+
+
+def par_rows(build, work, anchor, n, procs, runs, env):
+    """vt-sim against vt-sim-mpi on each of procs: wall and per-process peak RSS."""
+    vtsim = os.path.join(build, 'tools', 'vt-sim', 'vt-sim')
+    vtpar = os.path.join(build, 'tools', 'vt-sim', 'vt-sim-mpi')
+    wrap = os.path.join(work, 'rss.sh')
+    with open(wrap, 'w') as f:
+        f.write(RSS_WRAP)
+    os.chmod(wrap, 0o755)
+    out = os.path.join(work, 'par-out.otf2')
+    modes = (('identity', ['-s', 'identity', '-o', out, '-q']),
+             ('ideal', ['-s', 'ideal', '-o', out, '-q']),
+             ('explain', ['--explain-waits']))
+    print('%-9s %-13s %9s %8s  %s' % ('', 'processes', 'events', 'wall s', 'CPU s / peak RSS '
+                                       'MiB: process 0; readers'))
+    for name, args in modes:
+        for np_ in [1] + procs:
+            walls, rss, cpu = [], [], []
+            for _ in range(runs):
+                rdir = tempfile.mkdtemp(dir=work)
+                if np_ == 1:
+                    cmd = [wrap, vtsim]
+                else:
+                    cmd = [shutil.which('mpirun'), '--allow-run-as-root', '--oversubscribe',
+                           '--bind-to', 'none', '--mca', 'mpi_yield_when_idle', '1', '-np',
+                           str(np_),
+                           '-x', 'RSS_DIR', '-x', 'VT_SIM_PATH', wrap, vtpar]
+                cmd += [anchor] + args if name != 'explain' else args + [anchor]
+                w, _, _, _ = measured(build, os.path.join(work, 'result'), cmd,
+                                      env=dict(env, RSS_DIR=rdir, OMPI_COMM_WORLD_RANK='0')
+                                      if np_ == 1 else dict(env, RSS_DIR=rdir))
+                walls.append(w)
+                per, pcpu = [], []
+                for k in range(np_):
+                    with open(os.path.join(rdir, 'rss.%d' % k)) as f:
+                        u, sy, m = f.read().split()[-3:]
+                    per.append(int(m) / 1024)
+                    pcpu.append(float(u) + float(sy))
+                rss.append(per)
+                cpu.append(pcpu)
+                shutil.rmtree(rdir, ignore_errors=True)
+                shutil.rmtree(out[:-5], ignore_errors=True)
+                for ext in ('.otf2', '.def'):
+                    if os.path.exists(out[:-5] + ext):
+                        os.remove(out[:-5] + ext)
+            med = ['%.2f / %.1f' % (statistics.median(c[k] for c in cpu),
+                                    statistics.median(r[k] for r in rss)) for k in range(np_)]
+            print('%-9s %-13s %9d %8.2f  %s%s' % (
+                name, 'vt-sim' if np_ == 1 else 'vt-sim-mpi %d' % np_, n,
+                statistics.median(walls), med[0], '; ' + ', '.join(med[1:]) if np_ > 1 else ''),
+                flush=True)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument('build')
     ap.add_argument('--events', type=int, default=10000000)
     ap.add_argument('--runs', type=int, default=3)
     ap.add_argument('--np', type=int, default=8)
+    ap.add_argument('--par', default='', help='vt-sim-mpi on these numbers of processes')
+    ap.add_argument('--par-only', action='store_true')
     args = ap.parse_args()
     build = os.path.abspath(args.build)
     vtsim = os.path.join(build, 'tools', 'vt-sim', 'vt-sim')
@@ -66,7 +131,11 @@ def main():
         benchlib.sh([os.path.join(build, 'vtcc', 'vtcc'), '-vt:cc', 'mpicc', '-O2',
             os.path.join(HERE, 'sim-app.c'), '-o', exe])
         for events in (args.events // 10, args.events):
+            if args.par_only and events != args.events:
+                continue
             anchor, n = trace(build, work, exe, args.np, events)
+            if args.par_only:
+                break
             walls = []
             for _ in range(args.runs):
                 vals = benchlib.sh([os.path.join(build, 'bench', 'read-bench'), anchor,
@@ -93,6 +162,9 @@ def main():
                       'events/s)  peak RSS %.1f MiB (median of %d)'
                       % (sim, n, w, n / w / 1e6, statistics.median(rep), statistics.median(wr),
                          statistics.median(rss), args.runs), flush=True)
+        if args.par:
+            par_rows(build, work, anchor, n, [int(x) for x in args.par.split(',')], args.runs,
+                     env)
     finally:
         shutil.rmtree(work, ignore_errors=True)
 

@@ -12,9 +12,11 @@ the end. Then vt-profile-mpi --waits (Open MPI) on each process count of --par (
 processes (mpirun's children), medians, with the load average before each; then one run
 with --stats: per process its peak RSS (getrusage), the records it sent, its exchanges and the
 most records it held at once (--window sets the window, default vt-profile-mpi's).
+--mode critical-path: vt-profile-mpi --critical-path instead (and vt-profile --critical-path
+alone with --only-par), compared with vt-profile --critical-path.
 
 Usage: bench/run-waits.py BUILD_DIR [--events 10000000] [--runs 3] [--np 4] [--par 1,2,4]
-                          [--window N] [--only-par]
+                          [--window N] [--only-par] [--mode waits|critical-path]
 """
 import argparse
 import os
@@ -50,7 +52,9 @@ def main():
     ap.add_argument('--par', default='1,2,4', help='process counts of vt-profile-mpi')
     ap.add_argument('--window', type=int, default=0, help="vt-profile-mpi's --window")
     ap.add_argument('--only-par', action='store_true',
-                    help='vt-profile --waits and vt-profile-mpi alone')
+                    help='vt-profile --waits (--mode) and vt-profile-mpi alone')
+    ap.add_argument('--mode', choices=('waits', 'critical-path'), default='waits',
+                    help="vt-profile-mpi's mode")
     args = ap.parse_args()
     build = os.path.abspath(args.build)
     work = tempfile.mkdtemp(prefix='vt-bench-waits.', dir=os.environ.get('TMPDIR', '/tmp'))
@@ -70,8 +74,8 @@ def main():
         anchor = os.path.join(gdir, 'waits-app.vt.otf2')
         result = os.path.join(work, 'result')
         profile = os.path.join(build, 'tools', 'vt-profile', 'vt-profile')
-        serial_only = (('vt-profile --waits', [profile, '--waits', '--format', 'json',
-                                               anchor]),)
+        mode = '--' + args.mode
+        serial_only = (('vt-profile ' + mode, [profile, mode, '--format', 'json', anchor]),)
         for what, cmd in serial_only if args.only_par else (('read merged', [os.path.join(build, 'bench', 'read-bench'), anchor,
                                            'merged']),
                           ('vt-profile (flat)', [profile, '--format', 'json', anchor]),
@@ -87,11 +91,11 @@ def main():
                   % (what, n, wall, n / wall / 1e6, cpu, n / cpu / 1e6,
                      statistics.median(r[2] for r in runs), args.runs), flush=True)
         par = os.path.join(build, 'tools', 'vt-profile', 'vt-profile-mpi')
-        serial = benchlib.sh([profile, '--waits', '--format', 'json', anchor], False)
+        serial = benchlib.sh([profile, mode, '--format', 'json', anchor], False)
         window = ['--window', str(args.window)] if args.window else []
         for np in [int(x) for x in args.par.split(',') if x] if os.path.exists(par) else []:
             cmd = ['mpirun', '--allow-run-as-root', '--oversubscribe', '-np', str(np), par,
-                   '--waits', '--format', 'json'] + window + [anchor]
+                   mode, '--format', 'json'] + window + [anchor]
             same = benchlib.sh(cmd, False) == serial
             load = os.getloadavg()[0]
             runs = [measured(build, result, cmd) for _ in range(args.runs)]

@@ -19,12 +19,13 @@ import tempfile
 BUILD = os.environ['VT_BUILD_ROOT']
 VT_INFO = os.environ['VT_INFO']
 PAGES = ['vtcc.1', 'vtcxx.1', 'vtfort.1', 'vtrun.1', 'vt-ctl.1', 'vt-info.1', 'vt-profile.1',
-         'vt-profile-mpi.1', 'vt-profile-mpich.1',
+         'vt-profile-mpi.1', 'vt-profile-mpich.1', 'vt-sim-mpi.1', 'vt-sim-mpich.1',
          'vt-report.1', 'vt-export.1', 'vt-score.1', 'vt-sim.1', 'vt-environment.7',
          'vt-plugins.7', 'vt-sim-plugins.7', 'vt-kokkos.7', 'vt-ring.7', 'vt-cmake.7']
 # rendered where installed, beside the page they source
 ALIASES = {'vtcxx.1': 'vtcc.1', 'vtfort.1': 'vtcc.1', 'vt-profile-mpi.1': 'vt-profile.1',
-           'vt-profile-mpich.1': 'vt-profile.1'}
+           'vt-profile-mpich.1': 'vt-profile.1', 'vt-sim-mpi.1': 'vt-sim.1',
+           'vt-sim-mpich.1': 'vt-sim.1'}
 ENV = dict(os.environ, MANWIDTH='80', LC_ALL='C.UTF-8', MANPAGER='cat', PAGER='cat')
 ENV.pop('MAN_KEEP_FORMATTING', None)
 failed = 0

@@ -2,7 +2,9 @@
 /* libvtprof's critical-path walk and delay costs (tools/lib/profile/critpath.c) on small lines. */
 /*
  * Paths here: 1 main, 2 main > solve, 3 main > MPI_Allreduce (or a second computation), 4
- * main > MPI_Recv. Each case worked out by hand in its comment.
+ * main > MPI_Recv. Each case worked out by hand in its comment. Then the halves vt-profile-mpi
+ * uses (a waiter's tally and the delayer's cost from it, the walk as spans) against the whole
+ * on the chain and on random lines.
  */
 #include "critpath.h"
 #include "unit.h"
@@ -150,10 +152,163 @@ static void division(void)
 	CHECK(cost.n == 0);
 }
 
+/* The spans of a walk, in order. */
+struct spans {
+	uint32_t loc[MAXROWS];
+	uint64_t from[MAXROWS], to[MAXROWS];
+	size_t n;
+};
+
+static void on_span(void *user, uint32_t loc, uint64_t from, uint64_t to)
+{
+	struct spans *s = user;
+	if (s->n < MAXROWS) {
+		s->loc[s->n] = loc;
+		s->from[s->n] = from;
+		s->to[s->n++] = to;
+	}
+}
+
+/* The chain again: rank 1's tally at 40 is its relay since the receive at 30 (path 3, 10);
+ * rank 2's at 0 is empty (its first event); the cost from the tally is the whole's. The walk
+ * as spans: rank 2 40..50, rank 1 30..40, rank 0 0..30. */
+static void halves(void)
+{
+	static const uint64_t t0[] = {0, 0, 30, 31}, t1[] = {0, 0, 30, 40, 41},
+			      t2[] = {0, 0, 40, 50};
+	static const uint32_t p0[] = {1, 2, 1, 0}, p1[] = {1, 4, 3, 1, 0}, p2[] = {1, 4, 1, 0};
+	static const uint64_t s1[] = {30}, s2[] = {40};
+	struct vt_prof_cp_line l[3] = {
+	    {t0, p0, 4, 0, 31, NULL, 0}, {t1, p1, 5, 0, 41, s1, 1}, {t2, p2, 4, 0, 50, s2, 1}};
+	struct vt_prof_cp_spent tally[8];
+	CHECK(vt_prof_cp_tally(&l[1], 40, tally) == 1 && tally[0].path == 3 && tally[0].time == 10);
+	CHECK(vt_prof_cp_tally(&l[2], 0, tally) == 0);
+	struct vt_prof_cp_wait w[2] = {{.loc = 1, .path = 4, .delayer = 0, .begin = 0, .end = 30},
+				       {.loc = 2, .path = 4, .delayer = 1, .begin = 0, .end = 40}};
+	struct got cost = {0};
+	size_t n = vt_prof_cp_tally(&l[2], w[1].begin, tally);
+	vt_prof_delay_cost_of(&l[1], &w[1], tally, n, scratch, on_cost, &cost);
+	CHECK(cost.n == 1 && get(&cost, 1, 3) == 40);
+	struct spans sp = {0};
+	size_t followed = 0;
+	CHECK(vt_prof_critical_walk(l, 3, w, 2, &followed, on_span, &sp) == 50);
+	CHECK(followed == 2 && sp.n == 3);
+	CHECK(sp.loc[0] == 2 && sp.from[0] == 40 && sp.to[0] == 50);
+	CHECK(sp.loc[1] == 1 && sp.from[1] == 30 && sp.to[1] == 40);
+	CHECK(sp.loc[2] == 0 && sp.from[2] == 0 && sp.to[2] == 30);
+}
+
+static uint64_t rnd_state = 88172645463325252ull;
+
+static uint64_t rnd(uint64_t n)
+{
+	rnd_state ^= rnd_state << 13;
+	rnd_state ^= rnd_state >> 7;
+	rnd_state ^= rnd_state << 17;
+	return rnd_state % n;
+}
+
+static bool same_got(const struct got *a, const struct got *b)
+{
+	if (a->n != b->n)
+		return false;
+	for (size_t i = 0; i < a->n; i++)
+		if (get(b, a->loc[i], a->path[i]) != a->time[i])
+			return false;
+	return true;
+}
+
+/* The path of line l at tick x, counted tick by tick: the last segment begun, else 0. */
+static uint32_t path_at(const struct vt_prof_cp_line *l, uint64_t x)
+{
+	uint32_t p = 0;
+	for (size_t i = 0; i < l->n && l->time[i] <= x; i++)
+		p = l->path[i];
+	return p;
+}
+
+struct naive {
+	const struct vt_prof_cp_line *lines;
+	struct got *g;
+};
+
+/* A span's time per path, tick by tick. */
+static void on_span_ticks(void *user, uint32_t loc, uint64_t from, uint64_t to)
+{
+	struct naive *n = user;
+	for (uint64_t x = from; x < to; x++)
+		put(n->g, loc, path_at(&n->lines[loc], x), 1);
+}
+
+/* Random lines of 4 locations (up to 12 segments of paths 0..4, synchronisation points
+ * among their times) and waits between them, against sums tick by tick: a tally is the
+ * time per path from the latest synchronisation point before t (else the first event) to
+ * t, in the order of the paths; the walk's spans summed per path are the critical path's
+ * sums. */
+static void random_lines(void)
+{
+	int bad_tally = 0, bad_path = 0, followed_some = 0;
+	for (int round = 0; round < 500; round++) {
+		uint64_t t[4][12], s[4][6];
+		uint32_t p[4][12];
+		struct vt_prof_cp_line l[4];
+		for (int i = 0; i < 4; i++) {
+			size_t n = 1 + rnd(12), ns = rnd(6);
+			uint64_t at = rnd(5);
+			for (size_t k = 0; k < n; k++) {
+				t[i][k] = at;
+				p[i][k] = (uint32_t)rnd(5);
+				at += rnd(6);
+			}
+			for (size_t k = 0; k < ns; k++)
+				s[i][k] = (k ? s[i][k - 1] : t[i][0]) + rnd(8);
+			l[i] =
+			    (struct vt_prof_cp_line){t[i], p[i], n, t[i][0], at + rnd(3), s[i], ns};
+		}
+		for (int i = 0; i < 4; i++) {
+			uint64_t at = rnd(60), from = l[i].first;
+			for (size_t k = 0; k < l[i].nsync && l[i].sync[k] < at; k++)
+				from = l[i].sync[k] > from ? l[i].sync[k] : from;
+			from = from > at ? at : from;
+			struct got want = {0};
+			for (uint64_t x = from; x < at; x++)
+				put(&want, 0, path_at(&l[i], x), 1);
+			struct vt_prof_cp_spent tally[16];
+			size_t n = vt_prof_cp_tally(&l[i], at, tally);
+			bool ok = n == want.n;
+			for (size_t k = 0; k < n && ok; k++)
+				ok = get(&want, 0, tally[k].path) == tally[k].time &&
+				     (!k || tally[k - 1].path < tally[k].path);
+			bad_tally += !ok;
+		}
+		struct vt_prof_cp_wait w[6], w2[6];
+		for (int k = 0; k < 6; k++) {
+			uint32_t a = (uint32_t)rnd(4), b = (uint32_t)((a + 1 + rnd(3)) % 4);
+			uint64_t begin = rnd(40);
+			w[k] = (struct vt_prof_cp_wait){a,     (uint32_t)rnd(5),   b, 0,
+							begin, begin + 1 + rnd(20)};
+		}
+		memcpy(w2, w, sizeof(w));
+		struct got whole = {0}, ticks = {0};
+		size_t f1 = 0, f2 = 0;
+		uint64_t len1 = vt_prof_critical_path(l, 4, w, 6, &f1, on_path, &whole);
+		struct naive nv = {l, &ticks};
+		uint64_t len2 = vt_prof_critical_walk(l, 4, w2, 6, &f2, on_span_ticks, &nv);
+		followed_some += f1 > 0;
+		if (len1 != len2 || f1 != f2 || !same_got(&whole, &ticks))
+			bad_path++;
+	}
+	CHECK(bad_tally == 0);
+	CHECK(bad_path == 0);
+	CHECK(followed_some > 100); /* the walks went through waits */
+}
+
 int main(void)
 {
 	allreduce();
 	chain();
 	division();
+	halves();
+	random_lines();
 	return unit_done();
 }

@@ -164,6 +164,9 @@ struct vtr_trace {
 	size_t nio_files;
 	struct vtr_io_handle *io_handles;
 	size_t nio_handles;
+	/* The attribute vt::outside_window (a snapshot's message or collective end whose other
+	 * end its window left out): its id, VTR_NONE when the trace has none. */
+	uint32_t cut_attr;
 	/* The first interrupt generator's period in seconds (0: none), and its name. */
 	double sample_period;
 	const char *sample_source;
@@ -248,6 +251,8 @@ struct vtr_record {
 	uint64_t sent, received;  /* MpiCollectiveEnd */
 	uint32_t member;	  /* merged, MpiCollectiveEnd: the location's index in comm,
 				   * VTR_NONE where it is none (then match is NULL) */
+	bool cut; /* a message's or collective's end whose other end a snapshot's window left out
+		   * (the attribute vt::outside_window): never matched, match is NULL */
 	/*
 	 * Merged reading: the message (MpiSend, MpiIsend, MpiRecv, MpiIrecv) or collective
 	 * (MpiCollectiveEnd) this event is an end of, as the matching pairs them: one pointer

@@ -322,6 +322,18 @@ static OTF2_CallbackCode on_group(void *user, OTF2_GroupRef self, OTF2_StringRef
 	return OTF2_CALLBACK_SUCCESS;
 }
 
+/* vt's snapshots mark the message and collective ends their window cuts apart. */
+static OTF2_CallbackCode on_attribute(void *user, OTF2_AttributeRef self, OTF2_StringRef name,
+				      OTF2_StringRef description, OTF2_Type type)
+{
+	struct def_state *ds = user;
+	struct vtr_trace *tr = ds->tr;
+	if (name < tr->nstrings && tr->strings[name] &&
+	    strcmp(tr->strings[name], "vt::outside_window") == 0)
+		tr->cut_attr = self;
+	return OTF2_CALLBACK_SUCCESS;
+}
+
 static OTF2_CallbackCode on_comm(void *user, OTF2_CommRef self, OTF2_StringRef name,
 				 OTF2_GroupRef group, OTF2_CommRef parent, OTF2_CommFlag flags)
 {
@@ -669,6 +681,7 @@ static int read_global_defs(struct vtr_trace *tr)
 	OTF2_GlobalDefReaderCallbacks_SetLocationCallback(cb, on_location);
 	OTF2_GlobalDefReaderCallbacks_SetGroupCallback(cb, on_group);
 	OTF2_GlobalDefReaderCallbacks_SetCommCallback(cb, on_comm);
+	OTF2_GlobalDefReaderCallbacks_SetAttributeCallback(cb, on_attribute);
 	OTF2_GlobalDefReaderCallbacks_SetMetricMemberCallback(cb, on_metric_member);
 	OTF2_GlobalDefReaderCallbacks_SetMetricClassCallback(cb, on_metric_class);
 	OTF2_GlobalDefReaderCallbacks_SetMetricInstanceCallback(cb, on_metric_instance);
@@ -706,7 +719,7 @@ static int read_global_defs(struct vtr_trace *tr)
 int vtr_open(struct vtr_trace *tr, const char *path)
 {
 	struct stat st;
-	*tr = (struct vtr_trace){.path = path};
+	*tr = (struct vtr_trace){.path = path, .cut_attr = VTR_NONE};
 	if (stat(path, &st) != 0) {
 		snprintf(tr->err, sizeof(tr->err), "cannot open: %s", strerror(errno));
 		return -1;

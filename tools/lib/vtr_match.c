@@ -267,7 +267,9 @@ static bool hand_over(struct reader *rd, struct loc_state *s, struct vtr_record 
 
 void vtr_match_send(struct reader *rd, struct loc_state *s, struct vtr_record *r)
 {
-	if (!rd->matching) {
+	/* A send a snapshot's window cut from its receive: no Isend's completion will find it
+	 * either. */
+	if (!rd->matching || r->cut) {
 		vtr_emit(rd, s, r);
 		return;
 	}
@@ -324,7 +326,10 @@ void vtr_match_irecv_request(struct reader *rd, struct loc_state *s, struct vtr_
 
 void vtr_match_recv(struct reader *rd, struct loc_state *s, struct vtr_record *r)
 {
-	if (!rd->matching) {
+	struct req_slot start;
+	if (rd->matching && r->cut && r->kind == VTR_EV_MpiIrecv) /* its request's start */
+		req_take(&match_of(rd)->p2p, s->loc->index | (1ull << 63), r->request, &start);
+	if (!rd->matching || r->cut) {
 		vtr_emit(rd, s, r);
 		return;
 	}
@@ -334,7 +339,6 @@ void vtr_match_recv(struct reader *rd, struct loc_state *s, struct vtr_record *r
 	struct p2p *q = &match_of(rd)->p2p;
 	/* The receive's call (MPI_Recv), or for an Irecv the request's start. */
 	uint64_t begin = s->depth ? s->stack[s->depth - 1].enter : time;
-	struct req_slot start;
 	if (nonblocking && req_take(q, s->loc->index | (1ull << 63), request, &start))
 		begin = start.time;
 	uint32_t receiver = rank_in_comm(rd->tr, s->loc, comm);
@@ -377,7 +381,8 @@ void vtr_match_coll_end(struct reader *rd, struct loc_state *s, struct vtr_recor
 	uint64_t begin = s->ncoll ? s->coll_begin[--s->ncoll] : time;
 	r->begin = begin;
 	const struct vtr_trace *tr = rd->tr;
-	uint32_t me = rd->matching ? rank_in_comm(tr, s->loc, comm) : VTR_NONE;
+	/* A collective others ended outside a snapshot's window: not counted among its comm's. */
+	uint32_t me = rd->matching && !r->cut ? rank_in_comm(tr, s->loc, comm) : VTR_NONE;
 	if (me == VTR_NONE || comm >= tr->ncomms) {
 		vtr_emit(rd, s, r);
 		return;

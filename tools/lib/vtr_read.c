@@ -300,6 +300,13 @@ HOT void emit_simple(struct reader *rd, struct loc_state *s, enum vtr_event kind
 
 #define DONE() return rd->tr->stop ? OTF2_CALLBACK_INTERRUPT : OTF2_CALLBACK_SUCCESS
 
+/* A snapshot's mark on a message or collective end (vtr_trace.cut_attr). */
+static bool is_cut(const struct reader *rd, OTF2_AttributeList *a)
+{
+	return a && rd->tr->cut_attr != VTR_NONE &&
+	       OTF2_AttributeList_TestAttributeByID(a, rd->tr->cut_attr);
+}
+
 /* The event counted; its record, with the kind's fields to be filled in. */
 #define RECORD(name)                                                                               \
 	count(rd, s, VTR_EV_##name, time);                                                         \
@@ -353,6 +360,7 @@ HOT void emit_simple(struct reader *rd, struct loc_state *s, enum vtr_event kind
 	{                                                                                          \
 		STATE();                                                                           \
 		RECORD(MpiSend);                                                                   \
+		r.cut = is_cut(rd, attributes);                                                    \
 		r.peer = receiver, r.comm = comm, r.tag = tag, r.bytes = bytes;                    \
 		vtr_match_send(rd, s, &r);                                                         \
 		DONE();                                                                            \
@@ -362,6 +370,7 @@ HOT void emit_simple(struct reader *rd, struct loc_state *s, enum vtr_event kind
 	{                                                                                          \
 		STATE();                                                                           \
 		RECORD(MpiIsend);                                                                  \
+		r.cut = is_cut(rd, attributes);                                                    \
 		r.peer = receiver, r.comm = comm, r.tag = tag, r.bytes = bytes, r.request = req;   \
 		vtr_match_send(rd, s, &r);                                                         \
 		DONE();                                                                            \
@@ -387,6 +396,7 @@ HOT void emit_simple(struct reader *rd, struct loc_state *s, enum vtr_event kind
 	{                                                                                          \
 		STATE();                                                                           \
 		RECORD(MpiRecv);                                                                   \
+		r.cut = is_cut(rd, attributes);                                                    \
 		r.peer = sender, r.comm = comm, r.tag = tag, r.bytes = bytes;                      \
 		vtr_match_recv(rd, s, &r);                                                         \
 		DONE();                                                                            \
@@ -396,6 +406,7 @@ HOT void emit_simple(struct reader *rd, struct loc_state *s, enum vtr_event kind
 	{                                                                                          \
 		STATE();                                                                           \
 		RECORD(MpiIrecv);                                                                  \
+		r.cut = is_cut(rd, attributes);                                                    \
 		r.peer = sender, r.comm = comm, r.tag = tag, r.bytes = bytes, r.request = req;     \
 		vtr_match_recv(rd, s, &r);                                                         \
 		DONE();                                                                            \
@@ -429,6 +440,7 @@ HOT void emit_simple(struct reader *rd, struct loc_state *s, enum vtr_event kind
 	{                                                                                          \
 		STATE();                                                                           \
 		RECORD(MpiCollectiveEnd);                                                          \
+		r.cut = is_cut(rd, attributes);                                                    \
 		r.op = op, r.comm = comm, r.root = root, r.sent = sent, r.received = received;     \
 		vtr_match_coll_end(rd, s, &r);                                                     \
 		DONE();                                                                            \

@@ -296,18 +296,7 @@ static void on_collective(void *user, const struct vtr_collective *k)
 		c->wait = vtr_xrealloc(c->wait, k->n, sizeof(*c->wait));
 	}
 	enum vt_prof_wait p = vt_prof_wait_collective(k->op, k->root, k->n, k->members, c->wait);
-	/* Who let the waiters go: the last to enter (Barrier, N×N), the root (Late Broadcast),
-	 * the first other to enter (Early Reduce). */
-	uint32_t by = VTR_NONE;
-	for (uint32_t i = 0; i < k->n; i++) {
-		uint64_t b = k->members[i].begin;
-		if (p == VT_WAIT_LATE_BCAST)
-			by = k->root;
-		else if (p == VT_WAIT_EARLY_REDUCE)
-			by = i != k->root && (by == VTR_NONE || b < k->members[by].begin) ? i : by;
-		else if (by == VTR_NONE || b > k->members[by].begin)
-			by = i;
-	}
+	uint32_t by = vt_prof_cp_delayer(p, k->root, k->n, k->members);
 	for (uint32_t i = 0; i < k->n; i++) {
 		sync_add(&c->locs[k->members[i].location->index], k->members[i].end);
 		if (p != VT_WAIT_PATTERNS && by < k->n)
@@ -560,22 +549,12 @@ static struct vt_prof_cp_line *lines_of(struct cp *c, size_t *most)
 	return lines;
 }
 
-/* The walk, the costs, and the rows in their orders. */
-static void analyse(struct cp *c, struct rows *R)
+/* The rows in their orders from the sums: c->cells, the costs' (ncosts) then the path's. */
+static void rows_fill(struct cp *c, struct rows *R, size_t ncosts)
 {
 	const struct vtr_trace *t = c->t;
-	size_t most;
-	struct vt_prof_cp_line *lines = lines_of(c, &most);
-	struct vt_prof_cp_spent *scratch = vtr_xcalloc(3 * (most + 1), sizeof(*scratch));
-	for (size_t i = 0; i < c->nwaits; i++)
-		vt_prof_delay_cost(lines, &c->waits[i], scratch, on_cost, c);
-	size_t ncosts = c->ncells;
 	for (size_t i = 0; i < ncosts; i++)
 		R->costs += c->cells[i].time;
-	R->length = vt_prof_critical_path(lines, t->nlocations, c->waits, c->nwaits, &R->followed,
-					  on_path, c);
-	free(scratch);
-	free(lines);
 	size_t npath = c->ncells - ncosts;
 	R->cost = vtr_xcalloc(ncosts ? ncosts : 1, sizeof(*R->cost));
 	memcpy(R->cost, c->cells, ncosts * sizeof(*R->cost));
@@ -595,6 +574,42 @@ static void analyse(struct cp *c, struct rows *R)
 			R->loc[R->nloc++] = (struct cell){.loc = (uint32_t)i, .time = per[i]};
 	qsort(R->loc, R->nloc, sizeof(*R->loc), cmp_cell);
 	free(per);
+}
+
+/* The walk, the costs, and the rows in their orders. */
+static void analyse(struct cp *c, struct rows *R)
+{
+	const struct vtr_trace *t = c->t;
+	size_t most;
+	struct vt_prof_cp_line *lines = lines_of(c, &most);
+	struct vt_prof_cp_spent *scratch = vtr_xcalloc(3 * (most + 1), sizeof(*scratch));
+	for (size_t i = 0; i < c->nwaits; i++)
+		vt_prof_delay_cost(lines, &c->waits[i], scratch, on_cost, c);
+	size_t ncosts = c->ncells;
+	R->length = vt_prof_critical_path(lines, t->nlocations, c->waits, c->nwaits, &R->followed,
+					  on_path, c);
+	free(scratch);
+	free(lines);
+	rows_fill(c, R, ncosts);
+}
+
+static void report(FILE *out, const struct vt_prof_trace *tr, const struct vt_prof_options *opt,
+		   const struct cp *c, const struct rows *R)
+{
+	switch (opt->format) {
+	case VT_PROF_TEXT:
+		report_text(out, tr, c, R);
+		break;
+	case VT_PROF_CSV:
+		report_csv(out, tr, c, R);
+		break;
+	case VT_PROF_JSON:
+		report_json(out, tr, c, R);
+		break;
+	}
+	free(R->path);
+	free(R->loc);
+	free(R->cost);
 }
 
 static void cp_free(struct cp *c)
@@ -675,22 +690,29 @@ int vt_prof_report_critpath(const struct vt_prof_trace *tr, const struct vt_prof
 	if (rc == 0) {
 		struct rows R = {0};
 		analyse(&c, &R);
-		switch (opt->format) {
-		case VT_PROF_TEXT:
-			report_text(out, tr, &c, &R);
-			break;
-		case VT_PROF_CSV:
-			report_csv(out, tr, &c, &R);
-			break;
-		case VT_PROF_JSON:
-			report_json(out, tr, &c, &R);
-			break;
-		}
-		free(R.path);
-		free(R.loc);
-		free(R.cost);
+		report(out, tr, opt, &c, &R);
 	}
 	*problems = c.problems;
 	cp_free(&c);
 	return rc < 0 ? -1 : 0;
+}
+
+void vt_prof_critpath_print(const struct vt_prof_trace *tr, const struct vt_prof_options *opt,
+			    FILE *out, const struct vt_prof_paths *paths,
+			    const struct vt_prof_cp_sum *costs, size_t ncosts,
+			    const struct vt_prof_cp_sum *path, size_t npath, uint64_t length,
+			    size_t followed, uint64_t problems)
+{
+	struct cp c = {.t = tr->layer, .problems = problems, .paths = *paths};
+	c.ncells = ncosts + npath;
+	c.cells = vtr_xcalloc(c.ncells + 1, sizeof(*c.cells));
+	for (size_t i = 0; i < c.ncells; i++) {
+		const struct vt_prof_cp_sum *x = i < ncosts ? &costs[i] : &path[i - ncosts];
+		c.cells[i] =
+		    (struct cell){x->loc, x->path, x->pattern, x->wait_path, x->time, x->count};
+	}
+	struct rows R = {.length = length, .followed = followed};
+	rows_fill(&c, &R, ncosts);
+	report(out, tr, opt, &c, &R);
+	free(c.cells);
 }

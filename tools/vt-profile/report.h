@@ -99,6 +99,21 @@ int vt_prof_critpath_waits(struct vtr_trace *t, FILE *warn,
 			   void (*fn)(void *user, const struct vt_prof_cp_found *found), void *user,
 			   uint64_t *problems, char *err, size_t errlen);
 
+/* vt-profile-mpi --critical-path: the report from sums made elsewhere (cpath_mpi.c): the
+ * delay costs (location: the delayer's) and the path's time per location and call path
+ * (pattern VT_WAIT_PATTERNS), paths numbered as in paths; the path's length, the waits it
+ * followed, the unmatched messages and collectives. The same bytes as the serial report. */
+struct vt_prof_paths;
+struct vt_prof_cp_sum {
+	uint32_t loc, path, pattern, wait_path;
+	uint64_t time, count;
+};
+void vt_prof_critpath_print(const struct vt_prof_trace *tr, const struct vt_prof_options *opt,
+			    FILE *out, const struct vt_prof_paths *paths,
+			    const struct vt_prof_cp_sum *costs, size_t ncosts,
+			    const struct vt_prof_cp_sum *path, size_t npath, uint64_t length,
+			    size_t followed, uint64_t problems);
+
 /* The problems of the flat reading, one "warning: ..." line each, after prefix. */
 void vt_prof_print_problems(const struct vt_prof_trace *tr, FILE *out, const char *prefix);
 

@@ -829,18 +829,19 @@ static void waits_init(struct waits *w, const struct vtr_trace *t, FILE *warn)
 	cell_rehash(w);
 }
 
+static const struct vtr_callbacks waits_cb = {
+    .enter = on_enter,
+    .leave = on_leave,
+    .record = on_record,
+    .message = on_message,
+    .collective = on_collective,
+    .thread = on_thread,
+    .problem = on_problem,
+};
+
 static int waits_read(struct waits *w)
 {
-	const struct vtr_callbacks cb = {
-	    .enter = on_enter,
-	    .leave = on_leave,
-	    .record = on_record,
-	    .message = on_message,
-	    .collective = on_collective,
-	    .thread = on_thread,
-	    .problem = on_problem,
-	};
-	return vtr_read_merged((struct vtr_trace *)w->t, &cb, w);
+	return vtr_read_merged((struct vtr_trace *)w->t, &waits_cb, w);
 }
 
 static void waits_print(const struct waits *w, const struct vt_prof_trace *tr,
@@ -900,6 +901,11 @@ int vt_prof_waits_read(struct waits *w)
 	return waits_read(w);
 }
 
+const struct vtr_callbacks *vt_prof_waits_callbacks(void)
+{
+	return &waits_cb;
+}
+
 const struct vt_prof_wcell *vt_prof_waits_cells(const struct waits *w, size_t *n)
 {
 	*n = w->ncells;
@@ -925,6 +931,11 @@ void vt_prof_waits_renumber(struct waits *w, const struct vt_prof_wsplit *sp,
 	vt_prof_paths_free(&w->paths);
 	w->paths = *global;
 	*global = (struct vt_prof_paths){0};
+}
+
+const struct vt_prof_paths *vt_prof_waits_paths(const struct waits *w)
+{
+	return &w->paths;
 }
 
 uint64_t *vt_prof_waits_problems(struct waits *w)

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* vt-profile-mpi --waits on N processes: the exchanges over MPI around waits_split.c. */
+/* vt-profile-mpi --waits and --critical-path on N processes: the exchanges over MPI. */
+#include "cpath_split.h"
 #include "vtr_cli.h"
 #include "waits_split.h"
 
@@ -168,6 +169,91 @@ static void exchange(void *user, uint64_t now)
 	vt_prof_wsplit_set_bound(x->sp, unclamp(least[1]));
 }
 
+/* One step of --critical-path in rounds: make's items (about window at a time) to their
+ * processes, handed to take there, until no process has more. */
+typedef struct vt_prof_cpitem *(*cp_make)(struct vt_prof_cpsplit *cs, size_t max, size_t *n,
+					  uint32_t **dest);
+typedef void (*cp_take)(struct vt_prof_cpsplit *cs, const struct vt_prof_cpitem *x, size_t n);
+
+static void cp_rounds(struct vt_prof_cpsplit *cs, size_t window, int nprocs, cp_make make,
+		      cp_take take)
+{
+	for (;;) {
+		size_t n, got;
+		uint32_t *dest;
+		struct vt_prof_cpitem *x = make(cs, window, &n, &dest);
+		struct vt_prof_cpitem *in = alltoall(x, n, sizeof(*x), dest, nprocs, &got);
+		free(dest);
+		take(cs, in, got);
+		free(in);
+		if (!any(n > 0))
+			return;
+	}
+}
+
+static struct vt_prof_cpitem *no_spans(struct vt_prof_cpsplit *cs, size_t max, size_t *n,
+				       uint32_t **dest)
+{
+	(void)cs;
+	(void)max;
+	*n = 0;
+	*dest = vtr_xcalloc(1, sizeof(**dest));
+	return vtr_xcalloc(1, sizeof(struct vt_prof_cpitem));
+}
+
+static void no_summary(struct vt_prof_cpsplit *cs, const struct vt_prof_cpitem *x, size_t n)
+{
+	(void)cs;
+	(void)x;
+	(void)n;
+}
+
+/* --critical-path after the reading (cpath_split.h): its rounds; process 0 prints. */
+static int critpath_rounds(struct vt_prof_cpsplit *cs, const struct vt_prof_trace *tr,
+			   const struct vt_prof_options *opt, const struct vt_prof_paths *paths,
+			   const uint32_t *map, uint64_t problems, int nprocs)
+{
+	int me;
+	MPI_Comm_rank(MPI_COMM_WORLD, &me);
+	size_t window = opt->window ? opt->window : VT_PROF_WINDOW;
+	/* 1. Synchronisation points and waits to the waiters' processes. */
+	cp_rounds(cs, window, nprocs, vt_prof_cpsplit_found, vt_prof_cpsplit_take_found);
+	vt_prof_cpsplit_globalize(cs, map);
+	/* 2. The waiters' tallies to the delayers' processes: the delay costs. */
+	cp_rounds(cs, window, nprocs, vt_prof_cpsplit_tallies, vt_prof_cpsplit_costs);
+	/* 3. Every line's ends and every wait to process 0, which walks the path. */
+	cp_rounds(cs, window, nprocs, vt_prof_cpsplit_summary,
+		  me ? no_summary : vt_prof_cpsplit_take_summary);
+	uint64_t length = 0;
+	size_t followed = 0;
+	if (!me)
+		vt_prof_cpsplit_walk(cs, &length, &followed);
+	/* 4. The spans to their locations' processes; the sums to process 0. */
+	cp_rounds(cs, window, nprocs, me ? no_spans : vt_prof_cpsplit_span_out,
+		  vt_prof_cpsplit_spans);
+	size_t n, got;
+	struct vt_prof_cp_sum *sums = vt_prof_cpsplit_sums(cs, &n);
+	struct vt_prof_cp_sum *copy = vtr_xcalloc(n + 1, sizeof(*copy));
+	memcpy(copy, sums, n * sizeof(*copy));
+	uint32_t *dest = vtr_xcalloc(n + 1, sizeof(*dest));
+	struct vt_prof_cp_sum *all = alltoall(copy, n, sizeof(*copy), dest, nprocs, &got);
+	free(dest);
+	int status = 0;
+	if (!me) {
+		size_t ncosts;
+		n = vt_prof_cpsplit_merge(all, got, &ncosts);
+		vt_prof_critpath_print(tr, opt, stdout, paths, all, ncosts, all + ncosts,
+				       n - ncosts, length, followed, problems);
+		if (fflush(stdout) != 0 || ferror(stdout)) {
+			fprintf(stderr, "vt-profile: cannot write the report: %s\n",
+				strerror(errno));
+			status = 2;
+		}
+	}
+	free(all);
+	return status;
+}
+
 int vt_prof_waits_mpi(const char *path, const struct vt_prof_options *opt)
 {
 	int me, nprocs;
@@ -191,6 +277,7 @@ int vt_prof_waits_mpi(const char *path, const struct vt_prof_options *opt)
 	t->only = vt_prof_wsplit_share(sp);
 	t->no_match = true;
 	struct waits *w = vt_prof_waits_new(t, stderr, sp);
+	struct vt_prof_cpsplit *cp = opt->critpath ? vt_prof_cpsplit_new(t, sp, w) : NULL;
 
 	/* 1. Each process reads its share, the records going to their owners as it goes; the
 	 * first exchange at its first event, the span to the next one a 256th of the trace. */
@@ -200,19 +287,11 @@ int vt_prof_waits_mpi(const char *path, const struct vt_prof_options *opt)
 			     .window = opt->window ? opt->window : VT_PROF_WINDOW,
 			     .span = t->length / 256};
 	vt_prof_wsplit_on_round(sp, exchange, &x, x.window);
-	bad = vt_prof_waits_read(w) < 0;
+	bad = (cp ? vt_prof_cpsplit_read(cp) : vt_prof_waits_read(w)) < 0;
 	uint64_t events = vtr_last_stats()->events;
 	while (vt_prof_wsplit_bound(sp) != UINT64_MAX)
 		exchange(&x, UINT64_MAX);
 	vt_prof_wsplit_finish(sp, w);
-	if (opt->stats) {
-		struct rusage ru;
-		getrusage(RUSAGE_SELF, &ru);
-		fprintf(stderr,
-			"vt-profile: process %d of %d: %" PRIu64 " records sent in %" PRIu64
-			" exchanges, at most %zu held at once, peak RSS %ld KiB\n",
-			me, nprocs, x.records, x.rounds, vt_prof_wsplit_peak(sp), ru.ru_maxrss);
-	}
 	if (failed(bad, path, t->err))
 		goto out;
 	if (!sum(events)) {
@@ -236,6 +315,18 @@ int vt_prof_waits_mpi(const char *path, const struct vt_prof_options *opt)
 	free(all);
 	free(each);
 	free(counts);
+	if (cp) {
+		/* 3. The critical path's rounds, the unmatched as --waits counts them. */
+		uint64_t problems = sum(*vt_prof_waits_problems(w));
+		uint64_t stack = sum(vt_prof_waits_stack_problems(w));
+		status =
+		    critpath_rounds(cp, &tr, opt, vt_prof_waits_paths(w), map, problems, nprocs);
+		if (!status)
+			status = problems + stack ? 1 : 0;
+		free(map);
+		MPI_Bcast(&status, 1, MPI_INT, 0, MPI_COMM_WORLD);
+		goto out;
+	}
 	free(map);
 
 	/* 3. The sums at process 0, which prints them. */
@@ -269,6 +360,17 @@ int vt_prof_waits_mpi(const char *path, const struct vt_prof_options *opt)
 	free(d);
 	MPI_Bcast(&status, 1, MPI_INT, 0, MPI_COMM_WORLD);
 out:
+	if (opt->stats) {
+		/* At the end: --critical-path's rounds after the reading count too. */
+		struct rusage ru;
+		getrusage(RUSAGE_SELF, &ru);
+		fprintf(stderr,
+			"vt-profile: process %d of %d: %" PRIu64 " records sent in %" PRIu64
+			" exchanges, at most %zu held at once, peak RSS %ld KiB\n",
+			me, nprocs, x.records, x.rounds, vt_prof_wsplit_peak(sp), ru.ru_maxrss);
+	}
+	if (cp)
+		vt_prof_cpsplit_free(cp);
 	vt_prof_waits_free(w);
 	vt_prof_wsplit_free(sp);
 	vtr_close(t);

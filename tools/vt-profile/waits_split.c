@@ -135,6 +135,9 @@ struct vt_prof_wsplit {
 	size_t nlater;
 	void (*round)(void *user, uint64_t now);
 	void *round_user;
+	/* --critical-path's hooks (vt_prof_wsplit_on_cp), NULL: none. */
+	const struct vt_prof_wsplit_cp *cp;
+	void *cp_user;
 	/* The global numbering (globalize): gid[gbase[process] + local - 1]. */
 	uint32_t *gid;
 	size_t *gbase;
@@ -190,6 +193,17 @@ void vt_prof_wsplit_free(struct vt_prof_wsplit *sp)
 const bool *vt_prof_wsplit_share(const struct vt_prof_wsplit *sp)
 {
 	return sp->share;
+}
+
+uint32_t vt_prof_wsplit_loc_owner(const struct vt_prof_wsplit *sp, uint32_t loc)
+{
+	return loc < sp->t->nlocations ? owner_of_rank(sp, sp->t->locations[loc].rank) : 0;
+}
+
+void vt_prof_wsplit_on_cp(struct vt_prof_wsplit *sp, const struct vt_prof_wsplit_cp *cp, void *user)
+{
+	sp->cp = cp;
+	sp->cp_user = user;
 }
 
 /* ---- the exchanges' rhythm ---- */
@@ -320,6 +334,14 @@ uint64_t vt_prof_wsplit_record(struct vt_prof_wsplit *sp, const struct vtr_locat
 {
 	const struct vtr_trace *t = sp->t;
 	struct kv *e;
+	/* An end a snapshot's window cut from the other (the serial matching skips it too);
+	 * an Irecv's request is forgotten as a matched one's is. */
+	if (r->cut) {
+		if (r->kind == VTR_EV_MpiIrecv &&
+		    (e = kv_find(&sp->irecvs, loc->index, r->request, false)))
+			e->state = 2;
+		return 0;
+	}
 	switch (r->kind) {
 	case VTR_EV_MpiSend:
 	case VTR_EV_MpiIsend: {
@@ -622,8 +644,9 @@ static void warn_at(struct waits *w, const struct vtr_trace *t, uint32_t loc, co
 	(*vt_prof_waits_problems(w))++;
 }
 
-static void message(const struct vtr_trace *t, struct waits *w, const struct pair *x)
+static void message(const struct vt_prof_wsplit *sp, struct waits *w, const struct pair *x)
 {
+	const struct vtr_trace *t = sp->t;
 	const struct vt_prof_wmsg *s = x->has_s ? &x->s : NULL, *r = x->has_r ? &x->r : NULL;
 	if (!r || !s) {
 		if (s)
@@ -650,6 +673,8 @@ static void message(const struct vtr_trace *t, struct waits *w, const struct pai
 	};
 	uint64_t ls, lr;
 	vt_prof_wait_message(&m, &ls, &lr);
+	if (sp->cp)
+		sp->cp->message(sp->cp_user, s, r, ls);
 	vt_prof_waits_add(w, VT_WAIT_LATE_SENDER, r->path, r->loc, s->comm, ls, 1);
 	vt_prof_waits_add(w, VT_WAIT_WRONG_ORDER, r->path, r->loc, s->comm,
 			  vt_prof_wait_wrong_order(ls, s->call, x->earliest), 1);
@@ -708,7 +733,7 @@ static void pair_try(struct vt_prof_wsplit *sp, struct waits *w, uint32_t i)
 	const struct pair *x = &sp->pairs[i];
 	if (!x->has_s || !x->has_r || (x->s.flags & WP_AWAIT))
 		return;
-	message(sp->t, w, x);
+	message(sp, w, x);
 	pair_drop(sp, i);
 }
 
@@ -766,9 +791,10 @@ static int cmp_coll(const void *pa, const void *pb)
 }
 
 /* One collective instance: its members' ends c[0..n). */
-static void collective(const struct vtr_trace *t, struct waits *w, struct vt_prof_wcoll *c,
+static void collective(const struct vt_prof_wsplit *sp, struct waits *w, struct vt_prof_wcoll *c,
 		       size_t n)
 {
+	const struct vtr_trace *t = sp->t;
 	qsort(c, n, sizeof(*c), cmp_coll);
 	uint32_t size = t->comms[c->comm].size, arrived = 0;
 	struct vtr_coll_member *mem = vtr_xcalloc(size + 1, sizeof(*mem));
@@ -793,6 +819,8 @@ static void collective(const struct vtr_trace *t, struct waits *w, struct vt_pro
 		(*vt_prof_waits_problems(w))++;
 	} else {
 		enum vt_prof_wait p = vt_prof_wait_collective(c->op, c->root, size, mem, wait);
+		if (sp->cp)
+			sp->cp->collective(sp->cp_user, mem, paths, size, c->root, p, wait);
 		if (p != VT_WAIT_PATTERNS)
 			for (uint32_t i = 0; i < size; i++)
 				vt_prof_waits_add(w, p, paths[i], (uint32_t)mem[i].location->index,
@@ -807,7 +835,7 @@ static void collective(const struct vtr_trace *t, struct waits *w, struct vt_pro
 static void inst_done(struct vt_prof_wsplit *sp, struct waits *w, uint32_t i)
 {
 	struct cinst *x = &sp->inst[i];
-	collective(sp->t, w, x->m, x->n);
+	collective(sp, w, x->m, x->n);
 	sp->live_members -= x->n;
 	x->n = 0;
 	x->next_free = sp->inst_free;
@@ -901,7 +929,7 @@ void vt_prof_wsplit_finish(struct vt_prof_wsplit *sp, struct waits *w)
 			left[n++] = &sp->pairs[i];
 	qsort(left, n, sizeof(*left), cmp_left);
 	for (size_t i = 0; i < n; i++)
-		message(sp->t, w, left[i]);
+		message(sp, w, left[i]);
 	for (size_t i = 0; i < n; i++)
 		pair_drop(sp, (uint32_t)(left[i] - sp->pairs));
 	free(left);

@@ -80,6 +80,21 @@ void vt_prof_wsplit_free(struct vt_prof_wsplit *sp);
 /* Its share of the locations (vtr_trace.only). */
 const bool *vt_prof_wsplit_share(const struct vt_prof_wsplit *sp);
 
+/* The process that reads location loc. */
+uint32_t vt_prof_wsplit_loc_owner(const struct vt_prof_wsplit *sp, uint32_t loc);
+
+/* vt-profile-mpi --critical-path (cpath_split.c): the owner's messages with both ends (the
+ * receive's Late Sender time) and collectives every member ended (members by rank in the
+ * communicator, the paths of their ends, the pattern and its waits), as they are computed. */
+struct vt_prof_wsplit_cp {
+	void (*message)(void *user, const struct vt_prof_wmsg *s, const struct vt_prof_wmsg *r,
+			uint64_t late_sender);
+	void (*collective)(void *user, const struct vtr_coll_member *mem, const uint32_t *paths,
+			   uint32_t n, uint32_t root, int pattern, const uint64_t *wait);
+};
+void vt_prof_wsplit_on_cp(struct vt_prof_wsplit *sp, const struct vt_prof_wsplit_cp *cp,
+			  void *user);
+
 /* From waits.c's reading: a call path entered (path_new: first seen here); an end of a
  * message or collective (returns the send's handle for vt_prof_wsplit_send_left when it is a
  * blocking send in its call, else 0); a blocking send's call left. */
@@ -136,6 +151,8 @@ void vt_prof_wsplit_resolve(struct vt_prof_wsplit *sp, struct waits *w, struct v
 /* waits.c's side, for the split reading. */
 struct waits *vt_prof_waits_new(const struct vtr_trace *t, FILE *warn, struct vt_prof_wsplit *sp);
 int vt_prof_waits_read(struct waits *w);
+/* Its reading's callbacks (user: w), for a reading that does more (cpath_split.c). */
+const struct vtr_callbacks *vt_prof_waits_callbacks(void);
 void vt_prof_waits_add(struct waits *w, uint32_t pattern, uint32_t path, uint32_t loc,
 		       uint32_t comm, uint64_t time, uint64_t count);
 const struct vt_prof_wcell *vt_prof_waits_cells(const struct waits *w, size_t *n);
@@ -143,13 +160,15 @@ const struct vt_prof_wcell *vt_prof_waits_cells(const struct waits *w, size_t *n
 void vt_prof_waits_renumber(struct waits *w, const struct vt_prof_wsplit *sp,
 			    struct vt_prof_paths *global);
 uint64_t *vt_prof_waits_problems(struct waits *w);
+const struct vt_prof_paths *vt_prof_waits_paths(const struct waits *w);
 uint64_t vt_prof_waits_stack_problems(const struct waits *w);
 FILE *vt_prof_waits_warn(const struct waits *w);
 void vt_prof_waits_print(struct waits *w, const struct vt_prof_trace *tr,
 			 const struct vt_prof_options *opt, FILE *out);
 void vt_prof_waits_free(struct waits *w);
 
-/* vt-profile-mpi: the parallel --waits (waits_mpi.c), every process; the exit status. */
+/* vt-profile-mpi: the parallel --waits or --critical-path (waits_mpi.c), every process; the
+ * exit status. */
 int vt_prof_waits_mpi(const char *path, const struct vt_prof_options *opt);
 
 #endif

@@ -221,7 +221,11 @@ static void summary(const struct vtr_trace *tr, const struct vts_replay_result *
 		       res->metrics);
 }
 
+#ifdef VTS_MPI
+int vts_main(int argc, char **argv) /* par.c's main runs it on process 0 */
+#else
 int main(int argc, char **argv)
+#endif
 {
 	const char *in = NULL, *out = NULL;
 	const char **specs = NULL;

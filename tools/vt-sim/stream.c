@@ -196,7 +196,11 @@ int vts_replay(const char *input, struct vtr_trace *tr, struct vts_sim *sims, in
 	for (int s = 0; s < nsims; s++)
 		CALL0(&sims[s], initialize);
 	const struct vtr_callbacks cb = {.record = on_record};
+#ifdef VTS_MPI
+	int rc = vts_read_merged(input, tr, &cb, &rp);
+#else
 	int rc = vtr_read_merged(tr, &cb, &rp);
+#endif
 	if (rc < 0 && !rp.failed) {
 		fprintf(stderr, "%s: %s: %s\n", vts_prog, input, tr->err);
 		result = -1;

@@ -99,6 +99,14 @@ int vts_explain(const char *in, struct vtr_trace *tr, bool json, FILE *out);
 /* The region classes of the context (enum vt_sim_class per region id). */
 uint32_t *vts_classify(const struct vtr_trace *tr);
 
+/* vt-sim-mpi (par.c): the replay's merged reading of input, for a record callback alone: on
+ * N > 1 processes the other N-1 read it and this process (0) merges and matches their records;
+ * vtr_read_merged on one. */
+int vts_read_merged(const char *input, struct vtr_trace *tr, const struct vtr_callbacks *cb,
+		    void *user);
+/* vt-sim's main, which vt-sim-mpi's runs on process 0. */
+int vts_main(int argc, char **argv);
+
 extern const char *const vts_prog;
 
 #endif

@@ -403,36 +403,61 @@ static void used_comm(struct vt_loc *loc, uint32_t comm)
 		vt_mpi_defs_comm_used(loc->index, comm);
 }
 
+/* A message or collective end the window of a job's snapshot cut from its other end
+ * (VT_REC_CUT): the attribute that says so, value 1 on a receive (sent before the window),
+ * 2 on a send (received after it), 3 on a collective's end (others ended it outside); NULL
+ * for the others. */
+static OTF2_AttributeList *cut_attr(const struct vt_rec *r, uint8_t value)
+{
+	OTF2_AttributeList *a = r->region & VT_REC_CUT ? OTF2_AttributeList_New() : NULL;
+	if (a)
+		OTF2_AttributeList_AddUint8(a, VT_UNIFY_ATTR_CUT, value);
+	return a;
+}
+
+static bool with_attr(OTF2_AttributeList *a, OTF2_ErrorCode rc)
+{
+	if (a)
+		OTF2_AttributeList_Delete(a);
+	return vt_otf2_ok(rc);
+}
+
 static bool enc_send(struct vt_loc *loc, OTF2_EvtWriter *w, uint64_t ts, const struct vt_rec *r,
 		     const union vt_rec_payload *p)
 {
 	used_comm(loc, p[0].msg.comm);
-	return vt_otf2_ok(OTF2_EvtWriter_MpiSend(w, NULL, ts, r->region, p[0].msg.comm,
-						 p[0].msg.tag, p[0].msg.bytes));
+	OTF2_AttributeList *a = cut_attr(r, 2);
+	return with_attr(a, OTF2_EvtWriter_MpiSend(w, a, ts, r->region & ~VT_REC_CUT, p[0].msg.comm,
+						   p[0].msg.tag, p[0].msg.bytes));
 }
 
 static bool enc_recv(struct vt_loc *loc, OTF2_EvtWriter *w, uint64_t ts, const struct vt_rec *r,
 		     const union vt_rec_payload *p)
 {
 	used_comm(loc, p[0].msg.comm);
-	return vt_otf2_ok(OTF2_EvtWriter_MpiRecv(w, NULL, ts, r->region, p[0].msg.comm,
-						 p[0].msg.tag, p[0].msg.bytes));
+	OTF2_AttributeList *a = cut_attr(r, 1);
+	return with_attr(a, OTF2_EvtWriter_MpiRecv(w, a, ts, r->region & ~VT_REC_CUT, p[0].msg.comm,
+						   p[0].msg.tag, p[0].msg.bytes));
 }
 
 static bool enc_isend(struct vt_loc *loc, OTF2_EvtWriter *w, uint64_t ts, const struct vt_rec *r,
 		      const union vt_rec_payload *p)
 {
 	used_comm(loc, p[0].msg.comm);
-	return vt_otf2_ok(OTF2_EvtWriter_MpiIsend(w, NULL, ts, r->region, p[0].msg.comm,
-						  p[0].msg.tag, p[0].msg.bytes, p[1].req.id));
+	OTF2_AttributeList *a = cut_attr(r, 2);
+	return with_attr(a,
+			 OTF2_EvtWriter_MpiIsend(w, a, ts, r->region & ~VT_REC_CUT, p[0].msg.comm,
+						 p[0].msg.tag, p[0].msg.bytes, p[1].req.id));
 }
 
 static bool enc_irecv(struct vt_loc *loc, OTF2_EvtWriter *w, uint64_t ts, const struct vt_rec *r,
 		      const union vt_rec_payload *p)
 {
 	used_comm(loc, p[0].msg.comm);
-	return vt_otf2_ok(OTF2_EvtWriter_MpiIrecv(w, NULL, ts, r->region, p[0].msg.comm,
-						  p[0].msg.tag, p[0].msg.bytes, p[1].req.id));
+	OTF2_AttributeList *a = cut_attr(r, 1);
+	return with_attr(a,
+			 OTF2_EvtWriter_MpiIrecv(w, a, ts, r->region & ~VT_REC_CUT, p[0].msg.comm,
+						 p[0].msg.tag, p[0].msg.bytes, p[1].req.id));
 }
 
 static bool enc_isend_complete(struct vt_loc *loc, OTF2_EvtWriter *w, uint64_t ts,
@@ -469,9 +494,10 @@ static bool enc_coll_end(struct vt_loc *loc, OTF2_EvtWriter *w, uint64_t ts, con
 			 const union vt_rec_payload *p)
 {
 	used_comm(loc, p[0].coll.comm);
-	return vt_otf2_ok(OTF2_EvtWriter_MpiCollectiveEnd(w, NULL, ts, (OTF2_CollectiveOp)r->region,
-							  p[0].coll.comm, p[0].coll.root,
-							  p[0].coll.sent, p[1].req.id));
+	OTF2_AttributeList *a = cut_attr(r, 3);
+	return with_attr(a, OTF2_EvtWriter_MpiCollectiveEnd(
+				w, a, ts, (OTF2_CollectiveOp)(r->region & ~VT_REC_CUT),
+				p[0].coll.comm, p[0].coll.root, p[0].coll.sent, p[1].req.id));
 }
 
 static bool enc_nbc_request(struct vt_loc *loc, OTF2_EvtWriter *w, uint64_t ts,

@@ -63,9 +63,6 @@ static struct {
 	/* The private directory as mkdtemp made it (the process that made it). */
 	struct vt_otf2_file_id priv_id;
 	bool snapshot; /* vt_otf2_open_snapshot's archive: its private directory is its own */
-	/* A location's event file could not be ended after a failed write (no file, or no
-	 * room for its last chunk): this process's events cannot be read. */
-	bool evt_unended;
 	/* libotf2's messages naming a file so far, and the last one's code. */
 	unsigned file_reports;
 	OTF2_ErrorCode file_report_code;
@@ -163,11 +160,6 @@ OTF2_ErrorCode vt_otf2_write_reported(unsigned since)
 	if (vt_otf2_failed() || vt_otf2_file_reports() == since)
 		return OTF2_SUCCESS;
 	return __atomic_load_n(&arc.file_report_code, __ATOMIC_ACQUIRE);
-}
-
-bool vt_otf2_evt_unended(void)
-{
-	return arc.evt_unended;
 }
 
 const char *vt_otf2_last_error(void)
@@ -276,92 +268,6 @@ bool vt_otf2_file_path(char *buf, size_t len, uint64_t ref, const char *ext)
 	int n = snprintf(buf, len, "%s/%s/%llu.%s", arc.archive_dir, arc.archive_name,
 			 (unsigned long long)ref, ext);
 	return n > 0 && (size_t)n < len;
-}
-
-/*
- * After a failed write: the event file of location ref is cut to its whole chunks (a write
- * that failed halfway left part of one), and the events it then holds are the last event
- * number of its last chunk's header. OTF2's chunk header is the type byte (3), the byte
- * order ('B'), then the numbers of the chunk's first and last event, 64 bits each; a whole
- * chunk ends in padding that sends readers to the next one, so a last chunk without events
- * is added, holding only the end-of-file record (2), as libotf2's own last chunk ends.
- */
-#define CHUNK_HEADER_LAST_EVENT 10
-#define CHUNK_HEADER_BYTES	18
-
-uint64_t vt_otf2_events_on_disk(uint64_t ref)
-{
-	char path[4096];
-	uint64_t events = 0;
-	if (!arc.archive_dir || !arc.archive_name)
-		return 0;
-	if (!vt_otf2_file_path(path, sizeof(path), ref, "evt"))
-		return 0;
-	int fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0666);
-	if (fd < 0) {
-		vt_debug("%s: cannot end the event file (%s)", path, strerror(errno));
-		arc.evt_unended = true;
-		return 0;
-	}
-	struct stat st;
-	if (fstat(fd, &st) == 0 && st.st_size > 0) {
-		off_t whole = st.st_size / EVT_CHUNK * EVT_CHUNK;
-		unsigned char head[CHUNK_HEADER_BYTES];
-		if (whole > 0 &&
-		    pread(fd, head, sizeof(head), whole - EVT_CHUNK) == (ssize_t)sizeof(head) &&
-		    head[0] == 3 && head[1] == 'B') {
-			for (int i = 7; i >= 0; i--)
-				events = events << 8 | head[CHUNK_HEADER_LAST_EVENT + i];
-		} else if (whole > 0 && ftruncate(fd, 0) == 0) {
-			whole = 0;
-		}
-		if (ftruncate(fd, whole) != 0) {
-			arc.evt_unended = true;
-			close(fd);
-			return 0;
-		}
-	}
-	unsigned char last[CHUNK_HEADER_BYTES + 1] = {3, 'B'};
-	for (int i = 0; i < 8; i++) {
-		last[2 + i] = (unsigned char)((events + 1) >> (8 * i));
-		last[CHUNK_HEADER_LAST_EVENT + i] = (unsigned char)(events >> (8 * i));
-	}
-	last[CHUNK_HEADER_BYTES] = 2;
-	if (lseek(fd, 0, SEEK_END) < 0 || write(fd, last, sizeof(last)) != (ssize_t)sizeof(last)) {
-		vt_debug("%s: cannot end the event file (%s)", path, strerror(errno));
-		arc.evt_unended = true;
-	}
-	close(fd);
-	return events;
-}
-
-/*
- * The files of a location of a rank that could not write its own (vt_otf2_close.c): an
- * event file and a local definition file of one chunk without records, as libotf2 ends
- * its files, so that readers find the location with no events. What the rank may have left
- * there is replaced (the name removed, never written through).
- */
-bool vt_otf2_empty_location(uint64_t ref)
-{
-	static const char *const ext[2] = {"evt", "def"};
-	unsigned char chunk[CHUNK_HEADER_BYTES + 1] = {3, 'B', 1};
-	chunk[CHUNK_HEADER_BYTES] = 2;
-	bool ok = true;
-	for (int k = 0; k < 2; k++) {
-		char path[4096];
-		if (!vt_otf2_file_path(path, sizeof(path), ref, ext[k]))
-			return false;
-		if (unlink(path) != 0 && errno != ENOENT)
-			vt_debug("%s: %s", path, strerror(errno));
-		int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
-		if (fd < 0 || write(fd, chunk, sizeof(chunk)) != (ssize_t)sizeof(chunk)) {
-			vt_debug("%s: not written (%s)", path, strerror(errno));
-			ok = false;
-		}
-		if (fd >= 0)
-			close(fd);
-	}
-	return ok;
 }
 
 /*
@@ -843,25 +749,6 @@ int vt_otf2_open(void)
 	return rc;
 }
 
-int vt_otf2_open_snapshot(unsigned k)
-{
-	char base[300], name[512], *priv = NULL;
-	if (!arc.archive || !arc.archive_name ||
-	    snprintf(base, sizeof(base), arc.mpi ? "%s.snap-%u.rank%d" : "%s.snap-%u",
-		     arc.archive_name, k, arc.mpi ? arc.mpi->rank : 0) >= (int)sizeof(base))
-		return -1;
-	arc.archive = NULL;
-	arc.archive_dir = arc.archive_name = arc.anchor_path = arc.gdir = arc.reserve_path = NULL;
-	memset(arc.own_files, 0, sizeof(arc.own_files));
-	memset(&arc.priv_id, 0, sizeof(arc.priv_id));
-	arc.snapshot = true;
-	int rc = pick_name(base, name, sizeof(name), &priv) < 0
-		     ? -1
-		     : open_archive(name, arc.mpi ? &vt_otf2_serial_ops : NULL, vt_cfg.gdir, priv);
-	free(priv);
-	return rc;
-}
-
 /*
  * Rank k's private directory: rank 0's, by its name in k's own VT_PFORM_GDIR (the same
  * directory where that is shared, as a trace needs; a rank given another one writes there,
@@ -890,7 +777,8 @@ static char *rank_private(const char *base)
 	return strdup("/dev/null/vt-refused");
 }
 
-int vt_otf2_open_mpi(const struct vt_mpi_ops *ops)
+/* Opens the archive every rank of ops writes (given: its name's base, NULL: the run's). */
+static int open_shared(const struct vt_mpi_ops *ops, const char *given)
 {
 	/* Rank 0 decides, for every rank: the name and the private directory's name; an
 	 * empty name tells the others that tracing is off. */
@@ -898,7 +786,7 @@ int vt_otf2_open_mpi(const struct vt_mpi_ops *ops)
 		char name[512], base[600];
 	} where = {.name = ""};
 	char *priv = NULL;
-	if (ops->rank == 0 && pick_name(NULL, where.name, sizeof(where.name), &priv) == 0) {
+	if (ops->rank == 0 && pick_name(given, where.name, sizeof(where.name), &priv) == 0) {
 		const char *base = strrchr(priv, '/') + 1; /* pick_name made DIR/.NAME.vt-XXXXXX */
 		snprintf(where.base, sizeof(where.base), "%s", base);
 	} else if (ops->rank == 0) {
@@ -911,6 +799,32 @@ int vt_otf2_open_mpi(const struct vt_mpi_ops *ops)
 		priv = rank_private(where.base);
 	arc.mpi = ops;
 	int rc = open_archive(where.name, ops, vt_cfg.gdir, priv ? priv : "/dev/null/vt-refused");
+	free(priv);
+	return rc;
+}
+
+int vt_otf2_open_mpi(const struct vt_mpi_ops *ops)
+{
+	return open_shared(ops, NULL);
+}
+
+int vt_otf2_open_snapshot(unsigned k, const struct vt_mpi_ops *job)
+{
+	char base[300], name[512], *priv = NULL;
+	if (!arc.archive || !arc.archive_name ||
+	    snprintf(base, sizeof(base), arc.mpi && !job ? "%s.snap-%u.rank%d" : "%s.snap-%u",
+		     arc.archive_name, k, arc.mpi ? arc.mpi->rank : 0) >= (int)sizeof(base))
+		return -1;
+	arc.archive = NULL;
+	arc.archive_dir = arc.archive_name = arc.anchor_path = arc.gdir = arc.reserve_path = NULL;
+	memset(arc.own_files, 0, sizeof(arc.own_files));
+	memset(&arc.priv_id, 0, sizeof(arc.priv_id));
+	arc.snapshot = true;
+	if (job)
+		return open_shared(job, base);
+	int rc = pick_name(base, name, sizeof(name), &priv) < 0
+		     ? -1
+		     : open_archive(name, arc.mpi ? &vt_otf2_serial_ops : NULL, vt_cfg.gdir, priv);
 	free(priv);
 	return rc;
 }

@@ -14,8 +14,11 @@ int vt_otf2_open(void);
 /* In a process forked to write a snapshot (VT_MODE=ring, lifecycle/vt_snapshot.c): the
  * parent's archive, placeholders, room and private directory are left as they are, not
  * closed, and NAME.snap-K (an MPI rank's: NAME.snap-K.rankR, opened without MPI) is picked
- * beside it and opened, as vt_otf2_open opens a run's; -1 after an error line. */
-int vt_otf2_open_snapshot(unsigned k);
+ * beside it and opened, as vt_otf2_open opens a run's; -1 after an error line. job: the
+ * group of every rank's snapshot writer (archive/vt_group.h), which opens NAME.snap-K
+ * together, as the ranks open a run's archive; NULL: this process's own. */
+struct vt_mpi_ops;
+int vt_otf2_open_snapshot(unsigned k, const struct vt_mpi_ops *job);
 
 /* The same process: the parent's event writers are forgotten (not closed); each location
  * gets one of the snapshot's archive when its window is encoded. */
@@ -24,7 +27,9 @@ void vt_otf2_forget_writers(void);
 /* Whether the archive is open (in MPI mode, only from MPI_Init on). */
 bool vt_otf2_ready(void);
 
-struct vt_mpi_ops;
+/* MPI mode: the run's collectives (NULL outside MPI mode). */
+const struct vt_mpi_ops *vt_otf2_mpi_ops(void);
+
 /* MPI mode: rank 0 picks the name, every rank opens the archive collectively. */
 int vt_otf2_open_mpi(const struct vt_mpi_ops *ops);
 
@@ -37,8 +42,10 @@ int vt_otf2_close_mpi(struct vt_loc *locs, uint64_t end_ts, const struct vt_mpi_
 int vt_otf2_close_alone(struct vt_loc *locs, uint64_t end_ts, const char *why);
 
 /* MPI mode, in a process forked to write a rank's snapshot (after vt_otf2_open_snapshot):
- * its locations' windows into that archive, without MPI; one line says where. */
-int vt_otf2_close_snapshot(struct vt_loc *locs, uint64_t end_ts, const char *why);
+ * its locations' windows into that archive, without MPI; one line says where. job: as it
+ * was opened, the ranks' group, which closes it together as the ranks close a run's. */
+int vt_otf2_close_snapshot(struct vt_loc *locs, uint64_t end_ts, const char *why,
+			   const struct vt_mpi_ops *job);
 
 /* The archive's anchor file path (DIR/NAME.otf2). */
 const char *vt_otf2_path(void);

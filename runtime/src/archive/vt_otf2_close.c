@@ -798,9 +798,12 @@ int vt_otf2_close_alone(struct vt_loc *locs, uint64_t end_ts, const char *why)
 	return close_rank_alone(locs, end_ts, run, why);
 }
 
-int vt_otf2_close_snapshot(struct vt_loc *locs, uint64_t end_ts, const char *why)
+int vt_otf2_close_snapshot(struct vt_loc *locs, uint64_t end_ts, const char *why,
+			   const struct vt_mpi_ops *job)
 {
 	const struct vt_mpi_ops *run = vt_otf2_mpi_ops();
+	if (job)
+		return close_archive(locs, end_ts, job, NULL, 0, false);
 	if (!why || !run)
 		return -1;
 	return close_rank_alone(locs, end_ts, run, why);

@@ -175,8 +175,6 @@ uint64_t vt_otf2_metric_last_ts(void);
  * then defined even with a single location (vt_def_process.thread_events). */
 bool vt_otf2_thread_events(void);
 
-/* MPI mode: the run's collectives (NULL outside MPI mode). */
-const struct vt_mpi_ops *vt_otf2_mpi_ops(void);
 /* MPI mode, a rank that ends alone: its event files move into an archive of its own,
  * NAME.abort-RANK, opened for its definitions; -1 after an error line. */
 int vt_otf2_open_alone(void);

@@ -60,6 +60,11 @@ static const struct vt_cfg_entry table[] = {
      "VT_MODE=ring: bytes of events each thread keeps (k, M, G suffixes), in whole halves of "
      "VT_BUFFER_SIZE, at least one.",
      1024, 1L << 36, NULL, &vt_cfg.ring_size},
+    {"VT_SNAPSHOT_WAIT", VT_CFG_INT, "10", "60",
+     "VT_MODE=ring, MPI programs: seconds a rank's snapshot waits for the other ranks' to "
+     "write one snapshot of the job together; a rank whose partners do not all come writes "
+     "its own window alone.",
+     1, 3600, NULL, &vt_cfg.snapshot_wait},
     {"VT_MPITRACE", VT_CFG_BOOL, "yes", "no",
      "MPI programs: record MPI calls and messages (yes), or only the program's own "
      "functions (no).",

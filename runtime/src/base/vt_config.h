@@ -22,6 +22,7 @@ struct vt_config {
 	bool flush_thread;	 /* encode full buffers on a background thread */
 	int mode;		 /* VT_MODE: enum vt_record_mode */
 	uint64_t ring_size;	 /* VT_RING_SIZE: bytes of events a thread keeps in ring mode */
+	long snapshot_wait;	 /* VT_SNAPSHOT_WAIT: seconds an MPI snapshot waits for the ranks */
 	bool mpitrace;		 /* MPI events and regions (MPI programs) */
 	const char *mpi_groups;	 /* VT_MPI_GROUPS */
 	const char *filter_spec; /* NULL: no filter */

@@ -138,6 +138,11 @@ struct vt_unified {
  * (record/vt_ring.h). */
 #define VT_UNIFY_ATTR_ENTERED	   0u
 #define VT_UNIFY_ATTR_ENTERED_NAME "vt::entered_before_window"
+/* VT_MODE=ring, a job's snapshot: on a message or collective end whose other end the
+ * window left out (type UINT8): 1 a receive whose send was before the window, 2 a send
+ * received after it, 3 a collective's end that other members ended outside it. */
+#define VT_UNIFY_ATTR_CUT      1u
+#define VT_UNIFY_ATTR_CUT_NAME "vt::outside_window"
 
 /* Merges the streams of n processes (all: their concatenation, sizes: each one's length,
  * in rank order). 0, or -1 after an error line (a stream did not decode). */

@@ -362,6 +362,14 @@ void vt_unify_write_global(OTF2_GlobalDefWriter *gw, const struct vt_unified *u)
 		    vt_strtab_ref(&st, "ring mode: a region open at the start of the location's "
 				       "window, entered at this time (in ticks) before it"),
 		    OTF2_TYPE_UINT64);
+	if (vt_cfg.mode == VT_MODE_RING)
+		OTF2_GlobalDefWriter_WriteAttribute(
+		    gw, VT_UNIFY_ATTR_CUT, vt_strtab_ref(&st, VT_UNIFY_ATTR_CUT_NAME),
+		    vt_strtab_ref(&st,
+				  "ring mode, a job's snapshot: the other end of this event is "
+				  "outside the window: 1 sent before it, 2 received after it, "
+				  "3 other members ended the collective outside it"),
+		    OTF2_TYPE_UINT8);
 	OTF2_GlobalDefWriter_WriteClockProperties(
 	    gw, u->resolution, u->first, u->last > u->first ? u->last - u->first : 0, u->realtime);
 	/* The system tree: the machine, one node per host, the processes below their host. */

@@ -98,8 +98,11 @@ static struct {
 	 * children exec at once (Open MPI starting its daemon for a program run without mpirun,
 	 * popen), and a line for each would be noise. */
 	int forked_from;
-	/* This process writes a ring's snapshot (vt_finalize_snapshot). */
+	/* This process writes a ring's snapshot (vt_finalize_snapshot): with the other ranks'
+	 * writers (snap_job), up to snap_end (0: now). */
 	bool snapshot;
+	const struct vt_mpi_ops *snap_job;
+	uint64_t snap_end;
 } core = {
     .state_lock = PTHREAD_MUTEX_INITIALIZER,
 };
@@ -254,7 +257,10 @@ static void finalize(const char *alone)
 		return;
 	}
 
-	uint64_t end = vt_clock_now();
+	/* Ring mode under MPI: the ranks' windows start at one time. */
+	if (mpi && !alone && vt_cfg.mode == VT_MODE_RING && mpi->size > 1)
+		vt_snapshot_final_cut(mpi);
+	uint64_t end = core.snap_end ? core.snap_end : vt_clock_now();
 	vt_otf2_write_begin();
 	vt_clock_finish();
 	EACH(stop);
@@ -262,7 +268,7 @@ static void finalize(const char *alone)
 	EACH(finalize, end);
 	vt_region_resolve_all();
 	if (alone && core.snapshot)
-		vt_otf2_close_snapshot(locs, end, alone);
+		vt_otf2_close_snapshot(locs, end, alone, core.snap_job);
 	else if (alone)
 		vt_otf2_close_alone(locs, end, alone);
 	else if (mpi)
@@ -285,9 +291,11 @@ void vt_finalize_alone(const char *why)
 	finalize(vt_mpi_attached() && !vt_mpi_ops() ? why : NULL);
 }
 
-void vt_finalize_snapshot(const char *why)
+void vt_finalize_snapshot(const char *why, const struct vt_mpi_ops *job, uint64_t end)
 {
 	core.snapshot = true;
+	core.snap_job = job;
+	core.snap_end = end;
 	/* An MPI rank's: its own archive, without MPI, as a rank that ends alone. */
 	finalize(vt_mpi_attached() && !vt_mpi_ops() ? why : NULL);
 }

@@ -5,6 +5,8 @@
 
 #include "base/vt_state.h"
 
+#include <stdint.h>
+
 /* Initialises vt once; safe to call from any thread and from early constructors. */
 void vt_init(void);
 
@@ -17,9 +19,11 @@ void vt_finalize(void);
 void vt_finalize_alone(const char *why);
 
 /* In the process a ring's snapshot forked (vt_snapshot.c, after vt_otf2_open_snapshot):
- * writes every location's window as vt_finalize would, an MPI rank's alone; why is said in
- * its line. */
-void vt_finalize_snapshot(const char *why);
+ * writes every location's window as vt_finalize would, an MPI rank's alone (job NULL; why
+ * is said in its line) or together with the other ranks' writers, the group job; end: the
+ * trace's end (0: now). */
+struct vt_mpi_ops;
+void vt_finalize_snapshot(const char *why, const struct vt_mpi_ops *job, uint64_t end);
 
 /* Init failed later (MPI mode: the archive could not be opened): stop recording. */
 void vt_core_switch_off(void);

@@ -25,4 +25,10 @@ const char *vt_snapshot_refusal(void);
  * that forked it), which must stay traced? */
 bool vt_snapshot_forking(void);
 
+/* Ring mode, MPI_Finalize (collective, ops the run's): the run's own trace starts at one time
+ * on every rank, as a job's snapshot does (the latest start of the windows that lost
+ * records), and the messages and collectives that start cuts are marked. */
+struct vt_mpi_ops;
+void vt_snapshot_final_cut(const struct vt_mpi_ops *ops);
+
 #endif

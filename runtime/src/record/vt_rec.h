@@ -217,6 +217,10 @@ static_assert(offsetof(struct vt_rec_metric, kind) == offsetof(struct vt_rec, ki
 /* The largest event of a fixed size in records: an Isend or Irecv, a collective's end. */
 #define VT_REC_MAX_FIXED 3
 
+/* The head of a message (MPI_SEND, RECV, ISEND, IRECV) or a collective's end, in a job's
+ * snapshot: the window cuts it from its other end (record/vt_ring.h, vt_ring_each_msg). */
+#define VT_REC_CUT 0x80000000u
+
 /* A sample's head: its stack was deeper than VT_SAMPLING_DEPTH and is cut there. */
 #define VT_REC_SAMPLE_CUT 0x10000u
 /* The deepest stack a sample keeps (VT_SAMPLING_DEPTH's maximum): 129 records. */

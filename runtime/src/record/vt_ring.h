@@ -42,6 +42,54 @@ void vt_ring_replay(struct vt_ring *g, const struct vt_rec *from, const struct v
 void vt_ring_write(struct vt_ring *g, struct vt_rec *upto, void *arg,
 		   void (*encode)(void *arg, const struct vt_rec *from, const struct vt_rec *to));
 
+/* A job's snapshot (lifecycle/vt_snapshot.c): every ring written from now on holds the
+ * window [t0, t1] only (local ticks): the records before t0 join the frames open at its
+ * start, which t0 is, those after t1 are left out. */
+void vt_ring_cut(uint64_t t0, uint64_t t1);
+
+/* The time of the first record the window holds when records left it (0: none left, the
+ * ring holds the location's whole record); upto: where the current half ends. */
+uint64_t vt_ring_window_start(const struct vt_ring *g, const struct vt_rec *upto);
+
+/* What a job's snapshot matches across ranks: a message's end or a collective's end on a
+ * communicator (local id); peer and tag for messages. */
+enum vt_ring_msg_kind { VT_RING_SEND, VT_RING_RECV, VT_RING_COLL };
+struct vt_ring_msg {
+	uint32_t kind, comm, peer, tag;
+};
+
+/* A table of channels, each with four counts of its user's (zero when added). */
+struct vt_msg_chan {
+	struct vt_ring_msg key;
+	uint64_t v[4];
+	bool used;
+};
+struct vt_msg_tab {
+	struct vt_msg_chan *t; /* n slots, a power of two, at most half used */
+	size_t n, used;
+	bool lost; /* a channel could not be added */
+};
+void vt_msg_tab_init(struct vt_msg_tab *tab);
+void vt_msg_tab_free(struct vt_msg_tab *tab);
+/* m's channel in tab, added if new (may_grow: the table may allocate; not in a signal
+ * handler); NULL when it could not be added (tab->lost is set). */
+struct vt_msg_chan *vt_msg_tab_get(struct vt_msg_tab *tab, const struct vt_ring_msg *m,
+				   bool may_grow);
+
+/* The messages and collective ends of the records that left the ring, counted per channel
+ * as they left: fn for each; false when some could not be counted (no memory in a signal
+ * handler's replay). */
+bool vt_ring_left_msgs(const struct vt_ring *g,
+		       void (*fn)(void *arg, const struct vt_ring_msg *m, uint64_t n), void *arg);
+
+/* Every message and collective end the ring holds, up to upto in the current half, oldest
+ * first, with where it falls in the job's window (vt_ring_cut): -1 before it, 0 in it, 1
+ * after it. fn may mark a head in the window VT_REC_CUT. */
+void vt_ring_each_msg(struct vt_ring *g, struct vt_rec *upto,
+		      void (*fn)(void *arg, const struct vt_ring_msg *m, int where,
+				 struct vt_rec *head),
+		      void *arg);
+
 /* Bytes of the halves that left the ring (0: the window is the whole run so far). */
 uint64_t vt_ring_lost_bytes(const struct vt_ring *g);
 

@@ -901,6 +901,42 @@ void vt_thread_end_at(struct vt_loc *loc, uint64_t ts)
 	pthread_mutex_unlock(&loc->lock);
 }
 
+/* Where a location's current half ends now (vt_thread_finalize's snapshot of it). */
+static struct vt_rec *upto_locked(struct vt_loc *loc)
+{
+	struct vt_rec *upto = loc->tls ? __atomic_load_n(&loc->tls->pos, __ATOMIC_ACQUIRE) : NULL;
+	return !upto && loc->tls ? loc->tls->paused : upto; /* written under the lock */
+}
+
+uint64_t vt_thread_ring_start(void)
+{
+	uint64_t start = 0;
+	pthread_mutex_lock(&thr.locs_lock);
+	for (struct vt_loc *loc = thr.locs; loc; loc = loc->next) {
+		pthread_mutex_lock(&loc->lock);
+		if (loc->ring && !loc->done) {
+			write_pending_locked(loc);
+			uint64_t s = vt_ring_window_start(loc->ring, upto_locked(loc));
+			start = s > start ? s : start;
+		}
+		pthread_mutex_unlock(&loc->lock);
+	}
+	pthread_mutex_unlock(&thr.locs_lock);
+	return start;
+}
+
+void vt_thread_each_ring(void (*fn)(void *arg, struct vt_ring *g, struct vt_rec *upto), void *arg)
+{
+	pthread_mutex_lock(&thr.locs_lock);
+	for (struct vt_loc *loc = thr.locs; loc; loc = loc->next) {
+		pthread_mutex_lock(&loc->lock);
+		if (loc->ring && !loc->done)
+			fn(arg, loc->ring, upto_locked(loc));
+		pthread_mutex_unlock(&loc->lock);
+	}
+	pthread_mutex_unlock(&thr.locs_lock);
+}
+
 static void finalize_all(void *arg)
 {
 	uint64_t end_ts = *(uint64_t *)arg;
@@ -909,11 +945,8 @@ static void finalize_all(void *arg)
 		pthread_mutex_lock(&loc->lock);
 		/* A live thread keeps writing above this snapshot; that is after the trace's end.
 		 */
-		struct vt_rec *upto =
-		    loc->tls ? __atomic_load_n(&loc->tls->pos, __ATOMIC_ACQUIRE) : NULL;
-		if (!upto && loc->tls)
-			upto = loc->tls->paused; /* written under this lock */
-		close_locked(loc, upto, loc->end_at && loc->end_at < end_ts ? loc->end_at : end_ts);
+		close_locked(loc, upto_locked(loc),
+			     loc->end_at && loc->end_at < end_ts ? loc->end_at : end_ts);
 		pthread_mutex_unlock(&loc->lock);
 	}
 	pthread_mutex_unlock(&thr.locs_lock);

@@ -234,6 +234,13 @@ void vt_thread_end_at(struct vt_loc *loc, uint64_t ts);
 void vt_thread_init(void);
 /* Encodes what every location still holds and closes it; returns the list. */
 struct vt_loc *vt_thread_finalize(uint64_t end_ts);
+/* Ring mode: the latest time a location's window starts at, of those whose records left
+ * their ring (0: none did); the halves that left are replayed first. */
+uint64_t vt_thread_ring_start(void);
+/* Ring mode: fn for each location's ring, with where its current half ends, under its lock,
+ * in the order of the locations. */
+struct vt_ring;
+void vt_thread_each_ring(void (*fn)(void *arg, struct vt_ring *g, struct vt_rec *upto), void *arg);
 uint32_t vt_thread_count(void);
 
 /* Ring mode's snapshot: every location's lock taken (hold true), so that no ring turns

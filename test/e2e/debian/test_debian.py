@@ -23,7 +23,7 @@ import vttest
 
 PACKAGES = ['libvt0', 'libvt-dev', 'vt-tools', 'vt-compilers']
 MAN1 = ['vtrun', 'vt-info', 'vt-profile', 'vt-profile-mpi', 'vt-profile-mpich', 'vt-report',
-        'vt-export', 'vt-score', 'vt-sim']
+        'vt-export', 'vt-score', 'vt-sim', 'vt-sim-mpi', 'vt-sim-mpich']
 CMAKE = ['vtConfig.cmake', 'vtConfigVersion.cmake', 'vtInstrument.cmake']
 SIMS = ['identity', 'ideal', 'latbw', 'scale', 'nonoise']
 COUNTER_PLUGINS = ['fsusage', 'hostload', 'perfsw', 'random', 'sysmon', 'sysmonpm']

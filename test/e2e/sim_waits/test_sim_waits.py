@@ -250,4 +250,5 @@ def body(t):
     check_run(t)
 
 
-vttest.main('sim_waits', body)
+if __name__ == '__main__':  # test_sim_par imports the traces worked out here
+    vttest.main('sim_waits', body)

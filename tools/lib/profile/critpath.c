@@ -6,6 +6,7 @@
 #include <stdlib.h>
 
 #include "vtr.h"
+#include "waits.h"
 
 /* The index of the segment that runs at time a: the last i with time[i] <= a, or n (none:
  * before the first, outside every region). */
@@ -22,9 +23,8 @@ static size_t segment_at(const struct vt_prof_cp_line *l, uint64_t a)
 	return lo ? lo - 1 : l->n;
 }
 
-/* The time of [a, b) in each path, one call per piece, in time order. */
-static void spent(const struct vt_prof_cp_line *l, uint64_t a, uint64_t b,
-		  void (*piece)(void *user, uint32_t path, uint64_t time), void *user)
+void vt_prof_cp_spent(const struct vt_prof_cp_line *l, uint64_t a, uint64_t b,
+		      void (*piece)(void *user, uint32_t path, uint64_t time), void *user)
 {
 	if (b <= a)
 		return;
@@ -55,24 +55,13 @@ static int cmp_wait(const void *pa, const void *pb)
 	return (a->begin > b->begin) - (a->begin < b->begin);
 }
 
-struct walk {
-	void (*on_path)(void *user, uint32_t loc, uint32_t path, uint64_t time);
-	void *user;
-	uint32_t loc;
-};
-
-static void walk_piece(void *user, uint32_t path, uint64_t time)
-{
-	struct walk *k = user;
-	k->on_path(k->user, k->loc, path, time);
-}
-
-uint64_t vt_prof_critical_path(const struct vt_prof_cp_line *lines, size_t nlines,
+uint64_t vt_prof_critical_walk(const struct vt_prof_cp_line *lines, size_t nlines,
 			       struct vt_prof_cp_wait *waits, size_t nwaits, size_t *followed,
-			       void (*on_path)(void *user, uint32_t loc, uint32_t path,
-					       uint64_t time),
+			       void (*on_span)(void *user, uint32_t loc, uint64_t from,
+					       uint64_t to),
 			       void *user)
 {
+	*followed = 0;
 	if (!nlines)
 		return 0;
 	qsort(waits, nwaits, sizeof(*waits), cmp_wait);
@@ -90,8 +79,6 @@ uint64_t vt_prof_critical_path(const struct vt_prof_cp_line *lines, size_t nline
 		if (lines[i].last > lines[loc].last)
 			loc = i;
 	uint64_t t = lines[loc].last, end = t;
-	struct walk k = {on_path, user, loc};
-	*followed = 0;
 	for (;;) {
 		const struct vt_prof_cp_line *l = &lines[loc];
 		if (t > l->last)
@@ -100,10 +87,9 @@ uint64_t vt_prof_critical_path(const struct vt_prof_cp_line *lines, size_t nline
 		size_t j = cursor[loc];
 		while (j > lo[loc] && waits[j - 1].end > t)
 			j--;
-		k.loc = loc;
 		if (j == lo[loc] || waits[j - 1].delayer >= nlines) {
 			uint64_t from = l->first < t ? l->first : t;
-			spent(l, from, t, walk_piece, &k);
+			on_span(user, loc, from, t);
 			free(lo);
 			free(cursor);
 			return end - from;
@@ -111,14 +97,43 @@ uint64_t vt_prof_critical_path(const struct vt_prof_cp_line *lines, size_t nline
 		const struct vt_prof_cp_wait *w = &waits[j - 1];
 		cursor[loc] = j - 1;
 		++*followed;
-		spent(l, w->end, t, walk_piece, &k);
+		on_span(user, loc, w->end, t);
 		t = w->end;
 		loc = w->delayer;
 	}
 }
 
-/* The latest synchronisation point of a line before t, else its first event. */
-static uint64_t sync_before(const struct vt_prof_cp_line *l, uint64_t t)
+struct walk {
+	const struct vt_prof_cp_line *lines;
+	void (*on_path)(void *user, uint32_t loc, uint32_t path, uint64_t time);
+	void *user;
+	uint32_t loc;
+};
+
+static void walk_piece(void *user, uint32_t path, uint64_t time)
+{
+	struct walk *k = user;
+	k->on_path(k->user, k->loc, path, time);
+}
+
+static void walk_span(void *user, uint32_t loc, uint64_t from, uint64_t to)
+{
+	struct walk *k = user;
+	k->loc = loc;
+	vt_prof_cp_spent(&k->lines[loc], from, to, walk_piece, k);
+}
+
+uint64_t vt_prof_critical_path(const struct vt_prof_cp_line *lines, size_t nlines,
+			       struct vt_prof_cp_wait *waits, size_t nwaits, size_t *followed,
+			       void (*on_path)(void *user, uint32_t loc, uint32_t path,
+					       uint64_t time),
+			       void *user)
+{
+	struct walk k = {lines, on_path, user, 0};
+	return vt_prof_critical_walk(lines, nlines, waits, nwaits, followed, walk_span, &k);
+}
+
+uint64_t vt_prof_cp_sync_before(const struct vt_prof_cp_line *l, uint64_t t)
 {
 	size_t lo = 0, hi = l->nsync;
 	while (lo < hi) {
@@ -185,43 +200,75 @@ static void divide(const struct vt_prof_cp_wait *w, uint64_t total,
 	}
 }
 
-void vt_prof_delay_cost(const struct vt_prof_cp_line *lines, const struct vt_prof_cp_wait *w,
-			struct vt_prof_cp_spent *scratch,
-			void (*on_cost)(void *user, const struct vt_prof_cp_wait *w, uint32_t path,
-					uint64_t cost),
-			void *user)
+size_t vt_prof_cp_tally(const struct vt_prof_cp_line *l, uint64_t t, struct vt_prof_cp_spent *out)
+{
+	struct tally T = {out, 0};
+	vt_prof_cp_spent(l, vt_prof_cp_sync_before(l, t), t, tally_piece, &T);
+	return merge(T.e, T.n);
+}
+
+void vt_prof_delay_cost_of(const struct vt_prof_cp_line *d, const struct vt_prof_cp_wait *w,
+			   const struct vt_prof_cp_spent *waiter, size_t nl,
+			   struct vt_prof_cp_spent *scratch,
+			   void (*on_cost)(void *user, const struct vt_prof_cp_wait *w,
+					   uint32_t path, uint64_t cost),
+			   void *user)
 {
 	uint64_t total = w->end - w->begin;
 	if (w->end <= w->begin)
 		return;
-	const struct vt_prof_cp_line *d = &lines[w->delayer], *l = &lines[w->loc];
-	struct tally D = {scratch, 0};
-	spent(d, sync_before(d, w->end), w->end, tally_piece, &D);
-	size_t nd = merge(D.e, D.n);
-	struct tally L = {scratch + nd, 0};
-	spent(l, sync_before(l, w->begin), w->begin, tally_piece, &L);
-	size_t nl = merge(L.e, L.n);
+	const struct vt_prof_cp_spent *L = waiter;
+	struct vt_prof_cp_spent *D = scratch;
+	size_t nd = vt_prof_cp_tally(d, w->end, D);
 	/* The delayer's excess per path: both sorted by path. */
 	uint64_t sum_time = 0, sum_excess = 0;
-	struct vt_prof_cp_spent *x = scratch + nd + nl;
+	struct vt_prof_cp_spent *x = scratch + nd;
 	size_t nx = 0, j = 0;
 	for (size_t i = 0; i < nd; i++) {
-		sum_time += D.e[i].time;
-		while (j < nl && L.e[j].path < D.e[i].path)
+		sum_time += D[i].time;
+		while (j < nl && L[j].path < D[i].path)
 			j++;
-		uint64_t mine = j < nl && L.e[j].path == D.e[i].path ? L.e[j].time : 0;
-		if (D.e[i].time > mine) {
-			uint64_t ex = D.e[i].time - mine;
-			x[nx++] = (struct vt_prof_cp_spent){D.e[i].path, ex};
+		uint64_t mine = j < nl && L[j].path == D[i].path ? L[j].time : 0;
+		if (D[i].time > mine) {
+			uint64_t ex = D[i].time - mine;
+			x[nx++] = (struct vt_prof_cp_spent){D[i].path, ex};
 			sum_excess += ex;
 		}
 	}
 	if (sum_excess) {
 		divide(w, total, x, nx, sum_excess, on_cost, user);
 	} else if (sum_time) {
-		divide(w, total, D.e, nd, sum_time, on_cost, user);
+		divide(w, total, D, nd, sum_time, on_cost, user);
 	} else {
 		size_t i = segment_at(d, w->end);
 		on_cost(user, w, i < d->n ? d->path[i] : 0, total);
 	}
+}
+
+void vt_prof_delay_cost(const struct vt_prof_cp_line *lines, const struct vt_prof_cp_wait *w,
+			struct vt_prof_cp_spent *scratch,
+			void (*on_cost)(void *user, const struct vt_prof_cp_wait *w, uint32_t path,
+					uint64_t cost),
+			void *user)
+{
+	if (w->end <= w->begin)
+		return;
+	size_t nl = vt_prof_cp_tally(&lines[w->loc], w->begin, scratch);
+	vt_prof_delay_cost_of(&lines[w->delayer], w, scratch, nl, scratch + nl, on_cost, user);
+}
+
+uint32_t vt_prof_cp_delayer(int pattern, uint32_t root, uint32_t n,
+			    const struct vtr_coll_member *members)
+{
+	uint32_t by = VTR_NONE;
+	for (uint32_t i = 0; i < n; i++) {
+		uint64_t b = members[i].begin;
+		if (pattern == VT_WAIT_LATE_BCAST)
+			by = root;
+		else if (pattern == VT_WAIT_EARLY_REDUCE)
+			by = i != root && (by == VTR_NONE || b < members[by].begin) ? i : by;
+		else if (by == VTR_NONE || b > members[by].begin)
+			by = i;
+	}
+	return by;
 }

@@ -6,6 +6,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "vtr.h"
+
 /*
  * One location as the walk needs it: its call path over time (from time[i] on it runs
  * path[i], until time[i + 1] or last; 0: outside every region), its first and last event,
@@ -42,6 +44,28 @@ uint64_t vt_prof_critical_path(const struct vt_prof_cp_line *lines, size_t nline
 					       uint64_t time),
 			       void *user);
 
+/* The same walk told as spans: on_span gets each location's stretch on the path, [from, to),
+ * in the walk's order (vt_prof_critical_path hands each span's time per call path on). */
+uint64_t vt_prof_critical_walk(const struct vt_prof_cp_line *lines, size_t nlines,
+			       struct vt_prof_cp_wait *waits, size_t nwaits, size_t *followed,
+			       void (*on_span)(void *user, uint32_t loc, uint64_t from,
+					       uint64_t to),
+			       void *user);
+
+/* The time of [a, b) on line l in each call path, one call per piece in time order (before
+ * the line's first segment: path 0). */
+void vt_prof_cp_spent(const struct vt_prof_cp_line *l, uint64_t a, uint64_t b,
+		      void (*piece)(void *user, uint32_t path, uint64_t time), void *user);
+
+/* The latest synchronisation point of line l before t, else its first event (at most t). */
+uint64_t vt_prof_cp_sync_before(const struct vt_prof_cp_line *l, uint64_t t);
+
+/* The member of a collective whose event let the waiters of pattern go: the last to enter
+ * (Barrier, N×N), the root (Late Broadcast), the first other to enter (Early Reduce);
+ * VTR_NONE for none. */
+uint32_t vt_prof_cp_delayer(int pattern, uint32_t root, uint32_t n,
+			    const struct vtr_coll_member *members);
+
 /*
  * The delay cost of one wait w, handed to on_cost per call path of the delayer (the costs
  * sum to the wait's length, end - begin). The delayer's interval runs from its latest
@@ -62,5 +86,18 @@ void vt_prof_delay_cost(const struct vt_prof_cp_line *lines, const struct vt_pro
 			void (*on_cost)(void *user, const struct vt_prof_cp_wait *w, uint32_t path,
 					uint64_t cost),
 			void *user);
+
+/* vt_prof_delay_cost in two halves, for a waiter and a delayer read by different processes:
+ * a line's tally, its time per call path from its latest synchronisation point before t to
+ * t, in the order of the paths' ids, into out (room: l->n + 1); the number of paths. Then
+ * the cost of w from the delayer's line d and the waiter's tally (its at w->begin); scratch:
+ * room for 2 * (d->n + 1). */
+size_t vt_prof_cp_tally(const struct vt_prof_cp_line *l, uint64_t t, struct vt_prof_cp_spent *out);
+void vt_prof_delay_cost_of(const struct vt_prof_cp_line *d, const struct vt_prof_cp_wait *w,
+			   const struct vt_prof_cp_spent *waiter, size_t nwaiter,
+			   struct vt_prof_cp_spent *scratch,
+			   void (*on_cost)(void *user, const struct vt_prof_cp_wait *w,
+					   uint32_t path, uint64_t cost),
+			   void *user);
 
 #endif
