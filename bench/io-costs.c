@@ -19,12 +19,17 @@
  *                      taking a reference only while the process has one thread, so a
  *                      tracer's own thread alone makes every read and write of a
  *                      single-threaded program dearer; this is the plain baseline with it.
+ *   IO_COSTS_THREAD=unshare  the same thread, which first leaves the process's descriptor
+ *                      table (unshare(CLONE_FILES)) and closes its copies: the table is the
+ *                      program thread's alone again, as with a tracer's writer that does so.
  *   IO_COSTS_WARM=1    each loop runs once untimed first: a tracer's buffer pages are
  *                      touched (its first fill's page faults, once per thread) and its
  *                      flushing is under way when the timed loop starts.
  */
+#define _GNU_SOURCE
 #include <fcntl.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -102,9 +107,19 @@ static bool wanted(const char *only, const char *name)
 	return !only || !strcmp(only, name);
 }
 
+static pthread_mutex_t unshared_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t unshared_cond = PTHREAD_COND_INITIALIZER;
+static int unshared; /* 1: done, -1: failed */
+
 static void *idle(void *arg)
 {
-	(void)arg;
+	if (arg) {
+		int ok = unshare(CLONE_FILES) == 0 && close_range(0, ~0U, 0) == 0;
+		pthread_mutex_lock(&unshared_lock);
+		unshared = ok ? 1 : -1;
+		pthread_cond_signal(&unshared_cond);
+		pthread_mutex_unlock(&unshared_lock);
+	}
 	for (;;)
 		pause();
 	return NULL;
@@ -120,8 +135,19 @@ int main(int argc, char **argv)
 	if (out < 0 || in < 0 || write(out, &c, 1) != 1 || read(in, &c, 1) != 1)
 		return 1;
 	pthread_t other;
-	if (getenv("IO_COSTS_THREAD") && pthread_create(&other, NULL, idle, NULL) != 0)
+	const char *thread = getenv("IO_COSTS_THREAD");
+	void *unshare_it = thread && !strcmp(thread, "unshare") ? &other : NULL;
+	if (thread && pthread_create(&other, NULL, idle, unshare_it) != 0)
 		return 1;
+	pthread_mutex_lock(&unshared_lock);
+	while (unshare_it && !unshared)
+		pthread_cond_wait(&unshared_cond, &unshared_lock);
+	pthread_mutex_unlock(&unshared_lock);
+	if (unshared < 0) {
+		fprintf(stderr,
+			"io-costs: IO_COSTS_THREAD=unshare: unshare or close_range failed\n");
+		return 1;
+	}
 	bool warm = getenv("IO_COSTS_WARM") != NULL;
 	struct times t0 = now();
 	if (wanted(only, "write")) {

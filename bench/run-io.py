@@ -27,6 +27,8 @@ plain program with an idle second thread (IO_COSTS_THREAD): Linux looks a descri
 without a reference count only in a single-threaded process, and vt's writer thread is a
 second thread; in the first table that kernel cost counts as vt's, here it is split off.
 '+thread' rows: the program has a thread of its own already (as MPI and OpenMP programs do).
+'plain+unshared' is the plain program whose idle thread left the descriptor table
+(IO_COSTS_THREAD=unshare): what the kernel charges once the table is one thread's again.
 
 A third table, ISO C stdio (bench/stdio-costs.c): a 1-byte fwrite to /dev/null into the
 stream's buffer, the same on an unbuffered stream (a write(2) each), a 1-byte fprintf; plain,
@@ -109,6 +111,7 @@ def steady(a, vtrun, exe, work, base):
     variants = [
         ('plain+thread', [exe], thread),
         ('plain', [exe], warm),
+        ('plain+unshared', [exe], dict(warm, IO_COSTS_THREAD='unshare')),
         ('iotrace=yes', [vtrun, exe], dict(warm, VT_IOTRACE='yes')),
         ('iotrace=yes+thread', [vtrun, exe], dict(thread, VT_IOTRACE='yes')),
     ]

@@ -33,7 +33,9 @@
  */
 static struct {
 	pthread_mutex_t lock;
-	int users, fds[VT_FD_FLOOR], n; /* the low descriptors held, while users > 0 */
+	/* The low descriptors held, while users > 0: [0] in the process's descriptor table,
+	 * [1] in the writer thread's own (interpose/vt_own_fds.h), each closed in its table. */
+	int users[2], fds[2][VT_FD_FLOOR], n[2];
 	/* A descriptor (/dev/null, at fd 10 or above) kept from the start: given back when a
 	 * program that took every descriptor made libotf2's opens fail, the definitions are
 	 * still written, one file after the other; and copied to hold low descriptors. */
@@ -83,20 +85,26 @@ static int dup_spare(int min)
 	return fd;
 }
 
-static void low_fds_close_locked(void)
+/* The set of held descriptors of the caller's descriptor table. */
+static int table(void)
 {
-	while (low.n > 0)
-		close(low.fds[--low.n]);
+	return vt_own_fds_in_own_table() ? 1 : 0;
+}
+
+static void low_fds_close_locked(int k)
+{
+	while (low.n[k] > 0)
+		close(low.fds[k][--low.n[k]]);
 }
 
 void vt_otf2_low_fds_hold(void)
 {
-	int saved = errno;
+	int saved = errno, k = table();
 	pthread_mutex_lock(&low.lock);
-	if (low.users++ == 0) {
-		low.n = 0;
+	if (low.users[k]++ == 0) {
+		low.n[k] = 0;
 		bool room = false; /* a descriptor at or above the floor is free */
-		while (low.n < VT_FD_FLOOR) {
+		while (low.n[k] < VT_FD_FLOOR) {
 			int fd = dup_spare(0);
 			if (fd < 0)
 				break;
@@ -105,11 +113,11 @@ void vt_otf2_low_fds_hold(void)
 				room = true;
 				break;
 			}
-			low.fds[low.n++] = fd;
+			low.fds[k][low.n[k]++] = fd;
 		}
 		/* Only low descriptors were free: libotf2 takes one of them rather than none. */
 		if (!room)
-			low_fds_close_locked();
+			low_fds_close_locked(k);
 	}
 	pthread_mutex_unlock(&low.lock);
 	errno = saved;
@@ -117,20 +125,22 @@ void vt_otf2_low_fds_hold(void)
 
 void vt_otf2_low_fds_release(void)
 {
-	int saved = errno;
+	int saved = errno, k = table();
 	pthread_mutex_lock(&low.lock);
-	if (low.users > 0 && --low.users == 0)
-		low_fds_close_locked();
+	if (low.users[k] > 0 && --low.users[k] == 0)
+		low_fds_close_locked(k);
 	pthread_mutex_unlock(&low.lock);
 	errno = saved;
 }
 
-/* After a failed write a flush may never have reached its post_flush: every hold ends. */
+/* After a failed write a flush may never have reached its post_flush: every hold of the
+ * caller's table ends. */
 void vt_otf2_low_fds_drop(void)
 {
+	int k = table();
 	pthread_mutex_lock(&low.lock);
-	low.users = 0;
-	low_fds_close_locked();
+	low.users[k] = 0;
+	low_fds_close_locked(k);
 	pthread_mutex_unlock(&low.lock);
 }
 

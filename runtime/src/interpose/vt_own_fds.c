@@ -36,8 +36,12 @@ static struct {
 	int writing, taking;
 } own;
 
-/* The calling thread's nesting of write_begin. */
-static __thread int write_depth;
+/* The calling thread's nesting of write_begin, and whether it left the process's descriptor
+ * table for one of its own (vt_own_fds_leave_table). */
+static __thread struct {
+	int write_depth;
+	bool own_table;
+} tl;
 
 VT_NOSAN static void own_lock(void)
 {
@@ -96,7 +100,7 @@ VT_NOSAN static bool is_own(int fd)
 
 VT_NOSAN void vt_own_fds_write_begin(void)
 {
-	if (write_depth++ > 0)
+	if (tl.write_depth++ > 0)
 		return;
 	for (;;) {
 		while (__atomic_load_n(&own.taking, __ATOMIC_ACQUIRE))
@@ -110,7 +114,7 @@ VT_NOSAN void vt_own_fds_write_begin(void)
 
 VT_NOSAN void vt_own_fds_write_end(void)
 {
-	if (write_depth > 0 && --write_depth == 0)
+	if (tl.write_depth > 0 && --tl.write_depth == 0)
 		__atomic_sub_fetch(&own.writing, 1, __ATOMIC_ACQ_REL);
 }
 
@@ -122,7 +126,7 @@ VT_NOSAN bool vt_own_fd_take_begin(int fd)
 	__atomic_add_fetch(&own.taking, 1, __ATOMIC_ACQ_REL);
 	/* A thread of vt's that writes (not this one: vt's own calls come here only outside
 	 * its writes) ends that write in a while. */
-	while (write_depth == 0 && __atomic_load_n(&own.writing, __ATOMIC_ACQUIRE))
+	while (tl.write_depth == 0 && __atomic_load_n(&own.writing, __ATOMIC_ACQUIRE))
 		sched_yield();
 	errno = saved;
 	return true;
@@ -138,7 +142,7 @@ VT_NOSAN void vt_own_fds_forked(void)
 	own.lock = 0;
 	own.n = 0;
 	own.writing = own.taking = 0;
-	write_depth = 0;
+	tl.write_depth = 0;
 }
 
 /* vt's descriptors in [first, last] that still refer to their files, ascending; their
@@ -194,6 +198,23 @@ VT_NOSAN static int close_around(unsigned int first, unsigned int last)
 		from = k + 1;
 	}
 	return from <= last ? f(from, last, 0) : 0;
+}
+
+VT_NOSAN bool vt_own_fds_leave_table(void)
+{
+	close_range_fn f = real_close_range();
+	/* Without close_range (kernels before 5.9) the copy could not be emptied. */
+	if (!f || f(~0U, ~0U, 0) != 0 || unshare(CLONE_FILES) != 0)
+		return false;
+	f(0, 1, 0);
+	close_around(3, ~0U);
+	tl.own_table = true;
+	return true;
+}
+
+VT_NOSAN bool vt_own_fds_in_own_table(void)
+{
+	return tl.own_table;
 }
 
 VT_EXPORT int close_range(unsigned int first, unsigned int last, int flags)

@@ -27,6 +27,16 @@ void vt_own_fds_write_begin(void);
 void vt_own_fds_write_end(void);
 bool vt_own_fd_take_begin(int fd);
 void vt_own_fd_take_end(void);
+/*
+ * vt's writer thread leaves the process's descriptor table (unshare(CLONE_FILES)) and keeps
+ * of its copy only fd 2 and vt's descriptors: while the program has one thread of its own,
+ * Linux then looks its descriptors up without a reference count again, and no pipe, socket
+ * or file of the program stays open in the writer. False (nothing changed) where the kernel
+ * has no close_range or unshare fails.
+ */
+bool vt_own_fds_leave_table(void);
+/* Whether the calling thread did so: its descriptors are in no other task's table. */
+bool vt_own_fds_in_own_table(void);
 /* In a forked child, which records nothing: no descriptor is vt's any more. */
 void vt_own_fds_forked(void);
 

@@ -1,13 +1,17 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* The slow paths of the buffer reservation: flushes, producers interrupted by signal handlers. */
+/* The buffers: memory, spares and prefault; the reservation's slow paths; events with payloads. */
 #include "record/vt_buf.h"
 #include "base/vt_clock.h"
+#include "base/vt_config.h"
 #include "base/vt_sys.h"
 #include "record/vt_thread.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 __thread struct vt_tls vt_tls __attribute__((tls_model("initial-exec")));
 
@@ -252,4 +256,147 @@ void vt_buf_drain(struct vt_tls *t)
 		vt_signal_fence();
 		/* A handler between the reset and nest 0 kept its events aside too. */
 	} while (__atomic_load_n(&t->side_n, __ATOMIC_RELAXED));
+}
+
+/*
+ * The buffers of a few ended threads, kept for the next new threads: a program that starts
+ * threads one after the other then maps and unmaps nothing per thread (an munmap of touched
+ * pages interrupts every CPU the process ran on, and a fresh page costs a fault, ~30 us on a
+ * paravirtualised VM). Only a buffer that never flushed comes here (its resident part is what
+ * its thread wrote, less than a half), and at most SPARE_BUFFERS of them: memory still
+ * follows the threads alive.
+ */
+#define SPARE_BUFFERS 2
+
+static struct {
+	/* The spare buffers (SPARE_BUFFERS above). */
+	pthread_mutex_t spare_lock;
+	struct vt_rec *spare[SPARE_BUFFERS];
+	int n_spare;
+	bool no_populate; /* no MADV_POPULATE_WRITE (kernels before 5.14): not tried again */
+} bufs = {.spare_lock = PTHREAD_MUTEX_INITIALIZER};
+
+/* The bytes of a location's buffer: two halves and the side area (new_location). */
+size_t vt_buf_bytes(void)
+{
+	return (vt_buf_half_records(vt_cfg.buffer_size) * 2 + VT_BUF_SIDE) * sizeof(struct vt_rec);
+}
+
+struct vt_rec *vt_buf_take(void)
+{
+	struct vt_rec *buf = NULL;
+	pthread_mutex_lock(&bufs.spare_lock);
+	if (bufs.n_spare > 0)
+		buf = bufs.spare[--bufs.n_spare];
+	pthread_mutex_unlock(&bufs.spare_lock);
+	if (buf)
+		return buf;
+	/* mmap: pages become resident as the buffer fills, not up front. */
+	buf = vt_sys_mmap(NULL, vt_buf_bytes(), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+			  -1, 0);
+	return buf == MAP_FAILED ? NULL : buf;
+}
+
+void vt_buf_give_back(struct vt_rec *buf, bool keep)
+{
+	size_t half = vt_buf_half_records(vt_cfg.buffer_size);
+	if (keep) {
+		/* The side area's free slots are zero (vt_buf.c): as in a fresh mapping. */
+		memset(buf + 2 * half, 0, VT_BUF_SIDE * sizeof(*buf));
+		pthread_mutex_lock(&bufs.spare_lock);
+		if (bufs.n_spare < SPARE_BUFFERS) {
+			bufs.spare[bufs.n_spare++] = buf;
+			buf = NULL;
+		}
+		pthread_mutex_unlock(&bufs.spare_lock);
+	}
+	if (buf)
+		vt_sys_munmap(buf, vt_buf_bytes());
+}
+
+void vt_buf_forked(void)
+{
+	pthread_mutex_init(&bufs.spare_lock, NULL);
+}
+
+/*
+ * A fresh half costs its thread a page fault per 4 KiB (~1.65 us on a paravirtualised VM). At
+ * a location's first hand-over the half it fills next was never touched: the writer faults it
+ * in first (MADV_POPULATE_WRITE), well ahead of the thread. Chunk by chunk under the lock, so
+ * the buffer cannot be unmapped meanwhile (thread exit). The first half stays the thread's:
+ * a writer started with every thread would cost the start of programs that never flush.
+ */
+#define PREFAULT_CHUNK (256 * 1024)
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23
+#endif
+
+void vt_buf_prefault(struct vt_loc *loc, struct vt_rec *half)
+{
+	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+	uintptr_t p = ((uintptr_t)half + page - 1) & ~(page - 1);
+	uintptr_t end = (uintptr_t)(half + vt_buf_half_records(vt_cfg.buffer_size)) & ~(page - 1);
+	while (p < end && !__atomic_load_n(&bufs.no_populate, __ATOMIC_RELAXED)) {
+		size_t n = end - p < PREFAULT_CHUNK ? end - p : PREFAULT_CHUNK;
+		pthread_mutex_lock(&loc->lock);
+		bool mine = !loc->done && (half == loc->halves[0] || half == loc->halves[1]);
+		/* By system call (never the program's madvise). EINVAL: an older kernel. */
+		if (mine && syscall(SYS_madvise, (void *)p, n, MADV_POPULATE_WRITE) != 0) {
+			if (errno == EINVAL)
+				__atomic_store_n(&bufs.no_populate, true, __ATOMIC_RELAXED);
+			mine = false;
+		}
+		pthread_mutex_unlock(&loc->lock);
+		if (!mine)
+			break;
+		p += n;
+	}
+}
+
+/* The producers of whole events with a payload (vt_thread.h): a reservation, filled. */
+void vt_thread_put_event_at(struct vt_tls *t, uint64_t ts, uint32_t head, uint32_t kind,
+			    const union vt_rec_payload *payload, unsigned n)
+{
+	struct vt_rec *p = vt_buf_reserve(t, 1 + n);
+	if (!p)
+		return;
+	/* Taken before the reservation: a flush it made must not come after the event (the
+	 * encoder keeps time non-decreasing by clamping; a BufferFlush's stop is later). */
+	uint64_t now = vt_clock_now();
+	p[0].ts = ts < now ? ts : now;
+	p[0].region = head;
+	p[0].kind = kind;
+	memcpy(p + 1, payload, n * sizeof(*p));
+	vt_buf_commit(t, p, 1 + n);
+}
+
+void vt_thread_put_pair(struct vt_tls *t, uint64_t ts0, uint32_t head0, uint32_t kind0,
+			uint32_t head1, uint32_t kind1, const union vt_rec_payload *payload,
+			unsigned n)
+{
+	struct vt_rec *p = vt_buf_reserve(t, 2 + n);
+	if (!p)
+		return;
+	uint64_t now = vt_clock_now(); /* after the reservation, as in vt_thread_put_event_at */
+	p[0].ts = ts0 < now ? ts0 : now;
+	p[0].region = head0;
+	p[0].kind = kind0;
+	p[1].ts = now;
+	p[1].region = head1;
+	p[1].kind = kind1;
+	memcpy(p + 2, payload, n * sizeof(*p));
+	vt_buf_commit(t, p, 2 + n);
+}
+
+void vt_thread_put_event(struct vt_tls *t, uint32_t head, uint32_t kind,
+			 const union vt_rec_payload *payload, unsigned n)
+{
+	struct vt_rec *p = vt_buf_reserve(t, 1 + n);
+	if (!p)
+		return;
+	p[0].ts = vt_clock_now();
+	p[0].region = head;
+	p[0].kind = kind;
+	memcpy(p + 1, payload, n * sizeof(*p));
+	vt_buf_commit(t, p, 1 + n);
 }

@@ -98,6 +98,15 @@ void vt_buf_put_slow(struct vt_tls *t, uint32_t region, uint32_t kind);
 
 /* Records in one half of a buffer of VT_BUFFER_SIZE bytes: the largest event that fits. */
 size_t vt_buf_half_records(uint64_t buffer_size);
+/* A location's buffer (two halves and the side area): mapped, or a spare one of an ended
+ * thread; given back (kept as a spare when keep); in a forked child. */
+size_t vt_buf_bytes(void);
+struct vt_rec *vt_buf_take(void);
+void vt_buf_give_back(struct vt_rec *buf, bool keep);
+void vt_buf_forked(void);
+/* The writer faults in a location's half before its thread first fills it (vt_buf.c). */
+struct vt_loc;
+void vt_buf_prefault(struct vt_loc *loc, struct vt_rec *half);
 
 /*
  * Reserves n contiguous records (an event: head and payload) in the thread's buffer, flushing

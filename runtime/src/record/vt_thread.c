@@ -6,6 +6,7 @@
 #include "base/vt_state.h"
 #include "base/vt_sys.h"
 #include "interpose/vt_interpose.h"
+#include "interpose/vt_own_fds.h"
 #include "interpose/vt_signal.h"
 #include "record/vt_ring.h"
 
@@ -17,16 +18,6 @@
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <unistd.h>
-
-/*
- * The buffers of a few ended threads, kept for the next new threads: a program that starts
- * threads one after the other then maps and unmaps nothing per thread (an munmap of touched
- * pages interrupts every CPU the process ran on, and a fresh page costs a fault, ~30 us on a
- * paravirtualised VM). Only a buffer that never flushed comes here (its resident part is what
- * its thread wrote, less than a half), and at most SPARE_BUFFERS of them: memory still
- * follows the threads alive.
- */
-#define SPARE_BUFFERS 2
 
 static struct {
 	/* Where records go and who hears of threads (vt_thread_connect): written once by the
@@ -44,10 +35,12 @@ static struct {
 	struct vt_loc *queue_head, **queue_tail;
 	pthread_t writer;
 	bool writer_started, writer_quit;
-	/* The spare buffers (SPARE_BUFFERS above). */
-	pthread_mutex_t spare_lock;
-	struct vt_rec *spare[SPARE_BUFFERS];
-	int n_spare;
+	/* A job the writer runs for another thread (on_writer), and whether it ran; gone: the
+	 * writer has ended (it runs every job it was given first). */
+	void (*job)(void *);
+	void *job_arg;
+	bool job_done, writer_gone;
+	pthread_cond_t job_cond;
 	/* vt-ctl's wish (vt_thread_ctl_set): every thread paused. Atomic. */
 	bool ctl_off;
 } thr = {
@@ -55,8 +48,8 @@ static struct {
     .locs_tail = &thr.locs,
     .queue_lock = PTHREAD_MUTEX_INITIALIZER,
     .queue_cond = PTHREAD_COND_INITIALIZER,
+    .job_cond = PTHREAD_COND_INITIALIZER,
     .queue_tail = &thr.queue_head,
-    .spare_lock = PTHREAD_MUTEX_INITIALIZER,
 };
 
 void vt_thread_connect(const struct vt_loc_sink *s, const struct vt_thread_hooks *h)
@@ -118,17 +111,33 @@ static void *writer_main(void *arg)
 	/* vt's own thread: never traced, even if it runs instrumented code. */
 	vt_tls.state = VT_TLS_OFF;
 	vt_tls.busy = 1;
+	vt_own_fds_leave_table();
 	pthread_mutex_lock(&thr.queue_lock);
 	for (;;) {
-		while (!thr.queue_head && !thr.writer_quit)
+		while (!thr.queue_head && !(thr.job && !thr.job_done) && !thr.writer_quit)
 			pthread_cond_wait(&thr.queue_cond, &thr.queue_lock);
+		if (thr.job && !thr.job_done) {
+			pthread_mutex_unlock(&thr.queue_lock);
+			thr.job(thr.job_arg);
+			pthread_mutex_lock(&thr.queue_lock);
+			thr.job_done = true;
+			pthread_cond_broadcast(&thr.job_cond);
+			continue;
+		}
 		struct vt_loc *loc = thr.queue_head;
-		if (!loc)
+		if (!loc) {
+			thr.writer_gone = true;
+			pthread_cond_broadcast(&thr.job_cond);
 			break;
+		}
 		thr.queue_head = loc->queue_next;
 		if (!thr.queue_head)
 			thr.queue_tail = &thr.queue_head;
+		struct vt_rec *half = loc->prefault;
+		loc->prefault = NULL;
 		pthread_mutex_unlock(&thr.queue_lock);
+		if (half)
+			vt_buf_prefault(loc, half);
 		pthread_mutex_lock(&loc->lock);
 		write_pending_locked(loc);
 		pthread_mutex_unlock(&loc->lock);
@@ -279,6 +288,34 @@ static bool enqueue_locked(struct vt_loc *loc)
 	return queued;
 }
 
+/*
+ * The writer has a descriptor table of its own (vt_own_fds_leave_table): the event files it
+ * opens are in no other. While it runs, every encoding and closing of a location is its work,
+ * also at a thread's exit, MPI_Init and the end: fn is handed to it, and the caller waits.
+ * Inline without a writer (and on it). Caller holds none of the record layer's locks.
+ */
+static void on_writer(void (*fn)(void *), void *arg)
+{
+	pthread_mutex_lock(&thr.queue_lock);
+	while (thr.job && !thr.writer_gone)
+		pthread_cond_wait(&thr.job_cond, &thr.queue_lock);
+	bool handed =
+	    thr.writer_started && !thr.writer_gone && !pthread_equal(thr.writer, pthread_self());
+	if (handed) {
+		thr.job = fn;
+		thr.job_arg = arg;
+		thr.job_done = false;
+		pthread_cond_signal(&thr.queue_cond);
+		while (!thr.job_done)
+			pthread_cond_wait(&thr.job_cond, &thr.queue_lock);
+		thr.job = NULL;
+		pthread_cond_broadcast(&thr.job_cond);
+	}
+	pthread_mutex_unlock(&thr.queue_lock);
+	if (!handed)
+		fn(arg);
+}
+
 static void writer_stop(void)
 {
 	pthread_mutex_lock(&thr.queue_lock);
@@ -330,44 +367,6 @@ static void close_locked(struct vt_loc *loc, struct vt_rec *upto, uint64_t end_t
 		    loc->index, (unsigned long)loc->dropped, VT_BUF_SIDE_MAX);
 }
 
-/* The bytes of a location's buffer: two halves and the side area (new_location). */
-static size_t buffer_bytes(void)
-{
-	return (vt_buf_half_records(vt_cfg.buffer_size) * 2 + VT_BUF_SIDE) * sizeof(struct vt_rec);
-}
-
-static struct vt_rec *buffer_take(void)
-{
-	struct vt_rec *buf = NULL;
-	pthread_mutex_lock(&thr.spare_lock);
-	if (thr.n_spare > 0)
-		buf = thr.spare[--thr.n_spare];
-	pthread_mutex_unlock(&thr.spare_lock);
-	if (buf)
-		return buf;
-	/* mmap: pages become resident as the buffer fills, not up front. */
-	buf = vt_sys_mmap(NULL, buffer_bytes(), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
-			  -1, 0);
-	return buf == MAP_FAILED ? NULL : buf;
-}
-
-static void buffer_give_back(struct vt_rec *buf, bool keep)
-{
-	size_t half = vt_buf_half_records(vt_cfg.buffer_size);
-	if (keep) {
-		/* The side area's free slots are zero (vt_buf.c): as in a fresh mapping. */
-		memset(buf + 2 * half, 0, VT_BUF_SIDE * sizeof(*buf));
-		pthread_mutex_lock(&thr.spare_lock);
-		if (thr.n_spare < SPARE_BUFFERS) {
-			thr.spare[thr.n_spare++] = buf;
-			buf = NULL;
-		}
-		pthread_mutex_unlock(&thr.spare_lock);
-	}
-	if (buf)
-		vt_sys_munmap(buf, buffer_bytes());
-}
-
 /*
  * A closed location's buffer goes back (to the spare buffers or the system), so that memory
  * follows the threads alive, not the threads that ever were. Only once its events are encoded
@@ -377,12 +376,26 @@ static void release_buffer_locked(struct vt_loc *loc)
 {
 	if (!loc->done || !loc->halves[0] || !thr.sink->ready())
 		return;
-	buffer_give_back(loc->halves[0], loc->flushes == 0 && !loc->held);
+	vt_buf_give_back(loc->halves[0], loc->flushes == 0 && !loc->held);
 	/* The ring's other halves: a thread alive at the end may still write into the one it
 	 * fills, so they go back here only, as the buffer does. */
 	vt_ring_free(loc->ring);
 	loc->ring = NULL;
 	loc->halves[0] = loc->halves[1] = loc->buf = loc->buf_end = NULL;
+}
+
+struct close_job {
+	struct vt_loc *loc;
+	struct vt_rec *upto;
+	uint64_t end_ts;
+};
+
+static void close_one(void *arg)
+{
+	struct close_job *j = arg;
+	pthread_mutex_lock(&j->loc->lock);
+	close_locked(j->loc, j->upto, j->end_ts);
+	pthread_mutex_unlock(&j->loc->lock);
 }
 
 /* Thread exit: its TLS is about to go, so its location is closed now. */
@@ -396,8 +409,9 @@ static void thread_exit(void *arg)
 	/* What the subsystems keep per thread ends with it, on it (counters: disable_counter,
 	 * last values). */
 	thr.hooks->end(t, loc);
+	struct close_job job = {loc, t->pos ? t->pos : t->paused, vt_clock_now()};
+	on_writer(close_one, &job);
 	pthread_mutex_lock(&loc->lock);
-	close_locked(loc, t->pos ? t->pos : t->paused, vt_clock_now());
 	loc->tls = NULL;
 	t->paused = NULL;
 	t->pos = t->end = NULL;
@@ -428,14 +442,14 @@ static struct vt_loc *new_location(struct vt_tls *t)
 	/* Two halves: one filling while the other is written; then the side area of producers
 	 * interrupted by signal handlers (vt_buf.h). */
 	size_t n = vt_buf_half_records(vt_cfg.buffer_size) * 2;
-	struct vt_rec *buf = buffer_take();
+	struct vt_rec *buf = vt_buf_take();
 	struct vt_loc *loc = calloc(1, sizeof(*loc));
 	if (!buf || !loc) {
 		vt_error("cannot allocate a %lu-byte event buffer (VT_BUFFER_SIZE) for a new "
 			 "thread: %s; that thread is not recorded",
 			 (unsigned long)vt_cfg.buffer_size, strerror(errno));
 		if (buf)
-			vt_sys_munmap(buf, buffer_bytes());
+			vt_sys_munmap(buf, vt_buf_bytes());
 		free(loc);
 		return NULL;
 	}
@@ -448,7 +462,7 @@ static struct vt_loc *new_location(struct vt_tls *t)
 	loc->tls = t;
 	if (vt_cfg.mode == VT_MODE_RING &&
 	    !(loc->ring = vt_ring_new(loc->halves[0], loc->halves[1], n / 2))) {
-		vt_sys_munmap(buf, buffer_bytes());
+		vt_sys_munmap(buf, vt_buf_bytes());
 		free(loc);
 		return NULL;
 	}
@@ -599,7 +613,11 @@ struct vt_rec *vt_thread_flush(struct vt_tls *t)
 		loc->pending.stop = stop;
 		loc->pending.t0 = t0;
 		loc->pending.t1 = vt_clock_now();
+		if (loc->flushes == 1) /* the other half is fresh: see prefault */
+			loc->prefault =
+			    loc->buf == loc->halves[0] ? loc->halves[1] : loc->halves[0];
 		if (!enqueue_locked(loc)) {
+			loc->prefault = NULL;
 			loc->pending.t1 = 0;
 			write_pending_locked(loc);
 		}
@@ -632,53 +650,6 @@ struct vt_rec *vt_thread_flush(struct vt_tls *t)
 		t->state = VT_TLS_OFF;
 	}
 	return flush_end(t, loc, next, saved);
-}
-
-void vt_thread_put_event_at(struct vt_tls *t, uint64_t ts, uint32_t head, uint32_t kind,
-			    const union vt_rec_payload *payload, unsigned n)
-{
-	struct vt_rec *p = vt_buf_reserve(t, 1 + n);
-	if (!p)
-		return;
-	/* Taken before the reservation: a flush it made must not come after the event (the
-	 * encoder keeps time non-decreasing by clamping; a BufferFlush's stop is later). */
-	uint64_t now = vt_clock_now();
-	p[0].ts = ts < now ? ts : now;
-	p[0].region = head;
-	p[0].kind = kind;
-	memcpy(p + 1, payload, n * sizeof(*p));
-	vt_buf_commit(t, p, 1 + n);
-}
-
-void vt_thread_put_pair(struct vt_tls *t, uint64_t ts0, uint32_t head0, uint32_t kind0,
-			uint32_t head1, uint32_t kind1, const union vt_rec_payload *payload,
-			unsigned n)
-{
-	struct vt_rec *p = vt_buf_reserve(t, 2 + n);
-	if (!p)
-		return;
-	uint64_t now = vt_clock_now(); /* after the reservation, as in vt_thread_put_event_at */
-	p[0].ts = ts0 < now ? ts0 : now;
-	p[0].region = head0;
-	p[0].kind = kind0;
-	p[1].ts = now;
-	p[1].region = head1;
-	p[1].kind = kind1;
-	memcpy(p + 2, payload, n * sizeof(*p));
-	vt_buf_commit(t, p, 2 + n);
-}
-
-void vt_thread_put_event(struct vt_tls *t, uint32_t head, uint32_t kind,
-			 const union vt_rec_payload *payload, unsigned n)
-{
-	struct vt_rec *p = vt_buf_reserve(t, 1 + n);
-	if (!p)
-		return;
-	p[0].ts = vt_clock_now();
-	p[0].region = head;
-	p[0].kind = kind;
-	memcpy(p + 1, payload, n * sizeof(*p));
-	vt_buf_commit(t, p, 1 + n);
 }
 
 void vt_thread_pause(struct vt_tls *t)
@@ -881,13 +852,16 @@ void vt_thread_hold_all(bool hold)
 void vt_thread_forked(void)
 {
 	pthread_mutex_init(&thr.queue_lock, NULL);
-	pthread_mutex_init(&thr.spare_lock, NULL);
+	vt_buf_forked();
 	thr.queue_head = NULL;
 	thr.queue_tail = &thr.queue_head;
 	thr.writer_started = false;
+	pthread_cond_init(&thr.job_cond, NULL);
+	thr.job = NULL;
+	thr.writer_gone = false;
 }
 
-void vt_thread_archive_ready(void)
+static void archive_ready(void *arg)
 {
 	pthread_mutex_lock(&thr.locs_lock);
 	for (struct vt_loc *loc = thr.locs; loc; loc = loc->next) {
@@ -897,6 +871,11 @@ void vt_thread_archive_ready(void)
 		pthread_mutex_unlock(&loc->lock);
 	}
 	pthread_mutex_unlock(&thr.locs_lock);
+}
+
+void vt_thread_archive_ready(void)
+{
+	on_writer(archive_ready, NULL);
 }
 
 void vt_thread_switch_off(void)
@@ -958,10 +937,9 @@ void vt_thread_each_ring(void (*fn)(void *arg, struct vt_ring *g, struct vt_rec 
 	pthread_mutex_unlock(&thr.locs_lock);
 }
 
-struct vt_loc *vt_thread_finalize(uint64_t end_ts)
+static void finalize_all(void *arg)
 {
-	struct vt_tls *self = &vt_tls;
-	self->busy = 1;
+	uint64_t end_ts = *(uint64_t *)arg;
 	pthread_mutex_lock(&thr.locs_lock);
 	for (struct vt_loc *loc = thr.locs; loc; loc = loc->next) {
 		pthread_mutex_lock(&loc->lock);
@@ -972,6 +950,13 @@ struct vt_loc *vt_thread_finalize(uint64_t end_ts)
 		pthread_mutex_unlock(&loc->lock);
 	}
 	pthread_mutex_unlock(&thr.locs_lock);
+}
+
+struct vt_loc *vt_thread_finalize(uint64_t end_ts)
+{
+	struct vt_tls *self = &vt_tls;
+	self->busy = 1;
+	on_writer(finalize_all, &end_ts);
 	writer_stop();
 	__atomic_store_n(&self->pos, NULL, __ATOMIC_RELEASE);
 	self->end = NULL;

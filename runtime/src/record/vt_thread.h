@@ -31,6 +31,9 @@ struct vt_loc {
 	} pending;
 	pthread_cond_t written; /* pending was written */
 	struct vt_loc *queue_next;
+	/* The half the thread fills next, never filled yet: the writer faults its pages in
+	 * before it writes the pending one (set at the first hand-over, cleared by the writer). */
+	struct vt_rec *prefault;
 	struct vt_tls *tls; /* owner's TLS while it lives; NULL after its exit */
 	long flushes;
 	bool done;	     /* closed: nothing more is encoded */

@@ -1,15 +1,17 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """e2e "nofd": no free file descriptor when libotf2 opens an event file.
 
-The program takes every descriptor RLIMIT_NOFILE allows, then makes events: the first
-flush cannot open the event file. Recording stops with one line, libotf2 prints nothing on
-the program's stderr (before, it repeated its errors at ~14 MB/s and the program hung),
-the program runs on unchanged, and the definitions and the anchor are still written with
-the descriptor vt kept for them: the trace reads, with the events its files hold (none).
-A program that takes every descriptor just before it ends (its events still in memory):
-"trace written" is not said for events that could not be written; the trace says what it
-holds. When the only free descriptors are below 10 (where vt keeps libotf2's files from landing
-while it can), libotf2 gets one of them: the trace is whole.
+The program takes every descriptor RLIMIT_NOFILE allows, then makes events: with
+VT_FLUSH_THREAD=no the first flush cannot open the event file. Recording stops with one
+line, libotf2 prints nothing on the program's stderr (before, it repeated its errors at ~14
+MB/s and the program hung), the program runs on unchanged, and the definitions and the
+anchor are still written with the descriptor vt kept for them: the trace reads, with the
+events its files hold (none). A program that takes every descriptor just before it ends (its
+events still in memory): "trace written" is not said for events that could not be written;
+the trace says what it holds. With the writer thread (the default), which has a descriptor
+table of its own, the program's descriptors do not matter while it runs: the trace is whole
+(exactly CALLS calls of leaf). When the only free descriptors are below 10 (where vt keeps
+libotf2's files from landing while it can), libotf2 gets one of them: the trace is whole.
 """
 
 import os
@@ -35,7 +37,8 @@ def body(t):
 
         plain = t.run(plain_exe, args=args, label='plain')
         t.eq(plain.status, 0, '%s: uninstrumented: exit status 0' % what)
-        run = t.run(exe, args=args, timeout=60, label='nofd')
+        # The writer thread has a descriptor table of its own (below): written inline.
+        run = t.run(exe, args=args, env={'VT_FLUSH_THREAD': 'no'}, timeout=60, label='nofd')
         t.same_as_plain(run, plain, what)
         t.vt_pids(run, what)
         stopped = [m for m in run.messages if STOPPED.match(m)]
@@ -70,6 +73,18 @@ def body(t):
              {l.ref: l.number_of_events for l in tr.locations},
              '%s: otf2-print: the same locations and event counts' % what)
 
+
+    # The writer thread (the default) leaves the program's descriptor table as it starts
+    # and keeps of its copy only vt's descriptors: the program's have no part in it.
+    for args in ([str(CALLS)], [str(CALLS), 'keep']):
+        what = 'writer thread, descriptors %s at the end' % (
+            'kept' if len(args) == 2 else 'given back')
+        plain = t.run(plain_exe, args=args, label='plain')
+        run = t.run(exe, args=args, timeout=60, label='writer')
+        t.same_as_plain(run, plain, what)
+        t.clean_run(run, what)
+        tr = t.trace(run, what)
+        t.enter_counts(tr.loc('Master thread'), {'main': 1, 'leaf': CALLS}, what)
 
     what = 'only descriptors below 10 free'
     args = ['100000', 'low']
