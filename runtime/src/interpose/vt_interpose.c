@@ -34,3 +34,13 @@ VT_NO_ASAN int vt_real_pthread_create(pthread_t *th, const pthread_attr_t *attr,
 		*(void **)&real = vt_interpose_next("pthread_create");
 	return real ? real(th, attr, fn, arg) : EAGAIN;
 }
+
+int vt_own_thread_create(pthread_t *th, void *(*fn)(void *), void *arg)
+{
+	sigset_t all, old;
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	int rc = vt_real_pthread_create(th, NULL, fn, arg);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	return rc;
+}

@@ -77,6 +77,11 @@ int vt_real_pthread_create(pthread_t *th, const pthread_attr_t *attr, void *(*fn
 			   void *arg);
 int vt_real_sigaction(int sig, const struct sigaction *act, struct sigaction *old);
 
+/* A thread of vt's own (the writer, the control channel's): libc's pthread_create with every
+ * signal blocked in the new thread, as signals are the program's business; the caller's mask
+ * is as before. 0 or an error number, as pthread_create. */
+int vt_own_thread_create(pthread_t *th, void *(*fn)(void *), void *arg);
+
 /*
  * libc's own mutex, condition variable and join functions. libvt defines
  * pthread_mutex_lock and the others (vt_pthread.c), so a call of vt's own code would reach

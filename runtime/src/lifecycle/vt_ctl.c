@@ -335,11 +335,7 @@ void vt_ctl_start(void)
 	unlink(ctl.cmd); /* a killed process's with our pid */
 	if (sem_init(&ctl.wake, 0, 0) != 0)
 		return;
-	sigset_t all, old;
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
-	ctl.started = vt_real_pthread_create(&ctl.thread, NULL, ctl_main, NULL) == 0;
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	ctl.started = vt_own_thread_create(&ctl.thread, ctl_main, NULL) == 0;
 	if (!ctl.started) {
 		vt_warn("control channel off: cannot start its thread");
 		return;

@@ -170,12 +170,7 @@ static void start_writer_locked(void)
 {
 	if (thr.writer_started || thr.writer_quit)
 		return;
-	sigset_t all, old;
-	/* Signals are the program's business: the writer takes none of them. */
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
-	thr.writer_started = vt_real_pthread_create(&thr.writer, NULL, writer_main, NULL) == 0;
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	thr.writer_started = vt_own_thread_create(&thr.writer, writer_main, NULL) == 0;
 	if (!thr.writer_started)
 		thr.writer_quit = true;
 }
