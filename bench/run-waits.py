@@ -13,10 +13,11 @@ processes (mpirun's children), medians, with the load average before each; then 
 with --stats: per process its peak RSS (getrusage), the records it sent, its exchanges and the
 most records it held at once (--window sets the window, default vt-profile-mpi's).
 --mode critical-path: vt-profile-mpi --critical-path instead (and vt-profile --critical-path
-alone with --only-par), compared with vt-profile --critical-path.
+alone with --only-par), compared with vt-profile --critical-path; --mode mpi: vt-profile-mpi
+--mpi (the MPI statistics on --waits' split matching), compared with vt-profile --mpi.
 
 Usage: bench/run-waits.py BUILD_DIR [--events 10000000] [--runs 3] [--np 4] [--par 1,2,4]
-                          [--window N] [--only-par] [--mode waits|critical-path]
+                          [--window N] [--only-par] [--mode waits|critical-path|mpi]
 """
 import argparse
 import os
@@ -53,7 +54,7 @@ def main():
     ap.add_argument('--window', type=int, default=0, help="vt-profile-mpi's --window")
     ap.add_argument('--only-par', action='store_true',
                     help='vt-profile --waits (--mode) and vt-profile-mpi alone')
-    ap.add_argument('--mode', choices=('waits', 'critical-path'), default='waits',
+    ap.add_argument('--mode', choices=('waits', 'critical-path', 'mpi'), default='waits',
                     help="vt-profile-mpi's mode")
     args = ap.parse_args()
     build = os.path.abspath(args.build)

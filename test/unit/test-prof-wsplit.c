@@ -150,11 +150,11 @@ static void owner(void)
 	};
 	/* A barrier (k = 0) entered at 20, 20, 25; k = 1 ended by two of three. */
 	struct vt_prof_wcoll c[] = {
-	    {0, 25, 26, 1, 0, 2, OTF2_COLLECTIVE_OP_BARRIER, 0, 2, 3},
-	    {0, 20, 26, 1, 0, 0, OTF2_COLLECTIVE_OP_BARRIER, 0, 0, 3},
-	    {1, 40, 41, 2, 0, 0, OTF2_COLLECTIVE_OP_BARRIER, 0, 0, 3},
-	    {0, 20, 26, 1, 0, 1, OTF2_COLLECTIVE_OP_BARRIER, 0, 1, 3},
-	    {1, 40, 41, 2, 0, 1, OTF2_COLLECTIVE_OP_BARRIER, 0, 1, 3},
+	    {0, 25, 26, 1, 0, 0, 0, 2, OTF2_COLLECTIVE_OP_BARRIER, 0, 2, 3},
+	    {0, 20, 26, 1, 0, 0, 0, 0, OTF2_COLLECTIVE_OP_BARRIER, 0, 0, 3},
+	    {1, 40, 41, 2, 0, 0, 0, 0, OTF2_COLLECTIVE_OP_BARRIER, 0, 0, 3},
+	    {0, 20, 26, 1, 0, 0, 0, 1, OTF2_COLLECTIVE_OP_BARRIER, 0, 1, 3},
+	    {1, 40, 41, 2, 0, 0, 0, 1, OTF2_COLLECTIVE_OP_BARRIER, 0, 1, 3},
 	};
 	memset(&sink, 0, sizeof(sink));
 	vt_prof_wsplit_resolve(sp, NULL, m, sizeof(m) / sizeof(m[0]), c, sizeof(c) / sizeof(c[0]));

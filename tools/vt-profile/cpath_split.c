@@ -254,9 +254,10 @@ static void cp_message(void *user, const struct vt_prof_wmsg *s, const struct vt
 }
 
 static void cp_collective(void *user, const struct vtr_coll_member *mem, const uint32_t *paths,
-			  uint32_t n, uint32_t root, int pattern, const uint64_t *wait)
+			  uint32_t n, uint32_t op, uint32_t root, int pattern, const uint64_t *wait)
 {
 	struct vt_prof_cpsplit *cs = user;
+	(void)op;
 	uint32_t by = vt_prof_cp_delayer(pattern, root, n, mem);
 	for (uint32_t i = 0; i < n; i++) {
 		uint32_t loc = (uint32_t)mem[i].location->index;

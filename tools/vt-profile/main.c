@@ -67,11 +67,11 @@ static const char usage_text[] =
     "  -C, --critical-path  the critical path instead: its time per location and\n"
     "                       call path, then each MPI wait's delay cost per delaying\n"
     "                       rank and call path\n"
-    "      --window=N       vt-profile-mpi --waits or --critical-path on more than\n"
-    "                       one process: each process exchanges about every N\n"
+    "      --window=N       vt-profile-mpi --waits, --critical-path or --mpi on more\n"
+    "                       than one process: each process exchanges about every N\n"
     "                       records it reads (default 32768; fewer: less memory,\n"
     "                       more exchanges)\n"
-    "      --stats          vt-profile-mpi --waits or --critical-path on more\n"
+    "      --stats          vt-profile-mpi --waits, --critical-path or --mpi on more\n"
     "                       than one process: per process its records, exchanges,\n"
     "                       the most records it held at once and its peak RSS, on\n"
     "                       stderr\n"
@@ -218,8 +218,8 @@ static void parse_args(int argc, char **argv, struct vt_prof_options *opt, const
 		vtr_usage_error("--per-location, --sort and --top do not go with --critical-path");
 	if (opt->depth && !opt->call_tree)
 		vtr_usage_error("--depth goes with --call-tree");
-	if ((opt->window || opt->stats) && !opt->waits && !opt->critpath)
-		vtr_usage_error("--window and --stats go with --waits or --critical-path");
+	if ((opt->window || opt->stats) && !opt->waits && !opt->critpath && !opt->mpi)
+		vtr_usage_error("--window and --stats go with --waits, --critical-path or --mpi");
 }
 
 /* The modes that read once more (call tree, MPI) or present the flat reading differently. The
@@ -274,9 +274,9 @@ static int profile_main(int argc, char **argv, int nprocs)
 	}
 	parse_args(argc, argv, &opt, &tr.path);
 	if (nprocs > 1) {
-		if (!opt.waits && !opt.critpath)
-			vtr_usage_error("only --waits and --critical-path run on more than one "
-					"process (here %d)",
+		if (!opt.waits && !opt.critpath && !opt.mpi)
+			vtr_usage_error("only --waits, --critical-path and --mpi run on more than "
+					"one process (here %d)",
 					nprocs);
 		return vt_prof_waits_mpi(tr.path, &opt);
 	}
@@ -313,7 +313,8 @@ static int profile_main(int argc, char **argv, int nprocs)
 int main(int argc, char **argv)
 {
 #ifdef VT_PROFILE_MPI
-	/* vt-profile-mpi: on one process the serial vt-profile; on more, --waits split. */
+	/* vt-profile-mpi: on one process the serial vt-profile; on more, --waits, --critical-path
+	 * and --mpi split. */
 	MPI_Init(&argc, &argv);
 	int nprocs = 1;
 	MPI_Comm_size(MPI_COMM_WORLD, &nprocs);

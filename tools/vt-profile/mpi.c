@@ -6,6 +6,7 @@
  * the time all members spent in them (each member's end - begin, summed) and the bytes the
  * members sent and received. Messages and collectives the layer could not match are problems.
  */
+#include "mpi_stats.h"
 #include "report.h"
 #include "vtr_out.h"
 
@@ -16,23 +17,15 @@
 /* OTF2's collective operations: vtr_coll_op_names (tools/lib). */
 #define NCOLL VTR_COLL_OPS
 
-struct pair {
-	uint32_t from, to; /* ranks; VTR_NONE: a location outside MPI */
-	uint64_t count, bytes;
-};
-
-struct coll_kind {
-	uint64_t instances, time, sent, received;
-};
-
-struct mpi_stats {
-	struct pair *pairs;
+struct vt_prof_mpi_stats {
+	struct vt_prof_mpi_pair *pairs;
 	size_t npairs, cap;
 	uint32_t *slots; /* open addressing over (from, to): pair index + 1 */
 	size_t nslots;
-	struct coll_kind kinds[NCOLL + 1]; /* the last: ops this build does not know */
+	struct vt_prof_mpi_kind kinds[NCOLL + 1]; /* the last: ops this build does not know */
 	uint64_t messages, bytes, collectives, problems;
 	FILE *warn;
+	const struct vtr_trace *t; /* the split reading's (split_message) */
 };
 
 static size_t slot_of(uint32_t from, uint32_t to, size_t nslots)
@@ -41,7 +34,7 @@ static size_t slot_of(uint32_t from, uint32_t to, size_t nslots)
 	return (size_t)(h >> 17) & (nslots - 1);
 }
 
-static void rehash(struct mpi_stats *m)
+static void rehash(struct vt_prof_mpi_stats *m)
 {
 	size_t nslots = m->nslots ? 2 * m->nslots : 256;
 	uint32_t *slots = vtr_xcalloc(nslots, sizeof(*slots));
@@ -56,13 +49,13 @@ static void rehash(struct mpi_stats *m)
 	m->nslots = nslots;
 }
 
-static struct pair *pair_of(struct mpi_stats *m, uint32_t from, uint32_t to)
+static struct vt_prof_mpi_pair *pair_of(struct vt_prof_mpi_stats *m, uint32_t from, uint32_t to)
 {
 	if (2 * m->npairs >= m->nslots)
 		rehash(m);
 	size_t s = slot_of(from, to, m->nslots);
 	for (; m->slots[s]; s = (s + 1) & (m->nslots - 1)) {
-		struct pair *p = &m->pairs[m->slots[s] - 1];
+		struct vt_prof_mpi_pair *p = &m->pairs[m->slots[s] - 1];
 		if (p->from == from && p->to == to)
 			return p;
 	}
@@ -70,40 +63,62 @@ static struct pair *pair_of(struct mpi_stats *m, uint32_t from, uint32_t to)
 		m->cap = m->cap ? 2 * m->cap : 64;
 		m->pairs = vtr_xrealloc(m->pairs, m->cap, sizeof(*m->pairs));
 	}
-	m->pairs[m->npairs] = (struct pair){.from = from, .to = to};
+	m->pairs[m->npairs] = (struct vt_prof_mpi_pair){.from = from, .to = to};
 	m->slots[s] = (uint32_t)++m->npairs;
 	return &m->pairs[m->npairs - 1];
 }
 
+void vt_prof_mpi_add_pair(struct vt_prof_mpi_stats *m, const struct vt_prof_mpi_pair *add)
+{
+	struct vt_prof_mpi_pair *p = pair_of(m, add->from, add->to);
+	p->count += add->count;
+	p->bytes += add->bytes;
+	m->messages += add->count;
+	m->bytes += add->bytes;
+}
+
+void vt_prof_mpi_add_kind(struct vt_prof_mpi_stats *m, size_t kind,
+			  const struct vt_prof_mpi_kind *add)
+{
+	struct vt_prof_mpi_kind *k = &m->kinds[kind < NCOLL ? kind : NCOLL];
+	k->instances += add->instances;
+	k->time += add->time;
+	k->sent += add->sent;
+	k->received += add->received;
+	m->collectives += add->instances;
+}
+
+static void add_collective(struct vt_prof_mpi_stats *m, uint32_t op,
+			   const struct vtr_coll_member *mem, uint32_t n)
+{
+	struct vt_prof_mpi_kind k = {.instances = 1};
+	for (uint32_t i = 0; i < n; i++) {
+		const struct vtr_coll_member *x = &mem[i];
+		k.time += x->end > x->begin ? x->end - x->begin : 0;
+		k.sent += x->sent;
+		k.received += x->received;
+	}
+	vt_prof_mpi_add_kind(m, op, &k);
+}
+
 static void on_message(void *user, const struct vtr_message *msg)
 {
-	struct mpi_stats *m = user;
-	struct pair *p = pair_of(m, msg->sender->rank, msg->receiver->rank);
-	p->count++;
-	p->bytes += msg->bytes;
-	m->messages++;
-	m->bytes += msg->bytes;
+	vt_prof_mpi_add_pair(user, &(struct vt_prof_mpi_pair){.from = msg->sender->rank,
+							      .to = msg->receiver->rank,
+							      .count = 1,
+							      .bytes = msg->bytes});
 }
 
 static void on_collective(void *user, const struct vtr_collective *c)
 {
-	struct mpi_stats *m = user;
-	struct coll_kind *k = &m->kinds[c->op < NCOLL ? c->op : NCOLL];
-	k->instances++;
-	for (uint32_t i = 0; i < c->n; i++) {
-		const struct vtr_coll_member *x = &c->members[i];
-		k->time += x->end > x->begin ? x->end - x->begin : 0;
-		k->sent += x->sent;
-		k->received += x->received;
-	}
-	m->collectives++;
+	add_collective(user, c->op, c->members, c->n);
 }
 
 /* Only what merged reading adds: the stack's problems are the flat profile's to report. */
 static void on_problem(void *user, const struct vtr_location *loc, enum vtr_problem kind,
 		       bool has_time, uint64_t time, uint32_t region, const char *message)
 {
-	struct mpi_stats *m = user;
+	struct vt_prof_mpi_stats *m = user;
 	(void)has_time;
 	(void)time;
 	(void)region;
@@ -119,7 +134,7 @@ static void on_problem(void *user, const struct vtr_location *loc, enum vtr_prob
 
 static int cmp_pairs(const void *pa, const void *pb)
 {
-	const struct pair *a = pa, *b = pb;
+	const struct vt_prof_mpi_pair *a = pa, *b = pb;
 	if (a->from != b->from)
 		return a->from < b->from ? -1 : 1;
 	return (a->to > b->to) - (a->to < b->to);
@@ -143,7 +158,8 @@ static double secs(uint64_t ticks, uint64_t res)
 	return res ? (double)ticks / (double)res : 0;
 }
 
-static void report_text(FILE *out, const struct vt_prof_trace *tr, const struct mpi_stats *m)
+static void report_text(FILE *out, const struct vt_prof_trace *tr,
+			const struct vt_prof_mpi_stats *m)
 {
 	uint64_t res = tr->timer_resolution;
 	fprintf(out,
@@ -157,7 +173,7 @@ static void report_text(FILE *out, const struct vt_prof_trace *tr, const struct 
 	else
 		fprintf(out, "  %6s  %6s  %10s  %14s\n", "from", "to", "messages", "bytes");
 	for (size_t i = 0; i < m->npairs; i++) {
-		const struct pair *p = &m->pairs[i];
+		const struct vt_prof_mpi_pair *p = &m->pairs[i];
 		fputs("  ", out);
 		print_rank(out, p->from, 6, false);
 		fputs("  ", out);
@@ -172,7 +188,7 @@ static void report_text(FILE *out, const struct vt_prof_trace *tr, const struct 
 	fprintf(out, "  %-22s  %10s  %14s  %14s  %14s\n", "kind", "instances", "time [s]", "sent",
 		"received");
 	for (size_t k = 0; k <= NCOLL; k++) {
-		const struct coll_kind *c = &m->kinds[k];
+		const struct vt_prof_mpi_kind *c = &m->kinds[k];
 		if (!c->instances)
 			continue;
 		fprintf(out, "  %-22s  %10" PRIu64 "  %14.6f  %14" PRIu64 "  %14" PRIu64 "\n",
@@ -180,12 +196,12 @@ static void report_text(FILE *out, const struct vt_prof_trace *tr, const struct 
 	}
 }
 
-static void report_csv(FILE *out, const struct vt_prof_trace *tr, const struct mpi_stats *m)
+static void report_csv(FILE *out, const struct vt_prof_trace *tr, const struct vt_prof_mpi_stats *m)
 {
 	uint64_t res = tr->timer_resolution;
 	fputs("section,from,to,kind,count,bytes,received_bytes,time_ticks,time_s\n", out);
 	for (size_t i = 0; i < m->npairs; i++) {
-		const struct pair *p = &m->pairs[i];
+		const struct vt_prof_mpi_pair *p = &m->pairs[i];
 		fputs("p2p,", out);
 		print_rank(out, p->from, 0, false);
 		fputc(',', out);
@@ -194,7 +210,7 @@ static void report_csv(FILE *out, const struct vt_prof_trace *tr, const struct m
 			p->bytes);
 	}
 	for (size_t k = 0; k <= NCOLL; k++) {
-		const struct coll_kind *c = &m->kinds[k];
+		const struct vt_prof_mpi_kind *c = &m->kinds[k];
 		if (c->instances)
 			fprintf(out,
 				"collective,,,%s,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
@@ -204,7 +220,8 @@ static void report_csv(FILE *out, const struct vt_prof_trace *tr, const struct m
 	}
 }
 
-static void report_json(FILE *out, const struct vt_prof_trace *tr, const struct mpi_stats *m)
+static void report_json(FILE *out, const struct vt_prof_trace *tr,
+			const struct vt_prof_mpi_stats *m)
 {
 	fputs("{\n  \"trace\": ", out);
 	vtr_json_string(out, tr->path);
@@ -214,7 +231,7 @@ static void report_json(FILE *out, const struct vt_prof_trace *tr, const struct 
 		",\n  \"problems\": %" PRIu64 ",\n  \"pairs\": [",
 		tr->timer_resolution, m->messages, m->bytes, m->collectives, m->problems);
 	for (size_t i = 0; i < m->npairs; i++) {
-		const struct pair *p = &m->pairs[i];
+		const struct vt_prof_mpi_pair *p = &m->pairs[i];
 		fprintf(out, "%s\n    {\"from\": ", i ? "," : "");
 		print_rank(out, p->from, 0, true);
 		fputs(", \"to\": ", out);
@@ -226,7 +243,7 @@ static void report_json(FILE *out, const struct vt_prof_trace *tr, const struct 
 	      out);
 	bool first = true;
 	for (size_t k = 0; k <= NCOLL; k++) {
-		const struct coll_kind *c = &m->kinds[k];
+		const struct vt_prof_mpi_kind *c = &m->kinds[k];
 		if (!c->instances)
 			continue;
 		fprintf(out,
@@ -240,33 +257,101 @@ static void report_json(FILE *out, const struct vt_prof_trace *tr, const struct 
 	fputs(first ? "]\n}\n" : "\n  ]\n}\n", out);
 }
 
+void vt_prof_mpi_print(struct vt_prof_mpi_stats *m, const struct vt_prof_trace *tr,
+		       const struct vt_prof_options *opt, FILE *out, uint64_t problems)
+{
+	m->problems = problems;
+	if (m->npairs)
+		qsort(m->pairs, m->npairs, sizeof(*m->pairs), cmp_pairs);
+	/* The pairs' index is stale once sorted: rebuilt for any pair added later. */
+	free(m->slots);
+	m->slots = NULL;
+	m->nslots = 0;
+	rehash(m);
+	switch (opt->format) {
+	case VT_PROF_TEXT:
+		report_text(out, tr, m);
+		break;
+	case VT_PROF_CSV:
+		report_csv(out, tr, m);
+		break;
+	case VT_PROF_JSON:
+		report_json(out, tr, m);
+		break;
+	}
+}
+
+struct vt_prof_mpi_stats *vt_prof_mpi_new(const struct vtr_trace *t)
+{
+	struct vt_prof_mpi_stats *m = vtr_xcalloc(1, sizeof(*m));
+	m->t = t;
+	rehash(m);
+	return m;
+}
+
+void vt_prof_mpi_free(struct vt_prof_mpi_stats *m)
+{
+	if (!m)
+		return;
+	free(m->pairs);
+	free(m->slots);
+	free(m);
+}
+
+const struct vt_prof_mpi_pair *vt_prof_mpi_pairs(const struct vt_prof_mpi_stats *m, size_t *n)
+{
+	*n = m->npairs;
+	return m->pairs;
+}
+
+const struct vt_prof_mpi_kind *vt_prof_mpi_kinds(const struct vt_prof_mpi_stats *m)
+{
+	return m->kinds;
+}
+
+/* The split matching's ends: the sender's and receiver's world ranks, the send's bytes (the
+ * serial matching's: vtr_match.c). */
+static void split_message(void *user, const struct vt_prof_wmsg *s, const struct vt_prof_wmsg *r,
+			  uint64_t late_sender)
+{
+	struct vt_prof_mpi_stats *m = user;
+	(void)late_sender;
+	vt_prof_mpi_add_pair(m, &(struct vt_prof_mpi_pair){.from = m->t->locations[s->loc].rank,
+							   .to = m->t->locations[r->loc].rank,
+							   .count = 1,
+							   .bytes = s->bytes});
+}
+
+static void split_collective(void *user, const struct vtr_coll_member *mem, const uint32_t *paths,
+			     uint32_t n, uint32_t op, uint32_t root, int pattern,
+			     const uint64_t *wait)
+{
+	(void)paths;
+	(void)root;
+	(void)pattern;
+	(void)wait;
+	add_collective(user, op, mem, n);
+}
+
+const struct vt_prof_wsplit_cp *vt_prof_mpi_split_callbacks(void)
+{
+	static const struct vt_prof_wsplit_cp cb = {split_message, split_collective};
+	return &cb;
+}
+
 int vt_prof_report_mpi(const struct vt_prof_trace *tr, const struct vt_prof_options *opt, FILE *out,
 		       FILE *warn, uint64_t *problems, char *err, size_t errlen)
 {
-	struct mpi_stats m = {.warn = warn};
-	rehash(&m);
+	struct vt_prof_mpi_stats *m = vt_prof_mpi_new(tr->layer);
+	m->warn = warn;
 	const struct vtr_callbacks cb = {
 	    .message = on_message, .collective = on_collective, .problem = on_problem};
-	int rc = vtr_read_merged(tr->layer, &cb, &m);
-	if (rc < 0) {
+	int rc = vtr_read_merged(tr->layer, &cb, m);
+	if (rc < 0)
 		snprintf(err, errlen, "%s", tr->layer->err);
-	} else {
-		if (m.npairs)
-			qsort(m.pairs, m.npairs, sizeof(*m.pairs), cmp_pairs);
-		switch (opt->format) {
-		case VT_PROF_TEXT:
-			report_text(out, tr, &m);
-			break;
-		case VT_PROF_CSV:
-			report_csv(out, tr, &m);
-			break;
-		case VT_PROF_JSON:
-			report_json(out, tr, &m);
-			break;
-		}
-	}
-	*problems = m.problems;
-	free(m.pairs);
-	free(m.slots);
+	else
+		vt_prof_mpi_print(m, tr, opt, out, m->problems);
+	*problems = m->problems;
+	vt_prof_mpi_free(m);
 	return rc;
 }

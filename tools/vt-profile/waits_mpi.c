@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* vt-profile-mpi --waits and --critical-path on N processes: the exchanges over MPI. */
+/* vt-profile-mpi --waits, --critical-path and --mpi on N processes: the exchanges over MPI. */
 #include "cpath_split.h"
+#include "mpi_stats.h"
 #include "vtr_cli.h"
 #include "waits_split.h"
 
@@ -111,6 +112,60 @@ static void *alltoall(void *items, size_t n, size_t size, const uint32_t *dest, 
 	free(fill);
 	free(out);
 	return in;
+}
+
+/* Every process's items (size bytes each) at process 0: there all of them (*total bytes, its
+ * own first; counts[i]: process i's bytes), elsewhere an empty buffer. */
+static void *gather0(const void *mine, size_t n, size_t size, int nprocs, int **counts,
+		     size_t *total)
+{
+	int me, bytes = bytes_of(n, size);
+	MPI_Comm_rank(MPI_COMM_WORLD, &me);
+	int *cs = vtr_xcalloc((size_t)nprocs, sizeof(int));
+	MPI_Gather(&bytes, 1, MPI_INT, cs, 1, MPI_INT, 0, MPI_COMM_WORLD);
+	*total = 0;
+	int *d = me ? NULL : displs_of(cs, nprocs, total);
+	char *got = vtr_xcalloc(*total + 1, 1);
+	MPI_Gatherv(mine, bytes, MPI_BYTE, got, cs, d, MPI_BYTE, 0, MPI_COMM_WORLD);
+	free(d);
+	*counts = cs;
+	return got;
+}
+
+/* --mpi after the reading: every process's sums added up at process 0, which prints them;
+ * the exit status (every process's). */
+static int mpi_report(struct vt_prof_mpi_stats *m, struct waits *w, const struct vt_prof_trace *tr,
+		      const struct vt_prof_options *opt, int nprocs)
+{
+	int me, status = 0, *cs;
+	MPI_Comm_rank(MPI_COMM_WORLD, &me);
+	size_t np, total;
+	const struct vt_prof_mpi_pair *mine = vt_prof_mpi_pairs(m, &np);
+	struct vt_prof_mpi_pair *pairs = gather0(mine, np, sizeof(*mine), nprocs, &cs, &total);
+	/* Process 0's own are in already. */
+	for (size_t i = (size_t)cs[0] / sizeof(*pairs); i < total / sizeof(*pairs); i++)
+		vt_prof_mpi_add_pair(m, &pairs[i]);
+	free(pairs);
+	free(cs);
+	struct vt_prof_mpi_kind *kinds =
+	    gather0(vt_prof_mpi_kinds(m), VT_PROF_MPI_KINDS, sizeof(*kinds), nprocs, &cs, &total);
+	for (size_t i = VT_PROF_MPI_KINDS; i < total / sizeof(*kinds); i++)
+		vt_prof_mpi_add_kind(m, i % VT_PROF_MPI_KINDS, &kinds[i]);
+	free(kinds);
+	free(cs);
+	uint64_t problems = sum(*vt_prof_waits_problems(w));
+	uint64_t stack = sum(vt_prof_waits_stack_problems(w));
+	if (!me) {
+		vt_prof_mpi_print(m, tr, opt, stdout, problems);
+		status = problems + stack ? 1 : 0;
+		if (fflush(stdout) != 0 || ferror(stdout)) {
+			fprintf(stderr, "vt-profile: cannot write the report: %s\n",
+				strerror(errno));
+			status = 2;
+		}
+	}
+	MPI_Bcast(&status, 1, MPI_INT, 0, MPI_COMM_WORLD);
+	return status;
 }
 
 /* The exchanges while the processes read (waits_split.h): the records since the last one to
@@ -278,6 +333,9 @@ int vt_prof_waits_mpi(const char *path, const struct vt_prof_options *opt)
 	t->no_match = true;
 	struct waits *w = vt_prof_waits_new(t, stderr, sp);
 	struct vt_prof_cpsplit *cp = opt->critpath ? vt_prof_cpsplit_new(t, sp, w) : NULL;
+	struct vt_prof_mpi_stats *mpi = opt->mpi ? vt_prof_mpi_new(t) : NULL;
+	if (mpi) /* --mpi: the matched messages and collectives as the owners compute them */
+		vt_prof_wsplit_on_cp(sp, vt_prof_mpi_split_callbacks(), mpi);
 
 	/* 1. Each process reads its share, the records going to their owners as it goes; the
 	 * first exchange at its first event, the span to the next one a 256th of the trace. */
@@ -297,6 +355,11 @@ int vt_prof_waits_mpi(const char *path, const struct vt_prof_options *opt)
 	if (!sum(events)) {
 		if (!me)
 			fprintf(stderr, "vt-profile: %s: the trace has no events\n", path);
+		goto out;
+	}
+	if (mpi) {
+		/* --mpi: no call paths; the sums at process 0. */
+		status = mpi_report(mpi, w, &tr, opt, nprocs);
 		goto out;
 	}
 
@@ -330,15 +393,10 @@ int vt_prof_waits_mpi(const char *path, const struct vt_prof_options *opt)
 	free(map);
 
 	/* 3. The sums at process 0, which prints them. */
-	size_t ncells;
+	size_t ncells, total;
+	int *cs;
 	const struct vt_prof_wcell *cells = vt_prof_waits_cells(w, &ncells);
-	int bytes = bytes_of(ncells, sizeof(*cells));
-	int *cs = vtr_xcalloc((size_t)nprocs, sizeof(int));
-	MPI_Gather(&bytes, 1, MPI_INT, cs, 1, MPI_INT, 0, MPI_COMM_WORLD);
-	size_t total = 0;
-	int *d = me ? NULL : displs_of(cs, nprocs, &total);
-	struct vt_prof_wcell *got = vtr_xcalloc(total + 1, 1);
-	MPI_Gatherv(cells, bytes, MPI_BYTE, got, cs, d, MPI_BYTE, 0, MPI_COMM_WORLD);
+	struct vt_prof_wcell *got = gather0(cells, ncells, sizeof(*cells), nprocs, &cs, &total);
 	uint64_t problems = sum(*vt_prof_waits_problems(w));
 	uint64_t stack = sum(vt_prof_waits_stack_problems(w));
 	if (!me) {
@@ -357,7 +415,6 @@ int vt_prof_waits_mpi(const char *path, const struct vt_prof_options *opt)
 	}
 	free(got);
 	free(cs);
-	free(d);
 	MPI_Bcast(&status, 1, MPI_INT, 0, MPI_COMM_WORLD);
 out:
 	if (opt->stats) {
@@ -371,6 +428,7 @@ out:
 	}
 	if (cp)
 		vt_prof_cpsplit_free(cp);
+	vt_prof_mpi_free(mpi);
 	vt_prof_waits_free(w);
 	vt_prof_wsplit_free(sp);
 	vtr_close(t);

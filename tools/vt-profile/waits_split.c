@@ -420,6 +420,8 @@ uint64_t vt_prof_wsplit_record(struct vt_prof_wsplit *sp, const struct vtr_locat
 					   .begin = r->begin,
 					   .end = r->time,
 					   .order = order,
+					   .sent = r->sent,
+					   .received = r->received,
 					   .comm = r->comm,
 					   .member = me,
 					   .op = r->op,
@@ -803,8 +805,8 @@ static void collective(const struct vt_prof_wsplit *sp, struct waits *w, struct 
 	uint64_t *wait = vtr_xcalloc(size + 1, sizeof(*wait));
 	for (size_t i = 0; i < n; i++) {
 		uint32_t me = c[i].member;
-		mem[me] =
-		    (struct vtr_coll_member){&t->locations[c[i].loc], c[i].begin, c[i].end, 0, 0};
+		mem[me] = (struct vtr_coll_member){&t->locations[c[i].loc], c[i].begin, c[i].end,
+						   c[i].sent, c[i].received};
 		paths[me] = c[i].path;
 		if (!seen[me]) {
 			seen[me] = true;
@@ -820,7 +822,7 @@ static void collective(const struct vt_prof_wsplit *sp, struct waits *w, struct 
 	} else {
 		enum vt_prof_wait p = vt_prof_wait_collective(c->op, c->root, size, mem, wait);
 		if (sp->cp)
-			sp->cp->collective(sp->cp_user, mem, paths, size, c->root, p, wait);
+			sp->cp->collective(sp->cp_user, mem, paths, size, c->op, c->root, p, wait);
 		if (p != VT_WAIT_PATTERNS)
 			for (uint32_t i = 0; i < size; i++)
 				vt_prof_waits_add(w, p, paths[i], (uint32_t)mem[i].location->index,

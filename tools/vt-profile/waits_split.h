@@ -62,9 +62,10 @@ struct vt_prof_wmsg {
 	uint32_t loc, path, flags, pad;
 };
 
-/* One member's end of a collective: the k-th of that member on comm. */
+/* One member's end of a collective: the k-th of that member on comm; sent, received: its
+ * bytes (--mpi). */
 struct vt_prof_wcoll {
-	uint64_t k, begin, end, order;
+	uint64_t k, begin, end, order, sent, received;
 	uint32_t comm, member, op, root, loc, path;
 };
 
@@ -83,14 +84,16 @@ const bool *vt_prof_wsplit_share(const struct vt_prof_wsplit *sp);
 /* The process that reads location loc. */
 uint32_t vt_prof_wsplit_loc_owner(const struct vt_prof_wsplit *sp, uint32_t loc);
 
-/* vt-profile-mpi --critical-path (cpath_split.c): the owner's messages with both ends (the
- * receive's Late Sender time) and collectives every member ended (members by rank in the
- * communicator, the paths of their ends, the pattern and its waits), as they are computed. */
+/* vt-profile-mpi --critical-path (cpath_split.c) and --mpi (mpi.c): the owner's messages with both
+ * ends (the receive's Late Sender time) and collectives every member ended (members by rank in the
+ * communicator, the paths of their ends, its operation and root, the pattern and its waits), as
+ * they are computed. */
 struct vt_prof_wsplit_cp {
 	void (*message)(void *user, const struct vt_prof_wmsg *s, const struct vt_prof_wmsg *r,
 			uint64_t late_sender);
 	void (*collective)(void *user, const struct vtr_coll_member *mem, const uint32_t *paths,
-			   uint32_t n, uint32_t root, int pattern, const uint64_t *wait);
+			   uint32_t n, uint32_t op, uint32_t root, int pattern,
+			   const uint64_t *wait);
 };
 void vt_prof_wsplit_on_cp(struct vt_prof_wsplit *sp, const struct vt_prof_wsplit_cp *cp,
 			  void *user);
@@ -167,7 +170,7 @@ void vt_prof_waits_print(struct waits *w, const struct vt_prof_trace *tr,
 			 const struct vt_prof_options *opt, FILE *out);
 void vt_prof_waits_free(struct waits *w);
 
-/* vt-profile-mpi: the parallel --waits or --critical-path (waits_mpi.c), every process; the
+/* vt-profile-mpi: the parallel --waits, --critical-path or --mpi (waits_mpi.c), every process; the
  * exit status. */
 int vt_prof_waits_mpi(const char *path, const struct vt_prof_options *opt);
 

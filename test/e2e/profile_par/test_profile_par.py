@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""vt-profile-mpi --waits and --critical-path on 2 and 4 processes (Open MPI) and
+"""vt-profile-mpi --waits, --critical-path and --mpi on 2 and 4 processes (Open MPI) and
 vt-profile-mpich on 2 (MPICH) print what vt-profile prints, byte for byte (text, JSON, CSV),
 with its exit status:
 on a trace written with python3-otf2 (every pattern, an OpenMP team; once with an unmatched
@@ -10,7 +10,9 @@ sleeps before its send) and test/e2e/mpi_threads/mpi_threads.c (MPI from pthread
 OpenMP thread: several locations per rank). python3-otf2 says that each trace has what it is
 here for. Each trace's text report again with --window 8 (an exchange about every 8 records:
 ends, Leaves and completions in different exchanges); on waits-app, --stats shows that no
-process holds more than a few windows of records at once. --critical-path also on
+process holds more than a few windows of records at once (--waits and --mpi). --mpi's
+serial JSON report also against python3-otf2's events (messages, bytes, collectives,
+problems). --critical-path also on
 waittrace's chain of two Late Senders (its path and delay costs known to the tick) and on
 test/e2e/profile/critpath_prog.c (rank 1's solve sleeps 300 ms more before an Allreduce on 3
 ranks: the path and the largest delay cost name rank 1's solve)."""
@@ -65,8 +67,8 @@ def content(path):
 
 def same(t, path, what, status=0, mode='--waits'):
     """Each format's serial report, then each parallel run's, compared byte for byte; the
-    serial JSON report. --waits: CSV on Open MPI's 2 processes only; --critical-path: every
-    format on every run."""
+    serial JSON report. --waits: CSV on Open MPI's 2 processes only; --critical-path and --mpi:
+    every format on every run."""
     report = None
     for fmt in ('text', 'json', 'csv'):
         code, want, err = run([VT_PROFILE, mode, '--format', fmt, path])
@@ -93,8 +95,37 @@ def same(t, path, what, status=0, mode='--waits'):
 
 
 def both(t, path, what, status=0):
-    """--waits and --critical-path compared; their serial JSON reports."""
+    """--waits, --critical-path and --mpi compared; the serial JSON reports of the first two
+    (--mpi's: check_mpi)."""
+    check_mpi(t, path, what, status)
     return same(t, path, what, status), same(t, path, what, status, '--critical-path')
+
+
+def check_mpi(t, path, what, status):
+    """--mpi compared, and its serial JSON report against python3-otf2's events: as many
+    messages as receives (every receive matched), their bytes those of the sends, one
+    collective instance per CollectiveEnd of a communicator's member over the members;
+    problems: the unmatched send (status 1) or none."""
+    report = same(t, path, what, status, '--mpi')
+    sends, recvs, ends = [], 0, 0
+    with otf2.reader.open(path) as reader:
+        for loc, ev in otf2events.events(reader):
+            name = type(ev).__name__
+            if name in ('MpiSend', 'MpiIsend'):
+                sends.append(ev.msg_length)
+            elif name in ('MpiRecv', 'MpiIrecv'):
+                recvs += 1
+            elif name == 'MpiCollectiveEnd':
+                ends += 1
+    t.eq((report['messages'], report['problems']), (len(sends) - status, status),
+         '%s: --mpi counts every send but the unmatched one, %d problem(s)' % (what, status))
+    t.eq(report['messages'], recvs, '%s: --mpi counts a message per receive' % what)
+    if not status:
+        t.eq(report['bytes'], sum(sends), '%s: --mpi: the bytes of every send' % what)
+    t.check(report['collectives'] <= ends and (ends == 0) == (report['collectives'] == 0),
+            '%s: --mpi: at most a collective per member\'s end, none without ends' % what,
+            '%d collectives, %d ends' % (report['collectives'], ends))
+    return report
 
 
 def instances(report, pattern):
@@ -222,39 +253,46 @@ def check_bounded(t, trace):
     """What a process holds is bounded by the window, not its share: with --window 64 on 4
     processes each sends 6000 or more records (a quarter of the 24000 message ends at least)
     in an exchange about every 64, and holds at most 256 records at once (--stats counts
-    them; 6000 without the windows)."""
-    code, want, _ = run([VT_PROFILE, '--waits', '--format', 'json', trace])
-    code, got, err = parallel(OPENMPI, 4, ['--waits', '--format', 'json', '--window', '64',
-                                           '--stats', trace])
-    t.check((code, got) == (0, want), 'bounded: --window 64 --stats, the serial bytes', err)
-    stats = {}
-    for line in err.splitlines():
-        m = re.match(r'vt-profile: process (\d) of 4: (\d+) records sent in (\d+) exchanges, '
-                     r'at most (\d+) held at once, peak RSS (\d+) KiB$', line)
-        if m:
-            stats[int(m.group(1))] = [int(x) for x in m.groups()[1:]]
-    t.check(sorted(stats) == [0, 1, 2, 3], 'bounded: a --stats line per process', err)
-    for p, (records, exchanges, held, rss) in sorted(stats.items()):
-        t.check(records >= 4 * 3000 * 2 // 4 and exchanges >= records // 65 and held <= 256,
-                'bounded: process %d sent its ends in windows, held at most 256' % p,
-                '%d records, %d exchanges, %d held' % (records, exchanges, held))
-    t.check(sum(v[0] for v in stats.values()) >= 4 * 3000 * 2,
-            'bounded: every send and receive sent to its owner', repr(stats))
+    them; 6000 without the windows); for --waits and --mpi."""
+    for mode in ('--waits', '--mpi'):
+        bounded(t, trace, mode)
     for bad in ('0', 'x'):
         code, out, err = parallel(OPENMPI, 2, ['--waits', '--window', bad, trace])
         lines = [x for x in err.splitlines() if x.startswith('vt-profile:')]
         t.check(code == 2 and lines and '--window' in lines[0] and repr(bad) in lines[0],
                 'usage: --window %s exits 2, the line names --window and %s' % (bad, bad), err)
     code, out, err = run([VT_PROFILE, '--stats', trace])
-    t.check(code == 2 and '--window and --stats go with --waits or --critical-path' in err,
-            'usage: --stats without --waits or --critical-path exits 2 and says so', err)
+    t.check(code == 2 and '--window and --stats go with --waits, --critical-path or --mpi' in err,
+            'usage: --stats without --waits, --critical-path or --mpi exits 2 and says so', err)
+
+
+def bounded(t, trace, mode):
+    code, want, _ = run([VT_PROFILE, mode, '--format', 'json', trace])
+    code, got, err = parallel(OPENMPI, 4, [mode, '--format', 'json', '--window', '64',
+                                           '--stats', trace])
+    t.check((code, got) == (0, want), 'bounded %s: --window 64 --stats, the serial bytes' % mode,
+            err)
+    stats = {}
+    for line in err.splitlines():
+        m = re.match(r'vt-profile: process (\d) of 4: (\d+) records sent in (\d+) exchanges, '
+                     r'at most (\d+) held at once, peak RSS (\d+) KiB$', line)
+        if m:
+            stats[int(m.group(1))] = [int(x) for x in m.groups()[1:]]
+    t.check(sorted(stats) == [0, 1, 2, 3], 'bounded %s: a --stats line per process' % mode, err)
+    for p, (records, exchanges, held, rss) in sorted(stats.items()):
+        t.check(records >= 4 * 3000 * 2 // 4 and exchanges >= records // 65 and held <= 256,
+                'bounded %s: process %d sent its ends in windows, held at most 256' % (mode, p),
+                '%d records, %d exchanges, %d held' % (records, exchanges, held))
+    t.check(sum(v[0] for v in stats.values()) >= 4 * 3000 * 2,
+            'bounded %s: every send and receive sent to its owner' % mode, repr(stats))
 
 
 def check_usage(t, trace):
-    code, out, err = parallel(OPENMPI, 2, ['--mpi', trace])
-    t.eq(code, 2, 'usage: --mpi on 2 processes exits 2')
-    t.check('only --waits and --critical-path run on more than one process' in err,
-            'usage: --mpi on 2 processes says only --waits and --critical-path run there', err)
+    code, out, err = parallel(OPENMPI, 2, ['--imbalance', trace])
+    t.eq(code, 2, 'usage: --imbalance on 2 processes exits 2')
+    t.check('only --waits, --critical-path and --mpi run on more than one process' in err,
+            'usage: --imbalance on 2 processes says only --waits, --critical-path and --mpi '
+            'run there', err)
     code, out, err = parallel(OPENMPI, 2, ['--waits', trace + '.none'])
     lines = [x for x in err.splitlines() if x.startswith('vt-profile:')]
     t.eq((code, len(lines)), (2, 1), 'bad trace on 2 processes: exit 2, one line')
