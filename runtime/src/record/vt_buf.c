@@ -322,11 +322,13 @@ void vt_buf_forked(void)
 /*
  * A fresh half costs its thread a page fault per 4 KiB (~1.65 us on a paravirtualised VM). At
  * a location's first hand-over the half it fills next was never touched: the writer faults it
- * in first (MADV_POPULATE_WRITE), well ahead of the thread. Chunk by chunk under the lock, so
- * the buffer cannot be unmapped meanwhile (thread exit). The first half stays the thread's:
- * a writer started with every thread would cost the start of programs that never flush.
+ * in first (MADV_POPULATE_WRITE), well ahead of the thread. Each step holds the location's
+ * lock, so the buffer cannot be unmapped meanwhile (thread exit: the half is checked again
+ * under it), and lets it go after, so a thread handing over its next half (under the same
+ * lock) waits for one step at most: 64 KiB, 16 faults. The first half stays the thread's: a
+ * writer started with every thread would cost the start of programs that never flush.
  */
-#define PREFAULT_CHUNK (256 * 1024)
+#define PREFAULT_STEP (64 * 1024)
 #ifndef MADV_POPULATE_WRITE
 #define MADV_POPULATE_WRITE 23
 #endif
@@ -337,7 +339,7 @@ void vt_buf_prefault(struct vt_loc *loc, struct vt_rec *half)
 	uintptr_t p = ((uintptr_t)half + page - 1) & ~(page - 1);
 	uintptr_t end = (uintptr_t)(half + vt_buf_half_records(vt_cfg.buffer_size)) & ~(page - 1);
 	while (p < end && !__atomic_load_n(&bufs.no_populate, __ATOMIC_RELAXED)) {
-		size_t n = end - p < PREFAULT_CHUNK ? end - p : PREFAULT_CHUNK;
+		size_t n = end - p < PREFAULT_STEP ? end - p : PREFAULT_STEP;
 		pthread_mutex_lock(&loc->lock);
 		bool mine = !loc->done && (half == loc->halves[0] || half == loc->halves[1]);
 		/* By system call (never the program's madvise). EINVAL: an older kernel. */
