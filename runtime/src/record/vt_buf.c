@@ -69,6 +69,37 @@ struct vt_rec *vt_buf_reserve_slow(struct vt_tls *t, unsigned n)
 	return p;
 }
 
+/* vt-ctl off while the thread waited in an operation (vt_thread.h). */
+bool vt_thread_ctl_lift(struct vt_tls *t)
+{
+	struct vt_loc *loc = t->loc;
+	if (vt_likely(!t->ctl_armed) || t->nest || t->busy || !loc)
+		return false;
+	/* As a producer (the handler keeps out). Still armed (an "on" may have disarmed it):
+	 * nothing recorded since, else it would be paused; the half's end is given back, and
+	 * the thread counts as not following (vt_thread_ctl_land follows). */
+	t->nest = 1;
+	vt_signal_fence();
+	bool lifted = t->ctl_armed;
+	if (lifted) {
+		t->end = t->ctl_end;
+		t->ctl_armed = 0;
+		t->ctl_lifted = 1;
+		__atomic_store_n(&loc->ctl, VT_CTL_FOLLOW_ON, __ATOMIC_RELEASE);
+	}
+	vt_signal_fence();
+	t->nest = 0;
+	vt_signal_fence();
+	return lifted;
+}
+
+void vt_thread_ctl_land(struct vt_tls *t)
+{
+	t->ctl_lifted = 0;
+	vt_signal_fence();
+	vt_thread_ctl_follow(); /* a handler may have been first: then this one does nothing */
+}
+
 /* The side area's segment k: its first slot, counted over all segments, and its size. */
 static uint32_t side_base(unsigned k)
 {
