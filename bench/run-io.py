@@ -44,11 +44,16 @@ vtrun does), with COUNT and 2*COUNT calls, the difference divided by COUNT:
   - rest: all - thread, what the recording costs off the loop (the encoding and writing,
     on the writer thread or at the end).
 
-Usage: bench/run-io.py BUILD_DIR [--runs N] [--count N] [--json FILE] [--callgrind]"""
+The programs, their traces and callgrind's files go to a work directory /tmp/vt-io-* (up to
+1.5 GB), deleted at the end, also when a run fails or is interrupted; --keep keeps it (its
+path is printed).
+
+Usage: bench/run-io.py BUILD_DIR [--runs N] [--count N] [--json FILE] [--callgrind] [--keep]"""
 
 import argparse
 import json
 import os
+import shutil
 import statistics
 import sys
 import tempfile
@@ -169,9 +174,25 @@ def main():
     ap.add_argument('--count', type=int, default=200000)
     ap.add_argument('--json')
     ap.add_argument('--callgrind', action='store_true')
+    ap.add_argument('--keep', action='store_true',
+                    help='keep the work directory /tmp/vt-io-* (deleted otherwise)')
     a = ap.parse_args()
     build = os.path.abspath(a.build)
+    if not os.access(os.path.join(build, 'vtcc', 'vtrun'), os.X_OK):
+        raise SystemExit('run-io.py: build directory %s: no vtcc/vtrun in it (expected a '
+                         'built vt build directory)' % a.build)
     work = tempfile.mkdtemp(prefix='vt-io-')
+    try:
+        measure(a, build, work)
+    finally:
+        if a.keep:
+            print('work directory kept: %s' % work, file=sys.stderr)
+        else:
+            shutil.rmtree(work, ignore_errors=True)
+
+
+def measure(a, build, work):
+    """Every table, printed (and written to --json); the files go under work."""
     vtrun = os.path.join(build, 'vtcc', 'vtrun')
     exe = os.path.join(work, 'io-costs')
     benchlib.sh(['cc', '-O2', '-pthread', SRC, '-o', exe])

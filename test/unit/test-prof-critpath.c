@@ -85,20 +85,29 @@ static void allreduce(void)
 	CHECK(w[0].loc == 0 && w[1].loc == 2); /* sorted by location */
 }
 
-/* A chain of two Late Senders: rank 0 works to 30 and sends to rank 1, which waits in its
- * receive from 0 to 30, works to 40 (path 3) and sends to rank 2, which waits from 0 to 40
- * and ends at 50. The path: rank 2 40..50, rank 1 30..40, rank 0 0..30. Rank 2's wait of
- * 40 is all rank 1's excess (path 3 from 30 to 40; rank 2 computed nothing since 0). */
+/* A chain of two Late Senders, used by chain() and halves(): rank 0 works to 30 and sends to
+ * rank 1, which waits in its receive from 0 to 30, works to 40 (path 3) and sends to rank 2,
+ * which waits from 0 to 40 and ends at 50. */
+static const uint64_t chain_t0[] = {0, 0, 30, 31}, chain_t1[] = {0, 0, 30, 40, 41},
+		      chain_t2[] = {0, 0, 40, 50};
+static const uint32_t chain_p0[] = {1, 2, 1, 0}, chain_p1[] = {1, 4, 3, 1, 0},
+		      chain_p2[] = {1, 4, 1, 0};
+static const uint64_t chain_s1[] = {30}, chain_s2[] = {40};
+static const struct vt_prof_cp_line chain_lines[3] = {{chain_t0, chain_p0, 4, 0, 31, NULL, 0},
+						      {chain_t1, chain_p1, 5, 0, 41, chain_s1, 1},
+						      {chain_t2, chain_p2, 4, 0, 50, chain_s2, 1}};
+/* The walk may reorder its waits: each case copies these. */
+static const struct vt_prof_cp_wait chain_waits[2] = {
+    {.loc = 1, .path = 4, .delayer = 0, .begin = 0, .end = 30},
+    {.loc = 2, .path = 4, .delayer = 1, .begin = 0, .end = 40}};
+
+/* The path: rank 2 40..50, rank 1 30..40, rank 0 0..30. Rank 2's wait of 40 is all rank 1's
+ * excess (path 3 from 30 to 40; rank 2 computed nothing since 0). */
 static void chain(void)
 {
-	static const uint64_t t0[] = {0, 0, 30, 31}, t1[] = {0, 0, 30, 40, 41},
-			      t2[] = {0, 0, 40, 50};
-	static const uint32_t p0[] = {1, 2, 1, 0}, p1[] = {1, 4, 3, 1, 0}, p2[] = {1, 4, 1, 0};
-	static const uint64_t s1[] = {30}, s2[] = {40};
-	struct vt_prof_cp_line l[3] = {
-	    {t0, p0, 4, 0, 31, NULL, 0}, {t1, p1, 5, 0, 41, s1, 1}, {t2, p2, 4, 0, 50, s2, 1}};
-	struct vt_prof_cp_wait w[2] = {{.loc = 1, .path = 4, .delayer = 0, .begin = 0, .end = 30},
-				       {.loc = 2, .path = 4, .delayer = 1, .begin = 0, .end = 40}};
+	const struct vt_prof_cp_line *l = chain_lines;
+	struct vt_prof_cp_wait w[2];
+	memcpy(w, chain_waits, sizeof(w));
 	struct got cost = {0};
 	vt_prof_delay_cost(l, &w[0], scratch, on_cost, &cost);
 	CHECK(cost.n == 1 && get(&cost, 0, 2) == 30);
@@ -174,17 +183,12 @@ static void on_span(void *user, uint32_t loc, uint64_t from, uint64_t to)
  * as spans: rank 2 40..50, rank 1 30..40, rank 0 0..30. */
 static void halves(void)
 {
-	static const uint64_t t0[] = {0, 0, 30, 31}, t1[] = {0, 0, 30, 40, 41},
-			      t2[] = {0, 0, 40, 50};
-	static const uint32_t p0[] = {1, 2, 1, 0}, p1[] = {1, 4, 3, 1, 0}, p2[] = {1, 4, 1, 0};
-	static const uint64_t s1[] = {30}, s2[] = {40};
-	struct vt_prof_cp_line l[3] = {
-	    {t0, p0, 4, 0, 31, NULL, 0}, {t1, p1, 5, 0, 41, s1, 1}, {t2, p2, 4, 0, 50, s2, 1}};
+	const struct vt_prof_cp_line *l = chain_lines;
 	struct vt_prof_cp_spent tally[8];
 	CHECK(vt_prof_cp_tally(&l[1], 40, tally) == 1 && tally[0].path == 3 && tally[0].time == 10);
 	CHECK(vt_prof_cp_tally(&l[2], 0, tally) == 0);
-	struct vt_prof_cp_wait w[2] = {{.loc = 1, .path = 4, .delayer = 0, .begin = 0, .end = 30},
-				       {.loc = 2, .path = 4, .delayer = 1, .begin = 0, .end = 40}};
+	struct vt_prof_cp_wait w[2];
+	memcpy(w, chain_waits, sizeof(w));
 	struct got cost = {0};
 	size_t n = vt_prof_cp_tally(&l[2], w[1].begin, tally);
 	vt_prof_delay_cost_of(&l[1], &w[1], tally, n, scratch, on_cost, &cost);

@@ -352,17 +352,22 @@ bool vt_iotrace_op_enter(struct vt_io_call *c, enum vt_io_fn fn, int fd, enum vt
 	return op_enter_slow(c, fn, fd, mode, bytes);
 }
 
-/* The other cases of an operation's end: each event through the common path. */
+/* The other cases of an operation's end: each event through the common path. vt-ctl off
+ * while the thread waited in the call (armed, its next event would pause it): the end and
+ * the Leave are written first, the pause follows them. */
 static __attribute__((noinline)) void op_end_slow(struct vt_io_call *c, int64_t result)
 {
 	int saved = errno;
 	c->thread = &vt_tls; /* the fast beginning left it unset: the same thread */
+	bool lifted = vt_thread_ctl_lift(c->thread);
 	/* Registered at the operation's beginning. */
 	uint32_t region = io.regions[c->fn].handle - 1;
 	if (c->handle != UINT32_MAX)
 		put(c, region, VT_REC_IO_OP_END, result >= 0 ? (uint64_t)result : 0, c->handle,
 		    VT_REC_IO_OP_ALONE | (result >= 0 ? 0 : VT_REC_IO_OP_FAILED), 0, 0);
 	finish(c);
+	if (lifted)
+		vt_thread_ctl_land(c->thread);
 	errno = saved;
 }
 

@@ -4,6 +4,7 @@
 #define VT_SNAPSHOT_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
 /*
  * Writes the current window of every thread (VT_MODE=ring) to an archive of its own,
@@ -30,5 +31,11 @@ bool vt_snapshot_forking(void);
  * records), and the messages and collectives that start cuts are marked. */
 struct vt_mpi_ops;
 void vt_snapshot_final_cut(const struct vt_mpi_ops *ops);
+
+/* In a snapshot's writing process of an MPI rank (vt_snapshot_job.c): the other ranks'
+ * writers met, the job's window agreed and set (*end: its end, local ticks) and what it cuts
+ * marked: their group; NULL: this rank writes alone. k: the snapshot's K; asked: when it was
+ * asked (local ticks). */
+const struct vt_mpi_ops *vt_snapshot_job_meet(unsigned k, uint64_t asked, uint64_t *end);
 
 #endif

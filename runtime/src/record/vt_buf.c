@@ -69,6 +69,37 @@ struct vt_rec *vt_buf_reserve_slow(struct vt_tls *t, unsigned n)
 	return p;
 }
 
+/* vt-ctl off while the thread waited in an operation (vt_thread.h). */
+bool vt_thread_ctl_lift(struct vt_tls *t)
+{
+	struct vt_loc *loc = t->loc;
+	if (vt_likely(!t->ctl_armed) || t->nest || t->busy || !loc)
+		return false;
+	/* As a producer (the handler keeps out). Still armed (an "on" may have disarmed it):
+	 * nothing recorded since, else it would be paused; the half's end is given back, and
+	 * the thread counts as not following (vt_thread_ctl_land follows). */
+	t->nest = 1;
+	vt_signal_fence();
+	bool lifted = t->ctl_armed;
+	if (lifted) {
+		t->end = t->ctl_end;
+		t->ctl_armed = 0;
+		t->ctl_lifted = 1;
+		__atomic_store_n(&loc->ctl, VT_CTL_FOLLOW_ON, __ATOMIC_RELEASE);
+	}
+	vt_signal_fence();
+	t->nest = 0;
+	vt_signal_fence();
+	return lifted;
+}
+
+void vt_thread_ctl_land(struct vt_tls *t)
+{
+	t->ctl_lifted = 0;
+	vt_signal_fence();
+	vt_thread_ctl_follow(); /* a handler may have been first: then this one does nothing */
+}
+
 /* The side area's segment k: its first slot, counted over all segments, and its size. */
 static uint32_t side_base(unsigned k)
 {
@@ -322,11 +353,13 @@ void vt_buf_forked(void)
 /*
  * A fresh half costs its thread a page fault per 4 KiB (~1.65 us on a paravirtualised VM). At
  * a location's first hand-over the half it fills next was never touched: the writer faults it
- * in first (MADV_POPULATE_WRITE), well ahead of the thread. Chunk by chunk under the lock, so
- * the buffer cannot be unmapped meanwhile (thread exit). The first half stays the thread's:
- * a writer started with every thread would cost the start of programs that never flush.
+ * in first (MADV_POPULATE_WRITE), well ahead of the thread. Each step holds the location's
+ * lock, so the buffer cannot be unmapped meanwhile (thread exit: the half is checked again
+ * under it), and lets it go after, so a thread handing over its next half (under the same
+ * lock) waits for one step at most: 64 KiB, 16 faults. The first half stays the thread's: a
+ * writer started with every thread would cost the start of programs that never flush.
  */
-#define PREFAULT_CHUNK (256 * 1024)
+#define PREFAULT_STEP (64 * 1024)
 #ifndef MADV_POPULATE_WRITE
 #define MADV_POPULATE_WRITE 23
 #endif
@@ -337,7 +370,7 @@ void vt_buf_prefault(struct vt_loc *loc, struct vt_rec *half)
 	uintptr_t p = ((uintptr_t)half + page - 1) & ~(page - 1);
 	uintptr_t end = (uintptr_t)(half + vt_buf_half_records(vt_cfg.buffer_size)) & ~(page - 1);
 	while (p < end && !__atomic_load_n(&bufs.no_populate, __ATOMIC_RELAXED)) {
-		size_t n = end - p < PREFAULT_CHUNK ? end - p : PREFAULT_CHUNK;
+		size_t n = end - p < PREFAULT_STEP ? end - p : PREFAULT_STEP;
 		pthread_mutex_lock(&loc->lock);
 		bool mine = !loc->done && (half == loc->halves[0] || half == loc->halves[1]);
 		/* By system call (never the program's madvise). EINVAL: an older kernel. */

@@ -61,8 +61,10 @@ struct vt_tls {
 	/* vt-ctl off, armed by the control signal's handler between two producers
 	 * (record/vt_thread.c): end was set to pos, so that the next event takes the slow path,
 	 * which pauses the thread there. ctl_end: the half's real end; ctl_ts: when recording
-	 * went off. Only the thread and its handlers touch them. */
+	 * went off. Only the thread and its handlers touch them. ctl_lifted: armed, and the
+	 * thread writes the end of an operation it was blocked in first (vt_thread_ctl_lift). */
 	uint32_t ctl_armed;
+	uint32_t ctl_lifted;
 	struct vt_rec *ctl_end;
 	uint64_t ctl_ts;
 };

@@ -777,8 +777,9 @@ void vt_thread_ctl_follow(void)
 	struct vt_loc *loc = t->loc;
 	/* Inside a producer or vt's own code: the next nudge finds it between two. Between
 	 * two producers pos and end are the thread's own: a handler may change them, as a
-	 * sampling handler's flush does; pos only becomes NULL in the thread's slow path. */
-	if (!loc || t->nest || t->busy)
+	 * sampling handler's flush does; pos only becomes NULL in the thread's slow path.
+	 * Lifted: the thread follows itself once its operation's end is written. */
+	if (!loc || t->nest || t->busy || t->ctl_lifted)
 		return;
 	bool off = vt_thread_ctl_off();
 	int ctl = __atomic_load_n(&loc->ctl, __ATOMIC_ACQUIRE);

@@ -214,6 +214,15 @@ bool vt_thread_ctl_off(void);
 /* The thread's first event since its handler armed "off" (vt_buf.c's slow path, inside the
  * producer): the thread pauses, its OFF marker stamped when it was armed. */
 void vt_thread_ctl_pause_armed(struct vt_tls *t);
+/*
+ * An operation the thread was blocked in when its handler armed "off" (a read on a pipe)
+ * ends: its end is recorded before the pause. Lift disarms the thread (false: it was not
+ * armed, nothing changed) and keeps its handlers from following the wish; the caller writes
+ * the end's records, then vt_thread_ctl_land follows the wish again (off: armed anew, the OFF
+ * marker stamped then, after the end). Never inside a producer or a signal handler.
+ */
+bool vt_thread_ctl_lift(struct vt_tls *t);
+void vt_thread_ctl_land(struct vt_tls *t);
 
 /* From a signal handler whose thread has no room: hands the full half to the background
  * writer if that needs neither waiting nor allocation; the next free record or NULL. */

@@ -3,9 +3,12 @@
 in file mode and takes one in ring mode (B's calls and no C's, the run's own trace whole),
 lists traced processes, and says clearly what it cannot do. The program runs
 phases A, B and C, each started by a line the test writes on its stdin, so vt-ctl acts
-between two phases and no timing is involved. MPI: vt-ctl off --job reaches both ranks."""
+between two phases and no timing is involved. MPI: vt-ctl off --job reaches both ranks.
+A read() that a thread is blocked in when recording goes off keeps its IoOperationComplete
+(and its Leave): the OFF follows it."""
 
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -103,6 +106,83 @@ def off_on(t, exe):
     t.eq(sum(1 for l in tr.locations for _ in l.onoff), 2, '%s: 2 MeasurementOnOff in all' % what)
     reg = '/tmp/vt-%d/%d.reg' % (os.geteuid(), run.pid)
     t.check(not os.path.exists(reg), '%s: registration %s removed at the end' % (what, reg))
+
+
+def in_syscall(pid, tid, nr, fd):
+    """Whether thread tid of pid waits in system call nr on descriptor fd (/proc's syscall:
+    the number, then the arguments)."""
+    try:
+        with open('/proc/%d/task/%d/syscall' % (pid, tid)) as f:
+            words = f.read().split()
+    except OSError:
+        return False
+    return len(words) > 1 and words[0] == str(nr) and int(words[1], 16) == fd
+
+
+def io_blocked(t, exe):
+    """VT_IOTRACE=yes: vt-ctl off while the main thread waits in read() on stdin and another
+    in read() on a pipe; each read's IoOperationComplete and Leave come before its thread's
+    OFF, with the bytes read (1 and 3)."""
+    what = 'off across a blocked read'
+    live = Live(t, exe, env={'VT_IOTRACE': 'yes'}, label='ioblock')
+    ready = live.lines[0].split()
+    t.eq(ready[:1], ['ready'], '%s: the program starts its reader' % what)
+    reader, pipe = int(ready[1]), int(ready[2])
+    # Both threads inside read() (0 on x86-64) before off: a state, polled, not timed.
+    for _ in range(6000):
+        if in_syscall(live.pid, live.pid, 0, 0) and in_syscall(live.pid, reader, 0, pipe):
+            break
+        subprocess.run(['sleep', '0.01'])
+    t.check(in_syscall(live.pid, live.pid, 0, 0) and in_syscall(live.pid, reader, 0, pipe),
+            '%s: both threads wait in read()' % what)
+    rc, out, err = vtctl(t, 'off', str(live.pid))
+    t.eq((rc, out, err), (0, 'recording off (2 threads)\n', ''),
+         '%s: vt-ctl off answers for both threads' % what)
+    t.eq(live.go(), 'read 3', '%s: the reader read the 3 bytes written' % what)
+    rc, out, err = vtctl(t, 'on', str(live.pid))
+    t.eq((rc, out, err), (0, 'recording on (1 thread)\n', ''),
+         '%s: vt-ctl on answers for the main thread' % what)
+    live.go()
+    run = live.end()
+    t.eq((run.status, live.lines[-1]), (0, 'done'), '%s: the program ends as usual' % what)
+    t.clean_run(run, what)
+    t.trace(run, what)  # balanced, time-ordered, python3-otf2 and otf2-print agree
+    problems = []
+    per = {}
+    for m in vttest.otf2_print_events(run.anchor(), problems):
+        kind, loc, time, rest = m.group(1), int(m.group(2)), int(m.group(3)), m.group(4) or ''
+        if kind.startswith('IO_OPERATION') or kind == 'MEASUREMENT_ON_OFF':
+            per.setdefault(loc, []).append((kind, time, rest))
+    t.eq(problems, [], '%s: otf2-print reads the trace' % what)
+    # The POSIX reads (the pipes' handles; stdio's writes to stdout left out) and on/off.
+    seqs = {}
+    for loc, evs in per.items():
+        seq = []
+        for kind, time, rest in evs:
+            if kind == 'MEASUREMENT_ON_OFF':
+                seq.append(rest.split('Mode: ')[-1].strip())
+                continue
+            m = re.match(r'Handle: "(pipe:[^"]*)" <\d+>, .*Bytes (?:Request|Result): (\d+), '
+                         r'Matching Id: (\d+)$', rest)
+            if m:
+                seq.append((kind, int(m.group(2)), m.group(1), int(m.group(3))))
+        seqs[loc] = seq
+        times = [time for _, time, _ in evs]
+        t.eq(times, sorted(times), '%s: location %d: in time order' % (what, loc))
+    print('pipe reads and on/off per location: %r' % seqs)
+    # The main thread: its stdin read (16 bytes asked, 1 read) ends before OFF; the second
+    # began during off (no Begin) and its end, after ON, is not written either. The reader:
+    # its pipe read (16 asked, 3 read), then OFF; it ends during off. Each Begin and its
+    # Complete: one handle, one matching id.
+    shapes = sorted(([x[:2] if isinstance(x, tuple) else x for x in seq]
+                     for seq in seqs.values()), key=len, reverse=True)
+    t.eq(shapes, [[('IO_OPERATION_BEGIN', 16), ('IO_OPERATION_COMPLETE', 1), 'OFF', 'ON'],
+                  [('IO_OPERATION_BEGIN', 16), ('IO_OPERATION_COMPLETE', 3), 'OFF']],
+         '%s: each read\'s Begin and Complete before its thread\'s OFF' % what)
+    for loc, seq in seqs.items():
+        ops = [x[2:] for x in seq if isinstance(x, tuple)]
+        t.check(len(ops) == 2 and ops[0] == ops[1], '%s: location %d: Begin and Complete of '
+                'one handle and matching id' % (what, loc), repr(ops))
 
 
 def snapshot(t, exe):
@@ -341,6 +421,8 @@ def body(t):
     threads(t, t.compile('ctl_threads', ['ctl_threads.c'], compiler='gcc', opt='-O0',
                          flags=['-pthread']))
     snapshot(t, exe)
+    io_blocked(t, t.compile('ctl_ioblock', ['ctl_ioblock.c'], compiler='gcc', opt='-O0',
+                            flags=['-pthread']))
     ring_snapshot(t, exe)
     listing_and_errors(t, exe)
     unsafe_dir(t, exe)

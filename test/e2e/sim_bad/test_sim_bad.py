@@ -2,9 +2,10 @@
 """e2e "sim_bad": vt-sim and simulators that break the rules (an end below its start, a
 crash inside the simulator, a library that fails to load, one without vt_sim_plugin, a wrong
 ABI version, create() failing on bad parameters, an unknown name) and bad command lines:
-each gets one line on stderr naming the simulator (and the event, where there is one), a
-non-zero exit, and no output trace, not even a temporary one. An existing output is never
-replaced without -f."""
+each gets one line on stderr naming the simulator (and the event, where there is one), the
+exit status docs/sim.md gives (70 for a crash, 1 for another failure, 2 for a bad command
+line), and no output trace, not even a temporary one. An existing output is never replaced
+without -f."""
 
 import os
 import re
@@ -59,9 +60,9 @@ def markers(path):
     return out
 
 
-def refused(t, what, args, words, outdir):
+def refused(t, what, args, words, outdir, status=1):
     p = sim(args, outdir)
-    t.check(p.returncode != 0, '%s: non-zero exit' % what, 'status %d' % p.returncode)
+    t.eq(p.returncode, status, '%s: exit status' % what)
     lines = p.stderr.strip().splitlines()
     t.eq(len(lines), 1, '%s: one line on stderr' % what)
     missing = [w for w in words if w not in p.stderr]
@@ -79,25 +80,26 @@ def body(t):
     trace = run.anchor()
     t.check(os.path.isfile(trace), 'app wrote a trace')
 
+    # (what, the simulator, words of its line, the exit status: 70 for a crash)
     cases = [
         ('end below start', build(t, 'below', 'BAD_BELOW'),
-         ['below', "'work'", 'below its start', 'process_function_event']),
+         ['below', "'work'", 'below its start', 'process_function_event'], 1),
         ('crash', build(t, 'crash', 'BAD_CRASH'),
-         ['crash', 'crashed', 'signal 11', "'work'", 'process_function_event']),
+         ['crash', 'crashed', 'signal 11', "'work'", 'process_function_event'], 70),
         ('crash in create', build(t, 'crashcreate', 'BAD_CREATE_CRASH'),
-         ['crashcreate', 'crashed', 'signal 11', 'in create', 'no output written']),
+         ['crashcreate', 'crashed', 'signal 11', 'in create', 'no output written'], 70),
         ('unresolved symbol', build(t, 'undef', 'BAD_UNDEF'),
-         ['undef', 'cannot load', 'vt_sim_test_no_such_function']),
+         ['undef', 'cannot load', 'vt_sim_test_no_such_function'], 1),
         ('no vt_sim_plugin', build(t, 'nosym', 'BAD_NOSYM'),
-         ['nosym', 'does not export vt_sim_plugin']),
+         ['nosym', 'does not export vt_sim_plugin'], 1),
         ('wrong ABI version', build(t, 'version', 'BAD_VERSION'),
-         ['version', 'ABI version']),
+         ['version', 'ABI version'], 1),
         ('create fails', build(t, 'create', 'BAD_CREATE'),
-         ['create', 'create() failed']),
+         ['create', 'create() failed'], 1),
     ]
-    for what, path, words in cases:
+    for what, path, words, status in cases:
         outdir = t.newdir('out')
-        refused(t, what, [trace, '-s', path, '-o', 'out.otf2'], words, outdir)
+        refused(t, what, [trace, '-s', path, '-o', 'out.otf2'], words, outdir, status)
     # a file that is no library at all
     notlib = os.path.join(t.newdir('notlib'), 'libvt-sim-text.so')
     with open(notlib, 'w') as f:
@@ -114,11 +116,11 @@ def body(t):
     # the bad one second in a chain: still refused, still nothing written
     refused(t, 'identity then crash', [trace, '-s', 'identity', '-s',
                                        build(t, 'crash2', 'BAD_CRASH'), '-o', 'out.otf2'],
-            ['crash2', 'crashed'], t.newdir('out'))
+            ['crash2', 'crashed'], t.newdir('out'), 70)
     # bad command lines and inputs
-    refused(t, 'no -o', [trace, '-s', 'identity'], ['-o OUT.otf2'], t.newdir('out'))
+    refused(t, 'no -o', [trace, '-s', 'identity'], ['-o OUT.otf2'], t.newdir('out'), 2)
     refused(t, 'output not .otf2', [trace, '-s', 'identity', '-o', 'out'],
-            ["'out'", 'NAME.otf2'], t.newdir('out'))
+            ["'out'", 'NAME.otf2'], t.newdir('out'), 2)
     refused(t, 'input not a trace', ['/etc/hostname', '-s', 'identity', '-o', 'out.otf2'],
             ['/etc/hostname'], t.newdir('out'))
     # an existing output: kept without -f, replaced with it
@@ -129,8 +131,8 @@ def body(t):
          'the output is the anchor, the definitions, the markers and the event directory')
     before = vttest.sha256_tree(outdir)
     p = sim([trace, '-s', 'identity', '-o', 'out.otf2'], outdir)
-    t.check(p.returncode != 0 and 'exists' in p.stderr and '-f' in p.stderr,
-            'an existing output is refused without -f', p.stderr)
+    t.check(p.returncode == 1 and 'exists' in p.stderr and '-f' in p.stderr,
+            'an existing output is refused without -f (status 1)', p.stderr)
     t.eq(vttest.sha256_tree(outdir), before, 'the existing output is untouched')
     p = sim([trace, '-s', 'nonoise', '-o', 'out.otf2', '-f', '-q'], outdir)
     t.eq(p.returncode, 0, '-f replaces it')
