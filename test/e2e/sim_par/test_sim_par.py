@@ -98,6 +98,18 @@ def sim(t, trace, sims, label):
     return got4, want.decode()
 
 
+def split(t, trace, sims, label, impl, np, want):
+    """Whether the replay was split over the processes (-v says so): for vt's own simulators
+    by name, each process replays its ranks' locations and trades the times the others wait
+    for; another simulator (one given by path) is replayed at process 0 alone."""
+    args = [trace, '-v'] + [x for s in sims for x in ('-s', s)] + ['-o', 'out.otf2']
+    code, _, err = run(parallel(impl, np) + args, cwd=t.newdir('%s-split-%s-%d' % (label, impl, np)))
+    line = 'replayed on %d processes' % np
+    t.check(code == 0 and (line in err) == want,
+            '%s on %d processes (%s): the replay is %ssplit (-v: %r)'
+            % (label, np, impl, '' if want else 'not ', line), err)
+
+
 def explain(t, trace, label):
     """--explain-waits in both formats, serial and parallel, equal; the JSON."""
     j = None
@@ -163,6 +175,13 @@ def check_simprog(t):
             'ideal on 1 process (openmpi): vt-sim\'s status, summary and files', got[2])
     sim(t, trace, SIMS[4], 'nonoise')
     sim(t, trace, SIMS[5], 'scale-ideal')
+    # The outputs above came from the distributed replay: on 4 processes each rank is a
+    # process of its own, so every message (the ping-pong both ways, the Ssend, the
+    # Irecv/Waitall) and every collective waits across processes.
+    split(t, trace, SIMS[1], 'simprog', OPENMPI, 4, True)
+    split(t, trace, SIMS[5], 'simprog', OPENMPI, 2, True)
+    by_path = os.path.join(os.environ.get('VT_SIM_PATH', ''), 'libvt-sim-ideal.so')
+    split(t, trace, (by_path,), 'simprog-by-path', OPENMPI, 2, False)
     explain(t, trace, 'simprog')
 
     # MPICH's trace of simprog on 2 ranks.
@@ -174,6 +193,7 @@ def check_simprog(t):
     mtrace = t.trace(r, 'input-mpich', profile=False).path
     for s in SIMS[1:3]:
         sim(t, mtrace, s, 'mpich-' + s[0].split(':')[0])
+    split(t, mtrace, SIMS[1], 'mpich', MPICH, 2, True)
     return trace
 
 
@@ -193,6 +213,7 @@ def check_threads(t):
             'mpi_threads: messages sent from more locations than ranks')
     for s in SIMS[:2]:
         sim(t, trace, s, 'threads-' + s[0])
+    split(t, trace, SIMS[0], 'threads', OPENMPI, 2, True)
     explain(t, trace, 'mpi_threads')
 
 
