@@ -28,8 +28,10 @@
 
 enum { RI_SEND = 1, RI_RECV, RI_COLL };
 enum { TAG_INFO = 11, TAG_TIMES };
-#define EVERY	  16384 /* records read between two looks at what arrived */
+#define EVERY	  1024	/* records read between two looks at what arrived */
 #define TIMES_MSG 65536 /* new times per message to process 0 */
+#define QUEUED	  65536 /* events queued on this process's locations before its reading waits */
+#define WAITS	  200	/* naps of such a wait (about 10 ms) before reading on */
 
 /* What one process tells another about an end of a message or a collective member. */
 struct rinfo {
@@ -71,7 +73,9 @@ struct dist {
 	uint64_t *sent, *got; /* batches, per process */
 	uint32_t *mark;
 	uint32_t stamp;
-	uint64_t since;
+	uint64_t since, queued_max;
+	uint32_t *mine; /* this process's locations */
+	size_t nmine;
 	void (*record)(void *, const struct vtr_location *, const struct vtr_record *);
 	struct vts_prec slots[1 + VTS_EXT_SLOTS];
 };
@@ -329,12 +333,38 @@ static bool receive(struct dist *d, bool block)
 	return true;
 }
 
+static uint64_t queued(const struct dist *d)
+{
+	uint64_t n = 0;
+	for (size_t i = 0; i < d->nmine; i++)
+		n += d->rp->locs[d->mine[i]].qlen;
+	return n;
+}
+
+/*
+ * What this process has to say sent, what arrived applied. A process whose locations wait
+ * for others holds their events queued: past QUEUED of them its reading waits a little for
+ * what they wait for (bounded: a partner may itself wait for events this process has not
+ * read yet, a collective's late member); if that was not enough, the limit doubles.
+ */
 static void exchange(struct dist *d)
 {
 	flush(d);
 	while (receive(d, false))
 		;
 	flush(d);
+	if (queued(d) <= d->queued_max)
+		return;
+	for (int i = 0; i < WAITS; i++) {
+		if (!receive(d, false)) {
+			nap();
+			continue;
+		}
+		flush(d);
+		if (queued(d) <= d->queued_max)
+			return;
+	}
+	d->queued_max *= 2;
 }
 
 static void dist_record(void *user, const struct vtr_location *loc, const struct vtr_record *r)
@@ -420,8 +450,11 @@ int vts_dist_read(struct vtr_trace *tr, struct replay *rp,
 	rp->remote_coll = remote_coll;
 
 	bool *only = vtr_xcalloc(tr->nlocations + 1, sizeof(bool));
+	d->mine = vtr_xcalloc(tr->nlocations + 1, sizeof(uint32_t));
 	for (size_t i = 0; i < tr->nlocations; i++)
-		only[i] = d->owner[i] == d->me;
+		if ((only[i] = d->owner[i] == d->me))
+			d->mine[d->nmine++] = (uint32_t)i;
+	d->queued_max = QUEUED;
 	const bool *was_only = tr->only;
 	bool was_no_match = tr->no_match;
 	tr->only = only;
@@ -560,6 +593,7 @@ int vts_dist_end(struct replay *rp, int result)
 	free(d->got);
 	free(d->mark);
 	free(d->owner);
+	free(d->mine);
 	free(d->rank_owner);
 	free(d);
 	rp->dist = NULL;
