@@ -11,12 +11,12 @@
  * start and end (the collective is decided from its members' data alone, so each process
  * holding a member decides the same ends). Each process sends these as its replay passes
  * them, batched per destination, and takes in what arrived every EVERY records read; the
- * reading never waits for another process. After its reading each process trades in rounds
- * (a count of batches per pair, the batches, a sum of what is left) until no location waits;
- * a location that waits for a dependency that never came (a message without its send, a
- * collective without a member) ends as vt-sim ends it, the lowest such location first.
- * At the end the summary's sums go to process 0 (sums of whole ticks: exact in any order)
- * and so do the new times of every location, for the writing, which stays process 0's.
+ * reading waits for another process only a bounded while (exchange()). After its reading each
+ * process trades in rounds (a count of batches per pair, the batches, a sum of what is left) until
+ * no location waits; a location that waits for a dependency that never came (a message without its
+ * send, a collective without a member) ends as vt-sim ends it, the lowest such location first. At
+ * the end the summary's sums go to process 0 (sums of whole ticks: exact in any order) and so do
+ * the new times of every location, for the writing, which stays process 0's.
  */
 #include "parmatch.h"
 #include "replay.h"
