@@ -474,11 +474,12 @@ int vts_dist_read(struct vtr_trace *tr, struct replay *rp,
 				receive(d, true);
 		/* what that produced is still in out: counted, sent next round */
 		uint64_t mine[3] = {0, 0, rp->failed || rc < 0}, all[3];
-		uint64_t low = UINT64_MAX, glow;
+		/* (below 2^63: MPICH's MPI_MIN on MPI_UINT64_T compares as signed) */
+		uint64_t none = INT64_MAX, low = none, glow;
 		for (size_t i = 0; i < rp->nlocs; i++)
 			if (rp->locs[i].qlen) {
 				mine[0] += rp->locs[i].qlen;
-				if (low == UINT64_MAX)
+				if (low == none)
 					low = i;
 			}
 		for (uint32_t p = 0; p < d->nprocs; p++)
@@ -518,18 +519,21 @@ int vts_dist_end(struct replay *rp, int result)
 	bool root = d->me == 0;
 	uint64_t s[6] = {res->events,  res->messages, res->collectives,
 			 res->metrics, res->cut,      result < 0},
-		 m[5] = {res->new_length, res->max_open_messages, res->max_queued,
-			 res->after.any ? res->after.last : 0,
-			 res->after.any ? UINT64_MAX - res->after.first : 0};
+		 m[4] = {res->new_length, res->max_open_messages, res->max_queued,
+			 res->after.any ? res->after.last : 0},
+		 /* times and counts below 2^63: MPICH's MPI_MIN and MPI_MAX on MPI_UINT64_T
+		  * compare as signed */
+	    first = res->after.any ? res->after.first : INT64_MAX;
 	MPI_Allreduce(MPI_IN_PLACE, s, 6, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
-	MPI_Allreduce(MPI_IN_PLACE, m, 5, MPI_UINT64_T, MPI_MAX, MPI_COMM_WORLD);
+	MPI_Allreduce(MPI_IN_PLACE, m, 4, MPI_UINT64_T, MPI_MAX, MPI_COMM_WORLD);
+	MPI_Allreduce(MPI_IN_PLACE, &first, 1, MPI_UINT64_T, MPI_MIN, MPI_COMM_WORLD);
 	res->events = s[0], res->messages = s[1], res->collectives = s[2], res->metrics = s[3];
 	res->cut = s[4];
 	res->new_length = m[0], res->max_open_messages = m[1], res->max_queued = m[2];
 	res->procs = d->nprocs;
-	res->after.any = m[4] != 0;
+	res->after.any = first != INT64_MAX;
 	res->after.last = m[3];
-	res->after.first = res->after.any ? UINT64_MAX - m[4] : 0;
+	res->after.first = res->after.any ? first : 0;
 	sum_doubles(res->before.region_excl, tr->nregions, root);
 	sum_doubles(res->after.region_excl, tr->nregions, root);
 	sum_doubles(res->before.loc_busy, tr->nlocations, root);
