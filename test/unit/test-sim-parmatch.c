@@ -178,6 +178,47 @@ int main(void)
 	for (uint32_t i = 0; i < 20; i++)
 		wrong += got[base + 20 + i].had != base + (19 - i) + 1;
 	CHECK(wrong == 0);
+
+	/* The key the distributed replay trades an end by: the same at both ends of a message,
+	 * another for the next message of the same ranks and tag, none for an Enter. */
+	uint64_t k1[3], k2[3], k3[3];
+	through(&mt, 0, msg(VTR_EV_MpiSend, 300, 0, 2, 7));
+	memcpy(k1, mt.key, sizeof(k1));
+	through(&mt, 0, msg(VTR_EV_MpiSend, 301, 0, 2, 7));
+	memcpy(k3, mt.key, sizeof(k3));
+	through(&mt, 3, msg(VTR_EV_MpiRecv, 302, 0, 0, 7));
+	memcpy(k2, mt.key, sizeof(k2));
+	CHECK(!memcmp(k1, k2, sizeof(k1)) && k1[2] >= 2);
+	CHECK(memcmp(k1, k3, sizeof(k1)) != 0);
 	vts_pmatch_free(&mt);
+
+	/* The shares: whole ranks (rank 1's two threads together), in rank order, by events; a
+	 * location without a rank is a share of its own. */
+	struct vtr_location sl[] = {
+	    {.index = 0, .rank = 0, .events = 100}, {.index = 1, .rank = 1, .events = 50},
+	    {.index = 2, .rank = 1, .events = 50},  {.index = 3, .rank = 2, .events = 100},
+	    {.index = 4, .rank = 3, .events = 100}, {.index = 5, .rank = VTR_NONE, .events = 100}};
+	struct vtr_trace st = {.locations = sl, .nlocations = 5};
+	static const uint32_t two[] = {0, 0, 0, 1, 1}, four[] = {0, 1, 1, 2, 3},
+			      one[] = {0, 0, 0, 0, 0}, none2[] = {0, 0, 0, 1, 1, 1};
+	uint32_t *o = vts_dist_owners(&st, 2);
+	CHECK(!memcmp(o, two, sizeof(two)));
+	free(o);
+	o = vts_dist_owners(&st, 4);
+	CHECK(!memcmp(o, four, sizeof(four)));
+	free(o);
+	o = vts_dist_owners(&st, 1);
+	CHECK(!memcmp(o, one, sizeof(one)));
+	free(o);
+	st.nlocations = 6;
+	o = vts_dist_owners(&st, 2);
+	CHECK(!memcmp(o, none2, sizeof(none2)));
+	free(o);
+	/* More processes than ranks: each rank whole, no owner beyond the last process. */
+	o = vts_dist_owners(&st, 16);
+	CHECK(o[1] == o[2]);
+	for (size_t i = 0; i < 6; i++)
+		CHECK(o[i] < 16 && (i == 0 || o[i] >= o[i - 1]));
+	free(o);
 	return unit_done();
 }

@@ -132,6 +132,91 @@ static int load_sim(struct vts_sim *s, const char *spec)
 	return 0;
 }
 
+/* ---- the simulators ---- */
+
+int vts_sims_open(struct vts_simset *ss, const char *in, const struct vtr_trace *tr,
+		  const char *const *specs, int nspecs)
+{
+	memset(ss, 0, sizeof(*ss));
+	ss->n = nspecs;
+	ss->cls = vts_classify(tr);
+	const char **func_names = vtr_xcalloc(tr->nregions ? tr->nregions : 1, sizeof(char *));
+	for (size_t r = 0; r < tr->nregions; r++)
+		func_names[r] = tr->regions[r].defined ? tr->regions[r].name : "";
+	const char **comm_names = vtr_xcalloc(tr->ncomms ? tr->ncomms : 1, sizeof(char *));
+	for (size_t c = 0; c < tr->ncomms; c++)
+		comm_names[c] = tr->comms[c].defined && tr->comms[c].name ? tr->comms[c].name : "";
+	const char **thread_names =
+	    vtr_xcalloc(tr->nlocations ? tr->nlocations : 1, sizeof(char *));
+	for (size_t l = 0; l < tr->nlocations; l++)
+		thread_names[l] = tr->locations[l].name;
+	ss->func_names = func_names;
+	ss->comm_names = comm_names;
+	ss->thread_names = thread_names;
+	struct vts_sim *sims = ss->sims = vtr_xcalloc((size_t)(nspecs ? nspecs : 1), sizeof(*sims));
+	uint32_t *cls = ss->cls;
+	int rc = 0;
+	for (int i = 0; i < nspecs && rc == 0; i++) {
+		struct vts_sim *s = &sims[i];
+		if (load_sim(s, specs[i]) < 0) {
+			rc = 1;
+			break;
+		}
+		s->ctx = (struct vt_sim_context){
+		    .size = sizeof(s->ctx),
+		    .name = s->name,
+		    .nparams = s->nparams,
+		    .params = (const char *const *)s->params,
+		    .input_path = in,
+		    .trace_start = tr->offset,
+		    .trace_end = tr->offset + tr->length,
+		    .num_threads = (uint32_t)tr->nlocations,
+		    .clock_resolution = tr->resolution ? 1.0 / (double)tr->resolution : 0,
+		    .ncomms = (uint32_t)tr->ncomms,
+		    .comm_names = comm_names,
+		    .nfuncs = (uint32_t)tr->nregions,
+		    .func_names = func_names,
+		    .func_class = cls,
+		    .thread_names = thread_names};
+		vts_guard(s->name, "create");
+		s->state = s->p->create ? s->p->create(&s->ctx) : s;
+		vts_guard(NULL, NULL);
+		if (!s->state) {
+			fprintf(stderr,
+				"%s: simulator '%s': create() failed (parameters: '%s'); no output "
+				"written\n",
+				vts_prog, s->name,
+				strchr(s->spec, ':') ? strchr(s->spec, ':') + 1 : "");
+			s->p = NULL;
+			rc = 1;
+		}
+	}
+	return rc;
+}
+
+void vts_sims_close(struct vts_simset *ss)
+{
+	for (int i = 0; i < ss->n; i++) {
+		struct vts_sim *s = &ss->sims[i];
+		if (s->p && s->p->destroy && s->state) {
+			vts_guard(s->name, "destroy");
+			s->p->destroy(s->state);
+			vts_guard(NULL, NULL);
+		}
+		for (int k = 0; k < s->nparams; k++)
+			free(s->params[k]);
+		free(s->params);
+		free(s->name);
+		free(s->path);
+		/* The libraries stay loaded: a simulator's atexit handlers may still run. */
+	}
+	free(ss->sims);
+	free(ss->cls);
+	free(ss->func_names);
+	free(ss->comm_names);
+	free(ss->thread_names);
+}
+
 /* ---- output: written under a temporary name, renamed once complete ---- */
 
 static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
@@ -342,54 +427,9 @@ int main(int argc, char **argv)
 		fprintf(stderr, "%s: %s: %s\n", vts_prog, in, tr.err);
 		return 1;
 	}
-	uint32_t *cls = vts_classify(&tr);
-	const char **func_names = vtr_xcalloc(tr.nregions ? tr.nregions : 1, sizeof(char *));
-	for (size_t r = 0; r < tr.nregions; r++)
-		func_names[r] = tr.regions[r].defined ? tr.regions[r].name : "";
-	const char **comm_names = vtr_xcalloc(tr.ncomms ? tr.ncomms : 1, sizeof(char *));
-	for (size_t c = 0; c < tr.ncomms; c++)
-		comm_names[c] = tr.comms[c].defined && tr.comms[c].name ? tr.comms[c].name : "";
-	const char **thread_names = vtr_xcalloc(tr.nlocations ? tr.nlocations : 1, sizeof(char *));
-	for (size_t l = 0; l < tr.nlocations; l++)
-		thread_names[l] = tr.locations[l].name;
-
-	struct vts_sim *sims = vtr_xcalloc((size_t)nspecs, sizeof(*sims));
-	int rc = 0;
-	for (int i = 0; i < nspecs && rc == 0; i++) {
-		struct vts_sim *s = &sims[i];
-		if (load_sim(s, specs[i]) < 0) {
-			rc = 1;
-			break;
-		}
-		s->ctx = (struct vt_sim_context){
-		    .size = sizeof(s->ctx),
-		    .name = s->name,
-		    .nparams = s->nparams,
-		    .params = (const char *const *)s->params,
-		    .input_path = in,
-		    .trace_start = tr.offset,
-		    .trace_end = tr.offset + tr.length,
-		    .num_threads = (uint32_t)tr.nlocations,
-		    .clock_resolution = tr.resolution ? 1.0 / (double)tr.resolution : 0,
-		    .ncomms = (uint32_t)tr.ncomms,
-		    .comm_names = comm_names,
-		    .nfuncs = (uint32_t)tr.nregions,
-		    .func_names = func_names,
-		    .func_class = cls,
-		    .thread_names = thread_names};
-		vts_guard(s->name, "create");
-		s->state = s->p->create ? s->p->create(&s->ctx) : s;
-		vts_guard(NULL, NULL);
-		if (!s->state) {
-			fprintf(stderr,
-				"%s: simulator '%s': create() failed (parameters: '%s'); no output "
-				"written\n",
-				vts_prog, s->name,
-				strchr(s->spec, ':') ? strchr(s->spec, ':') + 1 : "");
-			s->p = NULL;
-			rc = 1;
-		}
-	}
+	struct vts_simset ss;
+	int rc = vts_sims_open(&ss, in, &tr, specs, nspecs);
+	struct vts_sim *sims = ss.sims;
 	struct vts_spool spool;
 	struct vts_replay_result res;
 	vts_spool_init(&spool, tr.nlocations);
@@ -442,27 +482,17 @@ int main(int argc, char **argv)
 		fprintf(stderr,
 			"%s: replay: %" PRIu64 " events in %.3f s (%.2f M events/s); write: %.3f s "
 			"(%.2f M events/s); at most %zu events waiting on a location, %zu messages "
-			"open; peak memory %.1f MiB\n",
+			"open; peak memory %.1f MiB",
 			vts_prog, res.events, t1 - t0, res.events / (t1 - t0) / 1e6, t2 - t1,
 			res.events / (t2 - t1) / 1e6, res.max_queued, res.max_open_messages,
 			ru.ru_maxrss / 1024.0);
+		if (res.procs)
+			fprintf(stderr, " (process 0's); replayed on %u processes", res.procs);
+		fputc('\n', stderr);
 	}
 	if (rc == 0 && !quiet)
 		summary(&tr, &res, in, out, sims, nspecs);
-	for (int i = 0; i < nspecs; i++) {
-		struct vts_sim *s = &sims[i];
-		if (s->p && s->p->destroy && s->state) {
-			vts_guard(s->name, "destroy");
-			s->p->destroy(s->state);
-			vts_guard(NULL, NULL);
-		}
-		for (int k = 0; k < s->nparams; k++)
-			free(s->params[k]);
-		free(s->params);
-		free(s->name);
-		free(s->path);
-		/* The libraries stay loaded: a simulator's atexit handlers may still run. */
-	}
+	vts_sims_close(&ss);
 	if (rc == 0) {
 		free(res.before.region_excl);
 		free(res.before.loc_busy);
@@ -472,12 +502,7 @@ int main(int argc, char **argv)
 		free(res.after.loc_mpi);
 	}
 	vts_spool_free(&spool);
-	free(sims);
 	free(specs);
-	free(cls);
-	free(func_names);
-	free(comm_names);
-	free(thread_names);
 	free(dir);
 	free(name);
 	vtr_close(&tr);

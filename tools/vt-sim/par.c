@@ -19,6 +19,7 @@
  * spinning.
  */
 #include "parmatch.h"
+#include "replay.h"
 #include "vtr_cli.h"
 
 #include <limits.h>
@@ -34,7 +35,7 @@ struct tail {
 };
 
 enum { TAG_DATA = 1, TAG_END, TAG_STOP };
-enum { CMD_REPLAY = 1, CMD_DONE };
+enum { CMD_REPLAY = 1, CMD_DONE, CMD_DREPLAY };
 #define CHUNK 49152 /* slots per chunk: 1.1 MiB */
 
 struct cmd {
@@ -57,6 +58,97 @@ static void wait_for(MPI_Request *r, MPI_Status *st)
 		nap();
 		MPI_Test(r, &done, st);
 	}
+}
+
+static void command(struct cmd *c);
+
+/* This process: a worker (not process 0), and whether its replay is a distributed one. */
+static struct {
+	bool worker, dist;
+} par;
+
+/* ---- the distributed replay (dist.c) ---- */
+
+/* vt's own simulators: no state across calls, so that each process calling them for its
+ * locations decides what one process calling them for all would. */
+static bool stateless(const struct vts_sim *s)
+{
+	static const char *const own[] = {"identity", "ideal", "latbw", "scale", "nonoise"};
+	for (size_t i = 0; i < sizeof(own) / sizeof(*own); i++)
+		if (!strcmp(s->name, own[i]))
+			return true;
+	return false;
+}
+
+bool vts_dist_begin(const char *input, const struct vtr_trace *tr, const struct vts_sim *sims,
+		    int nsims, bool cuts)
+{
+	if (par.worker)
+		return par.dist;
+	int nprocs;
+	MPI_Comm_size(MPI_COMM_WORLD, &nprocs);
+	if (nprocs == 1 || cuts)
+		return false;
+	for (int i = 0; i < nsims; i++)
+		if (!stateless(&sims[i]))
+			return false;
+	for (size_t c = 0; c < tr->ncomms; c++)
+		if (!tr->comms[c].defined)
+			return false; /* its members' processes cannot be told */
+	struct cmd *c = vtr_xcalloc(1, sizeof(*c));
+	c->op = CMD_DREPLAY;
+	c->rc = nsims;
+	snprintf(c->path, sizeof(c->path), "%s", input);
+	command(c);
+	int len = 0;
+	for (int i = 0; i < nsims; i++)
+		len += (int)strlen(sims[i].spec) + 1;
+	char *buf = vtr_xcalloc((size_t)len + 1, 1), *p = buf;
+	for (int i = 0; i < nsims; i++)
+		p = stpcpy(p, sims[i].spec) + 1;
+	MPI_Bcast(&len, 1, MPI_INT, 0, MPI_COMM_WORLD);
+	MPI_Bcast(buf, len, MPI_BYTE, 0, MPI_COMM_WORLD);
+	free(buf);
+	return true;
+}
+
+/* A worker's part of a distributed replay: the same trace and simulators as process 0's. */
+static void dist_replay(const char *path, int nsims)
+{
+	int len = 0;
+	MPI_Bcast(&len, 1, MPI_INT, 0, MPI_COMM_WORLD);
+	char *buf = vtr_xcalloc((size_t)len + 1, 1);
+	MPI_Bcast(buf, len, MPI_BYTE, 0, MPI_COMM_WORLD);
+	const char **specs = vtr_xcalloc((size_t)nsims + 1, sizeof(char *));
+	for (int i = 0, at = 0; i < nsims; i++) {
+		specs[i] = buf + at;
+		at += (int)strlen(buf + at) + 1;
+	}
+	struct vtr_trace tr;
+	struct vts_simset ss;
+	if (vtr_open(&tr, path) < 0) {
+		fprintf(stderr, "%s: %s: %s\n", vts_prog, path, tr.err);
+		MPI_Abort(MPI_COMM_WORLD, 1);
+	}
+	if (vts_sims_open(&ss, path, &tr, specs, nsims))
+		MPI_Abort(MPI_COMM_WORLD, 1); /* process 0 opened them: not this one */
+	struct vts_spool spool;
+	struct vts_replay_result res;
+	vts_spool_init(&spool, tr.nlocations);
+	par.dist = true;
+	vts_replay(path, &tr, ss.sims, ss.n, NULL, NULL, &spool, &res);
+	par.dist = false;
+	free(res.before.region_excl);
+	free(res.before.loc_busy);
+	free(res.before.loc_mpi);
+	free(res.after.region_excl);
+	free(res.after.loc_busy);
+	free(res.after.loc_mpi);
+	vts_spool_free(&spool);
+	vts_sims_close(&ss);
+	vtr_close(&tr);
+	free(specs);
+	free(buf);
 }
 
 /* ---- the readers ---- */
@@ -156,6 +248,10 @@ static int serve(uint32_t me, uint32_t nprocs)
 		MPI_Status st;
 		MPI_Ibcast(c, sizeof(*c), MPI_BYTE, 0, MPI_COMM_WORLD, &r);
 		wait_for(&r, &st);
+		if (c->op == CMD_DREPLAY) {
+			dist_replay(c->path, c->rc);
+			continue;
+		}
 		if (c->op != CMD_REPLAY)
 			break;
 		read_share(c->path, me - 1, nprocs - 1);
@@ -292,6 +388,7 @@ int main(int argc, char **argv)
 	MPI_Comm_size(MPI_COMM_WORLD, &nprocs);
 	int rc;
 	if (me) {
+		par.worker = true;
 		rc = serve((uint32_t)me, (uint32_t)nprocs);
 	} else {
 		rc = vts_main(argc, argv);

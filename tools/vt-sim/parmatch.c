@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* vt-sim-mpi's records packed and unpacked, and process 0's pairing of messages and collectives. */
+/* vt-sim-mpi's records packed and unpacked, the pairing of their ends, the distributed shares. */
 #include "parmatch.h"
 
 #include <stdlib.h>
@@ -44,6 +44,40 @@ uint32_t vts_pack(struct vts_prec *p, const struct vtr_location *loc, const stru
 	return p->nslots;
 }
 
+/* ---- the distributed replay's shares ---- */
+
+uint32_t *vts_dist_owners(const struct vtr_trace *tr, uint32_t nprocs)
+{
+	/* Groups: a world rank's locations, or a location without a rank alone. */
+	size_t n = tr->nlocations, nranks = 0;
+	for (size_t i = 0; i < n; i++)
+		if (tr->locations[i].rank != VTR_NONE && tr->locations[i].rank + 1 > nranks)
+			nranks = tr->locations[i].rank + 1;
+	uint64_t *ev = vtr_xcalloc(nranks + n + 1, sizeof(uint64_t)), total = 0;
+	for (size_t i = 0; i < n; i++) {
+		uint32_t r = tr->locations[i].rank;
+		ev[r != VTR_NONE ? r : nranks + i] += tr->locations[i].events;
+		total += tr->locations[i].events;
+	}
+	uint32_t *gowner = vtr_xcalloc(nranks + n + 1, sizeof(uint32_t));
+	uint64_t acc = 0;
+	for (size_t g = 0; g < nranks + n; g++) {
+		uint64_t mid = acc + ev[g] / 2;
+		uint32_t o = total ? (uint32_t)((unsigned __int128)mid * nprocs / total)
+				   : (uint32_t)(g * nprocs / (nranks + n));
+		gowner[g] = o < nprocs ? o : nprocs - 1;
+		acc += ev[g];
+	}
+	uint32_t *owner = vtr_xcalloc(n + 1, sizeof(uint32_t));
+	for (size_t i = 0; i < n; i++) {
+		uint32_t r = tr->locations[i].rank;
+		owner[i] = gowner[r != VTR_NONE ? r : nranks + i];
+	}
+	free(ev);
+	free(gowner);
+	return owner;
+}
+
 /* ---- the table ---- */
 
 static size_t home(uint64_t a, uint64_t b, uint64_t c, size_t cap)
@@ -55,7 +89,7 @@ static size_t home(uint64_t a, uint64_t b, uint64_t c, size_t cap)
 	return (size_t)h & (cap - 1);
 }
 
-static struct vts_ent *find(struct vts_table *t, uint64_t a, uint64_t b, uint64_t c, bool make)
+struct vts_ent *vts_table_find(struct vts_table *t, uint64_t a, uint64_t b, uint64_t c, bool make)
 {
 	if (make && 2 * (t->used + 1) > t->cap) {
 		size_t live = 1, cap = 64;
@@ -95,7 +129,7 @@ static struct vts_ent *find(struct vts_table *t, uint64_t a, uint64_t b, uint64_
 static uint32_t member_of(struct vts_table *cache, const struct vtr_trace *tr, uint32_t l,
 			  uint32_t comm)
 {
-	struct vts_ent *e = find(cache, l, comm, 0, true);
+	struct vts_ent *e = vts_table_find(cache, l, comm, 0, true);
 	if (!e->n) {
 		uint32_t m = VTR_NONE, rank = tr->locations[l].rank;
 		if (comm < tr->ncomms && tr->comms[comm].rank_of_member && rank != VTR_NONE)
@@ -147,8 +181,9 @@ void vts_pmatch_deliver(struct vts_pmatch *mt, const struct vtr_trace *tr,
 		t = &mt->p2p;
 		a = (uint64_t)x.comm << 32 | x.tag;
 		b = send ? (uint64_t)me << 32 | x.peer : (uint64_t)x.peer << 32 | me;
-		c = 2 + find(t, a, b, send ? 0 : 1, true)->n++; /* the k-th end of the key */
-		e = find(t, a, b, c, false);
+		c = 2 +
+		    vts_table_find(t, a, b, send ? 0 : 1, true)->n++; /* the k-th end of the key */
+		e = vts_table_find(t, a, b, c, false);
 		slot = e ? e->slot : NULL;
 		r.match = &slot;
 		break;
@@ -165,8 +200,8 @@ void vts_pmatch_deliver(struct vts_pmatch *mt, const struct vtr_trace *tr,
 			break;
 		t = &mt->coll;
 		a = x.comm, b = UINT32_MAX;
-		c = 1 + find(t, x.comm, me, 0, true)->n++;
-		e = find(t, a, b, c, false);
+		c = 1 + vts_table_find(t, x.comm, me, 0, true)->n++;
+		e = vts_table_find(t, a, b, c, false);
 		slot = e ? e->slot : NULL;
 		r.member = me;
 		r.match = &slot;
@@ -175,12 +210,13 @@ void vts_pmatch_deliver(struct vts_pmatch *mt, const struct vtr_trace *tr,
 	default:
 		break;
 	}
+	mt->key[0] = a, mt->key[1] = b, mt->key[2] = c;
 	cb->record(user, loc, &r);
 	if (!t)
 		return;
 	/* The other ends find what the tool kept; the last one takes the entry out. */
 	uint64_t ends = t == &mt->p2p ? 2 : tr->comms[x.comm].size;
-	e = find(t, a, b, c, true);
+	e = vts_table_find(t, a, b, c, true);
 	e->slot = slot;
 	if (++e->n >= ends)
 		e->state = 2;

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* vt-sim-mpi's records and process 0's pairing of their ends, without MPI (par.c moves them). */
+/* vt-sim-mpi's records, process 0's pairing of their ends and the shares, without MPI. */
 #ifndef VTS_PARMATCH_H
 #define VTS_PARMATCH_H
 
@@ -37,6 +37,8 @@ struct vts_table {
 	struct vts_ent *e;
 	size_t used, cap; /* used: used and taken out */
 };
+/* The entry of key (a, b, c); made (slot NULL, n 0) if make, else NULL when there is none. */
+struct vts_ent *vts_table_find(struct vts_table *t, uint64_t a, uint64_t b, uint64_t c, bool make);
 
 /* Process 0's pairing: the ends as libvttrace's matching pairs them in merged order (the k-th
  * send of a key, communicator, sender and receiver rank in it and tag, with its k-th receive;
@@ -46,6 +48,7 @@ struct vts_pmatch {
 	struct vts_table coll; /* (comm, member, 0): ends seen; (comm, ~0, 1 + k): open */
 	struct vts_table member;
 	struct vtr_record simple; /* Enter's and Leave's */
+	uint64_t key[3];	  /* of the message or collective being delivered */
 };
 
 void vts_pmatch_init(struct vts_pmatch *mt);
@@ -54,5 +57,10 @@ void vts_pmatch_init(struct vts_pmatch *mt);
 void vts_pmatch_deliver(struct vts_pmatch *mt, const struct vtr_trace *tr,
 			const struct vtr_callbacks *cb, void *user, const struct vts_prec *p);
 void vts_pmatch_free(struct vts_pmatch *mt);
+
+/* The distributed replay's share (dist.c): the process of each location of tr among nprocs,
+ * whole ranks each (a location without a rank alone), in rank order, about as many events
+ * each; nlocations entries, to free. */
+uint32_t *vts_dist_owners(const struct vtr_trace *tr, uint32_t nprocs);
 
 #endif

@@ -177,8 +177,9 @@ static void leave_at(struct replay *rp, struct loc *l, struct frame *f, uint64_t
 	l->last_orig = o;
 }
 
-/* A collective whose members all reached their end: decided at once, members released. */
-static void coll_resolve(struct replay *rp, struct coll *c)
+/* Decided from the members' data alone, so that every process holding a member decides the same
+ * ends (dist.c). */
+void vts_coll_resolve(struct replay *rp, struct coll *c)
 {
 	uint32_t n = c->n;
 	struct vt_sim_event *ev = vtr_xcalloc(n, sizeof(*ev));
@@ -194,8 +195,6 @@ static void coll_resolve(struct replay *rp, struct coll *c)
 			first = c->m[i].n_start;
 	for (uint32_t i = 0; i < n; i++) {
 		struct coll_member *m = &c->m[i];
-		struct loc *l = &rp->locs[m->loc];
-		struct frame *f = &l->stack[l->depth - 1];
 		/* Whom member i waits for: everyone, the root, or no one. */
 		uint64_t dn = m->n_start, dor = m->o_start;
 		for (uint32_t j = 0; j < n; j++) {
@@ -213,13 +212,20 @@ static void coll_resolve(struct replay *rp, struct coll *c)
 		}
 		dep_n[i] = dn;
 		uint64_t def =
-		    m->o_end >= dor ? dn + (m->o_end - dor) : l->now + (m->o_end - l->last_orig);
+		    m->o_end >= dor ? dn + (m->o_end - dor) : m->now + (m->o_end - m->last_orig);
 		if (def < m->n_start)
 			def = m->n_start;
-		ev[i] = event_of(l, f, def);
+		uint64_t incl = def - m->n_start;
+		ev[i] = (struct vt_sim_event){.size = sizeof(ev[i]),
+					      .thread = m->loc,
+					      .func = m->region,
+					      .start = m->n_start,
+					      .end = def,
+					      .exclusive = incl > m->child ? incl - m->child : 0};
 		ev[i].sent = m->sent;
 		ev[i].received = m->received;
 	}
+	c->func = c->m[0].region; /* the same call at every member, but for odd traces */
 	struct vt_sim_coll co = {.size = sizeof(co),
 				 .first_time = first,
 				 .comm = c->comm,
@@ -236,6 +242,8 @@ static void coll_resolve(struct replay *rp, struct coll *c)
 				      "end", ev[i].start, ev[i].end);
 	}
 	for (uint32_t i = 0; i < n && !rp->failed; i++) {
+		if (!c->m[i].here)
+			continue; /* another process's */
 		struct loc *l = &rp->locs[c->m[i].loc];
 		uint64_t end = ev[i].end > dep_n[i] ? ev[i].end : dep_n[i];
 		l->coll_end = end;
@@ -243,7 +251,8 @@ static void coll_resolve(struct replay *rp, struct coll *c)
 		l->blocked_coll = false;
 		vts_push_work(rp, c->m[i].loc);
 	}
-	rp->res->collectives++;
+	if (c->m[0].here) /* counted once, by member 0's process */
+		rp->res->collectives++;
 	free(ev);
 	free(dep_n);
 }
@@ -270,10 +279,15 @@ static int leave(struct replay *rp, struct loc *l, uint64_t o)
 		m->n_start = f->n_start;
 		m->o_start = f->o_start;
 		m->o_end = o;
-		c->func = f->region;
+		m->region = f->region;
+		m->child = f->child;
+		m->now = l->now;
+		m->last_orig = l->last_orig;
 		l->blocked_coll = true;
+		if (c->remote)
+			rp->remote_coll(rp, c, f->coll_index);
 		if (++c->ready == c->n)
-			coll_resolve(rp, c);
+			vts_coll_resolve(rp, c);
 		return 0;
 	}
 	/* A receive: its sends must have been replayed. Messages whose send never came (only
@@ -474,6 +488,8 @@ static int step_at(struct replay *rp, struct loc *l, const struct qev *e)
 		m->o_send_start = f ? f->o_start : e->t;
 		m->send_func = f ? f->region : VTR_NONE;
 		m->send_done = true;
+		if (m->remote)
+			rp->remote_msg(rp, m, true);
 		if (m->rloc != VTR_NONE && m->have_recv)
 			vts_push_work(rp, m->rloc);
 		if (e->kind == Q_ISEND && f && !f->isend) {
@@ -516,6 +532,8 @@ static int step_at(struct replay *rp, struct loc *l, const struct qev *e)
 		m->recv_seen = true;
 		m->n_recv_start = have_irs ? irs : f->n_start;
 		m->o_recv_start = have_irs ? o_irs : f->o_start;
+		if (m->remote)
+			rp->remote_msg(rp, m, false);
 		if (m->sloc != VTR_NONE && m->have_send)
 			vts_push_work(rp, m->sloc);
 		f->irecv_start[f->nmsgs] = irs;

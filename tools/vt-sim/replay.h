@@ -35,6 +35,11 @@ struct msg {
 	uint64_t n_send_end;
 	int refs;
 	struct msg *prev, *next; /* while one end only is known: in the replay's list of them */
+	/* vt-sim-mpi's distributed replay: the other end is another process's (proc), and the
+	 * key both processes know the message by (dist.c) */
+	bool remote;
+	uint32_t proc;
+	uint64_t key[3];
 };
 
 /* A collective, from its first member's end read to the last member's Leave. */
@@ -42,11 +47,15 @@ struct coll {
 	uint32_t comm, op, root, n, arrived, ready;
 	uint32_t func;
 	struct coll_member {
-		uint32_t loc;
+		uint32_t loc, region;
 		uint64_t o_start, o_end, n_start, sent, received;
-		bool here;
+		/* at its Leave: its children's time, its location's now and last original time */
+		uint64_t child, now, last_orig;
+		bool here; /* read by this process */
 	} * m;
 	struct coll *next;
+	bool remote; /* members on other processes (dist.c) */
+	uint64_t key[3];
 };
 
 struct qev {
@@ -116,6 +125,13 @@ struct replay {
 	size_t nwork;
 	uint64_t trace_start;
 	int failed;
+	/* vt-sim-mpi's distributed replay (dist.c): a remote message's end replayed here (its
+	 * send, or its receive's start), a collective member of a remote collective ready */
+	void (*remote_msg)(struct replay *rp, struct msg *m, bool send);
+	void (*remote_coll)(struct replay *rp, struct coll *c, uint32_t index);
+	/* a message or collective made by the first end read of it (r), NULL when not split */
+	void (*made)(struct replay *rp, void *obj, const struct vtr_record *r);
+	void *dist;
 };
 
 /* Calls fn of simulator s, if it has one, under the crash guard (guard.c). */
@@ -146,7 +162,20 @@ void vts_drain(struct replay *rp);
 void vts_enqueue(struct replay *rp, struct loc *l, const struct qev *e);
 void vts_unref(struct msg *m);
 void vts_coll_free(struct replay *rp, struct coll *c);
+/* A collective whose members all reached their end: decided from its members' data alone,
+ * this process's members released. */
+void vts_coll_resolve(struct replay *rp, struct coll *c);
 struct frame *vts_top(struct loc *l);
 void vts_span(struct vts_totals *tt, uint64_t t);
+
+/* vt-sim-mpi's distributed replay (dist.c, par.c). begin: whether this replay is split over
+ * the processes (process 0 decides and tells the others); read: this process's share read
+ * and replayed, trading with the others until no location waits; end: the summary's sums and
+ * every location's new times to process 0, the replay's result (-1 if it failed anywhere). */
+bool vts_dist_begin(const char *input, const struct vtr_trace *tr, const struct vts_sim *sims,
+		    int nsims, bool cuts);
+int vts_dist_read(struct vtr_trace *tr, struct replay *rp,
+		  void (*record)(void *, const struct vtr_location *, const struct vtr_record *));
+int vts_dist_end(struct replay *rp, int result);
 
 #endif

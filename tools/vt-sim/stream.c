@@ -40,6 +40,8 @@ static struct msg *msg_of(struct replay *rp, const struct vtr_record *r)
 	    .comm = r->comm, .tag = r->tag, .refs = 2, .sloc = VTR_NONE, .rloc = VTR_NONE};
 	if (r->match)
 		*r->match = m;
+	if (rp->made)
+		rp->made(rp, m, r);
 	m->next = rp->open;
 	if (rp->open)
 		rp->open->prev = m;
@@ -67,8 +69,11 @@ static void coll_end(struct replay *rp, struct loc *l, const struct vtr_record *
 	struct coll *c = NULL;
 	if (me != VTR_NONE && r->match) {
 		c = *r->match;
-		if (!c)
+		if (!c) {
 			c = *r->match = coll_new(rp, comm, r->op, r->root);
+			if (rp->made)
+				rp->made(rp, c, r);
+		}
 	} else if (comm < tr->ncomms && tr->comms[comm].defined && tr->comms[comm].size == 1) {
 		/* MPI_COMM_SELF: a collective of one, each location's own. */
 		me = 0;
@@ -197,7 +202,8 @@ int vts_replay(const char *input, struct vtr_trace *tr, struct vts_sim *sims, in
 		CALL0(&sims[s], initialize);
 	const struct vtr_callbacks cb = {.record = on_record};
 #ifdef VTS_MPI
-	int rc = vts_read_merged(input, tr, &cb, &rp);
+	bool dist = vts_dist_begin(input, tr, sims, nsims, cuts != NULL);
+	int rc = dist ? vts_dist_read(tr, &rp, on_record) : vts_read_merged(input, tr, &cb, &rp);
 #else
 	int rc = vtr_read_merged(tr, &cb, &rp);
 #endif
@@ -260,6 +266,10 @@ int vts_replay(const char *input, struct vtr_trace *tr, struct vts_sim *sims, in
 	vts_span(&res->before, tr->offset);
 	vts_span(&res->before, tr->offset + tr->length);
 	res->new_length = last - tr->offset;
+#ifdef VTS_MPI
+	if (dist)
+		result = vts_dist_end(&rp, result);
+#endif
 	free(rp.locs);
 	free(rp.work);
 	free(rp.cls);

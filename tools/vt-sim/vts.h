@@ -62,6 +62,7 @@ struct vts_replay_result {
 	uint64_t new_length; /* of the output's clock */
 	uint64_t cut;	     /* ticks the cuts took out of the locations' gaps */
 	size_t max_open_messages, max_queued;
+	uint32_t procs; /* vt-sim-mpi: the processes the replay was split over (0: not split) */
 };
 
 /* A gap of a location's replay made shorter (vt-sim --explain-waits): the time between the
@@ -98,6 +99,18 @@ int vts_explain(const char *in, struct vtr_trace *tr, bool json, FILE *out);
 
 /* The region classes of the context (enum vt_sim_class per region id). */
 uint32_t *vts_classify(const struct vtr_trace *tr);
+
+/* The simulators of -s SPEC..., loaded and created for trace tr of file in (main.c): 0, or 1
+ * after printing one line; closed (destroyed) in any case. */
+struct vts_simset {
+	struct vts_sim *sims;
+	int n;
+	uint32_t *cls;
+	const char **func_names, **comm_names, **thread_names;
+};
+int vts_sims_open(struct vts_simset *ss, const char *in, const struct vtr_trace *tr,
+		  const char *const *specs, int nspecs);
+void vts_sims_close(struct vts_simset *ss);
 
 /* vt-sim-mpi (par.c): the replay's merged reading of input, for a record callback alone: on
  * N > 1 processes the other N-1 read it and this process (0) merges and matches their records;

@@ -98,6 +98,18 @@ def sim(t, trace, sims, label):
     return got4, want.decode()
 
 
+def split(t, trace, sims, label, impl, np, want):
+    """Whether the replay was split over the processes (-v says so): for vt's own simulators
+    by name, each process replays its ranks' locations and trades the times the others wait
+    for; another simulator (one given by path) is replayed at process 0 alone."""
+    args = [trace, '-v'] + [x for s in sims for x in ('-s', s)] + ['-o', 'out.otf2']
+    code, _, err = run(parallel(impl, np) + args, cwd=t.newdir('%s-split-%s-%d' % (label, impl, np)))
+    line = 'replayed on %d processes' % np
+    t.check(code == 0 and (line in err) == want,
+            '%s on %d processes (%s): the replay is %ssplit (-v: %r)'
+            % (label, np, impl, '' if want else 'not ', line), err)
+
+
 def explain(t, trace, label):
     """--explain-waits in both formats, serial and parallel, equal; the JSON."""
     j = None
@@ -163,6 +175,13 @@ def check_simprog(t):
             'ideal on 1 process (openmpi): vt-sim\'s status, summary and files', got[2])
     sim(t, trace, SIMS[4], 'nonoise')
     sim(t, trace, SIMS[5], 'scale-ideal')
+    # The outputs above came from the distributed replay: on 4 processes each rank is a
+    # process of its own, so every message (the ping-pong both ways, the Ssend, the
+    # Irecv/Waitall) and every collective waits across processes.
+    split(t, trace, SIMS[1], 'simprog', OPENMPI, 4, True)
+    split(t, trace, SIMS[5], 'simprog', OPENMPI, 2, True)
+    by_path = os.path.join(os.environ.get('VT_SIM_PATH', ''), 'libvt-sim-ideal.so')
+    split(t, trace, (by_path,), 'simprog-by-path', OPENMPI, 2, False)
     explain(t, trace, 'simprog')
 
     # MPICH's trace of simprog on 2 ranks.
@@ -174,6 +193,7 @@ def check_simprog(t):
     mtrace = t.trace(r, 'input-mpich', profile=False).path
     for s in SIMS[1:3]:
         sim(t, mtrace, s, 'mpich-' + s[0].split(':')[0])
+    split(t, mtrace, SIMS[1], 'mpich', MPICH, 2, True)
     return trace
 
 
@@ -193,7 +213,57 @@ def check_threads(t):
             'mpi_threads: messages sent from more locations than ranks')
     for s in SIMS[:2]:
         sim(t, trace, s, 'threads-' + s[0])
+    split(t, trace, SIMS[0], 'threads', OPENMPI, 2, True)
     explain(t, trace, 'mpi_threads')
+
+
+def write_broken(path):
+    """Three ranks whose waits partly never end: rank 0 receives a message never sent
+    (10..12) and enters a barrier (20..25) that rank 2 never enters, then sends to rank 2
+    (30..31); rank 1 enters the barrier (18..24), then sends a synchronous message never
+    received (MPI_Ssend 26..27); rank 2 receives rank 0's message (28..35). vt-sim ends each
+    of those waits as recorded, the lowest location first: the split replay must too."""
+    ev = otf2.events
+    roles = {'MPI_Barrier': otf2.RegionRole.BARRIER}
+    with otf2.writer.open(path, timer_resolution=10**9) as trace:
+        T = waittrace.Ranks(trace, ['main', 'work', 'MPI_Recv', 'MPI_Send', 'MPI_Ssend',
+                                    'MPI_Barrier'], roles)
+        ms = waittrace.ms
+
+        def barrier(w, enter, leave, t0, t1):
+            enter(t0, 'MPI_Barrier')
+            w(ev.MpiCollectiveBegin(ms(t0)))
+            w(ev.MpiCollectiveEnd(ms(t1), otf2.CollectiveOp.BARRIER, T.world,
+                                  vtmpi.ROOT_NONE, 0, 0))
+            leave(t1, 'MPI_Barrier')
+        w, enter, leave = T.writer(0)
+        enter(0, 'main')
+        enter(10, 'MPI_Recv')
+        w(ev.MpiRecv(ms(12), 1, T.world, 5, 8))
+        leave(12, 'MPI_Recv')
+        barrier(w, enter, leave, 20, 25)
+        enter(25, 'work')
+        leave(30, 'work')
+        enter(30, 'MPI_Send')
+        w(ev.MpiSend(ms(30), 2, T.world, 0, 8))
+        leave(31, 'MPI_Send')
+        leave(40, 'main')
+        w, enter, leave = T.writer(1)
+        enter(0, 'main')
+        barrier(w, enter, leave, 18, 24)
+        enter(26, 'MPI_Ssend')
+        w(ev.MpiSend(ms(26), 2, T.world, 7, 8))
+        leave(27, 'MPI_Ssend')
+        leave(40, 'main')
+        w, enter, leave = T.writer(2)
+        enter(0, 'main')
+        enter(5, 'work')
+        leave(28, 'work')
+        enter(28, 'MPI_Recv')
+        w(ev.MpiRecv(ms(35), 0, T.world, 0, 8))
+        leave(35, 'MPI_Recv')
+        leave(40, 'main')
+    return os.path.join(path, 'traces.otf2')
 
 
 def check_by_hand(t):
@@ -225,6 +295,12 @@ def check_by_hand(t):
         t.check(got == want,
                 'unmatched: --explain-waits on %d processes (%s): vt-sim\'s status, output '
                 'and stderr' % (np, impl), '%d %r\n%s' % (got[0], got[1], got[2]))
+    # Waits that never end (a receive never sent, a barrier a rank never enters, an Ssend
+    # never received), split over the processes of the ranks involved.
+    broken = write_broken(os.path.join(d, 'broken'))
+    for s in (('identity',), ('ideal',), ('latbw:L=%g,B=%g' % (L, B),)):
+        sim(t, broken, s, 'broken-' + s[0].split(':')[0])
+    split(t, broken, ('ideal',), 'broken', OPENMPI, 2, True)
     return os.path.join(d, 'barriers', 'traces.otf2')
 
 
