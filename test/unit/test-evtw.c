@@ -309,21 +309,21 @@ static void kinds(void)
 	     vt_evtw_thread_lock(vw, ts, false, U8(0), U32(1), U32(2)));
 	KIND("ThreadTaskCreate",
 	     OTF2_EvtWriter_ThreadTaskCreate(ow, NULL, ts, U32(0), U32(1), U32(2)),
-	     vt_evtw_thread_task(vw, ts, 0x3b, U32(0), U32(1), U32(2)));
+	     vt_evtw_thread_task(vw, ts, VT_EVTW_TASK_CREATE, U32(0), U32(1), U32(2)));
 	KIND("ThreadTaskSwitch",
 	     OTF2_EvtWriter_ThreadTaskSwitch(ow, NULL, ts, U32(0), U32(1), U32(2)),
-	     vt_evtw_thread_task(vw, ts, 0x3c, U32(0), U32(1), U32(2)));
+	     vt_evtw_thread_task(vw, ts, VT_EVTW_TASK_SWITCH, U32(0), U32(1), U32(2)));
 	KIND("ThreadTaskComplete",
 	     OTF2_EvtWriter_ThreadTaskComplete(ow, NULL, ts, U32(0), U32(1), U32(2)),
-	     vt_evtw_thread_task(vw, ts, 0x3d, U32(0), U32(1), U32(2)));
+	     vt_evtw_thread_task(vw, ts, VT_EVTW_TASK_COMPLETE, U32(0), U32(1), U32(2)));
 	KIND("ThreadCreate", OTF2_EvtWriter_ThreadCreate(ow, NULL, ts, U32(0), U64(1)),
-	     vt_evtw_thread_seq(vw, ts, 0x3e, U32(0), U64(1)));
+	     vt_evtw_thread_seq(vw, ts, VT_EVTW_THREAD_CREATE, U32(0), U64(1)));
 	KIND("ThreadBegin", OTF2_EvtWriter_ThreadBegin(ow, NULL, ts, U32(0), U64(1)),
-	     vt_evtw_thread_seq(vw, ts, 0x3f, U32(0), U64(1)));
+	     vt_evtw_thread_seq(vw, ts, VT_EVTW_THREAD_BEGIN, U32(0), U64(1)));
 	KIND("ThreadWait", OTF2_EvtWriter_ThreadWait(ow, NULL, ts, U32(0), U64(1)),
-	     vt_evtw_thread_seq(vw, ts, 0x40, U32(0), U64(1)));
+	     vt_evtw_thread_seq(vw, ts, VT_EVTW_THREAD_WAIT, U32(0), U64(1)));
 	KIND("ThreadEnd", OTF2_EvtWriter_ThreadEnd(ow, NULL, ts, U32(0), U64(1)),
-	     vt_evtw_thread_seq(vw, ts, 0x41, U32(0), U64(1)));
+	     vt_evtw_thread_seq(vw, ts, VT_EVTW_THREAD_END, U32(0), U64(1)));
 	KIND("IoCreateHandle",
 	     OTF2_EvtWriter_IoCreateHandle(ow, NULL, ts, U32(0), U8(1), U32(2), U32(3)),
 	     vt_evtw_io_create_handle(vw, ts, U32(0), U8(1), U32(2), U32(3)));
@@ -468,7 +468,7 @@ static void emit(const struct ev *e, OTF2_EvtWriter *ow, OTF2_AttributeList *al,
 		break;
 	default:
 		OTF2_EvtWriter_ThreadCreate(ow, NULL, e->ts, (uint32_t)e->a, e->b);
-		vt_evtw_thread_seq(vw, e->ts, 0x3e, (uint32_t)e->a, e->b);
+		vt_evtw_thread_seq(vw, e->ts, VT_EVTW_THREAD_CREATE, (uint32_t)e->a, e->b);
 		break;
 	}
 }

@@ -227,12 +227,17 @@ bool vt_evtw_thread_team(struct vt_evtw *w, uint64_t ts, bool begin, uint32_t te
 /* ThreadAcquireLock 0x39, ThreadReleaseLock 0x3a. */
 bool vt_evtw_thread_lock(struct vt_evtw *w, uint64_t ts, bool acquire, OTF2_Paradigm model,
 			 uint32_t lock, uint32_t order);
-/* ThreadTaskCreate 0x3b, ThreadTaskSwitch 0x3c, ThreadTaskComplete 0x3d. */
 bool vt_evtw_thread_task(struct vt_evtw *w, uint64_t ts, uint8_t type, uint32_t team,
 			 uint32_t creator, uint32_t generation);
-/* ThreadCreate 0x3e, ThreadBegin 0x3f, ThreadWait 0x40, ThreadEnd 0x41. */
+#define VT_EVTW_TASK_CREATE   0x3b
+#define VT_EVTW_TASK_SWITCH   0x3c
+#define VT_EVTW_TASK_COMPLETE 0x3d
 bool vt_evtw_thread_seq(struct vt_evtw *w, uint64_t ts, uint8_t type, uint32_t contingent,
 			uint64_t sequence);
+#define VT_EVTW_THREAD_CREATE 0x3e
+#define VT_EVTW_THREAD_BEGIN  0x3f
+#define VT_EVTW_THREAD_WAIT   0x40
+#define VT_EVTW_THREAD_END    0x41
 
 bool vt_evtw_io_create_handle(struct vt_evtw *w, uint64_t ts, uint32_t handle,
 			      OTF2_IoAccessMode mode, OTF2_IoCreationFlag creation,
