@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* The encoders: a location's records become OTF2 events of its writer, at flush time. */
+/* The encoders: a location's records become OTF2 events of its writer (vt_evtw), at flush time. */
+#include "archive/vt_evtw.h"
 #include "archive/vt_otf2.h"
 #include "archive/vt_otf2_priv.h"
 #include "base/vt_loctab.h"
@@ -57,7 +58,7 @@ const struct vt_enc_loc *vt_enc_loc(uint32_t index)
 
 /* The writer of a location, made when it first has something to write: in MPI mode the
  * archive, and the rank that is part of the location id, exist only after MPI_Init. */
-static OTF2_EvtWriter *writer_of(struct vt_loc *loc, struct vt_enc_loc *e)
+static struct vt_evtw *writer_of(struct vt_loc *loc, struct vt_enc_loc *e)
 {
 	OTF2_Archive *archive = vt_otf2_archive();
 	/* Every location defined has its id, also one made after a failed write. */
@@ -67,9 +68,9 @@ static OTF2_EvtWriter *writer_of(struct vt_loc *loc, struct vt_enc_loc *e)
 		return NULL;
 	if (e->writer || !archive)
 		return e->writer;
-	e->writer = OTF2_Archive_GetEvtWriter(archive, loc->ref);
+	e->writer = vt_otf2_evt_open(loc->ref);
 	if (!e->writer)
-		vt_error("cannot open the event writer of thread %u in %s; its events are lost",
+		vt_error("no memory for the event writer of thread %u in %s; its events are lost",
 			 loc->index, vt_otf2_anchor());
 	return e->writer;
 }
@@ -95,6 +96,8 @@ void vt_otf2_forget_writers(void)
 {
 	for (uint32_t i = 0; i < vt_thread_count(); i++) {
 		struct vt_enc_loc *e = vt_loctab_peek(&enc.encs, i);
+		if (e && e->writer)
+			vt_otf2_evt_forget(e->writer);
 		if (e)
 			e->writer = NULL;
 	}
@@ -164,6 +167,18 @@ bool vt_otf2_write_value(OTF2_EvtWriter *w, uint64_t ts, uint32_t id, uint32_t m
 	return vt_otf2_ok(OTF2_EvtWriter_Metric(w, NULL, ts, id, 1, &type, &v));
 }
 
+/* The same into a location's writer of vt's own. */
+static bool write_value(struct vt_evtw *w, uint64_t ts, uint32_t m, uint64_t value)
+{
+	if (m >= __atomic_load_n(&enc.mt.n_metrics, __ATOMIC_ACQUIRE))
+		return true;
+	if (vt_otf2_failed())
+		return false;
+	OTF2_Type type = enc.mt.metrics[m].type;
+	OTF2_MetricValue v = value_of(&enc.mt.metrics[m], value);
+	return vt_evtw_metric(w, ts, m, 1, &type, &v);
+}
+
 /* Whether class g of the table has exactly the n members of v, in their order. */
 static bool is_group(uint32_t g, uint32_t n_metrics, const struct vt_enc_value *v, uint32_t n)
 {
@@ -192,7 +207,7 @@ static uint32_t group_of(struct vt_enc_loc *e, const struct vt_enc_value *v, uin
 }
 
 /* The n values of v as one Metric event of class g (whose members are their metrics). */
-static bool write_group(OTF2_EvtWriter *w, uint64_t ts, uint32_t g, const struct vt_enc_value *v,
+static bool write_group(struct vt_evtw *w, uint64_t ts, uint32_t g, const struct vt_enc_value *v,
 			uint32_t n)
 {
 	if (vt_otf2_failed())
@@ -203,7 +218,7 @@ static bool write_group(OTF2_EvtWriter *w, uint64_t ts, uint32_t g, const struct
 		types[i] = enc.mt.metrics[v[i].metric].type;
 		values[i] = value_of(&enc.mt.metrics[v[i].metric], v[i].value);
 	}
-	return vt_otf2_ok(OTF2_EvtWriter_Metric(w, NULL, ts, g, (uint8_t)n, types, values));
+	return vt_evtw_metric(w, ts, g, (uint8_t)n, types, values);
 }
 
 static bool is_strict(uint32_t m, uint32_t n_metrics)
@@ -235,7 +250,7 @@ __attribute__((noinline)) static bool write_several(struct vt_enc_loc *e, uint64
 	for (uint32_t i = 0; i < n; i++) {
 		if (g != UINT32_MAX && is_strict(v[i].metric, n_metrics))
 			continue;
-		if (!vt_otf2_write_value(e->writer, ts, v[i].metric, v[i].metric, v[i].value))
+		if (!write_value(e->writer, ts, v[i].metric, v[i].value))
 			return false;
 	}
 	return true;
@@ -246,7 +261,7 @@ static inline bool write_values(struct vt_enc_loc *e, uint64_t ts, const struct 
 				uint32_t n)
 {
 	if (n == 1)
-		return vt_otf2_write_value(e->writer, ts, v[0].metric, v[0].metric, v[0].value);
+		return write_value(e->writer, ts, v[0].metric, v[0].value);
 	return n == 0 || write_several(e, ts, v, n);
 }
 
@@ -260,7 +275,7 @@ static bool unwind(struct vt_enc_loc *e, struct vt_stack *s, size_t keep, uint64
 		uint32_t region;
 		if (!vt_stack_pop(s, &region))
 			continue;
-		if (!vt_otf2_ok(OTF2_EvtWriter_Leave(e->writer, NULL, ts, region)))
+		if (!vt_evtw_leave(e->writer, ts, region))
 			return false;
 		if (e->n_strict && !write_values(e, ts, e->strict, e->n_strict))
 			return false;
@@ -294,31 +309,27 @@ static void begin(struct vt_loc *loc, struct vt_enc_loc *e, uint64_t ts)
 	e->began = true;
 	e->first_ts = ts;
 	if (loc->index > 0)
-		vt_otf2_ok(OTF2_EvtWriter_ThreadBegin(e->writer, NULL, ts,
-						      VT_OTF2_THREAD_COMM_LOCAL, seq_of(loc, e)));
+		vt_evtw_thread_seq(e->writer, ts, VT_EVTW_THREAD_BEGIN, VT_OTF2_THREAD_COMM_LOCAL,
+				   seq_of(loc, e));
 }
 
-static bool enter(struct vt_stack *s, OTF2_EvtWriter *w, uint64_t ts, uint32_t id)
+static bool enter(struct vt_stack *s, struct vt_evtw *w, uint64_t ts, uint32_t id)
 {
 	bool recorded = vt_stack_enter(s, id);
 	if (recorded)
-		vt_otf2_ok(OTF2_EvtWriter_Enter(w, NULL, ts, id));
+		vt_evtw_enter(w, ts, id);
 	return recorded;
 }
 
 /* A frame open at the start of a ring's window (VT_REC_ENTER_BEFORE): an Enter at the
  * window's start whose attribute says when the region was really entered. */
-static bool enter_before(struct vt_stack *s, OTF2_EvtWriter *w, uint64_t ts, uint32_t id,
+static bool enter_before(struct vt_stack *s, struct vt_evtw *w, uint64_t ts, uint32_t id,
 			 uint64_t entered)
 {
 	bool recorded = vt_stack_enter(s, id);
-	OTF2_AttributeList *a = recorded ? OTF2_AttributeList_New() : NULL;
-	if (a)
-		OTF2_AttributeList_AddUint64(a, VT_UNIFY_ATTR_ENTERED, entered);
+	struct vt_evtw_attr a = {VT_UNIFY_ATTR_ENTERED, OTF2_TYPE_UINT64, entered};
 	if (recorded)
-		vt_otf2_ok(OTF2_EvtWriter_Enter(w, a, ts, id));
-	if (a)
-		OTF2_AttributeList_Delete(a);
+		vt_evtw_enter_attrs(w, &a, 1, ts, id);
 	return recorded;
 }
 
@@ -343,14 +354,13 @@ static bool leave(struct vt_enc_loc *e, struct vt_stack *s, uint64_t ts, uint32_
 static bool posix_end(struct vt_enc_loc *e, struct vt_stack *s, uint64_t ts, uint32_t region,
 		      uint32_t handle, bool failed, bool alone, uint64_t done)
 {
-	OTF2_EvtWriter *w = e->writer;
+	struct vt_evtw *w = e->writer;
 	bool began = e->io_open;
 	e->io_open = false;
-	OTF2_ErrorCode rc =
-	    !began   ? OTF2_SUCCESS
-	    : failed ? OTF2_EvtWriter_IoOperationCancelled(w, NULL, ts, handle, e->io_ops)
-		     : OTF2_EvtWriter_IoOperationComplete(w, NULL, ts, handle, done, e->io_ops);
-	if (!vt_otf2_ok(rc))
+	bool ok = !began   ? true
+		  : failed ? vt_evtw_io_mark(w, ts, VT_EVTW_IO_CANCELLED, handle, e->io_ops)
+			   : vt_evtw_io_complete(w, NULL, 0, ts, handle, done, e->io_ops);
+	if (!ok)
 		return false;
 	if (!alone) {
 		e->n_strict = 0;
@@ -362,7 +372,7 @@ static bool posix_end(struct vt_enc_loc *e, struct vt_stack *s, uint64_t ts, uin
 static bool posix_op(struct vt_enc_loc *e, struct vt_stack *s, uint64_t *ts, const struct vt_rec *r,
 		     const union vt_rec_payload *p)
 {
-	OTF2_EvtWriter *w = e->writer;
+	struct vt_evtw *w = e->writer;
 	const struct vt_rec_io *a = &p[0].io;
 	bool alone = a->flags & VT_REC_IO_OP_ALONE;
 	if (r->kind == VT_REC_IO_OP_END)
@@ -372,9 +382,8 @@ static bool posix_op(struct vt_enc_loc *e, struct vt_stack *s, uint64_t *ts, con
 		e->n_strict = 0;
 		e->last_recorded = enter(s, w, *ts, r->region & VT_REGION_ID_MASK);
 	}
-	if (!vt_otf2_ok(OTF2_EvtWriter_IoOperationBegin(
-		w, NULL, *ts, a->handle, (OTF2_IoOperationMode)(a->flags & 0xFF),
-		OTF2_IO_OPERATION_FLAG_NONE, a->value, ++e->io_ops)))
+	if (!vt_evtw_io_begin(w, NULL, 0, *ts, a->handle, (OTF2_IoOperationMode)(a->flags & 0xFF),
+			      OTF2_IO_OPERATION_FLAG_NONE, a->value, ++e->io_ops))
 		return false;
 	e->io_open = true;
 	const struct vt_rec_io_end *end = &p[1].io_end;
@@ -391,7 +400,7 @@ static bool posix_op(struct vt_enc_loc *e, struct vt_stack *s, uint64_t *ts, con
  * The encoders of the event kinds: head record r (its time clamped to ts) and its payload
  * p. One per kind, indexed by kind; a kind without an encoder is skipped with its payload.
  */
-typedef bool (*encode_fn)(struct vt_loc *loc, OTF2_EvtWriter *w, uint64_t ts,
+typedef bool (*encode_fn)(struct vt_loc *loc, struct vt_evtw *w, uint64_t ts,
 			  const struct vt_rec *r, const union vt_rec_payload *p);
 
 /* The communicators a thread other than the master makes MPI calls on, noted as its events
@@ -407,310 +416,258 @@ static void used_comm(struct vt_loc *loc, uint32_t comm)
  * (VT_REC_CUT): the attribute that says so, value 1 on a receive (sent before the window),
  * 2 on a send (received after it), 3 on a collective's end (others ended it outside); NULL
  * for the others. */
-static OTF2_AttributeList *cut_attr(const struct vt_rec *r, uint8_t value)
+static uint32_t cut_attr(const struct vt_rec *r, uint8_t value, struct vt_evtw_attr *a)
 {
-	OTF2_AttributeList *a = r->region & VT_REC_CUT ? OTF2_AttributeList_New() : NULL;
-	if (a)
-		OTF2_AttributeList_AddUint8(a, VT_UNIFY_ATTR_CUT, value);
-	return a;
+	*a = (struct vt_evtw_attr){VT_UNIFY_ATTR_CUT, OTF2_TYPE_UINT8, value};
+	return r->region & VT_REC_CUT ? 1 : 0;
 }
 
-static bool with_attr(OTF2_AttributeList *a, OTF2_ErrorCode rc)
-{
-	if (a)
-		OTF2_AttributeList_Delete(a);
-	return vt_otf2_ok(rc);
-}
-
-static bool enc_send(struct vt_loc *loc, OTF2_EvtWriter *w, uint64_t ts, const struct vt_rec *r,
+static bool enc_send(struct vt_loc *loc, struct vt_evtw *w, uint64_t ts, const struct vt_rec *r,
 		     const union vt_rec_payload *p)
 {
 	used_comm(loc, p[0].msg.comm);
-	OTF2_AttributeList *a = cut_attr(r, 2);
-	return with_attr(a, OTF2_EvtWriter_MpiSend(w, a, ts, r->region & ~VT_REC_CUT, p[0].msg.comm,
-						   p[0].msg.tag, p[0].msg.bytes));
+	struct vt_evtw_attr a;
+	uint32_t n = cut_attr(r, 2, &a);
+	return vt_evtw_mpi_send(w, &a, n, ts, r->region & ~VT_REC_CUT, p[0].msg.comm, p[0].msg.tag,
+				p[0].msg.bytes);
 }
 
-static bool enc_recv(struct vt_loc *loc, OTF2_EvtWriter *w, uint64_t ts, const struct vt_rec *r,
+static bool enc_recv(struct vt_loc *loc, struct vt_evtw *w, uint64_t ts, const struct vt_rec *r,
 		     const union vt_rec_payload *p)
 {
 	used_comm(loc, p[0].msg.comm);
-	OTF2_AttributeList *a = cut_attr(r, 1);
-	return with_attr(a, OTF2_EvtWriter_MpiRecv(w, a, ts, r->region & ~VT_REC_CUT, p[0].msg.comm,
-						   p[0].msg.tag, p[0].msg.bytes));
+	struct vt_evtw_attr a;
+	uint32_t n = cut_attr(r, 1, &a);
+	return vt_evtw_mpi_recv(w, &a, n, ts, r->region & ~VT_REC_CUT, p[0].msg.comm, p[0].msg.tag,
+				p[0].msg.bytes);
 }
 
-static bool enc_isend(struct vt_loc *loc, OTF2_EvtWriter *w, uint64_t ts, const struct vt_rec *r,
+static bool enc_isend(struct vt_loc *loc, struct vt_evtw *w, uint64_t ts, const struct vt_rec *r,
 		      const union vt_rec_payload *p)
 {
 	used_comm(loc, p[0].msg.comm);
-	OTF2_AttributeList *a = cut_attr(r, 2);
-	return with_attr(a,
-			 OTF2_EvtWriter_MpiIsend(w, a, ts, r->region & ~VT_REC_CUT, p[0].msg.comm,
-						 p[0].msg.tag, p[0].msg.bytes, p[1].req.id));
+	struct vt_evtw_attr a;
+	uint32_t n = cut_attr(r, 2, &a);
+	return vt_evtw_mpi_isend(w, &a, n, ts, r->region & ~VT_REC_CUT, p[0].msg.comm, p[0].msg.tag,
+				 p[0].msg.bytes, p[1].req.id);
 }
 
-static bool enc_irecv(struct vt_loc *loc, OTF2_EvtWriter *w, uint64_t ts, const struct vt_rec *r,
+static bool enc_irecv(struct vt_loc *loc, struct vt_evtw *w, uint64_t ts, const struct vt_rec *r,
 		      const union vt_rec_payload *p)
 {
 	used_comm(loc, p[0].msg.comm);
-	OTF2_AttributeList *a = cut_attr(r, 1);
-	return with_attr(a,
-			 OTF2_EvtWriter_MpiIrecv(w, a, ts, r->region & ~VT_REC_CUT, p[0].msg.comm,
-						 p[0].msg.tag, p[0].msg.bytes, p[1].req.id));
+	struct vt_evtw_attr a;
+	uint32_t n = cut_attr(r, 1, &a);
+	return vt_evtw_mpi_irecv(w, &a, n, ts, r->region & ~VT_REC_CUT, p[0].msg.comm, p[0].msg.tag,
+				 p[0].msg.bytes, p[1].req.id);
 }
 
-static bool enc_isend_complete(struct vt_loc *loc, OTF2_EvtWriter *w, uint64_t ts,
+static bool enc_isend_complete(struct vt_loc *loc, struct vt_evtw *w, uint64_t ts,
 			       const struct vt_rec *r, const union vt_rec_payload *p)
 {
-	return vt_otf2_ok(OTF2_EvtWriter_MpiIsendComplete(w, NULL, ts, p[0].req.id));
+	return vt_evtw_request(w, ts, VT_EVTW_ISEND_COMPLETE, p[0].req.id);
 }
 
-static bool enc_irecv_request(struct vt_loc *loc, OTF2_EvtWriter *w, uint64_t ts,
+static bool enc_irecv_request(struct vt_loc *loc, struct vt_evtw *w, uint64_t ts,
 			      const struct vt_rec *r, const union vt_rec_payload *p)
 {
-	return vt_otf2_ok(OTF2_EvtWriter_MpiIrecvRequest(w, NULL, ts, p[0].req.id));
+	return vt_evtw_request(w, ts, VT_EVTW_IRECV_REQUEST, p[0].req.id);
 }
 
-static bool enc_request_test(struct vt_loc *loc, OTF2_EvtWriter *w, uint64_t ts,
+static bool enc_request_test(struct vt_loc *loc, struct vt_evtw *w, uint64_t ts,
 			     const struct vt_rec *r, const union vt_rec_payload *p)
 {
-	return vt_otf2_ok(OTF2_EvtWriter_MpiRequestTest(w, NULL, ts, p[0].req.id));
+	return vt_evtw_request(w, ts, VT_EVTW_REQUEST_TEST, p[0].req.id);
 }
 
-static bool enc_request_cancelled(struct vt_loc *loc, OTF2_EvtWriter *w, uint64_t ts,
+static bool enc_request_cancelled(struct vt_loc *loc, struct vt_evtw *w, uint64_t ts,
 				  const struct vt_rec *r, const union vt_rec_payload *p)
 {
-	return vt_otf2_ok(OTF2_EvtWriter_MpiRequestCancelled(w, NULL, ts, p[0].req.id));
+	return vt_evtw_request(w, ts, VT_EVTW_REQUEST_CANCELLED, p[0].req.id);
 }
 
-static bool enc_coll_begin(struct vt_loc *loc, OTF2_EvtWriter *w, uint64_t ts,
+static bool enc_coll_begin(struct vt_loc *loc, struct vt_evtw *w, uint64_t ts,
 			   const struct vt_rec *r, const union vt_rec_payload *p)
 {
-	return vt_otf2_ok(OTF2_EvtWriter_MpiCollectiveBegin(w, NULL, ts));
+	return vt_evtw_coll_begin(w, ts);
 }
 
-static bool enc_coll_end(struct vt_loc *loc, OTF2_EvtWriter *w, uint64_t ts, const struct vt_rec *r,
+static bool enc_coll_end(struct vt_loc *loc, struct vt_evtw *w, uint64_t ts, const struct vt_rec *r,
 			 const union vt_rec_payload *p)
 {
 	used_comm(loc, p[0].coll.comm);
-	OTF2_AttributeList *a = cut_attr(r, 3);
-	return with_attr(a, OTF2_EvtWriter_MpiCollectiveEnd(
-				w, a, ts, (OTF2_CollectiveOp)(r->region & ~VT_REC_CUT),
-				p[0].coll.comm, p[0].coll.root, p[0].coll.sent, p[1].req.id));
+	struct vt_evtw_attr a;
+	uint32_t n = cut_attr(r, 3, &a);
+	return vt_evtw_coll_end(w, &a, n, ts, (OTF2_CollectiveOp)(r->region & ~VT_REC_CUT),
+				p[0].coll.comm, p[0].coll.root, p[0].coll.sent, p[1].req.id);
 }
 
-static bool enc_nbc_request(struct vt_loc *loc, OTF2_EvtWriter *w, uint64_t ts,
+static bool enc_nbc_request(struct vt_loc *loc, struct vt_evtw *w, uint64_t ts,
 			    const struct vt_rec *r, const union vt_rec_payload *p)
 {
-	return vt_otf2_ok(OTF2_EvtWriter_NonBlockingCollectiveRequest(w, NULL, ts, p[0].req.id));
+	return vt_evtw_request(w, ts, VT_EVTW_NBC_REQUEST, p[0].req.id);
 }
 
-static bool enc_nbc_complete(struct vt_loc *loc, OTF2_EvtWriter *w, uint64_t ts,
+static bool enc_nbc_complete(struct vt_loc *loc, struct vt_evtw *w, uint64_t ts,
 			     const struct vt_rec *r, const union vt_rec_payload *p)
 {
 	used_comm(loc, p[0].coll.comm);
-	return vt_otf2_ok(OTF2_EvtWriter_NonBlockingCollectiveComplete(
-	    w, NULL, ts, (OTF2_CollectiveOp)r->region, p[0].coll.comm, p[0].coll.root,
-	    p[0].coll.sent, p[1].nbc.received, p[1].nbc.id));
+	return vt_evtw_nbc_complete(w, ts, (OTF2_CollectiveOp)r->region, p[0].coll.comm,
+				    p[0].coll.root, p[0].coll.sent, p[1].nbc.received, p[1].nbc.id);
 }
 
-static bool enc_rma_win(struct vt_loc *loc, OTF2_EvtWriter *w, uint64_t ts, const struct vt_rec *r,
+static bool enc_rma_win(struct vt_loc *loc, struct vt_evtw *w, uint64_t ts, const struct vt_rec *r,
 			const union vt_rec_payload *p)
 {
-	if (r->kind == VT_REC_RMA_WIN_CREATE)
-		return vt_otf2_ok(OTF2_EvtWriter_RmaWinCreate(w, NULL, ts, r->region));
-	else
-		return vt_otf2_ok(OTF2_EvtWriter_RmaWinDestroy(w, NULL, ts, r->region));
+	return vt_evtw_rma_win(w, ts, r->kind == VT_REC_RMA_WIN_CREATE, r->region);
 }
 
-static bool enc_rma_coll_begin(struct vt_loc *loc, OTF2_EvtWriter *w, uint64_t ts,
+static bool enc_rma_coll_begin(struct vt_loc *loc, struct vt_evtw *w, uint64_t ts,
 			       const struct vt_rec *r, const union vt_rec_payload *p)
 {
-	return vt_otf2_ok(OTF2_EvtWriter_RmaCollectiveBegin(w, NULL, ts));
+	return vt_evtw_rma_coll_begin(w, ts);
 }
 
-static bool enc_rma_coll_end(struct vt_loc *loc, OTF2_EvtWriter *w, uint64_t ts,
+static bool enc_rma_coll_end(struct vt_loc *loc, struct vt_evtw *w, uint64_t ts,
 			     const struct vt_rec *r, const union vt_rec_payload *p)
 {
-	return vt_otf2_ok(OTF2_EvtWriter_RmaCollectiveEnd(
-	    w, NULL, ts, (OTF2_CollectiveOp)(r->region & 0xFF), (OTF2_RmaSyncLevel)(r->region >> 8),
-	    p[0].rma.win, p[0].rma.remote, p[0].rma.value, p[1].nbc.received));
+	return vt_evtw_rma_coll_end(w, ts, (OTF2_CollectiveOp)(r->region & 0xFF),
+				    (OTF2_RmaSyncLevel)(r->region >> 8), p[0].rma.win,
+				    p[0].rma.remote, p[0].rma.value, p[1].nbc.received);
 }
 
-static bool enc_rma_op(struct vt_loc *loc, OTF2_EvtWriter *w, uint64_t ts, const struct vt_rec *r,
+static bool enc_rma_op(struct vt_loc *loc, struct vt_evtw *w, uint64_t ts, const struct vt_rec *r,
 		       const union vt_rec_payload *p)
 {
 	const struct vt_rec_rma *a = &p[0].rma;
-	if (r->kind == VT_REC_RMA_PUT)
-		return vt_otf2_ok(
-		    OTF2_EvtWriter_RmaPut(w, NULL, ts, a->win, a->remote, a->value, p[1].nbc.id));
-	else if (r->kind == VT_REC_RMA_GET)
-		return vt_otf2_ok(
-		    OTF2_EvtWriter_RmaGet(w, NULL, ts, a->win, a->remote, a->value, p[1].nbc.id));
-	else
-		return vt_otf2_ok(OTF2_EvtWriter_RmaAtomic(w, NULL, ts, a->win, a->remote,
-							   (OTF2_RmaAtomicType)r->region, a->value,
-							   p[1].nbc.received, p[1].nbc.id));
+	if (r->kind == VT_REC_RMA_PUT || r->kind == VT_REC_RMA_GET)
+		return vt_evtw_rma_xfer(w, ts, r->kind == VT_REC_RMA_PUT, a->win, a->remote,
+					a->value, p[1].nbc.id);
+	return vt_evtw_rma_atomic(w, ts, a->win, a->remote, (OTF2_RmaAtomicType)r->region, a->value,
+				  p[1].nbc.received, p[1].nbc.id);
 }
 
-static bool enc_rma_complete(struct vt_loc *loc, OTF2_EvtWriter *w, uint64_t ts,
+static bool enc_rma_complete(struct vt_loc *loc, struct vt_evtw *w, uint64_t ts,
 			     const struct vt_rec *r, const union vt_rec_payload *p)
 {
 	const struct vt_rec_rma *a = &p[0].rma;
-	if (r->region == VT_RMA_COMPLETE_BLOCKING)
-		return vt_otf2_ok(
-		    OTF2_EvtWriter_RmaOpCompleteBlocking(w, NULL, ts, a->win, a->value));
-	else if (r->region == VT_RMA_COMPLETE_NONBLOCKING)
-		return vt_otf2_ok(
-		    OTF2_EvtWriter_RmaOpCompleteNonBlocking(w, NULL, ts, a->win, a->value));
-	else
-		return vt_otf2_ok(
-		    OTF2_EvtWriter_RmaOpCompleteRemote(w, NULL, ts, a->win, a->value));
+	uint8_t type = r->region == VT_RMA_COMPLETE_BLOCKING	  ? VT_EVTW_RMA_COMPLETE_BLOCKING
+		       : r->region == VT_RMA_COMPLETE_NONBLOCKING ? VT_EVTW_RMA_COMPLETE_NONBLOCKING
+								  : VT_EVTW_RMA_COMPLETE_REMOTE;
+	return vt_evtw_rma_complete(w, ts, type, a->win, a->value);
 }
 
-static bool enc_rma_lock(struct vt_loc *loc, OTF2_EvtWriter *w, uint64_t ts, const struct vt_rec *r,
+static bool enc_rma_lock(struct vt_loc *loc, struct vt_evtw *w, uint64_t ts, const struct vt_rec *r,
 			 const union vt_rec_payload *p)
 {
 	const struct vt_rec_rma *a = &p[0].rma;
 	if ((r->region & 0xFF) == VT_RMA_LOCK_REQUEST)
-		return vt_otf2_ok(OTF2_EvtWriter_RmaRequestLock(
-		    w, NULL, ts, a->win, a->remote, a->value, (OTF2_LockType)(r->region >> 8)));
-	else
-		return vt_otf2_ok(
-		    OTF2_EvtWriter_RmaReleaseLock(w, NULL, ts, a->win, a->remote, a->value));
+		return vt_evtw_rma_request_lock(w, ts, a->win, a->remote, a->value,
+						(OTF2_LockType)(r->region >> 8));
+	return vt_evtw_rma_release_lock(w, ts, a->win, a->remote, a->value);
 }
 
-static bool enc_rma_group_sync(struct vt_loc *loc, OTF2_EvtWriter *w, uint64_t ts,
+static bool enc_rma_group_sync(struct vt_loc *loc, struct vt_evtw *w, uint64_t ts,
 			       const struct vt_rec *r, const union vt_rec_payload *p)
 {
-	return vt_otf2_ok(OTF2_EvtWriter_RmaGroupSync(w, NULL, ts, (OTF2_RmaSyncLevel)r->region,
-						      p[0].rma.win, (OTF2_GroupRef)p[0].rma.value));
+	return vt_evtw_rma_group_sync(w, ts, (OTF2_RmaSyncLevel)r->region, p[0].rma.win,
+				      (OTF2_GroupRef)p[0].rma.value);
 }
 
-static bool enc_io(struct vt_loc *loc, OTF2_EvtWriter *w, uint64_t ts, const struct vt_rec *r,
+static bool enc_io(struct vt_loc *loc, struct vt_evtw *w, uint64_t ts, const struct vt_rec *r,
 		   const union vt_rec_payload *p)
 {
 	const struct vt_rec_io *a = &p[0].io;
-	OTF2_ErrorCode rc = OTF2_SUCCESS;
 	switch (r->kind) {
 	case VT_REC_IO_CREATE:
-		rc = OTF2_EvtWriter_IoCreateHandle(
-		    w, NULL, ts, a->handle, (OTF2_IoAccessMode)r->region,
-		    (OTF2_IoCreationFlag)a->value, (OTF2_IoStatusFlag)a->flags);
-		break;
+		return vt_evtw_io_create_handle(w, ts, a->handle, (OTF2_IoAccessMode)r->region,
+						(OTF2_IoCreationFlag)a->value,
+						(OTF2_IoStatusFlag)a->flags);
 	case VT_REC_IO_DESTROY:
-		rc = OTF2_EvtWriter_IoDestroyHandle(w, NULL, ts, a->handle);
-		break;
+		return vt_evtw_io_destroy_handle(w, ts, a->handle);
 	case VT_REC_IO_BEGIN:
-		rc = OTF2_EvtWriter_IoOperationBegin(
-		    w, NULL, ts, a->handle, (OTF2_IoOperationMode)(r->region & 0xFF),
+		return vt_evtw_io_begin(
+		    w, NULL, 0, ts, a->handle, (OTF2_IoOperationMode)(r->region & 0xFF),
 		    (OTF2_IoOperationFlag)(r->region >> 8), a->value, p[1].nbc.id);
-		break;
 	case VT_REC_IO_ISSUED:
-		rc = OTF2_EvtWriter_IoOperationIssued(w, NULL, ts, a->handle, a->value);
-		break;
+		return vt_evtw_io_mark(w, ts, VT_EVTW_IO_ISSUED, a->handle, a->value);
 	case VT_REC_IO_COMPLETE:
-		rc = OTF2_EvtWriter_IoOperationComplete(w, NULL, ts, a->handle, a->value,
-							p[1].nbc.id);
-		break;
+		return vt_evtw_io_complete(w, NULL, 0, ts, a->handle, a->value, p[1].nbc.id);
 	case VT_REC_IO_CANCELLED:
-		rc = OTF2_EvtWriter_IoOperationCancelled(w, NULL, ts, a->handle, a->value);
-		break;
+		return vt_evtw_io_mark(w, ts, VT_EVTW_IO_CANCELLED, a->handle, a->value);
 	case VT_REC_IO_SEEK:
-		rc = OTF2_EvtWriter_IoSeek(w, NULL, ts, a->handle, (int64_t)a->value,
-					   (OTF2_IoSeekOption)r->region, p[1].nbc.received);
-		break;
+		return vt_evtw_io_seek(w, ts, a->handle, (int64_t)a->value,
+				       (OTF2_IoSeekOption)r->region, p[1].nbc.received);
 	case VT_REC_IO_DUP:
-		rc = OTF2_EvtWriter_IoDuplicateHandle(w, NULL, ts, a->handle,
-						      (OTF2_IoHandleRef)a->value,
-						      (OTF2_IoStatusFlag)a->flags);
-		break;
+		return vt_evtw_io_duplicate_handle(w, ts, a->handle, (OTF2_IoHandleRef)a->value,
+						   (OTF2_IoStatusFlag)a->flags);
 	case VT_REC_IO_STATUS:
-		rc = OTF2_EvtWriter_IoChangeStatusFlags(w, NULL, ts, a->handle,
-							(OTF2_IoStatusFlag)a->flags);
-		break;
+		return vt_evtw_io_change_status(w, ts, a->handle, (OTF2_IoStatusFlag)a->flags);
 	case VT_REC_IO_DELETE:
 		/* POSIX's paradigm is the first one defined (defs/vt_unify_write.c); the file
 		 * is named by a handle of it, which the IO_FILE mapping table maps. */
-		rc = OTF2_EvtWriter_IoDeleteFile(w, NULL, ts, 0, a->handle);
-		break;
+		return vt_evtw_io_delete_file(w, ts, 0, a->handle);
 	default:
-		break;
+		return true;
 	}
-	return vt_otf2_ok(rc);
 }
 
-static bool enc_counter(struct vt_loc *loc, OTF2_EvtWriter *w, uint64_t ts, const struct vt_rec *r,
+static bool enc_counter(struct vt_loc *loc, struct vt_evtw *w, uint64_t ts, const struct vt_rec *r,
 			const union vt_rec_payload *p)
 {
-	return vt_otf2_write_value(w, ts, r->region, r->region, p[0].value.value);
+	return write_value(w, ts, r->region, p[0].value.value);
 }
 
-static bool enc_measure(struct vt_loc *loc, OTF2_EvtWriter *w, uint64_t ts, const struct vt_rec *r,
+static bool enc_measure(struct vt_loc *loc, struct vt_evtw *w, uint64_t ts, const struct vt_rec *r,
 			const union vt_rec_payload *p)
 {
-	return vt_otf2_ok(OTF2_EvtWriter_MeasurementOnOff(
-	    w, NULL, ts, r->region ? OTF2_MEASUREMENT_ON : OTF2_MEASUREMENT_OFF));
+	return vt_evtw_measurement(w, ts, r->region ? OTF2_MEASUREMENT_ON : OTF2_MEASUREMENT_OFF);
 }
 
-static bool enc_thread(struct vt_loc *loc, OTF2_EvtWriter *w, uint64_t ts, const struct vt_rec *r,
+static bool enc_thread(struct vt_loc *loc, struct vt_evtw *w, uint64_t ts, const struct vt_rec *r,
 		       const union vt_rec_payload *p)
 {
 	const struct vt_rec_thread *t = &p[0].thread;
-	OTF2_ErrorCode rc = OTF2_SUCCESS;
 	switch (r->kind) {
 	case VT_REC_THREAD_FORK:
-		rc = OTF2_EvtWriter_ThreadFork(w, NULL, ts, (OTF2_Paradigm)t->a, r->region);
-		break;
+		return vt_evtw_thread_fork(w, ts, (OTF2_Paradigm)t->a, r->region);
 	case VT_REC_THREAD_JOIN:
-		rc = OTF2_EvtWriter_ThreadJoin(w, NULL, ts, (OTF2_Paradigm)t->a);
-		break;
+		return vt_evtw_thread_join(w, ts, (OTF2_Paradigm)t->a);
 	case VT_REC_THREAD_TEAM_BEGIN: {
 		struct vt_enc_loc *e = enc_of(loc);
 		if (e && e->n_teams < sizeof(e->teams) / sizeof(e->teams[0]))
 			e->teams[e->n_teams] = r->region;
 		if (e)
 			e->n_teams++;
-		rc = OTF2_EvtWriter_ThreadTeamBegin(w, NULL, ts, r->region);
-		break;
+		return vt_evtw_thread_team(w, ts, true, r->region);
 	}
 	case VT_REC_THREAD_TEAM_END: {
 		struct vt_enc_loc *e = enc_of(loc);
 		if (e && e->n_teams)
 			e->n_teams--;
-		rc = OTF2_EvtWriter_ThreadTeamEnd(w, NULL, ts, r->region);
-		break;
+		return vt_evtw_thread_team(w, ts, false, r->region);
 	}
 	case VT_REC_THREAD_ACQUIRE_LOCK:
-		rc = OTF2_EvtWriter_ThreadAcquireLock(w, NULL, ts, (OTF2_Paradigm)t->a, r->region,
-						      (uint32_t)t->value);
-		break;
 	case VT_REC_THREAD_RELEASE_LOCK:
-		rc = OTF2_EvtWriter_ThreadReleaseLock(w, NULL, ts, (OTF2_Paradigm)t->a, r->region,
-						      (uint32_t)t->value);
-		break;
+		return vt_evtw_thread_lock(w, ts, r->kind == VT_REC_THREAD_ACQUIRE_LOCK,
+					   (OTF2_Paradigm)t->a, r->region, (uint32_t)t->value);
 	case VT_REC_THREAD_TASK_CREATE:
-		rc = OTF2_EvtWriter_ThreadTaskCreate(w, NULL, ts, r->region, t->a, t->b);
-		break;
+		return vt_evtw_thread_task(w, ts, VT_EVTW_TASK_CREATE, r->region, t->a, t->b);
 	case VT_REC_THREAD_TASK_SWITCH:
-		rc = OTF2_EvtWriter_ThreadTaskSwitch(w, NULL, ts, r->region, t->a, t->b);
-		break;
+		return vt_evtw_thread_task(w, ts, VT_EVTW_TASK_SWITCH, r->region, t->a, t->b);
 	case VT_REC_THREAD_TASK_COMPLETE:
-		rc = OTF2_EvtWriter_ThreadTaskComplete(w, NULL, ts, r->region, t->a, t->b);
-		break;
+		return vt_evtw_thread_task(w, ts, VT_EVTW_TASK_COMPLETE, r->region, t->a, t->b);
 	case VT_REC_THREAD_CREATE:
 		__atomic_store_n(&enc.thread_events, true, __ATOMIC_RELAXED);
-		rc = OTF2_EvtWriter_ThreadCreate(w, NULL, ts, VT_OTF2_THREAD_COMM_LOCAL, t->value);
-		break;
+		return vt_evtw_thread_seq(w, ts, VT_EVTW_THREAD_CREATE, VT_OTF2_THREAD_COMM_LOCAL,
+					  t->value);
 	case VT_REC_THREAD_WAIT:
 		__atomic_store_n(&enc.thread_events, true, __ATOMIC_RELAXED);
-		rc = OTF2_EvtWriter_ThreadWait(w, NULL, ts, VT_OTF2_THREAD_COMM_LOCAL, t->value);
-		break;
+		return vt_evtw_thread_seq(w, ts, VT_EVTW_THREAD_WAIT, VT_OTF2_THREAD_COMM_LOCAL,
+					  t->value);
 	default:
-		break;
+		return true;
 	}
-	return vt_otf2_ok(rc);
 }
 
 /*
@@ -719,7 +676,7 @@ static bool enc_thread(struct vt_loc *loc, OTF2_EvtWriter *w, uint64_t ts, const
  * part both share, plus the deepest shared one, which made progress as far as a sample can
  * tell.
  */
-static bool enc_sample(struct vt_loc *loc, OTF2_EvtWriter *w, uint64_t ts, const struct vt_rec *r,
+static bool enc_sample(struct vt_loc *loc, struct vt_evtw *w, uint64_t ts, const struct vt_rec *r,
 		       const union vt_rec_payload *p)
 {
 	uint32_t path[VT_REC_SAMPLE_MAX + 1], depth;
@@ -738,7 +695,7 @@ static bool enc_sample(struct vt_loc *loc, OTF2_EvtWriter *w, uint64_t ts, const
 	       path[same] == e->sample_path[same])
 		same++;
 	uint32_t distance = same ? depth - same + 1 : depth;
-	if (!vt_otf2_ok(OTF2_EvtWriter_CallingContextSample(w, NULL, ts, ctx, distance, 0)))
+	if (!vt_evtw_sample(w, ts, ctx, distance, 0))
 		return false;
 	if (!e->sample_path)
 		e->sample_path = malloc((VT_REC_SAMPLE_MAX + 1) * sizeof(*e->sample_path));
@@ -803,7 +760,7 @@ static const encode_fn encoders[VT_REC_KIND_MAX] = {
 
 static void encode(struct vt_loc *loc, const struct vt_rec *from, const struct vt_rec *to);
 
-/* libotf2 writes into the event file while it encodes: the program's close or dup2 of the
+/* The writer writes into the event file while it encodes: the program's close or dup2 of the
  * file's descriptor waits for that (interpose/vt_own_fds.h). */
 void vt_otf2_encode(struct vt_loc *loc, const struct vt_rec *from, const struct vt_rec *to)
 {
@@ -817,7 +774,7 @@ static void encode(struct vt_loc *loc, const struct vt_rec *from, const struct v
 	struct vt_enc_loc *e = enc_of(loc);
 	if (!e)
 		return;
-	OTF2_EvtWriter *w = writer_of(loc, e);
+	struct vt_evtw *w = writer_of(loc, e);
 	struct vt_stack *s = vt_stack_of(loc->index);
 	uint64_t last = e->last_ts;
 
@@ -893,7 +850,7 @@ void vt_otf2_buffer_flush(struct vt_loc *loc, uint64_t start, uint64_t stop)
 	if (stop < start)
 		stop = start;
 	if (writer_of(loc, e))
-		vt_otf2_ok(OTF2_EvtWriter_BufferFlush(e->writer, NULL, start, stop));
+		vt_evtw_buffer_flush(e->writer, start, stop);
 	e->last_ts = stop;
 }
 
@@ -908,8 +865,7 @@ void vt_otf2_loc_stop(struct vt_loc *loc, uint64_t ts)
 	if (!writer_of(loc, e) || !s)
 		return;
 	if (unwind(e, s, 0, ts))
-		vt_otf2_ok(
-		    OTF2_EvtWriter_MeasurementOnOff(e->writer, NULL, ts, OTF2_MEASUREMENT_OFF));
+		vt_evtw_measurement(e->writer, ts, OTF2_MEASUREMENT_OFF);
 	e->last_ts = ts;
 }
 
@@ -930,9 +886,11 @@ static void loc_close(struct vt_loc *loc, uint64_t ts)
 	struct vt_stack *s = vt_stack_of(loc->index);
 	OTF2_Archive *archive = vt_otf2_archive();
 	if (!writer_of(loc, e)) {
-		/* A failed write left the writer to libotf2's error state: it is not closed (a
-		 * close flushes), and the events are those its file holds. */
-		if (vt_otf2_failed() && archive)
+		/* After a failed write nothing more is written: the events are those the file
+		 * holds, cut to its whole chunks. */
+		if (e->writer)
+			vt_otf2_evt_close(e->writer, &e->n_events);
+		else if (vt_otf2_failed() && archive)
 			e->n_events = vt_otf2_events_on_disk(loc->ref);
 		e->writer = NULL;
 		goto out;
@@ -946,28 +904,17 @@ static void loc_close(struct vt_loc *loc, uint64_t ts)
 	 * worker more work: the teams still open end with the location. */
 	for (; open && e->n_teams; e->n_teams--)
 		if (e->n_teams <= sizeof(e->teams) / sizeof(e->teams[0]))
-			open = vt_otf2_ok(OTF2_EvtWriter_ThreadTeamEnd(e->writer, NULL, ts,
-								       e->teams[e->n_teams - 1]));
+			open = vt_evtw_thread_team(e->writer, ts, false, e->teams[e->n_teams - 1]);
 	if (open && loc->index > 0)
-		vt_otf2_ok(OTF2_EvtWriter_ThreadEnd(e->writer, NULL, ts, VT_OTF2_THREAD_COMM_LOCAL,
-						    seq_of(loc, e)));
+		vt_evtw_thread_seq(e->writer, ts, VT_EVTW_THREAD_END, VT_OTF2_THREAD_COMM_LOCAL,
+				   seq_of(loc, e));
 	e->last_ts = ts;
 	if (s && s->repaired)
 		vt_info("thread %u: %lu Leave events added or dropped to keep regions balanced",
 			loc->index, (unsigned long)s->repaired);
-	OTF2_EvtWriter_GetNumberOfEvents(e->writer, &e->n_events);
 	/* A writer whose descriptor the program took is not closed: that would write into the
-	 * program's file and close it. libotf2 may report a failed write of the writer's last
-	 * data without failing. */
-	unsigned reports = vt_otf2_file_reports();
-	bool closed = vt_otf2_evt_fd_check(loc->ref) && !vt_otf2_failed() &&
-		      vt_otf2_ok(OTF2_Archive_CloseEvtWriter(archive, e->writer));
-	if (closed && vt_otf2_write_reported(reports) != OTF2_SUCCESS)
-		vt_otf2_stop_writing(vt_otf2_write_reported(reports));
-	if (closed)
-		vt_otf2_evt_fd_closed(loc->ref);
-	if (vt_otf2_failed())
-		e->n_events = vt_otf2_events_on_disk(loc->ref);
+	 * program's file and close it; its file is cut to the chunks it holds. */
+	vt_otf2_evt_close(e->writer, &e->n_events);
 	e->writer = NULL;
 out:
 	if (s)

@@ -1,12 +1,17 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* Event files after a failed write: cut to whole chunks and ended, or a lost rank's made empty. */
+/* Event files: vt's writers' chunks into them, cut and ended after a failed write, or empty. */
+#include "archive/vt_evtw.h"
+#include "archive/vt_otf2.h"
 #include "archive/vt_otf2_priv.h"
 #include "base/vt_log.h"
+#include "interpose/vt_own_fds.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -20,6 +25,114 @@ static struct {
 bool vt_otf2_evt_unended(void)
 {
 	return evt.unended;
+}
+
+/*
+ * A location's event writer (archive/vt_evtw.h) and its file. The file is opened when the
+ * first chunks are written (a location that records little writes once, at its end), at or
+ * above VT_FD_FLOOR and close-on-exec, and kept as libotf2's were (vt_fds.c): a descriptor
+ * the program took stops recording, and is neither written nor closed again. The chunks kept
+ * are written in one write: EVT_CHUNKS_KEPT chunks of EVT_CHUNK, as libotf2 wrote its pool.
+ */
+struct vt_evt_file {
+	struct vt_evtw w; /* first: the writer is the file */
+	uint64_t ref;
+	int fd;
+};
+
+/* The file's path, for messages; its location's number when the path does not fit. */
+static void path_of(const struct vt_evt_file *f, char *buf, size_t len)
+{
+	if (!vt_otf2_file_path(buf, len, f->ref, "evt"))
+		snprintf(buf, len, "location %llu's event file", (unsigned long long)f->ref);
+}
+
+static int failed(struct vt_evt_file *f, int err)
+{
+	char path[4096];
+	path_of(f, path, sizeof(path));
+	vt_otf2_evt_write_failed(path, err);
+	return -err;
+}
+
+static int open_file(struct vt_evt_file *f)
+{
+	char path[4096];
+	if (!vt_otf2_file_path(path, sizeof(path), f->ref, "evt"))
+		return failed(f, ENAMETOOLONG);
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0666);
+	/* Clear of the program's usual descriptors where the limit allows, else where it is. */
+	int high = fd >= 0 && fd < VT_FD_FLOOR ? fcntl(fd, F_DUPFD_CLOEXEC, VT_FD_FLOOR) : -1;
+	if (high >= 0) {
+		close(fd);
+		fd = high;
+	}
+	struct stat st;
+	if (fd < 0 || fstat(fd, &st) != 0)
+		return failed(f, errno);
+	f->fd = fd;
+	vt_otf2_evt_fd_opened(f->ref, fd, &st);
+	return 0;
+}
+
+/* The writer's output: its chunks into the file, all of them (or the first failure). */
+static int write_chunks(void *arg, const uint8_t *bytes, size_t n)
+{
+	struct vt_evt_file *f = arg;
+	if (vt_otf2_failed())
+		return -EIO;
+	if (f->fd < 0 && open_file(f) < 0)
+		return -EIO;
+	if (!vt_otf2_evt_fd_check(f->ref))
+		return -EBADF;
+	while (n) {
+		ssize_t k = write(f->fd, bytes, n);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			return failed(f, k < 0 ? errno : EIO);
+		bytes += k;
+		n -= (size_t)k;
+	}
+	return 0;
+}
+
+struct vt_evtw *vt_otf2_evt_open(uint64_t ref)
+{
+	struct vt_evt_file *f = malloc(sizeof(*f));
+	if (!f || vt_evtw_init(&f->w, EVT_CHUNK, EVT_CHUNKS_KEPT, write_chunks, f) != 0) {
+		free(f);
+		return NULL;
+	}
+	f->ref = ref;
+	f->fd = -1;
+	return &f->w;
+}
+
+bool vt_otf2_evt_close(struct vt_evtw *w, uint64_t *events)
+{
+	struct vt_evt_file *f = (struct vt_evt_file *)w;
+	bool mine = vt_otf2_evt_fd_check(f->ref);
+	bool ok = mine && !vt_otf2_failed() && vt_evtw_close(w) == 0;
+	vt_evtw_discard(w);
+	*events = w->n_events;
+	if (f->fd >= 0 && mine) {
+		vt_otf2_evt_fd_closed(f->ref);
+		if (close(f->fd) != 0 && ok) {
+			ok = false;
+			failed(f, errno);
+		}
+	}
+	if (!ok)
+		*events = vt_otf2_events_on_disk(f->ref);
+	free(f);
+	return ok;
+}
+
+void vt_otf2_evt_forget(struct vt_evtw *w)
+{
+	vt_evtw_discard(w);
+	free(w);
 }
 
 /*

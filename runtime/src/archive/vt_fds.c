@@ -183,6 +183,11 @@ static void mark_opened(uint64_t ref, int fd, const struct stat *file)
 		vt_own_fd_add(fd);
 }
 
+void vt_otf2_evt_fd_opened(uint64_t ref, int fd, const struct stat *file)
+{
+	mark_opened(ref, fd, file);
+}
+
 /* Whether location ref's event file, when opened, is still at its descriptor; if not,
  * recording stops with one line. */
 static bool still_mine(const struct opened *o)

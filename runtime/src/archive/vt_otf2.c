@@ -212,6 +212,32 @@ void vt_otf2_stop_taken(int fd, const char *path, bool closed)
 		 closed ? "closed" : "reused for another file", when);
 }
 
+void vt_otf2_evt_write_failed(const char *path, int err)
+{
+	static const struct {
+		int err;
+		OTF2_ErrorCode code;
+	} codes[] = {{ENOSPC, OTF2_ERROR_ENOSPC},
+		     {EDQUOT, OTF2_ERROR_EDQUOT},
+		     {EFBIG, OTF2_ERROR_EFBIG},
+		     {EMFILE, OTF2_ERROR_EMFILE},
+		     {ENFILE, OTF2_ERROR_ENFILE}};
+	OTF2_ErrorCode code = OTF2_ERROR_EIO;
+	for (size_t i = 0; i < sizeof(codes) / sizeof(codes[0]); i++)
+		if (codes[i].err == err)
+			code = codes[i].code;
+	/* The message libotf2 would have kept: the file, then why (vt_otf2_stop_writing). */
+	pthread_mutex_lock(&arc.failure_lock);
+	if (!vt_otf2_failed()) {
+		arc.failure_code = code;
+		arc.failure_errno = err;
+		snprintf(arc.failure_msg, sizeof(arc.failure_msg), "POSIX: '%s'", path);
+		__atomic_store_n(&arc.failure_msg_taken, 1, __ATOMIC_RELEASE);
+	}
+	pthread_mutex_unlock(&arc.failure_lock);
+	vt_otf2_stop_writing(code);
+}
+
 const char *vt_otf2_stop_cause(void)
 {
 	return arc.taken ? "a descriptor the program took" : "the first failed write";

@@ -10,6 +10,7 @@
 #include "base/vt_compiler.h"
 
 #include <otf2/otf2.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 
 /*
@@ -22,8 +23,10 @@ struct vt_enc_value {
 	uint64_t value;
 };
 
+struct vt_evtw;
+
 struct vt_enc_loc {
-	OTF2_EvtWriter *writer;
+	struct vt_evtw *writer;
 	uint64_t last_ts, first_ts, n_events;
 	bool began;
 	bool seq_set;	    /* seq came with a VT_REC_THREAD_BEGIN (else: the location's index) */
@@ -77,6 +80,21 @@ bool vt_otf2_evt_fd_check(uint64_t ref);
 bool vt_otf2_evt_fds_check(void);
 /* libotf2 closed location ref's event file: its descriptor is no longer vt's. */
 void vt_otf2_evt_fd_closed(uint64_t ref);
+/* vt opened location ref's event file at fd (vt_evtfiles.c): kept and checked as libotf2's. */
+void vt_otf2_evt_fd_opened(uint64_t ref, int fd, const struct stat *file);
+/* A write of vt's into the event file path failed with errno err: recording stops with one
+ * line, as after a failed write of libotf2's. */
+void vt_otf2_evt_write_failed(const char *path, int err);
+
+/* Location ref's event writer (vt_evtfiles.c): vt's own (archive/vt_evtw.h), writing its
+ * chunks into the location's event file; NULL when out of memory. */
+struct vt_evtw *vt_otf2_evt_open(uint64_t ref);
+/* The writer's last chunk written, its file closed, the writer freed; *events: what the
+ * file holds. false (and the file cut to its whole chunks) when recording had stopped or a
+ * write failed. */
+bool vt_otf2_evt_close(struct vt_evtw *w, uint64_t *events);
+/* The writer freed, nothing written or closed (a forked process's copy). */
+void vt_otf2_evt_forget(struct vt_evtw *w);
 
 /* After a failed write: the events location ref's file holds, cut to its whole chunks. */
 uint64_t vt_otf2_events_on_disk(uint64_t ref);
@@ -96,13 +114,11 @@ bool vt_otf2_empty_location(uint64_t ref);
  * there is no archive or the path does not fit. */
 bool vt_otf2_file_path(char *buf, size_t len, uint64_t ref, const char *ext);
 
-/* libotf2's event chunks: 256 KiB, its smallest; vt keeps eight per location (libotf2 would
- * keep up to 128 MiB per writer), so memory stays VT_BUFFER_SIZE plus 2 MiB per thread, and
- * libotf2 writes the eight out at once when they are full (vt_chunks.c), one BufferFlush
- * record per 2 MiB of events as with two chunks of 1 MiB. The smallest chunk because libotf2
- * zero-fills the unused rest of a writer's last chunk: with 1 MiB that fill was 190 page
- * faults and 0.8 M instructions of an empty program's start and end (docs/bench.md, issue
- * 30), and a thread that records little pays it too. */
+/* The event chunks: 256 KiB, OTF2's smallest, eight kept per location and written at once
+ * when the eighth is full (2 MiB writes), so memory stays VT_BUFFER_SIZE plus 2 MiB per
+ * thread, of which a thread that records little touches the pages it fills. Threads' event
+ * files are vt's own writer's (vt_evtfiles.c, vt_evtw.h); the plugin counters' locations
+ * keep libotf2's event writers, whose memory comes from vt_chunks.c. */
 #define EVT_CHUNK	(1u << 18)
 #define EVT_CHUNKS_KEPT 8
 extern const OTF2_MemoryCallbacks vt_otf2_memory_callbacks;
