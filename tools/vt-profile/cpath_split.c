@@ -379,6 +379,10 @@ static int cmp_u64(const void *pa, const void *pb)
  * before t to t, so it lies between two neighbours). One pass, the points sorted. */
 static size_t most_pieces(const struct line *l)
 {
+	/* A damaged line whose time runs backwards (the reading warned): any piece of it. */
+	for (size_t i = 1; i < l->n; i++)
+		if (l->time[i] < l->time[i - 1])
+			return l->n + 2;
 	size_t most = 0, lo = 0;
 	for (size_t k = 0; k <= l->nsync; k++) {
 		uint64_t upper = k < l->nsync ? l->sync[k] : UINT64_MAX;
@@ -393,6 +397,17 @@ static size_t most_pieces(const struct line *l)
 			lo--;
 	}
 	return most + 2;
+}
+
+/* The walk's order of waits (libvtprof's): by location, end, begin. */
+static int cmp_wait(const void *pa, const void *pb)
+{
+	const struct vt_prof_cp_wait *a = pa, *b = pb;
+	if (a->loc != b->loc)
+		return a->loc < b->loc ? -1 : 1;
+	if (a->end != b->end)
+		return a->end < b->end ? -1 : 1;
+	return (a->begin > b->begin) - (a->begin < b->begin);
 }
 
 void vt_prof_cpsplit_globalize(struct vt_prof_cpsplit *cs, const uint32_t *map)
@@ -410,6 +425,10 @@ void vt_prof_cpsplit_globalize(struct vt_prof_cpsplit *cs, const uint32_t *map)
 	}
 	for (size_t i = 0; i < cs->nwaits; i++)
 		cs->waits[i].path = map[cs->waits[i].path];
+	/* In the walk's order here, each process its own: process 0 then only puts each
+	 * location's run in place (vt_prof_cpsplit_walk), and the tallies and costs go along
+	 * each line in time, not to and fro. */
+	qsort(cs->waits, cs->nwaits, sizeof(*cs->waits), cmp_wait);
 }
 
 /* ---- 2. the delay costs ---- */
@@ -539,10 +558,22 @@ void vt_prof_cpsplit_walk(struct vt_prof_cpsplit *cs, uint64_t *length, size_t *
 	const struct vtr_trace *t = cs->t;
 	if (!cs->all)
 		cs->all = vtr_xcalloc(t->nlocations + 1, sizeof(*cs->all));
-	*length = vt_prof_critical_walk(cs->all, t->nlocations, cs->allw, cs->nallw, followed,
-					on_span, cs);
-	free(cs->all);
+	/* Each location's waits came from one process, in the walk's order (globalize): placed
+	 * by location, keeping their order, they are sorted and the walk sorts nothing. */
+	size_t *at = vtr_xcalloc(t->nlocations + 1, sizeof(*at));
+	for (size_t i = 0; i < cs->nallw; i++)
+		at[cs->allw[i].loc + 1]++;
+	for (size_t i = 0; i < t->nlocations; i++)
+		at[i + 1] += at[i];
+	struct vt_prof_cp_wait *w = vtr_xcalloc(cs->nallw + 1, sizeof(*w));
+	for (size_t i = 0; i < cs->nallw; i++)
+		w[at[cs->allw[i].loc]++] = cs->allw[i];
+	free(at);
 	free(cs->allw);
+	*length =
+	    vt_prof_critical_walk(cs->all, t->nlocations, w, cs->nallw, followed, on_span, cs);
+	free(cs->all);
+	free(w);
 	cs->all = NULL;
 	cs->allw = NULL;
 	cs->nallw = cs->capallw = 0;
