@@ -21,6 +21,7 @@ struct line {
 	uint64_t *sync;
 	size_t nsync, capsync;
 	uint64_t first, last;
+	size_t most; /* after globalize: the most pieces of an interval between its sync points */
 	bool seen;
 };
 
@@ -35,8 +36,10 @@ struct vt_prof_cpsplit {
 	size_t nfound, capfound;
 	struct vt_prof_cp_wait *waits; /* of this process's locations */
 	size_t nwaits, capwaits;
-	struct vt_prof_cp_sum *sums; /* delay costs and the path's pieces, merged as it fills */
+	struct vt_prof_cp_sum *sums; /* delay costs and the path's pieces, one per key */
 	size_t nsums, capsums;
+	uint32_t *tab; /* sums[tab[slot] - 1] by key; 0: a free slot */
+	size_t ntab;
 	struct vt_prof_cpitem *out; /* items being made for a round */
 	size_t nout, capout;
 	uint32_t *dest;
@@ -94,19 +97,53 @@ static struct vt_prof_cpitem *out_take(struct vt_prof_cpsplit *cs, size_t *n, ui
 	return x;
 }
 
+static size_t sum_slot(const struct vt_prof_cp_sum *s, size_t ntab)
+{
+	uint64_t a = (uint64_t)s->loc << 32 | s->path,
+		 b = (uint64_t)s->pattern << 32 | s->wait_path;
+	return (size_t)vt_prof_mix(a ^ vt_prof_mix(b)) & (ntab - 1);
+}
+
+static bool same_key(const struct vt_prof_cp_sum *a, const struct vt_prof_cp_sum *b)
+{
+	return a->loc == b->loc && a->path == b->path && a->pattern == b->pattern &&
+	       a->wait_path == b->wait_path;
+}
+
+/* The table at twice its size (or first made), every sum in again. */
+static void sums_rehash(struct vt_prof_cpsplit *cs)
+{
+	free(cs->tab);
+	cs->ntab = cs->ntab ? 2 * cs->ntab : 1024;
+	cs->tab = vtr_xcalloc(cs->ntab, sizeof(*cs->tab));
+	for (size_t i = 0; i < cs->nsums; i++) {
+		size_t k = sum_slot(&cs->sums[i], cs->ntab);
+		while (cs->tab[k])
+			k = (k + 1) & (cs->ntab - 1);
+		cs->tab[k] = (uint32_t)i + 1;
+	}
+}
+
+/* s added to the sum of its key (each addition counts 1): the keys are few beside the
+ * additions (a piece of the path, a share of a wait), so a table, not a list to sort. */
 static void sum_add(struct vt_prof_cpsplit *cs, struct vt_prof_cp_sum s)
 {
-	if (cs->nsums == cs->capsums && cs->nsums >= 4096) {
-		/* Merged before growing: the keys are few beside the additions. */
-		size_t ncosts;
-		cs->nsums = vt_prof_cpsplit_merge(cs->sums, cs->nsums, &ncosts);
-		if (2 * cs->nsums > cs->capsums) {
-			cs->capsums *= 2;
-			cs->sums = vtr_xrealloc(cs->sums, cs->capsums, sizeof(*cs->sums));
+	if (!cs->ntab)
+		sums_rehash(cs);
+	size_t k = sum_slot(&s, cs->ntab);
+	for (; cs->tab[k]; k = (k + 1) & (cs->ntab - 1)) {
+		struct vt_prof_cp_sum *x = &cs->sums[cs->tab[k] - 1];
+		if (same_key(x, &s)) {
+			x->time += s.time;
+			x->count += s.count;
+			return;
 		}
 	}
 	cs->sums = room(cs->sums, cs->nsums, &cs->capsums, sizeof(*cs->sums));
 	cs->sums[cs->nsums++] = s;
+	cs->tab[k] = (uint32_t)cs->nsums;
+	if (2 * cs->nsums > cs->ntab)
+		sums_rehash(cs);
 }
 
 static const struct vt_prof_wsplit_cp hooks;
@@ -138,6 +175,7 @@ void vt_prof_cpsplit_free(struct vt_prof_cpsplit *cs)
 	free(cs->found);
 	free(cs->waits);
 	free(cs->sums);
+	free(cs->tab);
 	free(cs->out);
 	free(cs->dest);
 	free(cs->scratch);
@@ -335,6 +373,43 @@ static int cmp_u64(const void *pa, const void *pb)
 	return (a > b) - (a < b);
 }
 
+/* The most segments of line l that begin between two of its neighbouring boundaries (its
+ * start, each synchronisation point, its end; both ends counted) plus 2: at least the pieces
+ * of any tally on l (vt_prof_cp_tally's interval runs from its latest synchronisation point
+ * before t to t, so it lies between two neighbours). One pass, the points sorted. */
+static size_t most_pieces(const struct line *l)
+{
+	/* A damaged line whose time runs backwards (the reading warned): any piece of it. */
+	for (size_t i = 1; i < l->n; i++)
+		if (l->time[i] < l->time[i - 1])
+			return l->n + 2;
+	size_t most = 0, lo = 0;
+	for (size_t k = 0; k <= l->nsync; k++) {
+		uint64_t upper = k < l->nsync ? l->sync[k] : UINT64_MAX;
+		size_t hi = lo;
+		while (hi < l->n && l->time[hi] <= upper)
+			hi++;
+		if (hi - lo > most)
+			most = hi - lo;
+		/* The next interval begins at upper: segments at upper belong to both. */
+		lo = hi;
+		while (lo > 0 && l->time[lo - 1] >= upper)
+			lo--;
+	}
+	return most + 2;
+}
+
+/* The walk's order of waits (libvtprof's): by location, end, begin. */
+static int cmp_wait(const void *pa, const void *pb)
+{
+	const struct vt_prof_cp_wait *a = pa, *b = pb;
+	if (a->loc != b->loc)
+		return a->loc < b->loc ? -1 : 1;
+	if (a->end != b->end)
+		return a->end < b->end ? -1 : 1;
+	return (a->begin > b->begin) - (a->begin < b->begin);
+}
+
 void vt_prof_cpsplit_globalize(struct vt_prof_cpsplit *cs, const uint32_t *map)
 {
 	const struct vtr_trace *t = cs->t;
@@ -344,39 +419,19 @@ void vt_prof_cpsplit_globalize(struct vt_prof_cpsplit *cs, const uint32_t *map)
 		for (size_t k = 0; k < l->n; k++)
 			l->path[k] = map[l->path[k]];
 		qsort(l->sync, l->nsync, sizeof(*l->sync), cmp_u64);
+		l->most = most_pieces(l);
 		cs->view[i] = (struct vt_prof_cp_line){l->time, l->path, l->n,	  l->first,
 						       l->last, l->sync, l->nsync};
 	}
 	for (size_t i = 0; i < cs->nwaits; i++)
 		cs->waits[i].path = map[cs->waits[i].path];
+	/* In the walk's order here, each process its own: process 0 then only puts each
+	 * location's run in place (vt_prof_cpsplit_walk), and the tallies and costs go along
+	 * each line in time, not to and fro. */
+	qsort(cs->waits, cs->nwaits, sizeof(*cs->waits), cmp_wait);
 }
 
 /* ---- 2. the delay costs ---- */
-
-/* At least the pieces of line l from its latest synchronisation point before t to t: its
- * segments that begin in between, and one before. */
-static size_t pieces_max(const struct vt_prof_cp_line *l, uint64_t t)
-{
-	uint64_t a = vt_prof_cp_sync_before(l, t);
-	size_t lo = 0, hi = l->n; /* the first segment beginning after a */
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (l->time[mid] <= a)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	size_t first = lo;
-	hi = l->n; /* the first beginning at or after t */
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (l->time[mid] < t)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo - first + 2;
-}
 
 /* Room for n entries of scratch (kept: the rounds ask again). */
 static struct vt_prof_cp_spent *scratch_for(struct vt_prof_cpsplit *cs, size_t n)
@@ -396,7 +451,7 @@ struct vt_prof_cpitem *vt_prof_cpsplit_tallies(struct vt_prof_cpsplit *cs, size_
 		const struct vt_prof_cp_wait *w = &cs->waits[cs->tally_at];
 		uint32_t to = vt_prof_wsplit_loc_owner(cs->sp, w->delayer);
 		const struct vt_prof_cp_line *l = &cs->view[w->loc];
-		struct vt_prof_cp_spent *tally = scratch_for(cs, pieces_max(l, w->begin));
+		struct vt_prof_cp_spent *tally = scratch_for(cs, cs->lines[w->loc].most);
 		size_t k = vt_prof_cp_tally(l, w->begin, tally);
 		out_add(cs,
 			(struct vt_prof_cpitem){w->begin, w->end, w->loc, w->path, w->delayer,
@@ -435,7 +490,7 @@ void vt_prof_cpsplit_costs(struct vt_prof_cpsplit *cs, const struct vt_prof_cpit
 		struct vt_prof_cp_wait w = {h->loc,	h->path,  h->delayer,
 					    h->pattern, h->begin, h->end};
 		const struct vt_prof_cp_line *d = &cs->view[h->delayer];
-		struct vt_prof_cp_spent *scratch = scratch_for(cs, 2 * pieces_max(d, h->end));
+		struct vt_prof_cp_spent *scratch = scratch_for(cs, 2 * cs->lines[h->delayer].most);
 		vt_prof_delay_cost_of(d, &w, tally, h->n, scratch, on_cost, cs);
 		i += h->n;
 	}
@@ -503,10 +558,22 @@ void vt_prof_cpsplit_walk(struct vt_prof_cpsplit *cs, uint64_t *length, size_t *
 	const struct vtr_trace *t = cs->t;
 	if (!cs->all)
 		cs->all = vtr_xcalloc(t->nlocations + 1, sizeof(*cs->all));
-	*length = vt_prof_critical_walk(cs->all, t->nlocations, cs->allw, cs->nallw, followed,
-					on_span, cs);
-	free(cs->all);
+	/* Each location's waits came from one process, in the walk's order (globalize): placed
+	 * by location, keeping their order, they are sorted and the walk sorts nothing. */
+	size_t *at = vtr_xcalloc(t->nlocations + 1, sizeof(*at));
+	for (size_t i = 0; i < cs->nallw; i++)
+		at[cs->allw[i].loc + 1]++;
+	for (size_t i = 0; i < t->nlocations; i++)
+		at[i + 1] += at[i];
+	struct vt_prof_cp_wait *w = vtr_xcalloc(cs->nallw + 1, sizeof(*w));
+	for (size_t i = 0; i < cs->nallw; i++)
+		w[at[cs->allw[i].loc]++] = cs->allw[i];
+	free(at);
 	free(cs->allw);
+	*length =
+	    vt_prof_critical_walk(cs->all, t->nlocations, w, cs->nallw, followed, on_span, cs);
+	free(cs->all);
+	free(w);
 	cs->all = NULL;
 	cs->allw = NULL;
 	cs->nallw = cs->capallw = 0;
@@ -548,7 +615,11 @@ void vt_prof_cpsplit_spans(struct vt_prof_cpsplit *cs, const struct vt_prof_cpit
 struct vt_prof_cp_sum *vt_prof_cpsplit_sums(struct vt_prof_cpsplit *cs, size_t *n)
 {
 	size_t ncosts;
-	*n = vt_prof_cpsplit_merge(cs->sums, cs->nsums, &ncosts);
+	/* Sorted in place: the table no longer points right, and goes. */
+	*n = cs->nsums = vt_prof_cpsplit_merge(cs->sums, cs->nsums, &ncosts);
+	free(cs->tab);
+	cs->tab = NULL;
+	cs->ntab = 0;
 	return cs->sums ? cs->sums : (cs->sums = vtr_xcalloc(1, sizeof(*cs->sums)));
 }
 

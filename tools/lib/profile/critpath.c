@@ -64,7 +64,12 @@ uint64_t vt_prof_critical_walk(const struct vt_prof_cp_line *lines, size_t nline
 	*followed = 0;
 	if (!nlines)
 		return 0;
-	qsort(waits, nwaits, sizeof(*waits), cmp_wait);
+	/* Sorted already when a caller gathered them in order (vt-profile-mpi's process 0). */
+	size_t k = 1;
+	while (k < nwaits && cmp_wait(&waits[k - 1], &waits[k]) <= 0)
+		k++;
+	if (k < nwaits)
+		qsort(waits, nwaits, sizeof(*waits), cmp_wait);
 	/* Per location its waits [lo, cursor): those not yet passed by the walk. */
 	size_t *lo = vtr_xcalloc(nlines, sizeof(*lo)),
 	       *cursor = vtr_xcalloc(nlines, sizeof(*cursor));
