@@ -399,17 +399,6 @@ static size_t most_pieces(const struct line *l)
 	return most + 2;
 }
 
-/* The walk's order of waits (libvtprof's): by location, end, begin. */
-static int cmp_wait(const void *pa, const void *pb)
-{
-	const struct vt_prof_cp_wait *a = pa, *b = pb;
-	if (a->loc != b->loc)
-		return a->loc < b->loc ? -1 : 1;
-	if (a->end != b->end)
-		return a->end < b->end ? -1 : 1;
-	return (a->begin > b->begin) - (a->begin < b->begin);
-}
-
 void vt_prof_cpsplit_globalize(struct vt_prof_cpsplit *cs, const uint32_t *map)
 {
 	const struct vtr_trace *t = cs->t;
@@ -428,7 +417,7 @@ void vt_prof_cpsplit_globalize(struct vt_prof_cpsplit *cs, const uint32_t *map)
 	/* In the walk's order here, each process its own: process 0 then only puts each
 	 * location's run in place (vt_prof_cpsplit_walk), and the tallies and costs go along
 	 * each line in time, not to and fro. */
-	qsort(cs->waits, cs->nwaits, sizeof(*cs->waits), cmp_wait);
+	qsort(cs->waits, cs->nwaits, sizeof(*cs->waits), vt_prof_cp_wait_cmp);
 }
 
 /* ---- 2. the delay costs ---- */

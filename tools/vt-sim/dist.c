@@ -399,26 +399,6 @@ static void dist_record(void *user, const struct vtr_location *loc, const struct
 	vts_drain(d->rp);
 }
 
-/* Ends location l's wait for what never came, as vt-sim's end of the reading does. */
-static void force(struct replay *rp, struct loc *l)
-{
-	struct frame *f = vts_top(l);
-	if (f) {
-		for (size_t k = 0; k < f->nmsgs; k++)
-			f->msgs[k]->send_done = true;
-		if (f->ssend && !f->ssend->recv_seen) {
-			f->ssend->recv_seen = true;
-			f->ssend->o_recv_start = UINT64_MAX;
-		}
-		if (f->coll && !l->coll_done) {
-			f->coll = NULL;
-			l->blocked_coll = false;
-		}
-	}
-	vts_pump(rp, l);
-	vts_drain(rp);
-}
-
 int vts_dist_read(struct vtr_trace *tr, struct replay *rp,
 		  void (*record)(void *, const struct vtr_location *, const struct vtr_record *))
 {
@@ -492,7 +472,7 @@ int vts_dist_read(struct vtr_trace *tr, struct replay *rp,
 		/* Stuck: the lowest location that waits ends its wait, as in vt-sim. */
 		MPI_Allreduce(&low, &glow, 1, MPI_UINT64_T, MPI_MIN, MPI_COMM_WORLD);
 		if (glow < rp->nlocs && d->owner[glow] == d->me)
-			force(rp, &rp->locs[glow]);
+			vts_force(rp, &rp->locs[glow]);
 	}
 	while (d->nsending) {
 		flush(d);

@@ -172,16 +172,6 @@ static void on_found(void *user, const struct vt_prof_cp_found *f)
 	}
 }
 
-static void result_free(struct vts_replay_result *r)
-{
-	free(r->before.region_excl);
-	free(r->before.loc_busy);
-	free(r->before.loc_mpi);
-	free(r->after.region_excl);
-	free(r->after.loc_busy);
-	free(r->after.loc_mpi);
-}
-
 /* The run replayed: from the trace's start to the last event of any location (its end
  * would keep each location's time after its last event, which a balanced rank ends early). */
 static uint64_t length(const struct vts_replay_result *r)
@@ -290,7 +280,7 @@ int vts_explain(const char *in, struct vtr_trace *tr, bool json, FILE *out)
 			report_json(out, in, tr, length(&base), &x);
 		else
 			report_text(out, in, tr, length(&base), &x);
-		result_free(&base);
+		vts_result_free(&base);
 	}
 	for (int i = 0; i < VT_WAIT_PATTERNS; i++) {
 		struct plan *p = &x.p[i];
@@ -300,7 +290,7 @@ int vts_explain(const char *in, struct vtr_trace *tr, bool json, FILE *out)
 		free(p->ncuts);
 		free(p->capcuts);
 		if (p->replayed)
-			result_free(&p->res);
+			vts_result_free(&p->res);
 	}
 	if (rc == 0 && problems)
 		fprintf(stderr,

@@ -493,14 +493,8 @@ int main(int argc, char **argv)
 	if (rc == 0 && !quiet)
 		summary(&tr, &res, in, out, sims, nspecs);
 	vts_sims_close(&ss);
-	if (rc == 0) {
-		free(res.before.region_excl);
-		free(res.before.loc_busy);
-		free(res.before.loc_mpi);
-		free(res.after.region_excl);
-		free(res.after.loc_busy);
-		free(res.after.loc_mpi);
-	}
+	if (rc == 0)
+		vts_result_free(&res);
 	vts_spool_free(&spool);
 	free(specs);
 	free(dir);

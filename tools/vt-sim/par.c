@@ -138,12 +138,7 @@ static void dist_replay(const char *path, int nsims)
 	par.dist = true;
 	vts_replay(path, &tr, ss.sims, ss.n, NULL, NULL, &spool, &res);
 	par.dist = false;
-	free(res.before.region_excl);
-	free(res.before.loc_busy);
-	free(res.before.loc_mpi);
-	free(res.after.region_excl);
-	free(res.after.loc_busy);
-	free(res.after.loc_mpi);
+	vts_result_free(&res);
 	vts_spool_free(&spool);
 	vts_sims_close(&ss);
 	vtr_close(&tr);

@@ -158,6 +158,9 @@ struct replay {
 void vts_push_work(struct replay *rp, uint32_t loc);
 void vts_pump(struct replay *rp, struct loc *l);
 void vts_drain(struct replay *rp);
+/* Ends location l's wait for what never came (an unmatched message or collective): the end
+ * stays as recorded, shifted with its location; then the replay goes on (stream.c). */
+void vts_force(struct replay *rp, struct loc *l);
 /* An event read, in merged order: replayed as soon as what it waits for is. */
 void vts_enqueue(struct replay *rp, struct loc *l, const struct qev *e);
 void vts_unref(struct msg *m);

@@ -166,6 +166,37 @@ static void totals_init(struct vts_totals *t, const struct vtr_trace *tr)
 	t->loc_mpi = vtr_xcalloc(tr->nlocations ? tr->nlocations : 1, sizeof(double));
 }
 
+void vts_result_free(struct vts_replay_result *res)
+{
+	struct vts_totals *t[2] = {&res->before, &res->after};
+	for (int i = 0; i < 2; i++) {
+		free(t[i]->region_excl);
+		free(t[i]->loc_busy);
+		free(t[i]->loc_mpi);
+	}
+}
+
+void vts_force(struct replay *rp, struct loc *l)
+{
+	struct frame *f = vts_top(l);
+	if (f) {
+		for (size_t k = 0; k < f->nmsgs; k++)
+			f->msgs[k]->send_done = true;
+		if (f->ssend && !f->ssend->recv_seen) {
+			/* never received: ends as recorded */
+			f->ssend->recv_seen = true;
+			f->ssend->o_recv_start = UINT64_MAX;
+		}
+		if (f->coll && !l->coll_done) {
+			/* never completed: ends as recorded; freed at the end */
+			f->coll = NULL;
+			l->blocked_coll = false;
+		}
+	}
+	vts_pump(rp, l);
+	vts_drain(rp);
+}
+
 int vts_replay(const char *input, struct vtr_trace *tr, struct vts_sim *sims, int nsims,
 	       const struct vts_cut *const *cuts, const size_t *ncuts, struct vts_spool *spool,
 	       struct vts_replay_result *res)
@@ -215,25 +246,8 @@ int vts_replay(const char *input, struct vtr_trace *tr, struct vts_sim *sims, in
 	 * Such ends stay as recorded, shifted with their location. */
 	for (size_t i = 0; i < rp.nlocs && !rp.failed && result == 0; i++) {
 		struct loc *l = &rp.locs[i];
-		while (l->qlen && !rp.failed) {
-			struct frame *f = vts_top(l);
-			if (f) {
-				for (size_t k = 0; k < f->nmsgs; k++)
-					f->msgs[k]->send_done = true;
-				if (f->ssend && !f->ssend->recv_seen) {
-					/* never received: ends as recorded */
-					f->ssend->recv_seen = true;
-					f->ssend->o_recv_start = UINT64_MAX;
-				}
-				if (f->coll && !l->coll_done) {
-					/* never completed: ends as recorded; freed below */
-					f->coll = NULL;
-					l->blocked_coll = false;
-				}
-			}
-			vts_pump(&rp, l);
-			vts_drain(&rp);
-		}
+		while (l->qlen && !rp.failed)
+			vts_force(&rp, l);
 	}
 	for (int s = 0; s < nsims && !rp.failed; s++)
 		CALL0(&sims[s], finalize);

@@ -65,6 +65,9 @@ struct vts_replay_result {
 	uint32_t procs; /* vt-sim-mpi: the processes the replay was split over (0: not split) */
 };
 
+/* The totals' arrays of a replay's result freed (stream.c). */
+void vts_result_free(struct vts_replay_result *res);
+
 /* A gap of a location's replay made shorter (vt-sim --explain-waits): the time between the
  * event at original time o (the first at or after o) and the one before it, by amount at
  * most. */

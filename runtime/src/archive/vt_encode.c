@@ -154,29 +154,37 @@ static OTF2_MetricValue value_of(const struct vt_otf2_metric *m, uint64_t value)
 	return v;
 }
 
+/* A value of metric m as a Metric record's one member: false for a metric this process does
+ * not define (it has no type: nothing is written). */
+static bool one_value(uint32_t m, uint64_t value, OTF2_Type *type, OTF2_MetricValue *v)
+{
+	if (m >= __atomic_load_n(&enc.mt.n_metrics, __ATOMIC_ACQUIRE))
+		return false;
+	*type = enc.mt.metrics[m].type;
+	*v = value_of(&enc.mt.metrics[m], value);
+	return true;
+}
+
 bool vt_otf2_write_value(OTF2_EvtWriter *w, uint64_t ts, uint32_t id, uint32_t m, uint64_t value)
 {
-	/* A metric this process does not define has no type: nothing is written. */
-	if (m >= __atomic_load_n(&enc.mt.n_metrics, __ATOMIC_ACQUIRE))
+	OTF2_Type type;
+	OTF2_MetricValue v;
+	if (!one_value(m, value, &type, &v))
 		return true;
 	/* After a failed write no writer is touched again (vt_otf2_failed). */
 	if (vt_otf2_failed())
 		return false;
-	OTF2_Type type = enc.mt.metrics[m].type;
-	OTF2_MetricValue v = value_of(&enc.mt.metrics[m], value);
 	return vt_otf2_ok(OTF2_EvtWriter_Metric(w, NULL, ts, id, 1, &type, &v));
 }
 
 /* The same into a location's writer of vt's own. */
 static bool write_value(struct vt_evtw *w, uint64_t ts, uint32_t m, uint64_t value)
 {
-	if (m >= __atomic_load_n(&enc.mt.n_metrics, __ATOMIC_ACQUIRE))
+	OTF2_Type type;
+	OTF2_MetricValue v;
+	if (!one_value(m, value, &type, &v))
 		return true;
-	if (vt_otf2_failed())
-		return false;
-	OTF2_Type type = enc.mt.metrics[m].type;
-	OTF2_MetricValue v = value_of(&enc.mt.metrics[m], value);
-	return vt_evtw_metric(w, ts, m, 1, &type, &v);
+	return !vt_otf2_failed() && vt_evtw_metric(w, ts, m, 1, &type, &v);
 }
 
 /* Whether class g of the table has exactly the n members of v, in their order. */

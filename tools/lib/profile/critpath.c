@@ -45,7 +45,7 @@ void vt_prof_cp_spent(const struct vt_prof_cp_line *l, uint64_t a, uint64_t b,
 	}
 }
 
-static int cmp_wait(const void *pa, const void *pb)
+int vt_prof_cp_wait_cmp(const void *pa, const void *pb)
 {
 	const struct vt_prof_cp_wait *a = pa, *b = pb;
 	if (a->loc != b->loc)
@@ -66,10 +66,10 @@ uint64_t vt_prof_critical_walk(const struct vt_prof_cp_line *lines, size_t nline
 		return 0;
 	/* Sorted already when a caller gathered them in order (vt-profile-mpi's process 0). */
 	size_t k = 1;
-	while (k < nwaits && cmp_wait(&waits[k - 1], &waits[k]) <= 0)
+	while (k < nwaits && vt_prof_cp_wait_cmp(&waits[k - 1], &waits[k]) <= 0)
 		k++;
 	if (k < nwaits)
-		qsort(waits, nwaits, sizeof(*waits), cmp_wait);
+		qsort(waits, nwaits, sizeof(*waits), vt_prof_cp_wait_cmp);
 	/* Per location its waits [lo, cursor): those not yet passed by the walk. */
 	size_t *lo = vtr_xcalloc(nlines, sizeof(*lo)),
 	       *cursor = vtr_xcalloc(nlines, sizeof(*cursor));

@@ -46,6 +46,9 @@ uint64_t vt_prof_critical_path(const struct vt_prof_cp_line *lines, size_t nline
 
 /* The same walk told as spans: on_span gets each location's stretch on the path, [from, to),
  * in the walk's order (vt_prof_critical_path hands each span's time per call path on). */
+/* The walk's order of waits, a qsort comparison: by location, end, begin. */
+int vt_prof_cp_wait_cmp(const void *a, const void *b);
+
 uint64_t vt_prof_critical_walk(const struct vt_prof_cp_line *lines, size_t nlines,
 			       struct vt_prof_cp_wait *waits, size_t nwaits, size_t *followed,
 			       void (*on_span)(void *user, uint32_t loc, uint64_t from,
