@@ -4,7 +4,6 @@
 #include "archive/vt_otf2.h"
 #include "archive/vt_otf2_priv.h"
 #include "base/vt_log.h"
-#include "interpose/vt_own_fds.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -68,7 +67,13 @@ static int open_file(struct vt_evt_file *f)
 		fd = high;
 	}
 	struct stat st;
-	if (fd < 0 || fstat(fd, &st) != 0)
+	if (fd >= 0 && fstat(fd, &st) != 0) {
+		int e = errno;
+		close(fd);
+		fd = -1;
+		errno = e;
+	}
+	if (fd < 0)
 		return failed(f, errno);
 	f->fd = fd;
 	vt_otf2_evt_fd_opened(f->ref, fd, &st);
