@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #define CHUNK (256 * 1024)
@@ -695,6 +696,65 @@ static void stream(uint64_t n, uint64_t seed, unsigned n_kept)
 	CHECK(system(cmd) == 0);
 }
 
+static OTF2_CallbackCode on_full_enter(OTF2_LocationRef l, OTF2_TimeStamp t, uint64_t pos, void *u,
+				       OTF2_AttributeList *al, OTF2_RegionRef region)
+{
+	uint64_t *n = u;
+	(void)l, (void)pos, (void)al;
+	if (region == 1u << 24 && t == 100 + *n)
+		(*n)++;
+	return OTF2_CALLBACK_SUCCESS;
+}
+
+/*
+ * A file whose last chunk is full to its last byte but one (each Enter 15 bytes, its bound,
+ * 17475 of them after the header): its end goes into a chunk of its own, and libotf2 reads
+ * every event.
+ */
+static void full_last_chunk(void)
+{
+	char dir[] = "/tmp/vt-evtw-XXXXXX", path[128], cmd[256];
+	if (!mkdtemp(dir)) {
+		CHECK(!"mkdtemp");
+		return;
+	}
+	OTF2_Archive *a = archive_open(dir);
+	snprintf(path, sizeof(path), "%s/t/0.evt", dir);
+	FILE *f = fopen(path, "wb");
+	struct vt_evtw w;
+	CHECK(f && vt_evtw_init(&w, CHUNK, 1, to_file, f) == 0);
+	const uint64_t n = (CHUNK - 1 - 18) / 15;
+	for (uint64_t i = 0; i < n; i++)
+		vt_evtw_enter(&w, 100 + i, 1u << 24);
+	CHECK(w.pos == w.chunk + CHUNK - 1);
+	CHECK(vt_evtw_close(&w) == 0);
+	fclose(f);
+	archive_close(a, 1, &n);
+	struct stat st;
+	CHECK(stat(path, &st) == 0 && st.st_size == CHUNK + 20);
+
+	snprintf(path, sizeof(path), "%s/t.otf2", dir);
+	OTF2_Reader *rd = OTF2_Reader_Open(path);
+	uint64_t got = 0, read = 0;
+	if (rd) {
+		OTF2_Reader_SetSerialCollectiveCallbacks(rd);
+		OTF2_Reader_SelectLocation(rd, 0);
+		OTF2_Reader_OpenEvtFiles(rd);
+		OTF2_EvtReader *er = OTF2_Reader_GetEvtReader(rd, 0);
+		OTF2_EvtReaderCallbacks *cb = OTF2_EvtReaderCallbacks_New();
+		OTF2_EvtReaderCallbacks_SetEnterCallback(cb, on_full_enter);
+		OTF2_Reader_RegisterEvtCallbacks(rd, er, cb, &got);
+		CHECK(OTF2_Reader_ReadAllLocalEvents(rd, er, &read) == OTF2_SUCCESS);
+		OTF2_EvtReaderCallbacks_Delete(cb);
+		OTF2_Reader_CloseEvtReader(rd, er);
+		OTF2_Reader_CloseEvtFiles(rd);
+		OTF2_Reader_Close(rd);
+	}
+	CHECK(got == n && read == n);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	CHECK(system(cmd) == 0);
+}
+
 /* An output that fails: the writer takes no event after it and keeps its first error. */
 static void failing(void)
 {
@@ -721,6 +781,7 @@ int main(void)
 	stream(200000, 0x9e3779b97f4a7c15ull, 1);
 	stream(50000, 12345, 3);
 	stream(120000, 777, 8);
+	full_last_chunk();
 	failing();
 	return unit_done();
 }

@@ -80,6 +80,10 @@ int vt_evtw_close(struct vt_evtw *w)
 {
 	if (!w->buf)
 		return w->error;
+	/* The end's two bytes stay in their chunk: a chunk full to its last byte but one ends
+	 * there, and a chunk of its own holds the end. */
+	if (!w->error && w->pos + 2 > w->chunk + w->chunk_size)
+		next_chunk(w);
 	if (!w->error) {
 		memcpy(w->chunk + 10, &w->n_events, 8);
 		w->pos[0] = 0x02;
