@@ -10,6 +10,7 @@ libotf2-trace-dev otf2-tools python3-otf2 python3
 libdw-dev libelf-dev libunwind-dev libpapi-dev libsde1
 libopenmpi-dev openmpi-bin mpich libmpich-dev
 binutils file clang-format strace man-db groff-base
+uftrace lttng-tools liblttng-ust-dev
 zlib1g-dev chromium
 libtrilinos-kokkos-dev
 debhelper dpkg-dev fakeroot lintian
