@@ -341,15 +341,31 @@ static bool enter_before(struct vt_stack *s, struct vt_evtw *w, uint64_t ts, uin
 	return recorded;
 }
 
-/* A Leave closes the innermost open region; longjmp or an exception may have skipped
- * Leaves: those regions are left here too (vt_stack counts them as repaired). */
-static bool leave(struct vt_enc_loc *e, struct vt_stack *s, uint64_t ts, uint32_t id)
+/* A Leave whose region is not the innermost open one: longjmp or an exception skipped
+ * Leaves, and those regions are left here too (vt_stack counts them as repaired). */
+static __attribute__((noinline)) bool leave_slow(struct vt_enc_loc *e, struct vt_stack *s,
+						 uint64_t ts, uint32_t id)
 {
 	long d = vt_stack_leave(s, id);
 	if (d < 0)
 		return false;
 	bool recorded = s->frames[d].recorded;
 	unwind(e, s, (size_t)d, ts);
+	return recorded;
+}
+
+/* A Leave closes the innermost open region: nearly always the one it names, which takes one
+ * pop and one record, without the search and the unwind's loop (there are no synchronous
+ * values to repeat yet: they follow the Leave). Whether it was written. */
+static inline bool leave(struct vt_enc_loc *e, struct vt_stack *s, uint64_t ts, uint32_t id)
+{
+	size_t top = s->depth;
+	if (vt_unlikely(top == 0 || s->frames[top - 1].region != id))
+		return leave_slow(e, s, ts, id);
+	bool recorded = s->frames[top - 1].recorded;
+	s->depth = top - 1;
+	if (recorded)
+		vt_evtw_leave(e->writer, ts, id);
 	return recorded;
 }
 
@@ -796,7 +812,20 @@ static void encode(struct vt_loc *loc, const struct vt_rec *from, const struct v
 	if (!e->began)
 		begin(loc, e, from->ts);
 	for (const struct vt_rec *r = from; r < to && !vt_otf2_failed(); r++) {
-		if (r->kind == VT_REC_METRIC) {
+		unsigned kind = r->kind;
+		/* Records are in the order they happened; a clock that steps back is clamped
+		 * (a metric value has no time of its own: its event's is used). */
+		uint64_t ts = r->ts > last ? r->ts : last;
+		/* Enter and Leave, by far the most; the values that follow are theirs. */
+		if (vt_likely(kind == VT_REC_ENTER || kind == VT_REC_LEAVE)) {
+			uint32_t id = r->region & VT_REGION_ID_MASK;
+			last = ts;
+			e->n_strict = 0;
+			e->last_recorded =
+			    kind == VT_REC_ENTER ? enter(s, w, ts, id) : leave(e, s, ts, id);
+			continue;
+		}
+		if (kind == VT_REC_METRIC) {
 			/* The values of the Enter or Leave before them (they follow it in one
 			 * reservation), at its time: none if that event was not written (a call
 			 * limit). They are kept for the Leaves vt writes itself. */
@@ -810,20 +839,7 @@ static void encode(struct vt_loc *loc, const struct vt_rec *from, const struct v
 				write_values(e, last, e->strict + first, e->n_strict - first);
 			continue;
 		}
-		/* Records are in the order they happened; a clock that steps back is clamped. */
-		uint64_t ts = r->ts > last ? r->ts : last;
 		last = ts;
-		/* Enter and Leave, by far the most; the values that follow are theirs. */
-		if (r->kind == VT_REC_ENTER || r->kind == VT_REC_LEAVE)
-			e->n_strict = 0;
-		if (r->kind == VT_REC_ENTER) {
-			e->last_recorded = enter(s, w, ts, r->region & VT_REGION_ID_MASK);
-			continue;
-		}
-		if (r->kind == VT_REC_LEAVE) {
-			e->last_recorded = leave(e, s, ts, r->region & VT_REGION_ID_MASK);
-			continue;
-		}
 		if (r->kind == VT_REC_ENTER_BEFORE && r + 1 < to) {
 			e->n_strict = 0;
 			e->last_recorded =
