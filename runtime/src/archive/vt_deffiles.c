@@ -144,9 +144,15 @@ enum { M_REGION, M_COMM, M_METRIC, M_CTX, M_IGEN, M_WIN, M_GROUP, M_IOH, M_IOFIL
  */
 bool vt_otf2_write_local_defs(OTF2_Archive *archive, struct vt_loc *locs, const char *map, size_t n)
 {
+	/* The size OTF2_Archive_SetDefChunkSize agreed (rank 0's, on every rank): the readers
+	 * read the local files in chunks of it too. */
 	uint64_t evt_chunk, def_chunk;
 	if (!archive || OTF2_Archive_GetChunkSize(archive, &evt_chunk, &def_chunk) != OTF2_SUCCESS)
 		return false;
+	if (def_chunk < OTF2_CHUNK_SIZE_MIN || def_chunk > OTF2_CHUNK_SIZE_MAX) {
+		vt_otf2_file_error(EINVAL); /* none was agreed */
+		return false;
+	}
 	struct vt_unify_maps maps = {0};
 	if (vt_unify_maps_read(map, n, &maps) < 0) /* it holds nothing then */
 		maps = (struct vt_unify_maps){0};
