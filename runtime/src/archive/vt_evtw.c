@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* vt's own OTF2 event writer: chunks, time records, attribute lists and the record kinds. */
+/* vt's own OTF2 writer: chunks, time records, attributes, event and local definition kinds. */
 #include "archive/vt_evtw.h"
 
 #include <errno.h>
+#include <otf2/OTF2_IdMap.h>
 #include <stdlib.h>
 
 /* A chunk's header: its kind, the byte libotf2 writes for this platform's order, the
@@ -470,4 +471,97 @@ bool vt_evtw_io_complete(struct vt_evtw *w, const struct vt_evtw_attr *attrs, ui
 			 uint64_t ts, uint32_t handle, uint64_t result, uint64_t matching)
 {
 	return REC(w, attrs, n_attrs, ts, 0x4e, "uUU", handle, result, matching);
+}
+
+/* ---- local definitions ---- */
+
+/* Room for a definition record of at most max bytes (no time record, nothing counted); its
+ * first byte, or NULL if the writer failed or the record can never fit in a chunk. */
+static uint8_t *def_begin(struct vt_evtw *w, size_t max)
+{
+	if (w->error)
+		return NULL;
+	if (max > w->chunk_size - CHUNK_HEADER - END_ROOM) {
+		w->error = -EMSGSIZE;
+		return NULL;
+	}
+	if ((size_t)(w->limit - w->pos) < max && next_chunk(w) < 0)
+		return NULL;
+	return w->pos;
+}
+
+bool vt_evtw_clock_offset(struct vt_evtw *w, uint64_t time, int64_t offset, double stddev)
+{
+	/* libotf2 sizes a definition record exactly, not by a bound */
+	uint64_t v = (uint64_t)offset;
+	uint8_t *p = def_begin(w, 2 + 8 + (v ? 9 - (size_t)__builtin_clzll(v) / 8 : 1) + 8);
+	if (!p)
+		return false;
+	*p = 0x06;
+	memcpy(p + 2, &time, 8);
+	uint8_t *q = put_i64(p + 10, offset);
+	memcpy(q, &stddev, 8);
+	w->pos = put_length(p + 1, (size_t)(q + 8 - p - 2), false);
+	return true;
+}
+
+/* The bytes of an unsigned 64-bit field holding v. */
+static size_t u64_size(uint64_t v)
+{
+	return v == 0 || v == UINT64_MAX ? 1 : 9 - (size_t)__builtin_clzll(v) / 8;
+}
+
+bool vt_evtw_mapping_table(struct vt_evtw *w, uint8_t type, uint8_t mode, uint64_t n,
+			   const uint64_t *items)
+{
+	uint64_t ids = mode == OTF2_ID_MAP_SPARSE ? 2 * n : n;
+	if (ids > w->chunk_size) { /* a byte an id at least: no chunk takes it */
+		if (!w->error)
+			w->error = -EMSGSIZE;
+		return false;
+	}
+	/* exactly, too; the length takes 8 bytes more from 255 */
+	size_t size = 1 + u64_size(n) + 1;
+	for (uint64_t i = 0; i < ids; i++)
+		size += u64_size(items[i]);
+	bool long_form = size >= 255;
+	uint8_t *p = def_begin(w, 1 + (long_form ? 9 : 1) + size);
+	if (!p)
+		return false;
+	*p = 0x05;
+	p[2] = type;
+	uint8_t *q = vt_evtw_u64(p + 3, n);
+	*q++ = mode;
+	for (uint64_t i = 0; i < ids; i++)
+		q = vt_evtw_u64(q, items[i]);
+	w->pos = put_length(p + 1, (size_t)(q - p - 2), long_form);
+	return true;
+}
+
+uint64_t vt_evtw_sparse_map(const uint32_t *pairs, uint64_t n, uint64_t *items)
+{
+	uint64_t size = 0;
+	for (uint64_t k = 0; k < n; k++) {
+		uint64_t local = pairs[2 * k], global = pairs[2 * k + 1];
+		/* where it goes: after every smaller local id (input in order: at the end) */
+		uint64_t lo = 0, hi = size;
+		if (size && items[2 * (size - 1)] < local)
+			lo = size;
+		while (lo < hi) {
+			uint64_t mid = lo + (hi - lo) / 2;
+			if (items[2 * mid] < local)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		if (lo < size && items[2 * lo] == local) {
+			items[2 * lo + 1] = global;
+			continue;
+		}
+		memmove(items + 2 * lo + 2, items + 2 * lo, (size - lo) * 2 * sizeof(*items));
+		items[2 * lo] = local;
+		items[2 * lo + 1] = global;
+		size++;
+	}
+	return size;
 }

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* vt's own OTF2 event writer: records encoded straight into OTF2's chunk format. */
+/* vt's own OTF2 writer: event and local definition records encoded straight into OTF2 chunks. */
 #ifndef VT_EVTW_H
 #define VT_EVTW_H
 
@@ -261,5 +261,35 @@ bool vt_evtw_io_mark(struct vt_evtw *w, uint64_t ts, uint8_t type, uint32_t hand
 #define VT_EVTW_IO_CANCELLED 0x4f
 bool vt_evtw_io_complete(struct vt_evtw *w, const struct vt_evtw_attr *attrs, uint32_t n_attrs,
 			 uint64_t ts, uint32_t handle, uint64_t result, uint64_t matching);
+
+/*
+ * Local definitions. A location's local definition file (N.def) is the same chunks with no
+ * event in them: every chunk's header says events 1 to 0, and the records need no time
+ * record. vt writes two kinds (libotf2 3.0's bytes, test/unit/test-defw.c):
+ * - ClockOffset: 0x06, its length (25), the time as 8 raw bytes, the offset as a signed
+ *   64-bit field, the deviation's 8 raw bytes (a double);
+ * - MappingTable: 0x05, its length (0xff and 8 raw bytes when it is 255 or more: libotf2
+ *   sizes an id map exactly, not by a bound), the mapping type byte, the id map: its count of
+ * mappings (an unsigned 64-bit field), its mode byte (0 dense, 1 sparse) and its ids, unsigned
+ *   64-bit fields (dense: the global ids of local 0, 1, ...; sparse: local and global id in
+ *   pairs by local id).
+ * A writer for them is vt_evtw_init's with one chunk kept of the archive's definition
+ * chunk size; its output gets the chunks as it gets events', the last cut after its end.
+ */
+
+/* A ClockOffset record: true if written; false if the writer failed. */
+bool vt_evtw_clock_offset(struct vt_evtw *w, uint64_t time, int64_t offset, double stddev);
+
+/* A MappingTable record of OTF2 mapping type type (OTF2_MappingType) with an id map of mode
+ * (OTF2_ID_MAP_DENSE or _SPARSE) and n mappings, items as libotf2's OTF2_IdMap keeps them
+ * (dense: n global ids; sparse: 2n ids, pairs sorted by local id, each once). true if
+ * written; false if the writer failed, or the record does not fit in a chunk (-EMSGSIZE). */
+bool vt_evtw_mapping_table(struct vt_evtw *w, uint8_t type, uint8_t mode, uint64_t n,
+			   const uint64_t *items);
+
+/* The sparse id map libotf2 makes of n (local, global) pairs added in this order
+ * (OTF2_IdMap_AddIdPair: sorted by local id, a local id added again keeps its last global
+ * id), into items (2n ids); how many mappings it has. */
+uint64_t vt_evtw_sparse_map(const uint32_t *pairs, uint64_t n, uint64_t *items);
 
 #endif

@@ -162,6 +162,11 @@ OTF2_ErrorCode vt_otf2_write_reported(unsigned since)
 	return __atomic_load_n(&arc.file_report_code, __ATOMIC_ACQUIRE);
 }
 
+void vt_otf2_file_error(int err)
+{
+	__atomic_store_n(&arc.last_errno, err, __ATOMIC_RELAXED);
+}
+
 const char *vt_otf2_last_error(void)
 {
 	int e = __atomic_load_n(&arc.last_errno, __ATOMIC_RELAXED);

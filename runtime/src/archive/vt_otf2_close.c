@@ -211,144 +211,6 @@ static void encode(struct vt_defs_buf *b, int rank, struct vt_loc *locs, uint64_
 	vt_callctx_put_defs(b);
 }
 
-static OTF2_IdMap *id_map(uint32_t n, const uint32_t *pairs)
-{
-	/* An empty id map does not read back: no table then. */
-	if (!n)
-		return NULL;
-	OTF2_IdMap *m = OTF2_IdMap_Create(OTF2_ID_MAP_SPARSE, n);
-	for (uint32_t i = 0; m && i < n; i++)
-		OTF2_IdMap_AddIdPair(m, pairs[2 * i], pairs[2 * i + 1]);
-	return m;
-}
-
-/* The communicator map of location ref: the process's, with the ids of the communicators
- * it has a lane of (vt_unify.h); NULL: the process's applies (or memory ran out). */
-static OTF2_IdMap *thread_comms(const struct vt_unify_maps *maps, uint64_t ref)
-{
-	uint32_t *pairs = NULL;
-	for (uint32_t q = 0; q < maps->n_thread_comms; q++) {
-		const uint32_t *t = maps->thread_comms + 4 * q;
-		if ((t[0] | (uint64_t)t[1] << 32) != ref)
-			continue;
-		if (!pairs) {
-			pairs = malloc((maps->n_comms ? maps->n_comms : 1) * 2 * sizeof(*pairs));
-			if (!pairs)
-				return NULL;
-			memcpy(pairs, maps->comms, maps->n_comms * 2 * sizeof(*pairs));
-		}
-		for (uint32_t i = 0; i < maps->n_comms; i++)
-			if (pairs[2 * i] == t[2])
-				pairs[2 * i + 1] = t[3];
-	}
-	OTF2_IdMap *m = pairs ? id_map(maps->n_comms, pairs) : NULL;
-	free(pairs);
-	return m;
-}
-
-/*
- * This process's locations get the mapping tables and the clock offsets; false when a write
- * failed. OTF2 wants a local definition file per location, and a location without a
- * communicator map of its own (vt_unify.h: a thread with MPI lanes has one) gets exactly the
- * records of every other such location: so only the first of them is written, and the others'
- * files are hard links to it. On a disk file system, creating a file is the cost of a
- * location at finalisation (an inode allocated; on ext4 without a journal, a look-up for each
- * inode deleted in the last minutes), a link only adds a name. Where the file system refuses
- * (no hard links, too many links to one file), libotf2 writes the file, and the next
- * locations link to that one.
- */
-static bool write_local(OTF2_Archive *archive, struct vt_loc *locs, const char *map, size_t n)
-{
-	struct vt_unify_maps maps = {0};
-	if (vt_unify_maps_read(map, n, &maps) < 0) /* it holds nothing then */
-		maps = (struct vt_unify_maps){0};
-	OTF2_IdMap *regions = id_map(maps.n_regions, maps.regions);
-	OTF2_IdMap *comms = id_map(maps.n_comms, maps.comms);
-	OTF2_IdMap *metrics = id_map(maps.n_metrics, maps.metrics);
-	OTF2_IdMap *ctxs = id_map(maps.n_ctxs, maps.ctxs);
-	OTF2_IdMap *igens = id_map(maps.n_igens, maps.igens);
-	OTF2_IdMap *wins = id_map(maps.n_wins, maps.wins);
-	OTF2_IdMap *groups = id_map(maps.n_groups, maps.groups);
-	OTF2_IdMap *iohs = id_map(maps.n_ios, maps.ios);
-	OTF2_IdMap *iofiles = id_map(maps.n_files, maps.files);
-	int n_offsets;
-	const struct vt_mpi_defs_offset *off = vt_mpi_defs_clock_offsets(&n_offsets);
-
-	uint32_t n_inst;
-	const struct vt_otf2_instance *in = vt_otf2_instances(&n_inst);
-	bool ok = archive && OTF2_Archive_OpenDefFiles(archive) == OTF2_SUCCESS;
-	bool have_common = false; /* the file of the process's common records is written */
-	uint64_t common = 0;	  /* and is that location's */
-	/* Every thread location, then every METRIC location of counters. */
-	struct vt_loc *l = locs;
-	for (uint32_t k = 0; ok && (l || k < n_inst);) {
-		uint64_t ref = l ? l->ref : in[k].recorder;
-		if (l)
-			l = l->next;
-		else
-			k++;
-		OTF2_IdMap *mine = comms ? thread_comms(&maps, ref) : NULL;
-		if (!mine && have_common && vt_otf2_local_defs_link(common, ref))
-			continue;
-		OTF2_DefWriter *dw = OTF2_Archive_GetDefWriter(archive, ref);
-		if (!dw) {
-			if (mine)
-				OTF2_IdMap_Free(mine);
-			continue;
-		}
-		for (int i = 0; i < n_offsets; i++)
-			OTF2_DefWriter_WriteClockOffset(dw, off[i].t, off[i].offset, off[i].stddev);
-		if (regions)
-			OTF2_DefWriter_WriteMappingTable(dw, OTF2_MAPPING_REGION, regions);
-		if (mine || comms)
-			OTF2_DefWriter_WriteMappingTable(dw, OTF2_MAPPING_COMM,
-							 mine ? mine : comms);
-		if (metrics)
-			OTF2_DefWriter_WriteMappingTable(dw, OTF2_MAPPING_METRIC, metrics);
-		if (ctxs)
-			OTF2_DefWriter_WriteMappingTable(dw, OTF2_MAPPING_CALLING_CONTEXT, ctxs);
-		if (igens)
-			OTF2_DefWriter_WriteMappingTable(dw, OTF2_MAPPING_INTERRUPT_GENERATOR,
-							 igens);
-		if (wins)
-			OTF2_DefWriter_WriteMappingTable(dw, OTF2_MAPPING_RMA_WIN, wins);
-		if (groups)
-			OTF2_DefWriter_WriteMappingTable(dw, OTF2_MAPPING_GROUP, groups);
-		if (iohs)
-			OTF2_DefWriter_WriteMappingTable(dw, OTF2_MAPPING_IO_HANDLE, iohs);
-		if (iofiles)
-			OTF2_DefWriter_WriteMappingTable(dw, OTF2_MAPPING_IO_FILE, iofiles);
-		ok = OTF2_Archive_CloseDefWriter(archive, dw) == OTF2_SUCCESS;
-		if (ok && !mine) {
-			have_common = true;
-			common = ref;
-		}
-		if (mine)
-			OTF2_IdMap_Free(mine);
-	}
-	ok = ok && OTF2_Archive_CloseDefFiles(archive) == OTF2_SUCCESS;
-	if (wins)
-		OTF2_IdMap_Free(wins);
-	if (groups)
-		OTF2_IdMap_Free(groups);
-	if (iohs)
-		OTF2_IdMap_Free(iohs);
-	if (iofiles)
-		OTF2_IdMap_Free(iofiles);
-	if (regions)
-		OTF2_IdMap_Free(regions);
-	if (comms)
-		OTF2_IdMap_Free(comms);
-	if (metrics)
-		OTF2_IdMap_Free(metrics);
-	if (ctxs)
-		OTF2_IdMap_Free(ctxs);
-	if (igens)
-		OTF2_IdMap_Free(igens);
-	vt_unify_maps_free(&maps);
-	return ok;
-}
-
 /* Every rank's value or'ed, on every rank (a group of one: its own). */
 static uint64_t any_rank(const struct vt_mpi_ops *ops, uint64_t v)
 {
@@ -375,9 +237,10 @@ static bool on_disk(const char *anchor)
 
 /*
  * The definition chunk size, from what will be written: a record never spans two chunks, and
- * libotf2 touches a whole chunk when it writes one out, so the chunk is as small as the
- * largest record allows rather than libotf2's 4 MiB default (which cost ~16 ms per process
- * at finalisation, in page faults). The largest record is a mapping table (at most 9 bytes
+ * libotf2 touches a whole chunk when it writes one out (the global definitions'; vt's writer
+ * of the local ones only what it fills), so the chunk is as small as the largest record
+ * allows rather than libotf2's 4 MiB default (which cost ~16 ms per process at finalisation,
+ * in page faults). The largest record is a mapping table (at most 9 bytes
  * for each of a pair's two ids: 3x vt's 8-byte pairs), a group of every location or rank,
  * or a string, which no process's encoded definitions can be shorter than.
  */
@@ -553,7 +416,7 @@ static int close_archive(struct vt_loc *locs, uint64_t end_ts, const struct vt_m
 		vt_debug("unification (%s) of %d ranks: %.3f s, %zu bytes of definitions at rank 0",
 			 tree ? "tree" : "gather", ops->size,
 			 (double)(monotonic_ns() - unify_began) / 1e9, at_root);
-	bool defs_ok = write_local(archive, locs, map, n_map);
+	bool defs_ok = vt_otf2_write_local_defs(archive, locs, map, n_map);
 	/* Which ranks' files can be read, agreed at rank 0: a rank that could not write its
 	 * local definitions, or not end an event file after a failed write, is lost; its
 	 * locations stay in the definitions (communicators name them), without events. */

@@ -177,6 +177,14 @@ void vt_otf2_low_fds_release(void);
 /* Location to gets the local definition file of location from, written and closed already:
  * a hard link to it; false (nothing made) when the file system refused. */
 bool vt_otf2_local_defs_link(uint64_t from, uint64_t to);
+struct vt_loc;
+/* This process's locations get their local definition files (vt_deffiles.c): the clock
+ * offsets and the id mapping tables of map (n bytes, vt_unify_maps_read's); false when a
+ * write failed (its reason then vt_otf2_last_error's). */
+bool vt_otf2_write_local_defs(OTF2_Archive *archive, struct vt_loc *locs, const char *map,
+			      size_t n);
+/* A write of vt's own at the end failed with errno err: vt_otf2_last_error says why. */
+void vt_otf2_file_error(int err);
 /* The archive is closed: forget it. */
 void vt_otf2_closed(void);
 OTF2_Paradigm vt_otf2_region_paradigm(const struct vt_region *r);
