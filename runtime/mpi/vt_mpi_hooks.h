@@ -133,6 +133,9 @@ enum vtw_req_kind { VTW_REQ_SEND = 1, VTW_REQ_RECV, VTW_REQ_COLL, VTW_REQ_RMA, V
 /* A request to follow until it completes; persistent ones until freed. */
 VTW_HIDDEN uint64_t vtw_request_new(MPI_Request req, int kind, uint32_t comm, int peer, int tag,
 				    uint64_t bytes, int persistent);
+/* The same for an Isend or Irecv (kind VTW_REQ_SEND or _RECV, not persistent): its id. */
+VTW_HIDDEN uint64_t vtw_request_p2p(MPI_Request req, int kind, uint32_t comm, int peer, int tag,
+				    uint64_t bytes);
 VTW_HIDDEN void vtw_request_started(MPI_Request req);
 VTW_HIDDEN void vtw_request_freed(MPI_Request req);
 VTW_HIDDEN void vtw_request_cancelled(MPI_Request req);
@@ -191,7 +194,7 @@ static inline void vtw_isend_post(struct vtw_call *c, int ret, const void *buf, 
 		return;
 	uint32_t cid = vtw_comm(comm);
 	uint64_t bytes = vtw_bytes(count, type);
-	uint64_t id = vtw_request_new(*req, VTW_REQ_SEND, cid, dest, tag, bytes, 0);
+	uint64_t id = vtw_request_p2p(*req, VTW_REQ_SEND, cid, dest, tag, bytes);
 	vt_mpi_p2p_request_at(c->t0, VT_REC_MPI_ISEND, (uint32_t)dest, cid, (uint32_t)tag, bytes,
 			      id);
 }
@@ -210,7 +213,7 @@ static inline void vtw_irecv_post(struct vtw_call *c, int ret, void *buf, MPI_Co
 	(void)c, (void)buf, (void)count, (void)type;
 	if (ret != MPI_SUCCESS || source == MPI_PROC_NULL)
 		return;
-	uint64_t id = vtw_request_new(*req, VTW_REQ_RECV, vtw_comm(comm), source, tag, 0, 0);
+	uint64_t id = vtw_request_p2p(*req, VTW_REQ_RECV, vtw_comm(comm), source, tag, 0);
 	vt_mpi_request(VT_REC_MPI_IRECV_REQUEST, id);
 }
 
