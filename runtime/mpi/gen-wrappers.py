@@ -32,7 +32,9 @@ GROUPS = ('CG', 'COLL', 'ENV', 'ERR', 'EXT', 'IO', 'MISC', 'P2P', 'QUERY', 'RMA'
 
 # Hooks that keep what vt needs whatever is recorded (the communicators, the requests whose
 # issue was recorded): they run while the function's group is off, without its region.
-# Hooks whose pre hook takes the time the call began (vt_mpi_enter's) before the arguments.
+# Hooks whose pre hook takes the time the call began (vt_mpi_enter's) before the arguments,
+# and whose vtw_HOOK_post_leave(&call, ret, args, desc) also writes the Leave (the Fortran
+# wrappers call vtw_HOOK_post and vt_inst_exit).
 T0_HOOKS = {'isend'}
 STATE_HOOKS = {'comm_dup', 'comm_dup_with_info', 'comm_split', 'comm_split_type', 'comm_create',
                'comm_create_group', 'comm_free', 'comm_set_name', 'cart_create', 'cart_sub',
@@ -204,7 +206,9 @@ def main():
             out.append('\tstruct vtw_call vtw_call = vtw_%s_pre(vt_mpi_enter(&vtw_desc_%s), %s);'
                        % (hook, name, args))
             out.append('\t%s vtw_ret = P%s(%s);' % (ret, name, args))
-            out.append('\tvtw_%s_post(&vtw_call, vtw_ret, %s);' % (hook, args))
+            # its event and the Leave in one step (the caller adds no vt_inst_exit)
+            out.append('\tvtw_%s_post_leave(&vtw_call, vtw_ret, %s, &vtw_desc_%s);'
+                       % (hook, args, name))
         else:
             if not state:
                 out.append('\tvt_inst_enter(&vtw_desc_%s);' % name)
@@ -217,6 +221,8 @@ def main():
         if state:
             out.append('\tif (vtw_rec)')
             out.append('\t\tvt_inst_exit(&vtw_desc_%s);' % name)
+        elif hook in T0_HOOKS:
+            pass
         elif ':' not in hook or collective_hook(name, hook)[0] != 'coll':
             out.append('\tvt_inst_exit(&vtw_desc_%s);' % name)
         out.append('\treturn vtw_ret;')

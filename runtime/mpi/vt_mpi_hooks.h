@@ -199,6 +199,22 @@ static inline void vtw_isend_post(struct vtw_call *c, int ret, const void *buf, 
 			      id);
 }
 
+/* The same and the call's Leave (descriptor d): the Isend and the Leave in one step. */
+static inline void vtw_isend_post_leave(struct vtw_call *c, int ret, const void *buf,
+					MPI_Count count, MPI_Datatype type, int dest, int tag,
+					MPI_Comm comm, MPI_Request *req, struct vt_inst_desc *d)
+{
+	(void)buf;
+	if (ret != MPI_SUCCESS || dest == MPI_PROC_NULL) {
+		vt_inst_exit(d);
+		return;
+	}
+	uint32_t cid = vtw_comm(comm);
+	uint64_t bytes = vtw_bytes(count, type);
+	uint64_t id = vtw_request_p2p(*req, VTW_REQ_SEND, cid, dest, tag, bytes);
+	vt_mpi_isend_leave(c->t0, (uint32_t)dest, cid, (uint32_t)tag, bytes, id, d);
+}
+
 /* Non-blocking receives: the request now, the message when a Wait/Test completes it. */
 static inline struct vtw_call vtw_irecv_pre(void *buf, MPI_Count count, MPI_Datatype type,
 					    int source, int tag, MPI_Comm comm, MPI_Request *req)

@@ -199,9 +199,52 @@ VT_MPI_EXPORT void vt_mpi_p2p_request_at(uint64_t ts, uint32_t kind, uint32_t pe
 		vt_thread_put_event_at(t, ts, peer, kind, p, 2);
 }
 
+/* vt_mpi_isend_leave but for its common case: the events one at a time. */
+__attribute__((noinline, cold)) static void isend_leave_slow(uint64_t ts, uint32_t peer,
+							     uint32_t comm, uint32_t tag,
+							     uint64_t bytes, uint64_t request,
+							     struct vt_inst_desc *d)
+{
+	vt_mpi_p2p_request_at(ts, VT_REC_MPI_ISEND, peer, comm, tag, bytes, request);
+	vt_inst_exit(d);
+}
+
+VT_MPI_EXPORT void vt_mpi_isend_leave(uint64_t ts, uint32_t peer, uint32_t comm, uint32_t tag,
+				      uint64_t bytes, uint64_t request, struct vt_inst_desc *d)
+{
+	struct vt_tls *t = &vt_tls;
+	uint32_t h = __atomic_load_n(&d->handle, __ATOMIC_ACQUIRE);
+	/* The Leave as vt_thread_leave would write it alone (as in vt_mpi_coll_leave), and room
+	 * in the half being filled; the other cases out of line. */
+	if (vt_unlikely(!h || ((h - 1) & VT_REGION_FILTERED) || t->sync ||
+			t->depth > vt_max_depth || !vt_clock_tsc))
+		return isend_leave_slow(ts, peer, comm, tag, bytes, request, d);
+	struct vt_rec *p = vt_buf_reserve_fast(t, 4);
+	if (vt_unlikely(!p))
+		return isend_leave_slow(ts, peer, comm, tag, bytes, request, d);
+	t->depth--;
+	uint64_t now = __rdtsc();
+	p[0] = (struct vt_rec){ts && ts < now ? ts : now, peer, VT_REC_MPI_ISEND};
+	union vt_rec_payload *pl = (union vt_rec_payload *)(p + 1);
+	pl[0].msg = (struct vt_rec_msg){bytes, comm, tag};
+	pl[1].req = (struct vt_rec_req){request, 0};
+	p[3] = (struct vt_rec){now, h - 1, VT_REC_LEAVE};
+	vt_buf_commit(t, p, 4);
+}
+
 VT_MPI_EXPORT void vt_mpi_request(uint32_t kind, uint64_t request)
 {
 	union vt_rec_payload p = {.req = {request, 0}};
+	/* Every Isend's completion and every Irecv's request: one record, the id in the head
+	 * (no payload: p is not read). */
+	if (request <= UINT32_MAX &&
+	    (kind == VT_REC_MPI_ISEND_COMPLETE || kind == VT_REC_MPI_IRECV_REQUEST)) {
+		kind = kind == VT_REC_MPI_ISEND_COMPLETE ? VT_REC_MPI_ISEND_COMPLETE_ID32
+							 : VT_REC_MPI_IRECV_REQUEST_ID32;
+		if (!put_fast(0, (uint32_t)request, kind, &p, 0))
+			event(kind, (uint32_t)request, &p, 0);
+		return;
+	}
 	if (!put_fast(0, 0, kind, &p, 1))
 		event(kind, 0, &p, 1);
 }

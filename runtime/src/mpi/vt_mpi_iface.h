@@ -85,6 +85,10 @@ VT_MPI_EXPORT void vt_mpi_p2p_request(uint32_t kind, uint32_t peer, uint32_t com
 /* The same, stamped ts (vt_mpi_now() taken earlier: a send at its call's entry). */
 VT_MPI_EXPORT void vt_mpi_p2p_request_at(uint64_t ts, uint32_t kind, uint32_t peer, uint32_t comm,
 					 uint32_t tag, uint64_t bytes, uint64_t request);
+/* An Isend (vt_mpi_p2p_request_at's), then the Leave of its call's region (descriptor d):
+ * one reservation and one clock read where the Leave is a plain record. */
+VT_MPI_EXPORT void vt_mpi_isend_leave(uint64_t ts, uint32_t peer, uint32_t comm, uint32_t tag,
+				      uint64_t bytes, uint64_t request, struct vt_inst_desc *d);
 VT_MPI_EXPORT void vt_mpi_request(uint32_t kind, uint64_t request);
 /* A blocking collective that began at t0 (vt_mpi_now() after its Enter) and ends now: its
  * CollectiveBegin and CollectiveEnd, written in one step after the call returned. */
