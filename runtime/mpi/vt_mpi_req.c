@@ -182,6 +182,34 @@ static bool take_locked(uint64_t handle, struct vt_req *out)
 	return vt_reqmap_complete(&requests.map, handle, out) && out->active;
 }
 
+/* The completion of an Isend or Irecv r (take_locked's) with status, as vt_mpi_completed
+ * takes it: 1 (d filled), 0 (nothing to write: it was cancelled), -1 (another kind:
+ * completion_event). */
+static int done_of(const struct vt_req *r, const MPI_Status *status, struct vt_mpi_done *d)
+{
+	if (r->kind != VTW_REQ_SEND && r->kind != VTW_REQ_RECV)
+		return -1;
+	int cancelled = 0;
+	if (status && __atomic_load_n(&requests.cancels, __ATOMIC_RELAXED))
+		PMPI_Test_cancelled(status, &cancelled);
+	if (cancelled)
+		return 0;
+	if (r->kind == VTW_REQ_SEND) {
+		*d = (struct vt_mpi_done){.id = r->id, .kind = VT_REC_MPI_ISEND_COMPLETE};
+		return 1;
+	}
+	int count = 0;
+	if (status)
+		PMPI_Get_count(status, MPI_BYTE, &count);
+	*d = (struct vt_mpi_done){.id = r->id,
+				  .bytes = (uint64_t)(count > 0 ? count : 0),
+				  .kind = VT_REC_MPI_IRECV,
+				  .peer = (uint32_t)(status ? status->MPI_SOURCE : r->peer),
+				  .comm = r->comm,
+				  .tag = (uint32_t)(status ? status->MPI_TAG : r->tag)};
+	return 1;
+}
+
 /* The completion event of request r (take_locked's), which completed with status. */
 static void completion_event(const struct vt_req *r, const MPI_Status *status)
 {
@@ -201,26 +229,18 @@ static void completion_event(const struct vt_req *r, const MPI_Status *status)
 			     0, 0);
 		return;
 	}
+	struct vt_mpi_done d;
+	int b = done_of(r, status, &d);
+	if (b > 0)
+		vt_mpi_completed(&d, 1);
+	if (b >= 0 || r->kind != VTW_REQ_COLL)
+		return;
 	int cancelled = 0;
 	if (status && __atomic_load_n(&requests.cancels, __ATOMIC_RELAXED))
 		PMPI_Test_cancelled(status, &cancelled);
-	if (cancelled)
-		return;
-	if (r->kind == VTW_REQ_SEND) {
-		vt_mpi_request(VT_REC_MPI_ISEND_COMPLETE, r->id);
-		return;
-	}
-	if (r->kind == VTW_REQ_COLL) {
+	if (!cancelled)
 		vt_mpi_nbc_complete((uint32_t)r->tag, r->comm, vtw_root(r->peer), r->bytes,
 				    r->received, r->id);
-		return;
-	}
-	int count = 0;
-	if (status)
-		PMPI_Get_count(status, MPI_BYTE, &count);
-	vt_mpi_p2p_request(VT_REC_MPI_IRECV, (uint32_t)(status ? status->MPI_SOURCE : r->peer),
-			   r->comm, (uint32_t)(status ? status->MPI_TAG : r->tag),
-			   (uint64_t)(count > 0 ? count : 0), r->id);
 }
 
 /* A request that completed with status: its completion event. */
@@ -408,9 +428,24 @@ static void completed(struct completion *c, int count, const int idx[], const MP
 			c->r[k].active = 0;
 	}
 	unlock();
-	for (int k = 0; k < count; k++)
-		if (c->r[k].active)
+	/* Isends' and Irecvs' completions in batches (one call and reservation each), the
+	 * other kinds between them in their order. */
+	struct vt_mpi_done d[16];
+	unsigned nd = 0;
+	for (int k = 0; k < count; k++) {
+		if (!c->r[k].active)
+			continue;
+		int b = done_of(&c->r[k], &st[k], &d[nd]);
+		if (b > 0 && ++nd < 16)
+			continue;
+		if (nd)
+			vt_mpi_completed(d, nd);
+		nd = 0;
+		if (b < 0)
 			completion_event(&c->r[k], &st[k]);
+	}
+	if (nd)
+		vt_mpi_completed(d, nd);
 }
 
 VTW_EXPORT int MPI_Wait(MPI_Request *req, MPI_Status *status)

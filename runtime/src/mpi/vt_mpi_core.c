@@ -249,6 +249,48 @@ VT_MPI_EXPORT void vt_mpi_request(uint32_t kind, uint64_t request)
 		event(kind, 0, &p, 1);
 }
 
+/* vt_mpi_completed but for its common case: the events one at a time. */
+__attribute__((noinline, cold)) static void completed_slow(const struct vt_mpi_done *d, unsigned n)
+{
+	for (unsigned i = 0; i < n; i++) {
+		if (d[i].kind == VT_REC_MPI_IRECV)
+			vt_mpi_p2p_request(VT_REC_MPI_IRECV, d[i].peer, d[i].comm, d[i].tag,
+					   d[i].bytes, d[i].id);
+		else
+			vt_mpi_request(VT_REC_MPI_ISEND_COMPLETE, d[i].id);
+	}
+}
+
+VT_MPI_EXPORT void vt_mpi_completed(const struct vt_mpi_done *d, unsigned n)
+{
+	unsigned recs = 0;
+	for (unsigned i = 0; i < n; i++)
+		recs += d[i].kind == VT_REC_MPI_IRECV ? 3 : d[i].id <= UINT32_MAX ? 1 : 2;
+	struct vt_tls *t = &vt_tls;
+	struct vt_rec *p = vt_clock_tsc ? vt_buf_reserve_fast(t, recs) : NULL;
+	if (vt_unlikely(!p))
+		return completed_slow(d, n);
+	struct vt_rec *q = p;
+	for (unsigned i = 0; i < n; i++) {
+		uint64_t now = __rdtsc();
+		union vt_rec_payload *pl = (union vt_rec_payload *)(q + 1);
+		if (d[i].kind == VT_REC_MPI_IRECV) {
+			q[0] = (struct vt_rec){now, d[i].peer, VT_REC_MPI_IRECV};
+			pl[0].msg = (struct vt_rec_msg){d[i].bytes, d[i].comm, d[i].tag};
+			pl[1].req = (struct vt_rec_req){d[i].id, 0};
+			q += 3;
+		} else if (d[i].id <= UINT32_MAX) {
+			q[0] = (struct vt_rec){now, (uint32_t)d[i].id, VT_REC_MPI_ISEND_COMPLETE_ID32};
+			q += 1;
+		} else {
+			q[0] = (struct vt_rec){now, 0, VT_REC_MPI_ISEND_COMPLETE};
+			pl[0].req = (struct vt_rec_req){d[i].id, 0};
+			q += 2;
+		}
+	}
+	vt_buf_commit(t, p, recs);
+}
+
 VT_MPI_EXPORT void vt_mpi_coll(uint64_t t0, uint32_t op, uint32_t comm, uint32_t root,
 			       uint64_t sent, uint64_t received)
 {
