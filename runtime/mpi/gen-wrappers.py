@@ -32,10 +32,11 @@ GROUPS = ('CG', 'COLL', 'ENV', 'ERR', 'EXT', 'IO', 'MISC', 'P2P', 'QUERY', 'RMA'
 
 # Hooks that keep what vt needs whatever is recorded (the communicators, the requests whose
 # issue was recorded): they run while the function's group is off, without its region.
-# Hooks whose pre hook takes the time the call began (vt_mpi_enter's) before the arguments,
+# Hooks whose pre hook takes the time the call began (vt_mpi_enter's) before the arguments
+# (an Irecv's has no use for it: its Enter and Leave are written as an Isend's are),
 # and whose vtw_HOOK_post_leave(&call, ret, args, desc) also writes the Leave (the Fortran
 # wrappers call vtw_HOOK_post and vt_inst_exit).
-T0_HOOKS = {'isend'}
+T0_HOOKS = {'isend', 'irecv'}
 STATE_HOOKS = {'comm_dup', 'comm_dup_with_info', 'comm_split', 'comm_split_type', 'comm_create',
                'comm_create_group', 'comm_free', 'comm_set_name', 'cart_create', 'cart_sub',
                'graph_create', 'dist_graph_create', 'dist_graph_create_adjacent',

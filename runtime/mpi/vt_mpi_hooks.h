@@ -216,10 +216,12 @@ static inline void vtw_isend_post_leave(struct vtw_call *c, int ret, const void 
 }
 
 /* Non-blocking receives: the request now, the message when a Wait/Test completes it. */
-static inline struct vtw_call vtw_irecv_pre(void *buf, MPI_Count count, MPI_Datatype type,
-					    int source, int tag, MPI_Comm comm, MPI_Request *req)
+static inline struct vtw_call vtw_irecv_pre(uint64_t t0, void *buf, MPI_Count count,
+					    MPI_Datatype type, int source, int tag, MPI_Comm comm,
+					    MPI_Request *req)
 {
-	(void)buf, (void)count, (void)type, (void)source, (void)tag, (void)comm, (void)req;
+	(void)t0, (void)buf, (void)count, (void)type, (void)source, (void)tag, (void)comm,
+	    (void)req;
 	return vtw_none;
 }
 static inline void vtw_irecv_post(struct vtw_call *c, int ret, void *buf, MPI_Count count,
@@ -231,6 +233,20 @@ static inline void vtw_irecv_post(struct vtw_call *c, int ret, void *buf, MPI_Co
 		return;
 	uint64_t id = vtw_request_p2p(*req, VTW_REQ_RECV, vtw_comm(comm), source, tag, 0);
 	vt_mpi_request(VT_REC_MPI_IRECV_REQUEST, id);
+}
+
+/* The same and the call's Leave (descriptor d): the IrecvRequest and the Leave in one step. */
+static inline void vtw_irecv_post_leave(struct vtw_call *c, int ret, void *buf, MPI_Count count,
+					MPI_Datatype type, int source, int tag, MPI_Comm comm,
+					MPI_Request *req, struct vt_inst_desc *d)
+{
+	(void)c, (void)buf, (void)count, (void)type;
+	if (ret != MPI_SUCCESS || source == MPI_PROC_NULL) {
+		vt_inst_exit(d);
+		return;
+	}
+	uint64_t id = vtw_request_p2p(*req, VTW_REQ_RECV, vtw_comm(comm), source, tag, 0);
+	vt_mpi_request_leave(VT_REC_MPI_IRECV_REQUEST, id, d);
 }
 
 /* Persistent requests: followed from init to free; each start is an Isend or Irecv. */

@@ -249,6 +249,35 @@ VT_MPI_EXPORT void vt_mpi_request(uint32_t kind, uint64_t request)
 		event(kind, 0, &p, 1);
 }
 
+/* vt_mpi_request_leave but for its common case: the events one at a time. */
+__attribute__((noinline, cold)) static void request_leave_slow(uint32_t kind, uint64_t request,
+							       struct vt_inst_desc *d)
+{
+	vt_mpi_request(kind, request);
+	vt_inst_exit(d);
+}
+
+VT_MPI_EXPORT void vt_mpi_request_leave(uint32_t kind, uint64_t request, struct vt_inst_desc *d)
+{
+	struct vt_tls *t = &vt_tls;
+	uint32_t h = __atomic_load_n(&d->handle, __ATOMIC_ACQUIRE);
+	/* The common case of vt_mpi_isend_leave's, for the one-record kinds of vt_mpi_request. */
+	if (vt_unlikely(!h || ((h - 1) & VT_REGION_FILTERED) || t->sync ||
+			t->depth > vt_max_depth || !vt_clock_tsc || request > UINT32_MAX ||
+			(kind != VT_REC_MPI_ISEND_COMPLETE && kind != VT_REC_MPI_IRECV_REQUEST)))
+		return request_leave_slow(kind, request, d);
+	struct vt_rec *p = vt_buf_reserve_fast(t, 2);
+	if (vt_unlikely(!p))
+		return request_leave_slow(kind, request, d);
+	t->depth--;
+	uint64_t now = __rdtsc();
+	p[0] = (struct vt_rec){now, (uint32_t)request,
+			       kind == VT_REC_MPI_ISEND_COMPLETE ? VT_REC_MPI_ISEND_COMPLETE_ID32
+								 : VT_REC_MPI_IRECV_REQUEST_ID32};
+	p[1] = (struct vt_rec){now, h - 1, VT_REC_LEAVE};
+	vt_buf_commit(t, p, 2);
+}
+
 /* vt_mpi_completed but for its common case: the events one at a time. */
 __attribute__((noinline, cold)) static void completed_slow(const struct vt_mpi_done *d, unsigned n)
 {

@@ -90,6 +90,8 @@ VT_MPI_EXPORT void vt_mpi_p2p_request_at(uint64_t ts, uint32_t kind, uint32_t pe
 VT_MPI_EXPORT void vt_mpi_isend_leave(uint64_t ts, uint32_t peer, uint32_t comm, uint32_t tag,
 				      uint64_t bytes, uint64_t request, struct vt_inst_desc *d);
 VT_MPI_EXPORT void vt_mpi_request(uint32_t kind, uint64_t request);
+/* The same, then the Leave of the call's region (descriptor d), as vt_mpi_isend_leave. */
+VT_MPI_EXPORT void vt_mpi_request_leave(uint32_t kind, uint64_t request, struct vt_inst_desc *d);
 /* The completions one Wait or Test saw, in order: an Isend's (kind VT_REC_MPI_ISEND_COMPLETE,
  * its request id) or an Irecv's message (VT_REC_MPI_IRECV, every field). The events are
  * those vt_mpi_request and vt_mpi_p2p_request write, each stamped when written, all in one
