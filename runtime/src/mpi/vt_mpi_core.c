@@ -309,7 +309,8 @@ VT_MPI_EXPORT void vt_mpi_completed(const struct vt_mpi_done *d, unsigned n)
 			pl[1].req = (struct vt_rec_req){d[i].id, 0};
 			q += 3;
 		} else if (d[i].id <= UINT32_MAX) {
-			q[0] = (struct vt_rec){now, (uint32_t)d[i].id, VT_REC_MPI_ISEND_COMPLETE_ID32};
+			q[0] =
+			    (struct vt_rec){now, (uint32_t)d[i].id, VT_REC_MPI_ISEND_COMPLETE_ID32};
 			q += 1;
 		} else {
 			q[0] = (struct vt_rec){now, 0, VT_REC_MPI_ISEND_COMPLETE};
