@@ -37,6 +37,10 @@ GROUPS = ('CG', 'COLL', 'ENV', 'ERR', 'EXT', 'IO', 'MISC', 'P2P', 'QUERY', 'RMA'
 # and whose vtw_HOOK_post_leave(&call, ret, args, desc) also writes the Leave (the Fortran
 # wrappers call vtw_HOOK_post and vt_inst_exit).
 T0_HOOKS = {'isend', 'irecv'}
+# Hooks whose vtw_HOOK_enter(desc, args) writes the call's Enter with the pre hook's event
+# (a blocking send's, stamped at the Enter), in one step; the Fortran wrappers call
+# vt_inst_enter and vtw_HOOK_pre.
+ENTER_HOOKS = {'send'}
 STATE_HOOKS = {'comm_dup', 'comm_dup_with_info', 'comm_split', 'comm_split_type', 'comm_create',
                'comm_create_group', 'comm_free', 'comm_set_name', 'cart_create', 'cart_sub',
                'graph_create', 'dist_graph_create', 'dist_graph_create_adjacent',
@@ -210,6 +214,11 @@ def main():
             # its event and the Leave in one step (the caller adds no vt_inst_exit)
             out.append('\tvtw_%s_post_leave(&vtw_call, vtw_ret, %s, &vtw_desc_%s);'
                        % (hook, args, name))
+        elif hook in ENTER_HOOKS and not state:
+            out.append('\tstruct vtw_call vtw_call = vtw_%s_enter(&vtw_desc_%s, %s);'
+                       % (hook, name, args))
+            out.append('\t%s vtw_ret = P%s(%s);' % (ret, name, args))
+            out.append('\tvtw_%s_post(&vtw_call, vtw_ret, %s);' % (hook, args))
         else:
             if not state:
                 out.append('\tvt_inst_enter(&vtw_desc_%s);' % name)

@@ -166,6 +166,19 @@ static inline struct vtw_call vtw_send_pre(const void *buf, MPI_Count count, MPI
 		vtw_p2p(VT_REC_MPI_SEND, dest, vtw_comm(comm), tag, vtw_bytes(count, type));
 	return vtw_none;
 }
+/* The call's Enter (descriptor d) and vtw_send_pre's event, stamped alike, in one step. */
+static inline struct vtw_call vtw_send_enter(struct vt_inst_desc *d, const void *buf,
+					     MPI_Count count, MPI_Datatype type, int dest, int tag,
+					     MPI_Comm comm)
+{
+	(void)buf;
+	if (dest == MPI_PROC_NULL)
+		vt_inst_enter(d);
+	else
+		vt_mpi_enter_p2p(d, VT_REC_MPI_SEND, (uint32_t)dest, vtw_comm(comm), (uint32_t)tag,
+				 vtw_bytes(count, type));
+	return vtw_none;
+}
 static inline void vtw_send_post(struct vtw_call *c, int ret, const void *buf, MPI_Count count,
 				 MPI_Datatype type, int dest, int tag, MPI_Comm comm)
 {

@@ -273,6 +273,24 @@ static void received(const MPI_Status *st, MPI_Comm comm)
 		(uint64_t)(count > 0 ? count : 0));
 }
 
+/* received, then the Leave of the call's region (descriptor d), in one step. */
+static void received_leave(const MPI_Status *st, MPI_Comm comm, struct vt_inst_desc *d)
+{
+	if (st->MPI_SOURCE == MPI_PROC_NULL || st->MPI_SOURCE == MPI_ANY_SOURCE) {
+		vt_inst_exit(d);
+		return;
+	}
+#if MPI_VERSION >= 4
+	MPI_Count count = 0;
+	PMPI_Get_count_c(st, MPI_BYTE, &count);
+#else
+	int count = 0;
+	PMPI_Get_count(st, MPI_BYTE, &count);
+#endif
+	vt_mpi_p2p_leave(VT_REC_MPI_RECV, (uint32_t)st->MPI_SOURCE, vtw_comm(comm),
+			 (uint32_t)st->MPI_TAG, (uint64_t)(count > 0 ? count : 0), d);
+}
+
 VTW_HIDDEN extern struct vt_inst_desc vtw_desc_MPI_Recv, vtw_desc_MPI_Sendrecv,
     vtw_desc_MPI_Sendrecv_replace, vtw_desc_MPI_Mrecv, vtw_desc_MPI_Wait, vtw_desc_MPI_Waitall,
     vtw_desc_MPI_Waitany, vtw_desc_MPI_Waitsome, vtw_desc_MPI_Test, vtw_desc_MPI_Testall,
@@ -298,8 +316,9 @@ VTW_HIDDEN extern struct vt_inst_desc vtw_desc_MPI_Recv, vtw_desc_MPI_Sendrecv,
 		vt_inst_enter(&vtw_desc_##NAME);                                                   \
 		int ret = P##NAME(buf, count, type, source, tag, comm, st);                        \
 		if (ret == MPI_SUCCESS)                                                            \
-			received(st, comm);                                                        \
-		vt_inst_exit(&vtw_desc_##NAME);                                                    \
+			received_leave(st, comm, &vtw_desc_##NAME);                                \
+		else                                                                               \
+			vt_inst_exit(&vtw_desc_##NAME);                                            \
 		return ret;                                                                        \
 	}
 

@@ -180,6 +180,63 @@ VT_MPI_EXPORT void vt_mpi_p2p(uint32_t kind, uint32_t peer, uint32_t comm, uint3
 		event(kind, peer, &p, 1);
 }
 
+/* vt_mpi_enter_p2p and vt_mpi_p2p_leave but for their common case: one event at a time. */
+__attribute__((noinline, cold)) static void enter_p2p_slow(struct vt_inst_desc *d, uint32_t kind,
+							   uint32_t peer, uint32_t comm,
+							   uint32_t tag, uint64_t bytes)
+{
+	vt_mpi_enter(d);
+	vt_mpi_p2p(kind, peer, comm, tag, bytes);
+}
+
+__attribute__((noinline, cold)) static void p2p_leave_slow(uint32_t kind, uint32_t peer,
+							   uint32_t comm, uint32_t tag,
+							   uint64_t bytes, struct vt_inst_desc *d)
+{
+	vt_mpi_p2p(kind, peer, comm, tag, bytes);
+	vt_inst_exit(d);
+}
+
+VT_MPI_EXPORT void vt_mpi_enter_p2p(struct vt_inst_desc *d, uint32_t kind, uint32_t peer,
+				    uint32_t comm, uint32_t tag, uint64_t bytes)
+{
+	struct vt_tls *t = &vt_tls;
+	uint32_t h = __atomic_load_n(&d->handle, __ATOMIC_ACQUIRE);
+	/* vt_mpi_enter's common case, with room for the message after the Enter. */
+	if (vt_unlikely(!h || ((h - 1) & VT_REGION_FILTERED) || t->sync ||
+			t->depth >= vt_max_depth || !vt_clock_tsc))
+		return enter_p2p_slow(d, kind, peer, comm, tag, bytes);
+	struct vt_rec *p = vt_buf_reserve_fast(t, 3);
+	if (vt_unlikely(!p))
+		return enter_p2p_slow(d, kind, peer, comm, tag, bytes);
+	t->depth++;
+	uint64_t now = __rdtsc();
+	p[0] = (struct vt_rec){now, h - 1, VT_REC_ENTER};
+	p[1] = (struct vt_rec){now, peer, kind};
+	((union vt_rec_payload *)(p + 2))->msg = (struct vt_rec_msg){bytes, comm, tag};
+	vt_buf_commit(t, p, 3);
+}
+
+VT_MPI_EXPORT void vt_mpi_p2p_leave(uint32_t kind, uint32_t peer, uint32_t comm, uint32_t tag,
+				    uint64_t bytes, struct vt_inst_desc *d)
+{
+	struct vt_tls *t = &vt_tls;
+	uint32_t h = __atomic_load_n(&d->handle, __ATOMIC_ACQUIRE);
+	/* vt_mpi_isend_leave's common case, for a message of one payload. */
+	if (vt_unlikely(!h || ((h - 1) & VT_REGION_FILTERED) || t->sync ||
+			t->depth > vt_max_depth || !vt_clock_tsc))
+		return p2p_leave_slow(kind, peer, comm, tag, bytes, d);
+	struct vt_rec *p = vt_buf_reserve_fast(t, 3);
+	if (vt_unlikely(!p))
+		return p2p_leave_slow(kind, peer, comm, tag, bytes, d);
+	t->depth--;
+	uint64_t now = __rdtsc();
+	p[0] = (struct vt_rec){now, peer, kind};
+	((union vt_rec_payload *)(p + 1))->msg = (struct vt_rec_msg){bytes, comm, tag};
+	p[2] = (struct vt_rec){now, h - 1, VT_REC_LEAVE};
+	vt_buf_commit(t, p, 3);
+}
+
 VT_MPI_EXPORT void vt_mpi_p2p_request(uint32_t kind, uint32_t peer, uint32_t comm, uint32_t tag,
 				      uint64_t bytes, uint64_t request)
 {

@@ -82,6 +82,13 @@ VT_MPI_EXPORT void vt_mpi_p2p(uint32_t kind, uint32_t peer, uint32_t comm, uint3
 			      uint64_t bytes);
 VT_MPI_EXPORT void vt_mpi_p2p_request(uint32_t kind, uint32_t peer, uint32_t comm, uint32_t tag,
 				      uint64_t bytes, uint64_t request);
+/* The Enter of a call's region (descriptor d, as vt_mpi_enter) and its message event (a
+ * blocking send's), stamped alike; the message's and a Leave after it (a blocking receive's):
+ * one reservation and one clock read each where the Enter or Leave is a plain record. */
+VT_MPI_EXPORT void vt_mpi_enter_p2p(struct vt_inst_desc *d, uint32_t kind, uint32_t peer,
+				    uint32_t comm, uint32_t tag, uint64_t bytes);
+VT_MPI_EXPORT void vt_mpi_p2p_leave(uint32_t kind, uint32_t peer, uint32_t comm, uint32_t tag,
+				    uint64_t bytes, struct vt_inst_desc *d);
 /* The same, stamped ts (vt_mpi_now() taken earlier: a send at its call's entry). */
 VT_MPI_EXPORT void vt_mpi_p2p_request_at(uint64_t ts, uint32_t kind, uint32_t peer, uint32_t comm,
 					 uint32_t tag, uint64_t bytes, uint64_t request);
