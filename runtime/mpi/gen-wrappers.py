@@ -32,8 +32,15 @@ GROUPS = ('CG', 'COLL', 'ENV', 'ERR', 'EXT', 'IO', 'MISC', 'P2P', 'QUERY', 'RMA'
 
 # Hooks that keep what vt needs whatever is recorded (the communicators, the requests whose
 # issue was recorded): they run while the function's group is off, without its region.
-# Hooks whose pre hook takes the time the call began (vt_mpi_enter's) before the arguments.
-T0_HOOKS = {'isend'}
+# Hooks whose pre hook takes the time the call began (vt_mpi_enter's) before the arguments
+# (an Irecv's has no use for it: its Enter and Leave are written as an Isend's are),
+# and whose vtw_HOOK_post_leave(&call, ret, args, desc) also writes the Leave (the Fortran
+# wrappers call vtw_HOOK_post and vt_inst_exit).
+T0_HOOKS = {'isend', 'irecv'}
+# Hooks whose vtw_HOOK_enter(desc, args) writes the call's Enter with the pre hook's event
+# (a blocking send's, stamped at the Enter), in one step; the Fortran wrappers call
+# vt_inst_enter and vtw_HOOK_pre.
+ENTER_HOOKS = {'send'}
 STATE_HOOKS = {'comm_dup', 'comm_dup_with_info', 'comm_split', 'comm_split_type', 'comm_create',
                'comm_create_group', 'comm_free', 'comm_set_name', 'cart_create', 'cart_sub',
                'graph_create', 'dist_graph_create', 'dist_graph_create_adjacent',
@@ -204,6 +211,13 @@ def main():
             out.append('\tstruct vtw_call vtw_call = vtw_%s_pre(vt_mpi_enter(&vtw_desc_%s), %s);'
                        % (hook, name, args))
             out.append('\t%s vtw_ret = P%s(%s);' % (ret, name, args))
+            # its event and the Leave in one step (the caller adds no vt_inst_exit)
+            out.append('\tvtw_%s_post_leave(&vtw_call, vtw_ret, %s, &vtw_desc_%s);'
+                       % (hook, args, name))
+        elif hook in ENTER_HOOKS and not state:
+            out.append('\tstruct vtw_call vtw_call = vtw_%s_enter(&vtw_desc_%s, %s);'
+                       % (hook, name, args))
+            out.append('\t%s vtw_ret = P%s(%s);' % (ret, name, args))
             out.append('\tvtw_%s_post(&vtw_call, vtw_ret, %s);' % (hook, args))
         else:
             if not state:
@@ -217,6 +231,8 @@ def main():
         if state:
             out.append('\tif (vtw_rec)')
             out.append('\t\tvt_inst_exit(&vtw_desc_%s);' % name)
+        elif hook in T0_HOOKS:
+            pass
         elif ':' not in hook or collective_hook(name, hook)[0] != 'coll':
             out.append('\tvt_inst_exit(&vtw_desc_%s);' % name)
         out.append('\treturn vtw_ret;')

@@ -133,6 +133,9 @@ enum vtw_req_kind { VTW_REQ_SEND = 1, VTW_REQ_RECV, VTW_REQ_COLL, VTW_REQ_RMA, V
 /* A request to follow until it completes; persistent ones until freed. */
 VTW_HIDDEN uint64_t vtw_request_new(MPI_Request req, int kind, uint32_t comm, int peer, int tag,
 				    uint64_t bytes, int persistent);
+/* The same for an Isend or Irecv (kind VTW_REQ_SEND or _RECV, not persistent): its id. */
+VTW_HIDDEN uint64_t vtw_request_p2p(MPI_Request req, int kind, uint32_t comm, int peer, int tag,
+				    uint64_t bytes);
 VTW_HIDDEN void vtw_request_started(MPI_Request req);
 VTW_HIDDEN void vtw_request_freed(MPI_Request req);
 VTW_HIDDEN void vtw_request_cancelled(MPI_Request req);
@@ -163,6 +166,19 @@ static inline struct vtw_call vtw_send_pre(const void *buf, MPI_Count count, MPI
 		vtw_p2p(VT_REC_MPI_SEND, dest, vtw_comm(comm), tag, vtw_bytes(count, type));
 	return vtw_none;
 }
+/* The call's Enter (descriptor d) and vtw_send_pre's event, stamped alike, in one step. */
+static inline struct vtw_call vtw_send_enter(struct vt_inst_desc *d, const void *buf,
+					     MPI_Count count, MPI_Datatype type, int dest, int tag,
+					     MPI_Comm comm)
+{
+	(void)buf;
+	if (dest == MPI_PROC_NULL)
+		vt_inst_enter(d);
+	else
+		vt_mpi_enter_p2p(d, VT_REC_MPI_SEND, (uint32_t)dest, vtw_comm(comm), (uint32_t)tag,
+				 vtw_bytes(count, type));
+	return vtw_none;
+}
 static inline void vtw_send_post(struct vtw_call *c, int ret, const void *buf, MPI_Count count,
 				 MPI_Datatype type, int dest, int tag, MPI_Comm comm)
 {
@@ -191,16 +207,34 @@ static inline void vtw_isend_post(struct vtw_call *c, int ret, const void *buf, 
 		return;
 	uint32_t cid = vtw_comm(comm);
 	uint64_t bytes = vtw_bytes(count, type);
-	uint64_t id = vtw_request_new(*req, VTW_REQ_SEND, cid, dest, tag, bytes, 0);
+	uint64_t id = vtw_request_p2p(*req, VTW_REQ_SEND, cid, dest, tag, bytes);
 	vt_mpi_p2p_request_at(c->t0, VT_REC_MPI_ISEND, (uint32_t)dest, cid, (uint32_t)tag, bytes,
 			      id);
 }
 
-/* Non-blocking receives: the request now, the message when a Wait/Test completes it. */
-static inline struct vtw_call vtw_irecv_pre(void *buf, MPI_Count count, MPI_Datatype type,
-					    int source, int tag, MPI_Comm comm, MPI_Request *req)
+/* The same and the call's Leave (descriptor d): the Isend and the Leave in one step. */
+static inline void vtw_isend_post_leave(struct vtw_call *c, int ret, const void *buf,
+					MPI_Count count, MPI_Datatype type, int dest, int tag,
+					MPI_Comm comm, MPI_Request *req, struct vt_inst_desc *d)
 {
-	(void)buf, (void)count, (void)type, (void)source, (void)tag, (void)comm, (void)req;
+	(void)buf;
+	if (ret != MPI_SUCCESS || dest == MPI_PROC_NULL) {
+		vt_inst_exit(d);
+		return;
+	}
+	uint32_t cid = vtw_comm(comm);
+	uint64_t bytes = vtw_bytes(count, type);
+	uint64_t id = vtw_request_p2p(*req, VTW_REQ_SEND, cid, dest, tag, bytes);
+	vt_mpi_isend_leave(c->t0, (uint32_t)dest, cid, (uint32_t)tag, bytes, id, d);
+}
+
+/* Non-blocking receives: the request now, the message when a Wait/Test completes it. */
+static inline struct vtw_call vtw_irecv_pre(uint64_t t0, void *buf, MPI_Count count,
+					    MPI_Datatype type, int source, int tag, MPI_Comm comm,
+					    MPI_Request *req)
+{
+	(void)t0, (void)buf, (void)count, (void)type, (void)source, (void)tag, (void)comm,
+	    (void)req;
 	return vtw_none;
 }
 static inline void vtw_irecv_post(struct vtw_call *c, int ret, void *buf, MPI_Count count,
@@ -210,8 +244,22 @@ static inline void vtw_irecv_post(struct vtw_call *c, int ret, void *buf, MPI_Co
 	(void)c, (void)buf, (void)count, (void)type;
 	if (ret != MPI_SUCCESS || source == MPI_PROC_NULL)
 		return;
-	uint64_t id = vtw_request_new(*req, VTW_REQ_RECV, vtw_comm(comm), source, tag, 0, 0);
+	uint64_t id = vtw_request_p2p(*req, VTW_REQ_RECV, vtw_comm(comm), source, tag, 0);
 	vt_mpi_request(VT_REC_MPI_IRECV_REQUEST, id);
+}
+
+/* The same and the call's Leave (descriptor d): the IrecvRequest and the Leave in one step. */
+static inline void vtw_irecv_post_leave(struct vtw_call *c, int ret, void *buf, MPI_Count count,
+					MPI_Datatype type, int source, int tag, MPI_Comm comm,
+					MPI_Request *req, struct vt_inst_desc *d)
+{
+	(void)c, (void)buf, (void)count, (void)type;
+	if (ret != MPI_SUCCESS || source == MPI_PROC_NULL) {
+		vt_inst_exit(d);
+		return;
+	}
+	uint64_t id = vtw_request_p2p(*req, VTW_REQ_RECV, vtw_comm(comm), source, tag, 0);
+	vt_mpi_request_leave(VT_REC_MPI_IRECV_REQUEST, id, d);
 }
 
 /* Persistent requests: followed from init to free; each start is an Isend or Irecv. */

@@ -3,22 +3,52 @@
 #include "vt_mpi_adapter.h"
 #include "vt_mpi_maps.h"
 
-#include <pthread.h>
+#include <sched.h>
 #include <stdlib.h>
 
 /* The requests in flight (vt_mpi_maps.h): O(1) by handle, under one lock, since a request
- * may complete on another thread than the one that made it; ids: the last request id. */
+ * may complete on another thread than the one that made it; ids: the last request id;
+ * cancels: whether the program ever called MPI_Cancel (until then no request can have
+ * been cancelled, and completions need not ask MPI). The lock is a spin lock of one word:
+ * it is held for a few dozen instructions, and a pthread mutex cost more than the map
+ * (~65 instructions a lock and unlock, against 2 stores and an exchange). */
 static struct {
 	struct vt_reqmap map;
 	uint64_t ids;
-	pthread_mutex_t lock;
-} requests = {.lock = PTHREAD_MUTEX_INITIALIZER};
+	int busy;
+	int cancels;
+} requests;
+
+/* The wait of a taken lock, out of line: it spins a while, then yields the CPU to the
+ * holder (ranks are often oversubscribed: the holder may wait for this core). */
+__attribute__((noinline, cold)) static void lock_wait(void)
+{
+	unsigned spins = 0;
+	do {
+		if (spins++ < 128)
+			__builtin_ia32_pause();
+		else
+			sched_yield();
+	} while (__atomic_load_n(&requests.busy, __ATOMIC_RELAXED) ||
+		 __atomic_exchange_n(&requests.busy, 1, __ATOMIC_ACQUIRE));
+}
+
+static inline void lock(void)
+{
+	if (__builtin_expect(__atomic_exchange_n(&requests.busy, 1, __ATOMIC_ACQUIRE), 0))
+		lock_wait();
+}
+
+static inline void unlock(void)
+{
+	__atomic_store_n(&requests.busy, 0, __ATOMIC_RELEASE);
+}
 
 /* Follows req with the fields of like (a new request id when like.id is 0); its id, and
  * whether memory sufficed (else its completion goes unseen). */
 static uint64_t follow(MPI_Request req, struct vt_req like, bool *ok)
 {
-	pthread_mutex_lock(&requests.lock);
+	lock();
 	if (!like.id)
 		like.id = ++requests.ids;
 	/* Handles repeat: MPI hands the same handle to requests that completed at once (both
@@ -30,7 +60,7 @@ static uint64_t follow(MPI_Request req, struct vt_req like, bool *ok)
 		like.next = r->next;
 		*r = like;
 	}
-	pthread_mutex_unlock(&requests.lock);
+	unlock();
 	*ok = r != NULL;
 	return like.id;
 }
@@ -48,6 +78,26 @@ uint64_t vtw_request_new(MPI_Request req, int kind, uint32_t comm, int peer, int
 				      .comm = comm,
 				      .bytes = bytes},
 		      &ok);
+}
+
+uint64_t vtw_request_p2p(MPI_Request req, int kind, uint32_t comm, int peer, int tag,
+			 uint64_t bytes)
+{
+	/* follow's common case, the fields written in place: no request built and copied. */
+	lock();
+	uint64_t id = ++requests.ids;
+	struct vt_req *r = vt_reqmap_add(&requests.map, VTW_BITS(req), false);
+	if (r) {
+		r->id = id;
+		r->bytes = bytes;
+		r->kind = kind;
+		r->peer = peer;
+		r->tag = tag;
+		r->comm = comm;
+		r->active = true;
+	}
+	unlock();
+	return id;
 }
 
 void vtw_nbc_issued(MPI_Request req, struct vtw_coll c, int persistent, uint64_t t0)
@@ -78,7 +128,7 @@ void vtw_request_track(MPI_Request req, int kind, uint64_t id, uint32_t handle, 
 
 void vtw_request_started(MPI_Request req)
 {
-	pthread_mutex_lock(&requests.lock);
+	lock();
 	struct vt_req *r = vt_reqmap_persistent(&requests.map, VTW_BITS(req));
 	struct vt_req copy = {0};
 	if (r) {
@@ -86,7 +136,7 @@ void vtw_request_started(MPI_Request req)
 		r->active = 1;
 		copy = *r;
 	}
-	pthread_mutex_unlock(&requests.lock);
+	unlock();
 	if (!copy.handle)
 		return;
 	if (copy.kind == VTW_REQ_SEND) {
@@ -101,20 +151,21 @@ void vtw_request_started(MPI_Request req)
 
 void vtw_request_freed(MPI_Request req)
 {
-	pthread_mutex_lock(&requests.lock);
+	lock();
 	struct vt_req *r = vt_reqmap_oldest(&requests.map, VTW_BITS(req));
 	/* An active non-persistent request completes unseen after a free: forget it. */
 	if (r)
 		vt_reqmap_remove(&requests.map, r);
-	pthread_mutex_unlock(&requests.lock);
+	unlock();
 }
 
 void vtw_request_cancelled(MPI_Request req)
 {
-	pthread_mutex_lock(&requests.lock);
+	__atomic_store_n(&requests.cancels, 1, __ATOMIC_RELAXED);
+	lock();
 	struct vt_req *r = vt_reqmap_oldest(&requests.map, VTW_BITS(req));
 	uint64_t id = r && r->active ? r->id : 0;
-	pthread_mutex_unlock(&requests.lock);
+	unlock();
 	if (id) {
 		vt_mpi_request(VT_REC_MPI_REQUEST_CANCELLED, id);
 	}
@@ -123,12 +174,40 @@ void vtw_request_cancelled(MPI_Request req)
 /*
  * A request that completed: what vt knew of it (false: nothing, or it was not active), and
  * forgotten unless persistent. handle: the bits the request had before the completing call
- * (MPI sets it to MPI_REQUEST_NULL). With requests.lock held.
+ * (MPI sets it to MPI_REQUEST_NULL). With the lock held.
  */
 static bool take_locked(uint64_t handle, struct vt_req *out)
 {
 	/* An active persistent request first: a repeated handle of a finished one is not. */
 	return vt_reqmap_complete(&requests.map, handle, out) && out->active;
+}
+
+/* The completion of an Isend or Irecv r (take_locked's) with status, as vt_mpi_completed
+ * takes it: 1 (d filled), 0 (nothing to write: it was cancelled), -1 (another kind:
+ * completion_event). */
+static int done_of(const struct vt_req *r, const MPI_Status *status, struct vt_mpi_done *d)
+{
+	if (r->kind != VTW_REQ_SEND && r->kind != VTW_REQ_RECV)
+		return -1;
+	int cancelled = 0;
+	if (status && __atomic_load_n(&requests.cancels, __ATOMIC_RELAXED))
+		PMPI_Test_cancelled(status, &cancelled);
+	if (cancelled)
+		return 0;
+	if (r->kind == VTW_REQ_SEND) {
+		*d = (struct vt_mpi_done){.id = r->id, .kind = VT_REC_MPI_ISEND_COMPLETE};
+		return 1;
+	}
+	int count = 0;
+	if (status)
+		PMPI_Get_count(status, MPI_BYTE, &count);
+	*d = (struct vt_mpi_done){.id = r->id,
+				  .bytes = (uint64_t)(count > 0 ? count : 0),
+				  .kind = VT_REC_MPI_IRECV,
+				  .peer = (uint32_t)(status ? status->MPI_SOURCE : r->peer),
+				  .comm = r->comm,
+				  .tag = (uint32_t)(status ? status->MPI_TAG : r->tag)};
+	return 1;
 }
 
 /* The completion event of request r (take_locked's), which completed with status. */
@@ -150,35 +229,27 @@ static void completion_event(const struct vt_req *r, const MPI_Status *status)
 			     0, 0);
 		return;
 	}
+	struct vt_mpi_done d;
+	int b = done_of(r, status, &d);
+	if (b > 0)
+		vt_mpi_completed(&d, 1);
+	if (b >= 0 || r->kind != VTW_REQ_COLL)
+		return;
 	int cancelled = 0;
-	if (status)
+	if (status && __atomic_load_n(&requests.cancels, __ATOMIC_RELAXED))
 		PMPI_Test_cancelled(status, &cancelled);
-	if (cancelled)
-		return;
-	if (r->kind == VTW_REQ_SEND) {
-		vt_mpi_request(VT_REC_MPI_ISEND_COMPLETE, r->id);
-		return;
-	}
-	if (r->kind == VTW_REQ_COLL) {
+	if (!cancelled)
 		vt_mpi_nbc_complete((uint32_t)r->tag, r->comm, vtw_root(r->peer), r->bytes,
 				    r->received, r->id);
-		return;
-	}
-	int count = 0;
-	if (status)
-		PMPI_Get_count(status, MPI_BYTE, &count);
-	vt_mpi_p2p_request(VT_REC_MPI_IRECV, (uint32_t)(status ? status->MPI_SOURCE : r->peer),
-			   r->comm, (uint32_t)(status ? status->MPI_TAG : r->tag),
-			   (uint64_t)(count > 0 ? count : 0), r->id);
 }
 
 /* A request that completed with status: its completion event. */
 static void request_completed(uint64_t handle, const MPI_Status *status)
 {
 	struct vt_req r;
-	pthread_mutex_lock(&requests.lock);
+	lock();
 	bool known = take_locked(handle, &r);
-	pthread_mutex_unlock(&requests.lock);
+	unlock();
 	if (known)
 		completion_event(&r, status);
 }
@@ -200,6 +271,24 @@ static void received(const MPI_Status *st, MPI_Comm comm)
 #endif
 	vtw_p2p(VT_REC_MPI_RECV, st->MPI_SOURCE, vtw_comm(comm), st->MPI_TAG,
 		(uint64_t)(count > 0 ? count : 0));
+}
+
+/* received, then the Leave of the call's region (descriptor d), in one step. */
+static void received_leave(const MPI_Status *st, MPI_Comm comm, struct vt_inst_desc *d)
+{
+	if (st->MPI_SOURCE == MPI_PROC_NULL || st->MPI_SOURCE == MPI_ANY_SOURCE) {
+		vt_inst_exit(d);
+		return;
+	}
+#if MPI_VERSION >= 4
+	MPI_Count count = 0;
+	PMPI_Get_count_c(st, MPI_BYTE, &count);
+#else
+	int count = 0;
+	PMPI_Get_count(st, MPI_BYTE, &count);
+#endif
+	vt_mpi_p2p_leave(VT_REC_MPI_RECV, (uint32_t)st->MPI_SOURCE, vtw_comm(comm),
+			 (uint32_t)st->MPI_TAG, (uint64_t)(count > 0 ? count : 0), d);
 }
 
 VTW_HIDDEN extern struct vt_inst_desc vtw_desc_MPI_Recv, vtw_desc_MPI_Sendrecv,
@@ -227,8 +316,9 @@ VTW_HIDDEN extern struct vt_inst_desc vtw_desc_MPI_Recv, vtw_desc_MPI_Sendrecv,
 		vt_inst_enter(&vtw_desc_##NAME);                                                   \
 		int ret = P##NAME(buf, count, type, source, tag, comm, st);                        \
 		if (ret == MPI_SUCCESS)                                                            \
-			received(st, comm);                                                        \
-		vt_inst_exit(&vtw_desc_##NAME);                                                    \
+			received_leave(st, comm, &vtw_desc_##NAME);                                \
+		else                                                                               \
+			vt_inst_exit(&vtw_desc_##NAME);                                            \
 		return ret;                                                                        \
 	}
 
@@ -349,17 +439,32 @@ static void completion_end(struct completion *c)
 static void completed(struct completion *c, int count, const int idx[], const MPI_Status st[],
 		      bool errors)
 {
-	pthread_mutex_lock(&requests.lock);
+	lock();
 	for (int k = 0; k < count; k++) {
 		if (errors && st[k].MPI_ERROR != MPI_SUCCESS)
 			c->r[k].active = 0;
 		else if (!take_locked(c->h[idx ? idx[k] : k], &c->r[k]))
 			c->r[k].active = 0;
 	}
-	pthread_mutex_unlock(&requests.lock);
-	for (int k = 0; k < count; k++)
-		if (c->r[k].active)
+	unlock();
+	/* Isends' and Irecvs' completions in batches (one call and reservation each), the
+	 * other kinds between them in their order. */
+	struct vt_mpi_done d[16];
+	unsigned nd = 0;
+	for (int k = 0; k < count; k++) {
+		if (!c->r[k].active)
+			continue;
+		int b = done_of(&c->r[k], &st[k], &d[nd]);
+		if (b > 0 && ++nd < 16)
+			continue;
+		if (nd)
+			vt_mpi_completed(d, nd);
+		nd = 0;
+		if (b < 0)
 			completion_event(&c->r[k], &st[k]);
+	}
+	if (nd)
+		vt_mpi_completed(d, nd);
 }
 
 VTW_EXPORT int MPI_Wait(MPI_Request *req, MPI_Status *status)

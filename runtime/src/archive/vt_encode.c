@@ -498,6 +498,18 @@ static bool enc_irecv_request(struct vt_loc *loc, struct vt_evtw *w, uint64_t ts
 	return vt_evtw_request(w, ts, VT_EVTW_IRECV_REQUEST, p[0].req.id);
 }
 
+static bool enc_isend_complete_id32(struct vt_loc *loc, struct vt_evtw *w, uint64_t ts,
+				    const struct vt_rec *r, const union vt_rec_payload *p)
+{
+	return vt_evtw_request(w, ts, VT_EVTW_ISEND_COMPLETE, r->region);
+}
+
+static bool enc_irecv_request_id32(struct vt_loc *loc, struct vt_evtw *w, uint64_t ts,
+				   const struct vt_rec *r, const union vt_rec_payload *p)
+{
+	return vt_evtw_request(w, ts, VT_EVTW_IRECV_REQUEST, r->region);
+}
+
 static bool enc_request_test(struct vt_loc *loc, struct vt_evtw *w, uint64_t ts,
 			     const struct vt_rec *r, const union vt_rec_payload *p)
 {
@@ -738,6 +750,8 @@ static const encode_fn encoders[VT_REC_KIND_MAX] = {
     [VT_REC_MPI_IRECV] = enc_irecv,
     [VT_REC_MPI_ISEND_COMPLETE] = enc_isend_complete,
     [VT_REC_MPI_IRECV_REQUEST] = enc_irecv_request,
+    [VT_REC_MPI_ISEND_COMPLETE_ID32] = enc_isend_complete_id32,
+    [VT_REC_MPI_IRECV_REQUEST_ID32] = enc_irecv_request_id32,
     [VT_REC_MPI_REQUEST_TEST] = enc_request_test,
     [VT_REC_MPI_REQUEST_CANCELLED] = enc_request_cancelled,
     [VT_REC_MPI_COLL_BEGIN] = enc_coll_begin,

@@ -180,6 +180,63 @@ VT_MPI_EXPORT void vt_mpi_p2p(uint32_t kind, uint32_t peer, uint32_t comm, uint3
 		event(kind, peer, &p, 1);
 }
 
+/* vt_mpi_enter_p2p and vt_mpi_p2p_leave but for their common case: one event at a time. */
+__attribute__((noinline, cold)) static void enter_p2p_slow(struct vt_inst_desc *d, uint32_t kind,
+							   uint32_t peer, uint32_t comm,
+							   uint32_t tag, uint64_t bytes)
+{
+	vt_mpi_enter(d);
+	vt_mpi_p2p(kind, peer, comm, tag, bytes);
+}
+
+__attribute__((noinline, cold)) static void p2p_leave_slow(uint32_t kind, uint32_t peer,
+							   uint32_t comm, uint32_t tag,
+							   uint64_t bytes, struct vt_inst_desc *d)
+{
+	vt_mpi_p2p(kind, peer, comm, tag, bytes);
+	vt_inst_exit(d);
+}
+
+VT_MPI_EXPORT void vt_mpi_enter_p2p(struct vt_inst_desc *d, uint32_t kind, uint32_t peer,
+				    uint32_t comm, uint32_t tag, uint64_t bytes)
+{
+	struct vt_tls *t = &vt_tls;
+	uint32_t h = __atomic_load_n(&d->handle, __ATOMIC_ACQUIRE);
+	/* vt_mpi_enter's common case, with room for the message after the Enter. */
+	if (vt_unlikely(!h || ((h - 1) & VT_REGION_FILTERED) || t->sync ||
+			t->depth >= vt_max_depth || !vt_clock_tsc))
+		return enter_p2p_slow(d, kind, peer, comm, tag, bytes);
+	struct vt_rec *p = vt_buf_reserve_fast(t, 3);
+	if (vt_unlikely(!p))
+		return enter_p2p_slow(d, kind, peer, comm, tag, bytes);
+	t->depth++;
+	uint64_t now = __rdtsc();
+	p[0] = (struct vt_rec){now, h - 1, VT_REC_ENTER};
+	p[1] = (struct vt_rec){now, peer, kind};
+	((union vt_rec_payload *)(p + 2))->msg = (struct vt_rec_msg){bytes, comm, tag};
+	vt_buf_commit(t, p, 3);
+}
+
+VT_MPI_EXPORT void vt_mpi_p2p_leave(uint32_t kind, uint32_t peer, uint32_t comm, uint32_t tag,
+				    uint64_t bytes, struct vt_inst_desc *d)
+{
+	struct vt_tls *t = &vt_tls;
+	uint32_t h = __atomic_load_n(&d->handle, __ATOMIC_ACQUIRE);
+	/* vt_mpi_isend_leave's common case, for a message of one payload. */
+	if (vt_unlikely(!h || ((h - 1) & VT_REGION_FILTERED) || t->sync ||
+			t->depth > vt_max_depth || !vt_clock_tsc))
+		return p2p_leave_slow(kind, peer, comm, tag, bytes, d);
+	struct vt_rec *p = vt_buf_reserve_fast(t, 3);
+	if (vt_unlikely(!p))
+		return p2p_leave_slow(kind, peer, comm, tag, bytes, d);
+	t->depth--;
+	uint64_t now = __rdtsc();
+	p[0] = (struct vt_rec){now, peer, kind};
+	((union vt_rec_payload *)(p + 1))->msg = (struct vt_rec_msg){bytes, comm, tag};
+	p[2] = (struct vt_rec){now, h - 1, VT_REC_LEAVE};
+	vt_buf_commit(t, p, 3);
+}
+
 VT_MPI_EXPORT void vt_mpi_p2p_request(uint32_t kind, uint32_t peer, uint32_t comm, uint32_t tag,
 				      uint64_t bytes, uint64_t request)
 {
@@ -199,11 +256,126 @@ VT_MPI_EXPORT void vt_mpi_p2p_request_at(uint64_t ts, uint32_t kind, uint32_t pe
 		vt_thread_put_event_at(t, ts, peer, kind, p, 2);
 }
 
+/* vt_mpi_isend_leave but for its common case: the events one at a time. */
+__attribute__((noinline, cold)) static void isend_leave_slow(uint64_t ts, uint32_t peer,
+							     uint32_t comm, uint32_t tag,
+							     uint64_t bytes, uint64_t request,
+							     struct vt_inst_desc *d)
+{
+	vt_mpi_p2p_request_at(ts, VT_REC_MPI_ISEND, peer, comm, tag, bytes, request);
+	vt_inst_exit(d);
+}
+
+VT_MPI_EXPORT void vt_mpi_isend_leave(uint64_t ts, uint32_t peer, uint32_t comm, uint32_t tag,
+				      uint64_t bytes, uint64_t request, struct vt_inst_desc *d)
+{
+	struct vt_tls *t = &vt_tls;
+	uint32_t h = __atomic_load_n(&d->handle, __ATOMIC_ACQUIRE);
+	/* The Leave as vt_thread_leave would write it alone (as in vt_mpi_coll_leave), and room
+	 * in the half being filled; the other cases out of line. */
+	if (vt_unlikely(!h || ((h - 1) & VT_REGION_FILTERED) || t->sync ||
+			t->depth > vt_max_depth || !vt_clock_tsc))
+		return isend_leave_slow(ts, peer, comm, tag, bytes, request, d);
+	struct vt_rec *p = vt_buf_reserve_fast(t, 4);
+	if (vt_unlikely(!p))
+		return isend_leave_slow(ts, peer, comm, tag, bytes, request, d);
+	t->depth--;
+	uint64_t now = __rdtsc();
+	p[0] = (struct vt_rec){ts && ts < now ? ts : now, peer, VT_REC_MPI_ISEND};
+	union vt_rec_payload *pl = (union vt_rec_payload *)(p + 1);
+	pl[0].msg = (struct vt_rec_msg){bytes, comm, tag};
+	pl[1].req = (struct vt_rec_req){request, 0};
+	p[3] = (struct vt_rec){now, h - 1, VT_REC_LEAVE};
+	vt_buf_commit(t, p, 4);
+}
+
 VT_MPI_EXPORT void vt_mpi_request(uint32_t kind, uint64_t request)
 {
 	union vt_rec_payload p = {.req = {request, 0}};
+	/* Every Isend's completion and every Irecv's request: one record, the id in the head
+	 * (no payload: p is not read). */
+	if (request <= UINT32_MAX &&
+	    (kind == VT_REC_MPI_ISEND_COMPLETE || kind == VT_REC_MPI_IRECV_REQUEST)) {
+		kind = kind == VT_REC_MPI_ISEND_COMPLETE ? VT_REC_MPI_ISEND_COMPLETE_ID32
+							 : VT_REC_MPI_IRECV_REQUEST_ID32;
+		if (!put_fast(0, (uint32_t)request, kind, &p, 0))
+			event(kind, (uint32_t)request, &p, 0);
+		return;
+	}
 	if (!put_fast(0, 0, kind, &p, 1))
 		event(kind, 0, &p, 1);
+}
+
+/* vt_mpi_request_leave but for its common case: the events one at a time. */
+__attribute__((noinline, cold)) static void request_leave_slow(uint32_t kind, uint64_t request,
+							       struct vt_inst_desc *d)
+{
+	vt_mpi_request(kind, request);
+	vt_inst_exit(d);
+}
+
+VT_MPI_EXPORT void vt_mpi_request_leave(uint32_t kind, uint64_t request, struct vt_inst_desc *d)
+{
+	struct vt_tls *t = &vt_tls;
+	uint32_t h = __atomic_load_n(&d->handle, __ATOMIC_ACQUIRE);
+	/* The common case of vt_mpi_isend_leave's, for the one-record kinds of vt_mpi_request. */
+	if (vt_unlikely(!h || ((h - 1) & VT_REGION_FILTERED) || t->sync ||
+			t->depth > vt_max_depth || !vt_clock_tsc || request > UINT32_MAX ||
+			(kind != VT_REC_MPI_ISEND_COMPLETE && kind != VT_REC_MPI_IRECV_REQUEST)))
+		return request_leave_slow(kind, request, d);
+	struct vt_rec *p = vt_buf_reserve_fast(t, 2);
+	if (vt_unlikely(!p))
+		return request_leave_slow(kind, request, d);
+	t->depth--;
+	uint64_t now = __rdtsc();
+	p[0] = (struct vt_rec){now, (uint32_t)request,
+			       kind == VT_REC_MPI_ISEND_COMPLETE ? VT_REC_MPI_ISEND_COMPLETE_ID32
+								 : VT_REC_MPI_IRECV_REQUEST_ID32};
+	p[1] = (struct vt_rec){now, h - 1, VT_REC_LEAVE};
+	vt_buf_commit(t, p, 2);
+}
+
+/* vt_mpi_completed but for its common case: the events one at a time. */
+__attribute__((noinline, cold)) static void completed_slow(const struct vt_mpi_done *d, unsigned n)
+{
+	for (unsigned i = 0; i < n; i++) {
+		if (d[i].kind == VT_REC_MPI_IRECV)
+			vt_mpi_p2p_request(VT_REC_MPI_IRECV, d[i].peer, d[i].comm, d[i].tag,
+					   d[i].bytes, d[i].id);
+		else
+			vt_mpi_request(VT_REC_MPI_ISEND_COMPLETE, d[i].id);
+	}
+}
+
+VT_MPI_EXPORT void vt_mpi_completed(const struct vt_mpi_done *d, unsigned n)
+{
+	unsigned recs = 0;
+	for (unsigned i = 0; i < n; i++)
+		recs += d[i].kind == VT_REC_MPI_IRECV ? 3 : d[i].id <= UINT32_MAX ? 1 : 2;
+	struct vt_tls *t = &vt_tls;
+	struct vt_rec *p = vt_clock_tsc ? vt_buf_reserve_fast(t, recs) : NULL;
+	if (vt_unlikely(!p))
+		return completed_slow(d, n);
+	struct vt_rec *q = p;
+	for (unsigned i = 0; i < n; i++) {
+		uint64_t now = __rdtsc();
+		union vt_rec_payload *pl = (union vt_rec_payload *)(q + 1);
+		if (d[i].kind == VT_REC_MPI_IRECV) {
+			q[0] = (struct vt_rec){now, d[i].peer, VT_REC_MPI_IRECV};
+			pl[0].msg = (struct vt_rec_msg){d[i].bytes, d[i].comm, d[i].tag};
+			pl[1].req = (struct vt_rec_req){d[i].id, 0};
+			q += 3;
+		} else if (d[i].id <= UINT32_MAX) {
+			q[0] =
+			    (struct vt_rec){now, (uint32_t)d[i].id, VT_REC_MPI_ISEND_COMPLETE_ID32};
+			q += 1;
+		} else {
+			q[0] = (struct vt_rec){now, 0, VT_REC_MPI_ISEND_COMPLETE};
+			pl[0].req = (struct vt_rec_req){d[i].id, 0};
+			q += 2;
+		}
+	}
+	vt_buf_commit(t, p, recs);
 }
 
 VT_MPI_EXPORT void vt_mpi_coll(uint64_t t0, uint32_t op, uint32_t comm, uint32_t root,

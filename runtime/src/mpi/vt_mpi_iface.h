@@ -82,10 +82,33 @@ VT_MPI_EXPORT void vt_mpi_p2p(uint32_t kind, uint32_t peer, uint32_t comm, uint3
 			      uint64_t bytes);
 VT_MPI_EXPORT void vt_mpi_p2p_request(uint32_t kind, uint32_t peer, uint32_t comm, uint32_t tag,
 				      uint64_t bytes, uint64_t request);
+/* The Enter of a call's region (descriptor d, as vt_mpi_enter) and its message event (a
+ * blocking send's), stamped alike; the message's and a Leave after it (a blocking receive's):
+ * one reservation and one clock read each where the Enter or Leave is a plain record. */
+VT_MPI_EXPORT void vt_mpi_enter_p2p(struct vt_inst_desc *d, uint32_t kind, uint32_t peer,
+				    uint32_t comm, uint32_t tag, uint64_t bytes);
+VT_MPI_EXPORT void vt_mpi_p2p_leave(uint32_t kind, uint32_t peer, uint32_t comm, uint32_t tag,
+				    uint64_t bytes, struct vt_inst_desc *d);
 /* The same, stamped ts (vt_mpi_now() taken earlier: a send at its call's entry). */
 VT_MPI_EXPORT void vt_mpi_p2p_request_at(uint64_t ts, uint32_t kind, uint32_t peer, uint32_t comm,
 					 uint32_t tag, uint64_t bytes, uint64_t request);
+/* An Isend (vt_mpi_p2p_request_at's), then the Leave of its call's region (descriptor d):
+ * one reservation and one clock read where the Leave is a plain record. */
+VT_MPI_EXPORT void vt_mpi_isend_leave(uint64_t ts, uint32_t peer, uint32_t comm, uint32_t tag,
+				      uint64_t bytes, uint64_t request, struct vt_inst_desc *d);
 VT_MPI_EXPORT void vt_mpi_request(uint32_t kind, uint64_t request);
+/* The same, then the Leave of the call's region (descriptor d), as vt_mpi_isend_leave. */
+VT_MPI_EXPORT void vt_mpi_request_leave(uint32_t kind, uint64_t request, struct vt_inst_desc *d);
+/* The completions one Wait or Test saw, in order: an Isend's (kind VT_REC_MPI_ISEND_COMPLETE,
+ * its request id) or an Irecv's message (VT_REC_MPI_IRECV, every field). The events are
+ * those vt_mpi_request and vt_mpi_p2p_request write, each stamped when written, all in one
+ * reservation where there is room (a Waitall of n requests: one call, not n). */
+struct vt_mpi_done {
+	uint64_t id;
+	uint64_t bytes;
+	uint32_t kind, peer, comm, tag;
+};
+VT_MPI_EXPORT void vt_mpi_completed(const struct vt_mpi_done *d, unsigned n);
 /* A blocking collective that began at t0 (vt_mpi_now() after its Enter) and ends now: its
  * CollectiveBegin and CollectiveEnd, written in one step after the call returned. */
 VT_MPI_EXPORT void vt_mpi_coll(uint64_t t0, uint32_t op, uint32_t comm, uint32_t root,

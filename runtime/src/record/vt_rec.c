@@ -56,4 +56,6 @@ const struct vt_rec_kind_info vt_rec_kinds[VT_REC_KIND_MAX] = {
     [VT_REC_THREAD_WAIT] = {"thread-wait", 1},
     [VT_REC_THREAD_BEGIN] = {"thread-begin", 1},
     [VT_REC_ENTER_BEFORE] = {"enter-before-window", 1},
+    [VT_REC_MPI_ISEND_COMPLETE_ID32] = {"mpi-isend-complete-id32", 0},
+    [VT_REC_MPI_IRECV_REQUEST_ID32] = {"mpi-irecv-request-id32", 0},
 };

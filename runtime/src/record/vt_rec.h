@@ -99,6 +99,10 @@ enum vt_rec_kind {
 	VT_REC_ENTER_BEFORE, /* head: the region; + vt_rec_value (value: when it was entered):
 				a frame open at the start of a ring's window (vt_ring.h), entered
 				at the head's time, the window's start */
+	/* The request events of every Isend and Irecv in one record, when the request id fits
+	 * the head (below 2^32; else the kinds above, with a vt_rec_req). */
+	VT_REC_MPI_ISEND_COMPLETE_ID32, /* head: the request id */
+	VT_REC_MPI_IRECV_REQUEST_ID32,	/* head: the request id */
 	VT_REC_KIND_MAX,
 };
 
