@@ -25,9 +25,11 @@ __attribute__((noinline, cold)) static void lock_wait(void)
 {
 	unsigned spins = 0;
 	do {
-		if (spins++ < 128)
+		if (spins++ < 128) {
+#if defined(__x86_64__) || defined(__i386__)
 			__builtin_ia32_pause();
-		else
+#endif
+		} else
 			sched_yield();
 	} while (__atomic_load_n(&requests.busy, __ATOMIC_RELAXED) ||
 		 __atomic_exchange_n(&requests.busy, 1, __ATOMIC_ACQUIRE));
