@@ -154,6 +154,9 @@ def variants(build):
         Vt("vt-own", [vtcc, *CFLAGS, src],
            "the vt binary with VT_MODE=ring: the events stay in memory, nothing is encoded "
            "in the loop: the program thread's own cost", env={"VT_MODE": "ring"}),
+        Vt("vt-inline", [vtcc, *CFLAGS, src], "the vt binary with VT_FLUSH_THREAD=no: each "
+           "thread encodes and writes its own full halves, no writer thread",
+           env={"VT_FLUSH_THREAD": "no"}),
         Vt("vt-compinst", [vtcc, "-vt:inst", "compinst", *CFLAGS, src],
            "vtcc -vt:inst compinst (-finstrument-functions)"),
         Uftrace("uftrace", ["gcc", *CFLAGS, "-pg", src],
