@@ -258,11 +258,9 @@ static void request_completed(uint64_t handle, const MPI_Status *status)
 
 /* -- receives ------------------------------------------------------------------------ */
 
-/* The message of a completed receive, sender and tag from the status (ANY_SOURCE/TAG). */
-static void received(const MPI_Status *st, MPI_Comm comm)
+/* The bytes a completed receive's status says it received. */
+static uint64_t received_bytes(const MPI_Status *st)
 {
-	if (st->MPI_SOURCE == MPI_PROC_NULL || st->MPI_SOURCE == MPI_ANY_SOURCE)
-		return;
 #if MPI_VERSION >= 4
 	/* a message of 2 GiB or more has no int count */
 	MPI_Count count = 0;
@@ -271,8 +269,15 @@ static void received(const MPI_Status *st, MPI_Comm comm)
 	int count = 0;
 	PMPI_Get_count(st, MPI_BYTE, &count);
 #endif
-	vtw_p2p(VT_REC_MPI_RECV, st->MPI_SOURCE, vtw_comm(comm), st->MPI_TAG,
-		(uint64_t)(count > 0 ? count : 0));
+	return (uint64_t)(count > 0 ? count : 0);
+}
+
+/* The message of a completed receive, sender and tag from the status (ANY_SOURCE/TAG). */
+static void received(const MPI_Status *st, MPI_Comm comm)
+{
+	if (st->MPI_SOURCE == MPI_PROC_NULL || st->MPI_SOURCE == MPI_ANY_SOURCE)
+		return;
+	vtw_p2p(VT_REC_MPI_RECV, st->MPI_SOURCE, vtw_comm(comm), st->MPI_TAG, received_bytes(st));
 }
 
 /* received, then the Leave of the call's region (descriptor d), in one step. */
@@ -282,15 +287,8 @@ static void received_leave(const MPI_Status *st, MPI_Comm comm, struct vt_inst_d
 		vt_inst_exit(d);
 		return;
 	}
-#if MPI_VERSION >= 4
-	MPI_Count count = 0;
-	PMPI_Get_count_c(st, MPI_BYTE, &count);
-#else
-	int count = 0;
-	PMPI_Get_count(st, MPI_BYTE, &count);
-#endif
 	vt_mpi_p2p_leave(VT_REC_MPI_RECV, (uint32_t)st->MPI_SOURCE, vtw_comm(comm),
-			 (uint32_t)st->MPI_TAG, (uint64_t)(count > 0 ? count : 0), d);
+			 (uint32_t)st->MPI_TAG, received_bytes(st), d);
 }
 
 VTW_HIDDEN extern struct vt_inst_desc vtw_desc_MPI_Recv, vtw_desc_MPI_Sendrecv,

@@ -10,6 +10,7 @@
  * a chunk, stops the writer.
  */
 #include "archive/vt_evtw.h"
+#include "otf2_sink.h"
 #include "unit.h"
 
 #include <errno.h>
@@ -53,43 +54,6 @@ static const uint8_t types[] = {OTF2_MAPPING_STRING,
 				OTF2_MAPPING_IO_HANDLE,
 				OTF2_MAPPING_LOCATION_GROUP};
 #define N_TYPES (sizeof(types) / sizeof(types[0]))
-
-/* What the output receives, in memory. */
-struct sink {
-	uint8_t *bytes;
-	size_t n, cap;
-	int fail_after; /* hand-overs accepted before one fails; -1 never */
-	int calls;
-};
-
-static int to_sink(void *arg, const uint8_t *b, size_t n)
-{
-	struct sink *s = arg;
-	if (s->fail_after >= 0 && s->calls >= s->fail_after)
-		return -ENOSPC;
-	s->calls++;
-	if (s->n + n > s->cap) {
-		s->cap = (s->n + n) * 2;
-		s->bytes = realloc(s->bytes, s->cap);
-	}
-	memcpy(s->bytes + s->n, b, n);
-	s->n += n;
-	return 0;
-}
-
-static OTF2_FlushType pre_flush(void *u, OTF2_FileType t, OTF2_LocationRef l, void *c, bool f)
-{
-	(void)u, (void)t, (void)l, (void)c, (void)f;
-	return OTF2_FLUSH;
-}
-
-static OTF2_TimeStamp post_flush(void *u, OTF2_FileType t, OTF2_LocationRef l)
-{
-	(void)u, (void)t, (void)l;
-	return 0;
-}
-
-static OTF2_FlushCallbacks flush_cb = {pre_flush, post_flush};
 
 static OTF2_Archive *archive_open(const char *dir)
 {

@@ -7,6 +7,7 @@
  * output that fails stops the writer.
  */
 #include "archive/vt_evtw.h"
+#include "otf2_sink.h"
 #include "unit.h"
 
 #include <errno.h>
@@ -42,43 +43,6 @@ static const uint8_t e8[] = {0, 1, 127, 255};
 #define U64(j) e64[(k + (j)) % 11]
 #define S64(j) es64[(k + (j)) % 9]
 #define U8(j)  e8[(k + (j)) % 4]
-
-/* What the output receives, in memory. */
-struct sink {
-	uint8_t *bytes;
-	size_t n, cap;
-	int fail_after; /* chunks accepted before an output fails; -1 never */
-	int chunks;
-};
-
-static int to_sink(void *arg, const uint8_t *b, size_t n)
-{
-	struct sink *s = arg;
-	if (s->fail_after >= 0 && s->chunks >= s->fail_after)
-		return -ENOSPC;
-	s->chunks++;
-	if (s->n + n > s->cap) {
-		s->cap = (s->n + n) * 2;
-		s->bytes = realloc(s->bytes, s->cap);
-	}
-	memcpy(s->bytes + s->n, b, n);
-	s->n += n;
-	return 0;
-}
-
-static OTF2_FlushType pre_flush(void *u, OTF2_FileType t, OTF2_LocationRef l, void *c, bool f)
-{
-	(void)u, (void)t, (void)l, (void)c, (void)f;
-	return OTF2_FLUSH;
-}
-
-static OTF2_TimeStamp post_flush(void *u, OTF2_FileType t, OTF2_LocationRef l)
-{
-	(void)u, (void)t, (void)l;
-	return 0;
-}
-
-static OTF2_FlushCallbacks flush_cb = {pre_flush, post_flush};
 
 static OTF2_Archive *archive_open(const char *dir)
 {
@@ -768,10 +732,10 @@ static void failing(void)
 		taken++;
 	}
 	/* two chunks of 9 + 1..4 bytes an event, then the third chunk's hand-over fails */
-	CHECK(s.chunks == 2 && i < 100000 && w.error == -ENOSPC);
+	CHECK(s.calls == 2 && i < 100000 && w.error == -ENOSPC);
 	CHECK(w.n_events == taken);
 	CHECK(!vt_evtw_leave(&w, 20 + i, 1) && w.n_events == taken);
-	CHECK(vt_evtw_close(&w) == -ENOSPC && s.chunks == 2);
+	CHECK(vt_evtw_close(&w) == -ENOSPC && s.calls == 2);
 	free(s.bytes);
 }
 
