@@ -184,6 +184,20 @@ static bool take_locked(uint64_t handle, struct vt_req *out)
 	return vt_reqmap_complete(&requests.map, handle, out) && out->active;
 }
 
+/* The bytes a completed receive's status says it received. */
+static uint64_t received_bytes(const MPI_Status *st)
+{
+#if MPI_VERSION >= 4
+	/* a message of 2 GiB or more has no int count */
+	MPI_Count count = 0;
+	PMPI_Get_count_c(st, MPI_BYTE, &count);
+#else
+	int count = 0;
+	PMPI_Get_count(st, MPI_BYTE, &count);
+#endif
+	return (uint64_t)(count > 0 ? count : 0);
+}
+
 /* The completion of an Isend or Irecv r (take_locked's) with status, as vt_mpi_completed
  * takes it: 1 (d filled), 0 (nothing to write: it was cancelled), -1 (another kind:
  * completion_event). */
@@ -200,11 +214,8 @@ static int done_of(const struct vt_req *r, const MPI_Status *status, struct vt_m
 		*d = (struct vt_mpi_done){.id = r->id, .kind = VT_REC_MPI_ISEND_COMPLETE};
 		return 1;
 	}
-	int count = 0;
-	if (status)
-		PMPI_Get_count(status, MPI_BYTE, &count);
 	*d = (struct vt_mpi_done){.id = r->id,
-				  .bytes = (uint64_t)(count > 0 ? count : 0),
+				  .bytes = status ? received_bytes(status) : 0,
 				  .kind = VT_REC_MPI_IRECV,
 				  .peer = (uint32_t)(status ? status->MPI_SOURCE : r->peer),
 				  .comm = r->comm,
@@ -257,20 +268,6 @@ static void request_completed(uint64_t handle, const MPI_Status *status)
 }
 
 /* -- receives ------------------------------------------------------------------------ */
-
-/* The bytes a completed receive's status says it received. */
-static uint64_t received_bytes(const MPI_Status *st)
-{
-#if MPI_VERSION >= 4
-	/* a message of 2 GiB or more has no int count */
-	MPI_Count count = 0;
-	PMPI_Get_count_c(st, MPI_BYTE, &count);
-#else
-	int count = 0;
-	PMPI_Get_count(st, MPI_BYTE, &count);
-#endif
-	return (uint64_t)(count > 0 ? count : 0);
-}
 
 /* The message of a completed receive, sender and tag from the status (ANY_SOURCE/TAG). */
 static void received(const MPI_Status *st, MPI_Comm comm)

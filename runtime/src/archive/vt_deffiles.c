@@ -87,16 +87,7 @@ static int write_chunks(void *arg, const uint8_t *bytes, size_t n)
 		if (f->fd < 0)
 			return -errno;
 	}
-	while (n) {
-		ssize_t k = write(f->fd, bytes, n);
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k <= 0)
-			return k < 0 ? -errno : -EIO;
-		bytes += k;
-		n -= (size_t)k;
-	}
-	return 0;
+	return -vt_otf2_write_all(f->fd, bytes, n);
 }
 
 /* Location ref's local definition file: the clock offsets, then the tables of maps (those of

@@ -80,6 +80,20 @@ static int open_file(struct vt_evt_file *f)
 	return 0;
 }
 
+int vt_otf2_write_all(int fd, const uint8_t *bytes, size_t n)
+{
+	while (n) {
+		ssize_t k = write(fd, bytes, n);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			return k < 0 ? errno : EIO;
+		bytes += k;
+		n -= (size_t)k;
+	}
+	return 0;
+}
+
 /* The writer's output: its chunks into the file, all of them (or the first failure). */
 static int write_chunks(void *arg, const uint8_t *bytes, size_t n)
 {
@@ -90,16 +104,8 @@ static int write_chunks(void *arg, const uint8_t *bytes, size_t n)
 		return -EIO;
 	if (!vt_otf2_evt_fd_check(f->ref))
 		return -EBADF;
-	while (n) {
-		ssize_t k = write(f->fd, bytes, n);
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k <= 0)
-			return failed(f, k < 0 ? errno : EIO);
-		bytes += k;
-		n -= (size_t)k;
-	}
-	return 0;
+	int err = vt_otf2_write_all(f->fd, bytes, n);
+	return err ? failed(f, err) : 0;
 }
 
 struct vt_evtw *vt_otf2_evt_open(uint64_t ref)

@@ -185,6 +185,9 @@ bool vt_otf2_write_local_defs(OTF2_Archive *archive, struct vt_loc *locs, const 
 			      size_t n);
 /* A write of vt's own at the end failed with errno err: vt_otf2_last_error says why. */
 void vt_otf2_file_error(int err);
+/* All n bytes written to fd (a short write goes on, EINTR retried): 0, or the errno that
+ * stopped it (EIO for a write of nothing). vt_evtfiles.c. */
+int vt_otf2_write_all(int fd, const uint8_t *bytes, size_t n);
 /* The archive is closed: forget it. */
 void vt_otf2_closed(void);
 OTF2_Paradigm vt_otf2_region_paradigm(const struct vt_region *r);

@@ -120,16 +120,27 @@ __attribute__((noinline, cold)) static uint64_t enter_slow(struct vt_inst_desc *
 	return vt_clock_now();
 }
 
+/*
+ * Whether the Enter (entering) or Leave of descriptor d's region is a plain record on thread
+ * t, as vt_inst_enter and vt_inst_exit write it: the region registered (handle h, read into
+ * *h) and not filtered, within VT_MAX_STACK_DEPTH, no synchronous counters, the TSC as the
+ * clock. The one-step writers below take their common case on it.
+ */
+static inline __attribute__((always_inline)) bool
+plain_region(const struct vt_tls *t, struct vt_inst_desc *d, bool entering, uint32_t *h)
+{
+	*h = __atomic_load_n(&d->handle, __ATOMIC_ACQUIRE);
+	return *h && !((*h - 1) & VT_REGION_FILTERED) && !t->sync && vt_clock_tsc &&
+	       (entering ? t->depth < vt_max_depth : t->depth <= vt_max_depth);
+}
+
 VT_MPI_EXPORT uint64_t vt_mpi_enter(struct vt_inst_desc *d)
 {
 	struct vt_tls *t = &vt_tls;
-	uint32_t h = __atomic_load_n(&d->handle, __ATOMIC_ACQUIRE);
-	/* The common case, the Enter as vt_inst_enter writes it (the region registered and not
-	 * filtered, within VT_MAX_STACK_DEPTH, no synchronous counters, the TSC as the clock) and
-	 * room in the half being filled; its time is the call's beginning. The other cases are
-	 * out of line (this path makes no call). */
-	if (vt_unlikely(!h || ((h - 1) & VT_REGION_FILTERED) || t->sync ||
-			t->depth >= vt_max_depth || !vt_clock_tsc))
+	uint32_t h;
+	/* The common case, a plain Enter and room in the half being filled; its time is the
+	 * call's beginning. The other cases are out of line (this path makes no call). */
+	if (vt_unlikely(!plain_region(t, d, true, &h)))
 		return enter_slow(d);
 	struct vt_rec *p = vt_buf_reserve_fast(t, 1);
 	if (vt_unlikely(!p))
@@ -201,10 +212,9 @@ VT_MPI_EXPORT void vt_mpi_enter_p2p(struct vt_inst_desc *d, uint32_t kind, uint3
 				    uint32_t comm, uint32_t tag, uint64_t bytes)
 {
 	struct vt_tls *t = &vt_tls;
-	uint32_t h = __atomic_load_n(&d->handle, __ATOMIC_ACQUIRE);
+	uint32_t h;
 	/* vt_mpi_enter's common case, with room for the message after the Enter. */
-	if (vt_unlikely(!h || ((h - 1) & VT_REGION_FILTERED) || t->sync ||
-			t->depth >= vt_max_depth || !vt_clock_tsc))
+	if (vt_unlikely(!plain_region(t, d, true, &h)))
 		return enter_p2p_slow(d, kind, peer, comm, tag, bytes);
 	struct vt_rec *p = vt_buf_reserve_fast(t, 3);
 	if (vt_unlikely(!p))
@@ -221,10 +231,9 @@ VT_MPI_EXPORT void vt_mpi_p2p_leave(uint32_t kind, uint32_t peer, uint32_t comm,
 				    uint64_t bytes, struct vt_inst_desc *d)
 {
 	struct vt_tls *t = &vt_tls;
-	uint32_t h = __atomic_load_n(&d->handle, __ATOMIC_ACQUIRE);
+	uint32_t h;
 	/* vt_mpi_isend_leave's common case, for a message of one payload. */
-	if (vt_unlikely(!h || ((h - 1) & VT_REGION_FILTERED) || t->sync ||
-			t->depth > vt_max_depth || !vt_clock_tsc))
+	if (vt_unlikely(!plain_region(t, d, false, &h)))
 		return p2p_leave_slow(kind, peer, comm, tag, bytes, d);
 	struct vt_rec *p = vt_buf_reserve_fast(t, 3);
 	if (vt_unlikely(!p))
@@ -270,11 +279,10 @@ VT_MPI_EXPORT void vt_mpi_isend_leave(uint64_t ts, uint32_t peer, uint32_t comm,
 				      uint64_t bytes, uint64_t request, struct vt_inst_desc *d)
 {
 	struct vt_tls *t = &vt_tls;
-	uint32_t h = __atomic_load_n(&d->handle, __ATOMIC_ACQUIRE);
+	uint32_t h;
 	/* The Leave as vt_thread_leave would write it alone (as in vt_mpi_coll_leave), and room
 	 * in the half being filled; the other cases out of line. */
-	if (vt_unlikely(!h || ((h - 1) & VT_REGION_FILTERED) || t->sync ||
-			t->depth > vt_max_depth || !vt_clock_tsc))
+	if (vt_unlikely(!plain_region(t, d, false, &h)))
 		return isend_leave_slow(ts, peer, comm, tag, bytes, request, d);
 	struct vt_rec *p = vt_buf_reserve_fast(t, 4);
 	if (vt_unlikely(!p))
@@ -317,10 +325,9 @@ __attribute__((noinline, cold)) static void request_leave_slow(uint32_t kind, ui
 VT_MPI_EXPORT void vt_mpi_request_leave(uint32_t kind, uint64_t request, struct vt_inst_desc *d)
 {
 	struct vt_tls *t = &vt_tls;
-	uint32_t h = __atomic_load_n(&d->handle, __ATOMIC_ACQUIRE);
+	uint32_t h;
 	/* The common case of vt_mpi_isend_leave's, for the one-record kinds of vt_mpi_request. */
-	if (vt_unlikely(!h || ((h - 1) & VT_REGION_FILTERED) || t->sync ||
-			t->depth > vt_max_depth || !vt_clock_tsc || request > UINT32_MAX ||
+	if (vt_unlikely(!plain_region(t, d, false, &h) || request > UINT32_MAX ||
 			(kind != VT_REC_MPI_ISEND_COMPLETE && kind != VT_REC_MPI_IRECV_REQUEST)))
 		return request_leave_slow(kind, request, d);
 	struct vt_rec *p = vt_buf_reserve_fast(t, 2);
@@ -402,14 +409,13 @@ VT_MPI_EXPORT void vt_mpi_coll_leave(uint64_t t0, uint32_t op, uint32_t comm, ui
 				     uint64_t sent, uint64_t received, struct vt_inst_desc *d)
 {
 	struct vt_tls *t = &vt_tls;
-	uint32_t h = __atomic_load_n(&d->handle, __ATOMIC_ACQUIRE);
+	uint32_t h;
 	/* The common case, the Leave as vt_thread_leave would write it alone (the region
 	 * registered and not filtered, within VT_MAX_STACK_DEPTH, no synchronous counters to
 	 * read, the TSC as the clock) and room in the half being filled: Begin, End and Leave cost
 	 * one reservation and one clock read, and the other cases are out of line, so that this
 	 * path makes no call and saves no register. */
-	if (vt_unlikely(!h || ((h - 1) & VT_REGION_FILTERED) || t->sync ||
-			t->depth > vt_max_depth || !vt_clock_tsc))
+	if (vt_unlikely(!plain_region(t, d, false, &h)))
 		return coll_leave_slow(t0, op, comm, root, sent, received, d);
 	struct vt_rec *p = vt_buf_reserve_fast(t, 5);
 	if (vt_unlikely(!p))
