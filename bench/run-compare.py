@@ -13,6 +13,7 @@
 # scripts/install-deps.sh installs uftrace, lttng-tools and liblttng-ust-dev. docs/bench.md.
 
 import argparse
+import glob
 import json
 import os
 import re
@@ -187,9 +188,22 @@ def start_lttng_daemon():
 
 
 def children_cpu_s():
-    """User + system CPU of this script's finished children and what they waited for."""
+    """User + system CPU of this script's finished children and what they waited for, and
+    the system part alone."""
     ru = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return ru.ru_utime + ru.ru_stime
+    return ru.ru_utime + ru.ru_stime, ru.ru_stime
+
+
+def free_page_reporting():
+    """Whether a virtio balloon hands the guest's free memory back to the host
+    (VIRTIO_BALLOON_F_REPORTING, feature bit 5): then a write that needs fresh page-cache
+    pages pays a fault on the host, seen here as system time (docs/bench.md)."""
+    for f in glob.glob("/sys/bus/virtio/drivers/virtio_balloon/*/features"):
+        with open(f) as fh:
+            bits = fh.read().strip()
+        if len(bits) > 5 and bits[5] == "1":
+            return True
+    return False
 
 
 def run_once(v, calls, threads, work):
@@ -198,12 +212,14 @@ def run_once(v, calls, threads, work):
     try:
         v.before(out)
         env = dict(os.environ, **v.environ(out))
-        d0, c0, b0, t0 = daemons_cpu_s("lttng-"), children_cpu_s(), cpu_busy_s(), time.monotonic()
+        d0, (c0, s0), b0, t0 = (daemons_cpu_s("lttng-"), children_cpu_s(), cpu_busy_s(),
+                                time.monotonic())
         p = subprocess.run(v.command(out, calls, threads), env=env, cwd=out,
                            stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                            universal_newlines=True)
         wall = time.monotonic() - t0
-        cpu = children_cpu_s() - c0 + daemons_cpu_s("lttng-") - d0
+        c1, s1 = children_cpu_s()
+        cpu = c1 - c0 + daemons_cpu_s("lttng-") - d0
         busy = cpu_busy_s() - b0
         lost = v.after(out)
         if p.returncode != 0:
@@ -213,7 +229,7 @@ def run_once(v, calls, threads, work):
         if not m:
             sys.exit("run-compare: %s printed no result: %s" % (v.name, p.stdout[-200:]))
         records, size = v.records(out, p.stderr)
-        return {"loop_ns": int(m.group(1)), "cpu_s": cpu, "others": max(busy - cpu, 0) / wall,
+        return {"loop_ns": int(m.group(1)), "cpu_s": cpu, "sys_s": s1 - s0, "others": max(busy - cpu, 0) / wall,
                 "records": records, "bytes": size, "lost": lost}
     finally:
         shutil.rmtree(out, ignore_errors=True)
@@ -283,10 +299,14 @@ def report(vs, counts, res, a):
     calls = a.calls
     med = {}
     print("calls per thread %d, runs %d; ns per call: the slowest thread's loop, median (min);"
-          " CPU: everything the run took, per call of all threads" % (calls, a.runs))
-    print("%-12s %3s %16s %8s %10s %9s %12s %9s %6s %s" % (
-        "variant", "thr", "ns/call (min)", "added", "CPU ns", "CPU add", "records", "MB",
-        "load", "lost"))
+          " CPU: everything the run took, per call of all threads (sys: its system part, the"
+          " traced process's)" % (calls, a.runs))
+    if free_page_reporting():
+        print("note: this VM's balloon reports free memory to the host: a run whose writes need"
+              " fresh page-cache pages pays host faults, seen as system time (docs/bench.md)")
+    print("%-12s %3s %16s %8s %10s %9s %7s %12s %9s %6s %s" % (
+        "variant", "thr", "ns/call (min)", "added", "CPU ns", "CPU add", "sys", "records",
+        "MB", "load", "lost"))
     for v in vs:
         for t in counts:
             rs = res[(v.name, t)]
@@ -297,9 +317,10 @@ def report(vs, counts, res, a):
             rec = rs[-1]["records"]
             size = rs[-1]["bytes"]
             lost = ",".join(sorted({r["lost"] for r in rs if r["lost"]})) or "-"
-            print("%-12s %3d %8.2f (%5.2f) %8.2f %10.2f %9.2f %12s %9s %6.2f %s" % (
+            sys_ns = statistics.median(r.get("sys_s", 0) * 1e9 / (calls * t) for r in rs)
+            print("%-12s %3d %8.2f (%5.2f) %8.2f %10.2f %9.2f %7.2f %12s %9s %6.2f %s" % (
                 v.name, t, med[(v.name, t)][0], min(ns), med[(v.name, t)][0] - base[0],
-                med[(v.name, t)][1], med[(v.name, t)][1] - base[1],
+                med[(v.name, t)][1], med[(v.name, t)][1] - base[1], sys_ns,
                 "-" if rec is None else rec, "-" if size is None else "%.0f" % (size / 1e6),
                 statistics.median(r["others"] for r in rs), lost))
     lo, hi = counts[0], counts[-1]

@@ -358,6 +358,9 @@ void vtr_archive_info(struct vtr_trace *tr,
 struct OTF2_Reader_struct;
 bool vtr_read_local_defs(struct OTF2_Reader_struct *reader, uint64_t location);
 
+/* a[0..n) in ascending order, in time linear in n (vtr_sort.c); qsort's result. */
+void vtr_sort_u64(uint64_t *a, size_t n);
+
 /* Allocation for tools: ends the tool with "NAME: out of memory" when memory runs out. */
 void *vtr_xrealloc(void *p, size_t n, size_t size);
 void *vtr_xcalloc(size_t n, size_t size);

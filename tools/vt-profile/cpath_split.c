@@ -367,12 +367,6 @@ void vt_prof_cpsplit_take_found(struct vt_prof_cpsplit *cs, const struct vt_prof
 	}
 }
 
-static int cmp_u64(const void *pa, const void *pb)
-{
-	uint64_t a = *(const uint64_t *)pa, b = *(const uint64_t *)pb;
-	return (a > b) - (a < b);
-}
-
 /* The most segments of line l that begin between two of its neighbouring boundaries (its
  * start, each synchronisation point, its end; both ends counted) plus 2: at least the pieces
  * of any tally on l (vt_prof_cp_tally's interval runs from its latest synchronisation point
@@ -407,7 +401,7 @@ void vt_prof_cpsplit_globalize(struct vt_prof_cpsplit *cs, const uint32_t *map)
 		struct line *l = &cs->lines[i];
 		for (size_t k = 0; k < l->n; k++)
 			l->path[k] = map[l->path[k]];
-		qsort(l->sync, l->nsync, sizeof(*l->sync), cmp_u64);
+		vtr_sort_u64(l->sync, l->nsync);
 		l->most = most_pieces(l);
 		cs->view[i] = (struct vt_prof_cp_line){l->time, l->path, l->n,	  l->first,
 						       l->last, l->sync, l->nsync};

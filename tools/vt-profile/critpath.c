@@ -525,12 +525,6 @@ static void report_json(FILE *out, const struct vt_prof_trace *tr, const struct 
 	fputs(R->ncost ? "\n  ]\n}\n" : "]\n}\n", out);
 }
 
-static int cmp_u64(const void *pa, const void *pb)
-{
-	uint64_t a = *(const uint64_t *)pa, b = *(const uint64_t *)pb;
-	return (a > b) - (a < b);
-}
-
 /* Every location's line, its synchronisation points sorted; *most: the most segments. */
 static struct vt_prof_cp_line *lines_of(struct cp *c, size_t *most)
 {
@@ -540,7 +534,7 @@ static struct vt_prof_cp_line *lines_of(struct cp *c, size_t *most)
 	*most = 0;
 	for (size_t i = 0; i < t->nlocations; i++) {
 		struct lstate *s = &c->locs[i];
-		qsort(s->sync, s->nsync, sizeof(*s->sync), cmp_u64);
+		vtr_sort_u64(s->sync, s->nsync);
 		lines[i] = (struct vt_prof_cp_line){s->time, s->path, s->n,    s->first,
 						    s->last, s->sync, s->nsync};
 		if (s->n > *most)
