@@ -48,8 +48,10 @@ static struct {
 	OTF2_ErrorCode failure_code;
 	/* Recording stopped because the program took a descriptor of the trace's. */
 	bool taken;
-	/* The room kept for the definitions (reserve_take). */
+	/* The room kept for the definitions (reserve_take): in the file reserve_path, which
+	 * is the global definitions' own when reserve_in_def. */
 	char *reserve_path;
+	bool reserve_in_def;
 	/*
 	 * libotf2 creates the archive's directory when an archive is opened for writing, and in
 	 * MPI mode one that exists already breaks it (its collective state is freed while still
@@ -58,7 +60,7 @@ static struct {
 	 * back into the new one once the definitions are written (vt_otf2_reopen_done).
 	 */
 	char *moved_dir;
-	/* The placeholders vt made in gdir when it reserved the name (see reserve). */
+	/* What vt made in gdir when it reserved the name (see reserve). */
 	struct vt_otf2_file_id own_files[VT_OTF2_OWN_N];
 	/* The private directory as mkdtemp made it (the process that made it). */
 	struct vt_otf2_file_id priv_id;
@@ -306,6 +308,13 @@ bool vt_otf2_file_path(char *buf, size_t len, uint64_t ref, const char *ext)
  * before they are written: on a disk that the events filled, the trace can still be read.
  * The files are as long as their records (libotf2 cuts the last chunk), a few KiB for most
  * programs.
+ *
+ * A process on its own keeps the room in the global definitions' file, NAME.def of the
+ * private directory, made empty with the room allocated past its end (FALLOC_FL_KEEP_SIZE),
+ * and gives it back by cutting the file to 0, where libotf2 writes the definitions later:
+ * no file made and deleted for the room alone (a creation is 40-100 us of CPU on ext4). An
+ * MPI rank keeps it in vt-reserve.PID of the archive's directory (rank 0 writes NAME.def,
+ * the ranks may share the directory), deleted to give it back.
  */
 #define RESERVE_BYTES (256u << 10)
 
@@ -313,23 +322,35 @@ static void reserve_take(void)
 {
 	vt_otf2_spare_fd_take();
 	int fd;
-	if (asprintf(&arc.reserve_path, "%s/%s/vt-reserve.%ld", arc.archive_dir, arc.archive_name,
-		     (long)getpid()) < 0) {
+	arc.reserve_in_def = !arc.mpi;
+	if ((arc.reserve_in_def
+		 ? asprintf(&arc.reserve_path, "%s/%s.def", arc.archive_dir, arc.archive_name)
+		 : asprintf(&arc.reserve_path, "%s/%s/vt-reserve.%ld", arc.archive_dir,
+			    arc.archive_name, (long)getpid())) < 0) {
 		arc.reserve_path = NULL;
 		return;
 	}
-	char *dir = strndup(arc.reserve_path, strrchr(arc.reserve_path, '/') - arc.reserve_path);
-	if (dir)
-		mkdir(dir, 0777);
-	free(dir);
-	fd = open(arc.reserve_path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (!arc.reserve_in_def) {
+		char *dir =
+		    strndup(arc.reserve_path, strrchr(arc.reserve_path, '/') - arc.reserve_path);
+		if (dir)
+			mkdir(dir, 0777);
+		free(dir);
+	}
+	/* The definitions' file with the mode libotf2 would give it (it only truncates it). */
+	fd = open(arc.reserve_path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+		  arc.reserve_in_def ? 0666 : 0600);
 	if (fd < 0) {
 		free(arc.reserve_path);
 		arc.reserve_path = NULL;
 		return;
 	}
-	/* Without the room now, nothing is kept: the reserve is a help, not a condition. */
-	int err = posix_fallocate(fd, 0, RESERVE_BYTES);
+	/* Without the room now, nothing is kept: the reserve is a help, not a condition. The
+	 * definitions' file stays empty, its room past its end; where the file system cannot
+	 * allocate there, it is as long as the room until that is given back. */
+	int err = 0;
+	if (!arc.reserve_in_def || fallocate(fd, FALLOC_FL_KEEP_SIZE, 0, RESERVE_BYTES) != 0)
+		err = posix_fallocate(fd, 0, RESERVE_BYTES);
 	close(fd);
 	if (err) {
 		vt_debug("no room kept for the definitions in %s: %s", arc.reserve_path,
@@ -344,7 +365,8 @@ void vt_otf2_reserve_release(void)
 	char *path = __atomic_exchange_n(&arc.reserve_path, NULL, __ATOMIC_ACQ_REL);
 	if (!path)
 		return;
-	unlink(path);
+	if (arc.reserve_in_def ? truncate(path, 0) != 0 : unlink(path) != 0)
+		vt_debug("cannot give back the room kept in %s: %s", path, strerror(errno));
 	free(path);
 }
 
@@ -417,9 +439,9 @@ void vt_otf2_reopen_done(void)
  * archive directory into an archive of its own beside it, NAME.abort-R, opened as a process
  * on its own opens one (libotf2's serial collectives, no MPI), where its definitions are
  * written next (vt_otf2_close_alone). The run's archive stays as it is, open: closing it
- * would call MPI. The name is reserved in gdir as a run reserves its own (pick_name), its
- * placeholders made with O_EXCL; derived from the run's name, which this run holds, it is
- * no other run's. The archive is written beside the run's, in the private directory, and
+ * would call MPI. The name is reserved in gdir as a run reserves its own (pick_name, its
+ * directory made with mkdir); derived from the run's name, which this run holds, it is no
+ * other run's. The archive is written beside the run's, in the private directory, and
  * published by this rank alone once closed (the private directory stays).
  */
 int vt_otf2_open_alone(void)
@@ -432,7 +454,7 @@ int vt_otf2_open_alone(void)
 		free(from);
 		return -1;
 	}
-	/* Reserved in gdir (placeholders, as pick_name), written in the private directory. */
+	/* Reserved in gdir (its directory, as pick_name), written in the private directory. */
 	bool taken = exists(arc.gdir, name, "");
 	if (taken || reserve(arc.gdir, name) != 0 ||
 	    asprintf(&anchor, "%s/%s.otf2", arc.gdir, name) < 0) {
@@ -514,10 +536,14 @@ static bool finished(const char *dir, const char *name)
 }
 
 /*
- * A trace NAME takes three names in VT_PFORM_GDIR: NAME.otf2, NAME.def and NAME/. vt makes
- * all three itself when it reserves the name (O_EXCL|O_NOFOLLOW, mkdir: never through a
- * link), so that runs starting at once take different names; libotf2 writes elsewhere, in a
- * private directory, and the finished trace replaces the three by rename (vt_publish.c).
+ * A trace NAME takes three names in VT_PFORM_GDIR: NAME.otf2, NAME.def and NAME/. A run
+ * reserves them by making NAME/ (mkdir: exclusive, never through a link) where none of the
+ * three is there: of several runs starting at once only one makes it, the others go on to
+ * the next name, as they would from the three. libotf2 writes elsewhere, in a private
+ * directory, and the finished trace takes the three names by rename (vt_publish.c). The
+ * anchor and the definitions get no empty placeholder: each would be a file created (an
+ * inode, 40-100 us of CPU on ext4) only to be replaced; what is at those names when the trace
+ * is published was put there by someone else, and is replaced as a planted link is.
  */
 static const char *const own_suffix[VT_OTF2_OWN_N] = {".otf2", ".def", ""};
 
@@ -526,25 +552,13 @@ static int make_own(const char *dir, const char *name, int k)
 	char path[4096];
 	struct stat st;
 	snprintf(path, sizeof(path), "%s/%s%s", dir, name, own_suffix[k]);
-	if (k == VT_OTF2_OWN_DIR) {
-		if (mkdir(path, 0777) != 0)
-			return -1;
-		if (lstat(path, &st) == 0) {
-			arc.own_files[k].dev = st.st_dev;
-			arc.own_files[k].ino = st.st_ino;
-			arc.own_files[k].type = st.st_mode & S_IFMT;
-		}
-		return 0;
-	}
-	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
-	if (fd < 0)
+	if (mkdir(path, 0777) != 0)
 		return -1;
-	if (fstat(fd, &st) == 0) {
+	if (lstat(path, &st) == 0) {
 		arc.own_files[k].dev = st.st_dev;
 		arc.own_files[k].ino = st.st_ino;
 		arc.own_files[k].type = st.st_mode & S_IFMT;
 	}
-	close(fd);
 	return 0;
 }
 
@@ -563,19 +577,11 @@ static void unmake_own(const char *dir, const char *name, int k)
 		unlink(path);
 }
 
-/* All three names of name in dir, or none (-1, errno: why; EEXIST: one is taken). */
+/* The name in dir, by its directory (-1, errno: why; EEXIST: it is taken). */
 static int reserve(const char *dir, const char *name)
 {
-	for (int k = 0; k < VT_OTF2_OWN_N; k++) {
-		if (make_own(dir, name, k) != 0) {
-			int e = errno;
-			while (k-- > 0)
-				unmake_own(dir, name, k);
-			errno = e;
-			return -1;
-		}
-	}
-	return 0;
+	memset(arc.own_files, 0, sizeof(arc.own_files));
+	return make_own(dir, name, VT_OTF2_OWN_DIR);
 }
 
 void vt_otf2_own_files_drop(void)
@@ -629,8 +635,8 @@ bool vt_otf2_publish_trace(bool keep_priv, char *why, size_t len)
 /*
  * Checks dir and reserves the first free NAME, NAME.1, ... into name, and makes the private
  * directory the archive is written in (*priv); -1 after an error line. The reservation is
- * the anchor, the definitions and the directory, created empty with O_EXCL, which only one
- * of several runs starting at once can create: the others go on to the next name.
+ * the name's directory, made where none of the three names is (reserve): only one of several
+ * runs starting at once can make it, the others go on to the next name.
  */
 static int pick_name(const char *given, char *name, size_t len, char **priv)
 {
@@ -700,7 +706,7 @@ static int pick_name(const char *given, char *name, size_t len, char **priv)
 	return 0;
 }
 
-/* The archive could not be opened: nothing of it stays (the placeholders, libotf2's empty
+/* The archive could not be opened: nothing of it stays (the placeholder, libotf2's empty
  * directory, the private directory). */
 static void drop_private(void)
 {

@@ -150,8 +150,9 @@ void vt_otf2_reopen_done(void);
 const char *vt_otf2_last_error(void);
 /* Gives back the room and the descriptor kept for the definitions (see vt_otf2.c). */
 void vt_otf2_reserve_release(void);
-/* The names vt reserves in VT_PFORM_GDIR for a trace NAME: NAME.otf2, NAME.def, NAME/ (the
- * placeholders the finished trace replaces), and what vt made at each. */
+/* The names a trace NAME takes in VT_PFORM_GDIR: NAME.otf2, NAME.def, NAME/, and what vt made
+ * at each when it reserved the name (NAME/ only, the placeholder the finished trace replaces;
+ * the others' ids are 0). */
 enum { VT_OTF2_OWN_ANCHOR, VT_OTF2_OWN_DEF, VT_OTF2_OWN_DIR, VT_OTF2_OWN_N };
 struct vt_otf2_file_id {
 	dev_t dev;
@@ -168,7 +169,7 @@ int vt_otf2_publish(const char *priv, const char *gdir, const char *name,
  * still write into the private directory (a rank ending alone). false with why (vt_otf2_anchor
  * then names the trace where it stays). */
 bool vt_otf2_publish_trace(bool keep_priv, char *why, size_t len);
-/* A trace that could not be written: the empty placeholders vt made are removed. */
+/* A trace that could not be written: the empty placeholder vt made (NAME/) is removed. */
 void vt_otf2_own_files_drop(void);
 /* While libotf2 may open files: the free descriptors below 10 are held, so that its files
  * land above them (nested holds count; see vt_otf2.c). */

@@ -15,7 +15,9 @@ static uint32_t hash(const char *s)
 
 static int grow(struct vt_strtab *t)
 {
-	size_t cap = t->cap ? 2 * t->cap : 1024;
+	/* Small at first: most tables hold a few strings (an empty program's, 4), and a large
+	 * first table was 12 KiB zeroed per table at the end of every run. */
+	size_t cap = t->cap ? 2 * t->cap : 64;
 	char **keys = calloc(cap, sizeof(*keys));
 	uint32_t *ids = calloc(cap, sizeof(*ids));
 	if (!keys || !ids) {

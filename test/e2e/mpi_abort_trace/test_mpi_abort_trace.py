@@ -97,8 +97,8 @@ def check_archive(t, run, rank, why, end, enters, steps, last, what, size):
 
 
 def no_half_written(t, run, what):
-    """What the run leaves in VT_PFORM_GDIR: the run's unfinished archive (empty anchor and
-    definitions, its directory, the directory .NAME.vt-XXXXXX it was written in) and the ranks' .abort-R archives (the rank under test's is
+    """What the run leaves in VT_PFORM_GDIR: the run's unfinished archive (its directory;
+    an anchor or definitions there would be empty; the directory .NAME.vt-XXXXXX it was written in) and the ranks' .abort-R archives (the rank under test's is
     checked complete by check_archive; one the launcher's SIGKILL cut short has an empty
     anchor), nothing else: no name the next run would take for a finished trace."""
     names = sorted(os.listdir(run.gdir))
