@@ -520,8 +520,9 @@ int vts_dist_end(struct replay *rp, int result)
 	sum_doubles(res->before.loc_mpi, tr->nlocations, root);
 	sum_doubles(res->after.loc_busy, tr->nlocations, root);
 	sum_doubles(res->after.loc_mpi, tr->nlocations, root);
-	/* The new times of every location to process 0, which writes the output. */
-	if (!s[5]) {
+	/* The new times of every location to process 0, which writes the output, unless each
+	 * process writes its own locations' (par.c). */
+	if (!vts_par_keep_times(!s[5]) && !s[5]) {
 		uint64_t *buf = vtr_xcalloc(TIMES_MSG, sizeof(uint64_t));
 		struct vts_spool *sp = rp->spool;
 		for (size_t l = 0; l < tr->nlocations; l++) {

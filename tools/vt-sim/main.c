@@ -219,6 +219,12 @@ void vts_sims_close(struct vts_simset *ss)
 
 /* ---- output: written under a temporary name, renamed once complete ---- */
 
+#ifdef VTS_MPI
+#define write_output vts_par_write /* each process its locations' event files */
+#else
+#define write_output(in, tr, spool, len, dir, name) vts_write(in, tr, spool, len, dir, name, NULL)
+#endif
+
 static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
 {
 	(void)st, (void)flag, (void)ftw;
@@ -434,6 +440,9 @@ int main(int argc, char **argv)
 	struct vts_replay_result res;
 	vts_spool_init(&spool, tr.nlocations);
 	double t0 = now(), t1 = t0, t2 = t0;
+#ifdef VTS_MPI
+	vts_par_want_split_write();
+#endif
 	if (rc == 0 && vts_replay(in, &tr, sims, nspecs, NULL, NULL, &spool, &res) < 0)
 		rc = 1;
 	t1 = now();
@@ -444,7 +453,7 @@ int main(int argc, char **argv)
 			fprintf(stderr, "%s: cannot create a temporary directory in %s: %s\n",
 				vts_prog, dir, strerror(errno));
 			rc = 1;
-		} else if (vts_write(in, &tr, &spool, res.new_length, tmp, name) < 0) {
+		} else if (write_output(in, &tr, &spool, res.new_length, tmp, name) < 0) {
 			rc = 1;
 		} else {
 			char a[PATH_MAX + 64], d[PATH_MAX + 64], t[PATH_MAX + 64],
@@ -476,6 +485,9 @@ int main(int argc, char **argv)
 		rm_tree(tmp);
 		t2 = now();
 	}
+#ifdef VTS_MPI
+	vts_par_skip(); /* the other processes wait for a writing that will not come */
+#endif
 	if (rc == 0 && verbose) {
 		struct rusage ru;
 		getrusage(RUSAGE_SELF, &ru);
