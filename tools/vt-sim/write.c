@@ -142,7 +142,7 @@ static void write_markers(struct copy *c)
 								 m->scope_ref, m->text));
 	}
 	if (c->marker_writer)
-		OTF2_Archive_CloseMarkerWriter(c->archive, c->marker_writer);
+		written(c, OTF2_Archive_CloseMarkerWriter(c->archive, c->marker_writer));
 	c->marker_writer = NULL;
 }
 
@@ -258,8 +258,8 @@ static int say(struct copy *c, const char *fmt, ...)
 
 static int failed(struct copy *c, const char *what, OTF2_ErrorCode rc)
 {
-	return say(c, "%s: writing the output: %s: %s", vts_prog, what,
-		   OTF2_Error_GetDescription(rc));
+	/* libotf2's first report since the last reset names the cause (a full disk) */
+	return say(c, "%s: writing the output: %s: %s", vts_prog, what, vtr_reason(rc));
 }
 
 /* Whether this process writes location i's events (vt-sim: every location). */
@@ -298,6 +298,7 @@ static int copy(struct copy *c, const char *input, struct vtr_trace *tr, const c
 	if (!r)
 		return say(c, "%s: %s: cannot open the trace again", vts_prog, input);
 	OTF2_Reader_SetSerialCollectiveCallbacks(r);
+	vtr_reset_reason();
 	OTF2_Archive *a =
 	    OTF2_Archive_Open(dir, name, OTF2_FILEMODE_WRITE, 1024 * 1024, 4 * 1024 * 1024,
 			      OTF2_SUBSTRATE_POSIX, OTF2_COMPRESSION_NONE);
@@ -351,7 +352,7 @@ static int copy(struct copy *c, const char *input, struct vtr_trace *tr, const c
 		if (defs) {
 			OTF2_DefWriter *dw = OTF2_Archive_GetDefWriter(a, id);
 			if (dw)
-				OTF2_Archive_CloseDefWriter(a, dw);
+				written(c, OTF2_Archive_CloseDefWriter(a, dw));
 		}
 		while (c->mi < c->nmarks && c->marks[c->mi].loc < i)
 			c->mi++;
@@ -363,6 +364,7 @@ static int copy(struct copy *c, const char *input, struct vtr_trace *tr, const c
 		}
 		if (local_defs)
 			local_defs = vtr_read_local_defs(r, id);
+		vtr_reset_reason();
 		OTF2_EvtReader *er = OTF2_Reader_GetEvtReader(r, id);
 		c->evt = OTF2_Archive_GetEvtWriter(a, id);
 		if (!er || !c->evt) {
@@ -388,12 +390,23 @@ static int copy(struct copy *c, const char *input, struct vtr_trace *tr, const c
 		move_marks(c, UINT64_MAX, UINT64_MAX); /* those after its last event */
 		c->mi = c->mend;
 		OTF2_Reader_CloseEvtReader(r, er);
-		OTF2_Archive_CloseEvtWriter(a, c->evt);
+		/* (the last chunk's write: a full disk shows here, if not before) */
+		if (result == 0)
+			vtr_reset_reason();
+		rc = OTF2_Archive_CloseEvtWriter(a, c->evt);
+		if ((rc != OTF2_SUCCESS || vtr_reported()) && result == 0)
+			result = failed(c, "the events", rc);
 	}
 	OTF2_EvtReaderCallbacks_Delete(ecb);
-	OTF2_Archive_CloseEvtFiles(a);
-	if (defs)
-		OTF2_Archive_CloseDefFiles(a);
+	if (result == 0)
+		vtr_reset_reason();
+	OTF2_ErrorCode rc = OTF2_Archive_CloseEvtFiles(a);
+	if (rc == OTF2_SUCCESS && defs)
+		rc = OTF2_Archive_CloseDefFiles(a);
+	if (rc == OTF2_SUCCESS)
+		rc = c->rc;
+	if ((rc != OTF2_SUCCESS || vtr_reported()) && result == 0)
+		result = failed(c, "the files", rc);
 	OTF2_Reader_CloseEvtFiles(r);
 	if (local_defs)
 		OTF2_Reader_CloseDefFiles(r);
@@ -405,9 +418,12 @@ static int close_archive(struct copy *c, int result)
 {
 	if (!c->archive)
 		return result;
+	if (result == 0)
+		vtr_reset_reason();
 	OTF2_ErrorCode rc = OTF2_Archive_Close(c->archive);
 	c->archive = NULL;
-	if (rc != OTF2_SUCCESS && result == 0)
+	/* (libotf2 3.0 may return success after a failed write of the anchor file) */
+	if ((rc != OTF2_SUCCESS || vtr_reported()) && result == 0)
 		result = failed(c, "closing the archive", rc);
 	return result;
 }
@@ -425,9 +441,11 @@ int vts_write(const char *input, struct vtr_trace *tr, struct vts_spool *spool, 
 	}
 	if (sh)
 		result = gather(&c, sh, result);
+	if (result == 0)
+		vtr_reset_reason();
 	if (c.archive)
 		write_markers(&c);
-	if (result == 0 && c.rc != OTF2_SUCCESS)
+	if (result == 0 && (c.rc != OTF2_SUCCESS || vtr_reported()))
 		result = failed(&c, "the markers", c.rc);
 	result = close_archive(&c, result);
 	free_marks(&c);
