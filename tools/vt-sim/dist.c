@@ -15,8 +15,8 @@
  * process trades in rounds (a count of batches per pair, the batches, a sum of what is left) until
  * no location waits; a location that waits for a dependency that never came (a message without its
  * send, a collective without a member) ends as vt-sim ends it, the lowest such location first. At
- * the end the summary's sums go to process 0 (sums of whole ticks: exact in any order) and so do
- * the new times of every location, for the writing, which stays process 0's.
+ * the end the summary's sums go to process 0 (sums of whole ticks: exact in any order); with -o
+ * each process keeps its locations' new times and writes their event files (par.c).
  */
 #include "parmatch.h"
 #include "replay.h"

@@ -15,8 +15,9 @@
  * replay's state (locations, open messages and collectives: not the trace).
  *
  * Between replays process 0 runs alone (the definitions, --explain-waits's critical-path
- * reading, the output trace's writing); the readers wait for its next command without
- * spinning.
+ * reading, the output trace's writing after the readers' path); the others wait for its next
+ * command without spinning. After a split replay every process writes its own locations'
+ * event files (below, "the split writing").
  */
 #include "parmatch.h"
 #include "replay.h"
@@ -437,8 +438,8 @@ bool vts_par_keep_times(bool ok)
 }
 
 /* A worker: its locations written, how it went and its markers' times sent to process 0. */
-static int worker_gather(const struct vts_share *sh, int result, char err[VTS_ERR],
-			 uint64_t *times, const size_t *locs, size_t nmarks)
+static int worker_gather(const struct vts_share *sh, int result, char err[VTS_ERR], uint64_t *times,
+			 const size_t *locs, size_t nmarks)
 {
 	size_t n = 0;
 	for (size_t i = 0; i < nmarks; i++)
@@ -494,8 +495,8 @@ static void write_share(const char *path, struct vtr_trace *tr, struct vts_spool
 }
 
 /* Process 0: its locations written; the others' results, markers' times and event files. */
-static int root_gather(const struct vts_share *sh, int result, char err[VTS_ERR],
-		       uint64_t *times, const size_t *locs, size_t nmarks)
+static int root_gather(const struct vts_share *sh, int result, char err[VTS_ERR], uint64_t *times,
+		       const size_t *locs, size_t nmarks)
 {
 	int np;
 	MPI_Comm_size(MPI_COMM_WORLD, &np);

@@ -368,8 +368,8 @@ static int copy(struct copy *c, const char *input, struct vtr_trace *tr, const c
 		OTF2_EvtReader *er = OTF2_Reader_GetEvtReader(r, id);
 		c->evt = OTF2_Archive_GetEvtWriter(a, id);
 		if (!er || !c->evt) {
-			result = say(c, "%s: cannot copy the events of location %" PRIu64, vts_prog,
-				     id);
+			result =
+			    say(c, "%s: cannot copy the events of location %" PRIu64, vts_prog, id);
 			break;
 		}
 		c->loc = i;
