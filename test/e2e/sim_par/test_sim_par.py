@@ -273,7 +273,8 @@ def write_lopsided(path, steps=60000):
 def check_full(t):
     """The output's disk full (a 512 KiB tmpfs) while process 1 writes rank 1's event file:
     the run fails as vt-sim's does (its status, a line of the write's failure, then "no output
-    written") and leaves nothing on the disk. Skipped where mount is refused."""
+    written") and leaves nothing on the disk; then disks about the output's size. Skipped
+    where mount is refused."""
     trace = write_lopsided(os.path.join(t.newdir('lopsided'), 'lopsided'))
     disk = t.newdir('disk')
     p = subprocess.run(['mount', '-t', 'tmpfs', '-o', 'size=512k', 'tmpfs', disk],
@@ -300,11 +301,38 @@ def check_full(t):
                     lines[1] == wlines[1], '%s: vt-sim\'s status and lines' % what, got[2])
             t.eq(got[1], b'', '%s: no summary' % what)
             t.eq(os.listdir(disk), [], '%s: nothing left on the disk' % what)
-        # the same trace where it fits: the split replay's bytes (rank 1's file, process 1's)
-        sim(t, trace, ('identity',), 'lopsided')
-        split(t, trace, ('identity',), 'lopsided', OPENMPI, 2, True)
     finally:
         subprocess.run(['umount', disk])
+    # the same trace where it fits: the split replay's bytes (rank 1's file, process 1's)
+    ref, _ = sim(t, trace, ('identity',), 'lopsided')
+    split(t, trace, ('identity',), 'lopsided', OPENMPI, 2, True)
+    # Disks from 32 KiB short of the output to 32 KiB more, a page apart: whichever write
+    # fails (an event file, a definition file, the anchor, at either process), the run
+    # writes the whole output, vt-sim's bytes, or fails with nothing left.
+    ref = os.path.dirname(ref)
+    size = sum(os.path.getsize(os.path.join(ref, f)) for f in files(ref))
+    outcomes = set()
+    for kib in range(size // 1024 - 32, size // 1024 + 33, 4):
+        p = subprocess.run(['mount', '-t', 'tmpfs', '-o', 'size=%dk' % kib, 'tmpfs', disk])
+        if p.returncode:
+            raise Failure('mounting a %d KiB tmpfs' % kib)
+        try:
+            args = [trace, '-s', 'identity', '-o', os.path.join(disk, 'out.otf2'), '-q']
+            for who, cmd in (('vt-sim', [VT_SIM]), ('2 processes', parallel(OPENMPI, 2))):
+                code, _, err = run(cmd + args)
+                lines = [x for x in err.splitlines() if x.startswith('vt-sim')]
+                if code == 0:
+                    ok = same_tree(ref, disk)
+                else:
+                    ok = (code == 1 and len(lines) == 2 and 'writing the output' in lines[0] and
+                          lines[1].endswith('no output written') and not os.listdir(disk))
+                outcomes.add(code)
+                t.check(ok, 'a %d KiB disk, %s: %s' % (kib, who, 'the whole output' if code == 0
+                                                       else 'status 1, nothing left'), err)
+                subprocess.run(['sh', '-c', 'rm -rf "$0"/* "$0"/.[!.]*', disk])
+        finally:
+            subprocess.run(['umount', disk])
+    t.eq(sorted(outcomes), [0, 1], 'the disks: some too small, some large enough')
 
 
 def write_broken(path):
