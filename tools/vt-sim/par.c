@@ -483,11 +483,12 @@ static void write_share(const char *path, struct vtr_trace *tr, struct vts_spool
 		snprintf(own, sizeof(own), "%s/.p%d", c->dir, me);
 		if (mkdir(own, 0700) != 0) {
 			char err[VTS_ERR];
-			line(err, "%s: cannot create a temporary directory in %s: %s", vts_prog,
-			     c->dir, strerror(errno));
+			line(err, "cannot create a temporary directory in %s: %s", c->dir,
+			     strerror(errno));
 			worker_gather(&sh, -1, err, NULL, NULL, 0);
 		} else {
-			vts_write(path, tr, spool, c->new_length, own, c->name, &sh);
+			char err[VTS_ERR];
+			vts_write(path, tr, spool, c->new_length, own, c->name, &sh, err);
 		}
 		free((void *)sh.owner);
 	}
@@ -533,9 +534,9 @@ static int root_gather(const struct vts_share *sh, int result, char err[VTS_ERR]
 		struct stat sb;
 		if (stat(from, &sb) != 0) { /* not on this machine's file system */
 			line(err,
-			     "%s: %s: process %u's event files are not there: the processes "
-			     "must share the output's file system",
-			     vts_prog, from, p);
+			     "%s: process %u's event files are not there: the processes must "
+			     "share the output's file system",
+			     from, p);
 			return -1;
 		}
 		snprintf(from, sizeof(from), "%s/.p%u/%s/%" PRIu64 ".evt", sh->dir, p, sh->name,
@@ -544,8 +545,8 @@ static int root_gather(const struct vts_share *sh, int result, char err[VTS_ERR]
 			 tr->locations[i].id);
 		/* (none: libotf2 wrote no file for it, nor would vt-sim's writing) */
 		if (rename(from, to) != 0 && errno != ENOENT) {
-			line(err, "%s: %s: cannot move process %u's events in place: %s", vts_prog,
-			     to, p, strerror(errno));
+			line(err, "%s: cannot move process %u's events in place: %s", to, p,
+			     strerror(errno));
 			return -1;
 		}
 	}
@@ -566,11 +567,11 @@ static void write_command(int op, uint64_t new_length, const char *dir, const ch
 }
 
 int vts_par_write(const char *input, struct vtr_trace *tr, struct vts_spool *spool,
-		  uint64_t new_length, const char *dir, const char *name)
+		  uint64_t new_length, const char *dir, const char *name, char err[VTS_ERR])
 {
 	par.want = false;
 	if (!par.pending)
-		return vts_write(input, tr, spool, new_length, dir, name, NULL);
+		return vts_write(input, tr, spool, new_length, dir, name, NULL, err);
 	par.pending = false;
 	int np;
 	MPI_Comm_size(MPI_COMM_WORLD, &np);
@@ -581,7 +582,7 @@ int vts_par_write(const char *input, struct vtr_trace *tr, struct vts_spool *spo
 			       .dir = dir,
 			       .name = name,
 			       .tr = tr};
-	int rc = vts_write(input, tr, spool, new_length, dir, name, &sh);
+	int rc = vts_write(input, tr, spool, new_length, dir, name, &sh, err);
 	free((void *)sh.owner);
 	return rc;
 }

@@ -93,7 +93,7 @@ int vts_replay(const char *input, struct vtr_trace *tr, struct vts_sim *sims, in
  * markers' new times (in the marker file's order sorted by location and time; times[i] is
  * set where the owner of locs[i] is me); at process 0 it waits for the others, fills in
  * their markers' times, moves their files into dir/name and returns the result of all, with
- * err the first failure's line.
+ * err the first failure's cause.
  */
 struct vts_share {
 	const uint32_t *owner;
@@ -105,10 +105,10 @@ struct vts_share {
 };
 
 /* Pass 2: writes out (a directory and archive name) with every definition of input and every
- * event at its spooled time; sh: vt-sim-mpi's share of that (NULL: all). 0, or -1 after
- * printing one line (process 0; the others' lines go to it through gather). */
+ * event at its spooled time; sh: vt-sim-mpi's share of that (NULL: all). 0, or -1 with err
+ * the cause (at process 0 the first process's to fail), for the caller's one line. */
 int vts_write(const char *input, struct vtr_trace *tr, struct vts_spool *spool, uint64_t new_length,
-	      const char *dir, const char *name, const struct vts_share *sh);
+	      const char *dir, const char *name, const struct vts_share *sh, char err[VTS_ERR]);
 
 /* Calls into simulator sim outside the replay (create, destroy): a crash inside is reported
  * naming it and the call; NULL ends the guard. */
@@ -148,7 +148,7 @@ int vts_read_merged(const char *input, struct vtr_trace *tr, const struct vtr_ca
  * processes if that replay was; skip: no output after all (mkdtemp failed). */
 void vts_par_want_split_write(void);
 int vts_par_write(const char *input, struct vtr_trace *tr, struct vts_spool *spool,
-		  uint64_t new_length, const char *dir, const char *name);
+		  uint64_t new_length, const char *dir, const char *name, char err[VTS_ERR]);
 void vts_par_skip(void);
 /* At the end of a split replay, at every process (ok: it succeeded everywhere): whether its
  * new times stay where they were replayed (a split writing follows if ok). */

@@ -243,7 +243,7 @@ static const OTF2_MemoryCallbacks memory_callbacks = {chunk_alloc, chunk_free_al
 static const OTF2_FlushCallbacks flush_callbacks = {.otf2_pre_flush = pre_flush,
 						    .otf2_post_flush = NULL};
 
-/* The line of a failure kept (the first); -1. */
+/* The cause of a failure kept (the first), for main.c's one line; -1. */
 static int say(struct copy *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static int say(struct copy *c, const char *fmt, ...)
 {
@@ -259,7 +259,7 @@ static int say(struct copy *c, const char *fmt, ...)
 static int failed(struct copy *c, const char *what, OTF2_ErrorCode rc)
 {
 	/* libotf2's first report since the last reset names the cause (a full disk) */
-	return say(c, "%s: writing the output: %s: %s", vts_prog, what, vtr_reason(rc));
+	return say(c, "writing the output: %s: %s", what, vtr_reason(rc));
 }
 
 /* Whether this process writes location i's events (vt-sim: every location). */
@@ -296,7 +296,7 @@ static int copy(struct copy *c, const char *input, struct vtr_trace *tr, const c
 	bool defs = !sh || sh->me == 0;
 	OTF2_Reader *r = OTF2_Reader_Open(input);
 	if (!r)
-		return say(c, "%s: %s: cannot open the trace again", vts_prog, input);
+		return say(c, "%s: cannot open the trace again", input);
 	OTF2_Reader_SetSerialCollectiveCallbacks(r);
 	vtr_reset_reason();
 	OTF2_Archive *a =
@@ -304,7 +304,7 @@ static int copy(struct copy *c, const char *input, struct vtr_trace *tr, const c
 			      OTF2_SUBSTRATE_POSIX, OTF2_COMPRESSION_NONE);
 	if (!a) {
 		OTF2_Reader_Close(r);
-		return say(c, "%s: cannot create the output archive in %s", vts_prog, dir);
+		return say(c, "cannot create the output archive in %s", dir);
 	}
 	c->archive = a;
 	OTF2_Archive_SetFlushCallbacks(a, &flush_callbacks, NULL);
@@ -316,7 +316,7 @@ static int copy(struct copy *c, const char *input, struct vtr_trace *tr, const c
 	OTF2_GlobalDefReader *gd = OTF2_Reader_GetGlobalDefReader(r);
 	c->defs = defs ? OTF2_Archive_GetGlobalDefWriter(a) : NULL;
 	if (!gd || (defs && !c->defs)) {
-		result = say(c, "%s: %s: cannot copy the definitions", vts_prog, input);
+		result = say(c, "%s: cannot copy the definitions", input);
 	} else {
 		OTF2_GlobalDefReaderCallbacks *cb = OTF2_GlobalDefReaderCallbacks_New();
 		if (defs) {
@@ -368,8 +368,7 @@ static int copy(struct copy *c, const char *input, struct vtr_trace *tr, const c
 		OTF2_EvtReader *er = OTF2_Reader_GetEvtReader(r, id);
 		c->evt = OTF2_Archive_GetEvtWriter(a, id);
 		if (!er || !c->evt) {
-			result =
-			    say(c, "%s: cannot copy the events of location %" PRIu64, vts_prog, id);
+			result = say(c, "cannot copy the events of location %" PRIu64, id);
 			break;
 		}
 		c->loc = i;
@@ -382,10 +381,8 @@ static int copy(struct copy *c, const char *input, struct vtr_trace *tr, const c
 			result = failed(c, "the events", c->rc != OTF2_SUCCESS ? c->rc : rc);
 		} else if (c->short_spool || vts_spool_next(spool, i, &(uint64_t){0})) {
 			/* A kind the replay did not see, or one it saw that was not copied. */
-			result = say(c,
-				     "%s: location %" PRIu64 ": the events read twice differ in "
-				     "number; no output written",
-				     vts_prog, id);
+			result = say(
+			    c, "location %" PRIu64 ": the events read twice differ in number", id);
 		}
 		move_marks(c, UINT64_MAX, UINT64_MAX); /* those after its last event */
 		c->mi = c->mend;
@@ -429,7 +426,7 @@ static int close_archive(struct copy *c, int result)
 }
 
 int vts_write(const char *input, struct vtr_trace *tr, struct vts_spool *spool, uint64_t new_length,
-	      const char *dir, const char *name, const struct vts_share *sh)
+	      const char *dir, const char *name, const struct vts_share *sh, char err[VTS_ERR])
 {
 	struct copy c = {.spool = spool, .new_length = new_length, .rc = OTF2_SUCCESS, .tr = tr};
 	int result = copy(&c, input, tr, dir, name, sh);
@@ -437,6 +434,8 @@ int vts_write(const char *input, struct vtr_trace *tr, struct vts_spool *spool, 
 		/* its files complete before process 0 takes them */
 		result = gather(&c, sh, close_archive(&c, result));
 		free_marks(&c);
+		if (result < 0)
+			snprintf(err, VTS_ERR, "%s", c.err);
 		return result;
 	}
 	if (sh)
@@ -450,6 +449,6 @@ int vts_write(const char *input, struct vtr_trace *tr, struct vts_spool *spool, 
 	result = close_archive(&c, result);
 	free_marks(&c);
 	if (result < 0)
-		fprintf(stderr, "%s\n", c.err);
+		snprintf(err, VTS_ERR, "%s", c.err);
 	return result;
 }
