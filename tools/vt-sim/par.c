@@ -543,8 +543,9 @@ static int root_gather(const struct vts_share *sh, int result, char err[VTS_ERR]
 			 tr->locations[i].id);
 		snprintf(to, sizeof(to), "%s/%s/%" PRIu64 ".evt", sh->dir, sh->name,
 			 tr->locations[i].id);
-		/* (none: libotf2 wrote no file for it, nor would vt-sim's writing) */
-		if (rename(from, to) != 0 && errno != ENOENT) {
+		/* (libotf2 writes a file for every event writer, one without events too: a file
+		 * missing is one lost) */
+		if (rename(from, to) != 0) {
 			line(err, "%s: cannot move process %u's events in place: %s", to, p,
 			     strerror(errno));
 			return -1;
