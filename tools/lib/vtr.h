@@ -361,6 +361,16 @@ bool vtr_read_local_defs(struct OTF2_Reader_struct *reader, uint64_t location);
 /* a[0..n) in ascending order, in time linear in n (vtr_sort.c); qsort's result. */
 void vtr_sort_u64(uint64_t *a, size_t n);
 
+/* libotf2 reports an error's cause (a full disk, the file) through a hook before its call
+ * returns a bare code: reset, then the first such report since, or code's description (an
+ * OTF2_ErrorCode) when there was none. For tools that call libotf2 themselves (vt-sim's
+ * writing). */
+void vtr_reset_reason(void);
+const char *vtr_reason(int code);
+/* Whether libotf2 reported an error since the reset (a call may return success after one:
+ * libotf2 3.0 closing an event writer whose last write failed). */
+bool vtr_reported(void);
+
 /* Allocation for tools: ends the tool with "NAME: out of memory" when memory runs out. */
 void *vtr_xrealloc(void *p, size_t n, size_t size);
 void *vtr_xcalloc(size_t n, size_t size);

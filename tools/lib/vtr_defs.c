@@ -113,9 +113,14 @@ void vtr_reset_reason(void)
 	otf2_message[0] = '\0';
 }
 
-const char *vtr_reason(OTF2_ErrorCode code)
+bool vtr_reported(void)
 {
-	return otf2_message[0] ? otf2_message : OTF2_Error_GetDescription(code);
+	return otf2_message[0] != '\0';
+}
+
+const char *vtr_reason(int code)
+{
+	return otf2_message[0] ? otf2_message : OTF2_Error_GetDescription((OTF2_ErrorCode)code);
 }
 
 /* ---- global definitions ---- */

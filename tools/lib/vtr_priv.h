@@ -21,8 +21,4 @@ void vtr_free_interned(struct vtr_trace *tr);
 /* The id -> location index, built once the locations are known. */
 void vtr_index_locations(struct vtr_trace *tr);
 
-/* libotf2's first error message since the reset, or the code's description. */
-void vtr_reset_reason(void);
-const char *vtr_reason(OTF2_ErrorCode code);
-
 #endif

@@ -15,8 +15,8 @@
  * process trades in rounds (a count of batches per pair, the batches, a sum of what is left) until
  * no location waits; a location that waits for a dependency that never came (a message without its
  * send, a collective without a member) ends as vt-sim ends it, the lowest such location first. At
- * the end the summary's sums go to process 0 (sums of whole ticks: exact in any order) and so do
- * the new times of every location, for the writing, which stays process 0's.
+ * the end the summary's sums go to process 0 (sums of whole ticks: exact in any order); with -o
+ * each process keeps its locations' new times and writes their event files (par.c).
  */
 #include "parmatch.h"
 #include "replay.h"
@@ -520,8 +520,9 @@ int vts_dist_end(struct replay *rp, int result)
 	sum_doubles(res->before.loc_mpi, tr->nlocations, root);
 	sum_doubles(res->after.loc_busy, tr->nlocations, root);
 	sum_doubles(res->after.loc_mpi, tr->nlocations, root);
-	/* The new times of every location to process 0, which writes the output. */
-	if (!s[5]) {
+	/* The new times of every location to process 0, which writes the output, unless each
+	 * process writes its own locations' (par.c). */
+	if (!vts_par_keep_times(!s[5]) && !s[5]) {
 		uint64_t *buf = vtr_xcalloc(TIMES_MSG, sizeof(uint64_t));
 		struct vts_spool *sp = rp->spool;
 		for (size_t l = 0; l < tr->nlocations; l++) {

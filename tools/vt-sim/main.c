@@ -219,6 +219,13 @@ void vts_sims_close(struct vts_simset *ss)
 
 /* ---- output: written under a temporary name, renamed once complete ---- */
 
+#ifdef VTS_MPI
+#define write_output vts_par_write /* each process its locations' event files */
+#else
+#define write_output(in, tr, spool, len, dir, name, why)                                           \
+	vts_write(in, tr, spool, len, dir, name, NULL, why)
+#endif
+
 static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
 {
 	(void)st, (void)flag, (void)ftw;
@@ -434,17 +441,20 @@ int main(int argc, char **argv)
 	struct vts_replay_result res;
 	vts_spool_init(&spool, tr.nlocations);
 	double t0 = now(), t1 = t0, t2 = t0;
+#ifdef VTS_MPI
+	vts_par_want_split_write();
+#endif
 	if (rc == 0 && vts_replay(in, &tr, sims, nspecs, NULL, NULL, &spool, &res) < 0)
 		rc = 1;
 	t1 = now();
 	if (rc == 0) {
-		char tmp[PATH_MAX];
+		char tmp[PATH_MAX], why[VTS_ERR];
 		snprintf(tmp, sizeof(tmp), "%s/.vt-sim-XXXXXX", dir);
 		if (!mkdtemp(tmp)) {
-			fprintf(stderr, "%s: cannot create a temporary directory in %s: %s\n",
-				vts_prog, dir, strerror(errno));
+			snprintf(why, sizeof(why), "cannot create a temporary directory in %s: %s",
+				 dir, strerror(errno));
 			rc = 1;
-		} else if (vts_write(in, &tr, &spool, res.new_length, tmp, name) < 0) {
+		} else if (write_output(in, &tr, &spool, res.new_length, tmp, name, why) < 0) {
 			rc = 1;
 		} else {
 			char a[PATH_MAX + 64], d[PATH_MAX + 64], t[PATH_MAX + 64],
@@ -462,8 +472,8 @@ int main(int argc, char **argv)
 			/* The anchor last: until it is there, there is no trace. */
 			if (rename(t, final_dir) || rename(d, final_def) ||
 			    (exists(mk) && rename(mk, final_mark)) || rename(a, final_anchor)) {
-				fprintf(stderr, "%s: %s: cannot move the output in place: %s\n",
-					vts_prog, out, strerror(errno));
+				snprintf(why, sizeof(why), "cannot move the output in place: %s",
+					 strerror(errno));
 				remove(final_anchor);
 				remove(final_def);
 				remove(final_mark);
@@ -471,11 +481,14 @@ int main(int argc, char **argv)
 				rc = 1;
 			}
 		}
-		if (rc)
-			fprintf(stderr, "%s: %s: no output written\n", vts_prog, out);
+		if (rc) /* one line: what failed, then that nothing was written */
+			fprintf(stderr, "%s: %s: %s; no output written\n", vts_prog, out, why);
 		rm_tree(tmp);
 		t2 = now();
 	}
+#ifdef VTS_MPI
+	vts_par_skip(); /* the other processes wait for a writing that will not come */
+#endif
 	if (rc == 0 && verbose) {
 		struct rusage ru;
 		getrusage(RUSAGE_SELF, &ru);

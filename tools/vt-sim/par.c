@@ -15,17 +15,22 @@
  * replay's state (locations, open messages and collectives: not the trace).
  *
  * Between replays process 0 runs alone (the definitions, --explain-waits's critical-path
- * reading, the output trace's writing); the readers wait for its next command without
- * spinning.
+ * reading, the output trace's writing after the readers' path); the others wait for its next
+ * command without spinning. After a split replay every process writes its own locations'
+ * event files (below, "the split writing").
  */
 #include "parmatch.h"
 #include "replay.h"
 #include "vtr_cli.h"
 
+#include <errno.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <mpi.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 /* After the last chunk's records: how the reading ended (0, -1 with err, 1 stopped). */
@@ -34,12 +39,13 @@ struct tail {
 	char err[sizeof(((struct vtr_trace *)0)->err)];
 };
 
-enum { TAG_DATA = 1, TAG_END, TAG_STOP };
-enum { CMD_REPLAY = 1, CMD_DONE, CMD_DREPLAY };
+enum { TAG_DATA = 1, TAG_END, TAG_STOP, TAG_WROTE = 21 };
+enum { CMD_REPLAY = 1, CMD_DONE, CMD_DREPLAY, CMD_WRITE, CMD_SKIP };
 #define CHUNK 49152 /* slots per chunk: 1.1 MiB */
 
 struct cmd {
 	int32_t op, rc;
+	int32_t write, pad; /* CMD_DREPLAY: the new times stay where they were replayed */
 	char path[PATH_MAX];
 };
 
@@ -62,9 +68,11 @@ static void wait_for(MPI_Request *r, MPI_Status *st)
 
 static void command(struct cmd *c);
 
-/* This process: a worker (not process 0), and whether its replay is a distributed one. */
+/* This process: a worker (not process 0), whether its replay is a distributed one; the split
+ * writing: wanted for the next replay (process 0), the replay's new times kept where they were
+ * replayed, a write command to come after the replay (parwrite below). */
 static struct {
-	bool worker, dist;
+	bool worker, dist, want, keep, pending;
 } par;
 
 /* ---- the distributed replay (dist.c) ---- */
@@ -98,6 +106,8 @@ bool vts_dist_begin(const char *input, const struct vtr_trace *tr, const struct 
 	struct cmd *c = vtr_xcalloc(1, sizeof(*c));
 	c->op = CMD_DREPLAY;
 	c->rc = nsims;
+	c->write = par.keep = par.want;
+	par.want = false;
 	snprintf(c->path, sizeof(c->path), "%s", input);
 	command(c);
 	int len = 0;
@@ -112,8 +122,11 @@ bool vts_dist_begin(const char *input, const struct vtr_trace *tr, const struct 
 	return true;
 }
 
-/* A worker's part of a distributed replay: the same trace and simulators as process 0's. */
-static void dist_replay(const char *path, int nsims)
+static void write_share(const char *path, struct vtr_trace *tr, struct vts_spool *spool);
+
+/* A worker's part of a distributed replay: the same trace and simulators as process 0's; and
+ * of its writing, if process 0 writes an output. */
+static void dist_replay(const char *path, int nsims, bool write)
 {
 	int len = 0;
 	MPI_Bcast(&len, 1, MPI_INT, 0, MPI_COMM_WORLD);
@@ -136,8 +149,11 @@ static void dist_replay(const char *path, int nsims)
 	struct vts_replay_result res;
 	vts_spool_init(&spool, tr.nlocations);
 	par.dist = true;
+	par.keep = write;
 	vts_replay(path, &tr, ss.sims, ss.n, NULL, NULL, &spool, &res);
 	par.dist = false;
+	if (par.pending)
+		write_share(path, &tr, &spool);
 	vts_result_free(&res);
 	vts_spool_free(&spool);
 	vts_sims_close(&ss);
@@ -244,7 +260,7 @@ static int serve(uint32_t me, uint32_t nprocs)
 		MPI_Ibcast(c, sizeof(*c), MPI_BYTE, 0, MPI_COMM_WORLD, &r);
 		wait_for(&r, &st);
 		if (c->op == CMD_DREPLAY) {
-			dist_replay(c->path, c->rc);
+			dist_replay(c->path, c->rc, c->write);
 			continue;
 		}
 		if (c->op != CMD_REPLAY)
@@ -373,6 +389,211 @@ int vts_read_merged(const char *input, struct vtr_trace *tr, const struct vtr_ca
 	vts_pmatch_free(&mt);
 	tr->stop = false;
 	return rc;
+}
+
+/* ---- the split writing: each process its locations' event files ---- */
+
+/*
+ * After a split replay every process holds the new times of its locations; with -o each
+ * writes their event files into an archive of its own (DIR/.pN, beside process 0's in the
+ * output's temporary folder: libotf2 encodes a location's event file alone, so the bytes are
+ * vt-sim's), process 0 the definitions, the markers and its own event files. Once every
+ * process has closed its archive and said how it went, process 0 moves their event files into
+ * its archive's folder; main.c then renames the whole as vt-sim does, or removes it all.
+ */
+
+/* What a process says when its locations are written, followed by its markers' new times. */
+struct wrote {
+	int32_t rc, pad;
+	char err[VTS_ERR];
+};
+
+struct wcmd {
+	int32_t op, pad;
+	uint64_t new_length;
+	char dir[PATH_MAX], name[PATH_MAX];
+};
+
+/* A failure's line into err (cut at VTS_ERR). */
+static void line(char *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void line(char *err, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(err, VTS_ERR, fmt, ap);
+	va_end(ap);
+}
+
+void vts_par_want_split_write(void)
+{
+	par.want = true;
+}
+
+bool vts_par_keep_times(bool ok)
+{
+	bool keep = par.keep;
+	par.pending = keep && ok;
+	par.keep = false;
+	return keep;
+}
+
+/* A worker: its locations written, how it went and its markers' times sent to process 0. */
+static int worker_gather(const struct vts_share *sh, int result, char err[VTS_ERR], uint64_t *times,
+			 const size_t *locs, size_t nmarks)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < nmarks; i++)
+		n += sh->owner[locs[i]] == sh->me;
+	struct wrote *w = vtr_xcalloc(1, sizeof(*w) + n * sizeof(uint64_t));
+	uint64_t *t = (uint64_t *)(w + 1);
+	w->rc = result;
+	if (result < 0)
+		snprintf(w->err, sizeof(w->err), "%s", err);
+	for (size_t i = 0, k = 0; i < nmarks; i++)
+		if (sh->owner[locs[i]] == sh->me)
+			t[k++] = times[i];
+	MPI_Request r;
+	MPI_Status st;
+	MPI_Isend(w, (int)(sizeof(*w) + n * sizeof(uint64_t)), MPI_BYTE, 0, TAG_WROTE,
+		  MPI_COMM_WORLD, &r);
+	wait_for(&r, &st);
+	free(w);
+	return result;
+}
+
+/* A worker's share of the writing, when process 0 says (or that there is none). */
+static void write_share(const char *path, struct vtr_trace *tr, struct vts_spool *spool)
+{
+	par.pending = false;
+	struct wcmd *c = vtr_xcalloc(1, sizeof(*c));
+	MPI_Request r;
+	MPI_Status st;
+	MPI_Ibcast(c, sizeof(*c), MPI_BYTE, 0, MPI_COMM_WORLD, &r);
+	wait_for(&r, &st);
+	if (c->op == CMD_WRITE) {
+		int me, np;
+		MPI_Comm_rank(MPI_COMM_WORLD, &me);
+		MPI_Comm_size(MPI_COMM_WORLD, &np);
+		struct vts_share sh = {.owner = vts_dist_owners(tr, (uint32_t)np),
+				       .me = (uint32_t)me,
+				       .gather = worker_gather,
+				       .dir = c->dir,
+				       .name = c->name};
+		char own[PATH_MAX + 32];
+		snprintf(own, sizeof(own), "%s/.p%d", c->dir, me);
+		if (mkdir(own, 0700) != 0) {
+			char err[VTS_ERR];
+			line(err, "cannot create a temporary directory in %s: %s", c->dir,
+			     strerror(errno));
+			worker_gather(&sh, -1, err, NULL, NULL, 0);
+		} else {
+			char err[VTS_ERR];
+			vts_write(path, tr, spool, c->new_length, own, c->name, &sh, err);
+		}
+		free((void *)sh.owner);
+	}
+	free(c);
+}
+
+/* Process 0: its locations written; the others' results, markers' times and event files. */
+static int root_gather(const struct vts_share *sh, int result, char err[VTS_ERR], uint64_t *times,
+		       const size_t *locs, size_t nmarks)
+{
+	int np;
+	MPI_Comm_size(MPI_COMM_WORLD, &np);
+	for (int p = 1; p < np; p++) {
+		MPI_Status st;
+		int flag = 0, bytes = 0;
+		for (MPI_Iprobe(p, TAG_WROTE, MPI_COMM_WORLD, &flag, &st); !flag;
+		     MPI_Iprobe(p, TAG_WROTE, MPI_COMM_WORLD, &flag, &st))
+			nap();
+		MPI_Get_count(&st, MPI_BYTE, &bytes);
+		struct wrote *w = vtr_xcalloc((size_t)bytes + sizeof(*w), 1);
+		MPI_Recv(w, bytes, MPI_BYTE, p, TAG_WROTE, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+		size_t n = ((size_t)bytes - sizeof(*w)) / sizeof(uint64_t), k = 0;
+		const uint64_t *t = (const uint64_t *)(w + 1);
+		if (w->rc < 0 && result == 0) {
+			result = -1;
+			snprintf(err, VTS_ERR, "%s", w->err);
+		}
+		for (size_t i = 0; i < nmarks && w->rc == 0; i++)
+			if (sh->owner[locs[i]] == (uint32_t)p && k < n)
+				times[i] = t[k++];
+		free(w);
+	}
+	if (result < 0)
+		return result;
+	/* Every process's event files into the output's folder. */
+	const struct vtr_trace *tr = sh->tr;
+	for (size_t i = 0; i < tr->nlocations && result == 0; i++) {
+		uint32_t p = sh->owner[i];
+		if (p == 0)
+			continue;
+		char from[2 * PATH_MAX + 64], to[2 * PATH_MAX + 64];
+		snprintf(from, sizeof(from), "%s/.p%u/%s", sh->dir, p, sh->name);
+		struct stat sb;
+		if (stat(from, &sb) != 0) { /* not on this machine's file system */
+			line(err,
+			     "%s: process %u's event files are not there: the processes must "
+			     "share the output's file system",
+			     from, p);
+			return -1;
+		}
+		snprintf(from, sizeof(from), "%s/.p%u/%s/%" PRIu64 ".evt", sh->dir, p, sh->name,
+			 tr->locations[i].id);
+		snprintf(to, sizeof(to), "%s/%s/%" PRIu64 ".evt", sh->dir, sh->name,
+			 tr->locations[i].id);
+		/* (libotf2 writes a file for every event writer, one without events too: a file
+		 * missing is one lost) */
+		if (rename(from, to) != 0) {
+			line(err, "%s: cannot move process %u's events in place: %s", to, p,
+			     strerror(errno));
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static void write_command(int op, uint64_t new_length, const char *dir, const char *name)
+{
+	struct wcmd *c = vtr_xcalloc(1, sizeof(*c));
+	c->op = op;
+	c->new_length = new_length;
+	snprintf(c->dir, sizeof(c->dir), "%s", dir);
+	snprintf(c->name, sizeof(c->name), "%s", name);
+	MPI_Request r;
+	MPI_Ibcast(c, sizeof(*c), MPI_BYTE, 0, MPI_COMM_WORLD, &r);
+	MPI_Wait(&r, MPI_STATUS_IGNORE);
+	free(c);
+}
+
+int vts_par_write(const char *input, struct vtr_trace *tr, struct vts_spool *spool,
+		  uint64_t new_length, const char *dir, const char *name, char err[VTS_ERR])
+{
+	par.want = false;
+	if (!par.pending)
+		return vts_write(input, tr, spool, new_length, dir, name, NULL, err);
+	par.pending = false;
+	int np;
+	MPI_Comm_size(MPI_COMM_WORLD, &np);
+	write_command(CMD_WRITE, new_length, dir, name);
+	struct vts_share sh = {.owner = vts_dist_owners(tr, (uint32_t)np),
+			       .me = 0,
+			       .gather = root_gather,
+			       .dir = dir,
+			       .name = name,
+			       .tr = tr};
+	int rc = vts_write(input, tr, spool, new_length, dir, name, &sh, err);
+	free((void *)sh.owner);
+	return rc;
+}
+
+void vts_par_skip(void)
+{
+	par.want = false;
+	if (par.pending)
+		write_command(CMD_SKIP, 0, "", "");
+	par.pending = false;
 }
 
 int main(int argc, char **argv)

@@ -82,10 +82,33 @@ int vts_replay(const char *input, struct vtr_trace *tr, struct vts_sim *sims, in
 	       const struct vts_cut *const *cuts, const size_t *ncuts, struct vts_spool *spool,
 	       struct vts_replay_result *res);
 
+/* The length of a failure's line kept for later. */
+#define VTS_ERR 512
+
+/*
+ * vt-sim-mpi's split writing (par.c): process me writes the event files of the locations it
+ * owns (owner[i], per location) into an archive of its own, process 0 the definitions, the
+ * markers and its own locations' event files into the output. gather: called once at every
+ * process when its locations are written (result 0, or -1 with err, a line), with the
+ * markers' new times (in the marker file's order sorted by location and time; times[i] is
+ * set where the owner of locs[i] is me); at process 0 it waits for the others, fills in
+ * their markers' times, moves their files into dir/name and returns the result of all, with
+ * err the first failure's cause.
+ */
+struct vts_share {
+	const uint32_t *owner;
+	uint32_t me;
+	int (*gather)(const struct vts_share *sh, int result, char err[VTS_ERR], uint64_t *times,
+		      const size_t *locs, size_t nmarks);
+	const char *dir, *name;	    /* the output's (process 0's) */
+	const struct vtr_trace *tr; /* process 0's */
+};
+
 /* Pass 2: writes out (a directory and archive name) with every definition of input and every
- * event at its spooled time. 0, or -1 after printing one line. */
+ * event at its spooled time; sh: vt-sim-mpi's share of that (NULL: all). 0, or -1 with err
+ * the cause (at process 0 the first process's to fail), for the caller's one line. */
 int vts_write(const char *input, struct vtr_trace *tr, struct vts_spool *spool, uint64_t new_length,
-	      const char *dir, const char *name);
+	      const char *dir, const char *name, const struct vts_share *sh, char err[VTS_ERR]);
 
 /* Calls into simulator sim outside the replay (create, destroy): a crash inside is reported
  * naming it and the call; NULL ends the guard. */
@@ -120,6 +143,16 @@ void vts_sims_close(struct vts_simset *ss);
  * vtr_read_merged on one. */
 int vts_read_merged(const char *input, struct vtr_trace *tr, const struct vtr_callbacks *cb,
 		    void *user);
+/* vt-sim-mpi's split writing (par.c), at process 0: want: the next replay, if split, keeps
+ * each location's new times where it was replayed; write: vts_write, split over the
+ * processes if that replay was; skip: no output after all (mkdtemp failed). */
+void vts_par_want_split_write(void);
+int vts_par_write(const char *input, struct vtr_trace *tr, struct vts_spool *spool,
+		  uint64_t new_length, const char *dir, const char *name, char err[VTS_ERR]);
+void vts_par_skip(void);
+/* At the end of a split replay, at every process (ok: it succeeded everywhere): whether its
+ * new times stay where they were replayed (a split writing follows if ok). */
+bool vts_par_keep_times(bool ok);
 /* vt-sim's main, which vt-sim-mpi's runs on process 0. */
 int vts_main(int argc, char **argv);
 

@@ -1,8 +1,9 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""vt-sim-mpi on 2 and 4 processes (Open MPI) and vt-sim-mpich on 2 (MPICH) do what vt-sim
-does, byte for byte: the summary on stdout, the exit status and every file of the what-if
-trace, for each shipped simulator and a chain of two, and --explain-waits in text and JSON
-(and on 1 process, where vt-sim-mpi is vt-sim).
+"""vt-sim-mpi on 2 and 4 processes (Open MPI) and vt-sim-mpich on 2 (MPICH; 4 with -o) do
+what vt-sim does, byte for byte: the summary on stdout, the exit status and every file of the
+what-if trace (each process writing its locations' event files), for each shipped simulator
+and a chain of two, and --explain-waits in text and JSON (and on 1 process, where vt-sim-mpi
+is vt-sim).
 The traces: ../sim/simprog.c on 4 ranks of Open MPI (ping-pong, an MPI_Ssend, Irecv/Isend
 with Waitall and Waitsome, collectives, a second thread per rank) and on 2 of MPICH;
 ../mpi_threads/mpi_threads.c (MPI from pthreads and an OpenMP team: several locations per
@@ -10,11 +11,13 @@ rank); ../sim_waits's traces worked out by hand. The parallel outputs are then c
 the serial test's own rules (../sim/test_sim.py, read by python3-otf2 and otf2-print: every
 event at the time computed from the input) and against the values worked out by hand.
 Bad input and a simulator that breaks the rules: the serial line, the serial status, no
-output."""
+output. Markers on every rank (marks.c): the marker file vt-sim's. A disk that fills while
+process 1 writes: the run fails as vt-sim's, nothing left."""
 import collections
 import filecmp
 import json
 import os
+import re
 import subprocess
 import sys
 
@@ -33,6 +36,8 @@ import test_sim_waits  # noqa: E402  (the traces worked out by hand)
 VT_SIM = os.environ.get('VT_SIM', '')
 PAR = {'openmpi': os.environ.get('VT_SIM_MPI', ''), 'mpich': os.environ.get('VT_SIM_MPICH', '')}
 RUNS = ((OPENMPI, 2), (OPENMPI, 4), (MPICH, 2))
+# -o's outputs: each process writes its locations' event files, on 2 and 4 of both MPIs
+WRITE_RUNS = RUNS + ((MPICH, 4),)
 L, B = 20e-6, 1e8
 SIMS = (('identity',), ('ideal',), ('latbw:L=%g,B=%g' % (L, B),),
         ('scale:pattern=compute,factor=0.5',), ('nonoise',),
@@ -84,7 +89,7 @@ def sim(t, trace, sims, label):
     code, want, err = run([VT_SIM] + args, cwd=d)
     t.check(code == 0, '%s: vt-sim exits 0' % label, err)
     got4 = None
-    for impl, np in RUNS:
+    for impl, np in WRITE_RUNS:
         what = '%s on %d processes (%s)' % (label, np, impl)
         p = t.newdir('%s-%s-%d' % (label, impl, np))
         code, got, perr = run(parallel(impl, np) + args, cwd=p)
@@ -96,6 +101,18 @@ def sim(t, trace, sims, label):
         if (impl, np) == (OPENMPI, 4):
             got4 = os.path.join(p, 'out.otf2')
     return got4, want.decode()
+
+
+def markers(path):
+    """[(time, scope, text)] as otf2-marker prints the marker file."""
+    p = subprocess.run(['otf2-marker', path], stdout=subprocess.PIPE, universal_newlines=True)
+    out = []
+    for line in p.stdout.splitlines():
+        m = re.match(r'MARKER\s+Time: (\d+), Duration \d+, Scope: (\w+:\d+), Text: "(.*)"$',
+                     line)
+        if m:
+            out.append((int(m.group(1)), m.group(2), m.group(3)))
+    return out
 
 
 def split(t, trace, sims, label, impl, np, want):
@@ -215,6 +232,108 @@ def check_threads(t):
         sim(t, trace, s, 'threads-' + s[0])
     split(t, trace, SIMS[0], 'threads', OPENMPI, 2, True)
     explain(t, trace, 'mpi_threads')
+
+
+def check_markers(t):
+    """vt's user markers on every rank (marks.c): with -o each process moves the markers of
+    its own locations, which process 0 writes into the marker file; every file vt-sim's."""
+    exe = vtmpi.compile(t, OPENMPI, 'marks', [os.path.join(HERE, 'marks.c')])
+    r = vtmpi.mpirun(t, OPENMPI, 4, exe, label='marks')
+    vtmpi.clean_run(t, r, 'marks')
+    trace = t.trace(r, 'marks', profile=False).path
+    before = markers(trace)
+    t.eq(len(before), 4 * 3 + 1, 'marks: 13 markers in the input (3 per rank, 1 more on rank 0)')
+    out, _ = sim(t, trace, ('ideal',), 'marks-ideal')
+    after = markers(out)
+    t.eq([m[1:] for m in after], [m[1:] for m in before],
+         'marks: ideal on 4 processes: every marker copied, in the same order')
+    moved = {m[1] for m, n in zip(before, after) if m[0] != n[0]}
+    t.check(len(moved) >= 2, 'marks: ideal moved the markers of two locations or more (the '
+            'barriers\' waits taken out)', '%r\n%r' % (before, after))
+    sim(t, trace, ('identity',), 'marks-identity')
+    split(t, trace, ('ideal',), 'marks', OPENMPI, 4, True)
+
+
+def write_lopsided(path, steps=60000):
+    """Two ranks: rank 0 a few events, rank 1 2 * steps + 2 (its event file about 1 MiB)."""
+    with otf2.writer.open(path, timer_resolution=10**9) as trace:
+        T = waittrace.Ranks(trace, ['main', 'step'])
+        w, enter, leave = T.writer(0)
+        enter(0, 'main')
+        leave(1, 'main')
+        w, enter, leave = T.writer(1)
+        enter(0, 'main')
+        for i in range(steps):
+            enter(i * 0.00001, 'step')
+            leave(i * 0.00001 + 0.000005, 'step')
+        leave(1, 'main')
+    return os.path.join(path, 'traces.otf2')
+
+
+def check_full(t):
+    """The output's disk full (a 512 KiB tmpfs) while process 1 writes rank 1's event file:
+    the run fails as vt-sim's does (its status, one line: the write's failure, "no output
+    written") and leaves nothing on the disk; then disks about the output's size. Skipped
+    where mount is refused."""
+    trace = write_lopsided(os.path.join(t.newdir('lopsided'), 'lopsided'))
+    disk = t.newdir('disk')
+    p = subprocess.run(['mount', '-t', 'tmpfs', '-o', 'size=512k', 'tmpfs', disk],
+                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                       universal_newlines=True)
+    if p.returncode:
+        print('note: cannot mount a tmpfs at %s (%s): the full disk is not tried'
+              % (disk, p.stdout.strip()))
+        return
+    try:
+        args = [trace, '-s', 'identity', '-o', os.path.join(disk, 'out.otf2')]
+        want = run([VT_SIM] + args)
+        wlines = want[2].splitlines()
+        t.check(want[0] == 1 and len(wlines) == 1 and 'writing the output' in wlines[0] and
+                wlines[0].endswith('; no output written'),
+                'full disk: vt-sim exits 1 with one line: the write\'s failure, "no output '
+                'written"', want[2])
+        t.eq(os.listdir(disk), [], 'full disk: vt-sim leaves nothing')
+        for impl, np in ((OPENMPI, 2), (MPICH, 2)):
+            what = 'full disk on %d processes (%s)' % (np, impl)
+            got = run(parallel(impl, np) + args)
+            lines = [x for x in got[2].splitlines() if x.startswith('vt-sim')]
+            t.check(got[0] == 1 and len(lines) == 1 and 'writing the output' in lines[0] and
+                    lines[0].endswith('; no output written'),
+                    '%s: vt-sim\'s status and one line' % what, got[2])
+            t.eq(got[1], b'', '%s: no summary' % what)
+            t.eq(os.listdir(disk), [], '%s: nothing left on the disk' % what)
+    finally:
+        subprocess.run(['umount', disk])
+    # the same trace where it fits: the split replay's bytes (rank 1's file, process 1's)
+    ref, _ = sim(t, trace, ('identity',), 'lopsided')
+    split(t, trace, ('identity',), 'lopsided', OPENMPI, 2, True)
+    # Disks from 32 KiB short of the output to 32 KiB more, a page apart: whichever write
+    # fails (an event file, a definition file, the anchor, at either process), the run
+    # writes the whole output, vt-sim's bytes, or fails with nothing left.
+    ref = os.path.dirname(ref)
+    size = sum(os.path.getsize(os.path.join(ref, f)) for f in files(ref))
+    outcomes = set()
+    for kib in range(size // 1024 - 32, size // 1024 + 33, 4):
+        p = subprocess.run(['mount', '-t', 'tmpfs', '-o', 'size=%dk' % kib, 'tmpfs', disk])
+        if p.returncode:
+            raise Failure('mounting a %d KiB tmpfs' % kib)
+        try:
+            args = [trace, '-s', 'identity', '-o', os.path.join(disk, 'out.otf2'), '-q']
+            for who, cmd in (('vt-sim', [VT_SIM]), ('2 processes', parallel(OPENMPI, 2))):
+                code, _, err = run(cmd + args)
+                lines = [x for x in err.splitlines() if x.startswith('vt-sim')]
+                if code == 0:
+                    ok = same_tree(ref, disk)
+                else:
+                    ok = (code == 1 and len(lines) == 1 and 'writing the output' in lines[0] and
+                          lines[0].endswith('; no output written') and not os.listdir(disk))
+                outcomes.add(code)
+                t.check(ok, 'a %d KiB disk, %s: %s' % (kib, who, 'the whole output' if code == 0
+                                                       else 'status 1, nothing left'), err)
+                subprocess.run(['sh', '-c', 'rm -rf "$0"/* "$0"/.[!.]*', disk])
+        finally:
+            subprocess.run(['umount', disk])
+    t.eq(sorted(outcomes), [0, 1], 'the disks: some too small, some large enough')
 
 
 def write_broken(path):
@@ -366,6 +485,8 @@ def body(t):
     trace = check_simprog(t)
     check_bad(t, trace, check_by_hand(t))
     check_threads(t)
+    check_markers(t)
+    check_full(t)
 
 
 vttest.main('sim_par', body)
