@@ -414,6 +414,18 @@ def otf2_markers(path):
     return out
 
 
+def otf2_marker_times(path):
+    """[(time, scope, text)] of a trace's markers, as otf2-marker prints them."""
+    p = subprocess.run(['otf2-marker', path], stdout=subprocess.PIPE, universal_newlines=True)
+    out = []
+    for line in p.stdout.splitlines():
+        m = re.match(r'MARKER\s+Time: (\d+), Duration \d+, Scope: (\w+:\d+), Text: "(.*)"$',
+                     line)
+        if m:
+            out.append((int(m.group(1)), m.group(2), m.group(3)))
+    return out
+
+
 def read_with_vt_profile(path):
     """Returns (vt-profile's JSON document, problems), or (None, [why]) when not built.
 

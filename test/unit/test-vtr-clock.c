@@ -19,17 +19,6 @@ static uint64_t reference(uint64_t res, uint64_t offset, uint64_t ticks)
 	return ns > VTR_NS_MAX ? VTR_NS_MAX : (uint64_t)ns;
 }
 
-static uint64_t rng = 0x9E3779B97F4A7C15u;
-
-static uint64_t next(void)
-{
-	/* xorshift64*: enough for spreading test values */
-	rng ^= rng >> 12;
-	rng ^= rng << 25;
-	rng ^= rng >> 27;
-	return rng * 0x2545F4914F6CDD1Du;
-}
-
 static unsigned wrong;
 
 static void one(const struct vtr_ns_clock *c, uint64_t ticks)
@@ -54,7 +43,7 @@ int main(void)
 	for (size_t r = 0; r < sizeof(resolutions) / sizeof(resolutions[0]); r++) {
 		uint64_t res = resolutions[r];
 		for (int o = 0; o < 3; o++) {
-			uint64_t offset = o == 0 ? 0 : o == 1 ? 25020608998493u : next() >> 1;
+			uint64_t offset = o == 0 ? 0 : o == 1 ? 25020608998493u : unit_rand() >> 1;
 			struct vtr_ns_clock c;
 			vtr_ns_clock_init(&c, res, offset);
 			CHECK(c.resolution == res && c.offset == offset);
@@ -73,7 +62,7 @@ int main(void)
 			}
 			/* Random ticks of every magnitude, and the top of the range. */
 			for (int i = 0; i < 200000; i++)
-				one(&c, offset + (next() >> (next() % 64)) % (UINT64_MAX - offset));
+				one(&c, offset + (unit_rand() >> (unit_rand() % 64)) % (UINT64_MAX - offset));
 			one(&c, UINT64_MAX);
 			one(&c, UINT64_MAX - 1);
 		}

@@ -7,17 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static uint64_t rng = 0x9E3779B97F4A7C15u;
-
-static uint64_t next(void)
-{
-	/* xorshift64*: enough for spreading test values */
-	rng ^= rng >> 12;
-	rng ^= rng << 25;
-	rng ^= rng >> 27;
-	return rng * 0x2545F4914F6CDD1Du;
-}
-
 static int cmp(const void *pa, const void *pb)
 {
 	uint64_t a = *(const uint64_t *)pa, b = *(const uint64_t *)pb;
@@ -53,10 +42,10 @@ int main(void)
 	/* random over all bits, and over the low bits only (timestamps of one run: the high
 	 * bytes equal, which take no pass) */
 	for (size_t i = 0; i < N; i++)
-		a[i] = next();
+		a[i] = unit_rand();
 	same_as_qsort(a, N);
 	for (size_t i = 0; i < N; i++)
-		a[i] = 0x0123456700000000u | (next() & 0xffffff);
+		a[i] = 0x0123456700000000u | (unit_rand() & 0xffffff);
 	same_as_qsort(a, N);
 	/* sorted already, descending, all equal, two sorted runs interleaved */
 	for (size_t i = 0; i < N; i++)

@@ -2,6 +2,7 @@
 /* A minimal check macro for vt's unit tests. */
 #ifndef VT_UNIT_H
 #define VT_UNIT_H
+#include <stdint.h>
 #include <stdio.h>
 
 static int unit_passed, unit_failed;
@@ -16,6 +17,16 @@ static int unit_passed, unit_failed;
 				#cond);                                                   \
 		}                                                                         \
 	} while (0)
+
+/* A spread of test values (xorshift64*): the same sequence on every run. */
+static inline uint64_t unit_rand(void)
+{
+	static uint64_t state = 0x9E3779B97F4A7C15u;
+	state ^= state >> 12;
+	state ^= state << 25;
+	state ^= state >> 27;
+	return state * 0x2545F4914F6CDD1Du;
+}
 
 static inline int unit_done(void)
 {

@@ -8,7 +8,6 @@ line), and no output trace, not even a temporary one. An existing output is neve
 without -f."""
 
 import os
-import re
 import subprocess
 
 import otf2
@@ -45,18 +44,6 @@ def events(path):
     with otf2.reader.open(path) as r:
         for l, ev in otf2events.events(r):
             out.setdefault(l._ref, []).append((type(ev).__name__, ev.time))
-    return out
-
-
-def markers(path):
-    """[(time, scope, text)] as otf2-marker prints the marker file."""
-    p = subprocess.run(['otf2-marker', path], stdout=subprocess.PIPE, universal_newlines=True)
-    out = []
-    for line in p.stdout.splitlines():
-        m = re.match(r'MARKER\s+Time: (\d+), Duration \d+, Scope: (\w+:\d+), Text: "(.*)"$',
-                     line)
-        if m:
-            out.append((int(m.group(1)), m.group(2), m.group(3)))
     return out
 
 
@@ -162,7 +149,8 @@ def body(t):
         t.check(evs[0][1] > start or any(k == 'MeasurementOnOff' for k in kinds),
                 'nonoise: something to remove')
     # The marker moves with its location: as far after the event before it as it was.
-    mo, mn = markers(trace), markers(os.path.join(outdir, 'out.otf2'))
+    mo = vttest.otf2_marker_times(trace)
+    mn = vttest.otf2_marker_times(os.path.join(outdir, 'out.otf2'))
     t.eq([m[1:] for m in mn], [m[1:] for m in mo], 'nonoise: the marker is copied')
     if mo and mn:
         loc = list(orig)[0]

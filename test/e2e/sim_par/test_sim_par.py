@@ -17,7 +17,6 @@ import collections
 import filecmp
 import json
 import os
-import re
 import subprocess
 import sys
 
@@ -101,18 +100,6 @@ def sim(t, trace, sims, label):
         if (impl, np) == (OPENMPI, 4):
             got4 = os.path.join(p, 'out.otf2')
     return got4, want.decode()
-
-
-def markers(path):
-    """[(time, scope, text)] as otf2-marker prints the marker file."""
-    p = subprocess.run(['otf2-marker', path], stdout=subprocess.PIPE, universal_newlines=True)
-    out = []
-    for line in p.stdout.splitlines():
-        m = re.match(r'MARKER\s+Time: (\d+), Duration \d+, Scope: (\w+:\d+), Text: "(.*)"$',
-                     line)
-        if m:
-            out.append((int(m.group(1)), m.group(2), m.group(3)))
-    return out
 
 
 def split(t, trace, sims, label, impl, np, want):
@@ -241,10 +228,10 @@ def check_markers(t):
     r = vtmpi.mpirun(t, OPENMPI, 4, exe, label='marks')
     vtmpi.clean_run(t, r, 'marks')
     trace = t.trace(r, 'marks', profile=False).path
-    before = markers(trace)
+    before = vttest.otf2_marker_times(trace)
     t.eq(len(before), 4 * 3 + 1, 'marks: 13 markers in the input (3 per rank, 1 more on rank 0)')
     out, _ = sim(t, trace, ('ideal',), 'marks-ideal')
-    after = markers(out)
+    after = vttest.otf2_marker_times(out)
     t.eq([m[1:] for m in after], [m[1:] for m in before],
          'marks: ideal on 4 processes: every marker copied, in the same order')
     moved = {m[1] for m, n in zip(before, after) if m[0] != n[0]}
