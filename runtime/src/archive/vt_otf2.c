@@ -359,6 +359,11 @@ static void reserve_take(void)
 	}
 }
 
+void vt_otf2_reserve_forget(void)
+{
+	free(__atomic_exchange_n(&arc.reserve_path, NULL, __ATOMIC_ACQ_REL));
+}
+
 void vt_otf2_reserve_release(void)
 {
 	vt_otf2_spare_fd_release();
@@ -545,49 +550,37 @@ static bool finished(const char *dir, const char *name)
  * inode, 40-100 us of CPU on ext4) only to be replaced; what is at those names when the trace
  * is published was put there by someone else, and is replaced as a planted link is.
  */
-static const char *const own_suffix[VT_OTF2_OWN_N] = {".otf2", ".def", ""};
-
-static int make_own(const char *dir, const char *name, int k)
+/* Removes the directory NAME/ vt made in dir (if it is still that one, and empty). */
+static void unmake_own(const char *dir, const char *name)
 {
 	char path[4096];
 	struct stat st;
-	snprintf(path, sizeof(path), "%s/%s%s", dir, name, own_suffix[k]);
-	if (mkdir(path, 0777) != 0)
-		return -1;
-	if (lstat(path, &st) == 0) {
-		arc.own_files[k].dev = st.st_dev;
-		arc.own_files[k].ino = st.st_ino;
-		arc.own_files[k].type = st.st_mode & S_IFMT;
-	}
-	return 0;
-}
-
-/* Removes what vt made of k's name in dir (if it is still that, and empty). */
-static void unmake_own(const char *dir, const char *name, int k)
-{
-	char path[4096];
-	struct stat st;
-	snprintf(path, sizeof(path), "%s/%s%s", dir, name, own_suffix[k]);
-	if (lstat(path, &st) != 0 || st.st_ino != arc.own_files[k].ino ||
-	    st.st_dev != arc.own_files[k].dev || (st.st_mode & S_IFMT) != arc.own_files[k].type)
-		return;
-	if (S_ISDIR(st.st_mode))
+	const struct vt_otf2_file_id *own = &arc.own_files[VT_OTF2_OWN_DIR];
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	if (lstat(path, &st) == 0 && st.st_ino == own->ino && st.st_dev == own->dev &&
+	    S_ISDIR(st.st_mode) && own->type == S_IFDIR)
 		rmdir(path);
-	else if (S_ISREG(st.st_mode) && st.st_size == 0)
-		unlink(path);
 }
 
 /* The name in dir, by its directory (-1, errno: why; EEXIST: it is taken). */
 static int reserve(const char *dir, const char *name)
 {
+	char path[4096];
+	struct stat st;
 	memset(arc.own_files, 0, sizeof(arc.own_files));
-	return make_own(dir, name, VT_OTF2_OWN_DIR);
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	if (mkdir(path, 0777) != 0)
+		return -1;
+	if (lstat(path, &st) == 0)
+		arc.own_files[VT_OTF2_OWN_DIR] = (struct vt_otf2_file_id){
+		    .dev = st.st_dev, .ino = st.st_ino, .type = st.st_mode & S_IFMT};
+	return 0;
 }
 
 void vt_otf2_own_files_drop(void)
 {
-	for (int k = 0; k < VT_OTF2_OWN_N && arc.gdir && arc.archive_name; k++)
-		unmake_own(arc.gdir, arc.archive_name, k);
+	if (arc.gdir && arc.archive_name)
+		unmake_own(arc.gdir, arc.archive_name);
 }
 
 /* The private directory, made beside the trace's names: .NAME.vt-XXXXXX (mode 0700). */
@@ -688,8 +681,7 @@ static int pick_name(const char *given, char *name, size_t len, char **priv)
 		vt_error("VT_PFORM_GDIR='%s': cannot create a directory for the trace %s/%s.otf2 "
 			 "(%s); tracing is off",
 			 dir, dir, name, strerror(errno));
-		for (int k = 0; k < VT_OTF2_OWN_N; k++)
-			unmake_own(dir, name, k);
+		unmake_own(dir, name);
 		return -1;
 	}
 	if (strcmp(name, base) == 0)

@@ -624,6 +624,7 @@ int vt_otf2_close(struct vt_loc *locs, uint64_t end_ts)
 	case VT_APART_NO_CHILD:
 		return close_archive(locs, end_ts, &vt_otf2_serial_ops, NULL, 0, true);
 	case VT_APART_DONE:
+		vt_otf2_reserve_forget();
 		vt_otf2_closed();
 		if (vt_cfg.report)
 			vt_report_run(vt_otf2_anchor());

@@ -150,6 +150,9 @@ void vt_otf2_reopen_done(void);
 const char *vt_otf2_last_error(void);
 /* Gives back the room and the descriptor kept for the definitions (see vt_otf2.c). */
 void vt_otf2_reserve_release(void);
+/* The room was given back in the child that wrote the trace (vt_apart.c): its path, a process's
+ * own NAME.def, names the written definitions now and must never be cut here. */
+void vt_otf2_reserve_forget(void);
 /* The names a trace NAME takes in VT_PFORM_GDIR: NAME.otf2, NAME.def, NAME/, and what vt made
  * at each when it reserved the name (NAME/ only, the placeholder the finished trace replaces;
  * the others' ids are 0). */
