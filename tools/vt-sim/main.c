@@ -501,6 +501,10 @@ int main(int argc, char **argv)
 			ru.ru_maxrss / 1024.0);
 		if (res.procs)
 			fprintf(stderr, " (process 0's); replayed on %u processes", res.procs);
+#ifdef VTS_MPI
+		if (vts_par_writers())
+			fprintf(stderr, "; written by %u processes", vts_par_writers());
+#endif
 		fputc('\n', stderr);
 	}
 	if (rc == 0 && !quiet)

@@ -73,6 +73,7 @@ static void command(struct cmd *c);
  * replayed, a write command to come after the replay (parwrite below). */
 static struct {
 	bool worker, dist, want, keep, pending;
+	unsigned writers; /* of the last split writing (-v) */
 } par;
 
 /* ---- the distributed replay (dist.c) ---- */
@@ -576,6 +577,7 @@ int vts_par_write(const char *input, struct vtr_trace *tr, struct vts_spool *spo
 	par.pending = false;
 	int np;
 	MPI_Comm_size(MPI_COMM_WORLD, &np);
+	par.writers = (unsigned)np;
 	write_command(CMD_WRITE, new_length, dir, name);
 	struct vts_share sh = {.owner = vts_dist_owners(tr, (uint32_t)np),
 			       .me = 0,
@@ -586,6 +588,11 @@ int vts_par_write(const char *input, struct vtr_trace *tr, struct vts_spool *spo
 	int rc = vts_write(input, tr, spool, new_length, dir, name, &sh, err);
 	free((void *)sh.owner);
 	return rc;
+}
+
+unsigned vts_par_writers(void)
+{
+	return par.writers;
 }
 
 void vts_par_skip(void)

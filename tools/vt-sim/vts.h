@@ -150,6 +150,8 @@ void vts_par_want_split_write(void);
 int vts_par_write(const char *input, struct vtr_trace *tr, struct vts_spool *spool,
 		  uint64_t new_length, const char *dir, const char *name, char err[VTS_ERR]);
 void vts_par_skip(void);
+/* How many processes wrote the last output's event files (0: process 0 alone, unsplit). */
+unsigned vts_par_writers(void);
 /* At the end of a split replay, at every process (ok: it succeeded everywhere): whether its
  * new times stay where they were replayed (a split writing follows if ok). */
 bool vts_par_keep_times(bool ok);

@@ -103,14 +103,20 @@ def sim(t, trace, sims, label):
 
 
 def split(t, trace, sims, label, impl, np, want):
-    """Whether the replay was split over the processes (-v says so): for vt's own simulators
-    by name, each process replays its ranks' locations and trades the times the others wait
-    for; another simulator (one given by path) is replayed at process 0 alone."""
+    """Whether the replay and -o's writing were split over the processes (-v says so): for
+    vt's own simulators by name, each process replays its ranks' locations, trades the times
+    the others wait for and writes its locations' event files; another simulator (one given
+    by path) is replayed and written at process 0 alone."""
     args = [trace, '-v'] + [x for s in sims for x in ('-s', s)] + ['-o', 'out.otf2']
     code, _, err = run(parallel(impl, np) + args, cwd=t.newdir('%s-split-%s-%d' % (label, impl, np)))
     line = 'replayed on %d processes' % np
     t.check(code == 0 and (line in err) == want,
             '%s on %d processes (%s): the replay is %ssplit (-v: %r)'
+            % (label, np, impl, '' if want else 'not ', line), err)
+    # -o after a split replay: each process writes its locations' event files
+    line = 'written by %d processes' % np
+    t.check(code == 0 and (line in err) == want,
+            '%s on %d processes (%s): the writing is %ssplit (-v: %r)'
             % (label, np, impl, '' if want else 'not ', line), err)
 
 
